@@ -1,0 +1,5 @@
+from __future__ import annotations
+
+from deskd.cli.main import main
+
+main()

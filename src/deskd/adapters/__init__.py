@@ -1,0 +1,1 @@
+"""Side effects: the clock, locks, agent CLIs, channels, retries."""

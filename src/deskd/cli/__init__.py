@@ -1,0 +1,1 @@
+"""The ``deskd`` command line: one module per noun, loaded only when its command runs."""

@@ -1,0 +1,129 @@
+"""What every command shares: ``--json``, output, the desk context, and error mapping.
+
+A refusal prints one ``deskd: …`` line (or ``{"error": {...}}`` with ``--json``) to stderr
+and exits with the error's code: 1 refused, 2 usage (click's own), 3 unavailable.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import click
+
+from deskd.errors import DeskdError, InvalidValue, Unavailable
+
+F = TypeVar("F", bound=Callable[..., Any])
+_JSON_KEY = "deskd.json"
+
+
+class DeskdGroup(click.Group):
+    """Maps DeskdError (and an unopenable database) to the contract's exit codes."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except DeskdError as exc:
+            _refuse(ctx, exc)
+        except sqlite3.OperationalError as exc:
+            _refuse(ctx, Unavailable(f"database: {exc}"))
+
+
+def _refuse(ctx: click.Context, exc: DeskdError) -> None:
+    if ctx.meta.get(_JSON_KEY):
+        click.echo(json.dumps({"error": {"code": exc.code, "message": exc.message}}), err=True)
+    else:
+        click.echo(f"deskd: {exc.message}", err=True)
+    ctx.exit(exc.exit_code)
+
+
+def _set_json(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
+    if value:
+        ctx.meta[_JSON_KEY] = True
+    return value
+
+
+def json_option(fn: F) -> F:
+    """``--json``: exactly one JSON document on stdout."""
+    return click.option(
+        "--json",
+        "as_json",
+        is_flag=True,
+        is_eager=True,
+        expose_value=True,
+        callback=_set_json,
+        help="Print exactly one JSON document on stdout.",
+    )(fn)
+
+
+def emit(data: Any, as_json: bool, human: Callable[[], None] | str | None = None) -> None:
+    """Print ``data`` as JSON, or the readable form (a callable printing it, or a sentence)."""
+    if as_json:
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+        return
+    if callable(human):
+        human()
+    elif human is not None:
+        click.echo(human)
+
+
+def table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> None:
+    """A plain left-aligned table; an empty table prints nothing."""
+    if not rows:
+        return
+    cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in r] for r in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    for index, row in enumerate(cells):
+        line = "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+        click.echo(click.style(line, bold=True) if index == 0 else line)
+
+
+@contextmanager
+def desk_context(*, require_desk: bool = True) -> Iterator[Any]:
+    """The DeskContext for this command, closed afterwards."""
+    from deskd.service.context import open_context
+
+    ctx = open_context(require_desk=require_desk)
+    try:
+        yield ctx
+    finally:
+        ctx.close()
+
+
+def parse_ids(values: Sequence[str]) -> list[int]:
+    """Item ids given as ``--id 3 --id 4`` or ``--id 3,4``."""
+    ids: list[int] = []
+    for value in values:
+        for part in str(value).split(","):
+            part = part.strip()
+            if not part:
+                continue
+            if not part.isdigit():
+                raise InvalidValue("id", part, "item ids are whole numbers")
+            ids.append(int(part))
+    return ids
+
+
+def fail(message: str, code: str = "refused") -> None:
+    raise DeskdError(message, code=code)
+
+
+def stderr(message: str) -> None:
+    click.echo(message, err=True)
+
+
+__all__ = [
+    "DeskdGroup",
+    "desk_context",
+    "emit",
+    "fail",
+    "json_option",
+    "parse_ids",
+    "stderr",
+    "sys",
+    "table",
+]

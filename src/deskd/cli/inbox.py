@@ -1,0 +1,226 @@
+"""``deskd inbox enqueue|list|ack``, ``deskd send`` and ``deskd ledger``."""
+
+from __future__ import annotations
+
+import click
+
+from deskd.cli.common import desk_context, emit, json_option, parse_ids, table
+from deskd.core.timeparse import local_text
+
+
+@click.group()
+def inbox() -> None:
+    """Items addressed to a role: enqueue, list, ack.
+
+    \b
+    Examples:
+      deskd inbox enqueue --for researcher --source alert --title "disk 91%" --priority high
+      deskd inbox list --for researcher
+      deskd inbox ack --for researcher --seen
+    """
+
+
+@inbox.command("enqueue")
+@click.option("--for", "role", required=True, help="The role the item is for.")
+@click.option("--source", required=True, help="One of the desk's inbox_sources (e.g. alert).")
+@click.option("--title", required=True, help="One line saying what it is.")
+@click.option("--body", default="", help="Details; line breaks are kept.")
+@click.option("--ref", default=None, help="Where it lives (a URL, a file, a ticket).")
+@click.option(
+    "--priority", default="normal", show_default=True, help="low, normal, high or urgent."
+)
+@click.option("--dedup-key", default=None, help="Coalesce with the unread item with this key.")
+@click.option("--sla", default=None, help="Override the priority's SLA (90s, 5m, 2h, 1d).")
+@json_option
+def enqueue(
+    role: str,
+    source: str,
+    title: str,
+    body: str,
+    ref: str | None,
+    priority: str,
+    dedup_key: str | None,
+    sla: str | None,
+    as_json: bool,
+) -> None:
+    """Add an item to a role's inbox (sources system, message, meeting, supervisor are deskd's).
+
+    An unread item with the same role and --dedup-key absorbs this one (same id, priority
+    raised if this one is higher); after it is acked, the key makes a new item.
+
+    \b
+    Examples:
+      deskd inbox enqueue --for operator --source alert --title "5xx above 2%" --priority urgent
+      deskd inbox enqueue --for operator --source alert --title "disk" --dedup-key disk-91 --json
+    """
+    from deskd.service.inbox import NewItem
+    from deskd.service.inbox import enqueue as enqueue_item
+
+    with desk_context() as ctx:
+        item = NewItem(
+            role=role,
+            source=source,
+            title=title,
+            body=body,
+            ref=ref,
+            priority=priority,
+            dedup_key=dedup_key,
+            sla=sla,
+        )
+        item_id, deduped = enqueue_item(ctx, item)
+    verb = "coalesced into" if deduped else "queued as"
+    emit({"id": item_id, "deduped": deduped}, as_json, f"{verb} item {item_id} for {role}")
+
+
+@inbox.command("list")
+@click.option("--for", "role", default=None, help="The role (default: DESKD_ROLE).")
+@click.option("--all", "include_read", is_flag=True, help="Include read items (newest first).")
+@click.option("--limit", default=200, show_default=True, type=click.IntRange(1, 10000))
+@json_option
+def list_(role: str | None, include_read: bool, limit: int, as_json: bool) -> None:
+    """Unread items, urgent first. When a role lists its own inbox they count as seen.
+
+    \b
+    Examples:
+      deskd inbox list --for researcher
+      DESKD_ROLE=researcher deskd inbox list --json   # inside the role's session
+    """
+    from deskd.service.identity import acting_role
+    from deskd.service.inbox import item_view, list_inbox
+
+    with desk_context() as ctx:
+        who = acting_role(ctx, "--for", role)
+        rows = list_inbox(ctx, who, include_read=include_read, limit=limit)
+        views = [item_view(r, now=ctx.now) for r in rows]
+        full = [item_view(r, now=ctx.now, full=True) for r in rows]
+        tz = ctx.tz
+
+    def human() -> None:
+        if not views:
+            click.echo(f"{who}: inbox empty")
+            return
+        table(
+            [
+                (
+                    v["id"],
+                    v["priority"],
+                    v["source"],
+                    f["from"] or "",
+                    v["state"],
+                    local_text(r["enqueued_at"], tz),
+                    v["title"],
+                )
+                for v, f, r in zip(views, full, rows, strict=True)
+            ],
+            ["id", "priority", "source", "from", "state", "queued", "title"],
+        )
+        click.echo(f"\nack with: deskd inbox ack --for {who} --seen   (or --id N)")
+
+    emit(views, as_json, human)
+
+
+@inbox.command("ack")
+@click.option("--for", "role", default=None, help="The role (default: DESKD_ROLE).")
+@click.option("--id", "ids", multiple=True, help="Item id to mark read (repeat, or 3,4).")
+@click.option("--seen", is_flag=True, help="Mark read exactly the items the role has been shown.")
+@json_option
+def ack(role: str | None, ids: tuple[str, ...], seen: bool, as_json: bool) -> None:
+    """Mark items read: the given ids, or exactly the ones the role was shown (--seen).
+
+    \b
+    Examples:
+      deskd inbox ack --for researcher --id 12 --id 13
+      deskd inbox ack --for researcher --seen
+    """
+    from deskd.service.identity import acting_role
+    from deskd.service.inbox import ack as ack_items
+
+    with desk_context() as ctx:
+        who = acting_role(ctx, "--for", role)
+        count = ack_items(
+            ctx, who, ids=parse_ids(ids), seen=seen, by=ctx.settings.role or "operator"
+        )
+    emit({"acked": count}, as_json, f"acked {count} item{'s' if count != 1 else ''} for {who}")
+
+
+@click.command()
+@click.option("--from", "sender", default=None, help="The sending role (default: DESKD_ROLE).")
+@click.option("--to", "to", multiple=True, required=True, help="A recipient role (repeat).")
+@click.option("--subject", required=True, help="One line.")
+@click.option("--body", required=True, help="The message; line breaks are kept.")
+@click.option(
+    "--priority", default="normal", show_default=True, help="low, normal, high or urgent."
+)
+@click.option("--sla", default=None, help="Override the priority's SLA (90s, 5m, 2h, 1d).")
+@json_option
+def send(
+    sender: str | None,
+    to: tuple[str, ...],
+    subject: str,
+    body: str,
+    priority: str,
+    sla: str | None,
+    as_json: bool,
+) -> None:
+    """Send a message from one role to others: one item in each recipient's inbox.
+
+    \b
+    Examples:
+      deskd send --from researcher --to operator --subject "root cause" --body "disk full on db-2"
+      deskd send --from lead --to alpha --to beta --subject "standup" --body "10:00" --json
+    """
+    from deskd.service.identity import acting_role
+    from deskd.service.messages import send as send_message
+
+    with desk_context() as ctx:
+        who = acting_role(ctx, "--from", sender)
+        message_id, items = send_message(
+            ctx, sender=who, to=list(to), subject=subject, body=body, priority=priority, sla=sla
+        )
+    data = {"message_id": message_id, "items": [{"id": i, "to": r} for i, r in items]}
+    emit(
+        data,
+        as_json,
+        f"sent {message_id} to " + ", ".join(f"{r} (item {i})" for i, r in items),
+    )
+
+
+@click.command()
+@click.option("--for", "role", default=None, help="Only this role's items.")
+@click.option("--state", default=None, help="queued, notified, read, escalated or overdue.")
+@click.option("--limit", default=200, show_default=True, type=click.IntRange(1, 100000))
+@json_option
+def ledger(role: str | None, state: str | None, limit: int, as_json: bool) -> None:
+    """The delivery ledger: every (item, recipient) with its derived state, newest first.
+
+    \b
+    Examples:
+      deskd ledger --for operator
+      deskd ledger --state overdue --json
+    """
+    from deskd.service.inbox import ledger as ledger_view
+
+    with desk_context() as ctx:
+        rows = ledger_view(ctx, role=role, state=state, limit=limit)
+
+    def human() -> None:
+        if not rows:
+            click.echo("ledger empty")
+            return
+        table(
+            [
+                (
+                    r["item_id"],
+                    r["to"],
+                    r["state"],
+                    r["priority"],
+                    r["queued_at"],
+                    r["sla_due_at"],
+                    r["title"],
+                )
+                for r in rows
+            ],
+            ["item", "to", "state", "priority", "queued", "sla due", "title"],
+        )
+
+    emit(rows, as_json, human)

@@ -1,0 +1,63 @@
+"""``deskd``: the root group. Subcommand modules load lazily so ``deskd --version`` and a
+single command import only what they use (no apprise, fastapi or croniter unless needed)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+from deskd import __version__
+from deskd.cli.common import DeskdGroup
+
+# name -> (module, attribute). Order is the order `deskd --help` lists them.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "init": ("deskd.cli.init", "init"),
+    "doctor": ("deskd.cli.doctor", "doctor"),
+    "demo": ("deskd.cli.demo", "demo"),
+    "status": ("deskd.cli.status", "status"),
+    "roles": ("deskd.cli.status", "roles"),
+    "heartbeat": ("deskd.cli.status", "heartbeat"),
+    "inbox": ("deskd.cli.inbox", "inbox"),
+    "send": ("deskd.cli.inbox", "send"),
+    "ledger": ("deskd.cli.inbox", "ledger"),
+}
+
+
+class LazyGroup(DeskdGroup):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module = importlib.import_module(target[0])
+        command: click.Command = getattr(module, target[1])
+        return command
+
+
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
+@click.version_option(__version__, "--version", prog_name="deskd", message="%(prog)s %(version)s")
+def cli() -> None:
+    """deskd wakes a desk of headless AI coding agents, proves each wake landed, and
+    climbs an escalation ladder to a person when it did not.
+
+    \b
+    The desk is found from DESKD_HOME (default: this folder); see `deskd doctor`.
+    \b
+    Examples:
+      deskd init                      # an annotated desk in this folder
+      deskd status                    # the board
+      deskd inbox enqueue --for researcher --source alert --title "disk 91%"
+      deskd inbox list --for researcher
+    """
+
+
+def main(argv: list[str] | None = None) -> Any:
+    return cli.main(args=argv if argv is not None else sys.argv[1:], prog_name="deskd")

@@ -1,0 +1,181 @@
+"""``Settings`` from the environment (pydantic-settings) and the ``DESKD_CONFIG_MODULE`` hook.
+
+Every deskd process reads its settings here; a validation error names the ``DESKD_``
+variable, never the Python field.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from deskd import paths
+from deskd.errors import DeskdError, SettingsError
+
+
+class Settings(BaseSettings):
+    """Every ``DESKD_*`` variable of CONTRACT.md. Override variables default to unset."""
+
+    model_config = SettingsConfigDict(env_prefix="DESKD_", extra="ignore")
+
+    home: Path = Path(".")  # load_settings() sets the resolved desk folder
+    desk: Path | None = None
+    db: Path | None = None
+    config_module: str | None = None
+    wake_execute: str = "0"
+    agent_cmd: str | None = None
+    wake_model: str | None = None
+    wake_timeout: str | None = None
+    wake_allowed_tools: str | None = None
+    notify_urls: str | None = None
+    log_dir: Path | None = None
+    host: str = "127.0.0.1"
+    port: int = 8000
+    supervisor_auth_mode: Literal["simple", "signed", "hybrid"] = "simple"
+    supervisor_access_code: str | None = None
+    now: str | None = None
+    tick_ping_url: str | None = None
+    role: str | None = None
+    wake_token: str | None = None
+    session_id: str | None = None
+
+    @field_validator("port")
+    @classmethod
+    def _port_range(cls, value: int) -> int:
+        if not 0 < value < 65536:
+            raise ValueError("must be a TCP port between 1 and 65535")
+        return value
+
+    @property
+    def execute(self) -> bool:
+        """``DESKD_WAKE_EXECUTE=1`` records and launches; anything else is a dry run."""
+        return self.wake_execute.strip() == "1"
+
+    @property
+    def desk_path(self) -> Path:
+        return self.desk if self.desk is not None else self.home / "deskd.toml"
+
+    @property
+    def db_path(self) -> Path:
+        return self.db if self.db is not None else self.home / "data" / "deskd.db"
+
+    @property
+    def log_path(self) -> Path:
+        return self.log_dir if self.log_dir is not None else self.home / "logs"
+
+    @property
+    def run_path(self) -> Path:
+        return paths.run_dir(self.home)
+
+    @property
+    def notify_url_list(self) -> list[str]:
+        raw = self.notify_urls or ""
+        return [u for u in raw.replace(",", " ").split() if u]
+
+
+def load_settings(env: Mapping[str, str] | None = None) -> Settings:
+    """Read the environment (and ``$DESKD_HOME/.env``); refuse with the variable's name."""
+    environ = dict(os.environ if env is None else env)
+    home = paths.home(environ)
+    env_file = home / ".env"
+    try:
+        if env is None:
+            settings = Settings(_env_file=env_file if env_file.is_file() else None)  # type: ignore[call-arg]
+        else:
+            values = {
+                k[len("DESKD_") :].lower(): v for k, v in environ.items() if k.startswith("DESKD_")
+            }
+            settings = Settings.model_validate(values)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        name = "DESKD_" + str(err["loc"][0]).upper() if err["loc"] else "DESKD_*"
+        raise SettingsError(name, _reason(err)) from None
+    settings.home = home
+    for name in ("desk", "db", "log_dir"):
+        value = getattr(settings, name)
+        if value is not None:
+            setattr(settings, name, Path(value).expanduser())
+    return settings
+
+
+def _reason(err: Mapping[str, Any]) -> str:
+    msg = str(err.get("msg", "invalid"))
+    return msg.removeprefix("Value error, ")
+
+
+# -- DESKD_CONFIG_MODULE --------------------------------------------------------------
+
+
+@dataclass
+class HostConfig:
+    """What a host module added with ``configure(...)``; merged into the desk by ``deskd.desk``."""
+
+    module: str = ""
+    roles: list[dict[str, Any]] = field(default_factory=list)
+    desk: dict[str, Any] = field(default_factory=dict)
+    channels: list[dict[str, Any]] = field(default_factory=list)
+    prompt_builder: Callable[..., str] | None = None
+
+
+_host = HostConfig()
+
+
+def configure(
+    *,
+    roles: list[dict[str, Any]] | None = None,
+    desk: dict[str, Any] | None = None,
+    channels: list[dict[str, Any]] | None = None,
+    prompt_builder: Callable[..., str] | None = None,
+) -> None:
+    """Called from a host module's ``configure_deskd()`` to extend the desk file.
+
+    ``roles`` and ``channels`` take the desk file's table shapes; ``desk`` takes keys of
+    ``[desk]`` the file leaves out; ``prompt_builder(role, reasons) -> str`` builds wake
+    prompts. Anything also defined in deskd.toml is refused with both places named.
+    """
+    if roles:
+        _host.roles.extend(roles)
+    if desk:
+        _host.desk.update(desk)
+    if channels:
+        _host.channels.extend(channels)
+    if prompt_builder is not None:
+        _host.prompt_builder = prompt_builder
+
+
+def host_config() -> HostConfig:
+    return _host
+
+
+def load_config_module(name: str | None, *, desk_home: Path) -> HostConfig:
+    """Import ``name`` (with the desk folder on ``sys.path``) and run its ``configure_deskd()``."""
+    global _host
+    _host = HostConfig(module=name or "")
+    if not name:
+        return _host
+    if str(desk_home) not in sys.path:
+        sys.path.insert(0, str(desk_home))
+    try:
+        module = importlib.import_module(name)
+    except Exception as exc:
+        raise SettingsError("DESKD_CONFIG_MODULE", f"cannot import {name!r}: {exc}") from None
+    hook = getattr(module, "configure_deskd", None)
+    if not callable(hook):
+        raise SettingsError("DESKD_CONFIG_MODULE", f"{name!r} has no configure_deskd() function")
+    try:
+        hook()
+    except DeskdError:
+        raise
+    except Exception as exc:
+        raise SettingsError(
+            "DESKD_CONFIG_MODULE", f"{name}.configure_deskd() failed: {exc}"
+        ) from None
+    return _host

@@ -1,0 +1,1 @@
+"""Pure rules: no clock, no environment, no files, no database."""

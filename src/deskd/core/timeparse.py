@@ -1,0 +1,84 @@
+"""Durations and instants as users type them (CONTRACT.md "Values"), and their display.
+
+Instants are Unix milliseconds (UTC) everywhere inside deskd.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from deskd.errors import InvalidValue
+
+_DURATION = re.compile(r"\s*(\d+)\s*([smhd]?)\s*")
+_UNIT_S = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+DURATION_HINT = "a duration like 90s, 5m, 2h, 1d or bare seconds"
+
+
+def parse_duration(text: str, *, what: str = "duration") -> int:
+    """Seconds in ``text`` (``90s``, ``5m``, ``2h``, ``1d``, ``120``); refuses anything else."""
+    match = _DURATION.fullmatch(str(text).lower())
+    if not match:
+        raise InvalidValue(what, text, DURATION_HINT)
+    return int(match.group(1)) * _UNIT_S[match.group(2)]
+
+
+def parse_instant(text: str, *, tz: str, what: str = "time") -> int:
+    """Unix ms of an ISO 8601 time; a naive time is read in the desk timezone ``tz``."""
+    raw = str(text).strip()
+    if raw.endswith(("Z", "z")):
+        raw = raw[:-1] + "+00:00"
+    try:
+        value = datetime.fromisoformat(raw)
+    except ValueError:
+        raise InvalidValue(
+            what, text, "an ISO 8601 time like 2026-12-01T09:30 or 2026-12-01T14:30:00Z"
+        ) from None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=ZoneInfo(tz))
+    return to_ms(value)
+
+
+def to_ms(value: datetime) -> int:
+    return int(value.timestamp() * 1000)
+
+
+def from_ms(ms: int, tz: str = "UTC") -> datetime:
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).astimezone(ZoneInfo(tz))
+
+
+def iso_utc(ms: int | None) -> str | None:
+    """The JSON form of an instant: ISO 8601 in UTC with a Z (CONTRACT.md)."""
+    if ms is None:
+        return None
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def local_text(ms: int | None, tz: str) -> str:
+    """A readable local time for tables: ``2026-12-01 09:30 EST``."""
+    if ms is None:
+        return "-"
+    return from_ms(ms, tz).strftime("%Y-%m-%d %H:%M %Z")
+
+
+def human_age(seconds: float) -> str:
+    """``45s``, ``3m``, ``2h 5m``, ``3d 4h``: the age of a heartbeat or an item."""
+    s = int(max(0, seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m"
+    if s < 86400:
+        h, m = divmod(s // 60, 60)
+        return f"{h}h {m}m" if m else f"{h}h"
+    d, h = divmod(s // 3600, 24)
+    return f"{d}d {h}h" if h else f"{d}d"
+
+
+def duration_text(seconds: int) -> str:
+    return human_age(seconds) if seconds else "0s"
+
+
+def timedelta_ms(**kwargs: float) -> int:
+    return int(timedelta(**kwargs).total_seconds() * 1000)

@@ -1,0 +1,416 @@
+"""The desk file (``deskd.toml``) validated into models, merged with ``DESKD_CONFIG_MODULE``.
+
+Unknown keys are refused (typo protection); every refusal names the file, the key and the
+reason, e.g. ``deskd.toml: roles[1].name: must match [a-z][a-z0-9_-]{0,31}``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from deskd.config import HostConfig, Settings
+from deskd.core.presence import DEFAULT_ONLINE_S, DEFAULT_SUSPECT_S
+from deskd.core.timeparse import parse_duration
+from deskd.core.values import RESERVED_SOURCES, role_name_problem
+from deskd.errors import ConfigConflict, DeskdError, DeskFileError, NoRoles, UnknownRole
+
+AGENT_KINDS = ("claude", "codex", "gemini", "opencode", "command")
+RUNGS = ("session", "resume", "spawn", "notify", "badge")
+DEFAULT_LADDER: tuple[tuple[str, int | None], ...] = (
+    ("session", 60),
+    ("resume", 120),
+    ("spawn", 180),
+    ("notify", 300),
+    ("badge", None),
+)
+DEFAULT_ALLOWED_TOOLS = ["Read", "Grep", "Glob", "Edit", "Write", "Bash"]
+_HHMM = re.compile(r"([01]\d|2[0-3]):([0-5]\d)")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _seconds(value: Any) -> int:
+    if isinstance(value, bool):
+        raise ValueError("must be a duration like 90s, 5m, 2h, 1d")
+    if isinstance(value, int):
+        return value
+    try:
+        return parse_duration(str(value))
+    except DeskdError:
+        raise ValueError("must be a duration like 90s, 5m, 2h, 1d") from None
+
+
+class DeskSection(_Strict):
+    name: str = "desk"
+    timezone: str = "UTC"
+    inbox_sources: list[str] = Field(default_factory=lambda: ["alert"])
+    probe_allowlist: list[str] = Field(default_factory=list)
+    inbox_batch: int = 180
+    stall_after: int = Field(default=3, ge=1)
+    rollover_at: str = "04:00"
+    default_channels: list[str] = Field(default_factory=list)
+    max_launches_per_day: int = Field(default=48, ge=0)
+    max_cost_per_day: float = Field(default=0.0, ge=0)
+
+    _durations = field_validator("inbox_batch", mode="before")(_seconds)
+
+    @field_validator("timezone")
+    @classmethod
+    def _tz(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(
+                f"unknown timezone {value!r} (an IANA name like America/New_York or UTC)"
+            ) from None
+        return value
+
+    @field_validator("inbox_sources")
+    @classmethod
+    def _sources(cls, value: list[str]) -> list[str]:
+        for source in value:
+            if source in RESERVED_SOURCES:
+                raise ValueError(
+                    f"{source!r} is reserved for deskd itself "
+                    f"(reserved: {', '.join(RESERVED_SOURCES)})"
+                )
+            if not re.fullmatch(r"[a-z][a-z0-9_.-]{0,31}", source):
+                raise ValueError(f"source {source!r} must match [a-z][a-z0-9_.-]{{0,31}}")
+        return value
+
+    @field_validator("rollover_at")
+    @classmethod
+    def _hhmm(cls, value: str) -> str:
+        if not _HHMM.fullmatch(value):
+            raise ValueError("must be a local time HH:MM, like 04:00")
+        return value
+
+
+class PresenceSection(_Strict):
+    online: int = DEFAULT_ONLINE_S
+    suspect: int = DEFAULT_SUSPECT_S
+
+    _durations = field_validator("online", "suspect", mode="before")(_seconds)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> PresenceSection:
+        if not 0 < self.online < self.suspect:
+            raise ValueError("online must be shorter than suspect, and both above zero")
+        return self
+
+
+class AgentSection(_Strict):
+    kind: Literal["claude", "codex", "gemini", "opencode", "command"] | None = None
+    command: str | None = None
+    args: list[str] | None = None
+    model: str | None = None
+    timeout: int | None = None
+    allowed_tools: list[str] | None = None
+
+    _durations = field_validator("timeout", mode="before")(_seconds)
+
+
+class RoleConfig(_Strict):
+    name: str
+    title: str = ""
+    capabilities: list[str] = Field(default_factory=list)
+    workdir: str | None = None
+    enabled: bool = True
+    prompt: str = ""
+    channels: list[str] = Field(default_factory=list)
+    agent: AgentSection | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        problem = role_name_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
+
+
+class LadderRung(_Strict):
+    rung: Literal["session", "resume", "spawn", "notify", "badge"]
+    sla: int | None = None
+
+    _durations = field_validator("sla", mode="before")(_seconds)
+
+
+class ChannelConfig(_Strict):
+    name: str
+    urls: list[str] = Field(default_factory=list)
+    severity: list[Literal["low", "normal", "high", "urgent"]] = Field(default_factory=list)
+    quiet: str | None = None
+    apprise_config: str | None = None
+
+    @field_validator("quiet")
+    @classmethod
+    def _quiet(cls, value: str | None) -> str | None:
+        if value is not None:
+            parts = value.split("-")
+            if len(parts) != 2 or not all(_HHMM.fullmatch(p.strip()) for p in parts):
+                raise ValueError("must be local hours like 22:00-07:00")
+        return value
+
+
+class DeskFile(_Strict):
+    desk: DeskSection = Field(default_factory=DeskSection)
+    presence: PresenceSection = Field(default_factory=PresenceSection)
+    agent: AgentSection = Field(default_factory=AgentSection)
+    roles: list[RoleConfig] = Field(default_factory=list)
+    ladder: list[LadderRung] = Field(default_factory=list)
+    channels: list[ChannelConfig] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> DeskFile:
+        seen: set[str] = set()
+        for index, role in enumerate(self.roles):
+            if role.name in seen:
+                raise _At(f"roles[{index}].name", f"role {role.name!r} is defined twice")
+            seen.add(role.name)
+        order = [RUNGS.index(r.rung) for r in self.ladder]
+        if order != sorted(set(order)):
+            raise _At("ladder", "rungs must be unique and in order: " + ", ".join(RUNGS))
+        for index, rung in enumerate(self.ladder):
+            if rung.rung != "badge" and rung.sla is None:
+                raise _At(f"ladder[{index}].sla", f"rung {rung.rung!r} needs an sla")
+        names = {c.name for c in self.channels}
+        if len(names) != len(self.channels):
+            raise _At("channels", "channel names must be unique")
+        for index, role in enumerate(self.roles):
+            for ch in role.channels:
+                if ch not in names:
+                    raise _At(
+                        f"roles[{index}].channels",
+                        f"unknown channel {ch!r} (channels: {', '.join(sorted(names)) or 'none'})",
+                    )
+        for ch in self.desk.default_channels:
+            if ch not in names:
+                raise _At(
+                    "desk.default_channels",
+                    f"unknown channel {ch!r} (channels: {', '.join(sorted(names)) or 'none'})",
+                )
+        return self
+
+
+class _At(ValueError):
+    """A cross-field problem that knows which key it is about."""
+
+    def __init__(self, key: str, reason: str) -> None:
+        super().__init__(reason)
+        self.key = key
+        self.reason = reason
+
+
+class Desk:
+    """The validated desk: the file plus what ``DESKD_CONFIG_MODULE`` added."""
+
+    def __init__(self, data: DeskFile, *, path: Path, host: HostConfig | None = None) -> None:
+        self.data = data
+        self.path = path
+        self.host = host or HostConfig()
+        self.roles: dict[str, RoleConfig] = {r.name: r for r in data.roles}
+
+    @property
+    def name(self) -> str:
+        return self.data.desk.name
+
+    @property
+    def timezone(self) -> str:
+        return self.data.desk.timezone
+
+    @property
+    def section(self) -> DeskSection:
+        return self.data.desk
+
+    @property
+    def presence(self) -> PresenceSection:
+        return self.data.presence
+
+    @property
+    def role_names(self) -> list[str]:
+        return sorted(self.roles)
+
+    @property
+    def enabled_roles(self) -> list[str]:
+        return sorted(n for n, r in self.roles.items() if r.enabled)
+
+    @property
+    def ladder(self) -> list[tuple[str, int | None]]:
+        if not self.data.ladder:
+            return list(DEFAULT_LADDER)
+        return [(r.rung, r.sla) for r in self.data.ladder]
+
+    def role(self, name: str) -> RoleConfig:
+        """The role named ``name``; refuses with the desk's roles listed."""
+        if not self.roles:
+            raise NoRoles()
+        try:
+            return self.roles[name]
+        except KeyError:
+            raise UnknownRole(name, self.roles) from None
+
+    def agent_for(self, name: str, settings: Settings | None = None) -> dict[str, Any]:
+        """The effective agent settings of a role (CONTRACT.md precedence).
+
+        Environment overrides win over the role's own setting, which wins over the desk's
+        ``[agent]``, which wins over deskd's built-in default — except allowed tools, where a
+        role's own grant wins over ``DESKD_WAKE_ALLOWED_TOOLS`` (a read-only role stays read-only).
+        """
+        role = self.role(name)
+        own = role.agent or AgentSection()
+        base = self.data.agent
+        kind = own.kind or base.kind or "claude"
+        result: dict[str, Any] = {
+            "kind": kind,
+            "command": own.command or base.command or (kind if kind != "command" else ""),
+            "args": own.args if own.args is not None else (base.args or []),
+            "model": own.model if own.model is not None else (base.model or ""),
+            "timeout": own.timeout or base.timeout or 30 * 60,
+        }
+        env_tools = None
+        if settings is not None:
+            if settings.agent_cmd:
+                result["command"] = settings.agent_cmd
+            if settings.wake_model:
+                result["model"] = settings.wake_model
+            if settings.wake_timeout:
+                result["timeout"] = parse_duration(settings.wake_timeout, what="DESKD_WAKE_TIMEOUT")
+            if settings.wake_allowed_tools:
+                env_tools = [t.strip() for t in settings.wake_allowed_tools.split(",") if t.strip()]
+        if own.allowed_tools is not None:
+            result["allowed_tools"] = list(own.allowed_tools)
+        elif env_tools is not None:
+            result["allowed_tools"] = env_tools
+        elif base.allowed_tools is not None:
+            result["allowed_tools"] = list(base.allowed_tools)
+        else:
+            result["allowed_tools"] = list(DEFAULT_ALLOWED_TOOLS)
+        return result
+
+
+def _key(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def _explain(err: dict[str, Any], model: type[BaseModel]) -> tuple[str, str]:
+    loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
+    if err.get("type") == "extra_forbidden":
+        parent = _model_at(model, loc[:-1])
+        valid = ", ".join(parent.model_fields) if parent is not None else ""
+        return _key(loc), f"unknown key (valid keys: {valid})"
+    ctx = err.get("ctx") or {}
+    error = ctx.get("error")
+    if isinstance(error, _At):
+        return (_key(loc) + "." if loc else "") + error.key if loc else error.key, error.reason
+    return _key(loc), str(err.get("msg", "invalid")).removeprefix("Value error, ")
+
+
+def _model_at(model: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] | None:
+    current: Any = model
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        field = current.model_fields.get(part)
+        if field is None:
+            return None
+        annotation = field.annotation
+        for candidate in getattr(annotation, "__args__", ()) or (annotation,):
+            inner = getattr(candidate, "__args__", None)
+            target = inner[0] if inner else candidate
+            if isinstance(target, type) and issubclass(target, BaseModel):
+                current = target
+                break
+        else:
+            if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+                current = annotation
+            else:
+                return None
+    return current if isinstance(current, type) else None
+
+
+def _expand(value: Any) -> Any:
+    """Fill ``${VAR}`` in channel URLs from the environment (secrets stay out of the file)."""
+    if isinstance(value, str):
+        return re.sub(
+            r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}", lambda m: os.environ.get(m.group(1), ""), value
+        )
+    return value
+
+
+def parse_desk(text: str, *, path: Path, host: HostConfig | None = None) -> Desk:
+    """Validate desk-file text (and the host module's additions) into a ``Desk``."""
+    label = path.name
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise DeskFileError(label, "", f"not valid TOML: {exc}") from None
+    host = host or HostConfig()
+    raw = _merge_host(raw, host, label)
+    try:
+        data = DeskFile.model_validate(raw)
+    except ValidationError as exc:
+        key, reason = _explain(exc.errors()[0], DeskFile)  # type: ignore[arg-type]
+        raise DeskFileError(label, key, reason) from None
+    return Desk(data, path=path, host=host)
+
+
+def _merge_host(raw: dict[str, Any], host: HostConfig, label: str) -> dict[str, Any]:
+    if not (host.roles or host.desk or host.channels):
+        return raw
+    where = f"DESKD_CONFIG_MODULE ({host.module})"
+    merged = dict(raw)
+    file_roles = {r.get("name") for r in raw.get("roles", []) if isinstance(r, dict)}
+    for role in host.roles:
+        if role.get("name") in file_roles:
+            raise ConfigConflict(f"role {role.get('name')!r}", label, where)
+    merged["roles"] = [*raw.get("roles", []), *host.roles]
+    file_channels = {c.get("name") for c in raw.get("channels", []) if isinstance(c, dict)}
+    for channel in host.channels:
+        if channel.get("name") in file_channels:
+            raise ConfigConflict(f"channel {channel.get('name')!r}", label, where)
+    merged["channels"] = [*raw.get("channels", []), *host.channels]
+    desk_section = dict(raw.get("desk", {}))
+    for key, value in host.desk.items():
+        if key in desk_section:
+            raise ConfigConflict(f"desk.{key}", label, where)
+        desk_section[key] = value
+    merged["desk"] = desk_section
+    return merged
+
+
+def load_desk(path: Path, *, host: HostConfig | None = None, required: bool = True) -> Desk:
+    """Read and validate the desk file; a missing file is refused (or empty when not required)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        if required:
+            raise DeskFileError(
+                str(path),
+                "",
+                "no desk file here (run `deskd init`, or set DESKD_HOME / DESKD_DESK)",
+            ) from None
+        text = ""
+    except OSError as exc:
+        raise DeskFileError(str(path), "", f"cannot read: {exc.strerror}") from None
+    return parse_desk(text, path=path, host=host)
+
+
+def channel_urls(channel: ChannelConfig) -> list[str]:
+    """The channel's apprise URLs with ``${VAR}`` filled from the environment."""
+    return [_expand(u) for u in channel.urls]

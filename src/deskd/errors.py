@@ -1,0 +1,155 @@
+"""One error module: every refusal deskd makes, each building its own message.
+
+The CLI maps ``exit_code`` to the process exit status and ``code`` to the JSON
+``error.code`` slug; the console (later) maps them to HTTP statuses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class DeskdError(Exception):
+    """A refusal: the command changed nothing. Exit 1 unless a subclass says otherwise."""
+
+    code = "refused"
+    exit_code = 1
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+
+
+def _choices(known: Iterable[str]) -> str:
+    names = sorted(known)
+    return ", ".join(names) if names else "none"
+
+
+class UnknownRole(DeskdError):
+    code = "unknown_role"
+
+    def __init__(self, name: str, known: Iterable[str]) -> None:
+        known = list(known)
+        if not known:
+            super().__init__(
+                f"unknown role {name!r}: this desk has no roles "
+                "(add a [[roles]] table to deskd.toml, see `deskd init`)"
+            )
+        else:
+            super().__init__(f"unknown role {name!r} (roles: {_choices(known)})")
+        self.name = name
+
+
+class NoRoles(DeskdError):
+    code = "no_roles"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "this desk has no roles: add a [[roles]] table with a name to deskd.toml "
+            "(`deskd init` writes an annotated example)"
+        )
+
+
+class DisabledRole(DeskdError):
+    code = "role_disabled"
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"role {name!r} is disabled (enabled = false in the desk file)")
+
+
+class InvalidValue(DeskdError):
+    code = "invalid_value"
+
+    def __init__(self, what: str, value: object, expected: str) -> None:
+        super().__init__(f"invalid {what} {value!r} ({expected})")
+        self.what = what
+        self.value = value
+
+
+class NotYourRole(DeskdError):
+    """An agent (DESKD_ROLE set) tried to act as another role."""
+
+    code = "not_your_role"
+
+    def __init__(self, flag: str, asked: str, actual: str) -> None:
+        super().__init__(
+            f"{flag} {asked!r} refused: this session acts as {actual!r} (DESKD_ROLE); "
+            "agents may act only as their own role"
+        )
+
+
+class MissingRole(DeskdError):
+    code = "missing_role"
+
+    def __init__(self, flag: str) -> None:
+        super().__init__(f"{flag} is required (or set DESKD_ROLE inside an agent session)")
+
+
+class ReservedSource(DeskdError):
+    code = "reserved_source"
+
+    def __init__(self, source: str, allowed: Iterable[str]) -> None:
+        super().__init__(
+            f"source {source!r} is reserved for deskd itself "
+            f"(sources you may enqueue: {_choices(allowed)}; add more to "
+            "inbox_sources in deskd.toml)"
+        )
+
+
+class UnknownSource(DeskdError):
+    code = "unknown_source"
+
+    def __init__(self, source: str, allowed: Iterable[str]) -> None:
+        super().__init__(
+            f"unknown source {source!r} (sources: {_choices(allowed)}; add it to "
+            "inbox_sources in deskd.toml)"
+        )
+
+
+class UnknownItem(DeskdError):
+    code = "unknown_item"
+
+    def __init__(self, ids: Iterable[int], role: str) -> None:
+        listed = ", ".join(str(i) for i in ids)
+        super().__init__(
+            f"no item {listed} addressed to {role!r} (see `deskd inbox list --for {role}`)"
+        )
+
+
+class DeskFileError(DeskdError):
+    code = "invalid_desk"
+
+    def __init__(self, path: str, key: str, reason: str) -> None:
+        where = f"{path}: {key}: " if key else f"{path}: "
+        super().__init__(f"{where}{reason}")
+        self.path = path
+        self.key = key
+        self.reason = reason
+
+
+class SettingsError(DeskdError):
+    code = "invalid_setting"
+
+    def __init__(self, variable: str, reason: str) -> None:
+        super().__init__(f"{variable}: {reason}")
+        self.variable = variable
+
+
+class ConfigConflict(DeskdError):
+    code = "config_conflict"
+
+    def __init__(self, what: str, first: str, second: str) -> None:
+        super().__init__(f"{what} is defined twice: in {first} and in {second}; keep one")
+
+
+class AlreadyExists(DeskdError):
+    code = "already_exists"
+
+
+class Unavailable(DeskdError):
+    """The database or another resource could not be used: exit 3."""
+
+    code = "unavailable"
+    exit_code = 3

@@ -1,0 +1,1 @@
+"""Use cases: each takes a DeskContext (settings, desk, database, now) and does one thing."""

@@ -1,0 +1,69 @@
+"""One ``connect()`` and one ``transaction()`` for every process that touches the database."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+DEFAULT_BUSY_MS = 5000
+
+
+class DatabaseMissing(Exception):
+    """The database file does not exist and the caller asked not to create it."""
+
+
+def connect(
+    path: str | Path,
+    *,
+    busy_ms: int = DEFAULT_BUSY_MS,
+    create: bool = True,
+    migrate: bool = True,
+) -> sqlite3.Connection:
+    """Open the database in autocommit mode with deskd's pragmas, migrating it if it is behind.
+
+    Autocommit (``isolation_level=None``) means nothing is written outside an explicit
+    ``transaction()``; read paths therefore never hold the write lock.
+    """
+    path = Path(path)
+    if not path.exists():
+        if not create:
+            raise DatabaseMissing(str(path))
+        path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(path), isolation_level=None, timeout=busy_ms / 1000)
+    conn.row_factory = sqlite3.Row
+    conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    # WAL survives in the file; NORMAL is durable across application crashes and skips an
+    # fsync per commit, which is what makes one-item-per-call enqueues cheap.
+    conn.execute("PRAGMA synchronous = NORMAL")
+    if migrate:
+        from deskd.store.migrations import ensure_current
+
+        ensure_current(conn)
+    return conn
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """``BEGIN IMMEDIATE`` … ``COMMIT``; rolls back on any exception. Nests with savepoints."""
+    if conn.in_transaction:
+        name = f"sp_{time.monotonic_ns()}"
+        conn.execute(f"SAVEPOINT {name}")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute(f"ROLLBACK TO {name}")
+            conn.execute(f"RELEASE {name}")
+            raise
+        conn.execute(f"RELEASE {name}")
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")

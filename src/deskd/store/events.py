@@ -1,0 +1,34 @@
+"""The event log: one row per thing that happened, for audit and the console's timeline."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+
+def add_event(
+    conn: sqlite3.Connection,
+    *,
+    at: int,
+    kind: str,
+    role: str | None = None,
+    actor: str | None = None,
+    subject: str | None = None,
+    detail: dict[str, Any] | None = None,
+) -> int:
+    cur = conn.execute(
+        "INSERT INTO events (at, kind, role, actor, subject, detail) VALUES (?, ?, ?, ?, ?, ?)",
+        (at, kind, role, actor, subject, json.dumps(detail or {}, sort_keys=True)),
+    )
+    return int(cur.lastrowid or 0)
+
+
+def list_events(
+    conn: sqlite3.Connection, *, role: str | None = None, limit: int = 100
+) -> list[sqlite3.Row]:
+    if role is None:
+        return conn.execute("SELECT * FROM events ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+    return conn.execute(
+        "SELECT * FROM events WHERE role = ? ORDER BY id DESC LIMIT ?", (role, limit)
+    ).fetchall()

@@ -1,0 +1,164 @@
+"""Items: one row per (thing, recipient). Delivery stamps live on the row; states are derived.
+
+On the session hook's path: stdlib only.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+_UNREAD_ORDER = "ORDER BY priority DESC, enqueued_at, id"
+
+
+def insert_item(
+    conn: sqlite3.Connection,
+    *,
+    role: str,
+    source: str,
+    priority: int,
+    title: str,
+    body: str,
+    ref: str | None,
+    dedup_key: str | None,
+    now: int,
+    sla_due_at: int,
+    sender: str | None = None,
+    message_id: str | None = None,
+) -> tuple[int, bool]:
+    """Insert an item, or coalesce into the unread one with the same (role, dedup key).
+
+    Idempotency comes from the partial unique index ``items_dedup_live`` (unread rows
+    only), not from checking first: two racing enqueues cannot both insert. A coalesced
+    item keeps its text and takes the higher priority and the earlier SLA due time.
+    Returns (id, deduped).
+    """
+    row = conn.execute(
+        "INSERT INTO items (role, source, sender, message_id, priority, title, body, ref, "
+        "dedup_key, enqueued_at, sla_due_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (role, dedup_key) WHERE dedup_key IS NOT NULL AND read_at IS NULL "
+        "DO UPDATE SET priority = MAX(priority, excluded.priority), "
+        "sla_due_at = MIN(sla_due_at, excluded.sla_due_at), dedup_count = dedup_count + 1 "
+        "RETURNING id, dedup_count",
+        (role, source, sender, message_id, priority, title, body, ref, dedup_key, now, sla_due_at),
+    ).fetchone()
+    return int(row[0]), int(row[1]) > 0
+
+
+def get_item(conn: sqlite3.Connection, item_id: int) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM items WHERE id = ?", (item_id,)
+    ).fetchone()
+    return row
+
+
+def unread_items(conn: sqlite3.Connection, role: str) -> list[sqlite3.Row]:
+    """The role's unread items, urgent first, then oldest first."""
+    return conn.execute(
+        f"SELECT * FROM items WHERE role = ? AND read_at IS NULL {_UNREAD_ORDER}", (role,)
+    ).fetchall()
+
+
+def recent_items(conn: sqlite3.Connection, role: str, *, limit: int) -> list[sqlite3.Row]:
+    """Read and unread items of the role, newest first."""
+    return conn.execute(
+        "SELECT * FROM items WHERE role = ? ORDER BY id DESC LIMIT ?", (role, limit)
+    ).fetchall()
+
+
+def items_not_shown(conn: sqlite3.Connection, role: str, session: str) -> list[sqlite3.Row]:
+    """Unread items the role's session ``session`` has not been shown, urgent first."""
+    return conn.execute(
+        "SELECT id, priority, source, sender, title, body, ref FROM items "
+        "WHERE role = ? AND read_at IS NULL AND shown_session IS NOT ? "
+        f"{_UNREAD_ORDER}",
+        (role, session),
+    ).fetchall()
+
+
+def mark_shown(
+    conn: sqlite3.Connection, ids: Sequence[int], *, session: str | None, now: int
+) -> int:
+    """Record that the role was shown these items (by its hook, its own list or a landed wake)."""
+    if not ids:
+        return 0
+    marks = ",".join("?" * len(ids))
+    cur = conn.execute(
+        "UPDATE items SET notified_at = COALESCE(notified_at, ?), seen_at = COALESCE(seen_at, ?), "
+        f"shown_session = COALESCE(?, shown_session) WHERE id IN ({marks}) AND read_at IS NULL",
+        (now, now, session, *ids),
+    )
+    return cur.rowcount
+
+
+def forget_shown_in_session(conn: sqlite3.Connection, role: str, session: str) -> int:
+    """After a compaction the session's context lost what it was shown: show it again."""
+    cur = conn.execute(
+        "UPDATE items SET shown_session = NULL "
+        "WHERE role = ? AND shown_session = ? AND read_at IS NULL",
+        (role, session),
+    )
+    return cur.rowcount
+
+
+def unread_ids_among(conn: sqlite3.Connection, role: str, ids: Sequence[int]) -> list[int]:
+    """Which of ``ids`` are items addressed to ``role`` (read or not)."""
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    rows = conn.execute(
+        f"SELECT id FROM items WHERE role = ? AND id IN ({marks})", (role, *ids)
+    ).fetchall()
+    return [int(r[0]) for r in rows]
+
+
+def ack_items(conn: sqlite3.Connection, role: str, ids: Sequence[int], *, now: int, by: str) -> int:
+    if not ids:
+        return 0
+    marks = ",".join("?" * len(ids))
+    cur = conn.execute(
+        f"UPDATE items SET read_at = ?, read_by = ? "
+        f"WHERE role = ? AND read_at IS NULL AND id IN ({marks})",
+        (now, by, role, *ids),
+    )
+    return cur.rowcount
+
+
+def ack_seen_items(conn: sqlite3.Connection, role: str, *, now: int, by: str) -> int:
+    """Ack exactly the unread items the role has been shown — never by time or id watermark."""
+    cur = conn.execute(
+        "UPDATE items SET read_at = ?, read_by = ? "
+        "WHERE role = ? AND read_at IS NULL AND seen_at IS NOT NULL",
+        (now, by, role),
+    )
+    return cur.rowcount
+
+
+def ledger_rows(
+    conn: sqlite3.Connection, *, role: str | None, unread_only: bool, limit: int
+) -> list[sqlite3.Row]:
+    """Items for the delivery ledger, newest first."""
+    where = ["1 = 1"]
+    params: list[object] = []
+    if role is not None:
+        where.append("role = ?")
+        params.append(role)
+    if unread_only:
+        where.append("read_at IS NULL")
+    params.append(limit)
+    return conn.execute(
+        f"SELECT * FROM items WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?", params
+    ).fetchall()
+
+
+def count_unread_by_role(conn: sqlite3.Connection) -> dict[str, int]:
+    rows = conn.execute(
+        "SELECT role, COUNT(*) FROM items WHERE read_at IS NULL GROUP BY role"
+    ).fetchall()
+    return {str(r[0]): int(r[1]) for r in rows}
+
+
+def overdue_unread(conn: sqlite3.Connection, *, now: int) -> list[sqlite3.Row]:
+    return conn.execute(
+        f"SELECT * FROM items WHERE read_at IS NULL AND sla_due_at <= ? {_UNREAD_ORDER}", (now,)
+    ).fetchall()

@@ -1,0 +1,156 @@
+"""The schema as an ordered registry of migrations, recorded in ``PRAGMA user_version``.
+
+Rules (LESSONS 40-42): each migration runs once, in order, inside one write transaction;
+never edit a released migration, add a new one; no comments inside CREATE TABLE bodies.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+V1 = """
+CREATE TABLE roles (
+    name TEXT PRIMARY KEY,
+    title TEXT NOT NULL DEFAULT '',
+    enabled INTEGER NOT NULL DEFAULT 1,
+    in_desk INTEGER NOT NULL DEFAULT 1,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+);
+
+CREATE TABLE sessions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    role TEXT NOT NULL REFERENCES roles(name),
+    native_id TEXT,
+    agent TEXT NOT NULL DEFAULT '',
+    state TEXT NOT NULL CHECK (state IN ('working', 'resting', 'ended', 'superseded')),
+    started_at INTEGER NOT NULL,
+    ended_at INTEGER,
+    end_reason TEXT,
+    last_heartbeat_at INTEGER,
+    last_event TEXT,
+    last_tool TEXT,
+    activity TEXT,
+    wake_token TEXT,
+    heartbeats INTEGER NOT NULL DEFAULT 0,
+    failure TEXT,
+    failure_detail TEXT,
+    failure_at INTEGER
+);
+CREATE UNIQUE INDEX sessions_native ON sessions(role, native_id) WHERE native_id IS NOT NULL;
+CREATE INDEX sessions_role ON sessions(role, id);
+
+CREATE TABLE items (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    role TEXT NOT NULL REFERENCES roles(name),
+    message_id TEXT,
+    source TEXT NOT NULL,
+    sender TEXT,
+    priority INTEGER NOT NULL CHECK (priority BETWEEN 0 AND 3),
+    title TEXT NOT NULL,
+    body TEXT NOT NULL DEFAULT '',
+    ref TEXT,
+    dedup_key TEXT,
+    dedup_count INTEGER NOT NULL DEFAULT 0,
+    enqueued_at INTEGER NOT NULL,
+    sla_due_at INTEGER NOT NULL,
+    notified_at INTEGER,
+    seen_at INTEGER,
+    shown_session TEXT,
+    read_at INTEGER,
+    read_by TEXT
+);
+CREATE UNIQUE INDEX items_dedup_live ON items(role, dedup_key)
+    WHERE dedup_key IS NOT NULL AND read_at IS NULL;
+CREATE INDEX items_unread ON items(role, priority DESC, enqueued_at, id) WHERE read_at IS NULL;
+CREATE INDEX items_message ON items(message_id) WHERE message_id IS NOT NULL;
+CREATE INDEX items_read_at ON items(read_at) WHERE read_at IS NOT NULL;
+
+CREATE TABLE events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    role TEXT,
+    actor TEXT,
+    subject TEXT,
+    detail TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX events_at ON events(at);
+
+CREATE TABLE meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+"""
+
+MIGRATIONS: tuple[str, ...] = (V1,)
+"""Index i holds the migration that takes the schema from version i to version i + 1."""
+
+LATEST = len(MIGRATIONS)
+
+
+class SchemaTooNew(Exception):
+    def __init__(self, found: int) -> None:
+        super().__init__(
+            f"the database is at schema version {found}, newer than this deskd knows "
+            f"({LATEST}); upgrade deskd"
+        )
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def ensure_current(conn: sqlite3.Connection, *, target: int = LATEST) -> int:
+    """Run the migrations the database lacks, up to ``target``; returns the version reached.
+
+    Cheap when current (one pragma read, no write). Several processes opening a fresh file
+    at once serialize on ``BEGIN IMMEDIATE`` and re-read the version inside it, so each
+    migration runs exactly once.
+    """
+    found = schema_version(conn)
+    if found > LATEST:
+        raise SchemaTooNew(found)
+    if found >= target:
+        return found
+    _enable_wal(conn)
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = schema_version(conn)
+        while version < target:
+            # executescript() would COMMIT first; run the statements one by one instead.
+            for statement in _statements(MIGRATIONS[version]):
+                conn.execute(statement)
+            version += 1
+            conn.execute(f"PRAGMA user_version = {version}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return version
+
+
+def _enable_wal(conn: sqlite3.Connection) -> None:
+    # Switching to WAL needs a moment alone with the file; a racing first open may see
+    # "database is locked" even with a busy timeout, so retry briefly.
+    for attempt in range(50):
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError:
+            if attempt == 49:
+                raise
+            time.sleep(0.02 * (attempt + 1))
+
+
+def _statements(script: str) -> list[str]:
+    parts = []
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                parts.append(buffer.strip())
+            buffer = ""
+    return parts

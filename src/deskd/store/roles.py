@@ -1,0 +1,35 @@
+"""The roles table: seeded from the desk (the desk file wins), never deleted."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+
+def list_roles(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    return conn.execute("SELECT * FROM roles ORDER BY name").fetchall()
+
+
+def upsert_role(
+    conn: sqlite3.Connection, *, name: str, title: str, enabled: bool, now: int
+) -> None:
+    conn.execute(
+        "INSERT INTO roles (name, title, enabled, in_desk, created_at, updated_at) "
+        "VALUES (?, ?, ?, 1, ?, ?) "
+        "ON CONFLICT(name) DO UPDATE SET title = excluded.title, enabled = excluded.enabled, "
+        "in_desk = 1, updated_at = excluded.updated_at "
+        "WHERE roles.title IS NOT excluded.title OR roles.enabled IS NOT excluded.enabled "
+        "OR roles.in_desk = 0",
+        (name, title, int(enabled), now, now),
+    )
+
+
+def disable_roles_not_in(conn: sqlite3.Connection, names: Sequence[str], *, now: int) -> int:
+    """Disable every role the desk no longer names; their history stays."""
+    marks = ",".join("?" * len(names)) or "''"
+    cur = conn.execute(
+        f"UPDATE roles SET enabled = 0, in_desk = 0, updated_at = ? "
+        f"WHERE in_desk = 1 AND name NOT IN ({marks})",
+        (now, *names),
+    )
+    return cur.rowcount

@@ -1,0 +1,155 @@
+"""Sessions: one row per native agent session serving a role — a history, not a row per role.
+
+A heartbeat updates its session's row; it never adds a row per tool call. The role's
+current session is its newest row. This module is on the session hook's path: stdlib only.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+LIVE_STATES = ("working", "resting")
+
+
+def latest_session(conn: sqlite3.Connection, role: str) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM sessions WHERE role = ? ORDER BY id DESC LIMIT 1", (role,)
+    ).fetchone()
+    return row
+
+
+def latest_sessions(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    """The newest session row of every role that ever had one."""
+    return conn.execute(
+        "SELECT s.* FROM sessions s "
+        "JOIN (SELECT role, MAX(id) AS id FROM sessions GROUP BY role) newest "
+        "ON newest.id = s.id ORDER BY s.role"
+    ).fetchall()
+
+
+def session_by_native(conn: sqlite3.Connection, role: str, native_id: str) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM sessions WHERE role = ? AND native_id = ?", (role, native_id)
+    ).fetchone()
+    return row
+
+
+def sessions_of(conn: sqlite3.Connection, role: str, *, limit: int = 50) -> list[sqlite3.Row]:
+    return conn.execute(
+        "SELECT * FROM sessions WHERE role = ? ORDER BY id DESC LIMIT ?", (role, limit)
+    ).fetchall()
+
+
+def insert_session(
+    conn: sqlite3.Connection, *, role: str, native_id: str | None, agent: str, now: int
+) -> int:
+    cur = conn.execute(
+        "INSERT INTO sessions (role, native_id, agent, state, started_at) "
+        "VALUES (?, ?, ?, 'working', ?)",
+        (role, native_id, agent, now),
+    )
+    return int(cur.lastrowid or 0)
+
+
+def supersede_live_sessions(conn: sqlite3.Connection, role: str, *, keep: int, now: int) -> int:
+    """A newer native session took over the role: the older live ones are no longer resumed."""
+    cur = conn.execute(
+        "UPDATE sessions SET state = 'superseded', ended_at = ?, end_reason = 'superseded' "
+        "WHERE role = ? AND id != ? AND state IN ('working', 'resting')",
+        (now, role, keep),
+    )
+    return cur.rowcount
+
+
+def bind_native_id(conn: sqlite3.Connection, session_id: int, native_id: str) -> None:
+    conn.execute("UPDATE sessions SET native_id = ? WHERE id = ?", (native_id, session_id))
+
+
+def touch_session(
+    conn: sqlite3.Connection,
+    session_id: int,
+    *,
+    now: int,
+    state: str,
+    event: str | None,
+    tool: str | None,
+    activity: str | None,
+    token: str | None,
+) -> None:
+    """Stamp a heartbeat; ``tool``, ``activity`` and ``token`` keep their old value when None."""
+    conn.execute(
+        "UPDATE sessions SET last_heartbeat_at = ?, state = ?, ended_at = NULL, end_reason = NULL, "
+        "heartbeats = heartbeats + 1, last_event = ?, last_tool = COALESCE(?, last_tool), "
+        "activity = COALESCE(?, activity), wake_token = COALESCE(?, wake_token) WHERE id = ?",
+        (now, state, event, tool, activity, token, session_id),
+    )
+
+
+def end_session(conn: sqlite3.Connection, session_id: int, *, now: int, reason: str) -> int:
+    cur = conn.execute(
+        "UPDATE sessions SET state = 'ended', ended_at = ?, end_reason = ? "
+        "WHERE id = ? AND state IN ('working', 'resting')",
+        (now, reason, session_id),
+    )
+    return cur.rowcount
+
+
+def record_session_failure(
+    conn: sqlite3.Connection, session_id: int, *, failure: str, detail: str, now: int
+) -> None:
+    conn.execute(
+        "UPDATE sessions SET failure = ?, failure_detail = ?, failure_at = ? WHERE id = ?",
+        (failure, detail, now, session_id),
+    )
+
+
+def record_heartbeat(
+    conn: sqlite3.Connection,
+    *,
+    role: str,
+    now: int,
+    native_id: str | None = None,
+    state: str = "working",
+    event: str | None = None,
+    tool: str | None = None,
+    activity: str | None = None,
+    token: str | None = None,
+    agent: str = "",
+) -> int:
+    """Find or open the session this heartbeat belongs to and stamp it; returns its row id.
+
+    With a native id, that session becomes (or stays) the role's current one; a new native
+    id opens a new row and supersedes the older live sessions. Without one, the role's live
+    session is stamped, or a new row opened when it has none.
+    """
+    current = latest_session(conn, role)
+    session_id: int | None = None
+    if native_id:
+        known = session_by_native(conn, role, native_id)
+        if known is not None:
+            session_id = int(known["id"])
+            if known["state"] not in LIVE_STATES or (
+                current is not None and current["id"] != known["id"]
+            ):
+                supersede_live_sessions(conn, role, keep=session_id, now=now)
+        elif (
+            current is not None and current["native_id"] is None and current["state"] in LIVE_STATES
+        ):
+            session_id = int(current["id"])
+            bind_native_id(conn, session_id, native_id)
+    elif current is not None and current["state"] in LIVE_STATES:
+        session_id = int(current["id"])
+    if session_id is None:
+        session_id = insert_session(conn, role=role, native_id=native_id, agent=agent, now=now)
+        supersede_live_sessions(conn, role, keep=session_id, now=now)
+    touch_session(
+        conn,
+        session_id,
+        now=now,
+        state=state,
+        event=event,
+        tool=tool,
+        activity=activity,
+        token=token,
+    )
+    return session_id

@@ -1,0 +1,144 @@
+"""Shared fixtures: a three-role desk in America/New_York with a pinned clock, and a CLI runner.
+
+Helpers specific to one area live in that area's test files (or a conftest in a subfolder).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from deskd.cli.main import cli as deskd_cli
+
+NOW = "2026-12-01T14:00:00Z"  # 09:00 in America/New_York
+
+DESK_TOML = """\
+[desk]
+name = "test"
+timezone = "America/New_York"
+inbox_sources = ["alert", "signal"]
+
+[[roles]]
+name = "alpha"
+title = "Alpha"
+
+[[roles]]
+name = "beta"
+title = "Beta"
+
+[[roles]]
+name = "gamma"
+title = "Gamma"
+"""
+
+
+@dataclass
+class Outcome:
+    """What one CLI call did: exit code, stdout, stderr, and the JSON it printed."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+    def error(self) -> dict[str, Any]:
+        return dict(json.loads(self.stderr)["error"])
+
+
+class Desk:
+    """A desk folder with a pinned clock; ``run`` drives the real CLI in-process."""
+
+    def __init__(self, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.home = home
+        self.monkeypatch = monkeypatch
+        self.now = datetime.fromisoformat(NOW.replace("Z", "+00:00"))
+        self.role: str | None = None
+
+    @property
+    def db_path(self) -> Path:
+        return self.home / "data" / "deskd.db"
+
+    def write_desk(self, text: str) -> None:
+        (self.home / "deskd.toml").write_text(text, encoding="utf-8")
+
+    def advance(self, **delta: float) -> None:
+        self.now = self.now + timedelta(**delta)
+
+    @property
+    def now_iso(self) -> str:
+        return self.now.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+    @property
+    def now_ms(self) -> int:
+        return int(self.now.timestamp() * 1000)
+
+    def env(self, role: str | None = None, **extra: str) -> dict[str, str]:
+        env = {"DESKD_HOME": str(self.home), "DESKD_NOW": self.now_iso}
+        who = role if role is not None else self.role
+        if who:
+            env["DESKD_ROLE"] = who
+        env.update(extra)
+        return env
+
+    def run(self, *args: str, role: str | None = None, **extra_env: str) -> Outcome:
+        runner = CliRunner()
+        env: dict[str, str | None] = {k: None for k in os.environ if k.startswith("DESKD_")}
+        env.update(self.env(role, **extra_env))
+        result: Result = runner.invoke(deskd_cli, list(args), env=env, catch_exceptions=False)
+        return Outcome(result.exit_code, result.stdout, result.stderr)
+
+    def ok(self, *args: str, role: str | None = None, **extra_env: str) -> Outcome:
+        out = self.run(*args, role=role, **extra_env)
+        assert out.exit_code == 0, f"deskd {' '.join(args)} -> {out.exit_code}\n{out.stderr}"
+        return out
+
+    def json(self, *args: str, role: str | None = None, **extra_env: str) -> Any:
+        return self.ok(*args, "--json", role=role, **extra_env).json()
+
+    def db(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.db_path)
+        conn.row_factory = sqlite3.Row
+        return conn
+
+    def dump(self) -> dict[str, list[tuple[Any, ...]]]:
+        """Every row of every table (sqlite_sequence included): for "changed nothing" checks."""
+        if not self.db_path.exists():
+            return {}
+        conn = sqlite3.connect(self.db_path)
+        try:
+            names = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+                )
+            ]
+            return {
+                n: sorted(conn.execute(f"SELECT * FROM {n}").fetchall(), key=repr) for n in names
+            }
+        finally:
+            conn.close()
+
+
+@pytest.fixture
+def desk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Desk]:
+    """alpha, beta, gamma in America/New_York; the clock pinned at 2026-12-01 09:00 local."""
+    for key in list(os.environ):
+        if key.startswith("DESKD_"):
+            monkeypatch.delenv(key)
+    home = tmp_path / "desk"
+    home.mkdir()
+    d = Desk(home, monkeypatch)
+    d.write_desk(DESK_TOML)
+    monkeypatch.setenv("DESKD_HOME", str(home))
+    yield d
