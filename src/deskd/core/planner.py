@@ -1,0 +1,407 @@
+"""``plan(snapshot, now=, policy=)``: the pure heart of the tick.
+
+Given committed rows (a ``Snapshot``) and an instant, decide which attempts close, which
+are inserted (start, climb, recycle), which launches run and which pages go out. It cannot
+touch SQLite or the clock; the same inputs always give the same plan.
+
+The rules, each from ARCHITECTURE.md "Demand, attempts and the ladder":
+- an attempt whose key is no longer demanded closes (``resolved`` or ``withdrawn``);
+- one live attempt per key; climbing supersedes it and inserts the next rung (append-only);
+- no climbing while the role's launch runs, or after landing, until the items' own SLA;
+- a permanent launch failure climbs on the next tick; the badge recycles with backoff;
+- resume/spawn never for a busy role (recorded ``skipped``); one launch per role per tick;
+- a page only when climbing reaches ``notify``, and never twice for a key with an open page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from deskd.core.demand import demand as generate_demand
+from deskd.core.ladder import (
+    is_terminal,
+    natural_start,
+    next_rung,
+    recycle_after_s,
+    role_busy,
+    start_rung,
+)
+from deskd.core.prompts import page_text, wake_prompt
+from deskd.core.records import (
+    LAUNCH_RUNGS,
+    RUNGS,
+    AttemptView,
+    Closure,
+    Demand,
+    ItemView,
+    LaunchAction,
+    NewAttempt,
+    Note,
+    PageAction,
+    Plan,
+    Policy,
+    RoleView,
+    Snapshot,
+)
+from deskd.core.timeparse import iso_utc
+from deskd.core.values import URGENT
+
+_IN_FLIGHT = frozenset({"planned", "running"})
+
+
+def plan(snapshot: Snapshot, *, now: int, policy: Policy) -> Plan:
+    demanded = generate_demand(snapshot, now=now, policy=policy)
+    items = {i.id: i for i in snapshot.items}
+    live = {a.key: a for a in snapshot.attempts}
+    closures: list[Closure] = []
+    attempts: list[NewAttempt] = []
+    pages: list[PageAction] = []
+    notes: list[Note] = []
+
+    for attempt in sorted(snapshot.attempts, key=lambda a: a.key):
+        if attempt.key not in demanded:
+            closures.append(_close_undemanded(snapshot, attempt))
+
+    for key in sorted(demanded):
+        d = demanded[key]
+        role = snapshot.role(d.role)
+        if role is None:
+            continue
+        for step in _step(snapshot, policy, role, d, live.get(key), items, now=now):
+            if isinstance(step, Closure):
+                closures.append(step)
+            elif isinstance(step, NewAttempt):
+                attempts.append(step)
+            elif isinstance(step, PageAction):
+                pages.append(step)
+            else:
+                notes.append(step)
+
+    launches, attempts = _launches(snapshot, policy, demanded, attempts, items, now=now)
+    return Plan(
+        now=now,
+        demands=tuple(demanded[k] for k in sorted(demanded)),
+        closures=tuple(closures),
+        attempts=tuple(attempts),
+        launches=tuple(launches),
+        pages=tuple(pages),
+        notes=tuple(notes),
+    )
+
+
+def _close_undemanded(snapshot: Snapshot, attempt: AttemptView) -> Closure:
+    role = snapshot.role(attempt.role)
+    if role is None or not role.enabled:
+        return Closure(attempt_id=attempt.id, outcome="withdrawn", reason="role disabled")
+    if attempt.kind == "inbox":
+        unread = {i.id for i in snapshot.items if i.role == attempt.role}
+        if any(i in unread for i in attempt.item_ids):
+            # Still unread but no longer demanded: the items stopped raising demand
+            # (their meeting paused or closed), so nobody is owed a wake for them.
+            return Closure(
+                attempt_id=attempt.id, outcome="withdrawn", reason="items no longer live"
+            )
+        return Closure(attempt_id=attempt.id, outcome="resolved", reason="items read")
+    return Closure(attempt_id=attempt.id, outcome="resolved", reason="demand satisfied")
+
+
+Step = Closure | NewAttempt | PageAction | Note
+
+
+def _step(
+    snapshot: Snapshot,
+    policy: Policy,
+    role: RoleView,
+    d: Demand,
+    current: AttemptView | None,
+    items: dict[int, ItemView],
+    *,
+    now: int,
+) -> Iterator[Step]:
+    paused = snapshot.desk_paused or role.paused
+    if paused:
+        yield Note(role=role.name, key=d.key, text=f"paused: {role.pause_reason or 'desk paused'}")
+        return
+    if current is None:
+        yield from _start(snapshot, policy, role, d, items, now=now, generation=d.generation)
+        return
+    if d.generation > current.generation:
+        # A re-armed request (a new vote, a new proposal) restarts at the bottom (LESSONS 14).
+        yield _supersede(current, "re-armed")
+        yield from _start(
+            snapshot,
+            policy,
+            role,
+            d,
+            items,
+            now=now,
+            generation=d.generation,
+            supersedes=current.id,
+        )
+        return
+    if current.ack_until is not None and now < current.ack_until and _same_work(current, d):
+        yield Note(role=role.name, key=d.key, text="acknowledged by a person")
+        return
+    if current.rung in ("notify", "badge") and _new_urgent(current, d, items):
+        # A new urgent item while a person is already paged: retry the machine rungs at
+        # once, and tell the open page — never a second page for the key (LESSONS 16).
+        yield _supersede(current, "new urgent item")
+        yield from _start(
+            snapshot,
+            policy,
+            role,
+            d,
+            items,
+            now=now,
+            generation=current.generation + 1,
+            supersedes=current.id,
+        )
+        yield _follow_up(snapshot, role, d, items)
+        return
+    if is_terminal(policy, current.rung):
+        wait_s = recycle_after_s(policy, current.recycles)
+        if now >= current.attempted_at + wait_s * 1000:
+            yield _supersede(current, "recycled")
+            yield from _start(
+                snapshot,
+                policy,
+                role,
+                d,
+                items,
+                now=now,
+                generation=current.generation + 1,
+                recycles=current.recycles + 1,
+                supersedes=current.id,
+            )
+        else:
+            yield Note(role=role.name, key=d.key, text=f"badge: retried after {wait_s // 60} min")
+        return
+    hold = _hold_reason(policy, role, d, current, items, now=now)
+    if hold is not None:
+        yield Note(role=role.name, key=d.key, text=hold)
+        return
+    rung = next_rung(policy, current.rung, role, d)
+    yield _supersede(current, f"{current.rung} did not land")
+    yield _new(
+        policy,
+        role,
+        d,
+        rung,
+        now=now,
+        generation=current.generation,
+        supersedes=current.id,
+        recycles=current.recycles,
+        snapshot=snapshot,
+        items=items,
+    )
+    page = _page_if_due(snapshot, role, d, rung, current.rung, items)
+    if page is not None:
+        yield page
+
+
+def _hold_reason(
+    policy: Policy,
+    role: RoleView,
+    d: Demand,
+    current: AttemptView,
+    items: dict[int, ItemView],
+    *,
+    now: int,
+) -> str | None:
+    """Why the live attempt does not climb this tick, or None when it climbs now.
+
+    The ladder climbs for silence, not for an agent that is visibly working: while the
+    role's launch runs, after landing, or while a busy role has been shown the items by its
+    session hook, only the items' own SLA (not the rung's) lets it climb.
+    """
+    if current.launch_status == "failed" and current.failure_class == "permanent":
+        return None
+    if current.launch_status in _IN_FLIGHT or role.launch_running:
+        return "waiting: the launch is running"
+    items_breached = d.sla_due_at is not None and now >= d.sla_due_at
+    if current.landed_at is not None:
+        return None if items_breached else "landed: waiting for the items' own SLA"
+    surfaced = bool(d.item_ids) and all(
+        items[i].notified_at is not None for i in d.item_ids if i in items
+    )
+    if current.rung == "session" and role_busy(role) and surfaced and not items_breached:
+        return "working: its session hook showed the items; waiting for their SLA"
+    if current.due_at is not None and now < current.due_at:
+        return f"{current.rung}: SLA until {iso_utc(current.due_at)}"
+    return None
+
+
+def _start(
+    snapshot: Snapshot,
+    policy: Policy,
+    role: RoleView,
+    d: Demand,
+    items: dict[int, ItemView],
+    *,
+    now: int,
+    generation: int,
+    recycles: int = 0,
+    supersedes: int | None = None,
+) -> Iterator[Step]:
+    rung = start_rung(policy, role, d)
+    yield _new(
+        policy,
+        role,
+        d,
+        rung,
+        now=now,
+        generation=generation,
+        supersedes=supersedes,
+        recycles=recycles,
+        snapshot=snapshot,
+        items=items,
+    )
+    page = _page_if_due(snapshot, role, d, rung, None, items)
+    if page is not None:
+        yield page
+
+
+def _new(
+    policy: Policy,
+    role: RoleView,
+    d: Demand,
+    rung: str,
+    *,
+    now: int,
+    generation: int,
+    supersedes: int | None,
+    recycles: int,
+    snapshot: Snapshot,
+    items: dict[int, ItemView],
+) -> NewAttempt:
+    sla = policy.sla_of(rung)
+    return NewAttempt(
+        key=d.key,
+        kind=d.kind,
+        role=role.name,
+        rung=rung,
+        level=policy.level_of(rung),
+        generation=generation,
+        due_at=None if sla is None else now + sla * 1000,
+        item_ids=d.item_ids,
+        reason=_reason_text(d),
+        ref=d.refs[0] if d.refs else None,
+        supersedes=supersedes,
+        recycles=recycles,
+        skipped=_cannot_act(policy, role, rung, now=now),
+    )
+
+
+def _cannot_act(policy: Policy, role: RoleView, rung: str, *, now: int) -> str | None:
+    """Why a launch rung cannot launch for this role now (deskd never starts a second session)."""
+    if rung not in LAUNCH_RUNGS:
+        return None
+    if role_busy(role):
+        return "role busy"
+    if role.held_until is not None and now < role.held_until:
+        return f"usage limit until {iso_utc(role.held_until)}"
+    cap = policy.max_launches_per_day
+    if cap and role.launches_today >= cap:
+        return f"daily launch cap reached ({cap})"
+    if policy.max_cost_per_day and role.cost_today >= policy.max_cost_per_day:
+        return f"daily cost cap reached (${policy.max_cost_per_day:.2f})"
+    return None
+
+
+def _reason_text(d: Demand) -> str:
+    if d.kind == "inbox":
+        n = len(d.item_ids)
+        urgent = " (urgent)" if d.urgent else ""
+        return f"{n} unread item{'s' if n != 1 else ''}{urgent}"
+    return d.kind
+
+
+def _supersede(current: AttemptView, why: str) -> Closure:
+    return Closure(attempt_id=current.id, outcome="superseded", reason=why)
+
+
+def _same_work(current: AttemptView, d: Demand) -> bool:
+    """An ack holds until the demand changes: new items it did not cover end it."""
+    return set(d.item_ids) <= set(current.item_ids)
+
+
+def _new_urgent(current: AttemptView, d: Demand, items: dict[int, ItemView]) -> bool:
+    covered = set(current.item_ids)
+    return any(i not in covered and i in items and items[i].priority >= URGENT for i in d.item_ids)
+
+
+def _page_if_due(
+    snapshot: Snapshot,
+    role: RoleView,
+    d: Demand,
+    rung: str,
+    failed_rung: str | None,
+    items: dict[int, ItemView],
+) -> PageAction | None:
+    if rung != "notify" or d.key in snapshot.open_page_keys:
+        return None
+    title, body = page_text(role=role.name, demand=d, items=items, failed_rung=failed_rung)
+    return PageAction(key=d.key, role=role.name, title=title, body=body)
+
+
+def _follow_up(
+    snapshot: Snapshot, role: RoleView, d: Demand, items: dict[int, ItemView]
+) -> PageAction:
+    title, body = page_text(role=role.name, demand=d, items=items, failed_rung=None)
+    return PageAction(
+        key=d.key, role=role.name, title="follow-up: " + title, body=body, follow_up=True
+    )
+
+
+def _launches(
+    snapshot: Snapshot,
+    policy: Policy,
+    demanded: dict[str, Demand],
+    attempts: list[NewAttempt],
+    items: dict[int, ItemView],
+    *,
+    now: int,
+) -> tuple[list[LaunchAction], list[NewAttempt]]:
+    """Merge each role's launch-rung attempts of this tick into one launch."""
+    by_role: dict[str, list[NewAttempt]] = {}
+    for a in attempts:
+        if a.rung in LAUNCH_RUNGS and a.skipped is None:
+            by_role.setdefault(a.role, []).append(a)
+    launches: list[LaunchAction] = []
+    for name in sorted(by_role):
+        role = snapshot.role(name)
+        if role is None:
+            continue
+        group = sorted(by_role[name], key=lambda a: (-RUNGS.index(a.rung), a.key))
+        rung = group[0].rung
+        ds = [demanded[a.key] for a in group]
+        prompt = wake_prompt(
+            role=name,
+            role_prompt=role.prompt,
+            demands=ds,
+            items=items,
+            cap_bytes=policy.prompt_cap_bytes,
+        )
+        launches.append(
+            LaunchAction(
+                role=name,
+                rung=rung,
+                keys=tuple(a.key for a in group),
+                session_id=role.session_id if rung == "resume" else None,
+                reasons=tuple(a.reason for a in group),
+                prompt=prompt,
+                item_ids=tuple(i for a in group for i in a.item_ids),
+            )
+        )
+    return launches, attempts
+
+
+def explain_start(role: RoleView) -> str:
+    """Where a new demand for ``role`` would start, and why (for `wake explain`)."""
+    start = natural_start(role)
+    why = {
+        "session": f"the role is busy ({role.presence}): its session hook surfaces items",
+        "resume": f"the role has a resumable session ({role.session_id})",
+        "spawn": "the role has no resumable session",
+    }[start]
+    return f"starts at {start}: {why}"

@@ -1,0 +1,92 @@
+"""Wake prompts and page texts: say exactly what is owed and where (LESSONS 17)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from deskd.core.records import Demand, ItemView
+from deskd.core.values import priority_name
+
+PROMPT_CAP_BYTES = 32 * 1024
+
+
+def _item_line(item: ItemView) -> str:
+    who = f" from {item.sender}" if item.sender else ""
+    ref = f" — Ref: {item.ref}" if item.ref else ""
+    return f"- #{item.id} [{priority_name(item.priority)}] ({item.source}{who}) {item.title}{ref}"
+
+
+def demand_lines(demand: Demand, items: Mapping[int, ItemView]) -> list[str]:
+    """The lines that say what one demand owes."""
+    if demand.kind == "inbox":
+        count = len(demand.item_ids)
+        head = f"Your inbox has {count} unread item{'s' if count != 1 else ''}:"
+        lines = [head]
+        lines += [_item_line(items[i]) for i in demand.item_ids if i in items]
+        lines.append(
+            f"Read them with `deskd inbox list --for {demand.role}`; when handled, "
+            f"`deskd inbox ack --for {demand.role} --seen` (or --id N)."
+        )
+        return lines
+    return [f"{demand.kind}: {', '.join(demand.titles) or demand.key}"]
+
+
+def wake_prompt(
+    *,
+    role: str,
+    role_prompt: str,
+    demands: Sequence[Demand],
+    items: Mapping[int, ItemView],
+    cap_bytes: int = PROMPT_CAP_BYTES,
+) -> str:
+    """The prompt a launch carries: the role's own desk prompt first, then what is owed.
+
+    Capped at ``cap_bytes`` (far under the kernel's 128 KiB per-argument limit): item lines
+    past the cap are dropped and counted as "+N more".
+    """
+    head: list[str] = []
+    if role_prompt:
+        head.append(role_prompt.replace("{role}", role))
+        head.append("")
+    head.append(f"deskd woke you as role {role!r}. What is owed:")
+    body: list[str] = []
+    for d in demands:
+        body.extend(demand_lines(d, items))
+    tail = [
+        "",
+        "When you are done, end your turn: deskd wakes you again when something new arrives. "
+        "Do not poll.",
+    ]
+    return _fit(head, body, tail, cap_bytes)
+
+
+def _fit(head: list[str], body: list[str], tail: list[str], cap: int) -> str:
+    def size(lines: list[str]) -> int:
+        return len("\n".join(lines).encode("utf-8"))
+
+    fixed = size(head + tail) + 64
+    kept: list[str] = []
+    used = fixed
+    for index, line in enumerate(body):
+        cost = len(line.encode("utf-8")) + 1
+        if used + cost > cap:
+            more = len(body) - index
+            kept.append(f"(+{more} more lines: run `deskd inbox list`)")
+            break
+        kept.append(line)
+        used += cost
+    return "\n".join(head + kept + tail)
+
+
+def page_text(
+    *, role: str, demand: Demand, items: Mapping[int, ItemView], failed_rung: str | None
+) -> tuple[str, str]:
+    """(title, body) of a page: who, what is owed, where, since when, what failed before."""
+    title = f"deskd: {role} has not answered — {demand.kind}"
+    lines = [f"Role: {role}", f"Owed: {demand.kind} ({demand.key})"]
+    lines += demand_lines(demand, items)[1:-1] if demand.kind == "inbox" else []
+    for ref in demand.refs[:5]:
+        lines.append(f"Ref: {ref}")
+    if failed_rung:
+        lines.append(f"The {failed_rung} rung did not land.")
+    return title, "\n".join(lines)

@@ -1,0 +1,229 @@
+"""What the planner reads and writes: frozen records, no behaviour.
+
+The snapshot loader (store/) builds these from rows; the planner (core/planner.py) turns a
+``Snapshot`` into a ``Plan``; the tick (service/) records the plan. Times are Unix ms.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+RUNGS: tuple[str, ...] = ("session", "resume", "spawn", "notify", "badge")
+LAUNCH_RUNGS: frozenset[str] = frozenset({"resume", "spawn"})
+MACHINE_RUNGS: frozenset[str] = frozenset({"session", "resume", "spawn"})
+REASON_KINDS: tuple[str, ...] = (
+    "inbox",
+    "urgent_task",
+    "idle_task",
+    "meeting",
+    "owed_reply",
+    "rollover",
+    "help",
+)
+OUTCOMES: tuple[str, ...] = ("pending", "resolved", "superseded", "withdrawn", "failed")
+LAUNCH_STATUSES: tuple[str, ...] = (
+    "planned",
+    "running",
+    "finished",
+    "skipped",
+    "failed",
+    "timed_out",
+)
+FAILURE_CLASSES: tuple[str, ...] = ("permanent", "transient", "usage_limit", "task")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rung:
+    name: str
+    sla_s: int | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Policy:
+    """The desk's wake settings the planner needs (from deskd.toml)."""
+
+    ladder: tuple[Rung, ...]
+    inbox_batch_s: int = 180
+    max_launches_per_day: int = 48
+    max_cost_per_day: float = 0.0
+    ack_timeout_s: int = 4 * 3600
+    recycle_base_s: int = 30 * 60
+    recycle_cap_s: int = 8 * 3600
+    prompt_cap_bytes: int = 32 * 1024
+
+    def rung_names(self) -> tuple[str, ...]:
+        return tuple(r.name for r in self.ladder)
+
+    def sla_of(self, rung: str) -> int | None:
+        for r in self.ladder:
+            if r.name == rung:
+                return r.sla_s
+        return None
+
+    def level_of(self, rung: str) -> int:
+        return self.rung_names().index(rung)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RoleView:
+    name: str
+    enabled: bool = True
+    presence: str = "never"
+    session_id: str | None = None
+    """Native id of the role's resumable (not ended) session, if it has one."""
+    launch_running: bool = False
+    paused: bool = False
+    pause_reason: str | None = None
+    held_until: int | None = None
+    """A usage limit holds launches until this instant."""
+    launches_today: int = 0
+    cost_today: float = 0.0
+    prompt: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ItemView:
+    """An unread item, as demand sees it."""
+
+    id: int
+    role: str
+    priority: int
+    source: str
+    title: str
+    enqueued_at: int
+    sla_due_at: int
+    ref: str | None = None
+    sender: str | None = None
+    notified_at: int | None = None
+    live: bool = True
+    """False for items that must raise no demand (a paused or closed meeting's messages)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AttemptView:
+    """A live (``pending``) attempt of the wake ledger."""
+
+    id: int
+    key: str
+    kind: str
+    role: str
+    rung: str
+    generation: int = 0
+    attempted_at: int
+    due_at: int | None = None
+    launch_status: str | None = None
+    launched_at: int | None = None
+    landed_at: int | None = None
+    finished_at: int | None = None
+    failure_class: str | None = None
+    ack_until: int | None = None
+    recycles: int = 0
+    item_ids: tuple[int, ...] = ()
+    paged: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Snapshot:
+    roles: tuple[RoleView, ...]
+    items: tuple[ItemView, ...] = ()
+    attempts: tuple[AttemptView, ...] = ()
+    open_page_keys: frozenset[str] = frozenset()
+    desk_paused: bool = False
+
+    def role(self, name: str) -> RoleView | None:
+        for r in self.roles:
+            if r.name == name:
+                return r
+        return None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Demand:
+    """A reason to wake a role right now, derived from rows each tick; never stored."""
+
+    key: str
+    kind: str
+    role: str
+    generation: int = 0
+    item_ids: tuple[int, ...] = ()
+    titles: tuple[str, ...] = ()
+    refs: tuple[str, ...] = ()
+    urgent: bool = False
+    since: int = 0
+    sla_due_at: int | None = None
+    floor: str | None = None
+    """The lowest rung this demand may use (``notify`` for a person's help)."""
+    cap: str | None = None
+    """The highest rung this demand may reach (below the first rung that leaves the machine)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NewAttempt:
+    key: str
+    kind: str
+    role: str
+    rung: str
+    level: int
+    generation: int
+    due_at: int | None
+    item_ids: tuple[int, ...]
+    reason: str
+    ref: str | None = None
+    supersedes: int | None = None
+    recycles: int = 0
+    skipped: str | None = None
+    """Why this rung cannot act for the role now (its SLA still runs)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Closure:
+    attempt_id: int
+    outcome: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LaunchAction:
+    """One launch for a role this tick, carrying every launch-rung attempt it planned."""
+
+    role: str
+    rung: str
+    keys: tuple[str, ...]
+    """The attempts' keys, primary (highest rung) first."""
+    session_id: str | None
+    reasons: tuple[str, ...]
+    prompt: str
+    item_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PageAction:
+    key: str
+    role: str
+    title: str
+    body: str
+    follow_up: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Note:
+    """Why a role is or is not being woken this tick (for `wake explain`, `--json`)."""
+
+    role: str
+    key: str | None
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Plan:
+    now: int
+    demands: tuple[Demand, ...] = ()
+    closures: tuple[Closure, ...] = ()
+    attempts: tuple[NewAttempt, ...] = ()
+    launches: tuple[LaunchAction, ...] = ()
+    pages: tuple[PageAction, ...] = ()
+    notes: tuple[Note, ...] = field(default=())
+
+    @property
+    def empty(self) -> bool:
+        return not (self.closures or self.attempts or self.launches or self.pages)
