@@ -82,3 +82,10 @@ def duration_text(seconds: int) -> str:
 
 def timedelta_ms(**kwargs: float) -> int:
     return int(timedelta(**kwargs).total_seconds() * 1000)
+
+
+def local_day_start(ms: int, tz: str) -> int:
+    """Unix ms of local midnight (in ``tz``) of the day containing ``ms`` (LESSONS 26)."""
+    local = from_ms(ms, tz)
+    midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
+    return to_ms(midnight)

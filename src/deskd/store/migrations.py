@@ -84,7 +84,111 @@ CREATE TABLE meta (
 );
 """
 
-MIGRATIONS: tuple[str, ...] = (V1,)
+V2 = """
+CREATE TABLE attempts (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    key TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    role TEXT NOT NULL REFERENCES roles(name),
+    generation INTEGER NOT NULL DEFAULT 0,
+    rung TEXT NOT NULL,
+    level INTEGER NOT NULL,
+    reason TEXT NOT NULL DEFAULT '',
+    ref TEXT,
+    item_ids TEXT NOT NULL DEFAULT '[]',
+    task_ids TEXT NOT NULL DEFAULT '[]',
+    attempted_at INTEGER NOT NULL,
+    due_at INTEGER,
+    outcome TEXT NOT NULL DEFAULT 'pending'
+        CHECK (outcome IN ('pending', 'resolved', 'superseded', 'withdrawn', 'failed')),
+    outcome_reason TEXT,
+    resolved_at INTEGER,
+    supersedes INTEGER REFERENCES attempts(id),
+    recycles INTEGER NOT NULL DEFAULT 0,
+    skipped TEXT,
+    launch_status TEXT
+        CHECK (launch_status IN ('planned', 'running', 'finished', 'skipped', 'failed', 'timed_out')),
+    launch_detail TEXT,
+    primary_id INTEGER REFERENCES attempts(id),
+    wake_token TEXT,
+    prompt TEXT,
+    session_id TEXT,
+    planned_at INTEGER,
+    launched_at INTEGER,
+    landed_at INTEGER,
+    finished_at INTEGER,
+    exit_code INTEGER,
+    failure_class TEXT,
+    failure_detail TEXT,
+    hold_until INTEGER,
+    cost_usd REAL,
+    acked_at INTEGER,
+    ack_until INTEGER,
+    ack_note TEXT
+);
+CREATE UNIQUE INDEX attempts_live_key ON attempts(key) WHERE outcome = 'pending';
+CREATE INDEX attempts_role ON attempts(role, id);
+CREATE INDEX attempts_in_flight ON attempts(role) WHERE launch_status IN ('planned', 'running');
+CREATE INDEX attempts_launched ON attempts(role, launched_at) WHERE launched_at IS NOT NULL;
+CREATE UNIQUE INDEX attempts_token ON attempts(wake_token) WHERE wake_token IS NOT NULL;
+
+CREATE TABLE pages (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    attempt_id INTEGER NOT NULL REFERENCES attempts(id),
+    key TEXT NOT NULL,
+    role TEXT NOT NULL,
+    kind TEXT NOT NULL DEFAULT 'page' CHECK (kind IN ('page', 'follow_up', 'settled', 'notice')),
+    priority INTEGER NOT NULL DEFAULT 2,
+    title TEXT NOT NULL,
+    body TEXT NOT NULL DEFAULT '',
+    status TEXT NOT NULL DEFAULT 'queued'
+        CHECK (status IN ('queued', 'held', 'sent', 'partial', 'failed', 'resolved')),
+    created_at INTEGER NOT NULL,
+    sent_at INTEGER,
+    resolved_at INTEGER,
+    next_try_at INTEGER,
+    tries INTEGER NOT NULL DEFAULT 0,
+    results TEXT NOT NULL DEFAULT '[]'
+);
+CREATE INDEX pages_open ON pages(key) WHERE resolved_at IS NULL;
+CREATE INDEX pages_attempt ON pages(attempt_id);
+
+CREATE TABLE hooks (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    owner TEXT NOT NULL REFERENCES roles(name),
+    kind TEXT NOT NULL CHECK (kind IN ('at', 'every', 'cron', 'probe')),
+    spec TEXT NOT NULL,
+    title TEXT NOT NULL,
+    body TEXT NOT NULL DEFAULT '',
+    priority INTEGER NOT NULL DEFAULT 1,
+    status TEXT NOT NULL DEFAULT 'active'
+        CHECK (status IN ('active', 'done', 'cancelled', 'disabled')),
+    created_at INTEGER NOT NULL,
+    until_at INTEGER,
+    next_fire_at INTEGER,
+    last_fire_at INTEGER,
+    fire_count INTEGER NOT NULL DEFAULT 0,
+    missed_count INTEGER NOT NULL DEFAULT 0,
+    error_streak INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT,
+    retry_at INTEGER
+);
+CREATE INDEX hooks_due ON hooks(next_fire_at) WHERE status = 'active';
+CREATE INDEX hooks_owner ON hooks(owner, status);
+
+CREATE TABLE pauses (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    role TEXT,
+    reason TEXT NOT NULL,
+    started_at INTEGER NOT NULL,
+    ended_at INTEGER,
+    started_by TEXT,
+    ended_by TEXT
+);
+CREATE INDEX pauses_live ON pauses(role) WHERE ended_at IS NULL;
+"""
+
+MIGRATIONS: tuple[str, ...] = (V1, V2)
 """Index i holds the migration that takes the schema from version i to version i + 1."""
 
 LATEST = len(MIGRATIONS)
@@ -126,7 +230,8 @@ def ensure_current(conn: sqlite3.Connection, *, target: int = LATEST) -> int:
             conn.execute(f"PRAGMA user_version = {version}")
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # SQLite may have rolled back already; keep the real error
+            conn.execute("ROLLBACK")
         raise
     return version
 

@@ -1,0 +1,50 @@
+"""``deskd pause`` / ``deskd resume``: stop (start) launching and paging for the desk or a role."""
+
+from __future__ import annotations
+
+import click
+
+from deskd.cli.common import desk_context, emit, json_option
+
+
+@click.command()
+@click.option("--role", default=None, help="Pause one role (default: the whole desk).")
+@click.option("--reason", required=True, help="Why, for the board and the log.")
+@json_option
+def pause(role: str | None, reason: str, as_json: bool) -> None:
+    """Stop launching and paging (demand is still computed and shown) until `deskd resume`.
+
+    \b
+    Examples:
+      deskd pause --reason "deploy freeze"
+      deskd pause --role researcher --reason "rate limited"
+    """
+    from deskd.service.pauses import pause as do_pause
+
+    with desk_context() as ctx:
+        pause_id = do_pause(ctx, role=role, reason=reason)
+    where = f"role {role}" if role else "the desk"
+    emit({"id": pause_id, "role": role, "reason": reason}, as_json, f"paused {where}: {reason}")
+
+
+@click.command()
+@click.option("--role", default=None, help="Resume one role (default: the whole desk).")
+@json_option
+def resume(role: str | None, as_json: bool) -> None:
+    """Resume launching and paging for the desk or a role.
+
+    \b
+    Examples:
+      deskd resume
+      deskd resume --role researcher
+    """
+    from deskd.service.pauses import resume as do_resume
+
+    with desk_context() as ctx:
+        ended = do_resume(ctx, role=role)
+    where = f"role {role}" if role else "the desk"
+    emit(
+        {"resumed": ended, "role": role},
+        as_json,
+        f"resumed {where}" if ended else f"{where} was not paused",
+    )

@@ -1,0 +1,102 @@
+"""``deskd wake list|explain|ack``: the attempt ledger, explained."""
+
+from __future__ import annotations
+
+import click
+
+from deskd.cli.common import desk_context, emit, json_option, table
+
+
+@click.group()
+def wake() -> None:
+    """The wake ledger: every attempt to wake a role, rung by rung.
+
+    \b
+    Examples:
+      deskd wake list --open
+      deskd wake explain --role researcher
+      deskd wake ack 42 --note "I'm on it"
+    """
+
+
+@wake.command("list")
+@click.option("--role", default=None, help="Only this role's attempts.")
+@click.option("--open", "open_only", is_flag=True, help="Only live (pending) attempts.")
+@click.option("--limit", default=50, show_default=True, type=click.IntRange(1, 10000))
+@json_option
+def list_(role: str | None, open_only: bool, limit: int, as_json: bool) -> None:
+    """Attempts, newest first: rung, outcome, launched/landed/resolved times.
+
+    \b
+    Examples:
+      deskd wake list --open
+      deskd wake list --role alpha --json
+    """
+    from deskd.service.wake import list_wakes
+
+    with desk_context() as ctx:
+        rows = list_wakes(ctx, role=role, open_only=open_only, limit=limit)
+
+    def human() -> None:
+        if not rows:
+            click.echo("no attempts")
+            return
+        table(
+            [
+                (
+                    r["id"],
+                    r["role"],
+                    r["key"],
+                    r["rung"],
+                    r["outcome"],
+                    r["launch_status"] or "",
+                    r["attempted_at"],
+                    r["landed_at"] or "",
+                    r["detail"],
+                )
+                for r in rows
+            ],
+            ["id", "role", "key", "rung", "outcome", "launch", "attempted", "landed", "detail"],
+        )
+
+    emit(rows, as_json, human)
+
+
+@wake.command("explain")
+@click.argument("attempt_id", required=False, type=int)
+@click.option("--role", default=None, help="Explain why this role is (not) being woken.")
+@json_option
+def explain(attempt_id: int | None, role: str | None, as_json: bool) -> None:
+    """Why a role is or is not being woken now; or one attempt's climb, rung by rung.
+
+    \b
+    Examples:
+      deskd wake explain --role researcher
+      deskd wake explain 42
+    """
+    from deskd.errors import InvalidValue
+    from deskd.service.wake import explain_attempt, explain_role
+
+    if (attempt_id is None) == (role is None):
+        raise InvalidValue("arguments", "", "give either --role R or an ATTEMPT_ID")
+    with desk_context() as ctx:
+        lines = explain_role(ctx, role) if role else explain_attempt(ctx, int(attempt_id or 0))
+    emit({"lines": lines}, as_json, "\n".join(lines))
+
+
+@wake.command("ack")
+@click.argument("attempt_id", type=int)
+@click.option("--note", required=True, help="Who has it and what they will do.")
+@json_option
+def ack(attempt_id: int, note: str, as_json: bool) -> None:
+    """A person has it: stop climbing and paging until the demand changes or 4 h pass.
+
+    \b
+    Examples:
+      deskd wake ack 42 --note "on it — maria"
+    """
+    from deskd.service.wake import ack as ack_attempt
+
+    with desk_context() as ctx:
+        data = ack_attempt(ctx, attempt_id, note=note)
+    emit(data, as_json, f"attempt {attempt_id} acknowledged until {data['ack_until']}")

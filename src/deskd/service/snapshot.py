@@ -1,0 +1,113 @@
+"""Build the planner's ``Snapshot`` and ``Policy`` from committed rows and the desk.
+
+Its cost scales with live rows (unread items, pending attempts, open pages, live sessions),
+not with history: every query here runs on a partial index of live state.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from deskd.core.presence import presence_of
+from deskd.core.records import AttemptView, ItemView, Policy, RoleView, Rung, Snapshot
+from deskd.core.timeparse import local_day_start
+from deskd.desk import Desk
+from deskd.store import attempts as attempt_rows
+from deskd.store import items as item_rows
+from deskd.store.pages import open_page_keys
+from deskd.store.pauses import live_pauses
+from deskd.store.sessions import current_sessions
+
+
+def policy_of(desk: Desk) -> Policy:
+    section = desk.section
+    return Policy(
+        ladder=tuple(Rung(name=n, sla_s=s) for n, s in desk.ladder),
+        inbox_batch_s=section.inbox_batch,
+        max_launches_per_day=section.max_launches_per_day,
+        max_cost_per_day=section.max_cost_per_day,
+    )
+
+
+def load_snapshot(conn: sqlite3.Connection, desk: Desk, *, now: int) -> Snapshot:
+    sessions = {str(r["role"]): r for r in current_sessions(conn)}
+    in_flight = attempt_rows.in_flight_roles(conn)
+    totals = attempt_rows.launch_totals_since(conn, local_day_start(now, desk.timezone))
+    holds = attempt_rows.holds_after(conn, now)
+    pauses = live_pauses(conn)
+    desk_pause = next((p for p in pauses if p["role"] is None), None)
+    role_pauses = {str(p["role"]): p for p in pauses if p["role"] is not None}
+    roles = []
+    for name in desk.role_names:
+        config = desk.roles[name]
+        s = sessions.get(name)
+        presence = presence_of(
+            s["state"] if s else None,
+            s["last_heartbeat_at"] if s else None,
+            now=now,
+            online_s=desk.presence.online,
+            suspect_s=desk.presence.suspect,
+        )
+        resumable = s is not None and s["state"] in ("working", "resting") and bool(s["native_id"])
+        pause = role_pauses.get(name)
+        launches, cost = totals.get(name, (0, 0.0))
+        roles.append(
+            RoleView(
+                name=name,
+                enabled=config.enabled,
+                presence=presence,
+                session_id=str(s["native_id"]) if resumable and s is not None else None,
+                launch_running=name in in_flight,
+                paused=pause is not None,
+                pause_reason=str(pause["reason"]) if pause is not None else None,
+                held_until=holds.get(name),
+                launches_today=launches,
+                cost_today=cost,
+                prompt=config.prompt,
+            )
+        )
+    items = tuple(
+        ItemView(
+            id=int(r["id"]),
+            role=str(r["role"]),
+            priority=int(r["priority"]),
+            source=str(r["source"]),
+            title=str(r["title"]),
+            enqueued_at=int(r["enqueued_at"]),
+            sla_due_at=int(r["sla_due_at"]),
+            ref=r["ref"],
+            sender=r["sender"],
+            notified_at=r["notified_at"],
+        )
+        for r in item_rows.all_unread_items(conn)
+    )
+    attempts = tuple(_attempt_view(r) for r in attempt_rows.live_attempts(conn))
+    return Snapshot(
+        roles=tuple(roles),
+        items=items,
+        attempts=attempts,
+        open_page_keys=frozenset(open_page_keys(conn)),
+        desk_paused=desk_pause is not None,
+    )
+
+
+def _attempt_view(r: sqlite3.Row) -> AttemptView:
+    return AttemptView(
+        id=int(r["id"]),
+        key=str(r["key"]),
+        kind=str(r["kind"]),
+        role=str(r["role"]),
+        rung=str(r["rung"]),
+        generation=int(r["generation"]),
+        attempted_at=int(r["attempted_at"]),
+        due_at=r["due_at"],
+        launch_status=r["launch_status"],
+        launched_at=r["launched_at"],
+        landed_at=r["landed_at"],
+        finished_at=r["finished_at"],
+        failure_class=r["failure_class"],
+        ack_until=r["ack_until"],
+        recycles=int(r["recycles"]),
+        item_ids=tuple(int(i) for i in json.loads(r["item_ids"])),
+    )

@@ -1,0 +1,188 @@
+"""``deskd tick``: lock, read the clock once, plan purely, record the plan in one transaction.
+
+Dry-run (the default) computes the same plan and writes nothing at all; execute mode
+records it and hands launches to the executor (until the executor lands, launches stay
+``planned``) and pages to the pager (until then, pages stay ``queued`` in the outbox).
+"""
+
+from __future__ import annotations
+
+import secrets
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
+
+from deskd.adapters.locks import LockBusy, tick_lock_path, try_lock
+from deskd.core.planner import plan as make_plan
+from deskd.core.records import Plan
+from deskd.core.timeparse import iso_utc
+from deskd.core.values import priority_rank
+from deskd.service.context import DeskContext
+from deskd.service.snapshot import load_snapshot, policy_of
+from deskd.service.ticklog import log_tick
+from deskd.store import attempts as attempt_rows
+from deskd.store.events import add_event
+from deskd.store.meta import set_meta
+from deskd.store.pages import insert_page, resolve_pages_for_key
+
+
+@dataclass
+class TickResult:
+    now: int
+    dry_run: bool
+    plan: Plan | None = None
+    skipped: str | None = None
+    attempt_ids: dict[str, int] = field(default_factory=dict)
+    page_ids: list[int] = field(default_factory=list)
+    hooks_fired: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        p = self.plan
+        out: dict[str, Any] = {
+            "now": iso_utc(self.now),
+            "dry_run": self.dry_run,
+            "skipped": self.skipped,
+            "hooks_fired": self.hooks_fired,
+            "resolved": [],
+            "attempts": [],
+            "actions": [],
+            "pages": [],
+        }
+        if p is None:
+            return out
+        out["resolved"] = [
+            {"attempt_id": c.attempt_id, "outcome": c.outcome, "reason": c.reason}
+            for c in p.closures
+        ]
+        out["attempts"] = [
+            {
+                "attempt_id": self.attempt_ids.get(a.key),
+                "key": a.key,
+                "reason": a.kind,
+                "role": a.role,
+                "rung": a.rung,
+                "level": a.level,
+                "generation": a.generation,
+                "detail": a.reason,
+                "skipped": a.skipped,
+                "due_at": iso_utc(a.due_at),
+            }
+            for a in p.attempts
+        ]
+        out["actions"] = [
+            {
+                "attempt_id": self.attempt_ids.get(x.keys[0]),
+                "attempt_ids": [self.attempt_ids.get(k) for k in x.keys],
+                "role": x.role,
+                "rung": x.rung,
+                "reasons": list(x.reasons),
+                "session_id": x.session_id,
+                "prompt": x.prompt,
+            }
+            for x in p.launches
+        ]
+        out["pages"] = [
+            {"key": pg.key, "role": pg.role, "title": pg.title, "follow_up": pg.follow_up}
+            for pg in p.pages
+        ]
+        out["notes"] = [{"role": n.role, "key": n.key, "text": n.text} for n in p.notes]
+        return out
+
+
+def run_tick(ctx: DeskContext, *, execute: bool) -> TickResult:
+    """One tick. Overlapping ticks: the second returns at once with ``skipped`` set."""
+    result = TickResult(now=ctx.now, dry_run=not execute)
+    try:
+        with try_lock(tick_lock_path(ctx.settings.run_path)):
+            _tick(ctx, result, execute=execute)
+    except LockBusy:
+        result.skipped = "another tick holds run/tick.lock"
+    log_tick(ctx, result)
+    return result
+
+
+def _tick(ctx: DeskContext, result: TickResult, *, execute: bool) -> None:
+    conn = ctx.conn
+    snapshot = load_snapshot(conn, ctx.desk, now=ctx.now)
+    plan = make_plan(snapshot, now=ctx.now, policy=policy_of(ctx.desk))
+    result.plan = plan
+    if not execute:
+        return
+    with ctx.write() as wconn:
+        result.attempt_ids, result.page_ids = record_plan(wconn, plan, now=ctx.now)
+        set_meta(wconn, "last_tick_at", str(ctx.now))
+
+
+def record_plan(
+    conn: sqlite3.Connection, plan: Plan, *, now: int
+) -> tuple[dict[str, int], list[int]]:
+    """Write a plan: closures by compare-and-set, new attempts, launches planned, pages queued."""
+    for c in plan.closures:
+        row = attempt_rows.get_attempt(conn, c.attempt_id)
+        if (
+            attempt_rows.close_attempt(
+                conn, c.attempt_id, outcome=c.outcome, reason=c.reason, now=now
+            )
+            and row is not None
+            and c.outcome != "superseded"
+        ):
+            resolve_pages_for_key(conn, str(row["key"]), now=now)
+    ids: dict[str, int] = {}
+    for a in plan.attempts:
+        ids[a.key] = attempt_rows.insert_attempt(
+            conn,
+            key=a.key,
+            kind=a.kind,
+            role=a.role,
+            generation=a.generation,
+            rung=a.rung,
+            level=a.level,
+            reason=a.reason,
+            ref=a.ref,
+            item_ids=a.item_ids,
+            attempted_at=now,
+            due_at=a.due_at,
+            supersedes=a.supersedes,
+            recycles=a.recycles,
+            skipped=a.skipped,
+        )
+    for launch in plan.launches:
+        primary = ids[launch.keys[0]]
+        attempt_rows.plan_launch(
+            conn,
+            primary,
+            token=secrets.token_urlsafe(18),
+            prompt=launch.prompt,
+            session_id=launch.session_id,
+            now=now,
+        )
+        for key in launch.keys[1:]:
+            attempt_rows.ride_along(conn, ids[key], primary_id=primary, now=now)
+    page_ids = []
+    for page in plan.pages:
+        page_ids.append(
+            insert_page(
+                conn,
+                attempt_id=ids[page.key],
+                key=page.key,
+                role=page.role,
+                kind="follow_up" if page.follow_up else "page",
+                priority=priority_rank("urgent") if page.follow_up else priority_rank("high"),
+                title=page.title,
+                body=page.body,
+                now=now,
+            )
+        )
+    if not plan.empty:
+        add_event(
+            conn,
+            at=now,
+            kind="tick.recorded",
+            detail={
+                "closures": len(plan.closures),
+                "attempts": len(plan.attempts),
+                "launches": len(plan.launches),
+                "pages": len(plan.pages),
+            },
+        )
+    return ids, page_ids

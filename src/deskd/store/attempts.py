@@ -1,0 +1,178 @@
+"""The wake ledger: one row per rung tried for one demand. Append-only history.
+
+Lifecycle columns are filled once, by compare-and-set (``… WHERE col IS NULL`` or
+``WHERE outcome = 'pending'``); exactly one live (``pending``) attempt per key is enforced
+by the partial unique index ``attempts_live_key``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+
+IN_FLIGHT = ("planned", "running")
+
+
+def live_attempts(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    return conn.execute("SELECT * FROM attempts WHERE outcome = 'pending' ORDER BY key").fetchall()
+
+
+def get_attempt(conn: sqlite3.Connection, attempt_id: int) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM attempts WHERE id = ?", (attempt_id,)
+    ).fetchone()
+    return row
+
+
+def insert_attempt(
+    conn: sqlite3.Connection,
+    *,
+    key: str,
+    kind: str,
+    role: str,
+    generation: int,
+    rung: str,
+    level: int,
+    reason: str,
+    ref: str | None,
+    item_ids: Sequence[int],
+    attempted_at: int,
+    due_at: int | None,
+    supersedes: int | None,
+    recycles: int,
+    skipped: str | None,
+) -> int:
+    cur = conn.execute(
+        "INSERT INTO attempts (key, kind, role, generation, rung, level, reason, ref, item_ids, "
+        "attempted_at, due_at, supersedes, recycles, skipped, launch_status, launch_detail) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            key,
+            kind,
+            role,
+            generation,
+            rung,
+            level,
+            reason,
+            ref,
+            json.dumps(list(item_ids)),
+            attempted_at,
+            due_at,
+            supersedes,
+            recycles,
+            skipped,
+            "skipped" if skipped else None,
+            skipped,
+        ),
+    )
+    return int(cur.lastrowid or 0)
+
+
+def close_attempt(
+    conn: sqlite3.Connection, attempt_id: int, *, outcome: str, reason: str, now: int
+) -> int:
+    """Compare-and-set ``pending → outcome``; returns 1 when this call closed it."""
+    cur = conn.execute(
+        "UPDATE attempts SET outcome = ?, outcome_reason = ?, resolved_at = ? "
+        "WHERE id = ? AND outcome = 'pending'",
+        (outcome, reason, now, attempt_id),
+    )
+    return cur.rowcount
+
+
+def plan_launch(
+    conn: sqlite3.Connection,
+    attempt_id: int,
+    *,
+    token: str,
+    prompt: str,
+    session_id: str | None,
+    now: int,
+) -> int:
+    """The primary attempt of a launch: ``planned``, with its wake token and prompt."""
+    cur = conn.execute(
+        "UPDATE attempts SET launch_status = 'planned', wake_token = ?, prompt = ?, "
+        "session_id = ?, planned_at = ? WHERE id = ? AND launch_status IS NULL",
+        (token, prompt, session_id, now, attempt_id),
+    )
+    return cur.rowcount
+
+
+def ride_along(conn: sqlite3.Connection, attempt_id: int, *, primary_id: int, now: int) -> int:
+    """An attempt carried by another attempt's launch: it shares its status and landing."""
+    cur = conn.execute(
+        "UPDATE attempts SET launch_status = 'planned', primary_id = ?, planned_at = ? "
+        "WHERE id = ? AND launch_status IS NULL",
+        (primary_id, now, attempt_id),
+    )
+    return cur.rowcount
+
+
+def in_flight_roles(conn: sqlite3.Connection) -> set[str]:
+    rows = conn.execute(
+        "SELECT DISTINCT role FROM attempts WHERE launch_status IN ('planned', 'running')"
+    ).fetchall()
+    return {str(r[0]) for r in rows}
+
+
+def launch_totals_since(conn: sqlite3.Connection, since: int) -> dict[str, tuple[int, float]]:
+    """Per role: launches started since ``since`` (primaries only) and their cost."""
+    rows = conn.execute(
+        "SELECT role, COUNT(*), COALESCE(SUM(cost_usd), 0) FROM attempts "
+        "WHERE launched_at >= ? AND primary_id IS NULL GROUP BY role",
+        (since,),
+    ).fetchall()
+    return {str(r[0]): (int(r[1]), float(r[2])) for r in rows}
+
+
+def holds_after(conn: sqlite3.Connection, now: int) -> dict[str, int]:
+    """Per role: the latest usage-limit reset still in the future."""
+    rows = conn.execute(
+        "SELECT role, MAX(hold_until) FROM attempts WHERE hold_until > ? GROUP BY role", (now,)
+    ).fetchall()
+    return {str(r[0]): int(r[1]) for r in rows}
+
+
+def list_attempts(
+    conn: sqlite3.Connection, *, role: str | None, open_only: bool, limit: int
+) -> list[sqlite3.Row]:
+    where = ["1 = 1"]
+    params: list[object] = []
+    if role is not None:
+        where.append("role = ?")
+        params.append(role)
+    if open_only:
+        where.append("outcome = 'pending'")
+    params.append(limit)
+    return conn.execute(
+        f"SELECT * FROM attempts WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?", params
+    ).fetchall()
+
+
+def attempts_for_key(conn: sqlite3.Connection, key: str, *, limit: int = 50) -> list[sqlite3.Row]:
+    return conn.execute(
+        "SELECT * FROM attempts WHERE key = ? ORDER BY id DESC LIMIT ?", (key, limit)
+    ).fetchall()
+
+
+def ack_attempt(
+    conn: sqlite3.Connection, attempt_id: int, *, until: int, note: str, now: int
+) -> int:
+    cur = conn.execute(
+        "UPDATE attempts SET acked_at = ?, ack_until = ?, ack_note = ? "
+        "WHERE id = ? AND outcome = 'pending'",
+        (now, until, note, attempt_id),
+    )
+    return cur.rowcount
+
+
+def covered_item_ids(conn: sqlite3.Connection) -> set[int]:
+    """Items that a live attempt covers (for the ledger's ``escalated`` state)."""
+    rows = conn.execute(
+        "SELECT item_ids FROM attempts WHERE outcome = 'pending' AND kind = 'inbox'"
+    ).fetchall()
+    out: set[int] = set()
+    for r in rows:
+        out.update(int(i) for i in json.loads(r[0]))
+    return out
