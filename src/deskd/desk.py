@@ -60,8 +60,12 @@ class DeskSection(_Strict):
     default_channels: list[str] = Field(default_factory=list)
     max_launches_per_day: int = Field(default=48, ge=0)
     max_cost_per_day: float = Field(default=0.0, ge=0)
+    probe_timeout: int = Field(default=10, ge=1)
+    probe_budget: int = Field(default=20, ge=1)
 
-    _durations = field_validator("inbox_batch", mode="before")(_seconds)
+    _durations = field_validator("inbox_batch", "probe_timeout", "probe_budget", mode="before")(
+        _seconds
+    )
 
     @field_validator("timezone")
     @classmethod

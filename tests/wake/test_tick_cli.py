@@ -177,3 +177,37 @@ def test_concurrent_executing_ticks_record_one_attempt(desk: Desk) -> None:
         p.communicate(timeout=60)
         assert p.returncode == 0
     assert len(desk.json("wake", "list")) == 1
+
+
+def test_an_overdue_item_covered_by_a_live_attempt_is_escalated(desk: Desk) -> None:
+    item = urgent(desk)
+    desk.json("tick", "--execute")
+    desk.advance(minutes=6)
+    (row,) = desk.json("ledger", "--for", "alpha")
+    assert row["item_id"] == item and row["state"] == "escalated"
+    desk.ok("pause", "--reason", "x")
+    desk.ok("inbox", "enqueue", "--for", "beta", "--source", "alert", "--title", "b", "--sla", "1s")
+    desk.advance(minutes=1)
+    assert [r["state"] for r in desk.json("ledger", "--for", "beta")] == ["overdue"]
+
+
+def test_the_board_shows_live_wakes_and_pauses(desk: Desk) -> None:
+    urgent(desk)
+    desk.json("tick", "--execute")
+    desk.ok("pause", "--role", "beta", "--reason", "deploy")
+    board = desk.json("status")
+    assert [(a["role"], a["rung"], a["badge"]) for a in board["attempts"]] == [("alpha", "spawn", False)]
+    assert board["paused"] == [{"role": "beta", "reason": "deploy", "since": board["paused"][0]["since"]}]
+    assert board["health"]["last_tick_age_s"] == 0
+
+
+def test_a_corrupt_row_of_one_role_leaves_the_other_roles_wakes_intact(desk: Desk) -> None:
+    urgent(desk, "alpha")
+    desk.json("tick", "--execute")
+    with desk.db() as conn:
+        conn.execute("UPDATE attempts SET item_ids = 'not json' WHERE role = 'alpha'")
+    urgent(desk, "beta")
+    desk.advance(minutes=5)
+    out = desk.json("tick", "--execute")
+    assert [a["role"] for a in out["attempts"]] == ["beta"]
+    assert any(n["role"] == "alpha" and n["text"].startswith("error:") for n in out["notes"])

@@ -58,6 +58,16 @@ def _one(mode: str | None, as_json: bool) -> None:
         if result.skipped:
             click.echo(f"  skipped: {result.skipped}")
             return
+        for h in data["hooks_fired"]:
+            if h["error"]:
+                click.echo(f"  hook {h['hook_id']} ({h['owner']}): error: {h['error']}")
+            elif h["would"]:
+                click.echo(
+                    f"  hook {h['hook_id']} ({h['owner']}): would {h['would']}: {h['title']}"
+                )
+            elif h["fire_at"]:
+                missed = f" (+{h['missed']} missed, coalesced)" if h["missed"] else ""
+                click.echo(f"  hook {h['hook_id']} ({h['owner']}) fired: {h['title']}{missed}")
         for c in data["resolved"]:
             click.echo(f"  close attempt {c['attempt_id']}: {c['outcome']} ({c['reason']})")
         for a in data["attempts"]:
@@ -71,7 +81,13 @@ def _one(mode: str | None, as_json: bool) -> None:
             click.echo(f"  {verb}: {pg['title']}")
         for n in data.get("notes", []):
             click.echo(f"  {n['role']}: {n['text']}")
-        if not (data["resolved"] or data["attempts"] or data["actions"] or data["pages"]):
+        if not (
+            data["resolved"]
+            or data["attempts"]
+            or data["actions"]
+            or data["pages"]
+            or data["hooks_fired"]
+        ):
             click.echo("  nothing due")
 
     emit(data, as_json, human)

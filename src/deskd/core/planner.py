@@ -58,14 +58,18 @@ def plan(snapshot: Snapshot, *, now: int, policy: Policy) -> Plan:
     pages: list[PageAction] = []
     notes: list[Note] = []
 
+    broken = dict(snapshot.broken)
+    for name, why in sorted(broken.items()):
+        notes.append(Note(role=name, key=None, text=f"error: {why}; skipped this tick"))
+
     for attempt in sorted(snapshot.attempts, key=lambda a: a.key):
-        if attempt.key not in demanded:
+        if attempt.key not in demanded and attempt.role not in broken:
             closures.append(_close_undemanded(snapshot, attempt))
 
     for key in sorted(demanded):
         d = demanded[key]
         role = snapshot.role(d.role)
-        if role is None:
+        if role is None or d.role in broken:
             continue
         for step in _step(snapshot, policy, role, d, live.get(key), items, now=now):
             if isinstance(step, Closure):

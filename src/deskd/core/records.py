@@ -129,6 +129,8 @@ class Snapshot:
     attempts: tuple[AttemptView, ...] = ()
     open_page_keys: frozenset[str] = frozenset()
     desk_paused: bool = False
+    broken: tuple[tuple[str, str], ...] = ()
+    """(role, why) for roles whose rows could not be read: skipped this tick, others go on."""
 
     def role(self, name: str) -> RoleView | None:
         for r in self.roles:

@@ -13,6 +13,7 @@ from deskd.core.values import DEFAULT_SLA_S, RESERVED_SOURCES, priority_name, pr
 from deskd.errors import InvalidValue, ReservedSource, UnknownItem, UnknownSource
 from deskd.service.context import DeskContext
 from deskd.store import items as item_rows
+from deskd.store.attempts import covered_item_ids
 from deskd.store.events import add_event
 
 MAX_TITLE = 500
@@ -196,6 +197,8 @@ def ledger(
     # A state filter is applied after deriving states, so read a wider window first.
     window = limit if state is None else max(limit * 20, 5000)
     rows = item_rows.ledger_rows(ctx.conn, role=role, unread_only=unread_only, limit=window)
+    # An overdue item that a live wake attempt covers is "escalated", not just "overdue".
+    covered = covered_item_ids(ctx.conn)
     out: list[dict[str, Any]] = []
     for row in rows:
         entry = {
@@ -209,6 +212,7 @@ def ledger(
                 notified_at=row["notified_at"],
                 sla_due_at=row["sla_due_at"],
                 now=ctx.now,
+                escalated=row["id"] in covered,
             ),
             "queued_at": iso_utc(row["enqueued_at"]),
             "notified_at": iso_utc(row["notified_at"]),

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Sequence
+from dataclasses import replace
 
 from deskd.core.presence import presence_of
 from deskd.core.records import AttemptView, ItemView, Policy, RoleView, Rung, Snapshot
 from deskd.core.timeparse import local_day_start
+from deskd.core.values import DEFAULT_SLA_S, priority_rank
 from deskd.desk import Desk
+from deskd.service.hooks import Fired
 from deskd.store import attempts as attempt_rows
 from deskd.store import items as item_rows
 from deskd.store.pages import open_page_keys
@@ -82,14 +86,46 @@ def load_snapshot(conn: sqlite3.Connection, desk: Desk, *, now: int) -> Snapshot
         )
         for r in item_rows.all_unread_items(conn)
     )
-    attempts = tuple(_attempt_view(r) for r in attempt_rows.live_attempts(conn))
+    broken: dict[str, str] = {}
+    attempts = []
+    for r in attempt_rows.live_attempts(conn):
+        try:
+            attempts.append(_attempt_view(r))
+        except (ValueError, TypeError, KeyError) as exc:
+            # A corrupt row must not stop every other role's wakes (nor crash-loop the tick).
+            broken.setdefault(str(r["role"]), f"attempt {r['id']} unreadable ({exc})")
     return Snapshot(
+        broken=tuple(sorted(broken.items())),
         roles=tuple(roles),
         items=items,
-        attempts=attempts,
+        attempts=tuple(attempts),
         open_page_keys=frozenset(open_page_keys(conn)),
         desk_paused=desk_pause is not None,
     )
+
+
+def with_would_fire(snapshot: Snapshot, fired: Sequence[Fired], *, now: int) -> Snapshot:
+    """A dry run's snapshot: hooks that would fire add their items in memory (negative ids),
+    so the printed plan shows the wakes they would cause — and nothing is written. A hook whose
+    earlier item is still unread would coalesce into it (dedup by hook), so it adds nothing."""
+    pending_refs = {i.ref for i in snapshot.items if i.source == "system"}
+    extra = [
+        ItemView(
+            id=-f.hook_id,
+            role=f.owner,
+            priority=priority_rank(f.priority),
+            source="system",
+            title=f"{f.title} (would fire)",
+            enqueued_at=now,
+            sla_due_at=now + DEFAULT_SLA_S[f.priority] * 1000,
+            ref=f"hook:{f.hook_id}",
+        )
+        for f in fired
+        if f.would and f.fire_at is not None and f"hook:{f.hook_id}" not in pending_refs
+    ]
+    if not extra:
+        return snapshot
+    return replace(snapshot, items=snapshot.items + tuple(extra))
 
 
 def _attempt_view(r: sqlite3.Row) -> AttemptView:

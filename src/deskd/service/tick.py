@@ -18,7 +18,8 @@ from deskd.core.records import Plan
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import priority_rank
 from deskd.service.context import DeskContext
-from deskd.service.snapshot import load_snapshot, policy_of
+from deskd.service.hooks import fire_due_hooks
+from deskd.service.snapshot import load_snapshot, policy_of, with_would_fire
 from deskd.service.ticklog import log_tick
 from deskd.store import attempts as attempt_rows
 from deskd.store.events import add_event
@@ -103,7 +104,11 @@ def run_tick(ctx: DeskContext, *, execute: bool) -> TickResult:
 
 def _tick(ctx: DeskContext, result: TickResult, *, execute: bool) -> None:
     conn = ctx.conn
+    fired = fire_due_hooks(ctx, execute=execute)
+    result.hooks_fired = [f.to_json() for f in fired]
     snapshot = load_snapshot(conn, ctx.desk, now=ctx.now)
+    if not execute:
+        snapshot = with_would_fire(snapshot, fired, now=ctx.now)
     plan = make_plan(snapshot, now=ctx.now, policy=policy_of(ctx.desk))
     result.plan = plan
     if not execute:

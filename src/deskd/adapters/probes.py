@@ -1,0 +1,84 @@
+"""Run probe hooks in child processes, concurrently, each with a timeout, under a tick budget.
+
+Probes run outside any write transaction (LESSONS 27): a slow network check must never hold
+the database or eat the tick's minute.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeResult:
+    value: Any = None
+    error: str | None = None
+
+
+def run_probes(
+    targets: dict[int, str],
+    *,
+    cwd: Path,
+    timeout_s: float,
+    budget_s: float,
+    env: dict[str, str] | None = None,
+) -> dict[int, ProbeResult]:
+    """Start every probe at once; collect each within its timeout and all within the budget."""
+    started = time.monotonic()
+    child_env = dict(os.environ if env is None else env)
+    procs: dict[int, tuple[subprocess.Popen[str], float]] = {}
+    results: dict[int, ProbeResult] = {}
+    for hook_id, target in targets.items():
+        try:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "deskd.adapters.probe_child", target],
+                cwd=str(cwd),
+                env=child_env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            results[hook_id] = ProbeResult(error=f"could not start: {exc}")
+            continue
+        procs[hook_id] = (proc, started + timeout_s)
+    budget_end = started + budget_s
+
+    def collect(hook_id: int, proc: subprocess.Popen[str], deadline: float) -> ProbeResult:
+        remaining = max(0.0, min(deadline, budget_end) - time.monotonic())
+        try:
+            out, err = proc.communicate(timeout=remaining)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            if deadline > budget_end:
+                return ProbeResult(error="the tick's probe budget ran out")
+            return ProbeResult(error=f"timed out after {timeout_s:g}s")
+        return _result(proc.returncode, out, err)
+
+    # One waiter thread per child, so each probe gets its own full timeout.
+    with ThreadPoolExecutor(max_workers=max(1, len(procs))) as pool:
+        futures = {i: pool.submit(collect, i, p, d) for i, (p, d) in procs.items()}
+        for hook_id, future in futures.items():
+            results[hook_id] = future.result()
+    return results
+
+
+def _result(code: int, out: str, err: str) -> ProbeResult:
+    if code != 0:
+        tail = (err.strip().splitlines() or ["exit " + str(code)])[-1]
+        return ProbeResult(error=tail[:300])
+    try:
+        return ProbeResult(value=json.loads(out.strip().splitlines()[-1])["value"])
+    except (ValueError, IndexError, KeyError):
+        return ProbeResult(error="probe printed no result")

@@ -1,0 +1,173 @@
+"""``deskd hook add|list|next|cancel``: wake hooks an agent registers for itself."""
+
+from __future__ import annotations
+
+import click
+
+from deskd.cli.common import desk_context, emit, json_option, table
+
+
+@click.group()
+def hook() -> None:
+    """Wake hooks: wake a role at a time, on an interval, on a cron schedule, or when a
+    probe function finds something. A fire puts an item in the owner's inbox.
+
+    \b
+    Examples:
+      deskd hook add --for researcher --title "daily digest" --cron "0 9 * * MON-FRI"
+      deskd hook add --for researcher --title "check the deploy" --at 2026-12-01T15:30
+      deskd hook add --for operator --title "disk" --probe myapp.watchers:disk_full --every 5m
+      deskd hook list --for researcher
+      deskd hook next 3 --count 5
+    """
+
+
+@hook.command("add")
+@click.option("--for", "owner", default=None, help="The role it wakes (default: DESKD_ROLE).")
+@click.option("--title", required=True, help="What the fire means; the item's title.")
+@click.option("--at", default=None, help="Once, at this time (ISO 8601; naive = desk timezone).")
+@click.option("--every", default=None, help="Every DUR (at least 60s); with --probe, how often.")
+@click.option("--cron", default=None, help="5-field cron expression, e.g. '0 9 * * MON-FRI'.")
+@click.option("--tz", default=None, help="Timezone of --cron (default: the desk's).")
+@click.option(
+    "--probe", default=None, help="module:function from probe_allowlist (default every 10m)."
+)
+@click.option("--body", default="", help="Details for the item.")
+@click.option(
+    "--priority", default="normal", show_default=True, help="low, normal, high or urgent."
+)
+@click.option("--until", default=None, help="Retire the hook at this time.")
+@json_option
+def add(
+    owner: str | None,
+    title: str,
+    at: str | None,
+    every: str | None,
+    cron: str | None,
+    tz: str | None,
+    probe: str | None,
+    body: str,
+    priority: str,
+    until: str | None,
+    as_json: bool,
+) -> None:
+    """Register a wake hook (exactly one of --at, --every, --cron, --probe).
+
+    \b
+    Examples:
+      deskd hook add --for alpha --title "weekly report" --cron "30 8 * * MON" --tz Europe/London
+      deskd hook add --for alpha --title "poll CI" --every 15m --until 2026-12-02T18:00
+    """
+    from deskd.service.hooks import HookRequest, add_hook
+    from deskd.service.identity import acting_role
+
+    with desk_context() as ctx:
+        who = acting_role(ctx, "--for", owner)
+        req = HookRequest(
+            owner=who,
+            title=title,
+            body=body,
+            priority=priority,
+            at=at,
+            every=every,
+            cron=cron,
+            tz=tz,
+            probe=probe,
+            until=until,
+        )
+        data = add_hook(ctx, req)
+    emit(
+        data,
+        as_json,
+        f"hook {data['id']} ({data['kind']}) for {who}: next fire {data['next_fire_at']}",
+    )
+
+
+@hook.command("list")
+@click.option("--for", "owner", default=None, help="Only this role's hooks.")
+@click.option(
+    "--all", "include_closed", is_flag=True, help="Include done, cancelled and disabled hooks."
+)
+@json_option
+def list_(owner: str | None, include_closed: bool, as_json: bool) -> None:
+    """Hooks with their next fire, fire count and error streak.
+
+    \b
+    Examples:
+      deskd hook list
+      deskd hook list --for alpha --all --json
+    """
+    from deskd.service.hooks import list_hooks
+
+    with desk_context() as ctx:
+        rows = list_hooks(ctx, owner=owner, include_closed=include_closed)
+
+    def human() -> None:
+        if not rows:
+            click.echo("no hooks")
+            return
+        table(
+            [
+                (
+                    r["id"],
+                    r["owner"],
+                    r["kind"],
+                    r["spec"],
+                    r["status"],
+                    r["next_fire_at"] or "-",
+                    r["fire_count"],
+                    r["error_streak"],
+                    r["title"],
+                )
+                for r in rows
+            ],
+            ["id", "owner", "kind", "spec", "status", "next fire", "fires", "errors", "title"],
+        )
+
+    emit(rows, as_json, human)
+
+
+@hook.command("next")
+@click.argument("hook_id", type=int)
+@click.option("--count", default=5, show_default=True, type=click.IntRange(1, 1000))
+@json_option
+def next_(hook_id: int, count: int, as_json: bool) -> None:
+    """The hook's next fire times, local and UTC.
+
+    \b
+    Examples:
+      deskd hook next 3 --count 10
+    """
+    from deskd.service.hooks import next_fires
+
+    with desk_context() as ctx:
+        data = next_fires(ctx, hook_id, count=count)
+
+    def human() -> None:
+        click.echo(f"hook {hook_id}: {data['spec']}")
+        if not data["fires"]:
+            click.echo("  no more fires")
+        for f in data["fires"]:
+            click.echo(f"  {f['local']}   ({f['utc']})")
+
+    emit(data, as_json, human)
+
+
+@hook.command("cancel")
+@click.argument("hook_id", type=int)
+@click.option("--by", "by", default=None, help="The owner (default: DESKD_ROLE).")
+@json_option
+def cancel(hook_id: int, by: str | None, as_json: bool) -> None:
+    """Cancel a hook; only its owner may.
+
+    \b
+    Examples:
+      deskd hook cancel 3 --by alpha
+    """
+    from deskd.service.hooks import cancel_hook
+    from deskd.service.identity import acting_role
+
+    with desk_context() as ctx:
+        who = acting_role(ctx, "--by", by)
+        data = cancel_hook(ctx, hook_id, by=who)
+    emit(data, as_json, f"hook {hook_id} cancelled")

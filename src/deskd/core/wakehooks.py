@@ -1,0 +1,132 @@
+"""Wake hook rules: how a hook's spec is stored, when it fires, what a probe may be."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from deskd.core.schedule import AtSpec, CronSpec, EverySpec, Spec, due, next_fire
+from deskd.errors import InvalidValue
+
+HOOK_KINDS = ("at", "every", "cron", "probe")
+HOOK_STATUSES = ("active", "done", "cancelled", "disabled")
+PROBE_DEFAULT_EVERY_S = 600
+PROBE_ERRORS_TO_DISABLE = 3
+PROBE_KEYS = frozenset({"title", "body", "priority", "ref", "dedup_key"})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FireDecision:
+    fire_at: int | None
+    missed: int
+    next_fire_at: int | None
+    status: str
+
+
+def spec_json(spec: Spec, *, target: str | None = None) -> str:
+    if isinstance(spec, AtSpec):
+        data: dict[str, Any] = {"at_ms": spec.at_ms}
+    elif isinstance(spec, EverySpec):
+        data = {"every_s": spec.every_s, "anchor_ms": spec.anchor_ms}
+    else:
+        data = {"expr": spec.expr, "tz": spec.tz}
+    if target is not None:
+        data["target"] = target
+    return json.dumps(data, sort_keys=True)
+
+
+def spec_from_json(kind: str, text: str) -> Spec:
+    data = json.loads(text)
+    if kind == "at":
+        return AtSpec(at_ms=int(data["at_ms"]))
+    if kind in ("every", "probe"):
+        return EverySpec(every_s=int(data["every_s"]), anchor_ms=int(data["anchor_ms"]))
+    return CronSpec(expr=str(data["expr"]), tz=str(data["tz"]))
+
+
+def probe_target(text: str) -> str:
+    """The ``module:function`` a probe hook calls, stored in its spec."""
+    return str(json.loads(text)["target"])
+
+
+def spec_text(kind: str, text: str) -> str:
+    """What `hook list` shows as the spec: the expression, interval or time."""
+    data = json.loads(text)
+    if kind == "cron":
+        return f"{data['expr']} ({data['tz']})"
+    if kind == "every":
+        return f"every {data['every_s']}s"
+    if kind == "probe":
+        return f"{data['target']} every {data['every_s']}s"
+    return str(data["at_ms"])
+
+
+def decide_fire(spec: Spec, *, since: int, now: int, until_at: int | None) -> FireDecision:
+    """Whether a hook fires at ``now`` (missed fires coalesce into one) and what comes next.
+
+    ``since`` is its last fire (or when it was added). An ``at`` hook is done after firing;
+    a hook whose ``--until`` has passed retires instead of firing again.
+    """
+    if until_at is not None and now >= until_at:
+        decision = due(spec, since=since, now=until_at)
+        return FireDecision(
+            fire_at=decision.fire_at, missed=decision.missed, next_fire_at=None, status="done"
+        )
+    decision = due(spec, since=since, now=now)
+    following = next_fire(spec, after=now)
+    if until_at is not None and following is not None and following >= until_at:
+        following = None
+    status = "active" if following is not None else "done"
+    return FireDecision(
+        fire_at=decision.fire_at, missed=decision.missed, next_fire_at=following, status=status
+    )
+
+
+def probe_allowed(target: str, allowlist: list[str]) -> bool:
+    """``module:function`` whose module is an allowlisted prefix at a dotted-name boundary.
+
+    ``myapp.watchers`` allows ``myapp.watchers`` and ``myapp.watchers.disk`` but not
+    ``myapp.watchersevil``; an empty allowlist allows nothing.
+    """
+    module = target.split(":", 1)[0]
+    return any(module == p or module.startswith(p + ".") for p in allowlist if p)
+
+
+def check_probe_target(target: str, allowlist: list[str]) -> str:
+    module, sep, function = target.partition(":")
+    if (
+        not sep
+        or not module
+        or not function.isidentifier()
+        or not all(part.isidentifier() for part in module.split("."))
+    ):
+        raise InvalidValue("--probe", target, "module:function, like myapp.watchers:disk_full")
+    if not probe_allowed(target, allowlist):
+        allowed = ", ".join(allowlist) if allowlist else "none: set probe_allowlist in deskd.toml"
+        raise InvalidValue("--probe", target, f"its module is not in probe_allowlist ({allowed})")
+    return target
+
+
+def probe_items(value: Any) -> list[dict[str, Any]]:
+    """A probe's return value as item fields: a truthy dict, a list of dicts, or nothing."""
+    if not value:
+        return []
+    entries = value if isinstance(value, list) else [value]
+    out = []
+    for entry in entries:
+        if not isinstance(entry, dict):
+            raise ValueError(
+                f"a probe returns dict | list[dict] | None, got {type(entry).__name__}"
+            )
+        unknown = set(entry) - PROBE_KEYS
+        if unknown:
+            raise ValueError(
+                f"unknown keys {sorted(unknown)} (keys: {', '.join(sorted(PROBE_KEYS))})"
+            )
+        if not entry:
+            continue
+        if not str(entry.get("title", "")).strip():
+            raise ValueError("a probe item needs a title")
+        out.append(entry)
+    return out

@@ -1,0 +1,120 @@
+"""The board (``deskd status``): every role's presence, overdue items and the desk's health.
+
+A read path: it never opens a write transaction (LESSONS 43 — a board that took the write lock
+stalled every writer).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from deskd.core.delivery import ledger_state
+from deskd.core.timeparse import iso_utc, to_ms
+from deskd.core.values import priority_name
+from deskd.service.context import DeskContext
+from deskd.service.presence import role_presences
+from deskd.service.wake import attempt_view
+from deskd.store.attempts import list_attempts
+from deskd.store.items import overdue_unread
+from deskd.store.meta import get_meta
+from deskd.store.pages import list_pages
+from deskd.store.pauses import live_pauses
+
+LAST_TICK_KEY = "last_tick_at"
+NO_TICK_HINT = "no tick has run yet: see `deskd cron-line`"
+# The tick runs every minute; three missed minutes means the timer or cron line is not running.
+TICK_STALE_S = 180
+OVERDUE_SHOWN = 50
+
+
+def board(ctx: DeskContext) -> dict[str, Any]:
+    """The board as the contract's JSON: roles, attempts, pages, health, overdue."""
+    overdue = overdue_items(ctx)
+    return {
+        "now": iso_utc(ctx.now),
+        "roles": role_presences(ctx),
+        "attempts": live_attempts(ctx),
+        "pages": open_pages(ctx),
+        "paused": paused(ctx),
+        "health": health(ctx),
+        "overdue": overdue[:OVERDUE_SHOWN],
+        "overdue_total": len(overdue),
+    }
+
+
+def live_attempts(ctx: DeskContext) -> list[dict[str, Any]]:
+    """Every pending attempt with its rung; ``badge`` ones are the red ones."""
+    rows = list_attempts(ctx.conn, role=None, open_only=True, limit=500)
+    return [
+        {**attempt_view(r), "badge": r["rung"] == "badge"}
+        for r in sorted(rows, key=lambda r: (r["role"], r["key"]))
+    ]
+
+
+def open_pages(ctx: DeskContext) -> list[dict[str, Any]]:
+    from deskd.service.pages import page_view
+
+    return [page_view(r) for r in list_pages(ctx.conn, open_only=True, limit=200)]
+
+
+def paused(ctx: DeskContext) -> list[dict[str, Any]]:
+    return [
+        {"role": r["role"], "reason": r["reason"], "since": iso_utc(r["started_at"])}
+        for r in live_pauses(ctx.conn)
+    ]
+
+
+def overdue_items(ctx: DeskContext) -> list[dict[str, Any]]:
+    """Unread items past their SLA, urgent first, each with how long it has been overdue."""
+    out = []
+    for row in overdue_unread(ctx.conn, now=ctx.now):
+        out.append(
+            {
+                "item_id": row["id"],
+                "to": row["role"],
+                "source": row["source"],
+                "priority": priority_name(row["priority"]),
+                "title": row["title"],
+                "state": ledger_state(
+                    read_at=row["read_at"],
+                    notified_at=row["notified_at"],
+                    sla_due_at=row["sla_due_at"],
+                    now=ctx.now,
+                ),
+                "queued_at": iso_utc(row["enqueued_at"]),
+                "sla_due_at": iso_utc(row["sla_due_at"]),
+                "overdue_s": (ctx.now - row["sla_due_at"]) // 1000,
+            }
+        )
+    return out
+
+
+def health(ctx: DeskContext) -> dict[str, Any]:
+    """Which desk and database this is, and how long ago the last tick ran."""
+    last = parse_tick_instant(get_meta(ctx.conn, LAST_TICK_KEY))
+    age = None if last is None else max(0, (ctx.now - last) // 1000)
+    return {
+        "desk": str(ctx.desk.path),
+        "desk_name": ctx.desk.name,
+        "timezone": ctx.tz,
+        "db": str(ctx.settings.db_path),
+        "last_tick_at": iso_utc(last),
+        "last_tick_age_s": age,
+        "tick_stale": age is None or age >= TICK_STALE_S,
+        "message": NO_TICK_HINT if last is None else None,
+    }
+
+
+def parse_tick_instant(raw: str | None) -> int | None:
+    """The tick stores Unix ms; an ISO 8601 text is accepted too. Unreadable counts as absent."""
+    if raw is None or not raw.strip():
+        return None
+    text = raw.strip()
+    if text.lstrip("-").isdigit():
+        return int(text)
+    try:
+        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return to_ms(value if value.tzinfo else value.replace(tzinfo=UTC))

@@ -1,0 +1,111 @@
+"""Wake hooks: schedules an agent registered for itself. A fire enqueues an item for its owner."""
+
+from __future__ import annotations
+
+import sqlite3
+
+
+def insert_hook(
+    conn: sqlite3.Connection,
+    *,
+    owner: str,
+    kind: str,
+    spec: str,
+    title: str,
+    body: str,
+    priority: int,
+    until_at: int | None,
+    next_fire_at: int | None,
+    now: int,
+) -> int:
+    cur = conn.execute(
+        "INSERT INTO hooks (owner, kind, spec, title, body, priority, created_at, until_at, "
+        "next_fire_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (owner, kind, spec, title, body, priority, now, until_at, next_fire_at),
+    )
+    return int(cur.lastrowid or 0)
+
+
+def get_hook(conn: sqlite3.Connection, hook_id: int) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM hooks WHERE id = ?", (hook_id,)
+    ).fetchone()
+    return row
+
+
+def list_hooks(
+    conn: sqlite3.Connection, *, owner: str | None, include_closed: bool
+) -> list[sqlite3.Row]:
+    where = ["1 = 1"]
+    params: list[object] = []
+    if owner is not None:
+        where.append("owner = ?")
+        params.append(owner)
+    if not include_closed:
+        where.append("status = 'active'")
+    return conn.execute(
+        f"SELECT * FROM hooks WHERE {' AND '.join(where)} ORDER BY id", params
+    ).fetchall()
+
+
+def due_hooks(conn: sqlite3.Connection, *, now: int) -> list[sqlite3.Row]:
+    """Active hooks whose next fire has come (runs on the ``hooks_due`` partial index)."""
+    return conn.execute(
+        "SELECT * FROM hooks WHERE status = 'active' AND next_fire_at <= ? "
+        "AND (retry_at IS NULL OR retry_at <= ?) ORDER BY next_fire_at, id",
+        (now, now),
+    ).fetchall()
+
+
+def record_fire(
+    conn: sqlite3.Connection,
+    hook_id: int,
+    *,
+    fired_at: int,
+    missed: int,
+    next_fire_at: int | None,
+    status: str,
+) -> int:
+    """Stamp a fire; compare-and-set on the old ``next_fire_at`` so a fire is recorded once."""
+    cur = conn.execute(
+        "UPDATE hooks SET last_fire_at = ?, fire_count = fire_count + 1, "
+        "missed_count = missed_count + ?, next_fire_at = ?, status = ?, error_streak = 0, "
+        "last_error = NULL, retry_at = NULL WHERE id = ? AND status = 'active'",
+        (fired_at, missed, next_fire_at, status, hook_id),
+    )
+    return cur.rowcount
+
+
+def record_hook_error(
+    conn: sqlite3.Connection,
+    hook_id: int,
+    *,
+    error: str,
+    streak: int,
+    retry_at: int | None,
+    status: str,
+) -> int:
+    cur = conn.execute(
+        "UPDATE hooks SET error_streak = ?, last_error = ?, retry_at = ?, status = ? "
+        "WHERE id = ? AND status = 'active'",
+        (streak, error, retry_at, status, hook_id),
+    )
+    return cur.rowcount
+
+
+def set_hook_status(conn: sqlite3.Connection, hook_id: int, *, status: str) -> int:
+    cur = conn.execute(
+        "UPDATE hooks SET status = ? WHERE id = ? AND status = 'active'", (status, hook_id)
+    )
+    return cur.rowcount
+
+
+def reschedule_hook(
+    conn: sqlite3.Connection, hook_id: int, *, next_fire_at: int | None, status: str
+) -> int:
+    """Move a hook's next fire without counting a fire (nothing was due after all)."""
+    cur = conn.execute(
+        "UPDATE hooks SET next_fire_at = ?, status = ? WHERE id = ? AND status = 'active'",
+        (next_fire_at, status, hook_id),
+    )
+    return cur.rowcount
