@@ -8,7 +8,9 @@ from conftest import DESK_TOML, Desk
 
 
 def test_it_adds_lists_and_previews_a_cron_hook_in_the_desk_timezone(desk: Desk) -> None:
-    out = desk.json("hook", "add", "--for", "alpha", "--title", "standup", "--cron", "0 9 * * MON-FRI")
+    out = desk.json(
+        "hook", "add", "--for", "alpha", "--title", "standup", "--cron", "0 9 * * MON-FRI"
+    )
     assert out == {"id": 1, "kind": "cron", "next_fire_at": "2026-12-02T14:00:00Z"}
     (row,) = desk.json("hook", "list")
     assert row["owner"] == "alpha" and row["spec"] == "0 9 * * MON-FRI (America/New_York)"
@@ -68,7 +70,9 @@ def test_a_fired_hook_enqueues_one_item_for_its_owner_and_missed_fires_coalesce(
 
 
 def test_an_at_hook_fires_once_then_is_done(desk: Desk) -> None:
-    desk.json("hook", "add", "--for", "alpha", "--title", "check deploy", "--at", "2026-12-01T09:30")
+    desk.json(
+        "hook", "add", "--for", "alpha", "--title", "check deploy", "--at", "2026-12-01T09:30"
+    )
     desk.advance(minutes=31)
     assert len(desk.json("tick", "--execute")["hooks_fired"]) == 1
     desk.advance(minutes=31)
@@ -77,7 +81,18 @@ def test_an_at_hook_fires_once_then_is_done(desk: Desk) -> None:
 
 
 def test_until_retires_a_hook(desk: Desk) -> None:
-    desk.json("hook", "add", "--for", "alpha", "--title", "t", "--every", "10m", "--until", "2026-12-01T09:25")
+    desk.json(
+        "hook",
+        "add",
+        "--for",
+        "alpha",
+        "--title",
+        "t",
+        "--every",
+        "10m",
+        "--until",
+        "2026-12-01T09:25",
+    )
     assert [f["utc"] for f in desk.json("hook", "next", "1", "--count", "5")["fires"]] == [
         "2026-12-01T14:10:00Z",
         "2026-12-01T14:20:00Z",
@@ -88,7 +103,18 @@ def test_until_retires_a_hook(desk: Desk) -> None:
 
 
 def test_a_dry_run_tick_shows_would_fire_and_writes_nothing(desk: Desk) -> None:
-    desk.json("hook", "add", "--for", "alpha", "--title", "urgent poll", "--every", "5m", "--priority", "urgent")
+    desk.json(
+        "hook",
+        "add",
+        "--for",
+        "alpha",
+        "--title",
+        "urgent poll",
+        "--every",
+        "5m",
+        "--priority",
+        "urgent",
+    )
     desk.advance(minutes=6)
     before = desk.dump()
     out = desk.json("tick")
@@ -97,7 +123,7 @@ def test_a_dry_run_tick_shows_would_fire_and_writes_nothing(desk: Desk) -> None:
     assert desk.dump() == before
 
 
-PROBES = '''
+PROBES = """
 import json, os, pathlib, time
 
 def found():
@@ -114,20 +140,65 @@ def broken():
 
 def slow():
     time.sleep(30)
-'''
+"""
 
 
 def probe_desk(desk: Desk) -> None:
-    desk.write_desk(DESK_TOML.replace('inbox_sources = ["alert", "signal"]', 'inbox_sources = ["alert", "signal"]\nprobe_allowlist = ["watchers"]'))
+    desk.write_desk(
+        DESK_TOML.replace(
+            'inbox_sources = ["alert", "signal"]',
+            'inbox_sources = ["alert", "signal"]\nprobe_allowlist = ["watchers"]',
+        )
+    )
     (desk.home / "watchers.py").write_text(textwrap.dedent(PROBES))
 
 
-def test_a_probe_runs_in_a_child_process_in_the_desk_folder_and_its_dict_becomes_an_item(desk: Desk) -> None:
+def test_a_probe_runs_in_a_child_process_in_the_desk_folder_and_its_dict_becomes_an_item(
+    desk: Desk,
+) -> None:
     probe_desk(desk)
-    assert desk.run("hook", "add", "--for", "alpha", "--title", "t", "--probe", "watchersevil:x").exit_code == 1
-    desk.json("hook", "add", "--for", "alpha", "--title", "disk", "--probe", "watchers:found", "--every", "1m")
-    desk.json("hook", "add", "--for", "beta", "--title", "many", "--probe", "watchers:many", "--every", "1m")
-    desk.json("hook", "add", "--for", "gamma", "--title", "quiet", "--probe", "watchers:quiet", "--every", "1m")
+    assert (
+        desk.run(
+            "hook", "add", "--for", "alpha", "--title", "t", "--probe", "watchersevil:x"
+        ).exit_code
+        == 1
+    )
+    desk.json(
+        "hook",
+        "add",
+        "--for",
+        "alpha",
+        "--title",
+        "disk",
+        "--probe",
+        "watchers:found",
+        "--every",
+        "1m",
+    )
+    desk.json(
+        "hook",
+        "add",
+        "--for",
+        "beta",
+        "--title",
+        "many",
+        "--probe",
+        "watchers:many",
+        "--every",
+        "1m",
+    )
+    desk.json(
+        "hook",
+        "add",
+        "--for",
+        "gamma",
+        "--title",
+        "quiet",
+        "--probe",
+        "watchers:quiet",
+        "--every",
+        "1m",
+    )
     desk.advance(minutes=1)
     assert [h["would"] for h in desk.json("tick")["hooks_fired"]] == ["run", "run", "run"]
     desk.json("tick", "--execute")
@@ -142,7 +213,18 @@ def test_a_probe_runs_in_a_child_process_in_the_desk_folder_and_its_dict_becomes
 
 def test_three_probe_errors_disable_it_and_tell_its_owner(desk: Desk) -> None:
     probe_desk(desk)
-    desk.json("hook", "add", "--for", "alpha", "--title", "broken", "--probe", "watchers:broken", "--every", "1m")
+    desk.json(
+        "hook",
+        "add",
+        "--for",
+        "alpha",
+        "--title",
+        "broken",
+        "--probe",
+        "watchers:broken",
+        "--every",
+        "1m",
+    )
     for _ in range(3):
         desk.advance(minutes=2)
         out = desk.json("tick", "--execute")
@@ -156,12 +238,47 @@ def test_three_probe_errors_disable_it_and_tell_its_owner(desk: Desk) -> None:
 def test_a_probe_past_its_timeout_is_killed_and_counted_as_an_error(desk: Desk) -> None:
     probe_desk(desk)
     desk.write_desk(
-        (desk.home / "deskd.toml").read_text().replace("probe_allowlist", 'probe_timeout = "1s"\nprobe_allowlist')
+        (desk.home / "deskd.toml")
+        .read_text()
+        .replace("probe_allowlist", 'probe_timeout = "1s"\nprobe_allowlist')
     )
-    desk.json("hook", "add", "--for", "alpha", "--title", "slow", "--probe", "watchers:slow", "--every", "1m")
-    desk.json("hook", "add", "--for", "beta", "--title", "disk", "--probe", "watchers:found", "--every", "1m")
+    desk.json(
+        "hook",
+        "add",
+        "--for",
+        "alpha",
+        "--title",
+        "slow",
+        "--probe",
+        "watchers:slow",
+        "--every",
+        "1m",
+    )
+    desk.json(
+        "hook",
+        "add",
+        "--for",
+        "beta",
+        "--title",
+        "disk",
+        "--probe",
+        "watchers:found",
+        "--every",
+        "1m",
+    )
     desk.advance(minutes=1)
     out = desk.json("tick", "--execute")
     errors = {h["owner"]: h["error"] for h in out["hooks_fired"]}
     assert errors == {"alpha": "timed out after 1s", "beta": None}
     assert desk.json("hook", "list", "--for", "alpha")[0]["error_streak"] == 1
+
+
+def test_wake_sources_lists_everything_that_can_wake_a_role(desk: Desk) -> None:
+    desk.json("hook", "add", "--for", "alpha", "--title", "standup", "--cron", "0 9 * * *")
+    desk.ok("inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "fyi")
+    data = desk.json("wake", "sources", "--role", "alpha")
+    assert set(data) >= {"hooks", "inbox", "tasks", "meetings", "attempts", "manage"}
+    assert [h["title"] for h in data["hooks"]] == ["standup"]
+    assert data["inbox"]["unread"] == 1 and data["inbox"]["wakes_at"] == "2026-12-01T14:03:00Z"
+    assert any("hook cancel" in m for m in data["manage"])
+    assert "standup" in desk.ok("wake", "sources", "--role", "alpha").stdout

@@ -196,8 +196,12 @@ def test_the_board_shows_live_wakes_and_pauses(desk: Desk) -> None:
     desk.json("tick", "--execute")
     desk.ok("pause", "--role", "beta", "--reason", "deploy")
     board = desk.json("status")
-    assert [(a["role"], a["rung"], a["badge"]) for a in board["attempts"]] == [("alpha", "spawn", False)]
-    assert board["paused"] == [{"role": "beta", "reason": "deploy", "since": board["paused"][0]["since"]}]
+    assert [(a["role"], a["rung"], a["badge"]) for a in board["attempts"]] == [
+        ("alpha", "spawn", False)
+    ]
+    assert board["paused"] == [
+        {"role": "beta", "reason": "deploy", "since": board["paused"][0]["since"]}
+    ]
     assert board["health"]["last_tick_age_s"] == 0
 
 

@@ -100,3 +100,39 @@ def ack(attempt_id: int, note: str, as_json: bool) -> None:
     with desk_context() as ctx:
         data = ack_attempt(ctx, attempt_id, note=note)
     emit(data, as_json, f"attempt {attempt_id} acknowledged until {data['ack_until']}")
+
+
+@wake.command("sources")
+@click.option("--role", required=True, help="The role.")
+@json_option
+def sources(role: str, as_json: bool) -> None:
+    """Everything that can wake a role — hooks, its inbox, live attempts — and how to change it.
+
+    \b
+    Examples:
+      deskd wake sources --role researcher
+    """
+    from deskd.service.wake import sources as wake_sources
+
+    with desk_context() as ctx:
+        data = wake_sources(ctx, role)
+
+    def human() -> None:
+        inbox = data["inbox"]
+        click.echo(f"{role} can be woken by:")
+        wakes = f", wakes at {inbox['wakes_at']}" if inbox["wakes_at"] else ""
+        click.echo(f"  inbox: {inbox['unread']} unread ({inbox['urgent']} urgent){wakes}")
+        click.echo(f"         from sources {', '.join(inbox['sources'])}")
+        for h in data["hooks"]:
+            click.echo(
+                f"  hook {h['id']}: {h['kind']} {h['spec']} — next {h['next_fire_at']} — {h['title']}"
+            )
+        if not data["hooks"]:
+            click.echo("  hooks: none")
+        for a in data["attempts"]:
+            click.echo(f"  live attempt {a['id']}: {a['key']} on {a['rung']}")
+        click.echo("how to change it:")
+        for line in data["manage"]:
+            click.echo(f"  {line}")
+
+    emit(data, as_json, human)

@@ -148,3 +148,42 @@ def explain_attempt(ctx: DeskContext, attempt_id: int) -> list[str]:
             + (f" — {detail}" if detail else "")
         )
     return lines
+
+
+def sources(ctx: DeskContext, role: str) -> dict[str, Any]:
+    """Everything that can wake ``role``, and how to change each (`deskd wake sources`)."""
+    from deskd.service.hooks import list_hooks
+
+    ctx.desk.role(role)
+    snapshot = load_snapshot(ctx.conn, ctx.desk, now=ctx.now)
+    policy = policy_of(ctx.desk)
+    items = [i for i in snapshot.items if i.role == role]
+    due = inbox_due_at(items, batch_s=policy.inbox_batch_s)
+    hooks = list_hooks(ctx, owner=role, include_closed=False)
+    attempts = [
+        attempt_view(r)
+        for r in attempt_rows.list_attempts(ctx.conn, role=role, open_only=True, limit=100)
+    ]
+    manage = [
+        f"deskd inbox list --for {role}            # what is queued",
+        f"deskd inbox ack --for {role} --seen      # mark what it was shown as read",
+        f"deskd hook cancel ID --by {role}         # stop a wake hook",
+        f"deskd pause --role {role} --reason TEXT  # hold its launches and pages",
+        f"deskd wake ack ATTEMPT_ID --note TEXT    # a person has it: stop climbing",
+        f'enabled = false under [[roles]] name = "{role}" in deskd.toml  # no wakes at all',
+    ]
+    return {
+        "role": role,
+        "hooks": hooks,
+        "inbox": {
+            "unread": len(items),
+            "urgent": sum(1 for i in items if i.priority >= 3),
+            "wakes_at": iso_utc(due),
+            "batch_s": policy.inbox_batch_s,
+            "sources": ["message", "meeting", "system", *ctx.desk.section.inbox_sources],
+        },
+        "tasks": [],
+        "meetings": [],
+        "attempts": attempts,
+        "manage": manage,
+    }

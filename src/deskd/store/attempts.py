@@ -129,7 +129,9 @@ def launch_totals_since(conn: sqlite3.Connection, since: int) -> dict[str, tuple
 def holds_after(conn: sqlite3.Connection, now: int) -> dict[str, int]:
     """Per role: the latest usage-limit reset still in the future."""
     rows = conn.execute(
-        "SELECT role, MAX(hold_until) FROM attempts WHERE hold_until > ? GROUP BY role", (now,)
+        "SELECT role, MAX(hold_until) FROM attempts "
+        "WHERE hold_until IS NOT NULL AND hold_until > ? GROUP BY role",
+        (now,),
     ).fetchall()
     return {str(r[0]): int(r[1]) for r in rows}
 

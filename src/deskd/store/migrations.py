@@ -131,6 +131,7 @@ CREATE INDEX attempts_role ON attempts(role, id);
 CREATE INDEX attempts_in_flight ON attempts(role) WHERE launch_status IN ('planned', 'running');
 CREATE INDEX attempts_launched ON attempts(role, launched_at) WHERE launched_at IS NOT NULL;
 CREATE UNIQUE INDEX attempts_token ON attempts(wake_token) WHERE wake_token IS NOT NULL;
+CREATE INDEX attempts_hold ON attempts(role, hold_until) WHERE hold_until IS NOT NULL;
 
 CREATE TABLE pages (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -185,7 +186,7 @@ CREATE TABLE pauses (
     started_by TEXT,
     ended_by TEXT
 );
-CREATE INDEX pauses_live ON pauses(role) WHERE ended_at IS NULL;
+CREATE INDEX pauses_live ON pauses(id, role) WHERE ended_at IS NULL;
 """
 
 MIGRATIONS: tuple[str, ...] = (V1, V2)
