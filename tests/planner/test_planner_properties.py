@@ -3,9 +3,9 @@ going down within a (key, generation) without a resolution."""
 
 from __future__ import annotations
 
+from builders import MIN, T0, Ledger, item, role
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from builders import MIN, T0, Ledger, item, role
 
 from deskd.core.planner import plan
 from deskd.core.records import RUNGS

@@ -282,3 +282,24 @@ def test_wake_sources_lists_everything_that_can_wake_a_role(desk: Desk) -> None:
     assert data["inbox"]["unread"] == 1 and data["inbox"]["wakes_at"] == "2026-12-01T14:03:00Z"
     assert any("hook cancel" in m for m in data["manage"])
     assert "standup" in desk.ok("wake", "sources", "--role", "alpha").stdout
+
+
+def test_a_probe_removed_from_the_allowlist_does_not_run(desk: Desk) -> None:
+    probe_desk(desk)
+    desk.json(
+        "hook",
+        "add",
+        "--for",
+        "alpha",
+        "--title",
+        "disk",
+        "--probe",
+        "watchers:found",
+        "--every",
+        "1m",
+    )
+    desk.write_desk(DESK_TOML)
+    desk.advance(minutes=1)
+    out = desk.json("tick", "--execute")
+    assert "no longer in probe_allowlist" in out["hooks_fired"][0]["error"]
+    assert desk.json("inbox", "list", "--for", "alpha") == []

@@ -82,6 +82,7 @@ def plan(snapshot: Snapshot, *, now: int, policy: Policy) -> Plan:
                 notes.append(step)
 
     launches, attempts = _launches(snapshot, policy, demanded, attempts, items, now=now)
+    pages.extend(_notices(snapshot, policy, attempts, now=now))
     return Plan(
         now=now,
         demands=tuple(demanded[k] for k in sorted(demanded)),
@@ -398,6 +399,34 @@ def _launches(
             )
         )
     return launches, attempts
+
+
+def _notices(
+    snapshot: Snapshot, policy: Policy, attempts: list[NewAttempt], *, now: int
+) -> list[PageAction]:
+    """Page once when a usage limit or a daily cap parks a role's launches (never per tick)."""
+    out: list[PageAction] = []
+    seen: set[str] = set()
+    for a in attempts:
+        role = snapshot.role(a.role)
+        if role is None or a.skipped is None or a.skipped == "role busy":
+            continue
+        if role.held_until is not None and now < role.held_until:
+            notice = f"usage_limit:{role.name}:{role.held_until}"
+            title = f"deskd: {role.name} paused by a usage limit until {iso_utc(role.held_until)}"
+        else:
+            notice = f"cap:{role.name}:{snapshot.day_start}"
+            title = f"deskd: {role.name} parked: {a.skipped}"
+        if notice in snapshot.notice_keys or notice in seen:
+            continue
+        seen.add(notice)
+        body = (
+            f"Role: {role.name}\nLaunches are held: {a.skipped}.\n"
+            f"Waiting: {a.reason} ({a.key}). Nothing more will launch for it until then; "
+            "`deskd wake explain --role " + role.name + "` shows the state."
+        )
+        out.append(PageAction(key=a.key, role=role.name, title=title, body=body, notice_key=notice))
+    return out
 
 
 def explain_start(role: RoleView) -> str:

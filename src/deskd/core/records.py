@@ -129,6 +129,10 @@ class Snapshot:
     attempts: tuple[AttemptView, ...] = ()
     open_page_keys: frozenset[str] = frozenset()
     desk_paused: bool = False
+    notice_keys: frozenset[str] = frozenset()
+    """Notices already paged (usage limits, daily caps): each is paged once."""
+    day_start: int = 0
+    """Local midnight of the desk's current day (daily caps count from here)."""
     broken: tuple[tuple[str, str], ...] = ()
     """(role, why) for roles whose rows could not be read: skipped this tick, others go on."""
 
@@ -200,11 +204,15 @@ class LaunchAction:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PageAction:
+    """A page to queue. ``key`` is the demand key it is about; a ``notice`` (a usage limit or a
+    daily cap parking launches) carries its own once-only ``notice_key``."""
+
     key: str
     role: str
     title: str
     body: str
     follow_up: bool = False
+    notice_key: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

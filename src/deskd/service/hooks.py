@@ -28,6 +28,7 @@ from deskd.core.wakehooks import (
     PROBE_ERRORS_TO_DISABLE,
     check_probe_target,
     decide_fire,
+    probe_allowed,
     probe_items,
     probe_target,
     spec_from_json,
@@ -349,15 +350,23 @@ def _enqueue_fire(
 def _run_probes(
     ctx: DeskContext, targets: dict[int, str], rows: dict[int, sqlite3.Row]
 ) -> list[Fired]:
-    from deskd.adapters.probes import run_probes
+    from deskd.adapters.probes import ProbeResult, run_probes
 
     section = ctx.desk.section
+    # The allowlist is checked again at fire: a module removed from it since the hook was
+    # added must not run.
+    refused = {
+        i: ProbeResult(error=f"{t} is no longer in probe_allowlist")
+        for i, t in targets.items()
+        if not probe_allowed(t, section.probe_allowlist)
+    }
     results = run_probes(
-        targets,
+        {i: t for i, t in targets.items() if i not in refused},
         cwd=ctx.settings.home,
         timeout_s=section.probe_timeout,
         budget_s=section.probe_budget,
     )
+    results.update(refused)
     fired: list[Fired] = []
     with ctx.write() as conn:
         for hook_id, result in sorted(results.items()):

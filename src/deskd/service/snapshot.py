@@ -19,7 +19,7 @@ from deskd.desk import Desk
 from deskd.service.hooks import Fired
 from deskd.store import attempts as attempt_rows
 from deskd.store import items as item_rows
-from deskd.store.pages import open_page_keys
+from deskd.store.pages import notice_keys_since, open_page_keys
 from deskd.store.pauses import live_pauses
 from deskd.store.sessions import current_sessions
 
@@ -37,7 +37,8 @@ def policy_of(desk: Desk) -> Policy:
 def load_snapshot(conn: sqlite3.Connection, desk: Desk, *, now: int) -> Snapshot:
     sessions = {str(r["role"]): r for r in current_sessions(conn)}
     in_flight = attempt_rows.in_flight_roles(conn)
-    totals = attempt_rows.launch_totals_since(conn, local_day_start(now, desk.timezone))
+    day_start = local_day_start(now, desk.timezone)
+    totals = attempt_rows.launch_totals_since(conn, day_start)
     holds = attempt_rows.holds_after(conn, now)
     pauses = live_pauses(conn)
     desk_pause = next((p for p in pauses if p["role"] is None), None)
@@ -100,6 +101,8 @@ def load_snapshot(conn: sqlite3.Connection, desk: Desk, *, now: int) -> Snapshot
         items=items,
         attempts=tuple(attempts),
         open_page_keys=frozenset(open_page_keys(conn)),
+        notice_keys=frozenset(notice_keys_since(conn, now - 7 * 86_400_000)),
+        day_start=day_start,
         desk_paused=desk_pause is not None,
     )
 

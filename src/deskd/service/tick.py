@@ -165,13 +165,14 @@ def record_plan(
             attempt_rows.ride_along(conn, ids[key], primary_id=primary, now=now)
     page_ids = []
     for page in plan.pages:
+        kind = "notice" if page.notice_key else ("follow_up" if page.follow_up else "page")
         page_ids.append(
             insert_page(
                 conn,
                 attempt_id=ids[page.key],
-                key=page.key,
+                key=page.notice_key or page.key,
                 role=page.role,
-                kind="follow_up" if page.follow_up else "page",
+                kind=kind,
                 priority=priority_rank("urgent") if page.follow_up else priority_rank("high"),
                 title=page.title,
                 body=page.body,

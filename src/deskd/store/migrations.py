@@ -153,6 +153,7 @@ CREATE TABLE pages (
 );
 CREATE INDEX pages_open ON pages(key) WHERE resolved_at IS NULL;
 CREATE INDEX pages_attempt ON pages(attempt_id);
+CREATE INDEX pages_notice ON pages(created_at, key) WHERE kind = 'notice';
 
 CREATE TABLE hooks (
     id INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -49,3 +49,11 @@ def list_pages(conn: sqlite3.Connection, *, open_only: bool, limit: int) -> list
             "SELECT * FROM pages WHERE resolved_at IS NULL ORDER BY id DESC LIMIT ?", (limit,)
         ).fetchall()
     return conn.execute("SELECT * FROM pages ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+
+
+def notice_keys_since(conn: sqlite3.Connection, since: int) -> set[str]:
+    """Notices (usage limits, daily caps) paged since ``since``: each is paged only once."""
+    rows = conn.execute(
+        "SELECT DISTINCT key FROM pages WHERE kind = 'notice' AND created_at >= ?", (since,)
+    ).fetchall()
+    return {str(r[0]) for r in rows}
