@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from conftest import Desk
-
 from deskd.service.context import open_context
 from deskd.service.snapshot import load_snapshot
 
