@@ -54,6 +54,22 @@ class Settings(BaseSettings):
             raise ValueError("must be a TCP port between 1 and 65535")
         return value
 
+    @field_validator("wake_timeout")
+    @classmethod
+    def _timeout(cls, value: str | None) -> str | None:
+        # Checked at load so a bad value stops every command now, not a launch at 3 am.
+        if value is None:
+            return value
+        from deskd.core.timeparse import DURATION_HINT, parse_duration
+
+        try:
+            seconds = parse_duration(value)
+        except DeskdError:
+            raise ValueError(f"must be {DURATION_HINT}") from None
+        if seconds <= 0:
+            raise ValueError("must be longer than zero")
+        return value
+
     @property
     def execute(self) -> bool:
         """``DESKD_WAKE_EXECUTE=1`` records and launches; anything else is a dry run."""
@@ -166,7 +182,9 @@ def load_config_module(name: str | None, *, desk_home: Path) -> HostConfig:
     try:
         module = importlib.import_module(name)
     except Exception as exc:
-        raise SettingsError("DESKD_CONFIG_MODULE", f"cannot import {name!r}: {exc}") from None
+        raise SettingsError(
+            "DESKD_CONFIG_MODULE", f"cannot import {name!r}: {_one_line(exc)}"
+        ) from None
     hook = getattr(module, "configure_deskd", None)
     if not callable(hook):
         raise SettingsError("DESKD_CONFIG_MODULE", f"{name!r} has no configure_deskd() function")
@@ -176,6 +194,14 @@ def load_config_module(name: str | None, *, desk_home: Path) -> HostConfig:
         raise
     except Exception as exc:
         raise SettingsError(
-            "DESKD_CONFIG_MODULE", f"{name}.configure_deskd() failed: {exc}"
+            "DESKD_CONFIG_MODULE", f"{name}.configure_deskd() failed: {_one_line(exc)}"
         ) from None
     return _host
+
+
+def _one_line(exc: BaseException) -> str:
+    """A host module's error as one line (LESSONS 50: no traceback, no multi-line dump)."""
+    text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+    if isinstance(exc, ImportError):  # "No module named 'x'" says it all
+        return text or type(exc).__name__
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -153,3 +153,47 @@ class Unavailable(DeskdError):
 
     code = "unavailable"
     exit_code = 3
+
+
+class NoLiveSession(DeskdError):
+    """``deskd status end`` for a role whose current session is not working or resting."""
+
+    code = "no_live_session"
+
+    def __init__(self, role: str, presence: str) -> None:
+        super().__init__(
+            f"role {role!r} has no live session to end (presence: {presence}; see `deskd roles`)"
+        )
+        self.role = role
+
+
+class InvalidLaunch(DeskdError):
+    """An agent launch that cannot be built (resume without a session id, an unknown kind)."""
+
+    code = "invalid_launch"
+
+    def __init__(self, kind: str, reason: str) -> None:
+        super().__init__(f"cannot launch the {kind!r} agent: {reason}")
+        self.kind = kind
+
+
+class HookNotFound(DeskdError):
+    """``deskd-session-hook`` is not installed next to this Python or on PATH."""
+
+    code = "hook_not_found"
+
+    def __init__(self, searched: str) -> None:
+        super().__init__(
+            f"deskd-session-hook not found (searched {searched}); reinstall deskd in this "
+            "environment (pip install deskd) so its console scripts exist"
+        )
+
+
+class UnreadableSettings(DeskdError):
+    """A Claude settings file deskd was asked to merge into is not a JSON object."""
+
+    code = "invalid_settings"
+
+    def __init__(self, path: object, reason: str) -> None:
+        super().__init__(f"{path}: {reason}; fix or move it, then run this again")
+        self.path = path

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from deskd.errors import DisabledRole, MissingRole, NotYourRole
+from deskd.errors import DisabledRole, MissingRole, NoRoles, NotYourRole
 from deskd.service.context import DeskContext
 
 
 def acting_role(ctx: DeskContext, flag: str, given: str | None) -> str:
     """The role a command acts as: ``DESKD_ROLE`` when set (naming another is refused),
     else the role the operator named with ``flag``."""
+    if not ctx.desk.roles:
+        # Say how to add a role rather than asking for a flag no value could satisfy.
+        raise NoRoles()
     own = ctx.settings.role
     if own:
         if given and given != own:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,11 +12,13 @@ from deskd.core.timeparse import iso_utc, parse_duration
 from deskd.core.values import DEFAULT_SLA_S, RESERVED_SOURCES, priority_name, priority_rank
 from deskd.errors import InvalidValue, ReservedSource, UnknownItem, UnknownSource
 from deskd.service.context import DeskContext
+from deskd.service.identity import known_role
 from deskd.store import items as item_rows
 from deskd.store.attempts import covered_item_ids
 from deskd.store.events import add_event
 
 MAX_TITLE = 500
+_MAX_ROWID = 2**63 - 1
 MAX_BODY = 64 * 1024
 
 
@@ -73,7 +75,7 @@ def insert(conn: sqlite3.Connection, item: NewItem, *, now: int) -> tuple[int, b
         title=item.title,
         body=item.body,
         ref=item.ref,
-        dedup_key=item.dedup_key or None,
+        dedup_key=(item.dedup_key or "").strip() or None,
         now=now,
         sla_due_at=due,
         sender=item.sender,
@@ -83,7 +85,7 @@ def insert(conn: sqlite3.Connection, item: NewItem, *, now: int) -> tuple[int, b
 
 def enqueue(ctx: DeskContext, item: NewItem) -> tuple[int, bool]:
     """Add an item for a role from an allowed source; coalesces on an unread dedup key."""
-    ctx.desk.role(item.role)
+    known_role(ctx, item.role)
     check_source(ctx, item.source)
     priority_rank(item.priority)
     sla_seconds(item.priority, item.sla)
@@ -166,7 +168,9 @@ def ack(
     with ctx.write() as conn:
         if ids:
             wanted = sorted(set(ids))
-            found = set(item_rows.unread_ids_among(conn, role, wanted))
+            # An id past SQLite's integer range names no row (and cannot be bound at all).
+            possible = [i for i in wanted if 0 < i <= _MAX_ROWID]
+            found = set(item_rows.unread_ids_among(conn, role, possible))
             missing = [i for i in wanted if i not in found]
             if missing:
                 raise UnknownItem(missing, role)
@@ -194,13 +198,10 @@ def ledger(
     if state is not None and state not in LEDGER_STATES:
         raise InvalidValue("state", state, "choose one of: " + ", ".join(LEDGER_STATES))
     unread_only = state is not None and state != "read"
-    # A state filter is applied after deriving states, so read a wider window first.
-    window = limit if state is None else max(limit * 20, 5000)
-    rows = item_rows.ledger_rows(ctx.conn, role=role, unread_only=unread_only, limit=window)
     # An overdue item that a live wake attempt covers is "escalated", not just "overdue".
     covered = covered_item_ids(ctx.conn)
     out: list[dict[str, Any]] = []
-    for row in rows:
+    for row in _ledger_pages(ctx, role=role, unread_only=unread_only, page=max(limit, 1000)):
         entry = {
             "item_id": row["id"],
             "to": row["role"],
@@ -224,3 +225,19 @@ def ledger(
         if len(out) >= limit:
             break
     return out
+
+
+def _ledger_pages(
+    ctx: DeskContext, *, role: str | None, unread_only: bool, page: int
+) -> Iterator[sqlite3.Row]:
+    """Ledger rows newest first, a page at a time. States are derived in core (one predicate),
+    so a state filter reads on until it has enough instead of stopping at a fixed window."""
+    before: int | None = None
+    while True:
+        rows = item_rows.ledger_rows(
+            ctx.conn, role=role, unread_only=unread_only, limit=page, before_id=before
+        )
+        yield from rows
+        if len(rows) < page:
+            return
+        before = int(rows[-1]["id"])

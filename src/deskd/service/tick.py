@@ -124,13 +124,14 @@ def record_plan(
     """Write a plan: closures by compare-and-set, new attempts, launches planned, pages queued."""
     for c in plan.closures:
         row = attempt_rows.get_attempt(conn, c.attempt_id)
-        if (
-            attempt_rows.close_attempt(
-                conn, c.attempt_id, outcome=c.outcome, reason=c.reason, now=now
-            )
-            and row is not None
-            and c.outcome != "superseded"
+        if not attempt_rows.close_attempt(
+            conn, c.attempt_id, outcome=c.outcome, reason=c.reason, now=now
         ):
+            continue
+        attempt_rows.drop_unstarted_launch(
+            conn, c.attempt_id, reason=f"not launched: attempt {c.outcome}", now=now
+        )
+        if row is not None and c.outcome != "superseded":
             resolve_pages_for_key(conn, str(row["key"]), now=now)
     ids: dict[str, int] = {}
     for a in plan.attempts:

@@ -169,7 +169,7 @@ def sources(ctx: DeskContext, role: str) -> dict[str, Any]:
         f"deskd inbox ack --for {role} --seen      # mark what it was shown as read",
         f"deskd hook cancel ID --by {role}         # stop a wake hook",
         f"deskd pause --role {role} --reason TEXT  # hold its launches and pages",
-        f"deskd wake ack ATTEMPT_ID --note TEXT    # a person has it: stop climbing",
+        "deskd wake ack ATTEMPT_ID --note TEXT    # a person has it: stop climbing",
         f'enabled = false under [[roles]] name = "{role}" in deskd.toml  # no wakes at all',
     ]
     return {

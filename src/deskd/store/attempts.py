@@ -178,3 +178,138 @@ def covered_item_ids(conn: sqlite3.Connection) -> set[int]:
     for r in rows:
         out.update(int(i) for i in json.loads(r[0]))
     return out
+
+
+# -- the executor's lifecycle stamps (each filled once, by compare-and-set) ----------------
+
+
+def claim_launch(conn: sqlite3.Connection, attempt_id: int, *, now: int) -> int:
+    """``planned → running`` for a launch whose attempt is still live; 1 when this call won."""
+    cur = conn.execute(
+        "UPDATE attempts SET launch_status = 'running', launched_at = ? "
+        "WHERE id = ? AND launch_status = 'planned' AND outcome = 'pending' AND primary_id IS NULL",
+        (now, attempt_id),
+    )
+    if cur.rowcount:
+        conn.execute(
+            "UPDATE attempts SET launch_status = 'running', launched_at = ? "
+            "WHERE primary_id = ? AND launch_status = 'planned'",
+            (now, attempt_id),
+        )
+    return cur.rowcount
+
+
+def finish_launch(
+    conn: sqlite3.Connection,
+    attempt_id: int,
+    *,
+    status: str,
+    now: int,
+    exit_code: int | None,
+    failure_class: str | None,
+    detail: str | None,
+    cost_usd: float | None,
+    hold_until: int | None,
+) -> int:
+    """``running → status`` on the launch's primary and its ride-alongs."""
+    cur = conn.execute(
+        "UPDATE attempts SET launch_status = ?, finished_at = ?, exit_code = ?, failure_class = ?, "
+        "failure_detail = ?, launch_detail = ?, cost_usd = CASE WHEN id = ? THEN ? ELSE cost_usd END, "
+        "hold_until = ? "
+        "WHERE (id = ? OR primary_id = ?) AND launch_status = 'running'",
+        (
+            status,
+            now,
+            exit_code,
+            failure_class,
+            detail,
+            detail,
+            attempt_id,
+            cost_usd,
+            hold_until,
+            attempt_id,
+            attempt_id,
+        ),
+    )
+    return cur.rowcount
+
+
+def skip_launch(conn: sqlite3.Connection, attempt_id: int, *, reason: str, now: int) -> int:
+    """The executor could not launch (role lock held): the attempt stays live, its SLA runs."""
+    cur = conn.execute(
+        "UPDATE attempts SET launch_status = 'skipped', launch_detail = ?, finished_at = ? "
+        "WHERE (id = ? OR primary_id = ?) AND launch_status IN ('planned', 'running')",
+        (reason, now, attempt_id, attempt_id),
+    )
+    return cur.rowcount
+
+
+def record_launch_session(conn: sqlite3.Connection, attempt_id: int, *, session_id: str) -> int:
+    cur = conn.execute(
+        "UPDATE attempts SET session_id = ? WHERE id = ? OR primary_id = ?",
+        (session_id, attempt_id, attempt_id),
+    )
+    return cur.rowcount
+
+
+def land(conn: sqlite3.Connection, attempt_id: int, *, now: int) -> int:
+    """Stamp ``landed_at`` on the launch's attempts, once."""
+    cur = conn.execute(
+        "UPDATE attempts SET landed_at = ? WHERE (id = ? OR primary_id = ?) AND landed_at IS NULL",
+        (now, attempt_id, attempt_id),
+    )
+    return cur.rowcount
+
+
+def attempt_by_token(conn: sqlite3.Connection, token: str) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM attempts WHERE wake_token = ?", (token,)
+    ).fetchone()
+    return row
+
+
+def launch_item_ids(conn: sqlite3.Connection, attempt_id: int) -> list[int]:
+    """The items the launch's prompt listed (primary and ride-alongs)."""
+    rows = conn.execute(
+        "SELECT item_ids FROM attempts WHERE id = ? OR primary_id = ?", (attempt_id, attempt_id)
+    ).fetchall()
+    out: list[int] = []
+    for r in rows:
+        out.extend(int(i) for i in json.loads(r[0]))
+    return out
+
+
+def stale_planned(conn: sqlite3.Connection, *, before: int) -> list[sqlite3.Row]:
+    """Primaries still ``planned`` since before ``before``: their executor never started."""
+    return conn.execute(
+        "SELECT * FROM attempts WHERE launch_status = 'planned' AND primary_id IS NULL "
+        "AND outcome = 'pending' AND planned_at < ?",
+        (before,),
+    ).fetchall()
+
+
+def running_launches(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    return conn.execute(
+        "SELECT * FROM attempts WHERE launch_status = 'running' AND primary_id IS NULL"
+    ).fetchall()
+
+
+def replan_launch(conn: sqlite3.Connection, attempt_id: int, *, now: int) -> int:
+    """Restart a launch whose executor never started: a fresh ``planned_at``."""
+    cur = conn.execute(
+        "UPDATE attempts SET planned_at = ? WHERE id = ? AND launch_status = 'planned'",
+        (now, attempt_id),
+    )
+    return cur.rowcount
+
+
+def drop_unstarted_launch(
+    conn: sqlite3.Connection, attempt_id: int, *, reason: str, now: int
+) -> int:
+    """A launch still ``planned`` when its attempt closed will never run: say so on the row."""
+    cur = conn.execute(
+        "UPDATE attempts SET launch_status = 'skipped', launch_detail = ?, finished_at = ? "
+        "WHERE (id = ? OR primary_id = ?) AND launch_status = 'planned'",
+        (reason, now, attempt_id, attempt_id),
+    )
+    return cur.rowcount

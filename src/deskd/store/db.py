@@ -55,8 +55,12 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         try:
             yield conn
         except BaseException:
-            conn.execute(f"ROLLBACK TO {name}")
-            conn.execute(f"RELEASE {name}")
+            # SQLite may already have rolled the whole transaction back (``OR ROLLBACK``,
+            # SQLITE_FULL, an interrupt); then there is no savepoint left to return to, and
+            # trying would hide the real error.
+            if conn.in_transaction:
+                conn.execute(f"ROLLBACK TO {name}")
+                conn.execute(f"RELEASE {name}")
             raise
         conn.execute(f"RELEASE {name}")
         return
@@ -64,6 +68,12 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     try:
         yield conn
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
+
+
+def journal_mode(conn: sqlite3.Connection) -> str:
+    """The database's journal mode (``wal`` for a deskd database); reading it writes nothing."""
+    return str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()

@@ -38,7 +38,11 @@ def insert_item(
         "dedup_key, enqueued_at, sla_due_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT (role, dedup_key) WHERE dedup_key IS NOT NULL AND read_at IS NULL "
         "DO UPDATE SET priority = MAX(priority, excluded.priority), "
-        "sla_due_at = MIN(sla_due_at, excluded.sla_due_at), dedup_count = dedup_count + 1 "
+        "sla_due_at = MIN(sla_due_at, excluded.sla_due_at), dedup_count = dedup_count + 1, "
+        # Raised to a higher priority, it is news again: the role must be shown it anew, and
+        # `ack --seen` must not ack what was only seen at the lower priority.
+        "seen_at = CASE WHEN excluded.priority > priority THEN NULL ELSE seen_at END, "
+        "shown_session = CASE WHEN excluded.priority > priority THEN NULL ELSE shown_session END "
         "RETURNING id, dedup_count",
         (role, source, sender, message_id, priority, title, body, ref, dedup_key, now, sla_due_at),
     ).fetchone()
@@ -135,9 +139,14 @@ def ack_seen_items(conn: sqlite3.Connection, role: str, *, now: int, by: str) ->
 
 
 def ledger_rows(
-    conn: sqlite3.Connection, *, role: str | None, unread_only: bool, limit: int
+    conn: sqlite3.Connection,
+    *,
+    role: str | None,
+    unread_only: bool,
+    limit: int,
+    before_id: int | None = None,
 ) -> list[sqlite3.Row]:
-    """Items for the delivery ledger, newest first."""
+    """Items for the delivery ledger, newest first (older than ``before_id``: the next page)."""
     where = ["1 = 1"]
     params: list[object] = []
     if role is not None:
@@ -145,6 +154,9 @@ def ledger_rows(
         params.append(role)
     if unread_only:
         where.append("read_at IS NULL")
+    if before_id is not None:
+        where.append("id < ?")
+        params.append(before_id)
     params.append(limit)
     return conn.execute(
         f"SELECT * FROM items WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?", params
@@ -161,4 +173,20 @@ def count_unread_by_role(conn: sqlite3.Connection) -> dict[str, int]:
 def overdue_unread(conn: sqlite3.Connection, *, now: int) -> list[sqlite3.Row]:
     return conn.execute(
         f"SELECT * FROM items WHERE read_at IS NULL AND sla_due_at <= ? {_UNREAD_ORDER}", (now,)
+    ).fetchall()
+
+
+def unread_count(conn: sqlite3.Connection, role: str) -> int:
+    """How many unread items the role has (the session hook's briefing)."""
+    row = conn.execute(
+        "SELECT COUNT(*) FROM items WHERE role = ? AND read_at IS NULL", (role,)
+    ).fetchone()
+    return int(row[0])
+
+
+def all_unread_items(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    """Every unread item of every role (the planner's snapshot; runs on ``items_unread``)."""
+    return conn.execute(
+        "SELECT id, role, priority, source, sender, title, ref, enqueued_at, sla_due_at, "
+        f"notified_at FROM items WHERE read_at IS NULL {_UNREAD_ORDER}"
     ).fetchall()

@@ -122,7 +122,7 @@ def record_heartbeat(
     id opens a new row and supersedes the older live sessions. Without one, the role's live
     session is stamped, or a new row opened when it has none.
     """
-    current = latest_session(conn, role)
+    current = current_session(conn, role)
     session_id: int | None = None
     if native_id:
         known = session_by_native(conn, role, native_id)
@@ -153,3 +153,27 @@ def record_heartbeat(
         token=token,
     )
     return session_id
+
+
+def current_session(conn: sqlite3.Connection, role: str) -> sqlite3.Row | None:
+    """The role's live session if it has one, else its newest row.
+
+    Usually the newest row; but a heartbeat naming an older native session (a resume)
+    revives that row and supersedes the newer one, so "newest" alone would read offline.
+    ``record_heartbeat`` keeps at most one live row per role.
+    """
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM sessions WHERE role = ? "
+        "ORDER BY state IN ('working', 'resting') DESC, id DESC LIMIT 1",
+        (role,),
+    ).fetchone()
+    return row
+
+
+def current_sessions(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    """``current_session`` of every role that ever had a session."""
+    return conn.execute(
+        "SELECT s.* FROM sessions s JOIN (SELECT role, COALESCE("
+        "MAX(CASE WHEN state IN ('working', 'resting') THEN id END), MAX(id)) AS id "
+        "FROM sessions GROUP BY role) cur ON cur.id = s.id ORDER BY s.role"
+    ).fetchall()

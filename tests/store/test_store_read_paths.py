@@ -1,0 +1,104 @@
+"""Read paths never write (LESSONS 43): an operator's `inbox list` and `ledger` leave every row
+and the database's data_version alone, and work while a writer holds the lock."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from conftest import Desk
+
+READS = [
+    ("inbox", "list", "--for", "alpha"),
+    ("inbox", "list", "--for", "alpha", "--json"),
+    ("inbox", "list", "--for", "beta", "--all"),
+    ("ledger",),
+    ("ledger", "--json"),
+    ("ledger", "--for", "alpha", "--state", "overdue", "--json"),
+    ("ledger", "--state", "queued"),
+]
+
+
+# Other read views, checked when their command exists (LESSONS 43 began with a board view).
+OTHER_READS = [
+    ("status",),
+    ("status", "--json"),
+    ("roles", "--json"),
+    ("wake", "list", "--json"),
+    ("hook", "list", "--json"),
+    ("pages", "--json"),
+    ("tick", "--dry-run", "--json"),
+]
+
+
+def _data_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA data_version").fetchone()[0])
+
+
+@pytest.fixture
+def busy_desk(desk: Desk) -> Desk:
+    for title in ("disk 91%", "cpu 99%"):
+        desk.ok("inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", title)
+    desk.ok(
+        "send", "--from", "gamma", "--to", "alpha", "--to", "beta", "--subject", "s", "--body", "b"
+    )
+    desk.advance(minutes=45)  # some items are overdue now
+    return desk
+
+
+@pytest.mark.parametrize("args", READS, ids=" ".join)
+def test_it_reads_without_writing(busy_desk: Desk, args: tuple[str, ...]) -> None:
+    before = busy_desk.dump()
+    observer = sqlite3.connect(busy_desk.db_path)
+    version = _data_version(observer)
+    busy_desk.ok(*args)
+    assert _data_version(observer) == version
+    assert busy_desk.dump() == before
+
+
+def test_it_does_not_sync_roles_on_a_read_path(busy_desk: Desk) -> None:
+    # The roles table is brought in line with the desk inside write transactions only.
+    busy_desk.write_desk(
+        '[desk]\ntimezone = "America/New_York"\ninbox_sources = ["alert"]\n'
+        '[[roles]]\nname = "alpha"\n[[roles]]\nname = "beta"\n'
+    )
+    before = busy_desk.dump()
+    busy_desk.ok("ledger")
+    busy_desk.ok("inbox", "list", "--for", "alpha")
+    assert busy_desk.dump() == before
+
+
+def test_it_reads_while_another_process_holds_the_write_lock(busy_desk: Desk) -> None:
+    writer = sqlite3.connect(busy_desk.db_path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("INSERT INTO events (at, kind) VALUES (1, 'held')")
+    try:
+        for args in READS:
+            busy_desk.ok(*args)
+    finally:
+        writer.execute("ROLLBACK")
+
+
+def test_it_writes_a_self_list_only_when_something_new_is_seen(busy_desk: Desk) -> None:
+    busy_desk.ok("inbox", "list", role="alpha")
+    observer = sqlite3.connect(busy_desk.db_path)
+    version = _data_version(observer)
+    before = busy_desk.dump()
+    busy_desk.ok("inbox", "list", role="alpha")  # nothing unseen: a read
+    assert _data_version(observer) == version
+    assert busy_desk.dump() == before
+
+
+@pytest.mark.parametrize("args", OTHER_READS, ids=" ".join)
+def test_it_shows_other_read_views_without_writing(busy_desk: Desk, args: tuple[str, ...]) -> None:
+    from deskd.cli.main import COMMANDS
+
+    if args[0] not in COMMANDS:
+        pytest.skip(f"deskd {args[0]} does not exist yet")
+    before = busy_desk.dump()
+    observer = sqlite3.connect(busy_desk.db_path)
+    version = _data_version(observer)
+    busy_desk.ok(*args)
+    assert _data_version(observer) == version
+    assert busy_desk.dump() == before

@@ -1,0 +1,223 @@
+"""The layers of ARCHITECTURE.md, checked on the source: core/ is pure, all SQL lives in
+store/, store/ and the session hook stay light enough for the hook's hot path."""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "deskd"
+
+CORE_BANNED_IMPORTS = {
+    "sqlite3", "subprocess", "apprise", "filelock", "pydantic", "pydantic_settings",
+    "tenacity", "click", "fastapi", "socket", "urllib", "http", "requests", "httpx",
+}  # fmt: skip
+CLOCK_CALLS = {
+    ("time", "time"), ("time", "time_ns"), ("time", "monotonic"), ("time", "monotonic_ns"),
+    ("time", "perf_counter"), ("time", "localtime"), ("time", "gmtime"), ("time", "sleep"),
+    ("datetime", "now"), ("datetime", "utcnow"), ("datetime", "today"), ("date", "today"),
+}  # fmt: skip
+SQL = [
+    re.compile(r"\bSELECT\b[\s\S]*?\bFROM\b"),
+    re.compile(r"\bINSERT\s+(OR\s+\w+\s+)?INTO\b"),
+    re.compile(r"\bUPDATE\s+\w+\s+SET\b"),
+    re.compile(r"\bDELETE\s+FROM\b"),
+    re.compile(r"\bCREATE\s+(TABLE|INDEX|UNIQUE\s+INDEX|TRIGGER|VIEW)\b"),
+]
+SQL_ANY_CASE = [re.compile(p.pattern, re.IGNORECASE) for p in SQL]
+
+
+def _modules(folder: str) -> list[Path]:
+    root = SRC / folder
+    return sorted(root.rglob("*.py")) if root.is_dir() else []
+
+
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
+def _imports(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    """Every imported module name (absolute), with its line; function-local imports too."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.lineno, node.module
+            for alias in node.names:
+                yield node.lineno, f"{node.module}.{alias.name}"
+
+
+def _top(name: str) -> str:
+    return name.split(".")[0]
+
+
+def _rel(path: Path) -> str:
+    return str(path.relative_to(SRC.parent))
+
+
+def _ids(paths: list[Path]) -> list[str]:
+    return [_rel(p) for p in paths]
+
+
+CORE = _modules("core")
+
+
+def test_it_has_a_core_to_check() -> None:
+    assert len(CORE) >= 4
+
+
+@pytest.mark.parametrize("path", CORE, ids=_ids(CORE))
+def test_it_keeps_core_free_of_side_effect_imports(path: Path) -> None:
+    for line, name in _imports(_tree(path)):
+        assert _top(name) not in CORE_BANNED_IMPORTS, f"{_rel(path)}:{line} imports {name}"
+        assert name not in ("os.environ", "os.getenv"), f"{_rel(path)}:{line} imports {name}"
+        if _top(name) == "deskd":
+            assert name.startswith(("deskd.core", "deskd.errors")), (
+                f"{_rel(path)}:{line} imports {name}: core may import only core and errors"
+            )
+
+
+@pytest.mark.parametrize("path", CORE, ids=_ids(CORE))
+def test_it_keeps_core_off_the_environment(path: Path) -> None:
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv", "environb"):
+            pytest.fail(f"{_rel(path)}:{node.lineno} reads the environment (.{node.attr})")
+        if isinstance(node, ast.Name) and node.id in ("environ", "getenv"):
+            pytest.fail(f"{_rel(path)}:{node.lineno} reads the environment ({node.id})")
+
+
+@pytest.mark.parametrize("path", CORE, ids=_ids(CORE))
+def test_it_keeps_core_off_the_clock(path: Path) -> None:
+    tree = _tree(path)
+    for line, name in _imports(tree):
+        parts = name.split(".")
+        if len(parts) == 2:
+            assert (parts[0], parts[1]) not in CLOCK_CALLS, f"{_rel(path)}:{line} imports {name}"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, (ast.Name, ast.Attribute)):
+            owner = node.value.id if isinstance(node.value, ast.Name) else node.value.attr
+            assert (owner, node.attr) not in CLOCK_CALLS, (
+                f"{_rel(path)}:{node.lineno} reads the clock ({owner}.{node.attr}); "
+                "take `now` as an argument"
+            )
+
+
+def _string_literals(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """String constants that are not docstrings (f-string parts included)."""
+    docstrings: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                docstrings.add(id(body[0].value))
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in docstrings
+        ):
+            yield node.lineno, node.value
+
+
+NO_SQL = [p for layer in ("cli", "web", "core", "service") for p in _modules(layer)]
+NO_SQL += [SRC / "hook.py"] if (SRC / "hook.py").exists() else []
+
+
+@pytest.mark.parametrize("path", NO_SQL, ids=_ids(NO_SQL))
+def test_it_keeps_sql_out_of_every_layer_but_store(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    for pattern in SQL:
+        match = pattern.search(text)
+        assert match is None, f"{_rel(path)}: SQL {match.group(0)[:40]!r}: move it to store/"
+    tree = _tree(path)
+    for line, value in _string_literals(tree):
+        for pattern in SQL_ANY_CASE:
+            match = pattern.search(value)
+            assert match is None, f"{_rel(path)}:{line}: SQL {match.group(0)[:40]!r}"
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("execute", "executemany", "executescript")
+            and node.args
+            and isinstance(node.args[0], (ast.Constant, ast.JoinedStr))
+        ):
+            pytest.fail(f"{_rel(path)}:{node.lineno} runs a statement: move it to store/")
+
+
+def test_it_finds_sql_where_it_is_planted(tmp_path: Path) -> None:
+    # The patterns above must be able to fail.
+    planted = [
+        'q = "SELECT id FROM items"',
+        'conn.execute(f"update items set read_at = {x}")',
+        "q = 'delete from items'",
+        'q = "INSERT OR IGNORE INTO roles VALUES (1)"',
+    ]
+    for text in planted:
+        hits = [p for p in SQL_ANY_CASE if p.search(text)]
+        assert hits, text
+    assert not any(p.search("Select the items the role was shown") for p in SQL_ANY_CASE)
+
+
+STORE = _modules("store")
+
+
+@pytest.mark.parametrize("path", STORE, ids=_ids(STORE))
+def test_it_keeps_store_on_stdlib_core_and_store(path: Path) -> None:
+    for line, name in _imports(_tree(path)):
+        top = _top(name)
+        if top == "deskd":
+            assert name.startswith(("deskd.store", "deskd.core")), (
+                f"{_rel(path)}:{line} imports {name}"
+            )
+        elif top != "__future__":
+            assert top in sys.stdlib_module_names, (
+                f"{_rel(path)}:{line} imports {name}: stdlib only"
+            )
+
+
+HOOK = SRC / "hook.py"
+
+
+@pytest.mark.skipif(not HOOK.exists(), reason="src/deskd/hook.py does not exist yet")
+def test_it_keeps_pydantic_and_click_out_of_the_session_hook_source() -> None:
+    for line, name in _imports(_tree(HOOK)):
+        assert _top(name) not in {"pydantic", "pydantic_settings", "click", "apprise", "fastapi"}, (
+            f"hook.py:{line} imports {name}"
+        )
+        if _top(name) == "deskd":
+            assert not name.startswith(
+                ("deskd.config", "deskd.desk", "deskd.cli", "deskd.service")
+            ), f"hook.py:{line} imports {name}, which loads pydantic or click"
+
+
+HEAVY = ("pydantic", "pydantic_settings", "click", "apprise", "fastapi", "croniter", "filelock")
+
+
+def _loaded_by(*modules: str) -> set[str]:
+    code = (
+        "import sys\n"
+        + "".join(f"import {m}\n" for m in modules)
+        + f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    return set(out.stdout.split())
+
+
+def test_it_imports_the_store_without_heavy_dependencies() -> None:
+    store = sorted(f"deskd.store.{p.stem}" for p in STORE if p.stem != "__init__")
+    assert _loaded_by(*store) == set()
+
+
+@pytest.mark.skipif(not HOOK.exists(), reason="src/deskd/hook.py does not exist yet")
+def test_it_runs_the_session_hook_module_without_heavy_dependencies() -> None:
+    assert _loaded_by("deskd.hook") == set()
