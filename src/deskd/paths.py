@@ -2,42 +2,72 @@
 
 ``DESKD_HOME`` (default: the current folder), ``DESKD_DESK`` (default
 ``$DESKD_HOME/deskd.toml``), ``DESKD_DB`` (default ``$DESKD_HOME/data/deskd.db``),
-``DESKD_LOG_DIR`` (default ``$DESKD_HOME/logs``). The session hook uses this module
-directly, without pydantic; ``deskd.config.Settings`` agrees with it by construction.
+``DESKD_LOG_DIR`` (default ``$DESKD_HOME/logs``). The session hook uses the ``*_str``
+functions, which need only ``os.path``: pathlib alone costs the hook ~3 ms a call, which is
+most of its own cost. ``deskd.config.Settings`` agrees with this module by construction.
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
+
+# Not `from typing import TYPE_CHECKING`: importing typing would cost the hook ~5 ms.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+
+    Env = Mapping[str, str]
 
 
-def _path(value: str) -> Path:
-    return Path(value).expanduser()
+def _env(env: Env | None) -> Env:
+    return os.environ if env is None else env
 
 
-def home(env: dict[str, str] | os._Environ[str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    value = env.get("DESKD_HOME")
-    return _path(value).resolve() if value else Path.cwd()
+def home_str(env: Env | None = None) -> str:
+    value = _env(env).get("DESKD_HOME")
+    return os.path.abspath(os.path.expanduser(value)) if value else os.getcwd()
 
 
-def desk_file(env: dict[str, str] | os._Environ[str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    value = env.get("DESKD_DESK")
-    return _path(value) if value else home(env) / "deskd.toml"
+def db_file_str(env: Env | None = None) -> str:
+    value = _env(env).get("DESKD_DB")
+    if value:
+        return os.path.expanduser(value)
+    return os.path.join(home_str(env), "data", "deskd.db")
 
 
-def db_file(env: dict[str, str] | os._Environ[str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    value = env.get("DESKD_DB")
-    return _path(value) if value else home(env) / "data" / "deskd.db"
+def log_dir_str(env: Env | None = None) -> str:
+    value = _env(env).get("DESKD_LOG_DIR")
+    return os.path.expanduser(value) if value else os.path.join(home_str(env), "logs")
 
 
-def log_dir(env: dict[str, str] | os._Environ[str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    value = env.get("DESKD_LOG_DIR")
-    return _path(value) if value else home(env) / "logs"
+def desk_file_str(env: Env | None = None) -> str:
+    value = _env(env).get("DESKD_DESK")
+    return os.path.expanduser(value) if value else os.path.join(home_str(env), "deskd.toml")
+
+
+def home(env: Env | None = None) -> Path:
+    from pathlib import Path
+
+    return Path(home_str(env))
+
+
+def desk_file(env: Env | None = None) -> Path:
+    from pathlib import Path
+
+    return Path(desk_file_str(env))
+
+
+def db_file(env: Env | None = None) -> Path:
+    from pathlib import Path
+
+    return Path(db_file_str(env))
+
+
+def log_dir(env: Env | None = None) -> Path:
+    from pathlib import Path
+
+    return Path(log_dir_str(env))
 
 
 def run_dir(home_dir: Path) -> Path:

@@ -23,6 +23,16 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "inbox": ("deskd.cli.inbox", "inbox"),
     "send": ("deskd.cli.inbox", "send"),
     "ledger": ("deskd.cli.inbox", "ledger"),
+    "hook": ("deskd.cli.hook", "hook"),
+    "tick": ("deskd.cli.tick", "tick"),
+    "wake": ("deskd.cli.wake", "wake"),
+    "pause": ("deskd.cli.pause", "pause"),
+    "resume": ("deskd.cli.pause", "resume"),
+    "hooks": ("deskd.cli.hooks", "hooks"),
+    "cron-line": ("deskd.cli.schedule", "cron_line"),
+    "timer": ("deskd.cli.schedule", "timer"),
+    "prune": ("deskd.cli.prune", "prune"),
+    "pages": ("deskd.cli.pages", "pages"),
 }
 
 

@@ -234,11 +234,11 @@ def finish_launch(
     return cur.rowcount
 
 
-def skip_launch(conn: sqlite3.Connection, attempt_id: int, *, reason: str, now: int) -> int:
+def skip_planned_launch(conn: sqlite3.Connection, attempt_id: int, *, reason: str, now: int) -> int:
     """The executor could not launch (role lock held): the attempt stays live, its SLA runs."""
     cur = conn.execute(
         "UPDATE attempts SET launch_status = 'skipped', launch_detail = ?, finished_at = ? "
-        "WHERE (id = ? OR primary_id = ?) AND launch_status IN ('planned', 'running')",
+        "WHERE (id = ? OR primary_id = ?) AND launch_status = 'planned'",
         (reason, now, attempt_id, attempt_id),
     )
     return cur.rowcount

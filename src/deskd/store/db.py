@@ -6,7 +6,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
+import os
 
 DEFAULT_BUSY_MS = 5000
 
@@ -16,7 +16,7 @@ class DatabaseMissing(Exception):
 
 
 def connect(
-    path: str | Path,
+    path: str | os.PathLike[str],
     *,
     busy_ms: int = DEFAULT_BUSY_MS,
     create: bool = True,
@@ -27,12 +27,14 @@ def connect(
     Autocommit (``isolation_level=None``) means nothing is written outside an explicit
     ``transaction()``; read paths therefore never hold the write lock.
     """
-    path = Path(path)
-    if not path.exists():
+    # os.path, not pathlib: the session hook opens the database on every tool call, and
+    # importing pathlib is most of what it would cost beyond the floor.
+    path = os.fspath(path)
+    if not os.path.exists(path):
         if not create:
-            raise DatabaseMissing(str(path))
-        path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(str(path), isolation_level=None, timeout=busy_ms / 1000)
+            raise DatabaseMissing(path)
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    conn = sqlite3.connect(path, isolation_level=None, timeout=busy_ms / 1000)
     conn.row_factory = sqlite3.Row
     conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
     conn.execute("PRAGMA foreign_keys = ON")

@@ -1,0 +1,183 @@
+"""``deskd cron-line`` and ``deskd timer``: schedule the tick with absolute paths to this
+environment's deskd (LESSONS 32, 47). Nothing here runs crontab or systemctl."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from deskd.cli.common import emit, json_option
+
+if TYPE_CHECKING:
+    from deskd.service.scheduling import Unit
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@click.command("cron-line")
+@click.option(
+    "--execute",
+    is_flag=True,
+    help="Add DESKD_WAKE_EXECUTE=1: ticks record and launch (default: a dry run).",
+)
+@json_option
+def cron_line(execute: bool, as_json: bool) -> None:
+    """Print the crontab line that ticks this desk every minute.
+
+    The desk is DESKD_HOME (default: this folder), made absolute; it must hold a desk file.
+    The line runs the driver script shipped in the package, with DESKD_BIN set to the
+    folder of this environment's deskd, so cron's bare PATH cannot pick another Python.
+    Start without --execute: the ticks are dry runs that log what they would do in
+    logs/tick.log. The comment lines are valid crontab lines too.
+
+    \b
+    Examples:
+      deskd cron-line                   # dry run first; paste it with `crontab -e`
+      deskd cron-line --execute         # once logs/tick.log looks right
+      (crontab -l; deskd cron-line) | crontab -
+      deskd cron-line --json
+    """
+    from deskd.service.scheduling import cron_line as render
+    from deskd.service.scheduling import desk_target
+
+    rendered = render(desk_target(os.environ, execute=execute))
+
+    def human() -> None:
+        for comment in rendered.comments:
+            click.echo(comment)
+        click.echo(rendered.line)
+
+    emit(rendered.to_json(), as_json, human)
+
+
+@click.group()
+def timer() -> None:
+    """The systemd timer that ticks this desk every minute (the alternative to cron).
+
+    `install` writes deskd-tick.service and deskd-tick.timer with absolute paths to this
+    environment's deskd and the desk folder (DESKD_HOME, default: this folder); `print`
+    shows them. deskd never runs systemctl: it prints the commands to enable the timer.
+
+    \b
+    Examples:
+      deskd timer print --user
+      deskd timer install --user --dry-run
+      deskd timer install --user
+    """
+
+
+def _options(fn: F) -> F:
+    fn = click.option(
+        "--user",
+        "user",
+        is_flag=True,
+        help="A user timer in ~/.config/systemd/user (default: /etc/systemd/system).",
+    )(fn)
+    fn = click.option(
+        "--execute",
+        is_flag=True,
+        help="ExecStart runs `deskd tick --execute` (default: dry runs).",
+    )(fn)
+    return fn
+
+
+@timer.command("install")
+@_options
+@click.option("--dry-run", is_flag=True, help="Print the units and where they would go.")
+@json_option
+def timer_install(user: bool, execute: bool, dry_run: bool, as_json: bool) -> None:
+    """Write deskd-tick.service and deskd-tick.timer for this desk.
+
+    With --user they go to $XDG_CONFIG_HOME/systemd/user (default ~/.config/systemd/user),
+    else to /etc/systemd/system (root needed; the tick then runs as you, the user behind
+    sudo). Existing units of the same name are replaced. Afterwards run the systemctl
+    commands it prints; deskd does not run them.
+
+    \b
+    Examples:
+      deskd timer install --user --dry-run
+      deskd timer install --user
+      deskd timer install --user --execute
+      sudo env DESKD_HOME=/srv/desk /opt/deskd/.venv/bin/deskd timer install
+    """
+    from deskd.service import scheduling as s
+
+    target = s.desk_target(os.environ, execute=execute)
+    units = s.render_units(
+        target,
+        folder=s.unit_dir(os.environ, user=user),
+        user=user,
+        run_as=s.run_as_user(os.environ),
+    )
+    commands = s.systemctl_commands(user=user)
+    if dry_run:
+        data = {
+            "dry_run": True,
+            "files": [
+                {"path": str(u.path), "status": "would write", "text": u.text} for u in units
+            ],
+            "commands": commands,
+        }
+
+        def show() -> None:
+            _print_units(units)
+            click.echo("# dry run: nothing written. To enable after installing:")
+            for command in commands:
+                click.echo(f"#   {command}")
+
+        emit(data, as_json, show)
+        return
+    written = s.install_units(units, sudo_hint=s.sudo_command(target))
+    data = {
+        "dry_run": False,
+        "files": [{"path": str(w.path), "status": w.status} for w in written],
+        "commands": commands,
+    }
+
+    def human() -> None:
+        for w in written:
+            click.echo(f"{w.status}: {w.path}")
+        mode = "execute" if execute else "dry run (re-install with --execute when ready)"
+        click.echo(f"tick mode: {mode}; each tick logs one line to {target.log_file}")
+        click.echo("now enable it:")
+        for command in commands:
+            click.echo(f"  {command}")
+        if user:
+            click.echo(
+                "  loginctl enable-linger $USER   # keep user timers running while logged out"
+            )
+
+    emit(data, as_json, human)
+
+
+@timer.command("print")
+@_options
+@json_option
+def timer_print(user: bool, execute: bool, as_json: bool) -> None:
+    """Print deskd-tick.service and deskd-tick.timer as `timer install` would write them.
+
+    \b
+    Examples:
+      deskd timer print --user
+      deskd timer print --execute > /tmp/units.txt
+    """
+    from deskd.service import scheduling as s
+
+    target = s.desk_target(os.environ, execute=execute)
+    units = s.render_units(
+        target,
+        folder=s.unit_dir(os.environ, user=user),
+        user=user,
+        run_as=s.run_as_user(os.environ),
+    )
+    data = {"files": [{"path": str(u.path), "text": u.text} for u in units]}
+    emit(data, as_json, lambda: _print_units(units))
+
+
+def _print_units(units: list[Unit]) -> None:
+    for unit in units:
+        click.echo(f"# ---- {unit.path}")
+        click.echo(unit.text, nl=False)

@@ -1,0 +1,319 @@
+"""``deskd-session-hook``: what Claude Code runs on every hook event of every agent at a desk.
+
+CONTRACT.md "The session hook". It sits on the hot path of every tool call, so it imports
+only the standard library, ``deskd.paths`` and ``deskd.store`` (no pydantic, click, typing
+or logging), reads the clock once, writes one short transaction, and always exits 0: a
+hook that fails or hangs would stall the agent. Problems go to ``logs/hook.log``, never to
+stdout, because Claude Code reads whatever the hook prints as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
+if TYPE_CHECKING:
+    import sqlite3
+
+MAX_CONTEXT = 10_000
+"""Claude Code's cap on a hook's ``additionalContext``, in characters."""
+
+BUSY_MS = 1500
+"""How long to wait for the write lock before giving up: the agent is waiting on us."""
+
+MAX_BODY = 600
+MAX_REF = 300
+
+SURFACING_EVENTS = frozenset({"PostToolUse", "PostToolUseFailure", "UserPromptSubmit"})
+RESTING_EVENTS = frozenset({"Stop", "StopFailure"})
+KNOWN_EVENTS = SURFACING_EVENTS | RESTING_EVENTS | {"SessionStart"}
+CONTEXT_DROPPED = frozenset({"compact", "clear"})
+"""SessionStart sources after which the session's context no longer holds what it was shown."""
+
+PRIORITIES = ("low", "normal", "high", "urgent")
+"""``deskd.core.values.PRIORITIES``, copied to keep core (and its imports) off this path;
+a test keeps the two equal."""
+
+
+class Skip(Exception):
+    """Nothing to do for this call; the message goes to the hook log."""
+
+
+def main() -> int:
+    """The console script: handle one event, then leave at once with status 0.
+
+    ``os._exit`` skips the interpreter's teardown and SQLite's checkpoint-on-close, a few
+    milliseconds the agent would otherwise wait for on every tool call. Nothing is lost:
+    stdout is flushed here, the log file is closed after each line, and the transaction
+    has committed or rolled back; the WAL is checkpointed by SQLite's autocheckpoint.
+    """
+    code = run(close=False)
+    try:
+        sys.stdout.flush()
+    finally:
+        os._exit(code)
+
+
+def run(*, close: bool = True) -> int:
+    """Handle one hook event from stdin; always returns 0 (see the module docstring).
+
+    ``close=False`` leaves the database connection for process exit to drop (``main``).
+    """
+    env = os.environ
+    role = env.get("DESKD_ROLE") or None
+    event: str | None = None
+    now: int | None = None
+    try:
+        raw = read_stdin()
+        now = clock_ms(env.get("DESKD_NOW"))
+        if role is None:
+            # Without a role this is not a deskd session. Say so only where a desk was named
+            # explicitly: never litter an unrelated project with a logs/ folder.
+            if any(env.get(k) for k in ("DESKD_HOME", "DESKD_DB", "DESKD_LOG_DIR")):
+                log(env, now, None, None, "DESKD_ROLE is not set: nothing to do")
+            return 0
+        payload = parse_payload(raw)
+        event = str(payload["hook_event_name"])
+        handle(payload, event=event, role=role, now=now, env=env, close=close)
+    except Skip as exc:
+        log(env, now, role, event, str(exc))
+    except Exception as exc:
+        log(env, now, role, event, f"{type(exc).__name__}: {exc}")
+    return 0
+
+
+def read_stdin() -> bytes:
+    """All of stdin (a writer must never see a broken pipe); nothing when it is a terminal."""
+    stream = sys.stdin
+    if stream is None or stream.isatty():
+        return b""
+    return stream.buffer.read()
+
+
+def parse_payload(raw: bytes) -> dict[str, object]:
+    if not raw.strip():
+        raise Skip("empty input: expected Claude Code's hook JSON on stdin")
+    try:
+        payload = json.loads(raw)
+    except ValueError as exc:
+        raise Skip(f"malformed input, not JSON: {exc}") from None
+    if not isinstance(payload, dict) or not isinstance(payload.get("hook_event_name"), str):
+        raise Skip("malformed input: no hook_event_name in the JSON object")
+    return payload
+
+
+def clock_ms(pinned: str | None) -> int:
+    """Unix ms now, or the instant ``DESKD_NOW`` pins (ISO 8601; naive means UTC)."""
+    if not pinned:
+        return int(time.time() * 1000)
+    from datetime import UTC, datetime
+
+    raw = pinned.strip()
+    if raw.endswith(("Z", "z")):
+        raw = raw[:-1] + "+00:00"
+    try:
+        value = datetime.fromisoformat(raw)
+    except ValueError:
+        raise Skip(f"DESKD_NOW={pinned!r} is not an ISO 8601 time") from None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return int(value.timestamp() * 1000)
+
+
+def handle(
+    payload: dict[str, object],
+    *,
+    event: str,
+    role: str,
+    now: int,
+    env: os._Environ[str],
+    close: bool = True,
+) -> None:
+    """One heartbeat on the session row, and what the event surfaces, in one transaction."""
+    if event not in KNOWN_EVENTS:
+        raise Skip(f"event {event} is not one deskd handles: ignored")
+    from deskd.paths import db_file_str as db_file
+    from deskd.store.db import DatabaseMissing, connect, transaction
+    from deskd.store.items import forget_shown_in_session, items_not_shown, mark_shown
+    from deskd.store.sessions import record_heartbeat, record_session_failure
+
+    native = text_field(payload, "session_id") or env.get("DESKD_SESSION_ID") or None
+    path = db_file(env)
+    try:
+        conn = connect(path, busy_ms=BUSY_MS, create=False)
+    except DatabaseMissing:
+        raise Skip(
+            f"no desk database at {path} (set DESKD_DB or DESKD_HOME for this session)"
+        ) from None
+    try:
+        check_role(conn, role)
+        with transaction(conn):
+            session_row = record_heartbeat(
+                conn,
+                role=role,
+                now=now,
+                native_id=native,
+                state="resting" if event in RESTING_EVENTS else "working",
+                event=event,
+                tool=text_field(payload, "tool_name"),
+                token=env.get("DESKD_WAKE_TOKEN") or None,
+                agent="claude",
+            )
+            if event == "StopFailure":
+                record_session_failure(
+                    conn,
+                    session_row,
+                    failure=text_field(payload, "error") or "unknown",
+                    detail=(text_field(payload, "error_details") or "")[:2000],
+                    now=now,
+                )
+                return
+            if event == "Stop" or "agent_id" in payload or native is None:
+                # A subagent's call is a heartbeat only: its context is not the role's. Without
+                # a session id, "once per session" cannot be kept, so nothing is surfaced.
+                return
+            prefix = ""
+            if event == "SessionStart":
+                prefix = briefing(conn, role)
+                if text_field(payload, "source") in CONTEXT_DROPPED:
+                    forget_shown_in_session(conn, role, native)
+                else:
+                    emit(event, prefix)
+                    return
+            text, shown = render_items(items_not_shown(conn, role, native), role, prefix=prefix)
+            if not text:
+                return
+            # Print before COMMIT: if the commit fails the items are shown again later, but a
+            # role is never credited with an item it was not shown (LESSONS 18).
+            emit(event, text)
+            mark_shown(conn, shown, session=native, now=now)
+    finally:
+        if close:
+            conn.close()
+
+
+def check_role(conn: sqlite3.Connection, role: str) -> None:
+    """Refuse (into the log) a role the roles table does not hold enabled."""
+    from deskd.store.roles import role_count, role_enabled
+
+    enabled = role_enabled(conn, role)
+    if enabled:
+        return
+    if enabled is False:
+        raise Skip(f"role {role!r} is disabled at this desk (no longer in deskd.toml)")
+    if role_count(conn) == 0:
+        raise Skip(
+            f"role {role!r} unknown: the roles table is empty because no deskd write command "
+            "has run on this desk yet (run e.g. `deskd status set` once)"
+        )
+    raise Skip(f"unknown role {role!r}: not in this desk's roles table")
+
+
+def briefing(conn: sqlite3.Connection, role: str) -> str:
+    from deskd.store.items import unread_count
+
+    count = unread_count(conn, role)
+    return (
+        f"deskd: you are the role {role!r} at this desk; {plural(count, 'unread item')} "
+        "in your inbox.\n"
+        f"  deskd inbox list --for {role}            your unread items, urgent first\n"
+        f"  deskd inbox ack --for {role} --seen      mark read exactly the items you were shown "
+        "(or --id N)\n"
+        f"  deskd send --from {role} --to ROLE --subject S --body T   message another role\n"
+        f"  deskd status set --role {role} --state resting   when your turn's work is done"
+    )
+
+
+def render_items(rows: list[sqlite3.Row], role: str, *, prefix: str = "") -> tuple[str, list[int]]:
+    """The additionalContext text (at most MAX_CONTEXT characters) and the ids it shows.
+
+    Items go in the order given (urgent first) until the next would not fit; the rest are
+    counted, not shown, and not marked — what was shown is not a prefix of ids.
+    """
+    if not rows:
+        return prefix, []
+    head = f"deskd: {plural(len(rows), 'new item')} for {role}, urgent first:"
+    foot = (
+        f"\n\nWhen handled: deskd inbox ack --for {role} --seen (acks exactly the items shown "
+        "to you), or --id N for single items."
+    )
+    reserve = len(more_line(len(rows), role))
+    budget = MAX_CONTEXT - len(prefix) - len("\n\n") - len(head) - len(foot) - reserve
+    blocks: list[str] = []
+    shown: list[int] = []
+    for row in rows:
+        block = item_block(row)
+        budget -= len(block)
+        if budget < 0:
+            break
+        blocks.append(block)
+        shown.append(int(row["id"]))
+    parts = [prefix + "\n\n" if prefix else "", head, *blocks]
+    if len(shown) < len(rows):
+        parts.append(more_line(len(rows) - len(shown), role))
+    parts.append(foot)
+    return "".join(parts), shown
+
+
+def item_block(row: sqlite3.Row) -> str:
+    """One item: id, priority, source, sender, title, then its ref and trimmed body indented."""
+    rank = row["priority"]
+    priority = PRIORITIES[rank] if 0 <= rank < len(PRIORITIES) else str(rank)
+    sender = f" from {row['sender']}" if row["sender"] else ""
+    title = " ".join(str(row["title"]).split())
+    lines = [f"\n\n#{row['id']} [{priority}] {row['source']}{sender}: {title}"]
+    if row["ref"]:
+        lines.append(f"\n   ref: {trim(row['ref'], MAX_REF)}")
+    if row["body"]:
+        lines.append("\n   " + trim(row["body"], MAX_BODY).replace("\n", "\n   "))
+    return "".join(lines)
+
+
+def more_line(count: int, role: str) -> str:
+    return f"\n\n+{count} more: deskd inbox list --for {role}"
+
+
+def emit(event: str, text: str) -> None:
+    """Print the one JSON document Claude Code reads from a hook's stdout."""
+    doc = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+    sys.stdout.write(json.dumps(doc) + "\n")
+    sys.stdout.flush()
+
+
+def text_field(payload: dict[str, object], key: str) -> str | None:
+    value = payload.get(key)
+    return value if isinstance(value, str) and value else None
+
+
+def trim(text: str, limit: int) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def log(
+    env: os._Environ[str], now: int | None, role: str | None, event: str | None, message: str
+) -> None:
+    """Append one line to ``logs/hook.log``; if even that fails, stay silent."""
+    try:
+        from deskd.paths import log_dir_str as log_dir
+
+        folder = log_dir(env)
+        os.makedirs(folder, exist_ok=True)
+        seconds = time.time() if now is None else now / 1000
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+        line = f"{stamp} pid={os.getpid()} role={role or '-'} event={event or '-'} {message}"
+        with open(os.path.join(folder, "hook.log"), "a", encoding="utf-8") as handle:
+            handle.write(line.replace("\n", " ")[:2000] + "\n")
+    except Exception:
+        pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())
