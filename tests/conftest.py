@@ -64,6 +64,11 @@ class Desk:
         self.monkeypatch = monkeypatch
         self.now = datetime.fromisoformat(NOW.replace("Z", "+00:00"))
         self.role: str | None = None
+        self.extra: dict[str, str] = {}
+
+    def setenv(self, name: str, value: str) -> None:
+        """A DESKD_* variable every later call of this desk gets (others: use monkeypatch)."""
+        self.extra[name] = value
 
     @property
     def db_path(self) -> Path:
@@ -84,7 +89,7 @@ class Desk:
         return int(self.now.timestamp() * 1000)
 
     def env(self, role: str | None = None, **extra: str) -> dict[str, str]:
-        env = {"DESKD_HOME": str(self.home), "DESKD_NOW": self.now_iso}
+        env = {"DESKD_HOME": str(self.home), "DESKD_NOW": self.now_iso, **self.extra}
         who = role if role is not None else self.role
         if who:
             env["DESKD_ROLE"] = who
@@ -142,3 +147,23 @@ def desk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Desk]:
     d.write_desk(DESK_TOML)
     monkeypatch.setenv("DESKD_HOME", str(home))
     yield d
+
+
+@pytest.fixture(autouse=True)
+def recorded_launches(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Under tests/wake, the tick's launcher is replaced by a recorder at its boundary.
+
+    Those tests judge what the tick records; the executor's real processes are tested in
+    tests/executor, so no background executor races the assertions here.
+    """
+    started: list[int] = []
+    if "wake" not in request.node.path.parts:
+        return started
+    from deskd.service.dispatch import Dispatched
+
+    def record(ctx: object, attempt_id: int, role: str) -> Dispatched:
+        started.append(attempt_id)
+        return Dispatched(attempt_id=attempt_id, role=role, pid=0)
+
+    monkeypatch.setattr("deskd.service.tick.start_executor", record)
+    return started

@@ -29,6 +29,9 @@ MAX_REF = 300
 
 SURFACING_EVENTS = frozenset({"PostToolUse", "PostToolUseFailure", "UserPromptSubmit"})
 RESTING_EVENTS = frozenset({"Stop", "StopFailure"})
+# A model turn: a tool the model called, or its turn ending. Not UserPromptSubmit, which
+# Claude Code runs before any model call (a launch that then fails auth has not landed).
+LANDING_EVENTS = frozenset({"PostToolUse", "PostToolUseFailure", "Stop"})
 KNOWN_EVENTS = SURFACING_EVENTS | RESTING_EVENTS | {"SessionStart"}
 CONTEXT_DROPPED = frozenset({"compact", "clear"})
 """SessionStart sources after which the session's context no longer holds what it was shown."""
@@ -136,6 +139,7 @@ def handle(
     if event not in KNOWN_EVENTS:
         raise Skip(f"event {event} is not one deskd handles: ignored")
     from deskd.paths import db_file_str as db_file
+    from deskd.store.attempts import land_by_token, note_hook_failure
     from deskd.store.db import DatabaseMissing, connect, transaction
     from deskd.store.items import forget_shown_in_session, items_not_shown, mark_shown
     from deskd.store.sessions import record_heartbeat, record_session_failure
@@ -162,7 +166,15 @@ def handle(
                 token=env.get("DESKD_WAKE_TOKEN") or None,
                 agent="claude",
             )
+            token = env.get("DESKD_WAKE_TOKEN")
+            if token and event in LANDING_EVENTS:
+                # A model turn in the launched session: the wake landed (SessionStart only binds).
+                land_by_token(conn, token, now=now, session=native)
             if event == "StopFailure":
+                if token:
+                    note_hook_failure(
+                        conn, token, failure=text_field(payload, "error") or "unknown", now=now
+                    )
                 record_session_failure(
                     conn,
                     session_row,

@@ -310,13 +310,36 @@ def test_a_usage_limit_pages_once_and_a_daily_cap_pages_once() -> None:
     held = role(held_until=T0 + 60 * MIN)
     p = plan(snap(held, items=[item(1, priority="urgent")]), now=T0, policy=POLICY)
     (notice,) = p.pages
-    assert notice.notice_key == f"usage_limit:alpha:{T0 + 60 * MIN}" and "usage limit" in notice.title
-    again = snap(held, items=[item(1, priority="urgent")], notice_keys=frozenset({notice.notice_key}))
+    assert (
+        notice.notice_key == f"usage_limit:alpha:{T0 + 60 * MIN}" and "usage limit" in notice.title
+    )
+    again = snap(
+        held, items=[item(1, priority="urgent")], notice_keys=frozenset({notice.notice_key})
+    )
     assert plan(again, now=T0, policy=POLICY).pages == ()
     capped = role(launches_today=48)
-    p = plan(snap(capped, items=[item(1, priority="urgent")], day_start=T0 - 600 * MIN), now=T0, policy=POLICY)
+    p = plan(
+        snap(capped, items=[item(1, priority="urgent")], day_start=T0 - 600 * MIN),
+        now=T0,
+        policy=POLICY,
+    )
     assert [pg.notice_key for pg in p.pages] == [f"cap:alpha:{T0 - 600 * MIN}"]
     busy = role(presence="online", session_id="s")
-    live = AttemptView(id=1, key="inbox:alpha", kind="inbox", role="alpha", rung="session",
-                       attempted_at=T0, due_at=T0 + MIN, item_ids=(1,))
-    assert plan(snap(busy, items=[item(1, priority="urgent")], attempts=[live]), now=T0 + MIN, policy=POLICY).pages == ()
+    live = AttemptView(
+        id=1,
+        key="inbox:alpha",
+        kind="inbox",
+        role="alpha",
+        rung="session",
+        attempted_at=T0,
+        due_at=T0 + MIN,
+        item_ids=(1,),
+    )
+    assert (
+        plan(
+            snap(busy, items=[item(1, priority="urgent")], attempts=[live]),
+            now=T0 + MIN,
+            policy=POLICY,
+        ).pages
+        == ()
+    )

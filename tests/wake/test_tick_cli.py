@@ -176,7 +176,8 @@ def test_concurrent_executing_ticks_record_one_attempt(desk: Desk) -> None:
     for p in procs:
         p.communicate(timeout=60)
         assert p.returncode == 0
-    assert len(desk.json("wake", "list")) == 1
+    # One launch was recorded (its executor may since have failed and the wake climbed).
+    assert [r["rung"] for r in desk.json("wake", "list")].count("spawn") == 1
 
 
 def test_an_overdue_item_covered_by_a_live_attempt_is_escalated(desk: Desk) -> None:

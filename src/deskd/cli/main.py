@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "ledger": ("deskd.cli.inbox", "ledger"),
     "hook": ("deskd.cli.hook", "hook"),
     "tick": ("deskd.cli.tick", "tick"),
+    "agent": ("deskd.cli.agent", "agent"),
     "wake": ("deskd.cli.wake", "wake"),
     "pause": ("deskd.cli.pause", "pause"),
     "resume": ("deskd.cli.pause", "resume"),

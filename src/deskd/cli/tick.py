@@ -14,11 +14,12 @@ from deskd.cli.common import desk_context, emit, json_option
 @click.option(
     "--dry-run", "mode", flag_value="dry", help="Plan and print; write nothing (default)."
 )
+@click.option("--wait", is_flag=True, help="Wait for the launches this tick started.")
 @click.option(
     "--loop", "loop", default=None, help="Tick every DUR forever (containers without cron)."
 )
 @json_option
-def tick(mode: str | None, loop: str | None, as_json: bool) -> None:
+def tick(mode: str | None, wait: bool, loop: str | None, as_json: bool) -> None:
     """One tick: fire due wake hooks, plan wakes, and (with --execute) record and launch.
 
     Dry-run is the default until --execute or DESKD_WAKE_EXECUTE=1: it prints the same
@@ -35,18 +36,18 @@ def tick(mode: str | None, loop: str | None, as_json: bool) -> None:
 
     every = parse_duration(loop, what="--loop") if loop else None
     while True:
-        _one(mode, as_json)
+        _one(mode, as_json, wait)
         if every is None:
             return
         time.sleep(every)
 
 
-def _one(mode: str | None, as_json: bool) -> None:
+def _one(mode: str | None, as_json: bool, wait: bool) -> None:
     from deskd.service.tick import run_tick
 
     with desk_context() as ctx:
         execute = mode == "execute" or (mode is None and ctx.settings.execute)
-        result = run_tick(ctx, execute=execute)
+        result = run_tick(ctx, execute=execute, wait=wait)
         data = result.to_json()
         tz = ctx.tz
 
@@ -76,6 +77,12 @@ def _one(mode: str | None, as_json: bool) -> None:
         for x in data["actions"]:
             verb = "would launch" if result.dry_run else "launch planned"
             click.echo(f"  {verb}: {x['rung']} {x['role']} ({', '.join(x['reasons'])})")
+        for d in data["launched"]:
+            click.echo(
+                f"  started executor for attempt {d['attempt_id']} ({d['role']}, pid {d['pid']})"
+            )
+        for a in data["died"]:
+            click.echo(f"  attempt {a}: its executor died; recorded as failed (transient)")
         for pg in data["pages"]:
             verb = "would page" if result.dry_run else "page queued"
             click.echo(f"  {verb}: {pg['title']}")

@@ -39,7 +39,6 @@ from deskd.errors import DeskdError
 from deskd.service.context import DeskContext
 from deskd.service.launch_env import agent_env
 from deskd.store import attempts as attempt_rows
-from deskd.store import items as item_rows
 from deskd.store.events import add_event
 from deskd.store.sessions import record_heartbeat
 
@@ -68,6 +67,7 @@ class LaunchResult:
     detail: str = ""
     tries: int = 0
     exit_code: int | None = None
+    timed_out: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -132,7 +132,7 @@ def _claimed(ctx: DeskContext, row: Any, *, retry: RetryPolicy) -> LaunchResult:
     try:
         outcome = _run_with_retries(ctx, row, result, retry=retry)
         status = "finished" if outcome.failure_class is None else "failed"
-        if outcome.detail.startswith("timed out"):
+        if result.timed_out:
             status = "timed_out"
         result.status, result.failure_class, result.detail = (
             status,
@@ -183,7 +183,9 @@ def _run_with_retries(
     """Run, and run again while the failure is transient and the model never took a turn."""
 
     def transient_unlanded(outcome: RunOutcome) -> bool:
-        return outcome.failure_class == TRANSIENT and not result.landed
+        # A timeout is transient too, but retrying a 30-minute hang inside the rung would
+        # hold the role for hours: only quick failures (overload, network) are retried here.
+        return outcome.failure_class == TRANSIENT and not result.landed and not result.timed_out
 
     retrying = Retrying(
         stop=stop_after_attempt(max(1, retry.attempts)),
@@ -331,6 +333,7 @@ def _run_once(ctx: DeskContext, row: Any, result: LaunchResult) -> RunOutcome:
             log=log,
         )
     result.exit_code = finished.exit_code
+    result.timed_out = finished.timed_out
     outcome = adapter.outcome(
         state,
         exit_code=finished.exit_code,
@@ -385,11 +388,38 @@ def _land(ctx: DeskContext, attempt_id: int, role: str, session_id: str | None) 
 
 
 def land_launch(conn: Any, attempt_id: int, *, now: int, session: str | None) -> bool:
-    """Shared by the executor (stream) and the session hook path (wake token)."""
-    if not attempt_rows.land(conn, attempt_id, now=now):
+    if not attempt_rows.land_with_items(conn, attempt_id, now=now, session=session):
         return False
-    item_rows.mark_shown(
-        conn, attempt_rows.launch_item_ids(conn, attempt_id), session=session, now=now
-    )
     add_event(conn, at=now, kind="launch.landed", subject=f"attempt:{attempt_id}")
     return True
+
+
+def describe_launch(
+    ctx: DeskContext, *, role: str, mode: str, session_id: str | None
+) -> dict[str, Any]:
+    """What `deskd agent command` prints: argv and the variables deskd sets or scrubs."""
+    from deskd.errors import InvalidValue
+    from deskd.service.launch_env import DROPPED, DROPPED_PREFIXES
+
+    ctx.desk.role(role)
+    if mode not in ("spawn", "resume"):
+        raise InvalidValue("--mode", mode, "spawn or resume")
+    if mode == "resume" and not session_id:
+        raise InvalidValue("--session-id", "", "resume needs the native session id")
+    prepared = prepare(
+        ctx,
+        role=role,
+        mode=mode,
+        prompt="<the wake prompt>",
+        token="<wake token>",
+        session_id=session_id,
+        settings_file=None,
+    )
+    argv = list(prepared.argv)
+    if prepared.spec.kind == "claude":
+        argv += ["--settings", "<per-run settings file>"] if "--settings" not in argv else []
+    shown = {
+        k: v for k, v in prepared.env.items() if k.startswith("DESKD_") or k in ("PATH", "HOME")
+    }
+    dropped = sorted(k for k in os.environ if k in DROPPED or k.startswith(DROPPED_PREFIXES))
+    return {"argv": argv, "env": shown, "dropped": dropped, "workdir": str(prepared.workdir)}

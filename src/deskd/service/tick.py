@@ -18,6 +18,7 @@ from deskd.core.records import Plan
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import priority_rank
 from deskd.service.context import DeskContext
+from deskd.service.dispatch import Dispatched, heal_launches, start_executor
 from deskd.service.hooks import fire_due_hooks
 from deskd.service.snapshot import load_snapshot, policy_of, with_would_fire
 from deskd.service.ticklog import log_tick
@@ -36,6 +37,10 @@ class TickResult:
     attempt_ids: dict[str, int] = field(default_factory=dict)
     page_ids: list[int] = field(default_factory=list)
     hooks_fired: list[dict[str, Any]] = field(default_factory=list)
+    dispatched: list[Dispatched] = field(default_factory=list)
+    restarted: list[int] = field(default_factory=list)
+    restart_roles: dict[int, str] = field(default_factory=dict)
+    died: list[int] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         p = self.plan
@@ -48,6 +53,11 @@ class TickResult:
             "attempts": [],
             "actions": [],
             "pages": [],
+            "launched": [
+                {"attempt_id": d.attempt_id, "role": d.role, "pid": d.pid} for d in self.dispatched
+            ],
+            "restarted": self.restarted,
+            "died": self.died,
         }
         if p is None:
             return out
@@ -90,20 +100,41 @@ class TickResult:
         return out
 
 
-def run_tick(ctx: DeskContext, *, execute: bool) -> TickResult:
-    """One tick. Overlapping ticks: the second returns at once with ``skipped`` set."""
+def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResult:
+    """One tick. Overlapping ticks: the second returns at once with ``skipped`` set.
+
+    In execute mode the recorded launches are handed to detached executors once the plan's
+    transaction has committed; ``wait`` waits for them (tests and one-shot use).
+    """
     result = TickResult(now=ctx.now, dry_run=not execute)
     try:
         with try_lock(tick_lock_path(ctx.settings.run_path)):
             _tick(ctx, result, execute=execute)
+            if execute:
+                _dispatch(ctx, result)
     except LockBusy:
         result.skipped = "another tick holds run/tick.lock"
     log_tick(ctx, result)
+    if wait:
+        for launch in result.dispatched:
+            if launch.proc is not None:
+                launch.proc.wait()
     return result
+
+
+def _dispatch(ctx: DeskContext, result: TickResult) -> None:
+    plan = result.plan
+    ids = [result.attempt_ids[x.keys[0]] for x in plan.launches] if plan else []
+    roles = {result.attempt_ids[x.keys[0]]: x.role for x in plan.launches} if plan else {}
+    roles.update(result.restart_roles)
+    for attempt_id in [*ids, *result.restarted]:
+        result.dispatched.append(start_executor(ctx, attempt_id, roles[attempt_id]))
 
 
 def _tick(ctx: DeskContext, result: TickResult, *, execute: bool) -> None:
     conn = ctx.conn
+    if execute:
+        result.restarted, result.died, result.restart_roles = heal_launches(ctx)
     fired = fire_due_hooks(ctx, execute=execute)
     result.hooks_fired = [f.to_json() for f in fired]
     snapshot = load_snapshot(conn, ctx.desk, now=ctx.now)

@@ -1,0 +1,258 @@
+"""The agent adapter protocol: build a launch's argv, read its output, classify how it ended.
+
+The executor owns the process (environment, timeout, kill); an adapter owns the knowledge of
+one CLI: which flags start or resume a session, which output lines carry the native session
+id, which prove the model took a turn (a *landing*), and what the final output says about
+failure. ``feed`` is called once per stdout line as it arrives and must never raise: agent
+CLIs print banners, warnings and half-lines among their JSON.
+
+Failure classes (CONTRACT.md "The agent CLIs"): ``permanent`` (executable missing,
+authentication, invalid request, model not found, billing) climbs at once; ``transient``
+(overload, network, timeout) is retried; ``usage_limit`` holds the role until ``reset_at_ms``
+when the CLI gives one; ``task`` means the agent ran and reported that its work failed.
+Classification reads the structured output first and the exit code only where nothing
+structured was printed; it survives a missing final result (some agent versions print none
+when a Stop hook is configured).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from deskd.core.timeparse import iso_utc
+
+PERMANENT = "permanent"
+TRANSIENT = "transient"
+USAGE_LIMIT = "usage_limit"
+TASK = "task"
+FAILURE_CLASSES = (PERMANENT, TRANSIENT, USAGE_LIMIT, TASK)
+
+SESSION = "session"
+"""Signal: the native session id was recorded by this line."""
+TURN = "turn"
+"""Signal: this line proves the model took a turn (the launch landed)."""
+
+MODES = ("spawn", "resume")
+MAX_DETAIL = 300
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LaunchSpec:
+    """Everything an adapter needs to build one launch's argv."""
+
+    kind: str  # claude | codex | gemini | opencode | command
+    command: str  # executable (absolute path or name resolved by the executor)
+    args: tuple[str, ...]  # kind=command: the argv template; others: extra args
+    mode: str  # "spawn" | "resume"
+    prompt: str
+    session_id: str | None  # resume: the native id; claude spawn: the pre-assigned UUID
+    model: str  # "" = the CLI's default
+    allowed_tools: tuple[str, ...]
+    settings_path: str | None  # claude: the per-run settings file
+    role: str
+
+
+@dataclass
+class RunState:
+    """What one run's output has shown so far; ``feed`` updates it line by line."""
+
+    session_id: str | None = None
+    landed: bool = False  # the model took a turn (assistant event etc.), NOT init/SessionStart
+    result: dict[str, Any] | None = None
+    events: int = 0  # structured lines seen (each is a heartbeat for the role)
+    errors: list[str] = field(default_factory=list)
+    cost_usd: float | None = None
+    reset_at_ms: int | None = None
+    buffer: str = ""  # an adapter's partial multi-line document (gemini's pretty JSON)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunOutcome:
+    """How a run ended. ``failure_class`` None means success."""
+
+    failure_class: str | None  # None | permanent | transient | usage_limit | task
+    detail: str  # one line for people ("not logged in: run `claude /login`")
+    cost_usd: float | None
+    session_id: str | None
+    reset_at_ms: int | None  # usage-limit reset, when the CLI gives one
+
+
+class AgentAdapter(ABC):
+    """One agent CLI. Instances are stateless; per-run state lives in ``RunState``."""
+
+    kind: ClassVar[str]
+    resumable: ClassVar[bool] = True
+    login_hint: ClassVar[str] = ""
+    """How to fix "not logged in" for this CLI, for the outcome's detail."""
+
+    @abstractmethod
+    def argv(self, spec: LaunchSpec) -> list[str]:
+        """The full argv, executable first; never a shell string."""
+
+    @abstractmethod
+    def feed(self, state: RunState, line: str) -> set[str]:
+        """Read one stdout line into ``state``; the signals it carried (SESSION, TURN)."""
+
+    @abstractmethod
+    def outcome(
+        self, state: RunState, *, exit_code: int | None, timed_out: bool, stderr_tail: str
+    ) -> RunOutcome:
+        """How the run ended, from what ``feed`` saw, then stderr, then the exit code."""
+
+    # Shared pieces for the concrete adapters.
+
+    def done(self, state: RunState, failure_class: str | None, detail: str) -> RunOutcome:
+        reset = state.reset_at_ms if failure_class == USAGE_LIMIT else None
+        if failure_class == USAGE_LIMIT and reset is not None and "resets" not in detail:
+            detail = f"{detail} (resets {iso_utc(reset)})"
+        return RunOutcome(
+            failure_class=failure_class,
+            detail=one_line(detail),
+            cost_usd=state.cost_usd,
+            session_id=state.session_id,
+            reset_at_ms=reset,
+        )
+
+    def without_result(
+        self, state: RunState, *, exit_code: int | None, stderr_tail: str
+    ) -> RunOutcome:
+        """Classify a run that printed no final result, from what it did show.
+
+        A model turn and a clean exit is a success (the result line is what went missing);
+        an error text the CLI printed (in its stream or on stderr) decides next; an exit
+        code is used only when there is nothing else.
+        """
+        if state.landed and exit_code == 0:
+            return self.done(state, None, "finished (no final result printed)")
+        for text in [*reversed(state.errors), stderr_tail]:
+            found = classify_text(text, login_hint=self.login_hint)
+            if found is not None:
+                return self.done(state, *found)
+        if exit_code in (126, 127) and state.events == 0:
+            return self.done(
+                state, PERMANENT, f"the agent command could not run (exit {exit_code})"
+            )
+        said = last_line(state.errors[-1] if state.errors else stderr_tail)
+        tail = f": {said}" if said else ""
+        if exit_code == 0:
+            if state.events == 0:
+                return self.done(state, TRANSIENT, f"no result: the agent printed nothing{tail}")
+            if not state.landed:
+                return self.done(
+                    state, TRANSIENT, f"no result: the session started but no model turn{tail}"
+                )
+        if state.landed:
+            return self.done(
+                state, TRANSIENT, f"exited {exit_code} after a model turn, no final result{tail}"
+            )
+        return self.done(state, TRANSIENT, f"exited {exit_code} without a result{tail}")
+
+
+def parse_json_line(line: str) -> dict[str, Any] | None:
+    """The JSON object on this line, or None for anything else (banners, junk, arrays)."""
+    text = line.strip()
+    if not text.startswith("{"):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def record_session(state: RunState, value: object) -> set[str]:
+    """Record the first native session id seen; later ids (a forked resume) do not replace it."""
+    if state.session_id is None and isinstance(value, str) and value.strip():
+        state.session_id = value.strip()
+        return {SESSION}
+    return set()
+
+
+def number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def one_line(text: str, limit: int = MAX_DETAIL) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def last_line(text: str) -> str:
+    lines = [ln.strip() for ln in str(text).splitlines() if ln.strip()]
+    return one_line(lines[-1], 160) if lines else ""
+
+
+# Error texts the CLIs print, most specific first. Used on error messages inside structured
+# output and on stderr when no structured output exists; never on a successful result.
+_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
+    (cls, label, re.compile(rx, re.I | re.M))
+    for cls, label, rx in (
+        (
+            USAGE_LIMIT,
+            "usage limit",
+            r"usage limit|rate.?limit|\b429\b|quota|resource.?exhausted|too many requests",
+        ),
+        (PERMANENT, "billing", r"credit balance|billing|payment required|\b402\b"),
+        (
+            PERMANENT,
+            "not logged in",
+            r"not logged in|log ?in required|please run /login|unauthori[sz]ed|\b401\b"
+            r"|invalid api key|api key not found|no api key|missing bearer|authenticat",
+        ),
+        (PERMANENT, "forbidden", r"\b403\b|forbidden|permission denied for model"),
+        (
+            PERMANENT,
+            "model not found",
+            r"model .*not (?:found|supported|exist)|unknown model|model_not_found"
+            r"|invalid model|model metadata .*not found",
+        ),
+        (
+            PERMANENT,
+            "session not found",
+            r"no conversation found|session .*not found|no (?:such )?session",
+        ),
+        (
+            PERMANENT,
+            "bad arguments",
+            r"unknown option|unknown argument|unexpected argument|unrecognized arguments"
+            r"|invalid option|invalid.request|\b400\b|^usage:",
+        ),
+        (
+            TRANSIENT,
+            "overloaded",
+            r"overloaded|\b5\d\d\b|internal server error|server.error|service unavailable"
+            r"|bad gateway",
+        ),
+        (
+            TRANSIENT,
+            "network",
+            r"network|econnreset|econnrefused|etimedout|enotfound|socket hang up"
+            r"|stream disconnected|connection (?:reset|refused|error)|timed? ?out|dns",
+        ),
+    )
+)
+
+
+def classify_text(text: str, *, login_hint: str = "") -> tuple[str, str] | None:
+    """(failure class, detail) for an error text a CLI printed, or None if unrecognised."""
+    text = str(text or "").strip()
+    if not text:
+        return None
+    for cls, label, pattern in _PATTERNS:
+        if pattern.search(text):
+            said = last_line(text)
+            if label == "not logged in" and login_hint:
+                return cls, f"not logged in: {login_hint} ({said})"
+            return cls, f"{label}: {said}"
+    return None
+
+
+def timed_out_outcome(adapter: AgentAdapter, state: RunState) -> RunOutcome:
+    turn = "after a model turn" if state.landed else "before any model turn"
+    return adapter.done(state, TRANSIENT, f"timed out {turn}")

@@ -1,0 +1,189 @@
+"""Claude Code headless (``claude -p … --output-format stream-json --verbose``).
+
+Verified against Claude Code's CLI and headless docs (as stored in this project's reference
+search, not against a running ``claude``): ``-p/--print`` with a positional prompt,
+``--session-id UUID`` (a pre-assigned id for a new session), ``--resume SID``,
+``--output-format stream-json`` (which requires ``--verbose``), ``--model``,
+``--allowedTools`` (comma or space separated), ``--settings FILE`` (a settings file or JSON
+string merged over the user's). Stream lines: ``system/init`` carries ``session_id`` before any
+model call; ``assistant``/``user`` events; ``rate_limit_event`` with ``resetsAt`` in Unix
+seconds; a final ``result`` with ``is_error``, ``terminal_reason``, ``api_error_status``,
+``total_cost_usd`` (/work/shared/fixtures/claude).
+
+Not verified (no account, no network here; built from the fixtures and SDK type names):
+an ``assistant`` event carrying an ``error`` field, or the ``<synthetic>`` model Claude Code
+uses for API-error messages, is treated as not a model turn; the subscription message
+``Claude AI usage limit reached|<unix seconds>`` is parsed for its reset time;
+``error_during_execution`` with "No conversation found" (resuming a session that does not
+exist) is permanent, so the ladder climbs to a spawn instead of retrying the resume.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar
+
+from deskd.adapters.agents.base import (
+    PERMANENT,
+    TASK,
+    TRANSIENT,
+    TURN,
+    USAGE_LIMIT,
+    AgentAdapter,
+    LaunchSpec,
+    RunOutcome,
+    RunState,
+    classify_text,
+    last_line,
+    number,
+    parse_json_line,
+    record_session,
+    timed_out_outcome,
+)
+from deskd.errors import InvalidLaunch
+
+_LIMIT_RESET = re.compile(r"limit reached\|(\d{9,11})\b")
+_TASK_SUBTYPES = frozenset({"error_max_turns", "error_during_execution", "error_max_budget_usd"})
+
+
+class ClaudeAdapter(AgentAdapter):
+    kind: ClassVar[str] = "claude"
+    login_hint: ClassVar[str] = "run `claude /login` as the desk's user"
+
+    def argv(self, spec: LaunchSpec) -> list[str]:
+        argv = [spec.command, "-p", spec.prompt]
+        if spec.mode == "resume":
+            if not spec.session_id:
+                raise InvalidLaunch("claude", "resume needs the native session id")
+            argv += ["--resume", spec.session_id]
+        elif spec.mode == "spawn":
+            if spec.session_id:
+                argv += ["--session-id", spec.session_id]
+        else:
+            raise InvalidLaunch("claude", f"unknown mode {spec.mode!r} (spawn or resume)")
+        argv += ["--output-format", "stream-json", "--verbose"]
+        if spec.model:
+            argv += ["--model", spec.model]
+        if spec.allowed_tools:
+            argv += ["--allowedTools", ",".join(spec.allowed_tools)]
+        if spec.settings_path:
+            argv += ["--settings", spec.settings_path]
+        return argv + list(spec.args)
+
+    def feed(self, state: RunState, line: str) -> set[str]:
+        event = parse_json_line(line)
+        if event is None:
+            return set()
+        state.events += 1
+        signals = record_session(state, event.get("session_id"))
+        kind = event.get("type")
+        if kind == "assistant":
+            error = _assistant_error(event)
+            if error:
+                state.errors.append(error)
+            else:
+                state.landed = True
+                signals.add(TURN)
+        elif kind == "rate_limit_event":
+            _read_rate_limit(state, event.get("rate_limit_info"))
+        elif kind == "result":
+            state.result = event
+            cost = number(event.get("total_cost_usd"))
+            if cost is not None:
+                state.cost_usd = cost
+            _read_reset_from_text(state, _result_text(event))
+            if event.get("is_error") is False and (number(event.get("num_turns")) or 0) > 0:
+                # A successful result is itself a model turn, even if no assistant line came.
+                if not state.landed:
+                    signals.add(TURN)
+                state.landed = True
+        return signals
+
+    def outcome(
+        self, state: RunState, *, exit_code: int | None, timed_out: bool, stderr_tail: str
+    ) -> RunOutcome:
+        if timed_out:
+            return timed_out_outcome(self, state)
+        result = state.result
+        if result is None:
+            _read_reset_from_text(state, stderr_tail)
+            return self.without_result(state, exit_code=exit_code, stderr_tail=stderr_tail)
+        if result.get("is_error") is not True:
+            said = last_line(str(result.get("result") or "")) or "finished"
+            return self.done(state, None, said)
+        return self.done(state, *self._classify_error(result))
+
+    def _classify_error(self, result: dict[str, Any]) -> tuple[str, str]:
+        """Branch on is_error, terminal_reason and api_error_status — never on subtype alone
+        (an API failure is reported with ``subtype: success``)."""
+        text = _result_text(result)
+        said = last_line(text) or str(result.get("terminal_reason") or "error")
+        status = number(result.get("api_error_status"))
+        reason = result.get("terminal_reason")
+        subtype = result.get("subtype")
+        if status in (401.0, 403.0) or re.search(r"not logged in|/login", text, re.I):
+            return PERMANENT, f"not logged in: {self.login_hint} ({said})"
+        if status == 429.0:
+            return USAGE_LIMIT, f"usage limit: {said}"
+        if status == 529.0 or (status is not None and 500 <= status < 600):
+            return TRANSIENT, f"API overloaded or failing ({int(status)}): {said}"
+        if status is not None and 400 <= status < 500:
+            found = classify_text(text, login_hint=self.login_hint)
+            if found is not None and found[0] == PERMANENT:
+                return found
+            return PERMANENT, f"request refused ({int(status)}): {said}"
+        if reason == "max_turns" or subtype == "error_max_turns":
+            turns = result.get("num_turns")
+            return TASK, f"reached the turn limit ({turns} turns)" if turns else said
+        found = classify_text(text, login_hint=self.login_hint)
+        if found is not None and (reason == "api_error" or found[0] == PERMANENT):
+            return found
+        if subtype in _TASK_SUBTYPES:
+            return TASK, f"{subtype}: {said}"
+        if reason == "api_error":
+            return TRANSIENT, f"API error: {said}"
+        if found is not None:
+            return found
+        return TASK, f"the agent reported an error: {said}"
+
+
+def _assistant_error(event: dict[str, Any]) -> str | None:
+    """The error an assistant event carries instead of a model turn, if any."""
+    message = event.get("message")
+    model = message.get("model") if isinstance(message, dict) else None
+    error = event.get("error")
+    if not error and model != "<synthetic>":
+        return None
+    text = ""
+    if isinstance(message, dict):
+        parts = message.get("content")
+        if isinstance(parts, list):
+            text = " ".join(
+                str(p.get("text", "")) for p in parts if isinstance(p, dict) and p.get("text")
+            )
+    return " ".join(x for x in (str(error or ""), text) if x) or "API error"
+
+
+def _result_text(result: dict[str, Any]) -> str:
+    parts = [str(result.get("result") or "")]
+    errors = result.get("errors")
+    if isinstance(errors, list):
+        parts += [str(e) for e in errors]
+    return "\n".join(p for p in parts if p)
+
+
+def _read_rate_limit(state: RunState, info: object) -> None:
+    if not isinstance(info, dict):
+        return
+    resets = number(info.get("resetsAt"))
+    if resets is None:
+        return
+    # A window that is still "allowed" only says when it would reset; a rejection wins.
+    if info.get("status") != "allowed" or state.reset_at_ms is None:
+        state.reset_at_ms = int(resets * 1000)
+
+
+def _read_reset_from_text(state: RunState, text: str) -> None:
+    match = _LIMIT_RESET.search(text or "")
+    if match:
+        state.reset_at_ms = int(match.group(1)) * 1000

@@ -1,0 +1,149 @@
+"""OpenAI Codex CLI (``codex exec --json``), run with stdin closed.
+
+From Codex's ``exec`` docs and the fixtures (/work/shared/fixtures/codex): JSONL events
+``thread.started`` (``thread_id``, the native session id), ``turn.started``,
+``item.started``/``item.completed`` (agent messages, reasoning, commands, file changes),
+``turn.completed`` (usage) and ``turn.failed`` (``error.message``). A top-level ``error``
+line alone is a reconnect warning, not a failure: only ``turn.failed`` fails a turn.
+Resume is ``codex exec resume SID … PROMPT``.
+
+Not verified against a running ``codex``: whether ``-m`` is accepted after ``exec resume``
+(deskd passes it there the same way as for ``exec``); the usage-limit reset is parsed only
+from the absolute form the fixture shows ("try again at Dec 1st, 2026 3:05 AM", read in the
+machine's local time, which is how Codex prints it); relative forms ("try again in 2 hours")
+leave the reset unknown. Codex has no per-tool allow list: ``allowed_tools`` is not passed.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import ClassVar
+
+from deskd.adapters.agents.base import (
+    TRANSIENT,
+    TURN,
+    USAGE_LIMIT,
+    AgentAdapter,
+    LaunchSpec,
+    RunOutcome,
+    RunState,
+    classify_text,
+    last_line,
+    parse_json_line,
+    record_session,
+    timed_out_outcome,
+)
+from deskd.errors import InvalidLaunch
+
+_MODEL_ITEMS = frozenset(
+    {
+        "agent_message",
+        "reasoning",
+        "command_execution",
+        "file_change",
+        "mcp_tool_call",
+        "web_search",
+        "todo_list",
+    }
+)
+_RESET_AT = re.compile(
+    r"try again at\s+([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4}),?\s+"
+    r"(\d{1,2}):(\d{2})\s*([AaPp][Mm])"
+)
+
+
+class CodexAdapter(AgentAdapter):
+    kind: ClassVar[str] = "codex"
+    login_hint: ClassVar[str] = "run `codex login` as the desk's user"
+
+    def argv(self, spec: LaunchSpec) -> list[str]:
+        if spec.mode == "resume":
+            if not spec.session_id:
+                raise InvalidLaunch("codex", "resume needs the native session id")
+            argv = [spec.command, "exec", "resume", spec.session_id, "--json"]
+        elif spec.mode == "spawn":
+            argv = [spec.command, "exec", "--json"]
+        else:
+            raise InvalidLaunch("codex", f"unknown mode {spec.mode!r} (spawn or resume)")
+        if spec.model:
+            argv += ["-m", spec.model]
+        return [*argv, *spec.args, spec.prompt]
+
+    def feed(self, state: RunState, line: str) -> set[str]:
+        event = parse_json_line(line)
+        if event is None:
+            return set()
+        state.events += 1
+        kind = event.get("type")
+        signals = (
+            record_session(state, event.get("thread_id")) if kind == "thread.started" else set()
+        )
+        if kind in ("item.started", "item.completed", "item.updated"):
+            item = event.get("item")
+            item_type = item.get("type") if isinstance(item, dict) else None
+            if item_type in _MODEL_ITEMS:
+                if not state.landed:
+                    signals.add(TURN)
+                state.landed = True
+            elif item_type == "error" and isinstance(item, dict):
+                state.errors.append(str(item.get("message") or "error item"))
+        elif kind == "turn.completed":
+            state.result = event
+            if not state.landed:
+                signals.add(TURN)
+            state.landed = True
+        elif kind == "turn.failed":
+            state.result = event
+            error = event.get("error")
+            message = error.get("message") if isinstance(error, dict) else error
+            state.errors.append(str(message or "turn failed"))
+        elif kind == "error":
+            # A reconnect warning on its own; kept only to explain a run that then dies.
+            state.errors.append(str(event.get("message") or "error"))
+        return signals
+
+    def outcome(
+        self, state: RunState, *, exit_code: int | None, timed_out: bool, stderr_tail: str
+    ) -> RunOutcome:
+        if timed_out:
+            return timed_out_outcome(self, state)
+        result = state.result
+        if result is None:
+            return self._usage_reset(
+                state, self.without_result(state, exit_code=exit_code, stderr_tail=stderr_tail)
+            )
+        if result.get("type") == "turn.completed":
+            return self.done(state, None, "turn completed")
+        message = state.errors[-1] if state.errors else "turn failed"
+        found = classify_text(message, login_hint=self.login_hint)
+        if found is None:
+            found = (TRANSIENT, f"turn failed: {last_line(message)}")
+        return self._usage_reset(state, self.done(state, *found))
+
+    def _usage_reset(self, state: RunState, outcome: RunOutcome) -> RunOutcome:
+        """Re-issue a usage-limit outcome with the reset time its message gives, if any."""
+        if outcome.failure_class != USAGE_LIMIT or state.reset_at_ms is not None:
+            return outcome
+        for text in reversed(state.errors):
+            reset = parse_reset_at(text)
+            if reset is not None:
+                state.reset_at_ms = reset
+                return self.done(state, USAGE_LIMIT, outcome.detail)
+        return outcome
+
+
+def parse_reset_at(text: str) -> int | None:
+    """Unix ms of "try again at Dec 1st, 2026 3:05 AM" (machine local time), or None."""
+    match = _RESET_AT.search(text)
+    if match is None:
+        return None
+    month, day, year, hour, minute, half = match.groups()
+    try:
+        stamp = datetime.strptime(
+            f"{month[:3].title()} {day} {year} {hour}:{minute} {half.upper()}",
+            "%b %d %Y %I:%M %p",
+        )
+    except ValueError:
+        return None
+    return int(stamp.astimezone().timestamp() * 1000)

@@ -1,0 +1,79 @@
+"""Any executable, from the desk's argv template (``kind = "command"``).
+
+Each template element has ``{prompt}``, ``{session_id}``, ``{mode}``, ``{role}`` and
+``{model}`` replaced in one pass — a prompt that itself contains ``{role}`` is not expanded
+again — and stays one argv element whatever it contains (quotes, newlines): there is no
+shell. An unknown ``{name}`` is left as written. ``{session_id}`` is empty when there is none.
+
+The structured output of an arbitrary command is unknown, so the exit code decides: 0 is a
+success, anything else a failure classified from stderr when it says why, else transient.
+A command may still report its native session id by printing a JSON line with
+``session_id``; landing is proven only by the session hook for such agents.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from deskd.adapters.agents.base import (
+    PERMANENT,
+    TRANSIENT,
+    AgentAdapter,
+    LaunchSpec,
+    RunOutcome,
+    RunState,
+    classify_text,
+    last_line,
+    parse_json_line,
+    record_session,
+    timed_out_outcome,
+)
+from deskd.errors import InvalidLaunch
+
+PLACEHOLDER = re.compile(r"\{(prompt|session_id|mode|role|model)\}")
+
+
+def fill_template(template: tuple[str, ...] | list[str], values: dict[str, str]) -> list[str]:
+    """The template with placeholders replaced, one argv element per template element."""
+    return [PLACEHOLDER.sub(lambda m: values[m.group(1)], part) for part in template]
+
+
+class CommandAdapter(AgentAdapter):
+    kind: ClassVar[str] = "command"
+
+    def argv(self, spec: LaunchSpec) -> list[str]:
+        if not spec.command:
+            raise InvalidLaunch("command", "no executable: set command in the desk's [agent]")
+        if spec.mode not in ("spawn", "resume"):
+            raise InvalidLaunch("command", f"unknown mode {spec.mode!r} (spawn or resume)")
+        values = {
+            "prompt": spec.prompt,
+            "session_id": spec.session_id or "",
+            "mode": spec.mode,
+            "role": spec.role,
+            "model": spec.model,
+        }
+        return [spec.command, *fill_template(spec.args, values)]
+
+    def feed(self, state: RunState, line: str) -> set[str]:
+        if not line.strip():
+            return set()
+        state.events += 1
+        event = parse_json_line(line)
+        return record_session(state, event.get("session_id")) if event is not None else set()
+
+    def outcome(
+        self, state: RunState, *, exit_code: int | None, timed_out: bool, stderr_tail: str
+    ) -> RunOutcome:
+        if timed_out:
+            return timed_out_outcome(self, state)
+        if exit_code == 0:
+            return self.done(state, None, "exited 0")
+        if exit_code in (126, 127):
+            return self.done(state, PERMANENT, f"the command could not run (exit {exit_code})")
+        found = classify_text(stderr_tail)
+        if found is not None:
+            return self.done(state, *found)
+        said = last_line(stderr_tail)
+        return self.done(state, TRANSIENT, f"exited {exit_code}" + (f": {said}" if said else ""))

@@ -1,0 +1,175 @@
+"""Google Gemini CLI headless (``gemini -p PROMPT --output-format json``).
+
+From the Gemini CLI headless docs and the fixtures (/work/shared/fixtures/gemini): one JSON
+document at the end of the run with ``session_id``, ``response``, ``stats`` and, on failure,
+``error`` (``type``, ``message``, ``code``); the documented exit codes 0 ok, 1 general error,
+41 authentication, 42 invalid input, 52 configuration, 53 turn limit, 54 fatal tool error,
+130 interrupted. The document may be pretty-printed over many lines, so ``feed`` buffers
+lines from an opening ``{`` until they parse. Resume is ``--resume SID``.
+
+Not verified against a running ``gemini``: whether the error document goes to stdout or
+stderr (both are read: a JSON object at the end of stderr counts too); whether
+``--resume`` takes a session UUID in every version. A document with a non-empty
+``response`` or any tool call is the model's turn; ``session_id`` alone is not. Gemini gives
+no cost and no reset time. Its tool names differ from Claude's, so ``allowed_tools`` (named
+for Claude) is not passed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar
+
+from deskd.adapters.agents.base import (
+    PERMANENT,
+    TASK,
+    TRANSIENT,
+    TURN,
+    USAGE_LIMIT,
+    AgentAdapter,
+    LaunchSpec,
+    RunOutcome,
+    RunState,
+    classify_text,
+    last_line,
+    number,
+    parse_json_line,
+    record_session,
+    timed_out_outcome,
+)
+from deskd.errors import InvalidLaunch
+
+MAX_BUFFER = 4 * 1024 * 1024
+EXIT_CODES: dict[int, tuple[str, str]] = {
+    41: (PERMANENT, "authentication failed"),
+    42: (PERMANENT, "invalid input"),
+    52: (PERMANENT, "configuration error"),
+    53: (TASK, "reached the turn limit"),
+    54: (TASK, "a tool failed fatally"),
+    130: (TRANSIENT, "interrupted"),
+}
+
+
+class GeminiAdapter(AgentAdapter):
+    kind: ClassVar[str] = "gemini"
+    login_hint: ClassVar[str] = (
+        "run `gemini` once as the desk's user to log in, or set GEMINI_API_KEY"
+    )
+
+    def argv(self, spec: LaunchSpec) -> list[str]:
+        argv = [spec.command, "-p", spec.prompt, "--output-format", "json"]
+        if spec.model:
+            argv += ["-m", spec.model]
+        if spec.mode == "resume":
+            if not spec.session_id:
+                raise InvalidLaunch("gemini", "resume needs the native session id")
+            argv += ["--resume", spec.session_id]
+        elif spec.mode != "spawn":
+            raise InvalidLaunch("gemini", f"unknown mode {spec.mode!r} (spawn or resume)")
+        return argv + list(spec.args)
+
+    def feed(self, state: RunState, line: str) -> set[str]:
+        if not state.buffer:
+            doc = parse_json_line(line)
+            if doc is not None:
+                return self._read(state, doc)
+            if not line.lstrip().startswith("{"):
+                return set()  # a banner such as "Loaded cached credentials."
+        state.buffer += line if line.endswith("\n") else line + "\n"
+        if len(state.buffer) > MAX_BUFFER:
+            state.buffer = ""
+            return set()
+        try:
+            value = json.loads(state.buffer)
+        except ValueError:
+            return set()
+        state.buffer = ""
+        return self._read(state, value) if isinstance(value, dict) else set()
+
+    def _read(self, state: RunState, doc: dict[str, Any]) -> set[str]:
+        state.events += 1
+        signals = record_session(state, doc.get("session_id"))
+        if "response" not in doc and "error" not in doc:
+            return signals
+        state.result = doc
+        error = doc.get("error")
+        if error:
+            state.errors.append(_error_text(error))
+        elif str(doc.get("response") or "").strip() or _tool_calls(doc) > 0:
+            if not state.landed:
+                signals.add(TURN)
+            state.landed = True
+        return signals
+
+    def outcome(
+        self, state: RunState, *, exit_code: int | None, timed_out: bool, stderr_tail: str
+    ) -> RunOutcome:
+        if timed_out:
+            return timed_out_outcome(self, state)
+        if state.result is None:
+            doc = _trailing_json(stderr_tail)
+            if doc is not None:
+                self._read(state, doc)
+        result = state.result
+        error = result.get("error") if result is not None else None
+        if error:
+            return self.done(state, *self._classify_error(error, exit_code))
+        if exit_code in EXIT_CODES:
+            cls, label = EXIT_CODES[exit_code]
+            said = last_line(stderr_tail)
+            if cls == PERMANENT and exit_code == 41:
+                label = f"not logged in: {self.login_hint}"
+            return self.done(
+                state, cls, f"{label} (exit {exit_code})" + (f": {said}" if said else "")
+            )
+        if result is not None and exit_code in (0, None):
+            return self.done(
+                state, None, last_line(str(result.get("response") or "")) or "finished"
+            )
+        return self.without_result(state, exit_code=exit_code, stderr_tail=stderr_tail)
+
+    def _classify_error(self, error: object, exit_code: int | None) -> tuple[str, str]:
+        text = _error_text(error)
+        code = number(error.get("code")) if isinstance(error, dict) else None
+        said = last_line(text)
+        if code == 429.0:
+            return USAGE_LIMIT, f"usage limit: {said}"
+        if code in (401.0, 403.0) or exit_code == 41:
+            return PERMANENT, f"not logged in: {self.login_hint} ({said})"
+        found = classify_text(text, login_hint=self.login_hint)
+        if found is not None:
+            return found
+        if code is not None and 500 <= code < 600:
+            return TRANSIENT, f"API error ({int(code)}): {said}"
+        if exit_code in EXIT_CODES:
+            cls, label = EXIT_CODES[exit_code]
+            return cls, f"{label}: {said}"
+        if code is not None and 400 <= code < 500:
+            return PERMANENT, f"request refused ({int(code)}): {said}"
+        return TRANSIENT, f"error: {said}"
+
+
+def _error_text(error: object) -> str:
+    if isinstance(error, dict):
+        parts = [str(error.get("type") or ""), str(error.get("message") or "")]
+        return ": ".join(p for p in parts if p) or "error"
+    return str(error)
+
+
+def _tool_calls(doc: dict[str, Any]) -> float:
+    stats = doc.get("stats")
+    tools = stats.get("tools") if isinstance(stats, dict) else None
+    return (number(tools.get("totalCalls")) or 0) if isinstance(tools, dict) else 0
+
+
+def _trailing_json(text: str) -> dict[str, Any] | None:
+    """The JSON object that ends ``text`` (an error document on stderr), if any."""
+    start = text.find("{")
+    while start != -1:
+        try:
+            value = json.loads(text[start:])
+        except ValueError:
+            start = text.find("{", start + 1)
+            continue
+        return value if isinstance(value, dict) else None
+    return None

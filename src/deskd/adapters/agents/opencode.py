@@ -1,0 +1,126 @@
+"""OpenCode (``opencode run --format json PROMPT``).
+
+From OpenCode's ``run`` docs and the fixtures (/work/shared/fixtures/opencode): JSONL events,
+each with ``sessionID``: ``step_start``, ``text``, ``tool_use``, ``step_finish`` (with
+``part.cost``) and ``error`` (``error.name``, ``error.data.message``). Resume is
+``--session SID``; the model is ``--model provider/model``.
+
+Not verified against a running ``opencode``: the error names other than
+``ProviderAuthError`` (taken from OpenCode's source names: ``APIError`` with ``statusCode``
+and ``isRetryable``, ``ProviderModelNotFoundError``, ``MessageAbortedError``,
+``MessageOutputLengthError``); a ``reasoning`` event counting as a model turn. OpenCode's
+tool names differ from Claude's, so ``allowed_tools`` is not passed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from deskd.adapters.agents.base import (
+    PERMANENT,
+    TASK,
+    TRANSIENT,
+    TURN,
+    USAGE_LIMIT,
+    AgentAdapter,
+    LaunchSpec,
+    RunOutcome,
+    RunState,
+    classify_text,
+    last_line,
+    number,
+    parse_json_line,
+    record_session,
+    timed_out_outcome,
+)
+from deskd.errors import InvalidLaunch
+
+_TURN_EVENTS = frozenset({"text", "tool_use", "reasoning"})
+
+
+class OpencodeAdapter(AgentAdapter):
+    kind: ClassVar[str] = "opencode"
+    login_hint: ClassVar[str] = "run `opencode auth login` as the desk's user"
+
+    def argv(self, spec: LaunchSpec) -> list[str]:
+        argv = [spec.command, "run", "--format", "json"]
+        if spec.model:
+            argv += ["--model", spec.model]
+        if spec.mode == "resume":
+            if not spec.session_id:
+                raise InvalidLaunch("opencode", "resume needs the native session id")
+            argv += ["--session", spec.session_id]
+        elif spec.mode != "spawn":
+            raise InvalidLaunch("opencode", f"unknown mode {spec.mode!r} (spawn or resume)")
+        return [*argv, *spec.args, spec.prompt]
+
+    def feed(self, state: RunState, line: str) -> set[str]:
+        event = parse_json_line(line)
+        if event is None:
+            return set()
+        state.events += 1
+        signals = record_session(state, event.get("sessionID"))
+        kind = event.get("type")
+        if kind in _TURN_EVENTS:
+            if not state.landed:
+                signals.add(TURN)
+            state.landed = True
+        elif kind == "step_finish":
+            part = event.get("part")
+            cost = number(part.get("cost")) if isinstance(part, dict) else None
+            if cost is not None:
+                state.cost_usd = (state.cost_usd or 0.0) + cost
+            if state.result is None or state.result.get("type") != "error":
+                state.result = event
+        elif kind == "error":
+            state.result = event
+            state.errors.append(_error_text(event.get("error")))
+        return signals
+
+    def outcome(
+        self, state: RunState, *, exit_code: int | None, timed_out: bool, stderr_tail: str
+    ) -> RunOutcome:
+        if timed_out:
+            return timed_out_outcome(self, state)
+        result = state.result
+        if result is not None and result.get("type") == "error":
+            return self.done(state, *self._classify_error(result.get("error")))
+        if result is not None and state.landed:
+            return self.done(state, None, "finished")
+        return self.without_result(state, exit_code=exit_code, stderr_tail=stderr_tail)
+
+    def _classify_error(self, error: object) -> tuple[str, str]:
+        text = _error_text(error)
+        said = last_line(text)
+        name = error.get("name") if isinstance(error, dict) else None
+        data: dict[str, Any] = {}
+        if isinstance(error, dict) and isinstance(error.get("data"), dict):
+            data = error["data"]
+        status = number(data.get("statusCode"))
+        if name == "ProviderAuthError" or status in (401.0, 403.0):
+            return PERMANENT, f"not logged in: {self.login_hint} ({said})"
+        if status == 429.0:
+            return USAGE_LIMIT, f"usage limit: {said}"
+        if name == "ProviderModelNotFoundError":
+            return PERMANENT, f"model not found: {said}"
+        if name == "MessageOutputLengthError":
+            return TASK, f"output too long: {said}"
+        if name == "MessageAbortedError":
+            return TRANSIENT, f"aborted: {said}"
+        found = classify_text(text, login_hint=self.login_hint)
+        if found is not None:
+            return found
+        if data.get("isRetryable") is True or (status is not None and status >= 500):
+            return TRANSIENT, f"API error: {said}"
+        if status is not None and 400 <= status < 500:
+            return PERMANENT, f"request refused ({int(status)}): {said}"
+        return TRANSIENT, f"error: {said}"
+
+
+def _error_text(error: object) -> str:
+    if not isinstance(error, dict):
+        return str(error or "error")
+    data = error.get("data")
+    message = data.get("message") if isinstance(data, dict) else None
+    parts = [str(error.get("name") or ""), str(message or error.get("message") or "")]
+    return ": ".join(p for p in parts if p) or "error"

@@ -1,0 +1,111 @@
+"""``deskd hooks print|install``: wire the session hook into Claude Code sessions started by hand.
+
+Sessions deskd launches get the same settings per run (``--settings FILE``); these commands
+are for a person's own ``claude`` in a project. ``install`` edits only the file it names, only
+when asked, after a backup (CONTRACT.md "The agent CLIs").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from deskd.cli.common import desk_context, emit, json_option, stderr
+
+
+@click.group()
+def hooks() -> None:
+    """The Claude Code settings that run deskd-session-hook, for sessions started by hand.
+
+    \b
+    Examples:
+      deskd hooks print --role researcher
+      deskd hooks install --project ~/src/myapp --role researcher
+    """
+
+
+def _settings_for(role: str | None) -> tuple[dict[str, Any], str]:
+    """The settings for ``role`` at this desk, and the desk's now as a UTC stamp."""
+    from deskd.adapters.claude_settings import desk_env, hook_executable, run_settings
+    from deskd.service.identity import acting_role
+
+    with desk_context() as ctx:
+        name = acting_role(ctx, "--role", role) if role or ctx.settings.role else None
+        env = desk_env(home=ctx.settings.home, db=ctx.settings.db_path, role=name)
+        stamp = datetime.fromtimestamp(ctx.now / 1000, tz=UTC).strftime("%Y%m%dT%H%M%SZ")
+    return run_settings(hook_command=hook_executable(), env=env), stamp
+
+
+@hooks.command("print")
+@click.option("--role", default=None, help="The role these sessions act as (sets DESKD_ROLE).")
+@json_option
+def print_(role: str | None, as_json: bool) -> None:
+    """Print the settings JSON (hooks and env) to merge into .claude/settings.json.
+
+    The hook is named by its absolute path in this environment, and DESKD_HOME and DESKD_DB
+    are set explicitly, so the sessions find this desk from any folder. Without --role
+    (and without DESKD_ROLE) the env block names no role: export DESKD_ROLE before starting
+    claude, or the hook does nothing.
+
+    \b
+    Examples:
+      deskd hooks print --role researcher
+      deskd hooks print --role researcher --json > /tmp/deskd-settings.json
+      claude --settings /tmp/deskd-settings.json
+    """
+    settings, _ = _settings_for(role)
+    click.echo(json.dumps(settings, indent=2))
+    if not as_json:
+        stderr(
+            "# merge into PROJECT/.claude/settings.json, pass with `claude --settings FILE`, "
+            "or run: deskd hooks install --project PROJECT --role ROLE"
+        )
+
+
+@hooks.command()
+@click.option(
+    "--project",
+    required=True,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="The project folder whose .claude/settings.json gets the hooks.",
+)
+@click.option("--role", default=None, help="The role sessions in that project act as.")
+@json_option
+def install(project: Path, role: str | None, as_json: bool) -> None:
+    """Merge the session hook into PROJECT/.claude/settings.json (created if missing).
+
+    Your other settings and hooks are kept; deskd's own earlier entries are replaced, so a
+    second install adds nothing. The old file is copied to settings.json.bak-<UTC time>
+    first. Every Claude Code session in that project then acts as ROLE at this desk.
+
+    \b
+    Examples:
+      deskd hooks install --project ~/src/myapp --role researcher
+      deskd hooks install --project . --role writer --json
+    """
+    from deskd.adapters.claude_settings import install as do_install
+    from deskd.errors import MissingRole
+
+    if not role and not os.environ.get("DESKD_ROLE"):
+        raise MissingRole("--role")
+    settings, stamp = _settings_for(role)
+    done = do_install(project.absolute(), settings, stamp=stamp)
+    data = {
+        "path": str(done.path),
+        "backup": str(done.backup) if done.backup else None,
+        "created": done.created,
+        "changed": done.changed,
+        "role": settings.get("env", {}).get("DESKD_ROLE"),
+    }
+    if not done.changed:
+        human = f"{done.path}: the session hook is already installed; nothing changed"
+    elif done.created:
+        human = f"wrote {done.path} with the session hook for role {data['role']}"
+    else:
+        human = f"merged the session hook into {done.path} (backup: {done.backup})"
+    emit(data, as_json, human)

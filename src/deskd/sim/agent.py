@@ -1,0 +1,400 @@
+"""A simulated ``claude -p``: the same flags, the same stream JSON, the same hook calls.
+
+It accepts what ``deskd.adapters.agents.claude`` emits (``-p PROMPT``, ``--session-id UUID``
+or ``--resume SID``, ``--output-format stream-json --verbose``, ``--model``,
+``--allowedTools``, ``--settings FILE|JSON``) and refuses what Claude Code refuses
+(a ``--session-id`` that is not a UUID; ``stream-json`` without ``--verbose``). Like Claude
+Code it applies the settings' ``env`` block to its own environment, then runs the settings'
+command hooks for each event: through a shell (``/bin/sh -c COMMAND``), with the event JSON
+on stdin (``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name`` and the event's
+own fields, shaped like /work/shared/fixtures/hooks), the inherited environment plus
+``CLAUDE_PROJECT_DIR``, in the session's folder, under the hook's ``timeout``; matchers are
+compared with the tool name (``PostToolUse``), the source (``SessionStart``) or the error
+(``StopFailure``). A hook's ``additionalContext`` is what the simulated model "reads".
+
+``DESKD_SIM_MODE`` picks the run:
+
+- ``success`` (default): init, SessionStart, UserPromptSubmit, an assistant turn with one
+  Bash tool call (PostToolUse, or PostToolUseFailure when it fails), a closing assistant
+  message, Stop, a success result. With ``DESKD_SIM_ACK=1`` the tool call really runs
+  ``deskd inbox ack --seen`` (``python -m deskd``, inherited environment), so a wake resolves.
+- ``never_lands``: init and SessionStart, then exit 0 with no model turn.
+- ``not_logged_in``: init, SessionStart, StopFailure ``authentication_failed``, the
+  ``api_error_status: 401`` result; exit 1.
+- ``usage_limit``: init, SessionStart, a rejected ``rate_limit_event`` (``resetsAt`` from
+  ``DESKD_SIM_RESETS_AT``, Unix seconds, else an hour on), StopFailure ``rate_limit``, the
+  ``api_error_status: 429`` result; exit 1.
+- ``hang``: init and SessionStart, then sleeps until killed.
+- ``no_result``: everything ``success`` does except the final result line; exit 0.
+- ``task_failed``: a model turn, then the ``error_max_turns`` result; exit 1.
+- ``overloaded``: init, SessionStart, UserPromptSubmit, StopFailure ``server_error``, the
+  ``api_error_status: 529`` result (a transient failure); exit 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from deskd.sim.hooks import run_hooks
+
+MODES = (
+    "success",
+    "never_lands",
+    "not_logged_in",
+    "usage_limit",
+    "hang",
+    "no_result",
+    "task_failed",
+    "overloaded",
+)
+MODEL = "claude-sim-1"
+TOOLS = ["Bash", "Read", "Grep", "Glob", "Edit", "Write"]
+
+
+class SimError(Exception):
+    """A refusal Claude Code would print on stderr before doing anything (exit 1)."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = parse_args(sys.argv[1:] if argv is None else argv)
+        mode = os.environ.get("DESKD_SIM_MODE") or "success"
+        if mode not in MODES:
+            raise SimError(f"DESKD_SIM_MODE={mode!r}: expected one of {', '.join(MODES)}")
+        settings = load_settings(args.settings)
+        env = settings.get("env")
+        if isinstance(env, dict):
+            os.environ.update({str(k): str(v) for k, v in env.items()})
+        return Session(args, settings).run(mode)
+    except SimError as exc:
+        sys.stderr.write(f"Error: {exc}\n")
+        return 1
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="claude", add_help=True, allow_abbrev=False)
+    parser.add_argument("prompt", nargs="?")
+    parser.add_argument("-p", "--print", action="store_true", dest="print_mode")
+    parser.add_argument("--session-id")
+    parser.add_argument("-r", "--resume")
+    parser.add_argument("--output-format", default="text", choices=["text", "json", "stream-json"])
+    parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--model", default="")
+    parser.add_argument("--allowedTools", "--allowed-tools", dest="allowed_tools", default="")
+    parser.add_argument("--settings")
+    args, _unknown = parser.parse_known_args(argv)
+    if args.session_id is not None:
+        try:
+            uuid.UUID(args.session_id)
+        except ValueError:
+            raise SimError("Invalid session ID. Must be a valid UUID.") from None
+    if args.output_format == "stream-json" and not args.verbose:
+        raise SimError("When using --print, --output-format=stream-json requires --verbose")
+    if args.prompt is None and not sys.stdin.isatty():
+        args.prompt = sys.stdin.read()
+    if not args.prompt:
+        raise SimError("Input must be provided either through stdin or as a prompt argument")
+    return args
+
+
+def load_settings(value: str | None) -> dict[str, Any]:
+    """``--settings``: a JSON string or a file path, as Claude Code takes it."""
+    if not value:
+        return {}
+    try:
+        text = value if value.lstrip().startswith("{") else Path(value).read_text("utf-8")
+        settings = json.loads(text)
+    except OSError as exc:
+        raise SimError(f"Settings file not found or unreadable: {value} ({exc.strerror})") from None
+    except ValueError as exc:
+        raise SimError(f"Invalid settings JSON in {value}: {exc}") from None
+    if not isinstance(settings, dict):
+        raise SimError(f"Invalid settings in {value}: not a JSON object")
+    return settings
+
+
+class Session:
+    """One simulated ``claude -p`` run."""
+
+    def __init__(self, args: argparse.Namespace, settings: dict[str, Any]) -> None:
+        self.args = args
+        self.settings = settings
+        self.cwd = os.getcwd()
+        self.session_id = args.resume or args.session_id or str(uuid.uuid4())
+        self.model = args.model or MODEL
+        self.stream = args.output_format == "stream-json"
+        folder = re.sub(r"[^A-Za-z0-9]", "-", self.cwd)
+        self.transcript = str(
+            Path.home() / ".claude" / "projects" / folder / f"{self.session_id}.jsonl"
+        )
+        self.context: list[str] = []
+        self.turns = 0
+
+    # The runs, by mode.
+
+    def run(self, mode: str) -> int:
+        self.emit(
+            {
+                "type": "system",
+                "subtype": "init",
+                "session_id": self.session_id,
+                "cwd": self.cwd,
+                "model": self.model,
+                "permissionMode": "default",
+                "tools": self.tools(),
+            }
+        )
+        self.hook(
+            "SessionStart", source="resume" if self.args.resume else "startup", model=self.model
+        )
+        if mode == "never_lands":
+            return 0
+        if mode == "hang":
+            while True:
+                time.sleep(3600)
+        # Claude Code runs UserPromptSubmit when the prompt is submitted, before any model
+        # call: a run that then fails authentication has run it too. So it proves nothing.
+        self.hook("UserPromptSubmit", permission_mode="default", prompt=self.args.prompt)
+        if mode == "not_logged_in":
+            return self.api_failure(
+                401,
+                "Not logged in · Please run /login",
+                "authentication_failed",
+                "401 Unauthorized",
+            )
+        if mode == "overloaded":
+            return self.api_failure(
+                529, "API Error: Overloaded", "server_error", "529 overloaded_error"
+            )
+        if mode == "usage_limit":
+            self.emit(
+                {
+                    "type": "rate_limit_event",
+                    "rate_limit_info": {
+                        "status": "rejected",
+                        "resetsAt": resets_at(),
+                        "rateLimitType": "five_hour",
+                    },
+                }
+            )
+            return self.api_failure(
+                429, "API Error: Rate limit reached", "rate_limit", "429 rate_limit_error"
+            )
+        self.tool_turn()
+        if mode == "task_failed":
+            self.result(
+                subtype="error_max_turns",
+                is_error=True,
+                terminal_reason="max_turns",
+                errors=[f"Reached maximum number of turns ({self.turns})"],
+            )
+            return 1
+        closing = self.closing_text()
+        self.assistant([{"type": "text", "text": closing}])
+        self.hook("Stop", stop_hook_active=False, last_assistant_message=closing)
+        if mode == "no_result":
+            return 0
+        self.result(subtype="success", is_error=False, result=closing, terminal_reason="completed")
+        return 0
+
+    def api_failure(self, status: int, text: str, error: str, details: str) -> int:
+        self.hook("StopFailure", error=error, error_details=details, last_assistant_message=text)
+        self.result(
+            subtype="success",
+            is_error=True,
+            result=text,
+            terminal_reason="api_error",
+            api_error_status=status,
+            cost=0.0,
+        )
+        return 1
+
+    def tool_turn(self) -> None:
+        """One assistant turn with a Bash call, its hook, and the tool result."""
+        ack = os.environ.get("DESKD_SIM_ACK") == "1"
+        command = "deskd inbox ack --seen" if ack else "true"
+        tool_id = "toolu_" + uuid.uuid4().hex[:20]
+        purpose = "Ack the items I was shown" if ack else "Look around"
+        tool_input = {"command": command, "description": purpose}
+        self.assistant(
+            [
+                {"type": "text", "text": "Checking my deskd inbox."},
+                {"type": "tool_use", "id": tool_id, "name": "Bash", "input": tool_input},
+            ]
+        )
+        started = time.monotonic()
+        code, out, err = run_deskd(["inbox", "ack", "--seen"], self.cwd) if ack else (0, "", "")
+        duration = int((time.monotonic() - started) * 1000)
+        if code == 0:
+            self.hook(
+                "PostToolUse",
+                permission_mode="default",
+                tool_name="Bash",
+                tool_input=tool_input,
+                tool_response={"stdout": out, "stderr": err, "interrupted": False},
+                tool_use_id=tool_id,
+                duration_ms=duration,
+            )
+            content, is_error = out, False
+        else:
+            error = f"Exit code {code}\n{err or out}".strip()
+            self.hook(
+                "PostToolUseFailure",
+                tool_name="Bash",
+                tool_input=tool_input,
+                tool_use_id=tool_id,
+                error=error,
+                is_interrupt=False,
+                duration_ms=duration,
+            )
+            content, is_error = error, True
+        self.emit(
+            {
+                "type": "user",
+                "session_id": self.session_id,
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": tool_id,
+                            "content": content,
+                            "is_error": is_error,
+                        }
+                    ],
+                },
+            }
+        )
+
+    def closing_text(self) -> str:
+        shown = sorted(
+            {int(n) for text in self.context for n in re.findall(r"^#(\d+) ", text, re.M)}
+        )
+        if not shown:
+            return "Nothing new for me; done."
+        listed = ", ".join(f"#{n}" for n in shown)
+        return f"The session hook showed me {len(shown)} item(s) ({listed}); handled."
+
+    # Output.
+
+    def tools(self) -> list[str]:
+        allowed = [t.strip() for t in re.split(r"[,\s]+", self.args.allowed_tools) if t.strip()]
+        return allowed or list(TOOLS)
+
+    def assistant(self, content: list[dict[str, Any]]) -> None:
+        self.turns += 1
+        self.emit(
+            {
+                "type": "assistant",
+                "session_id": self.session_id,
+                "message": {"role": "assistant", "model": self.model, "content": content},
+                "parent_tool_use_id": None,
+            }
+        )
+
+    def result(
+        self,
+        *,
+        subtype: str,
+        is_error: bool,
+        terminal_reason: str,
+        result: str | None = None,
+        cost: float | None = None,
+        **extra: Any,
+    ) -> None:
+        doc: dict[str, Any] = {"type": "result", "subtype": subtype, "is_error": is_error}
+        if result is not None:
+            doc["result"] = result
+        doc |= {
+            "session_id": self.session_id,
+            "num_turns": self.turns,
+            "duration_ms": 0,
+            "total_cost_usd": sim_cost() if cost is None else cost,
+            "terminal_reason": terminal_reason,
+            **extra,
+        }
+        if self.stream:
+            self.emit(doc)
+        elif self.args.output_format == "json":
+            write_line(json.dumps(doc))
+        else:
+            write_line(str(result or ""))
+
+    def emit(self, doc: dict[str, Any]) -> None:
+        if self.stream:
+            write_line(json.dumps(doc))
+
+    # Hooks, the way Claude Code runs command hooks.
+
+    def hook(self, event: str, **fields: Any) -> None:
+        payload = {
+            "session_id": self.session_id,
+            "transcript_path": self.transcript,
+            "cwd": self.cwd,
+            "hook_event_name": event,
+            **fields,
+        }
+        self.context += run_hooks(self.settings, payload, cwd=self.cwd)
+
+
+def run_deskd(args: list[str], cwd: str) -> tuple[int, str, str]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "deskd", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def resets_at() -> int:
+    """``DESKD_SIM_RESETS_AT`` (Unix seconds), else an hour after now (``DESKD_NOW`` if pinned)."""
+    pinned = os.environ.get("DESKD_SIM_RESETS_AT")
+    if pinned and pinned.strip().isdigit():
+        return int(pinned)
+    now = time.time()
+    if os.environ.get("DESKD_NOW"):
+        from deskd.adapters.clock import now_ms
+
+        try:
+            now = now_ms(os.environ["DESKD_NOW"]) / 1000
+        except Exception:
+            pass
+    return int(now) + 3600
+
+
+def sim_cost() -> float:
+    try:
+        return float(os.environ.get("DESKD_SIM_COST", "0.0123"))
+    except ValueError:
+        return 0.0123
+
+
+def write_line(text: str) -> None:
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+def write_launcher(path: Path) -> Path:
+    """An executable at ``path`` that runs this simulator with this interpreter."""
+    path.write_text(
+        f"#!{sys.executable}\nfrom deskd.sim.agent import main\nraise SystemExit(main())\n",
+        encoding="utf-8",
+    )
+    path.chmod(0o755)
+    return path
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+"""A minimal executor loop for tests: run an agent argv, feed stdout lines as they arrive,
+kill the process group at the timeout, and ask the adapter how it ended."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from deskd.adapters.agents import AgentAdapter, RunOutcome, RunState
+
+ROOT = Path(__file__).resolve().parents[2]
+FAKES = ROOT / "tests" / "fakes"
+
+
+@dataclass
+class Ran:
+    state: RunState
+    outcome: RunOutcome
+    signals: list[tuple[int, set[str]]] = field(default_factory=list)  # (line index, signals)
+    exit_code: int | None = None
+    stderr: str = ""
+
+
+def agent_env(**extra: str) -> dict[str, str]:
+    """The environment without DESKD_*/FAKE_*/CLAUDE*, with this interpreter first on PATH
+    (the fakes start with ``#!/usr/bin/env python3``)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DESKD_", "FAKE_", "CLAUDE"))}
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env.update(extra)
+    return env
+
+
+def run_agent(
+    adapter: AgentAdapter,
+    argv: list[str],
+    *,
+    env: dict[str, str],
+    timeout: float = 20.0,
+    cwd: Path | None = None,
+) -> Ran:
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=cwd,
+        start_new_session=True,
+    )
+    state = RunState()
+    ran = Ran(state=state, outcome=None)  # type: ignore[arg-type]
+    err: list[str] = []
+
+    def read_out() -> None:
+        assert proc.stdout is not None
+        for index, line in enumerate(proc.stdout):
+            got = adapter.feed(state, line)
+            if got:
+                ran.signals.append((index, got))
+
+    def read_err() -> None:
+        assert proc.stderr is not None
+        err.append(proc.stderr.read())
+
+    threads = [threading.Thread(target=read_out), threading.Thread(target=read_err)]
+    for t in threads:
+        t.start()
+    timed_out = False
+    try:
+        ran.exit_code = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        ran.exit_code = None
+    for t in threads:
+        t.join(timeout=10)
+    ran.stderr = "".join(err)
+    ran.outcome = adapter.outcome(
+        state, exit_code=ran.exit_code, timed_out=timed_out, stderr_tail=ran.stderr[-4000:]
+    )
+    return ran

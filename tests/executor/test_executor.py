@@ -1,0 +1,255 @@
+"""The executor for real: the tick starts `deskd agent run`, which runs a fake agent CLI that
+prints what `claude -p` prints and calls the session hooks from its --settings file."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import Desk
+
+FAKES = Path(__file__).resolve().parents[1] / "fakes"
+
+
+@pytest.fixture
+def fake(desk: Desk, tmp_path: Path) -> Path:
+    """Every launch of this desk runs tests/fakes/fake-claude; FAKE_ARGV_FILE records argv."""
+    argv_file = tmp_path / "argv.jsonl"
+    desk.setenv("DESKD_AGENT_CMD", str(FAKES / "fake-claude"))
+    desk.monkeypatch.setenv("FAKE_ARGV_FILE", str(argv_file))
+    return argv_file
+
+
+def urgent(desk: Desk, role: str = "alpha", title: str = "disk 91%") -> int:
+    out = desk.json(
+        "inbox",
+        "enqueue",
+        "--for",
+        role,
+        "--source",
+        "alert",
+        "--title",
+        title,
+        "--priority",
+        "urgent",
+    )
+    return int(out["id"])
+
+
+def launches(argv_file: Path) -> list[list[str]]:
+    if not argv_file.exists():
+        return []
+    return [json.loads(line) for line in argv_file.read_text().splitlines() if line.strip()]
+
+
+def attempt(desk: Desk, attempt_id: int) -> dict[str, object]:
+    with desk.db() as conn:
+        return dict(conn.execute("SELECT * FROM attempts WHERE id = ?", (attempt_id,)).fetchone())
+
+
+def test_a_spawn_lands_and_marks_the_prompt_items_seen(desk: Desk, fake: Path) -> None:
+    item = urgent(desk)
+    out = desk.json("tick", "--execute", "--wait")
+    (launched,) = out["launched"]
+    row = attempt(desk, launched["attempt_id"])
+    assert row["launch_status"] == "finished" and row["landed_at"] is not None
+    assert row["session_id"] and row["failure_class"] is None and row["cost_usd"] is not None
+    (argv,) = launches(fake)
+    assert argv[argv.index("--session-id") + 1] == row["session_id"]
+    (ledger,) = desk.json("ledger", "--for", "alpha")
+    assert ledger["item_id"] == item and ledger["state"] == "notified"
+    (role,) = [r for r in desk.json("roles") if r["role"] == "alpha"]
+    assert role["presence"] == "idle" and role["session_id"] == row["session_id"]  # parked
+
+
+def test_the_next_wake_resumes_the_parked_session(desk: Desk, fake: Path) -> None:
+    urgent(desk, title="first")
+    first = desk.json("tick", "--execute", "--wait")["launched"][0]["attempt_id"]
+    sid = attempt(desk, first)["session_id"]
+    desk.ok("inbox", "ack", "--for", "alpha", "--seen")
+    desk.advance(minutes=1)
+    desk.json("tick", "--execute", "--wait")
+    urgent(desk, title="second")
+    out = desk.json("tick", "--execute", "--wait")
+    assert [(a["rung"], a["session_id"]) for a in out["actions"]] == [("resume", sid)]
+    argv = launches(fake)[-1]
+    assert argv[argv.index("--resume") + 1] == sid and "second" in argv[argv.index("-p") + 1]
+
+
+@pytest.mark.parametrize(
+    ("mode", "status", "failure"),
+    [
+        ("not_logged_in", "failed", "permanent"),
+        ("usage_limit", "failed", "usage_limit"),
+        ("task_failed", "failed", "task"),
+        ("no_result", "finished", None),
+    ],
+)
+def test_it_classifies_how_a_launch_ended(
+    desk: Desk, fake: Path, mode: str, status: str, failure: str | None
+) -> None:
+    desk.monkeypatch.setenv("FAKE_AGENT_MODE", mode)
+    urgent(desk)
+    attempt_id = desk.json("tick", "--execute", "--wait")["launched"][0]["attempt_id"]
+    row = attempt(desk, attempt_id)
+    assert (row["launch_status"], row["failure_class"]) == (status, failure)
+    if mode == "usage_limit":
+        assert row["hold_until"] is not None
+
+
+def test_a_launch_that_never_lands_climbs_to_a_page(desk: Desk, fake: Path) -> None:
+    desk.monkeypatch.setenv("FAKE_AGENT_MODE", "never_lands")
+    urgent(desk)
+    first = desk.json("tick", "--execute", "--wait")["launched"][0]["attempt_id"]
+    row = attempt(desk, first)
+    assert row["landed_at"] is None and row["session_id"]
+    rungs = []
+    for _ in range(12):
+        desk.advance(minutes=1)
+        out = desk.json("tick", "--execute", "--wait")
+        rungs += [a["rung"] for a in out["attempts"]]
+    assert "notify" in rungs
+    assert desk.json("pages")[0]["role"] == "alpha"
+
+
+def test_a_permanent_failure_climbs_on_the_next_tick(desk: Desk, fake: Path) -> None:
+    desk.monkeypatch.setenv("FAKE_AGENT_MODE", "not_logged_in")
+    urgent(desk)
+    desk.json("tick", "--execute", "--wait")
+    desk.advance(seconds=30)
+    out = desk.json("tick", "--execute", "--wait")
+    assert [a["rung"] for a in out["attempts"]] == ["notify"]
+
+
+def test_a_hung_agent_is_killed_at_its_timeout(desk: Desk, fake: Path) -> None:
+    desk.monkeypatch.setenv("FAKE_AGENT_MODE", "hang")
+    desk.setenv("DESKD_WAKE_TIMEOUT", "2s")
+    urgent(desk)
+    attempt_id = desk.json("tick", "--execute", "--wait")["launched"][0]["attempt_id"]
+    row = attempt(desk, attempt_id)
+    assert row["launch_status"] == "timed_out" and row["failure_class"] == "transient"
+
+
+def test_a_missing_executable_is_one_actionable_line(desk: Desk, fake: Path) -> None:
+    desk.setenv("DESKD_AGENT_CMD", "no-such-agent-cli")
+    urgent(desk)
+    attempt_id = desk.json("tick", "--execute", "--wait")["launched"][0]["attempt_id"]
+    row = attempt(desk, attempt_id)
+    assert row["failure_class"] == "permanent"
+    assert "no-such-agent-cli" in str(row["launch_detail"]) and "PATH searched" in str(
+        row["launch_detail"]
+    )
+
+
+def test_the_agent_gets_a_scrubbed_environment(desk: Desk, fake: Path, tmp_path: Path) -> None:
+    desk.monkeypatch.setenv("CLAUDECODE", "1")
+    desk.monkeypatch.setenv("CLAUDE_CODE_CHILD_SESSION", "1")
+    desk.setenv("DESKD_SUPERVISOR_ACCESS_CODE", "secret")
+    dump = tmp_path / "env.json"
+    desk.monkeypatch.setenv("FAKE_ENV_FILE", str(dump))
+    urgent(desk)
+    desk.json("tick", "--execute", "--wait")
+    env = json.loads(dump.read_text())
+    assert "CLAUDECODE" not in env and "CLAUDE_CODE_CHILD_SESSION" not in env
+    assert not any(k.startswith("DESKD_SUPERVISOR_") for k in env)
+    assert env["DESKD_ROLE"] == "alpha" and env["DESKD_WAKE_TOKEN"]
+    assert env["DESKD_DB"] == str(desk.db_path) and env["DESKD_NOW"] == desk.now_iso
+
+
+def test_racing_executors_start_one_agent_process(desk: Desk, fake: Path) -> None:
+    urgent(desk)
+    out = desk.json("tick", "--execute")  # recorded and started once
+    attempt_id = out["launched"][0]["attempt_id"]
+    env = {**os.environ, **desk.env()}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "deskd", "agent", "run", "--attempt", str(attempt_id)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(3)
+    ]
+    for p in procs:
+        p.communicate(timeout=60)
+    import time
+
+    for _ in range(100):  # the tick's own executor may still be finishing
+        if attempt(desk, attempt_id)["launch_status"] != "running":
+            break
+        time.sleep(0.1)
+    assert len(launches(fake)) == 1
+
+
+def test_an_executor_killed_mid_run_is_healed_by_the_next_tick(desk: Desk, fake: Path) -> None:
+    desk.monkeypatch.setenv("FAKE_AGENT_MODE", "hang")
+    urgent(desk)
+    out = desk.json("tick", "--execute")
+    attempt_id = out["launched"][0]["attempt_id"]
+    import signal
+    import time
+
+    for _ in range(100):
+        if attempt(desk, attempt_id)["launch_status"] == "running":
+            break
+        time.sleep(0.1)
+    os.killpg(out["launched"][0]["pid"], signal.SIGKILL)
+    for _ in range(50):
+        try:
+            os.kill(out["launched"][0]["pid"], 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    desk.advance(minutes=1)
+    healed = desk.json("tick", "--execute", "--wait")
+    assert healed["died"] == [attempt_id]
+    row = attempt(desk, attempt_id)
+    assert (row["launch_status"], row["launch_detail"]) == ("failed", "executor died")
+
+
+def test_a_launch_planned_but_never_started_is_restarted(desk: Desk, fake: Path) -> None:
+    urgent(desk)
+    desk.json("tick", "--execute")  # under tests/executor the launcher is real
+    with desk.db() as conn:  # as if the tick was killed between recording and launching
+        conn.execute("UPDATE attempts SET launch_status = 'planned', launched_at = NULL")
+    desk.advance(minutes=2)
+    out = desk.json("tick", "--execute", "--wait")
+    assert out["restarted"] == [1]
+
+
+def test_a_transient_failure_is_retried_inside_the_rung(desk: Desk, fake: Path) -> None:
+    from deskd.service.context import open_context
+    from deskd.service.executor import RetryPolicy, run_launch
+
+    desk.monkeypatch.setenv("FAKE_AGENT_MODE", "overloaded_once")
+    urgent(desk)
+    desk.monkeypatch.setenv("DESKD_NOW", desk.now_iso)
+    desk.monkeypatch.setenv("DESKD_AGENT_CMD", str(FAKES / "fake-claude"))
+    from deskd.service.tick import run_tick
+
+    ctx = open_context()
+    recorded = run_tick(ctx, execute=False)  # plan only, then record by hand below
+    assert recorded.plan is not None
+    from deskd.service.tick import record_plan
+
+    with ctx.write() as conn:
+        ids, _ = record_plan(conn, recorded.plan, now=ctx.now)
+    result = run_launch(
+        ctx, ids["inbox:alpha"], retry=RetryPolicy(attempts=3, wait_min_s=0, wait_max_s=0)
+    )
+    ctx.close()
+    assert (result.status, result.tries, result.landed) == ("finished", 2, True)
+    assert len(launches(fake)) == 2
+
+
+def test_a_timeout_is_not_retried_inside_the_rung(desk: Desk, fake: Path) -> None:
+    desk.monkeypatch.setenv("FAKE_AGENT_MODE", "hang")
+    desk.setenv("DESKD_WAKE_TIMEOUT", "1s")
+    urgent(desk)
+    desk.json("tick", "--execute", "--wait")
+    assert len(launches(fake)) == 1
