@@ -1,16 +1,23 @@
 """The one demand generator: every reason to wake a role, derived from the snapshot.
 
 Resolution asks this same generator (LESSONS 1): an attempt is resolved when its key is no
-longer produced. There is no second "is it resolved?" predicate anywhere. Later issues add
-their kinds (tasks, meetings, rollover, help) here, to the same function.
+longer produced. ``closure_for`` only labels *why* a vanished key went away (``resolved``
+when the work happened, ``withdrawn`` when it cannot happen any more); it never decides
+whether it went.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from deskd.core.records import Demand, ItemView, Policy, Snapshot
-from deskd.core.values import URGENT
+from deskd.core.presence import is_busy
+from deskd.core.records import AttemptView, Closure, Demand, ItemView, Policy, Snapshot, TaskView
+from deskd.core.timeparse import iso_utc
+from deskd.core.values import URGENT, priority_name
+
+ACTIONABLE = frozenset({"pending", "in_progress"})
+IDLE_TASK_CAP = "spawn"
+"""Homework never leaves the machine: idle_task stops below the first human rung."""
 
 
 def inbox_due_at(items: Iterable[ItemView], *, batch_s: int) -> int | None:
@@ -33,23 +40,28 @@ def inbox_key(role: str) -> str:
     return f"inbox:{role}"
 
 
+Generator = Callable[[Snapshot, int, Policy], list[Demand]]
+
+
 def demand(snapshot: Snapshot, *, now: int, policy: Policy) -> dict[str, Demand]:
     """Every key demanded at ``now``, keyed by demand key. Pure and deterministic."""
     found: dict[str, Demand] = {}
-    for d in _inbox(snapshot, now=now, policy=policy):
-        found[d.key] = d
+    for generate in GENERATORS:
+        for d in generate(snapshot, now, policy):
+            role = snapshot.role(d.role)
+            if role is not None and role.enabled:
+                found[d.key] = d
     return found
 
 
-def _inbox(snapshot: Snapshot, *, now: int, policy: Policy) -> list[Demand]:
+def _inbox(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
+    helped = {h.item_id for h in snapshot.help_requests}
     by_role: dict[str, list[ItemView]] = {}
     for item in snapshot.items:
-        by_role.setdefault(item.role, []).append(item)
+        if item.id not in helped:  # a request for help is its own demand, owed by a person
+            by_role.setdefault(item.role, []).append(item)
     out: list[Demand] = []
     for role in sorted(by_role):
-        view = snapshot.role(role)
-        if view is None or not view.enabled:
-            continue
         items = sorted(
             (i for i in by_role[role] if i.live), key=lambda i: (-i.priority, i.enqueued_at, i.id)
         )
@@ -70,3 +82,200 @@ def _inbox(snapshot: Snapshot, *, now: int, policy: Policy) -> list[Demand]:
             )
         )
     return out
+
+
+def _task_line(task: TaskView, *, now: int) -> str:
+    due = ""
+    if task.due_at is not None:
+        due = f", due {iso_utc(task.due_at)}" + (" (overdue)" if task.due_at <= now else "")
+    return f"- task #{task.id} [{priority_name(task.priority)}, {task.status}{due}] {task.title}"
+
+
+def _urgent_tasks(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
+    """An urgent, pending task wakes its assignee whatever its presence."""
+    out = []
+    for task in snapshot.tasks:
+        if task.status == "pending" and task.priority >= URGENT:
+            out.append(
+                Demand(
+                    key=f"urgent_task:{task.id}",
+                    kind="urgent_task",
+                    role=task.role,
+                    task_ids=(task.id,),
+                    titles=(task.title,),
+                    refs=(f"task:{task.id}",),
+                    ref=f"task:{task.id}",
+                    urgent=True,
+                    since=task.updated_at,
+                    lines=(
+                        "An urgent task is assigned to you and still pending:",
+                        _task_line(task, now=now),
+                        f"Start it with `deskd task update {task.id} --status in_progress`; "
+                        f"when finished, `deskd task done {task.id}`.",
+                    ),
+                )
+            )
+    return out
+
+
+def _idle_tasks(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
+    """A role that is not busy, with actionable tasks, is woken for them: one demand per role.
+
+    A busy role is never interrupted for ordinary work; a stalled task (woken ``stall_after``
+    times without changing) no longer counts until someone updates it.
+    """
+    urgent = {t.id for t in snapshot.tasks if t.status == "pending" and t.priority >= URGENT}
+    by_role: dict[str, list[TaskView]] = {}
+    for task in snapshot.tasks:
+        if task.status in ACTIONABLE and not task.stalled and task.id not in urgent:
+            by_role.setdefault(task.role, []).append(task)
+    out = []
+    for name in sorted(by_role):
+        role = snapshot.role(name)
+        if role is None or is_busy(role.presence):
+            continue
+        tasks = sorted(
+            by_role[name],
+            key=lambda t: (t.due_at is None or t.due_at > now, -t.priority, t.due_at or 0, t.id),
+        )
+        out.append(
+            Demand(
+                key=f"idle_task:{name}",
+                kind="idle_task",
+                role=name,
+                task_ids=tuple(t.id for t in tasks),
+                titles=tuple(t.title for t in tasks),
+                refs=tuple(f"task:{t.id}" for t in tasks),
+                since=min(t.updated_at for t in tasks),
+                cap=IDLE_TASK_CAP,
+                lines=(
+                    f"You have {len(tasks)} open task{'s' if len(tasks) != 1 else ''} and are idle:",
+                    *(_task_line(t, now=now) for t in tasks),
+                    "Work the first; record progress with `deskd task update ID --note …`, "
+                    "finish with `deskd task done ID`, or `--status blocked --blocked-on …`.",
+                ),
+            )
+        )
+    return out
+
+
+def _meetings(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
+    out = []
+    for wake in snapshot.meeting_wakes:
+        if wake.meeting_id in snapshot.inactive_meetings:
+            continue
+        key = (
+            f"meeting:{wake.meeting_id}:{wake.role}:{wake.generation}"
+            if wake.kind == "meeting"
+            else f"owed_reply:{wake.meeting_id}:{wake.role}"
+        )
+        out.append(
+            Demand(
+                key=key,
+                kind=wake.kind,
+                role=wake.role,
+                generation=wake.generation,
+                refs=(f"meeting:{wake.meeting_id}",),
+                ref=f"meeting:{wake.meeting_id}",
+                urgent=wake.urgent,
+                since=wake.since,
+                sla_due_at=wake.due_at,
+                lines=wake.lines,
+            )
+        )
+    return out
+
+
+def _help(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
+    """An agent asked a person: owed by the supervisor, so it starts at ``notify`` and never
+    launches a session (LESSONS 15)."""
+    return [
+        Demand(
+            key=f"help:{h.item_id}",
+            kind="help",
+            role=h.role,
+            item_ids=(h.item_id,),
+            titles=(h.title,),
+            refs=(f"item:{h.item_id}",),
+            ref=f"item:{h.item_id}",
+            urgent=True,
+            since=h.enqueued_at,
+            floor="notify",
+            lines=(
+                f"{h.role} asks a person for help: {h.title}",
+                *([h.body] if h.body else []),
+                f"Answer with `deskd send --from <role> --to {h.role} …`; ack with "
+                f"`deskd inbox ack --for {h.role} --id {h.item_id}` (or `deskd wake ack`).",
+            ),
+        )
+        for h in snapshot.help_requests
+    ]
+
+
+def _rollovers(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
+    return [
+        Demand(
+            key=f"rollover:{r.session_key}",
+            kind="rollover",
+            role=r.role,
+            since=r.started_at,
+            ref=f"session:{r.session_key}",
+            lines=(
+                "A new desk day has begun: wind this session down.",
+                "Finish or park your current work. Write a hand-off — open items and the first "
+                f'next step — with `deskd session handoff --role {r.role} --note "…"`.',
+                "Then print SESSION_DONE on a line of its own and end your turn.",
+            ),
+        )
+        for r in snapshot.rollovers
+    ]
+
+
+GENERATORS: tuple[Generator, ...] = (
+    _inbox,
+    _urgent_tasks,
+    _idle_tasks,
+    _meetings,
+    _help,
+    _rollovers,
+)
+
+
+def closure_for(snapshot: Snapshot, attempt: AttemptView) -> Closure:
+    """Why a live attempt's key is no longer demanded: the work happened, or it cannot."""
+
+    def close(outcome: str, reason: str) -> Closure:
+        return Closure(attempt_id=attempt.id, outcome=outcome, reason=reason)
+
+    role = snapshot.role(attempt.role)
+    if role is None or not role.enabled:
+        return close("withdrawn", "role disabled")
+    kind = attempt.kind
+    if kind == "inbox":
+        unread = {i.id for i in snapshot.items if i.role == attempt.role}
+        if any(i in unread for i in attempt.item_ids):
+            # Still unread but no longer demanded: the items stopped raising demand
+            # (their meeting paused or closed), so nobody is owed a wake for them.
+            return close("withdrawn", "items no longer live")
+        return close("resolved", "items read")
+    if kind in ("urgent_task", "idle_task"):
+        for task_id in attempt.task_ids:
+            owner = snapshot.task_roles.get(task_id)
+            if owner is not None and owner != attempt.role:
+                return close("withdrawn", f"task {task_id} reassigned to {owner}")
+        if kind == "idle_task" and is_busy(role.presence):
+            return close("resolved", "the role is working")
+        if all(t in snapshot.done_tasks for t in attempt.task_ids):
+            return close("resolved", "task done")
+        open_ids = {t.id for t in snapshot.tasks}
+        if any(t not in open_ids for t in attempt.task_ids) and kind == "urgent_task":
+            return close("withdrawn", "task cancelled")
+        return close("resolved", "task picked up or stalled")
+    if kind in ("meeting", "owed_reply"):
+        meeting_id = int(attempt.key.split(":")[1])
+        if meeting_id in snapshot.inactive_meetings:
+            return close("withdrawn", "meeting paused or closed")
+        return close("resolved", "checked in, voted or replied")
+    if kind == "help":
+        return close("resolved", "help request acknowledged")
+    return close("resolved", "demand satisfied")

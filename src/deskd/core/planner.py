@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from deskd.core.demand import closure_for
 from deskd.core.demand import demand as generate_demand
 from deskd.core.ladder import (
     is_terminal,
@@ -64,7 +65,7 @@ def plan(snapshot: Snapshot, *, now: int, policy: Policy) -> Plan:
 
     for attempt in sorted(snapshot.attempts, key=lambda a: a.key):
         if attempt.key not in demanded and attempt.role not in broken:
-            closures.append(_close_undemanded(snapshot, attempt))
+            closures.append(closure_for(snapshot, attempt))
 
     for key in sorted(demanded):
         d = demanded[key]
@@ -92,22 +93,6 @@ def plan(snapshot: Snapshot, *, now: int, policy: Policy) -> Plan:
         pages=tuple(pages),
         notes=tuple(notes),
     )
-
-
-def _close_undemanded(snapshot: Snapshot, attempt: AttemptView) -> Closure:
-    role = snapshot.role(attempt.role)
-    if role is None or not role.enabled:
-        return Closure(attempt_id=attempt.id, outcome="withdrawn", reason="role disabled")
-    if attempt.kind == "inbox":
-        unread = {i.id for i in snapshot.items if i.role == attempt.role}
-        if any(i in unread for i in attempt.item_ids):
-            # Still unread but no longer demanded: the items stopped raising demand
-            # (their meeting paused or closed), so nobody is owed a wake for them.
-            return Closure(
-                attempt_id=attempt.id, outcome="withdrawn", reason="items no longer live"
-            )
-        return Closure(attempt_id=attempt.id, outcome="resolved", reason="items read")
-    return Closure(attempt_id=attempt.id, outcome="resolved", reason="demand satisfied")
 
 
 Step = Closure | NewAttempt | PageAction | Note
@@ -289,8 +274,9 @@ def _new(
         generation=generation,
         due_at=None if sla is None else now + sla * 1000,
         item_ids=d.item_ids,
+        task_ids=d.task_ids,
         reason=_reason_text(d),
-        ref=d.refs[0] if d.refs else None,
+        ref=d.ref or (d.refs[0] if d.refs else None),
         supersedes=supersedes,
         recycles=recycles,
         skipped=_cannot_act(policy, role, rung, now=now),

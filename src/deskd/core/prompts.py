@@ -28,6 +28,8 @@ def demand_lines(demand: Demand, items: Mapping[int, ItemView]) -> list[str]:
             f"`deskd inbox ack --for {demand.role} --seen` (or --id N)."
         )
         return lines
+    if demand.lines:
+        return list(demand.lines) + ([f"Ref: {demand.ref}"] if demand.ref else [])
     return [f"{demand.kind}: {', '.join(demand.titles) or demand.key}"]
 
 
@@ -84,7 +86,7 @@ def page_text(
     """(title, body) of a page: who, what is owed, where, since when, what failed before."""
     title = f"deskd: {role} has not answered — {demand.kind}"
     lines = [f"Role: {role}", f"Owed: {demand.kind} ({demand.key})"]
-    lines += demand_lines(demand, items)[1:-1] if demand.kind == "inbox" else []
+    lines += demand_lines(demand, items)[1:-1] if demand.kind == "inbox" else list(demand.lines)
     for ref in demand.refs[:5]:
         lines.append(f"Ref: {ref}")
     if failed_rung:

@@ -6,6 +6,7 @@ The snapshot loader (store/) builds these from rows; the planner (core/planner.p
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 RUNGS: tuple[str, ...] = ("session", "resume", "spawn", "notify", "badge")
@@ -119,7 +120,62 @@ class AttemptView:
     ack_until: int | None = None
     recycles: int = 0
     item_ids: tuple[int, ...] = ()
+    task_ids: tuple[int, ...] = ()
     paged: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TaskView:
+    """An open task (pending, in progress or blocked), as demand sees it. Owned by the tasks
+    rules (core/tasks.py); ``stalled`` is derived from the attempt ledger by the loader."""
+
+    id: int
+    role: str
+    title: str
+    status: str
+    priority: int
+    updated_at: int
+    due_at: int | None = None
+    blocked_on: str | None = None
+    stalled: bool = False
+    idle_wakes: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MeetingWake:
+    """One meeting-derived reason to wake one role (owned by core/meetings.py): an invitation
+    not checked in, a termination vote owed, or an overdue reply obligation."""
+
+    meeting_id: int
+    role: str
+    kind: str
+    """``meeting`` (check in / vote) or ``owed_reply``."""
+    generation: int
+    since: int
+    urgent: bool
+    lines: tuple[str, ...]
+    due_at: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HelpRequest:
+    """An agent asked a person (`deskd page --from R`): its item, until acked."""
+
+    item_id: int
+    role: str
+    title: str
+    enqueued_at: int
+    body: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RolloverDue:
+    """A session from an earlier desk day that must wind down (core/sessions rules)."""
+
+    role: str
+    session_key: str
+    started_at: int
+    tries: int = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -127,6 +183,15 @@ class Snapshot:
     roles: tuple[RoleView, ...]
     items: tuple[ItemView, ...] = ()
     attempts: tuple[AttemptView, ...] = ()
+    tasks: tuple[TaskView, ...] = ()
+    meeting_wakes: tuple[MeetingWake, ...] = ()
+    help_requests: tuple[HelpRequest, ...] = ()
+    rollovers: tuple[RolloverDue, ...] = ()
+    inactive_meetings: frozenset[int] = frozenset()
+    """Meetings paused or closed: their wakes are withdrawn, not resolved (LESSONS 5-7)."""
+    task_roles: Mapping[int, str] = field(default_factory=dict)
+    """Every task's current assignee (open or closed), so a vanished wake knows why."""
+    done_tasks: frozenset[int] = frozenset()
     open_page_keys: frozenset[str] = frozenset()
     desk_paused: bool = False
     notice_keys: frozenset[str] = frozenset()
@@ -161,6 +226,13 @@ class Demand:
     """The lowest rung this demand may use (``notify`` for a person's help)."""
     cap: str | None = None
     """The highest rung this demand may reach (below the first rung that leaves the machine)."""
+    task_ids: tuple[int, ...] = ()
+    """Tasks the wake prompt lists (idle-task stalls are counted from these)."""
+    lines: tuple[str, ...] = ()
+    """What is owed, as the wake prompt and the page say it (LESSONS 17); the generator of
+    each kind writes them. Empty for ``inbox``, whose lines come from its items."""
+    ref: str | None = None
+    """Where it lives (``meeting:12``, ``task:7``); shown as ``Ref:``."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -175,6 +247,7 @@ class NewAttempt:
     item_ids: tuple[int, ...]
     reason: str
     ref: str | None = None
+    task_ids: tuple[int, ...] = ()
     supersedes: int | None = None
     recycles: int = 0
     skipped: str | None = None

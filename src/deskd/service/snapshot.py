@@ -149,4 +149,5 @@ def _attempt_view(r: sqlite3.Row) -> AttemptView:
         ack_until=r["ack_until"],
         recycles=int(r["recycles"]),
         item_ids=tuple(int(i) for i in json.loads(r["item_ids"])),
+        task_ids=tuple(int(i) for i in json.loads(r["task_ids"])),
     )

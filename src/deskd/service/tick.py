@@ -177,6 +177,7 @@ def record_plan(
             reason=a.reason,
             ref=a.ref,
             item_ids=a.item_ids,
+            task_ids=a.task_ids,
             attempted_at=now,
             due_at=a.due_at,
             supersedes=a.supersedes,

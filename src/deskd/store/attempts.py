@@ -42,11 +42,12 @@ def insert_attempt(
     supersedes: int | None,
     recycles: int,
     skipped: str | None,
+    task_ids: Sequence[int] = (),
 ) -> int:
     cur = conn.execute(
         "INSERT INTO attempts (key, kind, role, generation, rung, level, reason, ref, item_ids, "
-        "attempted_at, due_at, supersedes, recycles, skipped, launch_status, launch_detail) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "attempted_at, due_at, supersedes, recycles, skipped, launch_status, launch_detail, "
+        "task_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             key,
             kind,
@@ -64,6 +65,7 @@ def insert_attempt(
             skipped,
             "skipped" if skipped else None,
             skipped,
+            json.dumps(list(task_ids)),
         ),
     )
     return int(cur.lastrowid or 0)
@@ -311,5 +313,34 @@ def drop_unstarted_launch(
         "UPDATE attempts SET launch_status = 'skipped', launch_detail = ?, finished_at = ? "
         "WHERE (id = ? OR primary_id = ?) AND launch_status = 'planned'",
         (reason, now, attempt_id, attempt_id),
+    )
+    return cur.rowcount
+
+
+def land_with_items(
+    conn: sqlite3.Connection, attempt_id: int, *, now: int, session: str | None
+) -> bool:
+    """Land a launch once, and mark the items its prompt listed notified and seen."""
+    if not land(conn, attempt_id, now=now):
+        return False
+    from deskd.store.items import mark_shown
+
+    mark_shown(conn, launch_item_ids(conn, attempt_id), session=session, now=now)
+    return True
+
+
+def land_by_token(conn: sqlite3.Connection, token: str, *, now: int, session: str | None) -> bool:
+    """The session hook saw a model turn carrying this wake token: land its launch."""
+    row = attempt_by_token(conn, token)
+    if row is None:
+        return False
+    return land_with_items(conn, int(row["id"]), now=now, session=session)
+
+
+def note_hook_failure(conn: sqlite3.Connection, token: str, *, failure: str, now: int) -> int:
+    """A StopFailure the session hook saw, kept on the launch for the executor's verdict."""
+    cur = conn.execute(
+        "UPDATE attempts SET failure_detail = COALESCE(failure_detail, ?) WHERE wake_token = ?",
+        (f"StopFailure: {failure}", token),
     )
     return cur.rowcount

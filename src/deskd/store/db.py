@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-import os
 
 DEFAULT_BUSY_MS = 5000
 
