@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +68,7 @@ class LaunchResult:
     tries: int = 0
     exit_code: int | None = None
     timed_out: bool = False
+    output_tail: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -174,6 +175,10 @@ def _claimed(ctx: DeskContext, row: Any, *, retry: RetryPolicy) -> LaunchResult:
             subject=f"attempt:{attempt_id}",
             detail=result.to_json(),
         )
+    if row["kind"] == "rollover":
+        from deskd.service.session_lifecycle import after_launch
+
+        after_launch(ctx, row, output_tail="\n".join(result.output_tail), landed=result.landed)
     return result
 
 
@@ -302,6 +307,8 @@ def _run_once(ctx: DeskContext, row: Any, result: LaunchResult) -> RunOutcome:
     last_beat = [0]
 
     def on_line(line: str) -> None:
+        result.output_tail.append(line)
+        del result.output_tail[:-50]
         signals = adapter.feed(state, line)
         if SESSION in signals and state.session_id:
             _bind_session(ctx, attempt_id, role, state.session_id, result)

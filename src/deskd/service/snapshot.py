@@ -16,7 +16,11 @@ from deskd.core.records import AttemptView, ItemView, Policy, RoleView, Rung, Sn
 from deskd.core.timeparse import local_day_start
 from deskd.core.values import DEFAULT_SLA_S, priority_rank
 from deskd.desk import Desk
+from deskd.service.help_views import load_help_requests
 from deskd.service.hooks import Fired
+from deskd.service.meeting_views import load_meeting_views
+from deskd.service.session_views import load_rollovers
+from deskd.service.task_views import load_task_views
 from deskd.store import attempts as attempt_rows
 from deskd.store import items as item_rows
 from deskd.store.pages import notice_keys_since, open_page_keys
@@ -72,6 +76,8 @@ def load_snapshot(conn: sqlite3.Connection, desk: Desk, *, now: int) -> Snapshot
                 prompt=config.prompt,
             )
         )
+    tasks, task_roles, done_tasks = load_task_views(conn, desk, now=now)
+    meeting_wakes, inactive_meetings, dormant_items = load_meeting_views(conn, desk, now=now)
     items = tuple(
         ItemView(
             id=int(r["id"]),
@@ -84,6 +90,7 @@ def load_snapshot(conn: sqlite3.Connection, desk: Desk, *, now: int) -> Snapshot
             ref=r["ref"],
             sender=r["sender"],
             notified_at=r["notified_at"],
+            live=int(r["id"]) not in dormant_items,
         )
         for r in item_rows.all_unread_items(conn)
     )
@@ -100,6 +107,13 @@ def load_snapshot(conn: sqlite3.Connection, desk: Desk, *, now: int) -> Snapshot
         roles=tuple(roles),
         items=items,
         attempts=tuple(attempts),
+        tasks=tasks,
+        task_roles=task_roles,
+        done_tasks=done_tasks,
+        meeting_wakes=meeting_wakes,
+        inactive_meetings=inactive_meetings,
+        help_requests=load_help_requests(conn, now=now),
+        rollovers=load_rollovers(conn, desk, now=now),
         open_page_keys=frozenset(open_page_keys(conn)),
         notice_keys=frozenset(notice_keys_since(conn, now - 7 * 86_400_000)),
         day_start=day_start,

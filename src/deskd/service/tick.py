@@ -20,8 +20,10 @@ from deskd.core.values import priority_rank
 from deskd.service.context import DeskContext
 from deskd.service.dispatch import Dispatched, heal_launches, start_executor
 from deskd.service.hooks import fire_due_hooks
+from deskd.service.pager import deliver_pages
 from deskd.service.snapshot import load_snapshot, policy_of, with_would_fire
 from deskd.service.ticklog import log_tick
+from deskd.service.tickping import ping
 from deskd.store import attempts as attempt_rows
 from deskd.store.events import add_event
 from deskd.store.meta import set_meta
@@ -41,6 +43,8 @@ class TickResult:
     restarted: list[int] = field(default_factory=list)
     restart_roles: dict[int, str] = field(default_factory=dict)
     died: list[int] = field(default_factory=list)
+    pages_sent: list[dict[str, Any]] = field(default_factory=list)
+    error: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         p = self.plan
@@ -58,6 +62,7 @@ class TickResult:
             ],
             "restarted": self.restarted,
             "died": self.died,
+            "pages_sent": self.pages_sent,
         }
         if p is None:
             return out
@@ -107,13 +112,21 @@ def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResu
     transaction has committed; ``wait`` waits for them (tests and one-shot use).
     """
     result = TickResult(now=ctx.now, dry_run=not execute)
+    ping(ctx, "start")
     try:
         with try_lock(tick_lock_path(ctx.settings.run_path)):
             _tick(ctx, result, execute=execute)
             if execute:
                 _dispatch(ctx, result)
+                result.pages_sent = deliver_pages(ctx)
     except LockBusy:
         result.skipped = "another tick holds run/tick.lock"
+    except Exception as exc:
+        ping(ctx, "fail", f"{type(exc).__name__}: {exc}")
+        result.error = f"{type(exc).__name__}: {exc}"
+        log_tick(ctx, result)
+        raise
+    ping(ctx, "success")
     log_tick(ctx, result)
     if wait:
         for launch in result.dispatched:

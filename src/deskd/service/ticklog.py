@@ -18,7 +18,9 @@ def log_tick(ctx: DeskContext, result: TickResult) -> None:
     """Append the tick's line: when, which desk and database, dry/execute, what it did."""
     p = result.plan
     mode = "dry-run" if result.dry_run else "execute"
-    if result.skipped:
+    if result.error:
+        what = f"error: {result.error}"
+    elif result.skipped:
         what = f"skipped: {result.skipped}"
     elif p is None:
         what = "no plan"

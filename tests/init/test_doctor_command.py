@@ -1,0 +1,135 @@
+"""`deskd doctor`: says which desk it used, keeps going past failures, exits 1 only on failure."""
+
+from __future__ import annotations
+
+import sqlite3
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import Desk
+
+
+@pytest.fixture
+def agent_bin(tmp_path: Path) -> Path:
+    """A folder holding a fake `claude` executable, to use as PATH."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    exe = folder / "claude"
+    exe.write_text("#!/bin/sh\nexit 0\n")
+    exe.chmod(exe.stat().st_mode | stat.S_IXUSR)
+    return folder
+
+
+def checks(out: Any) -> dict[str, dict[str, Any]]:
+    return {c["name"]: c for c in out.json()["checks"]}
+
+
+def test_it_passes_on_a_working_desk_and_names_what_it_used(desk: Desk, agent_bin: Path) -> None:
+    desk.ok("roles")  # creates the database
+    out = desk.run("doctor", "--json", PATH=str(agent_bin))
+    assert out.exit_code == 0, out.stdout
+    found = checks(out)
+    assert found["desk folder"]["detail"].startswith(str(desk.home))
+    assert str(desk.home / "deskd.toml") in found["desk file"]["detail"]
+    assert str(desk.db_path) in found["database"]["detail"]
+    assert found["schema"]["ok"] and found["wal mode"]["ok"]
+    assert found["deskd"]["detail"].endswith(f"python {sys.executable}")
+    assert found["session hook"]["detail"] == str(
+        Path(sys.executable).parent / "deskd-session-hook"
+    )
+    for role in ("alpha", "beta", "gamma"):
+        assert found[f"agent {role}"]["detail"].endswith(str(agent_bin / "claude"))
+    assert all(c["ok"] for c in found.values())
+
+
+def test_a_missing_agent_fails_with_the_path_searched_and_the_fix(
+    desk: Desk, tmp_path: Path
+) -> None:
+    empty_path = tmp_path / "nothing-here"
+    empty_path.mkdir()
+    out = desk.run("doctor", PATH=str(empty_path))
+    assert out.exit_code == 1
+    line = next(x for x in out.stdout.splitlines() if "agent alpha" in x)
+    assert line.startswith("✗")
+    assert str(empty_path) in line
+    assert "DESKD_AGENT_CMD" in line
+    assert "Traceback" not in out.stdout + out.stderr
+
+
+def test_deskd_agent_cmd_is_the_executable_checked(desk: Desk, agent_bin: Path) -> None:
+    out = desk.run(
+        "doctor", "--json", PATH="/nonexistent", DESKD_AGENT_CMD=str(agent_bin / "claude")
+    )
+    assert checks(out)["agent beta"]["ok"]
+
+
+def test_an_invalid_desk_file_fails_and_the_other_checks_still_run(
+    desk: Desk, agent_bin: Path
+) -> None:
+    desk.ok("roles")
+    desk.write_desk('[[roles]]\nname = "Alpha"\n')
+    out = desk.run("doctor", "--json", PATH=str(agent_bin))
+    assert out.exit_code == 1
+    found = checks(out)
+    assert found["desk file"]["ok"] is False
+    assert found["desk file"]["detail"] == (
+        "deskd.toml: roles[0].name: must match [a-z][a-z0-9_-]{0,31}"
+    )
+    assert found["database"]["ok"] and found["log dir"]["ok"]
+
+
+def test_a_missing_desk_file_is_reported_not_raised(desk: Desk) -> None:
+    (desk.home / "deskd.toml").unlink()
+    out = desk.run("doctor")
+    assert out.exit_code == 1
+    assert "✗ desk file" in out.stdout
+    assert "deskd init" in out.stdout
+
+
+def test_warnings_do_not_fail_and_doctor_creates_nothing(desk: Desk, agent_bin: Path) -> None:
+    out = desk.run("doctor", "--json", PATH=str(agent_bin))
+    assert out.exit_code == 0
+    found = checks(out)
+    assert found["database"]["level"] == "warn"
+    assert found["log dir"]["level"] == "warn"
+    assert not desk.db_path.exists()
+    assert not (desk.home / "logs").exists()
+
+
+def test_a_database_not_in_wal_mode_fails(desk: Desk, agent_bin: Path) -> None:
+    desk.db_path.parent.mkdir()
+    conn = sqlite3.connect(desk.db_path)
+    conn.execute("PRAGMA user_version = 1")
+    conn.close()
+    out = desk.run("doctor", "--json", PATH=str(agent_bin))
+    assert out.exit_code == 1
+    assert checks(out)["wal mode"]["ok"] is False
+
+
+def test_a_database_from_a_newer_deskd_fails(desk: Desk, agent_bin: Path) -> None:
+    desk.ok("roles")
+    conn = sqlite3.connect(desk.db_path)
+    conn.execute("PRAGMA user_version = 999")
+    conn.close()
+    out = desk.run("doctor", "--json", PATH=str(agent_bin))
+    assert out.exit_code == 1
+    assert "newer than this deskd" in checks(out)["schema"]["detail"]
+
+
+def test_a_disabled_role_needs_no_agent(desk: Desk, agent_bin: Path) -> None:
+    desk.write_desk('[[roles]]\nname = "alpha"\n\n[[roles]]\nname = "beta"\nenabled = false\n')
+    found = checks(desk.run("doctor", "--json", PATH=str(agent_bin)))
+    assert "agent alpha" in found
+    assert "agent beta" not in found
+
+
+def test_an_invalid_setting_is_named_and_paths_still_resolve(desk: Desk) -> None:
+    out = desk.run("doctor", "--json", DESKD_PORT="eighty")
+    assert out.exit_code == 1
+    found = checks(out)
+    assert found["settings"]["detail"].startswith("DESKD_PORT: ")
+    assert str(desk.home / "deskd.toml") in found["desk file"]["detail"]
