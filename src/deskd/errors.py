@@ -197,3 +197,44 @@ class UnreadableSettings(DeskdError):
     def __init__(self, path: object, reason: str) -> None:
         super().__init__(f"{path}: {reason}; fix or move it, then run this again")
         self.path = path
+
+
+class UnknownMeeting(DeskdError):
+    code = "unknown_meeting"
+
+    def __init__(self, meeting: object) -> None:
+        super().__init__(f"no meeting {meeting!r} (see `deskd meeting list --all`)")
+        self.meeting = meeting
+
+
+class MeetingRefused(DeskdError):
+    """A meeting rule refused the action (not checked in, paused, closed, consensus …)."""
+
+    code = "meeting_refused"
+
+
+class DuplicateMessage(DeskdError):
+    """The same sender, recipients and (normalized) body were already said in this meeting."""
+
+    code = "duplicate_message"
+
+    def __init__(self, meeting_id: int, original_id: int) -> None:
+        super().__init__(
+            f"duplicate: the same message was already sent in meeting {meeting_id} "
+            f"as message {original_id} (nothing was sent)"
+        )
+        self.original_id = original_id
+
+
+class TaskRefused(DeskdError):
+    """A task change the rules do not allow (a transition, a missing dependency, a party)."""
+
+    code = "task_refused"
+
+
+class UnknownTask(DeskdError):
+    code = "unknown_task"
+
+    def __init__(self, task_id: int) -> None:
+        super().__init__(f"no task {task_id} (see `deskd task list --all`)")
+        self.task_id = task_id

@@ -12,8 +12,10 @@ from collections.abc import Callable, Iterable
 
 from deskd.core.presence import is_busy
 from deskd.core.records import AttemptView, Closure, Demand, ItemView, Policy, Snapshot, TaskView
+from deskd.core.sessions import MAX_TRIES
+from deskd.core.tasks import sort_key as task_sort_key
 from deskd.core.timeparse import iso_utc
-from deskd.core.values import URGENT, priority_name
+from deskd.core.values import DEFAULT_SLA_S, URGENT, priority_name
 
 ACTIONABLE = frozenset({"pending", "in_progress"})
 IDLE_TASK_CAP = "spawn"
@@ -107,6 +109,9 @@ def _urgent_tasks(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
                     ref=f"task:{task.id}",
                     urgent=True,
                     since=task.updated_at,
+                    # Like an urgent item: once a wake landed, still pending after this
+                    # climbs (otherwise a landed wake would wait forever).
+                    sla_due_at=task.updated_at + DEFAULT_SLA_S["urgent"] * 1000,
                     lines=(
                         "An urgent task is assigned to you and still pending:",
                         _task_line(task, now=now),
@@ -134,15 +139,14 @@ def _idle_tasks(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
         role = snapshot.role(name)
         if role is None or is_busy(role.presence):
             continue
-        tasks = sorted(
-            by_role[name],
-            key=lambda t: (t.due_at is None or t.due_at > now, -t.priority, t.due_at or 0, t.id),
-        )
+        tasks = sorted(by_role[name], key=lambda t: task_sort_key(t, now=now))
+        key = f"idle_task:{name}"
         out.append(
             Demand(
-                key=f"idle_task:{name}",
+                key=key,
                 kind="idle_task",
                 role=name,
+                generation=_offered_again(snapshot, key, now=now, policy=policy),
                 task_ids=tuple(t.id for t in tasks),
                 titles=tuple(t.title for t in tasks),
                 refs=tuple(f"task:{t.id}" for t in tasks),
@@ -157,6 +161,30 @@ def _idle_tasks(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
             )
         )
     return out
+
+
+def _offered_again(snapshot: Snapshot, key: str, *, now: int, policy: Policy) -> int:
+    """The generation of a role's idle work: its live attempt's, plus one once that wake was
+    used (its launch ran and ended) ``inbox_batch`` ago.
+
+    Idle work has no SLA of its own, so a landed wake would otherwise hold forever and the
+    task could never be woken ``stall_after`` times: re-arming offers the work again, from the
+    start rung (resuming the session), until the task changes or stalls.
+    """
+    live = next((a for a in snapshot.attempts if a.key == key), None)
+    if live is None:
+        return 0
+    used = live.finished_at is not None and (
+        live.launch_status == "finished"
+        or (live.landed_at is not None and live.launch_status in ("failed", "timed_out"))
+    )
+    if (
+        used
+        and live.finished_at is not None
+        and now >= live.finished_at + policy.inbox_batch_s * 1000
+    ):
+        return live.generation + 1
+    return live.generation
 
 
 def _meetings(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
@@ -212,23 +240,46 @@ def _help(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
     ]
 
 
+ROLLOVER_CAP = "resume"
+"""A wind-down resumes the session it ends: spawning a new one could not wind anything down."""
+
+
 def _rollovers(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
-    return [
-        Demand(
-            key=f"rollover:{r.session_key}",
-            kind="rollover",
-            role=r.role,
-            since=r.started_at,
-            ref=f"session:{r.session_key}",
-            lines=(
+    """A session from an earlier desk day winds down (core/sessions.py). Each failed try
+    (``tries``, from the ledger) re-arms it; after ``MAX_TRIES`` it is owed by a person: it
+    starts at ``notify`` (one page) and launches nothing more."""
+    out = []
+    for r in snapshot.rollovers:
+        gave_up = r.tries >= MAX_TRIES
+        if gave_up:
+            lines: tuple[str, ...] = (
+                f"The wind-down of {r.role}'s session {r.session_key} (started "
+                f"{iso_utc(r.started_at)}) failed {r.tries} times; the session is still live.",
+                f"See `deskd wake explain --role {r.role}` and logs/agents/{r.role}/. Then write "
+                f'a hand-off (`deskd session handoff --role {r.role} --note "…"`) and end the '
+                f"session with `deskd status end --role {r.role}`: the next wake starts fresh.",
+            )
+        else:
+            lines = (
                 "A new desk day has begun: wind this session down.",
                 "Finish or park your current work. Write a hand-off — open items and the first "
                 f'next step — with `deskd session handoff --role {r.role} --note "…"`.',
                 "Then print SESSION_DONE on a line of its own and end your turn.",
-            ),
+            )
+        out.append(
+            Demand(
+                key=f"rollover:{r.session_key}",
+                kind="rollover",
+                role=r.role,
+                generation=r.tries,
+                since=r.started_at,
+                ref=f"session:{r.session_key}",
+                floor="notify" if gave_up else None,
+                cap=None if gave_up else ROLLOVER_CAP,
+                lines=lines,
+            )
         )
-        for r in snapshot.rollovers
-    ]
+    return out
 
 
 GENERATORS: tuple[Generator, ...] = (
@@ -275,7 +326,18 @@ def closure_for(snapshot: Snapshot, attempt: AttemptView) -> Closure:
         meeting_id = int(attempt.key.split(":")[1])
         if meeting_id in snapshot.inactive_meetings:
             return close("withdrawn", "meeting paused or closed")
+        rearmed = [
+            w.generation
+            for w in snapshot.meeting_wakes
+            if (w.meeting_id, w.role, w.kind) == (meeting_id, attempt.role, kind)
+            and w.generation > attempt.generation
+        ]
+        if kind == "meeting" and rearmed:
+            # A re-armed request (attendance overdue) restarts the ladder under a new key.
+            return close("withdrawn", f"re-armed as generation {max(rearmed)}")
         return close("resolved", "checked in, voted or replied")
     if kind == "help":
         return close("resolved", "help request acknowledged")
+    if kind == "rollover":
+        return close("resolved", "session ended")
     return close("resolved", "demand satisfied")

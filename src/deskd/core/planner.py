@@ -53,7 +53,13 @@ _IN_FLIGHT = frozenset({"planned", "running"})
 def plan(snapshot: Snapshot, *, now: int, policy: Policy) -> Plan:
     demanded = generate_demand(snapshot, now=now, policy=policy)
     items = {i.id: i for i in snapshot.items}
-    live = {a.key: a for a in snapshot.attempts}
+    # A key now demanded for another role (a reassigned urgent task) is not the old
+    # assignee's wake any more: that attempt closes and the new assignee starts afresh
+    # (LESSONS 4).
+    moved = {
+        a.key for a in snapshot.attempts if a.key in demanded and demanded[a.key].role != a.role
+    }
+    live = {a.key: a for a in snapshot.attempts if a.key not in moved}
     closures: list[Closure] = []
     attempts: list[NewAttempt] = []
     pages: list[PageAction] = []
@@ -64,7 +70,7 @@ def plan(snapshot: Snapshot, *, now: int, policy: Policy) -> Plan:
         notes.append(Note(role=name, key=None, text=f"error: {why}; skipped this tick"))
 
     for attempt in sorted(snapshot.attempts, key=lambda a: a.key):
-        if attempt.key not in demanded and attempt.role not in broken:
+        if (attempt.key not in demanded or attempt.key in moved) and attempt.role not in broken:
             closures.append(closure_for(snapshot, attempt))
 
     for key in sorted(demanded):

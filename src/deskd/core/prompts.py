@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from deskd.core.records import Demand, ItemView
+from deskd.core.timeparse import iso_utc
 from deskd.core.values import priority_name
 
 PROMPT_CAP_BYTES = 32 * 1024
@@ -89,6 +90,8 @@ def page_text(
     lines += demand_lines(demand, items)[1:-1] if demand.kind == "inbox" else list(demand.lines)
     for ref in demand.refs[:5]:
         lines.append(f"Ref: {ref}")
+    if demand.since:
+        lines.append(f"Since: {iso_utc(demand.since)}")
     if failed_rung:
         lines.append(f"The {failed_rung} rung did not land.")
     return title, "\n".join(lines)

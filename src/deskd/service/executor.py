@@ -175,10 +175,11 @@ def _claimed(ctx: DeskContext, row: Any, *, retry: RetryPolicy) -> LaunchResult:
             subject=f"attempt:{attempt_id}",
             detail=result.to_json(),
         )
-    if row["kind"] == "rollover":
-        from deskd.service.session_lifecycle import after_launch
+    # A rollover attempt may ride along with another kind's launch: after_launch looks at
+    # every attempt the launch carried (one read when none is a rollover).
+    from deskd.service.session_lifecycle import after_launch
 
-        after_launch(ctx, row, output_tail="\n".join(result.output_tail), landed=result.landed)
+    after_launch(ctx, row, output_tail="\n".join(result.output_tail), landed=result.landed)
     return result
 
 

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from deskd.core.presence import presence_of
 from deskd.core.records import AttemptView, ItemView, Policy, RoleView, Rung, Snapshot
-from deskd.core.timeparse import local_day_start
+from deskd.core.timeparse import local_day_start, local_text
 from deskd.core.values import DEFAULT_SLA_S, priority_rank
 from deskd.desk import Desk
 from deskd.service.help_views import load_help_requests
@@ -73,7 +73,7 @@ def load_snapshot(conn: sqlite3.Connection, desk: Desk, *, now: int) -> Snapshot
                 held_until=holds.get(name),
                 launches_today=launches,
                 cost_today=cost,
-                prompt=config.prompt,
+                prompt=config.prompt if resumable else _fresh_prompt(conn, desk, name, s),
             )
         )
     tasks, task_roles, done_tasks = load_task_views(conn, desk, now=now)
@@ -165,3 +165,22 @@ def _attempt_view(r: sqlite3.Row) -> AttemptView:
         item_ids=tuple(int(i) for i in json.loads(r["item_ids"])),
         task_ids=tuple(int(i) for i in json.loads(r["task_ids"])),
     )
+
+
+def _fresh_prompt(
+    conn: sqlite3.Connection, desk: Desk, role: str, session: sqlite3.Row | None
+) -> str:
+    """The desk prompt of a role with no resumable session: a fresh session starts from the
+    latest hand-off, when no session has started since it was written (the tasks/sessions
+    issue: ``deskd session handoff``, core/sessions.py)."""
+    from deskd.core.sessions import prompt_with_handoff
+    from deskd.store.handoffs import latest_handoff
+
+    prompt = desk.roles[role].prompt
+    note = latest_handoff(conn, role)
+    if note is None or (
+        session is not None and int(session["started_at"]) > int(note["created_at"])
+    ):
+        return prompt
+    written = local_text(int(note["created_at"]), desk.timezone)
+    return prompt_with_handoff(prompt, note=str(note["note"]), written=written)

@@ -1,15 +1,175 @@
-"""The tasks part of the planner's snapshot (filled by the tasks issue)."""
+"""The tasks part of the planner's snapshot, and the task rows as people read them.
+
+A stall is derived here at read time, never stored: a task is stalled once ``stall_after``
+idle-task wakes that listed it ran (store/tasks.py ``idle_wakes_since`` says which count)
+after its last update. Any update (a note, a status, a reassignment) moves ``updated_at``
+and so revives it.
+"""
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from collections.abc import Iterable, Sequence
+from typing import Any
 
-from deskd.core.records import TaskView
+from deskd.core.records import Snapshot, TaskView
+from deskd.core.tasks import ACTIONABLE, OPEN, is_overdue, sort_key
+from deskd.core.timeparse import iso_utc, local_text
+from deskd.core.values import URGENT, priority_name
 from deskd.desk import Desk
+from deskd.store import tasks as task_rows
+
+
+def idle_wake_counts(conn: sqlite3.Connection, rows: Iterable[sqlite3.Row]) -> dict[int, int]:
+    """Per task: idle-task wakes that ran and listed it since its last update."""
+    updated: dict[int, int] = {}
+    by_role: dict[str, int] = {}
+    for r in rows:
+        if r["status"] in ACTIONABLE:
+            updated[int(r["id"])] = int(r["updated_at"])
+            role = str(r["role"])
+            by_role[role] = min(by_role.get(role, int(r["updated_at"])), int(r["updated_at"]))
+    counts = dict.fromkeys(updated, 0)
+    for role, since in sorted(by_role.items()):
+        for wake in task_rows.idle_wakes_since(conn, role, since):
+            for task_id in json.loads(wake["task_ids"]):
+                if task_id in updated and int(wake["launched_at"]) > updated[task_id]:
+                    counts[task_id] += 1
+    return counts
+
+
+def _view(r: sqlite3.Row, *, wakes: int, stall_after: int) -> TaskView:
+    return TaskView(
+        id=int(r["id"]),
+        role=str(r["role"]),
+        title=str(r["title"]),
+        status=str(r["status"]),
+        priority=int(r["priority"]),
+        updated_at=int(r["updated_at"]),
+        due_at=r["due_at"],
+        blocked_on=r["blocked_on"],
+        idle_wakes=wakes,
+        stalled=r["status"] in ACTIONABLE and wakes >= stall_after,
+    )
 
 
 def load_task_views(
     conn: sqlite3.Connection, desk: Desk, *, now: int
 ) -> tuple[tuple[TaskView, ...], dict[int, str], frozenset[int]]:
-    """(open tasks with ``stalled`` derived, every task's assignee, done task ids)."""
-    return (), {}, frozenset()
+    """(open tasks with ``stalled`` derived, every task's assignee, done task ids).
+
+    "Every task" that matters to a wake: the open ones and those a live task wake names, so
+    the cost follows live rows, not the history of finished tasks.
+    """
+    rows = task_rows.open_tasks(conn)
+    counts = idle_wake_counts(conn, rows)
+    stall_after = desk.section.stall_after
+    views = tuple(
+        _view(r, wakes=counts.get(int(r["id"]), 0), stall_after=stall_after) for r in rows
+    )
+    roles = {v.id: v.role for v in views}
+    named = task_rows.live_task_attempt_task_ids(conn) - set(roles)
+    done: set[int] = set()
+    for r in task_rows.tasks_by_ids(conn, sorted(named)):
+        roles[int(r["id"])] = str(r["role"])
+        if r["status"] == "done":
+            done.add(int(r["id"]))
+    return views, roles, frozenset(done)
+
+
+def task_json(r: sqlite3.Row, *, now: int, tz: str, wakes: int, stall_after: int) -> dict[str, Any]:
+    """One task as `deskd task list --json` prints it."""
+    stalled = r["status"] in ACTIONABLE and wakes >= stall_after
+    return {
+        "id": r["id"],
+        "role": r["role"],
+        "title": r["title"],
+        "detail": r["detail"],
+        "status": r["status"],
+        "priority": priority_name(int(r["priority"])),
+        "due_at": iso_utc(r["due_at"]),
+        "due_local": local_text(r["due_at"], tz) if r["due_at"] is not None else None,
+        "overdue": r["status"] in OPEN and is_overdue(r["due_at"], now=now),
+        "blocked_on": r["blocked_on"],
+        "stalled": stalled,
+        "idle_wakes": wakes,
+        "created_by": r["created_by"],
+        "created_at": iso_utc(r["created_at"]),
+        "updated_at": iso_utc(r["updated_at"]),
+        "closed_at": iso_utc(r["closed_at"]),
+    }
+
+
+class _Key:
+    __slots__ = ("due_at", "id", "priority")
+
+    def __init__(self, r: sqlite3.Row) -> None:
+        self.id = int(r["id"])
+        self.priority = int(r["priority"])
+        self.due_at: int | None = r["due_at"]
+
+
+def sorted_rows(rows: Sequence[sqlite3.Row], *, now: int) -> list[sqlite3.Row]:
+    """Open tasks first, each group sorted by the task rules (overdue, urgent, soonest due)."""
+    return sorted(rows, key=lambda r: (r["status"] not in OPEN, sort_key(_Key(r), now=now)))
+
+
+def explain_tasks(snapshot: Snapshot, role: str, *, now: int, tz: str) -> list[str]:
+    """`deskd wake explain --role R`: what R's tasks demand now, and why not when they don't."""
+    mine = [t for t in snapshot.tasks if t.role == role]
+    if not mine:
+        return ["tasks: none open — no task demand"]
+    view = snapshot.role(role)
+    busy = view is not None and view.presence in ("online", "suspect")
+    lines = [f"tasks: {len(mine)} open"]
+    for t in sorted(mine, key=lambda t: sort_key(t, now=now)):
+        head = f"  task #{t.id} [{priority_name(t.priority)}, {t.status}] {t.title}"
+        if t.status == "pending" and t.priority >= URGENT:
+            why = "urgent and pending: wakes the role whatever its presence (urgent_task)"
+        elif t.status == "blocked":
+            why = f"blocked on {t.blocked_on}: waits for it, wakes no one"
+        elif t.stalled:
+            why = (
+                f"stalled: woken {t.idle_wakes} times without a change since its last update; "
+                f"no more wakes until someone updates it (`deskd task update {t.id} --note …`)"
+            )
+        elif busy:
+            why = "actionable, but the role is busy: ordinary work waits until it is idle"
+        else:
+            why = f"actionable: wakes the idle role (idle_task; {t.idle_wakes} wakes so far)"
+        due = ""
+        if t.due_at is not None:
+            flag = " — overdue" if is_overdue(t.due_at, now=now) else ""
+            due = f" (due {local_text(t.due_at, tz)}{flag}; a due date never wakes anyone)"
+        lines.append(f"{head}{due}: {why}")
+    return lines
+
+
+def task_sources(snapshot: Snapshot, role: str, *, now: int) -> list[dict[str, Any]]:
+    """`deskd wake sources --role R` "tasks": each open task and whether it can wake R."""
+    out = []
+    for t in sorted(
+        (t for t in snapshot.tasks if t.role == role), key=lambda t: sort_key(t, now=now)
+    ):
+        if t.status == "pending" and t.priority >= URGENT:
+            wakes = "urgent_task"
+        elif t.status in ACTIONABLE and not t.stalled:
+            wakes = "idle_task"
+        else:
+            wakes = None
+        out.append(
+            {
+                "id": t.id,
+                "title": t.title,
+                "status": t.status,
+                "priority": priority_name(t.priority),
+                "due_at": iso_utc(t.due_at),
+                "overdue": is_overdue(t.due_at, now=now),
+                "blocked_on": t.blocked_on,
+                "stalled": t.stalled,
+                "idle_wakes": t.idle_wakes,
+                "wakes": wakes,
+            }
+        )
+    return out

@@ -72,6 +72,13 @@ def ack(ctx: DeskContext, attempt_id: int, *, note: str) -> dict[str, Any]:
             )
         until = ctx.now + ACK_TIMEOUT_S * 1000
         attempt_rows.ack_attempt(conn, attempt_id, until=until, note=note, now=ctx.now)
+        if row["kind"] == "help":
+            # A person has the agent's request for help: its item is read, so the help
+            # demand resolves on the next tick (and its delivered page gets "settled").
+            from deskd.store.items import ack_items
+
+            item_id = int(str(row["key"]).split(":", 1)[1])
+            ack_items(conn, str(row["role"]), [item_id], now=ctx.now, by="operator")
         add_event(
             conn,
             at=ctx.now,
@@ -109,6 +116,7 @@ def explain_role(ctx: DeskContext, role: str) -> list[str]:
         )
     else:
         lines.append(f"inbox: {len(items)} unread — demanded now")
+    lines.extend(_task_lines(snapshot, role, ctx))
     lines.append(explain_start(view))
     plan = make_plan(snapshot, now=ctx.now, policy=policy)
     for a in snapshot.attempts:
@@ -182,8 +190,21 @@ def sources(ctx: DeskContext, role: str) -> dict[str, Any]:
             "batch_s": policy.inbox_batch_s,
             "sources": ["message", "meeting", "system", *ctx.desk.section.inbox_sources],
         },
-        "tasks": [],
+        "tasks": _task_sources(snapshot, role, ctx),
         "meetings": [],
         "attempts": attempts,
         "manage": manage,
     }
+
+
+def _task_lines(snapshot: Any, role: str, ctx: DeskContext) -> list[str]:
+    """The tasks part of `wake explain --role` (service/task_views.py)."""
+    from deskd.service.task_views import explain_tasks
+
+    return explain_tasks(snapshot, role, now=ctx.now, tz=ctx.tz)
+
+
+def _task_sources(snapshot: Any, role: str, ctx: DeskContext) -> list[dict[str, Any]]:
+    from deskd.service.task_views import task_sources
+
+    return task_sources(snapshot, role, now=ctx.now)

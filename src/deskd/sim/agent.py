@@ -29,6 +29,10 @@ compared with the tool name (``PostToolUse``), the source (``SessionStart``) or 
 - ``task_failed``: a model turn, then the ``error_max_turns`` result; exit 1.
 - ``overloaded``: init, SessionStart, UserPromptSubmit, StopFailure ``server_error``, the
   ``api_error_status: 529`` result (a transient failure); exit 1.
+- ``rollover_ok``: a wind-down that does what the rollover prompt asks: its tool call runs
+  ``deskd session handoff --note TEXT`` (``DESKD_SIM_HANDOFF``, else a stock note) and its
+  closing message ends with ``SESSION_DONE`` on a line of its own; otherwise like ``success``.
+- ``rollover_no_handoff``: prints ``SESSION_DONE`` but stores no hand-off.
 """
 
 from __future__ import annotations
@@ -55,7 +59,10 @@ MODES = (
     "no_result",
     "task_failed",
     "overloaded",
+    "rollover_ok",
+    "rollover_no_handoff",
 )
+HANDOFF = "Open: nothing urgent. First next step: read the inbox."
 MODEL = "claude-sim-1"
 TOOLS = ["Bash", "Read", "Grep", "Glob", "Edit", "Write"]
 
@@ -138,10 +145,12 @@ class Session:
         )
         self.context: list[str] = []
         self.turns = 0
+        self.mode = "success"
 
     # The runs, by mode.
 
     def run(self, mode: str) -> int:
+        self.mode = mode
         self.emit(
             {
                 "type": "system",
@@ -222,8 +231,13 @@ class Session:
         """One assistant turn with a Bash call, its hook, and the tool result."""
         ack = os.environ.get("DESKD_SIM_ACK") == "1"
         command = "deskd inbox ack --seen" if ack else "true"
-        tool_id = "toolu_" + uuid.uuid4().hex[:20]
         purpose = "Ack the items I was shown" if ack else "Look around"
+        deskd_args = ["inbox", "ack", "--seen"] if ack else None
+        if self.mode == "rollover_ok":
+            note = os.environ.get("DESKD_SIM_HANDOFF") or HANDOFF
+            deskd_args = ["session", "handoff", "--note", note]
+            command, purpose = "deskd " + " ".join(deskd_args), "Write the hand-off"
+        tool_id = "toolu_" + uuid.uuid4().hex[:20]
         tool_input = {"command": command, "description": purpose}
         self.assistant(
             [
@@ -232,7 +246,7 @@ class Session:
             ]
         )
         started = time.monotonic()
-        code, out, err = run_deskd(["inbox", "ack", "--seen"], self.cwd) if ack else (0, "", "")
+        code, out, err = run_deskd(deskd_args, self.cwd) if deskd_args else (0, "", "")
         duration = int((time.monotonic() - started) * 1000)
         if code == 0:
             self.hook(
@@ -276,6 +290,8 @@ class Session:
         )
 
     def closing_text(self) -> str:
+        if self.mode.startswith("rollover"):
+            return "Parked my work for the next session.\nSESSION_DONE"
         shown = sorted(
             {int(n) for text in self.context for n in re.findall(r"^#(\d+) ", text, re.M)}
         )

@@ -1,0 +1,133 @@
+"""``deskd session rollover|handoff|list``: the session lifecycle across desk days."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from deskd.cli.common import desk_context, emit, json_option, table
+
+
+@click.group()
+def session() -> None:
+    """A role's native sessions: resumed all day, wound down at the desk-day boundary.
+
+    Intraday a role's session is parked between wakes and resumed. A session started before
+    the latest rollover_at (default 04:00, desk timezone) winds down: it writes a hand-off,
+    prints SESSION_DONE and is ended; the next wake spawns a fresh session whose prompt
+    carries the hand-off.
+
+    \b
+    Examples:
+      deskd session rollover            # what is due (dry run)
+      deskd session handoff --role alpha --note "Open: PR 12 review. Next: answer beta."
+      deskd session list --role alpha
+    """
+
+
+@session.command("rollover")
+@click.option("--execute", is_flag=True, help="Record and run the wind-downs now (else dry).")
+@json_option
+def rollover(execute: bool, as_json: bool) -> None:
+    """Wind down sessions from before today's rollover_at (the tick does this too).
+
+    Each due session is resumed once with a wind-down prompt (finish or park the work, write
+    a hand-off, print SESSION_DONE) and ended when both proofs are there. A failed or
+    lock-busy wind-down is retried by later ticks up to 3 times, then a person is paged.
+
+    \b
+    Examples:
+      deskd session rollover
+      deskd session rollover --execute --json
+    """
+    from deskd.service.sessions import rollover as run_rollover
+
+    with desk_context() as ctx:
+        out = run_rollover(ctx, execute=execute)
+
+    def human() -> None:
+        click.echo(f"desk day began {out['boundary_local']}")
+        if not out["due"]:
+            click.echo("no session is due to wind down")
+            return
+        table(
+            [
+                (
+                    d["role"],
+                    d["session"],
+                    d["started_local"],
+                    d["tries"],
+                    "ended" if d["ended"] else (", ".join(d["plan"]) or "; ".join(d["notes"])),
+                )
+                for d in out["due"]
+            ],
+            ["role", "session", "started", "tries", "state"],
+        )
+        if out["dry_run"]:
+            click.echo("\n(dry run: add --execute to wind them down now)")
+
+    emit(out, as_json, human)
+
+
+@session.command("handoff")
+@click.option("--role", default=None, help="The role (default: DESKD_ROLE).")
+@click.option("--note", required=True, help="Open items and the first next step.")
+@json_option
+def handoff(role: str | None, note: str, as_json: bool) -> None:
+    """Store the hand-off the role's next session starts from (its wake prompt carries it).
+
+    \b
+    Examples:
+      deskd session handoff --role alpha --note "Open: PR 12 review. Next: reply to beta."
+      DESKD_ROLE=alpha deskd session handoff --note "All done; queue empty."
+    """
+    from deskd.service.sessions import handoff as store_handoff
+
+    with desk_context() as ctx:
+        out = store_handoff(ctx, role=role, note=note)
+    emit(out, as_json, f"hand-off {out['id']} stored for {out['role']}")
+
+
+@session.command("list")
+@click.option("--role", required=True, help="The role whose sessions to show.")
+@click.option("--limit", default=50, show_default=True, type=click.IntRange(1, 1000))
+@json_option
+def list_(role: str, limit: int, as_json: bool) -> None:
+    """The role's sessions, newest first: start, end, wakes served, cost.
+
+    \b
+    Examples:
+      deskd session list --role alpha
+      deskd session list --role alpha --json
+    """
+    from deskd.service.sessions import list_sessions
+
+    with desk_context() as ctx:
+        rows = list_sessions(ctx, role, limit=limit)
+
+    def human() -> None:
+        if not rows:
+            click.echo(f"{role}: no sessions yet")
+            return
+        table(
+            [_row(r) for r in rows],
+            ["id", "state", "started", "ended", "wakes", "cost", "native id"],
+        )
+
+    emit(rows, as_json, human)
+
+
+def _row(r: dict[str, Any]) -> tuple[Any, ...]:
+    ended = r["ended_local"] or ""
+    if r["end_reason"]:
+        ended = f"{ended} ({r['end_reason']})"
+    return (
+        r["id"],
+        r["state"],
+        r["started_local"],
+        ended,
+        r["wakes"],
+        f"${r['cost_usd']:.4f}",
+        r["native_id"] or "",
+    )

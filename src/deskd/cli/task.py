@@ -1,0 +1,224 @@
+"""``deskd task add|list|update|done|cancel|history``: work that outlives sessions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from deskd.cli.common import desk_context, emit, json_option, table
+
+PRIORITY_HELP = "urgent (wakes the assignee at once), high, normal or low."
+
+
+@click.group()
+def task() -> None:
+    """Tasks assigned to roles: they outlive sessions and wake idle roles.
+
+    An urgent pending task wakes its assignee whatever its presence; other open work wakes a
+    role only when it is idle, and stops waking once stalled (woken stall_after times without
+    a change). A due date sorts and flags; it never wakes anyone.
+
+    \b
+    Examples:
+      deskd task add "Review PR 12" --for beta --due 2026-12-02T17:00 --by alpha
+      deskd task list --for beta
+      deskd task update 3 --status blocked --blocked-on "task 2" --by beta
+      deskd task done 3 --note "merged" --by beta
+    """
+
+
+@task.command("add")
+@click.argument("title")
+@click.option("--for", "role", required=True, help="The role the task is assigned to.")
+@click.option("--priority", default="normal", show_default=True, help=PRIORITY_HELP)
+@click.option("--due", default=None, help="A soft deadline (ISO 8601; naive = desk timezone).")
+@click.option("--detail", default="", help="What done looks like; line breaks are kept.")
+@click.option("--by", default=None, help="The creating role (default: DESKD_ROLE, else operator).")
+@json_option
+def add(
+    title: str,
+    role: str,
+    priority: str,
+    due: str | None,
+    detail: str,
+    by: str | None,
+    as_json: bool,
+) -> None:
+    """Assign a task to a role.
+
+    \b
+    Examples:
+      deskd task add "Rotate the API keys" --for alpha --priority urgent
+      deskd task add "Write the weekly report" --for beta --due 2026-12-04T16:00 --json
+    """
+    from deskd.service.tasks import add_task
+
+    with desk_context() as ctx:
+        out = add_task(
+            ctx, title=title, role=role, priority=priority, due=due, detail=detail, by=by
+        )
+    emit(out, as_json, f"task {out['id']} added for {role} ({priority})")
+
+
+def _flags(t: dict[str, Any]) -> str:
+    flags = []
+    if t["overdue"]:
+        flags.append("OVERDUE")
+    if t["stalled"]:
+        flags.append(f"STALLED ({t['idle_wakes']} wakes)")
+    if t["blocked_on"]:
+        flags.append(f"blocked on {t['blocked_on']}")
+    return ", ".join(flags)
+
+
+@task.command("list")
+@click.option("--for", "role", default=None, help="Only this role's tasks.")
+@click.option("--status", default=None, help="Only tasks in this status.")
+@click.option("--all", "include_closed", is_flag=True, help="Include done and cancelled tasks.")
+@json_option
+def list_(role: str | None, status: str | None, include_closed: bool, as_json: bool) -> None:
+    """Open tasks, overdue first, then urgent, then soonest due; stalled and overdue flagged.
+
+    \b
+    Examples:
+      deskd task list
+      deskd task list --for alpha --status blocked
+      deskd task list --all --json
+    """
+    from deskd.service.tasks import list_tasks
+
+    with desk_context() as ctx:
+        rows = list_tasks(ctx, role=role, status=status, include_closed=include_closed)
+
+    def human() -> None:
+        if not rows:
+            click.echo("no tasks" if include_closed else "no open tasks")
+            return
+        table(
+            [
+                (
+                    t["id"],
+                    t["role"],
+                    t["priority"],
+                    t["status"],
+                    t["due_local"] or "",
+                    _flags(t),
+                    t["title"],
+                )
+                for t in rows
+            ],
+            ["id", "role", "priority", "status", "due", "flags", "title"],
+        )
+
+    emit(rows, as_json, human)
+
+
+@task.command("update")
+@click.argument("task_id", type=int)
+@click.option("--status", default=None, help="pending, in_progress, blocked, done, cancelled.")
+@click.option("--blocked-on", default=None, help="What it waits for (required with blocked).")
+@click.option("--priority", default=None, help=PRIORITY_HELP)
+@click.option("--due", default=None, help="A new soft deadline; 'none' clears it.")
+@click.option("--for", "role", default=None, help="Reassign to this role (moves its wake).")
+@click.option("--note", default=None, help="Progress or a reason; any note revives a stall.")
+@click.option("--by", default=None, help="Who changes it (default: DESKD_ROLE, else operator).")
+@json_option
+def update(
+    task_id: int,
+    status: str | None,
+    blocked_on: str | None,
+    priority: str | None,
+    due: str | None,
+    role: str | None,
+    note: str | None,
+    by: str | None,
+    as_json: bool,
+) -> None:
+    """Change a task: status (see the transition table in docs/cli.md), dependency,
+    priority, due date, assignee, or add a note. Only its assignee, its creator or the
+    operator may.
+
+    \b
+    Examples:
+      deskd task update 3 --status in_progress --by beta
+      deskd task update 3 --status blocked --blocked-on "alpha's schema change" --by beta
+      deskd task update 3 --for gamma --note "gamma owns billing" --by alpha
+      deskd task update 3 --note "half done: tests pass, docs left" --by beta
+    """
+    from deskd.service.tasks import TaskUpdate, update_task
+
+    change = TaskUpdate(
+        status=status, blocked_on=blocked_on, priority=priority, due=due, role=role, note=note
+    )
+    with desk_context() as ctx:
+        out = update_task(ctx, task_id, change, by=by)
+    emit(out, as_json, _said(out))
+
+
+def _said(out: dict[str, Any]) -> str:
+    parts = [f"{k} → {v}" for k, v in out["changed"].items()]
+    if out["note"]:
+        parts.append("note added")
+    return f"task {out['id']}: " + (", ".join(parts) or "unchanged")
+
+
+def _close(status: str) -> Callable[..., None]:
+    @click.argument("task_id", type=int)
+    @click.option("--note", default=None, help="What happened.")
+    @click.option("--by", default=None, help="Who (default: DESKD_ROLE, else operator).")
+    @json_option
+    def close(task_id: int, note: str | None, by: str | None, as_json: bool) -> None:
+        from deskd.service.tasks import TaskUpdate, update_task
+
+        with desk_context() as ctx:
+            out = update_task(ctx, task_id, TaskUpdate(status=status, note=note), by=by)
+        emit(out, as_json, _said(out))
+
+    return close
+
+
+done = task.command(
+    "done",
+    help="""Mark a task done (its wakes resolve).
+
+    \b
+    Examples:
+      deskd task done 3 --note "merged in #88" --by beta
+    """,
+)(_close("done"))
+
+cancel = task.command(
+    "cancel",
+    help="""Cancel a task (its wakes are withdrawn).
+
+    \b
+    Examples:
+      deskd task cancel 3 --note "not needed after all" --by alpha
+    """,
+)(_close("cancelled"))
+
+
+@task.command("history")
+@click.argument("task_id", type=int)
+@json_option
+def history(task_id: int, as_json: bool) -> None:
+    """Every change of a task: when, by whom, what changed, the note.
+
+    \b
+    Examples:
+      deskd task history 3
+    """
+    from deskd.service.tasks import task_history
+
+    with desk_context() as ctx:
+        rows = task_history(ctx, task_id)
+
+    def human() -> None:
+        table(
+            [(r["at"], r["by"], r["change"], r["note"]) for r in rows],
+            ["at", "by", "change", "note"],
+        )
+
+    emit(rows, as_json, human)

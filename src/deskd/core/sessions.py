@@ -1,0 +1,91 @@
+"""Session lifecycle rules: the desk day, which sessions must wind down, the wind-down sentinel.
+
+Intraday a role's native session is resumed between wakes (parked, never ended: LESSONS 28,
+29). The desk day starts at ``rollover_at`` (default 04:00) local in the desk timezone, not at
+midnight and not in UTC (LESSONS 26), so overnight work is not cut: a session started at 03:30
+belongs to the previous desk day, one started at 04:30 to today. A session started before the
+most recent boundary winds down (hand-off, ``SESSION_DONE``) and is ended; the next wake
+spawns a fresh session whose prompt carries the hand-off.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from deskd.core.timeparse import from_ms, to_ms
+from deskd.errors import InvalidValue
+
+SENTINEL = "SESSION_DONE"
+MAX_TRIES = 3
+"""A wind-down that failed this many times stops launching and pages a person once."""
+
+
+def parse_hhmm(text: str) -> time:
+    try:
+        hours, minutes = (int(p) for p in text.split(":"))
+        return time(hour=hours, minute=minutes)
+    except ValueError:
+        raise InvalidValue("rollover_at", text, "a local time like 04:00") from None
+
+
+def desk_day(ms: int, *, tz: str, rollover_at: str = "04:00") -> date:
+    """The desk day ``ms`` belongs to: its local date, or the day before when it falls
+    before ``rollover_at`` local."""
+    local = from_ms(ms, tz)
+    day = local.date()
+    if local.time().replace(tzinfo=None) < parse_hhmm(rollover_at):
+        day -= timedelta(days=1)
+    return day
+
+
+def day_boundary(day: date, *, tz: str, rollover_at: str = "04:00") -> int:
+    """Unix ms at which desk day ``day`` starts (``rollover_at`` local on that date)."""
+    return to_ms(datetime.combine(day, parse_hhmm(rollover_at), tzinfo=ZoneInfo(tz)))
+
+
+def latest_boundary(now: int, *, tz: str, rollover_at: str = "04:00") -> int:
+    """The most recent rollover instant at or before ``now``."""
+    return day_boundary(
+        desk_day(now, tz=tz, rollover_at=rollover_at), tz=tz, rollover_at=rollover_at
+    )
+
+
+def must_wind_down(started_at: int, *, now: int, tz: str, rollover_at: str = "04:00") -> bool:
+    """True when a session started before the latest boundary (an earlier desk day)."""
+    return started_at < latest_boundary(now, tz=tz, rollover_at=rollover_at)
+
+
+def sentinel_seen(output: str) -> bool:
+    """Whether the agent printed ``SESSION_DONE`` on a line of its own.
+
+    The output is the launch's last stdout lines: structured JSON events (every string in
+    them is searched, so any agent CLI's format works) or plain text.
+    """
+    for raw in output.splitlines():
+        try:
+            doc = json.loads(raw)
+        except ValueError:
+            doc = raw
+        for text in _strings(doc):
+            if any(line.strip() == SENTINEL for line in text.splitlines()):
+                return True
+    return False
+
+
+def _strings(doc: Any) -> list[str]:
+    if isinstance(doc, str):
+        return [doc]
+    if isinstance(doc, dict):
+        return [s for v in doc.values() for s in _strings(v)]
+    if isinstance(doc, list):
+        return [s for v in doc for s in _strings(v)]
+    return []
+
+
+def prompt_with_handoff(prompt: str, *, note: str, written: str) -> str:
+    """A role's desk prompt with the latest hand-off appended (for a fresh session)."""
+    block = f"Hand-off from your previous session (written {written}):\n{note.strip()}"
+    return f"{prompt}\n\n{block}" if prompt else block

@@ -1,0 +1,89 @@
+"""Hand-offs between a role's sessions, and the session-history reads of the lifecycle:
+live sessions from an earlier desk day, rollover tries, and the wakes each session served."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+# A rollover try is a launch of the key that ended: it ran (finished, failed, timed out) or
+# its executor found the role lock held. A launch skipped by the planner (never planned) or
+# dropped because its attempt closed first is not a try.
+_TRY = (
+    "planned_at IS NOT NULL AND (launched_at IS NOT NULL OR launch_detail = 'role busy') "
+    "AND launch_status IN ('finished', 'failed', 'timed_out', 'skipped')"
+)
+
+
+def insert_handoff(
+    conn: sqlite3.Connection,
+    *,
+    role: str,
+    session_id: int | None,
+    note: str,
+    by: str,
+    now: int,
+) -> int:
+    cur = conn.execute(
+        "INSERT INTO handoffs (role, session_id, note, by, created_at) VALUES (?, ?, ?, ?, ?)",
+        (role, session_id, note, by, now),
+    )
+    return int(cur.lastrowid or 0)
+
+
+def latest_handoff(conn: sqlite3.Connection, role: str) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM handoffs WHERE role = ? ORDER BY id DESC LIMIT 1", (role,)
+    ).fetchone()
+    return row
+
+
+def handoffs_of(conn: sqlite3.Connection, role: str, *, limit: int = 50) -> list[sqlite3.Row]:
+    return conn.execute(
+        "SELECT * FROM handoffs WHERE role = ? ORDER BY id DESC LIMIT ?", (role, limit)
+    ).fetchall()
+
+
+def live_sessions_started_before(conn: sqlite3.Connection, before: int) -> list[sqlite3.Row]:
+    """Working or resting sessions started before ``before`` (the partial index sessions_live)."""
+    return conn.execute(
+        "SELECT * FROM sessions WHERE state IN ('working', 'resting') AND started_at < ? "
+        "ORDER BY started_at, id",
+        (before,),
+    ).fetchall()
+
+
+def get_session(conn: sqlite3.Connection, session_id: int) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM sessions WHERE id = ?", (session_id,)
+    ).fetchone()
+    return row
+
+
+def rollover_tries(conn: sqlite3.Connection, key: str) -> int:
+    """Ended launches of a rollover key (each one a wind-down that did not end the session)."""
+    row = conn.execute(f"SELECT COUNT(*) FROM attempts WHERE key = ? AND {_TRY}", (key,)).fetchone()
+    return int(row[0])
+
+
+def launch_attempts(conn: sqlite3.Connection, attempt_id: int) -> list[sqlite3.Row]:
+    """A launch's attempts: its primary and every attempt riding along with it."""
+    return conn.execute(
+        "SELECT * FROM attempts WHERE id = ? OR primary_id = ? ORDER BY id",
+        (attempt_id, attempt_id),
+    ).fetchall()
+
+
+def session_wake_totals(
+    conn: sqlite3.Connection, role: str, native_ids: Sequence[str]
+) -> dict[str, tuple[int, float]]:
+    """Per native session id: wakes landed in it (attempts) and the cost of its launches."""
+    if not native_ids:
+        return {}
+    marks = ", ".join("?" for _ in native_ids)
+    rows = conn.execute(
+        "SELECT session_id, SUM(landed_at IS NOT NULL), COALESCE(SUM(cost_usd), 0) "
+        f"FROM attempts WHERE role = ? AND session_id IN ({marks}) GROUP BY session_id",
+        [role, *native_ids],
+    ).fetchall()
+    return {str(r[0]): (int(r[1] or 0), float(r[2])) for r in rows}

@@ -1,0 +1,141 @@
+"""Tasks and their change history (``task_notes``); the ledger reads a stall is derived from.
+
+Open tasks are read through the partial index ``tasks_open``; a stall is never stored: it is
+counted at read time from the idle-task attempts whose launch ran (``idle_wakes_since``).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+OPEN_SQL = "('pending', 'in_progress', 'blocked')"
+
+
+def insert_task(
+    conn: sqlite3.Connection,
+    *,
+    role: str,
+    title: str,
+    detail: str,
+    priority: int,
+    due_at: int | None,
+    created_by: str,
+    now: int,
+) -> int:
+    cur = conn.execute(
+        "INSERT INTO tasks (role, title, detail, priority, due_at, created_by, created_at, "
+        "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (role, title, detail, priority, due_at, created_by, now, now),
+    )
+    return int(cur.lastrowid or 0)
+
+
+def get_task(conn: sqlite3.Connection, task_id: int) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM tasks WHERE id = ?", (task_id,)
+    ).fetchone()
+    return row
+
+
+def update_task(
+    conn: sqlite3.Connection,
+    task_id: int,
+    *,
+    role: str,
+    status: str,
+    priority: int,
+    blocked_on: str | None,
+    due_at: int | None,
+    now: int,
+    expect_updated_at: int,
+) -> int:
+    """Write a task's new state; compare-and-set on ``updated_at`` so a racing change wins once."""
+    cur = conn.execute(
+        "UPDATE tasks SET role = ?, status = ?, priority = ?, blocked_on = ?, due_at = ?, "
+        "updated_at = ?, closed_at = CASE WHEN ? IN ('done', 'cancelled') THEN ? ELSE NULL END "
+        "WHERE id = ? AND updated_at = ?",
+        (role, status, priority, blocked_on, due_at, now, status, now, task_id, expect_updated_at),
+    )
+    return cur.rowcount
+
+
+def add_task_note(
+    conn: sqlite3.Connection,
+    *,
+    task_id: int,
+    at: int,
+    by: str,
+    change: dict[str, Any],
+    note: str,
+) -> int:
+    cur = conn.execute(
+        "INSERT INTO task_notes (task_id, at, by, change, note) VALUES (?, ?, ?, ?, ?)",
+        (task_id, at, by, json.dumps(change, sort_keys=True), note),
+    )
+    return int(cur.lastrowid or 0)
+
+
+def task_notes(conn: sqlite3.Connection, task_id: int) -> list[sqlite3.Row]:
+    return conn.execute(
+        "SELECT * FROM task_notes WHERE task_id = ? ORDER BY id", (task_id,)
+    ).fetchall()
+
+
+def open_tasks(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    """Every pending, in-progress or blocked task (the partial index ``tasks_open``)."""
+    return conn.execute(
+        f"SELECT * FROM tasks WHERE status IN {OPEN_SQL} ORDER BY role, id"
+    ).fetchall()
+
+
+def list_tasks(
+    conn: sqlite3.Connection, *, role: str | None, open_only: bool, limit: int
+) -> list[sqlite3.Row]:
+    where = [f"status IN {OPEN_SQL}"] if open_only else ["1 = 1"]
+    params: list[object] = []
+    if role is not None:
+        where.append("role = ?")
+        params.append(role)
+    params.append(limit)
+    return conn.execute(
+        f"SELECT * FROM tasks WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?", params
+    ).fetchall()
+
+
+def tasks_by_ids(conn: sqlite3.Connection, ids: Sequence[int]) -> list[sqlite3.Row]:
+    if not ids:
+        return []
+    marks = ", ".join("?" for _ in ids)
+    return conn.execute(
+        f"SELECT id, role, status FROM tasks WHERE id IN ({marks})", list(ids)
+    ).fetchall()
+
+
+def live_task_attempt_task_ids(conn: sqlite3.Connection) -> set[int]:
+    """Tasks named by live task wakes (so a vanished wake can say why: reassigned, done …)."""
+    rows = conn.execute(
+        "SELECT task_ids FROM attempts WHERE outcome = 'pending' "
+        "AND kind IN ('urgent_task', 'idle_task')"
+    ).fetchall()
+    out: set[int] = set()
+    for r in rows:
+        out.update(int(i) for i in json.loads(r[0]))
+    return out
+
+
+def idle_wakes_since(conn: sqlite3.Connection, role: str, since: int) -> list[sqlite3.Row]:
+    """The role's idle-task wakes launched after ``since`` whose launch ran.
+
+    "Ran" (the stall rule, ARCHITECTURE.md): the executor claimed it (``launched_at``) and it
+    either finished cleanly or landed (the model took a turn carrying the prompt). Skipped
+    (role busy), never-started, and failed-before-landing launches (authentication, overload,
+    executor died) do not count: the agent never had the chance to work the task.
+    """
+    return conn.execute(
+        "SELECT task_ids, launched_at FROM attempts WHERE role = ? AND launched_at > ? "
+        "AND kind = 'idle_task' AND (launch_status = 'finished' OR landed_at IS NOT NULL)",
+        (role, since),
+    ).fetchall()
