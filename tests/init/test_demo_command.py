@@ -41,6 +41,10 @@ def test_it_shows_an_item_surface_through_the_hook_and_get_read(tmp_path: Path) 
     assert ledger_states.index("queued") < ledger_states.index("notified")
     assert ledger_states.index("notified") < ledger_states.index("read")
     assert "acked 2 items for alpha" in out
+    # A dry-run tick plans a new session for beta, who has none, and launches nothing.
+    tick = out.split("$ deskd tick", 1)[1]
+    assert "spawn beta" in tick
+    assert "dry-run" in tick
     assert (tmp_path / "demo" / "data" / "deskd.db").exists()
 
 

@@ -1,0 +1,52 @@
+"""``deskd init``: create a working, annotated desk in DESKD_HOME (default: this folder)."""
+
+from __future__ import annotations
+
+import click
+
+from deskd.cli.common import emit, json_option
+
+
+@click.command()
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Rewrite deskd.toml and .env.example if they exist (the database is never touched).",
+)
+@json_option
+def init(force: bool, as_json: bool) -> None:
+    """Create a desk: deskd.toml, .env.example, data/deskd.db, logs/ and run/.
+
+    Refuses when deskd.toml or .env.example already exists, unless --force, which
+    rewrites those two files and leaves the database (items, sessions, history) as it is.
+
+    \b
+    Examples:
+      deskd init                       # in the current folder
+      DESKD_HOME=/srv/desk deskd init  # somewhere else
+      deskd init --force --json        # rewrite the annotated files
+    """
+    from deskd.config import load_settings
+    from deskd.service.scaffold import init_desk
+
+    settings = load_settings()
+    done = init_desk(settings, force=force)
+    data = {
+        "home": str(done.home),
+        "desk": str(done.desk),
+        "db": str(done.db),
+        "written": [str(p) for p in done.written],
+        "db_created": done.db_created,
+    }
+
+    def human() -> None:
+        click.echo(f"desk folder  {done.home}")
+        for path in done.written:
+            click.echo(f"wrote        {path}")
+        state = "created" if done.db_created else "kept as it is"
+        click.echo(f"database     {done.db} ({state})")
+        click.echo("folders      data/ logs/ run/")
+        click.echo("")
+        click.echo("next: edit deskd.toml (roles, timezone), then run `deskd doctor`")
+
+    emit(data, as_json, human)
