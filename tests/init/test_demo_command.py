@@ -1,4 +1,5 @@
-"""`deskd demo`: the walkthrough runs end to end through the real CLI and session hook."""
+"""`deskd demo`: the rehearsal runs end to end through the real CLI, executor, simulated agent
+CLI, session hook and pager, and tells the story it promises."""
 
 from __future__ import annotations
 
@@ -15,36 +16,28 @@ def run_demo(folder: Path) -> subprocess.CompletedProcess[str]:
         env=env,
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=240,
     )
 
 
-def test_it_shows_an_item_surface_through_the_hook_and_get_read(tmp_path: Path) -> None:
+def test_the_rehearsal_resumes_spawns_climbs_to_a_page_and_settles_it(tmp_path: Path) -> None:
     proc = run_demo(tmp_path / "demo")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
-    # Each command is printed before its output, like a transcript.
-    assert "$ deskd init" in out
-    assert "$ DESKD_ROLE=alpha deskd status set --state working" in out
-    assert "$ DESKD_ROLE=alpha deskd-session-hook < PostToolUse.json" in out
-    assert "$ DESKD_ROLE=alpha deskd inbox ack --seen" in out
-    # The hook surfaced both items, urgent first.
-    context = [line for line in out.splitlines() if line.startswith("  │ ")]
-    text = "\n".join(context)
-    assert text.index("5xx above 2% on api") < text.index("nightly report")
-    # The ledger went queued -> notified -> read, and alpha rested at the end.
-    ledger_states = [
-        line.split()[2]
-        for line in out.splitlines()
-        if line.startswith("  ") and len(line.split()) > 3 and line.split()[1] == "alpha"
-    ]
-    assert ledger_states.index("queued") < ledger_states.index("notified")
-    assert ledger_states.index("notified") < ledger_states.index("read")
+    assert "$ deskd init" in out and "$ deskd tick --execute --wait" in out
+    # alpha's parked session is resumed and lands; beta is spawned after the batch.
+    assert "launch planned: resume alpha" in out
+    assert "launch planned: spawn beta" in out
+    assert "close attempt 1: resolved (items read)" in out
+    # gamma never answers: it climbs to notify and a person is paged on the local channel,
+    # then the page is settled once the item is acked.
+    assert "gamma: inbox:gamma climbed to notify" in out
+    assert "page received on the local channel: deskd: gamma has not answered" in out
+    assert "settled" in out.split("A person acts on gamma's page", 1)[1]
+    # The hook surfaces a running session's items, urgent first, and the role acks them.
+    context = "\n".join(line for line in out.splitlines() if line.startswith("  │ "))
+    assert context.index("5xx above 2% on api") < context.index("nightly report")
     assert "acked 2 items for alpha" in out
-    # A dry-run tick plans a new session for beta, who has none, and launches nothing.
-    tick = out.split("$ deskd tick", 1)[1]
-    assert "spawn beta" in tick
-    assert "dry-run" in tick
     assert (tmp_path / "demo" / "data" / "deskd.db").exists()
 
 

@@ -15,31 +15,60 @@ import subprocess
 import sys
 import tempfile
 import uuid
+from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
 
 import click
 
 from deskd.errors import DeskdError
 
 DEMO_DESK = """\
-# The demo desk: two roles, no real agents (the "command" agent is `true`).
+# The rehearsal desk: three roles served by deskd's simulated `claude -p`
+# (deskd.sim.agent: the same flags, stream JSON and session-hook calls), short SLAs.
 [desk]
-name = "demo"
-timezone = "UTC"
+name = "rehearsal"
+timezone = "America/New_York"
 inbox_sources = ["alert"]
-
+inbox_batch = "45s"
+{channels_default}
 [agent]
-kind = "command"
-command = "true"
+kind = "claude"
+timeout = "60s"
 
 [[roles]]
 name = "alpha"
-title = "Alpha"
+title = "Operator (has a parked session: it is resumed)"
+agent = {{ command = "{acking}" }}
 
 [[roles]]
 name = "beta"
-title = "Beta"
-"""
+title = "Reviewer (never ran: it is spawned)"
+agent = {{ command = "{acking}" }}
+
+[[roles]]
+name = "gamma"
+title = "On-call (never answers: it climbs to a person)"
+agent = {{ command = "{silent}" }}
+
+[[ladder]]
+rung = "session"
+sla = "30s"
+[[ladder]]
+rung = "resume"
+sla = "30s"
+[[ladder]]
+rung = "spawn"
+sla = "60s"
+[[ladder]]
+rung = "notify"
+sla = "2m"
+[[ladder]]
+rung = "badge"
+{channels}"""
+
+START = "2026-12-01T14:00:00Z"  # 09:00 in New York
 
 
 class Transcript:
@@ -51,6 +80,30 @@ class Transcript:
         env = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
         env["DESKD_HOME"] = str(home)
         self.env = env
+        self.now = datetime.fromisoformat(START.replace("Z", "+00:00"))
+        self.env["DESKD_NOW"] = START
+
+    def advance(self, seconds: int) -> None:
+        """Move the rehearsal clock (DESKD_NOW) on: the desk runs on pinned time."""
+        self.now += timedelta(seconds=seconds)
+        self.env["DESKD_NOW"] = self.now.strftime("%Y-%m-%dT%H:%M:%SZ")
+        local = self.now.astimezone(ZoneInfo("America/New_York")).strftime("%H:%M:%S")
+        click.echo(click.style(f"\n   ⏱  {local} (+{seconds}s)", fg="yellow"))
+
+    def json(self, *args: str) -> Any:
+        """Run ``deskd ARGS --json`` quietly and return what it printed."""
+        proc = subprocess.run(
+            [sys.executable, "-m", "deskd", *args, "--json"],
+            env=self.env,
+            cwd=self.home,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=180,
+        )
+        if proc.returncode != 0:
+            raise DeskdError(f"demo stopped: `deskd {shlex.join(args)}`: {proc.stderr.strip()}")
+        return json.loads(proc.stdout)
 
     def step(self, title: str) -> None:
         self.steps += 1
@@ -136,39 +189,173 @@ def post_tool_use(session_id: str, home: Path) -> dict[str, object]:
     }
 
 
+class LocalChannel:
+    """A person's phone for the rehearsal: a loopback HTTP server that apprise's ``json://``
+    URL posts pages to; each page is printed the moment it arrives."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        received: list[dict[str, Any]] = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                try:
+                    page = json.loads(body or b"{}")
+                except ValueError:
+                    page = {"title": "", "message": body.decode("utf-8", "replace")}
+                received.append(page)
+                title = page.get("title") or ""
+                click.echo(
+                    click.style(f"   📟 page received on the local channel: {title}", fg="magenta")
+                )
+                self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                return
+
+        self.received = received
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"json://127.0.0.1:{self.server.server_address[1]}/page"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+
+
+def launchers(home: Path) -> tuple[Path, Path]:
+    """Two simulated agent CLIs: one that acks what it was shown, one that never answers."""
+    bin_dir = home / "agents"
+    bin_dir.mkdir(exist_ok=True)
+    made = []
+    for name, env in (
+        ("sim-acking", {"DESKD_SIM_ACK": "1"}),
+        ("sim-silent", {"DESKD_SIM_MODE": "never_lands"}),
+    ):
+        path = bin_dir / name
+        sets = "".join(f"os.environ[{k!r}] = {v!r}\n" for k, v in env.items())
+        path.write_text(
+            f"#!{sys.executable}\nimport os\n{sets}from deskd.sim.agent import main\nraise SystemExit(main())\n",
+            encoding="utf-8",
+        )
+        path.chmod(0o755)
+        made.append(path)
+    return made[0], made[1]
+
+
 def walkthrough(home: Path) -> None:
-    """The demo itself: presence, two items, the hook surfacing them, the ack, the ledger,
-    and what the tick would do for a role with no session."""
+    """The rehearsal: a desk of three simulated agents walked through a few minutes."""
     t = Transcript(home)
-    session = str(uuid.uuid4())
-    click.echo(click.style("deskd demo", bold=True) + f": a desk in {home}")
-    t.say("Every command below runs with DESKD_HOME set to that folder.")
+    channel = LocalChannel()
+    try:
+        rehearse(t, home, channel)
+    finally:
+        channel.close()
 
-    t.step("Create a desk")
+
+def rehearse(t: Transcript, home: Path, channel: LocalChannel) -> None:
+    click.echo(click.style("deskd demo", bold=True) + f": a rehearsal desk in {home}")
+    t.say(
+        "Every command runs with DESKD_HOME set to that folder and the clock pinned by DESKD_NOW."
+    )
+
+    t.step("A desk with three roles")
     t.deskd("init")
-    (home / "deskd.toml").write_text(DEMO_DESK, encoding="utf-8")
-    t.say("deskd.toml replaced with a two-role desk (alpha, beta) and no real agents:")
-    for line in DEMO_DESK.splitlines():
-        click.echo(f"  {line}".rstrip())
-    t.deskd("doctor", check=False)
+    acking, silent = launchers(home)
+    desk = DEMO_DESK.format(
+        acking=acking,
+        silent=silent,
+        channels_default='default_channels = ["phone"]',
+        channels=f'\n[[channels]]\nname = "phone"\nurls = ["{channel.url}"]\n',
+    )
+    (home / "deskd.toml").write_text(desk, encoding="utf-8")
+    t.say("deskd.toml: alpha and beta are served by a simulated `claude -p` that reads its items")
+    t.say(
+        "and acks them; gamma's never takes a turn. Pages go to a local channel (apprise json://)."
+    )
+    t.deskd(
+        "status", "set", "--role", "alpha", "--state", "resting", "--session-id", str(uuid.uuid4())
+    )
+    t.say("alpha worked earlier today: its session is parked (idle), so it will be resumed.")
+    t.deskd("roles")
 
-    t.step("alpha starts working")
-    t.say("Inside a session deskd launched, DESKD_ROLE is set, so --role defaults to it.")
+    t.step("Items arrive")
+    for who, title, prio in (
+        ("alpha", "deploy failed on web-2", "urgent"),
+        ("beta", "review PR 41", "normal"),
+        ("gamma", "disk 95% on db-1", "urgent"),
+    ):
+        t.deskd(
+            "inbox",
+            "enqueue",
+            "--for",
+            who,
+            "--source",
+            "alert",
+            "--title",
+            title,
+            "--priority",
+            prio,
+        )
+
+    t.step("The tick, dry-run first: what it would do")
+    t.deskd("tick")
+
+    t.step("The tick, executing: launches run, the wake ledger records every attempt")
+    t.say("alpha is resumed and lands; gamma is spawned and never takes a turn; beta's normal")
+    t.say("item waits for the inbox batch (45s) so a burst of items is one wake.")
+    t.deskd("tick", "--execute", "--wait")
+    t.deskd("wake", "list")
+    t.deskd("ledger", "--for", "alpha")
+
+    t.advance(50)
+    t.deskd("tick", "--execute", "--wait")
+    t.say("alpha's items were read, so its wake resolved; beta's batch is due: it is spawned.")
+
+    for _ in range(4):
+        t.advance(60)
+        out = t.json("tick", "--execute", "--wait")
+        for a in out["attempts"]:
+            t.say(
+                f"{a['role']}: {a['key']} climbed to {a['rung']}"
+                + (f" ({a['skipped']})" if a["skipped"] else "")
+            )
+        for pg in out["pages"]:
+            t.say(f"page queued for {pg['role']}: {pg['title']}")
+        for sent in out.get("pages_sent") or []:
+            t.say(
+                f"page {sent.get('page_id', '')} ({sent.get('kind', '')}) → {sent.get('status', '')}"
+            )
+        if any(a["rung"] == "notify" for a in out["attempts"]):
+            break
+    t.deskd("pages")
+
+    t.step("A person acts on gamma's page")
+    item = t.json("inbox", "list", "--for", "gamma")[0]["id"]
+    t.deskd("inbox", "ack", "--for", "gamma", "--id", str(item))
+    t.advance(30)
+    t.deskd("tick", "--execute", "--wait")
+    t.say(
+        "gamma's demand is gone: the attempt resolved; a delivered page gets one 'settled' follow-up."
+    )
+
+    t.step("A working agent is shown new items by its session hook")
+    t.say("Between wakes nothing runs. While a turn runs, the agent's own hook surfaces items:")
+    session = str(uuid.uuid4())
     t.deskd(
         "status",
         "set",
         "--state",
         "working",
         "--activity",
-        "triaging the 5xx alert",
+        "rolling back web-2",
         "--session-id",
         session,
         role="alpha",
     )
-    t.deskd("roles")
-
-    t.step("Two items arrive for alpha")
-    t.say("A monitoring script (no DESKD_ROLE: the operator) enqueues an urgent and a normal item.")
     t.deskd(
         "inbox",
         "enqueue",
@@ -182,47 +369,24 @@ def walkthrough(home: Path) -> None:
         "urgent",
     )
     t.deskd("inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "nightly report")
-    t.deskd("ledger")
-
-    t.step("alpha's next tool call: the session hook surfaces them")
-    t.say("Claude Code runs the hook after each tool call; it prints additionalContext.")
     hook = find_hook()
     if hook is None:
         t.say("deskd-session-hook is not installed here (pip install -e .); skipping this step.")
     else:
-        proc = t.hook(hook, post_tool_use(session, home), role="alpha")
-        show_hook_output(t, proc)
-    t.deskd("ledger")
-
-    t.step("alpha reads and acks what it was shown")
+        show_hook_output(t, t.hook(hook, post_tool_use(session, home), role="alpha"))
     t.deskd("inbox", "ack", "--seen", role="alpha")
-    t.deskd("ledger")
-
-    t.step("alpha ends its turn")
-    t.say("resting = the turn ended and the session is resumable: idle, not dead.")
     t.deskd("status", "set", "--state", "resting", role="alpha")
-    t.deskd("roles")
+    t.say("resting = the turn ended and the session is resumable: idle, not dead.")
 
-    t.step("beta has no session: what would the tick do?")
-    t.say("The tick runs every minute from cron or a timer; without --execute it only plans.")
-    t.deskd(
-        "inbox",
-        "enqueue",
-        "--for",
-        "beta",
-        "--source",
-        "alert",
-        "--title",
-        "disk 91% on db-2",
-        "--priority",
-        "urgent",
-    )
-    t.deskd("tick", check=False)
-
+    t.step("The board")
+    t.deskd("status")
+    t.deskd("wake", "explain", str(t.json("wake", "list", "--role", "gamma")[-1]["id"]))
+    received = len(channel.received)
     click.echo("")
     click.echo(
-        "With `deskd tick --execute` (or DESKD_WAKE_EXECUTE=1) that plan is recorded and beta's\n"
-        "agent is launched; `deskd cron-line` prints the line that runs the tick every minute."
+        f"The local channel received {received} page{'s' if received != 1 else ''}. "
+        "On a real desk the tick runs every minute (`deskd cron-line`), agents are real CLIs,\n"
+        "and channels are Discord, Slack, email … (any apprise URL)."
     )
 
 
@@ -249,13 +413,13 @@ def show_hook_output(t: Transcript, proc: subprocess.CompletedProcess[str]) -> N
     help="Build the demo desk in this (empty) folder and keep it; default: a temporary one.",
 )
 def demo(directory: Path | None) -> None:
-    """Walk through a desk with the real CLI: presence, items, the session hook, the ledger.
+    """Rehearse a desk: three roles served by a simulated `claude -p`, a few minutes of ticks.
 
-    Creates a desk with roles alpha and beta (no real agents), marks alpha working,
-    enqueues an urgent and a normal item for it, runs deskd-session-hook with a
-    PostToolUse event as Claude Code would, and shows the ledger move from queued to
-    notified to read; then asks a dry-run tick what it would do about an urgent item for
-    beta, who has no session. Each command is printed before its output.
+    Items arrive; alpha's parked session is resumed and lands (its session hook surfaces the
+    items and it acks them); beta is spawned after the inbox batch; gamma never answers and
+    climbs the ladder to a page on a local channel, which a person then settles. The clock
+    is pinned (DESKD_NOW) and moved on by the script; every command is printed before its
+    output.
 
     \b
     Examples:

@@ -71,7 +71,20 @@ def run_checks(env: Mapping[str, str] | None = None) -> list[Check]:
         )
     checks.append(folder_check("log dir", where.logs))
     checks.append(folder_check("run dir", where.run))
+    checks.append(tick_schedule_check(where.home, environ))
     return checks
+
+
+def tick_schedule_check(home: Path, environ: Mapping[str, str]) -> Check:
+    """A crontab line or a systemd timer ticks this desk (a warning, never a failure:
+    a desk may be ticked by hand or by `deskd tick --loop`)."""
+    from deskd.service.scheduling import schedule_check
+
+    try:
+        level, detail = schedule_check(home, environ)
+    except Exception as exc:  # crontab missing or unreadable: say so, do not fail doctor
+        level, detail = "warn", f"could not read the crontab or timers: {exc}"
+    return Check("tick schedule", "ok" if level == "ok" else "warn", detail)
 
 
 def _settings(

@@ -191,7 +191,7 @@ def sources(ctx: DeskContext, role: str) -> dict[str, Any]:
             "sources": ["message", "meeting", "system", *ctx.desk.section.inbox_sources],
         },
         "tasks": _task_sources(snapshot, role, ctx),
-        "meetings": [],
+        "meetings": _meeting_sources(snapshot, role),
         "attempts": attempts,
         "manage": manage,
     }
@@ -208,3 +208,9 @@ def _task_sources(snapshot: Any, role: str, ctx: DeskContext) -> list[dict[str, 
     from deskd.service.task_views import task_sources
 
     return task_sources(snapshot, role, now=ctx.now)
+
+
+def _meeting_sources(snapshot: Any, role: str) -> list[dict[str, Any]]:
+    from deskd.service.meeting_views import meeting_sources
+
+    return meeting_sources(snapshot, role)

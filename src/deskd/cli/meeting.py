@@ -1,0 +1,464 @@
+"""``deskd meeting …``: bounded meetings between roles (call, check in, speak, end)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from deskd.cli.common import desk_context, emit, json_option, parse_ids, table
+
+ROLE_HELP = "The role acting (default: DESKD_ROLE; an agent may act only as itself)."
+
+
+@click.group()
+def meeting() -> None:
+    """Bounded meetings: quorum, owed replies, a message budget, consensus, an idle deadline
+    and a mutual end handshake. Every action is for the calling role only.
+
+    \b
+    Examples:
+      deskd meeting call --by alpha --agenda "schema v3" --attendees beta,gamma
+      deskd meeting check-in 1 --role beta
+      deskd meeting send 1 --role beta --body "I prefer option B" --kind proposal
+      deskd meeting status 1
+    """
+
+
+def _who(ctx: Any, flag: str, value: str | None) -> str:
+    from deskd.service.identity import acting_role
+
+    return acting_role(ctx, flag, value)
+
+
+def _mid(value: str) -> int:
+    from deskd.service.meeting_views import parse_meeting_id
+
+    return parse_meeting_id(value)
+
+
+def _waiting(data: dict[str, Any]) -> Callable[[], None]:
+    def human() -> None:
+        click.echo(f"meeting {data['meeting_id']}: {data['state']}")
+        for w in data.get("waiting_on", []):
+            click.echo(f"  waiting on {w['role']}: {w['why']}")
+
+    return human
+
+
+@meeting.command("call")
+@click.option("--by", "by", default=None, help="The calling role (default: DESKD_ROLE).")
+@click.option("--agenda", required=True, help="What the meeting decides (one line).")
+@click.option(
+    "--attendees",
+    "attendees",
+    multiple=True,
+    required=True,
+    help="Roles to invite: a,b (or repeat). Required: nobody is invited by default.",
+)
+@click.option("--priority", default="normal", show_default=True, help="normal or urgent.")
+@click.option("--max-messages", default=20, show_default=True, type=int, help="Message budget.")
+@click.option("--idle", default="60m", show_default=True, help="Idle deadline: pauses it.")
+@click.option("--reply-sla", default="10m", show_default=True, help="Owed replies and check-ins.")
+@click.option(
+    "--consensus-at", default=4, show_default=True, type=int, help="Budget left at consensus."
+)
+@json_option
+def call(
+    by: str | None,
+    agenda: str,
+    attendees: tuple[str, ...],
+    priority: str,
+    max_messages: int,
+    idle: str,
+    reply_sla: str,
+    consensus_at: int,
+    as_json: bool,
+) -> None:
+    """Call a meeting; calling an agenda that is already open (or paused) returns that one.
+
+    Each attendee gets an invitation item and a wake until it checks in; the meeting waits
+    until every one has. An urgent meeting's items skip the inbox batch.
+
+    \b
+    Examples:
+      deskd meeting call --by alpha --agenda "rollback or fix forward?" --attendees beta
+      deskd meeting call --by alpha --agenda "incident 42" --attendees beta,gamma \\
+          --priority urgent --max-messages 12 --reply-sla 5m --json
+    """
+    from deskd.service.meetings import Call, call_meeting
+
+    names = [n.strip() for value in attendees for n in value.split(",") if n.strip()]
+    with desk_context() as ctx:
+        caller = _who(ctx, "--by", by)
+        meeting_id, state, existing = call_meeting(
+            ctx,
+            Call(
+                caller=caller,
+                agenda=agenda,
+                attendees=names,
+                priority=priority,
+                max_messages=max_messages,
+                idle=idle,
+                reply_sla=reply_sla,
+                consensus_at=consensus_at,
+            ),
+        )
+    verb = "already open as" if existing else "called"
+    emit(
+        {"meeting_id": meeting_id, "state": state, "existing": existing},
+        as_json,
+        f"{verb} meeting {meeting_id} ({state})",
+    )
+
+
+@meeting.command("check-in")
+@click.argument("meeting_id", metavar="M")
+@click.option("--role", default=None, help=ROLE_HELP)
+@json_option
+def check_in(meeting_id: str, role: str | None, as_json: bool) -> None:
+    """Check in to a meeting you were invited to (the meeting starts when all have).
+
+    \b
+    Examples:
+      deskd meeting check-in 3 --role beta
+      DESKD_ROLE=beta deskd meeting check-in 3 --json
+    """
+    from deskd.service.meetings import check_in as do_check_in
+
+    with desk_context() as ctx:
+        data = do_check_in(ctx, _mid(meeting_id), _who(ctx, "--role", role))
+    emit(data, as_json, _waiting(data))
+
+
+@meeting.command("send")
+@click.argument("meeting_id", metavar="M")
+@click.option("--role", default=None, help=ROLE_HELP)
+@click.option("--body", required=True, help="What you say; line breaks are kept.")
+@click.option(
+    "--kind",
+    default="evidence",
+    show_default=True,
+    help="evidence, question, answer, proposal or decision.",
+)
+@click.option("--reply-to", "reply_to", default=None, help="The message this answers.")
+@click.option(
+    "--resolves", "resolves", multiple=True, help="Messages this answers (repeat, or 4,5)."
+)
+@json_option
+def send(
+    meeting_id: str,
+    role: str | None,
+    body: str,
+    kind: str,
+    reply_to: str | None,
+    resolves: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """Say something to everyone in the meeting (spends one message of the budget).
+
+    With exactly two attendees checked in, the other then owes you a reply; --reply-to
+    (one) or --resolves (several) settles what you owe. Answering with a question still
+    leaves a reply owed to you. A duplicate (same body, case and spacing aside) is refused
+    with the original message id.
+
+    \b
+    Examples:
+      deskd meeting send 3 --role beta --body "p95 doubled after deploy 118" --kind evidence
+      deskd meeting send 3 --role alpha --body "Roll back." --kind answer --reply-to 4
+      deskd meeting send 3 --role alpha --body "Both fixed in 119" --resolves 4,5 --json
+    """
+    from deskd.service.meeting_talk import send as do_send
+
+    reply = parse_ids([reply_to]) if reply_to else []
+    with desk_context() as ctx:
+        said = do_send(
+            ctx,
+            _mid(meeting_id),
+            _who(ctx, "--role", role),
+            body,
+            kind=kind,
+            reply_to=reply[0] if reply else None,
+            resolves=parse_ids(resolves),
+        )
+    data = said.to_json()
+
+    def human() -> None:
+        click.echo(
+            f"sent message {data['message_id']} in meeting {data['meeting_id']} "
+            f"({data['state']}, {data['budget_left']} left)"
+        )
+        if data["settled"]:
+            click.echo(f"  settled: {', '.join(map(str, data['settled']))}")
+        if data["reply_owed_by"]:
+            click.echo(f"  {data['reply_owed_by']} owes you a reply")
+        if data["warning"]:
+            click.echo(f"  warning: {data['warning']}")
+
+    emit(data, as_json, human)
+
+
+@meeting.command("updates")
+@click.argument("meeting_id", metavar="M")
+@click.option("--role", default=None, help=ROLE_HELP)
+@click.option("--mark-read", is_flag=True, help="Mark these messages and events read.")
+@json_option
+def updates(meeting_id: str, role: str | None, mark_read: bool, as_json: bool) -> None:
+    """Your unread messages of the meeting and what happened since you last marked read.
+
+    Reading is not a vote and pays no debt.
+
+    \b
+    Examples:
+      deskd meeting updates 3 --role beta
+      deskd meeting updates 3 --role beta --mark-read --json
+    """
+    from deskd.service.meeting_talk import updates as do_updates
+
+    with desk_context() as ctx:
+        who = _who(ctx, "--role", role)
+        data = do_updates(ctx, _mid(meeting_id), who, mark_read=mark_read)
+
+    def human() -> None:
+        click.echo(f"meeting {data['meeting_id']}: {data['state']}, {data['budget_left']} left")
+        for e in data["events"]:
+            click.echo(f"  {e['at']}  {e['text']}")
+        for m in data["messages"]:
+            click.echo(f"\n#{m['message_id'] or '-'} from {m['from']}: {m['title']}")
+            if m["body"]:
+                click.echo("  " + m["body"].replace("\n", "\n  "))
+        for o in data["owed_by_you"]:
+            click.echo(f"\nyou owe {o['creditor']} a reply to message {o['message_id']}")
+        if data["vote_owed"]:
+            click.echo("\nyour vote on ending it is owed (confirm-end / reject-end)")
+
+    emit(data, as_json, human)
+
+
+@meeting.command("position")
+@click.argument("meeting_id", metavar="M")
+@click.option("--role", default=None, help=ROLE_HELP)
+@click.option("--body", required=True, help="Your position, once, in consensus.")
+@json_option
+def position(meeting_id: str, role: str | None, body: str, as_json: bool) -> None:
+    """State your one position in the consensus phase (never spends the budget).
+
+    \b
+    Examples:
+      deskd meeting position 3 --role gamma --body "Roll back now, fix in 119."
+    """
+    from deskd.service.meeting_talk import position as do_position
+
+    with desk_context() as ctx:
+        said = do_position(ctx, _mid(meeting_id), _who(ctx, "--role", role), body)
+    data = said.to_json()
+    emit(data, as_json, f"position recorded as message {data['message_id']} ({data['state']})")
+
+
+@meeting.command("propose-end")
+@click.argument("meeting_id", metavar="M")
+@click.option("--role", default=None, help=ROLE_HELP)
+@click.option("--resolution", required=True, help="What was decided.")
+@json_option
+def propose_end(meeting_id: str, role: str | None, resolution: str, as_json: bool) -> None:
+    """Propose to end the meeting (you confirm automatically; the others vote).
+
+    \b
+    Examples:
+      deskd meeting propose-end 3 --role alpha --resolution "Roll back 118; beta owns the fix"
+    """
+    from deskd.service.meeting_end import propose_end as do_propose
+
+    with desk_context() as ctx:
+        data = do_propose(ctx, _mid(meeting_id), _who(ctx, "--role", role), resolution)
+    emit(data, as_json, _waiting(data))
+
+
+@meeting.command("confirm-end")
+@click.argument("meeting_id", metavar="M")
+@click.option("--role", default=None, help=ROLE_HELP)
+@json_option
+def confirm_end(meeting_id: str, role: str | None, as_json: bool) -> None:
+    """Confirm the open proposal to end (the last confirmation closes the meeting).
+
+    \b
+    Examples:
+      deskd meeting confirm-end 3 --role beta
+    """
+    from deskd.service.meeting_end import confirm_end as do_confirm
+
+    with desk_context() as ctx:
+        data = do_confirm(ctx, _mid(meeting_id), _who(ctx, "--role", role))
+    emit(data, as_json, _waiting(data))
+
+
+@meeting.command("reject-end")
+@click.argument("meeting_id", metavar="M")
+@click.option("--role", default=None, help=ROLE_HELP)
+@click.option("--reason", required=True, help="Why the meeting should go on.")
+@json_option
+def reject_end(meeting_id: str, role: str | None, reason: str, as_json: bool) -> None:
+    """Reject the open proposal to end; the proposer is woken and told why.
+
+    \b
+    Examples:
+      deskd meeting reject-end 3 --role gamma --reason "nobody owns the fix yet"
+    """
+    from deskd.service.meeting_end import reject_end as do_reject
+
+    with desk_context() as ctx:
+        data = do_reject(ctx, _mid(meeting_id), _who(ctx, "--role", role), reason)
+    emit(data, as_json, _waiting(data))
+
+
+@meeting.command("leave")
+@click.argument("meeting_id", metavar="M")
+@click.option("--role", default=None, help=ROLE_HELP)
+@click.option("--reason", required=True, help="Why you leave (or decline).")
+@json_option
+def leave(meeting_id: str, role: str | None, reason: str, as_json: bool) -> None:
+    """Leave the meeting (or decline the invitation): your debts are waived and the end vote
+    is counted without you.
+
+    \b
+    Examples:
+      deskd meeting leave 3 --role gamma --reason "not my area"
+    """
+    from deskd.service.meetings import leave as do_leave
+
+    with desk_context() as ctx:
+        data = do_leave(ctx, _mid(meeting_id), _who(ctx, "--role", role), reason)
+    emit(data, as_json, _waiting(data))
+
+
+@meeting.command("pause")
+@click.argument("meeting_id", metavar="M")
+@click.option("--role", default=None, help=ROLE_HELP)
+@click.option("--reason", required=True, help="Why it pauses.")
+@json_option
+def pause(meeting_id: str, role: str | None, reason: str, as_json: bool) -> None:
+    """Pause the meeting: its wakes are withdrawn on the next tick until someone resumes it.
+
+    \b
+    Examples:
+      deskd meeting pause 3 --role alpha --reason "waiting for the load test"
+    """
+    from deskd.service.meetings import pause as do_pause
+
+    with desk_context() as ctx:
+        data = do_pause(ctx, _mid(meeting_id), _who(ctx, "--role", role), reason)
+    emit(data, as_json, _waiting(data))
+
+
+@meeting.command("resume")
+@click.argument("meeting_id", metavar="M")
+@click.option("--role", default=None, help=ROLE_HELP)
+@json_option
+def resume(meeting_id: str, role: str | None, as_json: bool) -> None:
+    """Resume a meeting paused for idleness or by an attendee (a spent budget only ends).
+
+    \b
+    Examples:
+      deskd meeting resume 3 --role beta
+    """
+    from deskd.service.meetings import resume as do_resume
+
+    with desk_context() as ctx:
+        data = do_resume(ctx, _mid(meeting_id), _who(ctx, "--role", role))
+    emit(data, as_json, _waiting(data))
+
+
+@meeting.command("status")
+@click.argument("meeting_id", metavar="M")
+@json_option
+def status(meeting_id: str, as_json: bool) -> None:
+    """One meeting: its state, attendees, who it waits on and why, debts and budget.
+
+    \b
+    Examples:
+      deskd meeting status 3
+      deskd meeting status 3 --json
+    """
+    from deskd.core.timeparse import local_text, parse_instant
+    from deskd.service.meeting_views import meeting_status
+
+    with desk_context() as ctx:
+        data = meeting_status(ctx.conn, _mid(meeting_id), now=ctx.now)
+        tz = ctx.tz
+
+    def when(iso: str | None) -> str:
+        return local_text(parse_instant(iso, tz="UTC"), tz) if iso else "-"
+
+    def human() -> None:
+        click.echo(f"meeting {data['meeting_id']}: {data['agenda']}")
+        click.echo(
+            f"  state {data['state']}, called by {data['caller']} at {when(data['called_at'])}, "
+            f"{data['budget_left']} of {data['max_messages']} messages left "
+            f"(consensus at {data['consensus_at']})"
+        )
+        if data["paused"]:
+            click.echo(f"  paused ({data['paused']['kind']}): {data['paused']['reason']}")
+        if data["proposal"]:
+            p = data["proposal"]
+            click.echo(
+                f"  end proposed by {p['proposer']}: {p['resolution']} "
+                f"(confirmed: {', '.join(p['confirmed'])})"
+            )
+        if data["resolution"]:
+            click.echo(f"  closed {when(data['closed_at'])}: {data['resolution']}")
+        click.echo("")
+        table(
+            [(a["role"], a["status"], when(a["checked_in_at"])) for a in data["attendees"]],
+            ["attendee", "status", "checked in"],
+        )
+        if data["waiting_on"]:
+            click.echo("")
+            table([(w["role"], w["why"]) for w in data["waiting_on"]], ["waiting on", "why"])
+        elif data["state"] != "closed":
+            click.echo("\nwaiting on nobody")
+
+    emit(data, as_json, human)
+
+
+@meeting.command("list")
+@click.option("--all", "include_closed", is_flag=True, help="Include closed meetings.")
+@click.option("--role", default=None, help="Only meetings this role attends.")
+@json_option
+def list_(include_closed: bool, role: str | None, as_json: bool) -> None:
+    """Open meetings (newest first), with their state and who they wait on.
+
+    \b
+    Examples:
+      deskd meeting list
+      deskd meeting list --all --json
+      deskd meeting list --role beta
+    """
+    from deskd.service.meeting_views import meeting_list
+
+    with desk_context() as ctx:
+        if role is not None:
+            ctx.desk.role(role)
+        data = meeting_list(ctx.conn, include_closed=include_closed, role=role, now=ctx.now)
+
+    def human() -> None:
+        if not data:
+            click.echo("no meetings" if include_closed else "no open meetings")
+            return
+        table(
+            [
+                (
+                    m["meeting_id"],
+                    m["state"],
+                    m["caller"],
+                    ",".join(m["attendees"]),
+                    ",".join(m["waiting_on"]) or "-",
+                    m["budget_left"],
+                    m["agenda"],
+                )
+                for m in data
+            ],
+            ["id", "state", "caller", "attendees", "waiting on", "left", "agenda"],
+        )
+
+    emit(data, as_json, human)

@@ -1,0 +1,178 @@
+"""What a meeting owes, and to whom: the wakes it raises and who it is waiting on (pure).
+
+Labels say exactly what is owed and where (LESSONS 17): "check in", "your vote closes it",
+"X rejected your proposal: why", "you owe N replies". A paused meeting's debts raise nothing
+(LESSONS 6); a closed or paused meeting raises no wake at all unless its end handshake is under
+way (a paused meeting can still end).
+"""
+
+from __future__ import annotations
+
+from deskd.core.meetings import Meeting, MeetingFacts, Obligation, is_inactive, votes_owed
+from deskd.core.records import MeetingWake
+from deskd.core.timeparse import human_age, iso_utc
+
+
+def _title(m: Meeting) -> str:
+    return f"meeting {m.id} ({m.agenda})"
+
+
+def wakes(facts: MeetingFacts, *, now: int) -> tuple[MeetingWake, ...]:
+    """Every wake the (swept) meeting owes: invitations, votes, rejection notices, overdue
+    replies. None for an inactive meeting, and no owed replies while it is paused: an
+    unpayable debt raises nothing (LESSONS 6)."""
+    m = facts.meeting
+    if is_inactive(facts):
+        return ()
+    sla = m.reply_sla_s * 1000
+    out: list[MeetingWake] = []
+
+    def wake(role: str, kind: str, gen: int, since: int, due: int | None, *lines: str) -> None:
+        out.append(
+            MeetingWake(
+                meeting_id=m.id,
+                role=role,
+                kind=kind,
+                generation=gen,
+                since=since,
+                urgent=m.urgent,
+                lines=lines,
+                due_at=due,
+            )
+        )
+
+    others = ", ".join(a.role for a in facts.attendees if a.role != m.caller)
+    for a in facts.attendees:
+        if a.status != "invited" or m.paused_kind is not None:
+            continue
+        how = (
+            f"Check in with `deskd meeting check-in {m.id} --role {a.role}`, then read "
+            f"`deskd meeting updates {m.id} --role {a.role}`; if you cannot attend, "
+            f'`deskd meeting leave {m.id} --role {a.role} --reason "…"`.'
+        )
+        if m.escalated_at is not None and a.invite_gen > 1:
+            waited = human_age((now - m.called_at) / 1000)
+            wake(
+                a.role,
+                "meeting",
+                a.invite_gen,
+                m.escalated_at,
+                m.escalated_at + sla,
+                f"Overdue: {m.caller} called {_title(m)} {waited} ago and it cannot start "
+                "until you check in.",
+                how,
+            )
+        else:
+            wake(
+                a.role,
+                "meeting",
+                a.invite_gen,
+                m.called_at,
+                m.called_at + sla,
+                f"{m.caller} invites you to {_title(m)}"
+                + (" — urgent" if m.urgent else "")
+                + f". Attendees: {m.caller} (caller), {others}; it starts when all check in.",
+                how,
+            )
+    p = facts.proposal
+    if p is not None:
+        owed = votes_owed(facts)
+        for role in owed:
+            rest = [r for r in owed if r != role]
+            closes_it = (
+                "Your vote closes it."
+                if not rest
+                else f"Your vote closes it once {', '.join(rest)} also confirm."
+            )
+            wake(
+                role,
+                "meeting",
+                p.generation,
+                p.opened_at,
+                p.opened_at + sla,
+                f"{p.proposer} proposes to end {_title(m)}: {p.resolution}",
+                closes_it,
+                f"Confirm with `deskd meeting confirm-end {m.id} --role {role}` or object with "
+                f'`deskd meeting reject-end {m.id} --role {role} --reason "…"`.',
+            )
+    for r in facts.rejections:
+        if r.proposer not in facts.present:
+            continue  # it left: nobody to tell
+        wake(
+            r.proposer,
+            "meeting",
+            r.generation,
+            r.at,
+            r.at + sla,
+            f"{r.by} rejected your proposal to end {_title(m)}: {r.reason}",
+            f"Read it with `deskd meeting updates {m.id} --role {r.proposer} --mark-read`; "
+            "answer with `deskd meeting send`, or propose again with a new resolution.",
+        )
+    if m.paused_kind is None:
+        out.extend(_owed_replies(facts, now=now))
+    return tuple(out)
+
+
+def _owed_replies(facts: MeetingFacts, *, now: int) -> list[MeetingWake]:
+    m = facts.meeting
+    by_debtor: dict[str, list[Obligation]] = {}
+    for o in facts.obligations:
+        if o.due_at <= now:
+            by_debtor.setdefault(o.debtor, []).append(o)
+    out = []
+    for debtor in sorted(by_debtor):
+        owed = sorted(by_debtor[debtor], key=lambda o: (o.due_at, o.message_id))
+        lines = [f"You owe {len(owed)} repl{'ies' if len(owed) != 1 else 'y'} in {_title(m)}:"]
+        lines += [
+            f'- to {o.creditor}: message #{o.message_id} "{o.excerpt}" (due {iso_utc(o.due_at)})'
+            for o in owed
+        ]
+        ids = " ".join(str(o.message_id) for o in owed)
+        lines.append(
+            f"Reply with `deskd meeting send {m.id} --role {debtor} --reply-to "
+            f'{owed[0].message_id} --body "…"` (`--resolves {ids}` settles several).'
+        )
+        out.append(
+            MeetingWake(
+                meeting_id=m.id,
+                role=debtor,
+                kind="owed_reply",
+                generation=0,
+                since=owed[0].due_at,
+                urgent=m.urgent,
+                lines=tuple(lines),
+                # Once a wake landed, give the reply one more SLA before climbing on.
+                due_at=owed[0].due_at + m.reply_sla_s * 1000,
+            )
+        )
+    return out
+
+
+def waiting_on(facts: MeetingFacts, *, now: int) -> list[tuple[str, str]]:
+    """(role, why) for everyone the meeting is waiting on, in the order they block it."""
+    m = facts.meeting
+    if m.closed_at is not None:
+        return []
+    out: list[tuple[str, str]] = []
+    for a in facts.attendees:
+        if a.status == "invited":
+            age = human_age((now - a.invited_at) / 1000)
+            late = " (overdue: escalated)" if m.escalated_at is not None else ""
+            out.append((a.role, f"not checked in; invited {age} ago{late}"))
+    p = facts.proposal
+    if p is not None:
+        for role in votes_owed(facts):
+            out.append((role, f"vote owed on ending (proposed by {p.proposer})"))
+    for r in facts.rejections:
+        out.append((r.proposer, f"unread: {r.by} rejected ending ({r.reason})"))
+    for o in sorted(facts.obligations, key=lambda o: (o.due_at, o.id)):
+        when = "overdue since" if o.due_at <= now else "due"
+        paused = " — paused, raises nothing" if m.paused_kind is not None else ""
+        out.append(
+            (
+                o.debtor,
+                f"reply owed to {o.creditor} for message #{o.message_id}, "
+                f"{when} {iso_utc(o.due_at)}{paused}",
+            )
+        )
+    return out

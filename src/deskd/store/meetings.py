@@ -1,0 +1,314 @@
+"""Meetings, attendees, the meeting timeline and the items a meeting wrote (messages,
+obligations, proposals and votes: store/meeting_messages.py).
+
+One named function per statement. Live-meeting reads (the tick's snapshot) join through the
+partial index ``meetings_live`` so their cost follows open meetings, not history.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+LIVE_MEETINGS = "SELECT id FROM meetings WHERE state != 'closed'"
+_LIVE = LIVE_MEETINGS
+
+
+def marks(values: Sequence[object]) -> str:
+    return ",".join("?" * len(values))
+
+
+# --- meetings ---------------------------------------------------------------------------------
+
+
+def insert_meeting(
+    conn: sqlite3.Connection,
+    *,
+    agenda: str,
+    agenda_key: str,
+    caller: str,
+    priority: str,
+    state: str,
+    max_messages: int,
+    consensus_at: int,
+    idle_s: int,
+    reply_sla_s: int,
+    now: int,
+) -> int | None:
+    """A new meeting, or None when one with this agenda is already open (``meetings_open_agenda``)."""
+    row = conn.execute(
+        "INSERT INTO meetings (agenda, agenda_key, caller, priority, state, max_messages, "
+        "consensus_at, idle_s, reply_sla_s, called_at, last_activity_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (agenda_key) WHERE state != 'closed' DO NOTHING RETURNING id",
+        (
+            agenda,
+            agenda_key,
+            caller,
+            priority,
+            state,
+            max_messages,
+            consensus_at,
+            idle_s,
+            reply_sla_s,
+            now,
+            now,
+        ),
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
+def open_meeting_by_agenda(conn: sqlite3.Connection, agenda_key: str) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM meetings WHERE agenda_key = ? AND state != 'closed'", (agenda_key,)
+    ).fetchone()
+    return row
+
+
+def get_meeting(conn: sqlite3.Connection, meeting_id: int) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM meetings WHERE id = ?", (meeting_id,)
+    ).fetchone()
+    return row
+
+
+def live_meetings(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    """Every meeting not closed (waiting, active, consensus, closing, paused)."""
+    return conn.execute("SELECT * FROM meetings WHERE state != 'closed' ORDER BY id").fetchall()
+
+
+def list_meetings(
+    conn: sqlite3.Connection, *, include_closed: bool, role: str | None, limit: int
+) -> list[sqlite3.Row]:
+    """Meetings newest first (open ones only unless ``include_closed``), optionally one role's."""
+    where = ["1 = 1"]
+    params: list[object] = []
+    if not include_closed:
+        where.append("state != 'closed'")
+    if role is not None:
+        where.append("id IN (SELECT meeting_id FROM meeting_attendees WHERE role = ?)")
+        params.append(role)
+    params.append(limit)
+    return conn.execute(
+        f"SELECT * FROM meetings WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?", params
+    ).fetchall()
+
+
+def set_state(conn: sqlite3.Connection, meeting_id: int, state: str) -> None:
+    conn.execute("UPDATE meetings SET state = ? WHERE id = ?", (state, meeting_id))
+
+
+def touch(conn: sqlite3.Connection, meeting_id: int, *, now: int) -> None:
+    """Something happened in the meeting: its idle deadline starts again."""
+    conn.execute(
+        "UPDATE meetings SET last_activity_at = MAX(last_activity_at, ?) WHERE id = ?",
+        (now, meeting_id),
+    )
+
+
+def spend(conn: sqlite3.Connection, meeting_id: int) -> int:
+    """Spend one message of the budget; returns how many are spent now."""
+    row = conn.execute(
+        "UPDATE meetings SET spent = spent + 1 WHERE id = ? RETURNING spent", (meeting_id,)
+    ).fetchone()
+    return int(row[0])
+
+
+def next_generation(conn: sqlite3.Connection, meeting_id: int) -> int:
+    """Hand out the meeting's next wake generation (a re-armed request, LESSONS 14)."""
+    row = conn.execute(
+        "UPDATE meetings SET wake_gen = wake_gen + 1 WHERE id = ? RETURNING wake_gen",
+        (meeting_id,),
+    ).fetchone()
+    return int(row[0])
+
+
+def pause(
+    conn: sqlite3.Connection,
+    meeting_id: int,
+    *,
+    kind: str,
+    reason: str,
+    by: str | None,
+    now: int,
+) -> bool:
+    cur = conn.execute(
+        "UPDATE meetings SET paused_kind = ?, pause_reason = ?, paused_by = ?, paused_at = ? "
+        "WHERE id = ? AND paused_kind IS NULL AND closed_at IS NULL",
+        (kind, reason, by, now, meeting_id),
+    )
+    return cur.rowcount == 1
+
+
+def unpause(conn: sqlite3.Connection, meeting_id: int, *, now: int) -> bool:
+    cur = conn.execute(
+        "UPDATE meetings SET paused_kind = NULL, pause_reason = NULL, paused_by = NULL, "
+        "paused_at = NULL, last_activity_at = ? "
+        "WHERE id = ? AND paused_kind IN ('idle', 'manual') AND closed_at IS NULL",
+        (now, meeting_id),
+    )
+    return cur.rowcount == 1
+
+
+def close(conn: sqlite3.Connection, meeting_id: int, *, resolution: str, now: int) -> bool:
+    cur = conn.execute(
+        "UPDATE meetings SET state = 'closed', closed_at = ?, resolution = ? "
+        "WHERE id = ? AND closed_at IS NULL",
+        (now, resolution, meeting_id),
+    )
+    return cur.rowcount == 1
+
+
+def mark_escalated(conn: sqlite3.Connection, meeting_id: int, *, generation: int, now: int) -> bool:
+    cur = conn.execute(
+        "UPDATE meetings SET escalated_at = ?, wake_gen = ? "
+        "WHERE id = ? AND escalated_at IS NULL AND closed_at IS NULL",
+        (now, generation, meeting_id),
+    )
+    return cur.rowcount == 1
+
+
+# --- attendees --------------------------------------------------------------------------------
+
+
+def insert_attendee(
+    conn: sqlite3.Connection,
+    *,
+    meeting_id: int,
+    role: str,
+    status: str,
+    now: int,
+    invite_item_id: int | None = None,
+) -> None:
+    conn.execute(
+        "INSERT INTO meeting_attendees (meeting_id, role, status, invited_at, invite_item_id, "
+        "checked_in_at) VALUES (?, ?, ?, ?, ?, ?)",
+        (
+            meeting_id,
+            role,
+            status,
+            now,
+            invite_item_id,
+            now if status == "present" else None,
+        ),
+    )
+
+
+def attendees_of(conn: sqlite3.Connection, meeting_id: int) -> list[sqlite3.Row]:
+    return conn.execute(
+        "SELECT * FROM meeting_attendees WHERE meeting_id = ? ORDER BY invited_at, role",
+        (meeting_id,),
+    ).fetchall()
+
+
+def live_attendees(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    return conn.execute(
+        f"SELECT * FROM meeting_attendees WHERE meeting_id IN ({_LIVE}) "
+        "ORDER BY meeting_id, invited_at, role"
+    ).fetchall()
+
+
+def check_in(conn: sqlite3.Connection, meeting_id: int, role: str, *, now: int) -> bool:
+    cur = conn.execute(
+        "UPDATE meeting_attendees SET status = 'present', checked_in_at = ? "
+        "WHERE meeting_id = ? AND role = ? AND status = 'invited'",
+        (now, meeting_id, role),
+    )
+    return cur.rowcount == 1
+
+
+def rearm_invitations(
+    conn: sqlite3.Connection, meeting_id: int, roles: Sequence[str], *, generation: int
+) -> int:
+    if not roles:
+        return 0
+    cur = conn.execute(
+        f"UPDATE meeting_attendees SET invite_gen = ? WHERE meeting_id = ? "
+        f"AND status = 'invited' AND role IN ({marks(roles)})",
+        (generation, meeting_id, *roles),
+    )
+    return cur.rowcount
+
+
+def leave(conn: sqlite3.Connection, meeting_id: int, role: str, *, reason: str, now: int) -> bool:
+    cur = conn.execute(
+        "UPDATE meeting_attendees SET status = 'left', left_at = ?, left_reason = ? "
+        "WHERE meeting_id = ? AND role = ? AND status != 'left'",
+        (now, reason, meeting_id, role),
+    )
+    return cur.rowcount == 1
+
+
+def set_events_read(conn: sqlite3.Connection, meeting_id: int, role: str, event_id: int) -> None:
+    conn.execute(
+        "UPDATE meeting_attendees SET events_read_id = MAX(events_read_id, ?) "
+        "WHERE meeting_id = ? AND role = ?",
+        (event_id, meeting_id, role),
+    )
+
+
+# --- the meeting's timeline -------------------------------------------------------------------
+
+
+def add_meeting_event(
+    conn: sqlite3.Connection,
+    *,
+    meeting_id: int,
+    at: int,
+    kind: str,
+    role: str | None,
+    text: str,
+) -> int:
+    cur = conn.execute(
+        "INSERT INTO meeting_events (meeting_id, at, kind, role, text) VALUES (?, ?, ?, ?, ?)",
+        (meeting_id, at, kind, role, text),
+    )
+    return int(cur.lastrowid or 0)
+
+
+def events_after(conn: sqlite3.Connection, meeting_id: int, after_id: int) -> list[sqlite3.Row]:
+    return conn.execute(
+        "SELECT * FROM meeting_events WHERE meeting_id = ? AND id > ? ORDER BY id",
+        (meeting_id, after_id),
+    ).fetchall()
+
+
+# --- the items a meeting wrote ----------------------------------------------------------------
+
+
+def unread_meeting_items(conn: sqlite3.Connection, role: str, ref: str) -> list[sqlite3.Row]:
+    """The role's unread items of one meeting (``ref`` = ``meeting:<id>``), oldest first."""
+    return conn.execute(
+        "SELECT * FROM items WHERE role = ? AND read_at IS NULL AND source = 'meeting' "
+        "AND ref = ? ORDER BY enqueued_at, id",
+        (role, ref),
+    ).fetchall()
+
+
+def all_unread_meeting_items(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    """(id, ref, message_id) of every unread meeting item (runs on ``items_unread``)."""
+    return conn.execute(
+        "SELECT id, ref, message_id FROM items WHERE read_at IS NULL AND source = 'meeting'"
+    ).fetchall()
+
+
+def unread_items_of_messages(
+    conn: sqlite3.Connection, role: str, message_ids: Sequence[str]
+) -> list[int]:
+    """The role's unread items carrying one of these ``message_id`` values."""
+    if not message_ids:
+        return []
+    rows = conn.execute(
+        f"SELECT id FROM items WHERE message_id IN ({marks(message_ids)}) AND role = ? "
+        "AND read_at IS NULL",
+        (*message_ids, role),
+    ).fetchall()
+    return [int(r[0]) for r in rows]
+
+
+def pending_meeting_attempt_keys(conn: sqlite3.Connection) -> list[str]:
+    """Keys of live meeting and owed-reply attempts (so a closed meeting's are labelled)."""
+    rows = conn.execute(
+        "SELECT key FROM attempts WHERE outcome = 'pending' AND kind IN ('meeting', 'owed_reply')"
+    ).fetchall()
+    return [str(r[0]) for r in rows]
