@@ -62,6 +62,8 @@ class DeskSection(_Strict):
     max_cost_per_day: float = Field(default=0.0, ge=0)
     probe_timeout: int = Field(default=10, ge=1)
     probe_budget: int = Field(default=20, ge=1)
+    console_url: str | None = None
+    """Where a person acts on a page (the supervisor console); pages say so when set."""
 
     _durations = field_validator("inbox_batch", "probe_timeout", "probe_budget", mode="before")(
         _seconds

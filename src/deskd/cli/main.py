@@ -34,6 +34,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "timer": ("deskd.cli.schedule", "timer"),
     "prune": ("deskd.cli.prune", "prune"),
     "pages": ("deskd.cli.pages", "pages"),
+    "page": ("deskd.cli.page", "page"),
+    "channels": ("deskd.cli.channels", "channels"),
+    "silence": ("deskd.cli.silence", "silence"),
+    "task": ("deskd.cli.task", "task"),
+    "session": ("deskd.cli.session", "session"),
+    "meeting": ("deskd.cli.meeting", "meeting"),
 }
 
 

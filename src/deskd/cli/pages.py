@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from deskd.cli.common import desk_context, emit, json_option, table
@@ -12,9 +14,12 @@ from deskd.cli.common import desk_context, emit, json_option, table
 @click.option("--limit", default=50, show_default=True, type=click.IntRange(1, 10000))
 @json_option
 def pages(open_only: bool, limit: int, as_json: bool) -> None:
-    """Pages created when a wake climbed to the notify rung, newest first.
+    """Pages to people, newest first: status, each channel's result, and why a page is held.
 
-    With no channel configured the page waits here, in the outbox.
+    Statuses: queued (new, or waiting in the outbox when no channel takes it), held (a
+    silence, quiet hours, a pause or an ack; until when and why are shown), sent, partial
+    (some channels took it), failed (retried with backoff for 24 h), resolved. Channel URLs
+    are masked.
 
     \b
     Examples:
@@ -32,10 +37,18 @@ def pages(open_only: bool, limit: int, as_json: bool) -> None:
             return
         table(
             [
-                (r["id"], r["role"], r["reason"], r["status"], r["created_at"], r["title"])
+                (r["id"], r["role"], r["kind"], r["status"], _where(r), r["created_at"], r["title"])
                 for r in rows
             ],
-            ["id", "role", "reason", "status", "created", "title"],
+            ["id", "role", "kind", "status", "channels / why", "created", "title"],
         )
 
     emit(rows, as_json, human)
+
+
+def _where(page: dict[str, Any]) -> str:
+    parts = [f"{c['name']}:{c['status']}" for c in page["channels"]]
+    if page["why"]:
+        until = f" until {page['held_until_local']}" if page["held_until_local"] else ""
+        parts.append(f"{page['why']}{until}")
+    return "; ".join(parts) or "-"

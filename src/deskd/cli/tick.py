@@ -86,6 +86,9 @@ def _one(mode: str | None, as_json: bool, wait: bool) -> None:
         for pg in data["pages"]:
             verb = "would page" if result.dry_run else "page queued"
             click.echo(f"  {verb}: {pg['title']}")
+        for sent in data.get("pages_sent", []):  # the pager's sends (URLs already masked)
+            where = ", ".join(f"{c['name']} {c['status']}" for c in sent["channels"])
+            click.echo(f"  page {sent['page_id']} ({sent['kind']}, {sent['role']}): {where}")
         for n in data.get("notes", []):
             click.echo(f"  {n['role']}: {n['text']}")
         if not (
@@ -94,6 +97,7 @@ def _one(mode: str | None, as_json: bool, wait: bool) -> None:
             or data["actions"]
             or data["pages"]
             or data["hooks_fired"]
+            or data.get("pages_sent")
         ):
             click.echo("  nothing due")
 

@@ -226,7 +226,8 @@ def _help(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
             titles=(h.title,),
             refs=(f"item:{h.item_id}",),
             ref=f"item:{h.item_id}",
-            urgent=True,
+            # Not urgent by itself: silences and quiet hours may hold it like any page.
+            urgent=False,
             since=h.enqueued_at,
             floor="notify",
             lines=(

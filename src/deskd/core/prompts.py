@@ -86,6 +86,8 @@ def page_text(
 ) -> tuple[str, str]:
     """(title, body) of a page: who, what is owed, where, since when, what failed before."""
     title = f"deskd: {role} has not answered — {demand.kind}"
+    if demand.kind == "help" and demand.titles:
+        title = f"deskd: {role} asks a person for help — {demand.titles[0]}"
     lines = [f"Role: {role}", f"Owed: {demand.kind} ({demand.key})"]
     lines += demand_lines(demand, items)[1:-1] if demand.kind == "inbox" else list(demand.lines)
     for ref in demand.refs[:5]:

@@ -150,6 +150,12 @@ def _tick(ctx: DeskContext, result: TickResult, *, execute: bool) -> None:
         result.restarted, result.died, result.restart_roles = heal_launches(ctx)
     fired = fire_due_hooks(ctx, execute=execute)
     result.hooks_fired = [f.to_json() for f in fired]
+    if execute:
+        # Time-based meeting transitions (idle pause, late attendance) run on the tick
+        # (LESSONS 25); a dry run's snapshot applies the same sweep in memory.
+        from deskd.service.meetings import sweep_meetings
+
+        sweep_meetings(ctx)
     snapshot = load_snapshot(conn, ctx.desk, now=ctx.now)
     if not execute:
         snapshot = with_would_fire(snapshot, fired, now=ctx.now)
@@ -210,8 +216,11 @@ def record_plan(
         for key in launch.keys[1:]:
             attempt_rows.ride_along(conn, ids[key], primary_id=primary, now=now)
     page_ids = []
+    # A page is as urgent as its demand: silences and quiet hours hold only non-urgent pages.
+    urgent_keys = {d.key for d in plan.demands if d.urgent}
     for page in plan.pages:
         kind = "notice" if page.notice_key else ("follow_up" if page.follow_up else "page")
+        urgent = page.follow_up or (kind == "page" and page.key in urgent_keys)
         page_ids.append(
             insert_page(
                 conn,
@@ -219,7 +228,7 @@ def record_plan(
                 key=page.notice_key or page.key,
                 role=page.role,
                 kind=kind,
-                priority=priority_rank("urgent") if page.follow_up else priority_rank("high"),
+                priority=priority_rank("urgent") if urgent else priority_rank("high"),
                 title=page.title,
                 body=page.body,
                 now=now,

@@ -9,6 +9,7 @@ import sqlite3
 from collections.abc import Sequence
 
 _UNREAD_ORDER = "ORDER BY priority DESC, enqueued_at, id"
+_NOT_HELP = "id NOT IN (SELECT item_id FROM help_requests)"
 
 
 def insert_item(
@@ -71,11 +72,14 @@ def recent_items(conn: sqlite3.Connection, role: str, *, limit: int) -> list[sql
 
 
 def items_not_shown(conn: sqlite3.Connection, role: str, session: str) -> list[sqlite3.Row]:
-    """Unread items the role's session ``session`` has not been shown, urgent first."""
+    """Unread items the role's session ``session`` has not been shown, urgent first.
+
+    A role's own request for help (`deskd page`) is not news to it: never surfaced back.
+    """
     return conn.execute(
         "SELECT id, priority, source, sender, title, body, ref FROM items "
         "WHERE role = ? AND read_at IS NULL AND shown_session IS NOT ? "
-        f"{_UNREAD_ORDER}",
+        f"AND {_NOT_HELP} {_UNREAD_ORDER}",
         (role, session),
     ).fetchall()
 
@@ -129,10 +133,14 @@ def ack_items(conn: sqlite3.Connection, role: str, ids: Sequence[int], *, now: i
 
 
 def ack_seen_items(conn: sqlite3.Connection, role: str, *, now: int, by: str) -> int:
-    """Ack exactly the unread items the role has been shown — never by time or id watermark."""
+    """Ack exactly the unread items the role has been shown — never by time or id watermark.
+
+    A request for help is settled only on purpose (`--id N`, or a person's `deskd wake ack`),
+    never swept up by a blanket ack.
+    """
     cur = conn.execute(
         "UPDATE items SET read_at = ?, read_by = ? "
-        "WHERE role = ? AND read_at IS NULL AND seen_at IS NOT NULL",
+        f"WHERE role = ? AND read_at IS NULL AND seen_at IS NOT NULL AND {_NOT_HELP}",
         (now, by, role),
     )
     return cur.rowcount

@@ -57,3 +57,109 @@ def notice_keys_since(conn: sqlite3.Connection, since: int) -> set[str]:
         "SELECT DISTINCT key FROM pages WHERE kind = 'notice' AND created_at >= ?", (since,)
     ).fetchall()
     return {str(r[0]) for r in rows}
+
+
+# -- the pager (sending, retries, holds, settled follow-ups) ---------------------------
+
+
+def get_page(conn: sqlite3.Connection, page_id: int) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM pages WHERE id = ?", (page_id,)
+    ).fetchone()
+    return row
+
+
+def due_pages(conn: sqlite3.Connection, *, now: int, limit: int) -> list[sqlite3.Row]:
+    """Open pages whose next try has come (new, held, outbox, or retrying), urgent first."""
+    return conn.execute(
+        "SELECT * FROM pages WHERE resolved_at IS NULL AND next_try_at <= ? "
+        "ORDER BY priority DESC, id LIMIT ?",
+        (now, limit),
+    ).fetchall()
+
+
+def claim_page(conn: sqlite3.Connection, page_id: int, *, tries: int, lease_until: int) -> bool:
+    """Take a page for one send (compare-and-set on ``tries``): two racing pagers send it once.
+
+    The lease moves ``next_try_at`` ahead, so a pager that dies mid-send leaves the page to be
+    retried when the lease runs out.
+    """
+    cur = conn.execute(
+        "UPDATE pages SET tries = tries + 1, next_try_at = ? "
+        "WHERE id = ? AND tries = ? AND resolved_at IS NULL",
+        (lease_until, page_id, tries),
+    )
+    return cur.rowcount == 1
+
+
+def finish_page(
+    conn: sqlite3.Connection,
+    page_id: int,
+    *,
+    status: str,
+    results: str,
+    sent_at: int | None,
+    next_try_at: int | None,
+    held_until: int | None,
+    held_why: str | None,
+    resolved_at: int | None,
+) -> None:
+    """Record how a send went: per-channel results, status, the next try, any hold."""
+    conn.execute(
+        "UPDATE pages SET status = ?, results = ?, sent_at = COALESCE(sent_at, ?), "
+        "next_try_at = ?, held_until = ?, held_why = ?, "
+        "resolved_at = COALESCE(resolved_at, ?) WHERE id = ?",
+        (status, results, sent_at, next_try_at, held_until, held_why, resolved_at, page_id),
+    )
+
+
+def unsettled_pages(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    """Resolved pages that reached someone and have had no "settled" follow-up yet."""
+    return conn.execute(
+        "SELECT * FROM pages WHERE resolved_at IS NOT NULL AND settled_id IS NULL "
+        "AND status IN ('sent', 'partial') AND kind IN ('page', 'follow_up') ORDER BY key, id"
+    ).fetchall()
+
+
+def insert_settled(
+    conn: sqlite3.Connection,
+    *,
+    attempt_id: int,
+    key: str,
+    role: str,
+    title: str,
+    body: str,
+    results: str,
+    now: int,
+) -> int:
+    """The one "settled — no action needed" row for a key, addressed to the channels in
+    ``results`` (those that took the page)."""
+    cur = conn.execute(
+        "INSERT INTO pages (attempt_id, key, role, kind, priority, title, body, created_at, "
+        "next_try_at, results) VALUES (?, ?, ?, 'settled', 3, ?, ?, ?, ?, ?)",
+        (attempt_id, key, role, title, body, now, now, results),
+    )
+    return int(cur.lastrowid or 0)
+
+
+def mark_settled(conn: sqlite3.Connection, page_id: int, *, settled_id: int) -> None:
+    conn.execute(
+        "UPDATE pages SET settled_id = ? WHERE id = ? AND settled_id IS NULL",
+        (settled_id, page_id),
+    )
+
+
+def pages_of_attempt(conn: sqlite3.Connection, attempt_id: int) -> list[sqlite3.Row]:
+    return conn.execute(
+        "SELECT * FROM pages WHERE attempt_id = ? ORDER BY id", (attempt_id,)
+    ).fetchall()
+
+
+def release_held_pages(conn: sqlite3.Connection, role: str, *, now: int) -> int:
+    """A hold on ``role`` ended early (``silence end``): look at its held pages on the next run."""
+    cur = conn.execute(
+        "UPDATE pages SET next_try_at = ? "
+        "WHERE role = ? AND resolved_at IS NULL AND held_until IS NOT NULL",
+        (now, role),
+    )
+    return cur.rowcount

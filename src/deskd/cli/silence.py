@@ -1,0 +1,94 @@
+"""``deskd silence add|list|end``: hold a role's non-urgent pages for a while."""
+
+from __future__ import annotations
+
+import click
+
+from deskd.cli.common import desk_context, emit, json_option, table
+
+
+@click.group()
+def silence() -> None:
+    """Hold a role's non-urgent pages (maintenance, a day off); urgent pages still go out.
+
+    A silence is recorded, listed and expires on its own; held pages show as `held` in
+    `deskd pages` and go out when it ends.
+
+    \b
+    Examples:
+      deskd silence add --role researcher --for 2h --reason "deploy window"
+      deskd silence list
+      deskd silence end 3
+    """
+
+
+@silence.command("add")
+@click.option("--role", required=True, help="The role whose pages to hold.")
+@click.option("--for", "duration", required=True, help="How long: 90m, 2h, 1d.")
+@click.option("--reason", required=True, help="Why, for the next person.")
+@json_option
+def add(role: str, duration: str, reason: str, as_json: bool) -> None:
+    """Hold ROLE's non-urgent pages for DUR.
+
+    \b
+    Examples:
+      deskd silence add --role researcher --for 2h --reason "deploy window"
+    """
+    from deskd.service.silences import add as add_silence
+
+    with desk_context() as ctx:
+        out = add_silence(ctx, role=role, duration=duration, reason=reason)
+    emit(
+        out,
+        as_json,
+        f"silence {out['id']}: {role}'s non-urgent pages held until {out['until_local']}",
+    )
+
+
+@silence.command("list")
+@click.option("--all", "all_rows", is_flag=True, help="Ended and expired silences too.")
+@click.option("--limit", default=50, show_default=True, type=click.IntRange(1, 10000))
+@json_option
+def list_(all_rows: bool, limit: int, as_json: bool) -> None:
+    """Silences in force (or every silence with --all).
+
+    \b
+    Examples:
+      deskd silence list
+      deskd silence list --all --json
+    """
+    from deskd.service.silences import listing
+
+    with desk_context() as ctx:
+        rows = listing(ctx, all_rows=all_rows, limit=limit)
+
+    def human() -> None:
+        if not rows:
+            click.echo("no silences in force" if not all_rows else "no silences")
+            return
+        table(
+            [
+                (r["id"], r["role"], r["until_local"], "live" if r["live"] else "over", r["reason"])
+                for r in rows
+            ],
+            ["id", "role", "until", "state", "reason"],
+        )
+
+    emit(rows, as_json, human)
+
+
+@silence.command("end")
+@click.argument("silence_id", type=int)
+@json_option
+def end(silence_id: int, as_json: bool) -> None:
+    """End a silence early; its held pages go out on the next tick.
+
+    \b
+    Examples:
+      deskd silence end 3
+    """
+    from deskd.service.silences import end as end_silence
+
+    with desk_context() as ctx:
+        out = end_silence(ctx, silence_id)
+    emit(out, as_json, f"silence {silence_id} ended; {out['pages_released']} held page(s) released")

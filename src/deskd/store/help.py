@@ -1,0 +1,28 @@
+"""Help requests: the items agents created with ``deskd page --from R``."""
+
+from __future__ import annotations
+
+import sqlite3
+
+
+def insert_help_request(conn: sqlite3.Connection, *, item_id: int, role: str, now: int) -> None:
+    conn.execute(
+        "INSERT INTO help_requests (item_id, role, created_at) VALUES (?, ?, ?) "
+        "ON CONFLICT (item_id) DO NOTHING",
+        (item_id, role, now),
+    )
+
+
+def open_help_requests(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    """Help requests whose item is still unread; walks unread items (``items_unread``) first,
+    so the cost follows live rows, not the history of every request ever made."""
+    return conn.execute(
+        "SELECT i.id, i.role, i.title, i.body, i.enqueued_at FROM items AS i INDEXED BY items_unread "
+        "CROSS JOIN help_requests AS h ON h.item_id = i.id "
+        "WHERE i.read_at IS NULL ORDER BY i.id"
+    ).fetchall()
+
+
+def is_help_item(conn: sqlite3.Connection, item_id: int) -> bool:
+    row = conn.execute("SELECT 1 FROM help_requests WHERE item_id = ?", (item_id,)).fetchone()
+    return row is not None

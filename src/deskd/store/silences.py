@@ -1,0 +1,45 @@
+"""Silences: a person holds a role's non-urgent pages for a while (maintenance, a day off)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+
+def insert_silence(
+    conn: sqlite3.Connection, *, role: str, reason: str, until: int, by: str, now: int
+) -> int:
+    cur = conn.execute(
+        "INSERT INTO silences (role, reason, started_at, until_at, started_by) "
+        "VALUES (?, ?, ?, ?, ?)",
+        (role, reason, now, until, by),
+    )
+    return int(cur.lastrowid or 0)
+
+
+def live_silences(conn: sqlite3.Connection, *, now: int) -> list[sqlite3.Row]:
+    """Silences in force at ``now`` (not ended, not expired), on the ``silences_live`` index."""
+    return conn.execute(
+        "SELECT * FROM silences WHERE ended_at IS NULL AND until_at > ? ORDER BY role, id",
+        (now,),
+    ).fetchall()
+
+
+def list_silences(conn: sqlite3.Connection, *, limit: int) -> list[sqlite3.Row]:
+    return conn.execute("SELECT * FROM silences ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+
+
+def get_silence(conn: sqlite3.Connection, silence_id: int) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM silences WHERE id = ?", (silence_id,)
+    ).fetchone()
+    return row
+
+
+def end_silence(conn: sqlite3.Connection, silence_id: int, *, by: str, now: int) -> bool:
+    """End a silence early (compare-and-set: only one still in force)."""
+    cur = conn.execute(
+        "UPDATE silences SET ended_at = ?, ended_by = ? "
+        "WHERE id = ? AND ended_at IS NULL AND until_at > ?",
+        (now, by, silence_id, now),
+    )
+    return cur.rowcount == 1

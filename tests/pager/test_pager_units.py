@@ -1,0 +1,156 @@
+"""The pager's small rules on their own: backoff, quiet windows, the bounded send, channels."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+from pager_helpers import desk_with, enqueue, free_port, http_receiver
+
+from conftest import Desk
+from deskd.adapters.channels.apprise import AppriseTransport
+from deskd.adapters.channels.base import Target
+from deskd.core.timeparse import iso_utc, to_ms
+from deskd.service.pager import backoff_ms
+from deskd.service.silences import quiet_until
+
+NY = "America/New_York"
+
+
+def ny(text: str) -> int:
+    return to_ms(datetime.fromisoformat(text).replace(tzinfo=ZoneInfo(NY)))
+
+
+def test_backoff_doubles_from_a_minute_and_caps_at_an_hour() -> None:
+    assert [backoff_ms(n) // 60_000 for n in range(1, 10)] == [1, 2, 4, 8, 16, 32, 60, 60, 60]
+
+
+@pytest.mark.parametrize(
+    ("spec", "local", "until"),
+    [
+        ("22:00-07:00", "2026-12-01T23:30", "2026-12-02T12:00:00Z"),  # evening: ends tomorrow
+        ("22:00-07:00", "2026-12-02T03:00", "2026-12-02T12:00:00Z"),  # small hours: ends today
+        ("22:00-07:00", "2026-12-02T07:00", None),  # the end is outside
+        ("22:00-07:00", "2026-12-01T21:59", None),
+        ("12:00-13:00", "2026-12-01T12:30", "2026-12-01T18:00:00Z"),
+        ("01:00-03:00", "2026-03-08T01:30", "2026-03-08T07:00:00Z"),  # spring forward: 03:00 EDT
+        ("22:00-07:00", "2026-10-31T23:00", "2026-11-01T12:00:00Z"),  # fall back: 07:00 EST
+    ],
+)
+def test_quiet_hours_end_at_the_local_end_of_the_window(
+    spec: str, local: str, until: str | None
+) -> None:
+    assert iso_utc(quiet_until(spec, now=ny(local), tz=NY)) == until
+
+
+@pytest.fixture
+def silent_server() -> Iterator[int]:
+    """Accepts connections and never answers: a service that hangs."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+                held.append(conn)
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield int(server.getsockname()[1])
+    stop.set()
+    thread.join()
+    for conn in held:
+        conn.close()
+    server.close()
+
+
+def test_a_send_is_bounded_whatever_the_service_does(silent_server: int) -> None:
+    targets = [Target(key="t", url=f"json://127.0.0.1:{silent_server}/x", masked="m")]
+    started = time.monotonic()
+    got = AppriseTransport().send(targets, title="t", body="b", kind="page", budget_s=2.0)
+    assert time.monotonic() - started < 4.0
+    assert not got["t"].ok and got["t"].error
+
+
+def test_an_unreadable_url_fails_permanently_without_retries() -> None:
+    targets = [Target(key="t", url="nosuchservice://x", masked="m")]
+    got = AppriseTransport().send(targets, title="t", body="b", kind="page", budget_s=5.0)
+    assert got["t"].permanent and "cannot read" in (got["t"].error or "")
+
+
+def test_channels_lists_masked_urls_with_their_roles_and_a_probe(desk: Desk) -> None:
+    with http_receiver() as rx:
+        desk.write_desk(
+            desk_with(
+                {"ops": [rx.url()], "dead": [f"json://127.0.0.1:{free_port()}/x"]},
+                roles={"alpha": ["ops"], "beta": ["dead"]},
+            )
+        )
+        views = {v["name"]: v for v in desk.json("channels")}
+    assert views["ops"]["roles"] == ["alpha"] and views["dead"]["roles"] == ["beta"]
+    assert views["ops"]["urls"][0]["check"].startswith("reachable")
+    assert views["dead"]["urls"][0]["check"].startswith("unreachable")
+    assert "check" not in desk.json("channels", "--no-check")[0]["urls"][0]
+
+
+def test_channels_test_sends_a_test_message_and_writes_nothing(desk: Desk) -> None:
+    with http_receiver() as rx:
+        desk.write_desk(desk_with({"ops": [rx.url()]}, default=["ops"]))
+        desk.ok("roles")
+        before = desk.dump()
+        out = desk.json("channels", "test", "ops")
+        assert out["status"] == "sent" and len(rx.got) == 1
+        assert "test" in rx.titles[0]
+        assert desk.dump() == before
+    out = desk.run("channels", "test", "nope")
+    assert out.exit_code == 1 and "unknown channel 'nope' (channels: ops)" in out.stderr
+
+
+def test_a_channel_can_reuse_an_existing_apprise_config_file(desk: Desk, tmp_path: Path) -> None:
+    with http_receiver() as rx:
+        config = tmp_path / "apprise.yml"
+        config.write_text(f"urls:\n  - json://team:pw@127.0.0.1:{rx.port}/from-config\n")
+        desk.write_desk(
+            desk_with({"team": []}, default=["team"], extra={"team.apprise_config": f'"{config}"'})
+        )
+        enqueue(desk, priority="urgent")
+        desk.json("tick", "--execute")
+        assert rx.paths == ["/from-config"]
+    (page,) = desk.json("pages")
+    assert page["status"] == "sent"
+    assert page["channels"][0]["url"].startswith("json://team:****@127.0.0.1")
+
+
+@pytest.mark.parametrize(
+    "args", [["pages"], ["silence", "list"], ["channels", "--no-check"], ["tick"]]
+)
+def test_commands_that_send_nothing_never_load_apprise(desk: Desk, args: list[str]) -> None:
+    import os
+    import subprocess
+    import sys
+
+    desk.write_desk(desk_with({"ops": ["json://127.0.0.1:9/x"]}, default=["ops"]))
+    probe = (
+        "import sys\nfrom deskd.cli.main import main\n"
+        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        "print('LOADED' if 'apprise' in sys.modules else 'CLEAN')"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
+    env["DESKD_HOME"] = str(desk.home)
+    out = subprocess.run(
+        [sys.executable, "-c", probe, *args], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert out.stdout.strip().splitlines()[-1] == "CLEAN", out.stdout + out.stderr
