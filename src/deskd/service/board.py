@@ -9,13 +9,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from deskd.core.delivery import ledger_state
 from deskd.core.timeparse import iso_utc, to_ms
-from deskd.core.values import priority_name
 from deskd.service.context import DeskContext
+from deskd.service.inbox import ledger_entry
 from deskd.service.presence import role_presences
 from deskd.service.wake import attempt_view
-from deskd.store.attempts import list_attempts
+from deskd.store.attempts import covered_item_ids, list_attempts
 from deskd.store.items import overdue_unread
 from deskd.store.meta import get_meta
 from deskd.store.pages import list_pages
@@ -67,27 +66,14 @@ def paused(ctx: DeskContext) -> list[dict[str, Any]]:
 
 def overdue_items(ctx: DeskContext) -> list[dict[str, Any]]:
     """Unread items past their SLA, urgent first, each with how long it has been overdue."""
-    out = []
-    for row in overdue_unread(ctx.conn, now=ctx.now):
-        out.append(
-            {
-                "item_id": row["id"],
-                "to": row["role"],
-                "source": row["source"],
-                "priority": priority_name(row["priority"]),
-                "title": row["title"],
-                "state": ledger_state(
-                    read_at=row["read_at"],
-                    notified_at=row["notified_at"],
-                    sla_due_at=row["sla_due_at"],
-                    now=ctx.now,
-                ),
-                "queued_at": iso_utc(row["enqueued_at"]),
-                "sla_due_at": iso_utc(row["sla_due_at"]),
-                "overdue_s": (ctx.now - row["sla_due_at"]) // 1000,
-            }
-        )
-    return out
+    covered = covered_item_ids(ctx.conn)
+    return [
+        {
+            **ledger_entry(row, now=ctx.now, escalated=row["id"] in covered),
+            "overdue_s": (ctx.now - row["sla_due_at"]) // 1000,
+        }
+        for row in overdue_unread(ctx.conn, now=ctx.now)
+    ]
 
 
 def health(ctx: DeskContext) -> dict[str, Any]:

@@ -202,29 +202,34 @@ def ledger(
     covered = covered_item_ids(ctx.conn)
     out: list[dict[str, Any]] = []
     for row in _ledger_pages(ctx, role=role, unread_only=unread_only, page=max(limit, 1000)):
-        entry = {
-            "item_id": row["id"],
-            "to": row["role"],
-            "source": row["source"],
-            "priority": priority_name(row["priority"]),
-            "title": row["title"],
-            "state": ledger_state(
-                read_at=row["read_at"],
-                notified_at=row["notified_at"],
-                sla_due_at=row["sla_due_at"],
-                now=ctx.now,
-                escalated=row["id"] in covered,
-            ),
-            "queued_at": iso_utc(row["enqueued_at"]),
-            "notified_at": iso_utc(row["notified_at"]),
-            "read_at": iso_utc(row["read_at"]),
-            "sla_due_at": iso_utc(row["sla_due_at"]),
-        }
+        entry = ledger_entry(row, now=ctx.now, escalated=row["id"] in covered)
         if state is None or entry["state"] == state:
             out.append(entry)
         if len(out) >= limit:
             break
     return out
+
+
+def ledger_entry(row: sqlite3.Row, *, now: int, escalated: bool) -> dict[str, Any]:
+    """One (item, recipient) of the delivery ledger, its state derived at read time."""
+    return {
+        "item_id": row["id"],
+        "to": row["role"],
+        "source": row["source"],
+        "priority": priority_name(row["priority"]),
+        "title": row["title"],
+        "state": ledger_state(
+            read_at=row["read_at"],
+            notified_at=row["notified_at"],
+            sla_due_at=row["sla_due_at"],
+            now=now,
+            escalated=escalated,
+        ),
+        "queued_at": iso_utc(row["enqueued_at"]),
+        "notified_at": iso_utc(row["notified_at"]),
+        "read_at": iso_utc(row["read_at"]),
+        "sla_due_at": iso_utc(row["sla_due_at"]),
+    }
 
 
 def _ledger_pages(

@@ -26,10 +26,11 @@ from typing import Any
 
 from deskd.adapters.channels.base import SEND_BUDGET_S, Delivery, Target, Transport, scrub
 from deskd.adapters.channels.outbox import outbox_reason
-from deskd.core.timeparse import iso_utc, local_text
+from deskd.core.timeparse import local_text
 from deskd.core.values import URGENT, priority_name
 from deskd.service.channels import Channel, all_channels, routes, secrets_of, targets_of
 from deskd.service.context import DeskContext
+from deskd.service.pages import channel_view
 from deskd.service.silences import quiet_until, silence_hold
 from deskd.store import pages as page_rows
 from deskd.store.attempts import attempts_for_key
@@ -356,18 +357,7 @@ def _finish(
 
 def _public(entry: dict[str, Any]) -> dict[str, Any]:
     """An entry as `deskd pages` and the tick report show it (the URL is already masked)."""
-    return {
-        "name": entry.get("name"),
-        "url": entry.get("url"),
-        "status": entry.get("status"),
-        "error": entry.get("error"),
-        "tries": entry.get("tries", 0),
-        "at": iso_utc(entry.get("at")),
-        "retry_at": iso_utc(entry.get("retry_at")),
-        "until": iso_utc(entry.get("until")),
-        "why": entry.get("why"),
-        "gave_up": bool(entry.get("gave_up")),
-    }
+    return {**channel_view(entry), "gave_up": bool(entry.get("gave_up"))}
 
 
 def _body(ctx: DeskContext, row: sqlite3.Row) -> str:

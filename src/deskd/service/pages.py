@@ -15,7 +15,7 @@ from deskd.service.context import DeskContext
 from deskd.store.pages import list_pages
 
 
-def _channel(entry: dict[str, Any]) -> dict[str, Any]:
+def channel_view(entry: dict[str, Any]) -> dict[str, Any]:
     """One channel URL's result; the URL was masked before it was stored."""
     return {
         "name": entry.get("name"),
@@ -46,7 +46,7 @@ def page_view(row: sqlite3.Row, *, tz: str = "UTC") -> dict[str, Any]:
         "title": row["title"],
         "body": row["body"],
         "status": row["status"],
-        "channels": [_channel(e) for e in json.loads(row["results"] or "[]")],
+        "channels": [channel_view(e) for e in json.loads(row["results"] or "[]")],
         "held_until": iso_utc(held_until),
         "held_until_local": local_text(held_until, tz) if held_until else None,
         "why": held_why,
