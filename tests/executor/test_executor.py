@@ -253,3 +253,44 @@ def test_a_timeout_is_not_retried_inside_the_rung(desk: Desk, fake: Path) -> Non
     urgent(desk)
     desk.json("tick", "--execute", "--wait")
     assert len(launches(fake)) == 1
+
+
+def test_eight_concurrent_executing_ticks_start_one_agent_process(desk: Desk, fake: Path) -> None:
+    urgent(desk)
+    env = {**os.environ, **desk.env()}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "deskd", "tick", "--execute", "--wait", "--json"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(8)
+    ]
+    outs = [json.loads(p.communicate(timeout=120)[0]) for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    assert sum(len(o["launched"]) for o in outs) == 1
+    assert len(launches(fake)) == 1
+
+
+def test_agent_command_prints_argv_and_env_without_running(desk: Desk, fake: Path) -> None:
+    desk.monkeypatch.setenv("CLAUDECODE", "1")
+    data = desk.json("agent", "command", "--role", "alpha", "--mode", "spawn")
+    argv = data["argv"]
+    assert argv[0] == str(FAKES / "fake-claude") and argv[1] == "-p"
+    assert "--output-format" in argv and "--session-id" in argv and "--allowedTools" in argv
+    assert data["env"]["DESKD_ROLE"] == "alpha" and data["env"]["DESKD_DB"] == str(desk.db_path)
+    assert "CLAUDECODE" in data["dropped"] and "CLAUDECODE" not in data["env"]
+    resumed = desk.json(
+        "agent", "command", "--role", "alpha", "--mode", "resume", "--session-id", "s-1"
+    )
+    assert resumed["argv"][resumed["argv"].index("--resume") + 1] == "s-1"
+    assert launches(fake) == []
+    refused = desk.run("agent", "command", "--role", "alpha", "--mode", "fork")
+    assert refused.exit_code == 1 and "spawn or resume" in refused.stderr
+
+
+def test_a_missing_agent_is_one_line_in_agent_command(desk: Desk) -> None:
+    out = desk.run("agent", "command", "--role", "alpha")
+    assert out.exit_code == 1
+    assert out.stderr.count("\n") == 1 and "PATH searched" in out.stderr

@@ -284,7 +284,9 @@ def launch_item_ids(conn: sqlite3.Connection, attempt_id: int) -> list[int]:
 def stale_planned(conn: sqlite3.Connection, *, before: int) -> list[sqlite3.Row]:
     """Primaries still ``planned`` since before ``before``: their executor never started."""
     return conn.execute(
-        "SELECT * FROM attempts WHERE launch_status = 'planned' AND primary_id IS NULL "
+        # The IN repeats the partial index's condition so SQLite uses it, not a scan.
+        "SELECT * FROM attempts WHERE launch_status IN ('planned', 'running') "
+        "AND launch_status = 'planned' AND primary_id IS NULL "
         "AND outcome = 'pending' AND planned_at < ?",
         (before,),
     ).fetchall()
@@ -292,7 +294,8 @@ def stale_planned(conn: sqlite3.Connection, *, before: int) -> list[sqlite3.Row]
 
 def running_launches(conn: sqlite3.Connection) -> list[sqlite3.Row]:
     return conn.execute(
-        "SELECT * FROM attempts WHERE launch_status = 'running' AND primary_id IS NULL"
+        "SELECT * FROM attempts WHERE launch_status IN ('planned', 'running') "
+        "AND launch_status = 'running' AND primary_id IS NULL"
     ).fetchall()
 
 

@@ -132,6 +132,7 @@ CREATE INDEX attempts_in_flight ON attempts(role) WHERE launch_status IN ('plann
 CREATE INDEX attempts_launched ON attempts(role, launched_at) WHERE launched_at IS NOT NULL;
 CREATE UNIQUE INDEX attempts_token ON attempts(wake_token) WHERE wake_token IS NOT NULL;
 CREATE INDEX attempts_hold ON attempts(role, hold_until) WHERE hold_until IS NOT NULL;
+CREATE INDEX attempts_primary ON attempts(primary_id) WHERE primary_id IS NOT NULL;
 
 CREATE TABLE pages (
     id INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -69,9 +69,84 @@ def delete_ended_sessions(conn: sqlite3.Connection, *, before: int) -> int:
         "AND ended_at IS NOT NULL AND ended_at < ? "
         "AND id NOT IN (SELECT COALESCE("
         "MAX(CASE WHEN state IN ('working', 'resting') THEN id END), MAX(id)) "
-        "FROM sessions GROUP BY role)",
+        "FROM sessions GROUP BY role) "
+        "AND id NOT IN (SELECT session_id FROM handoffs WHERE session_id IS NOT NULL)",
         (before,),
     )
+    return cur.rowcount
+
+
+def delete_old_handoffs(conn: sqlite3.Connection, *, before: int) -> int:
+    """Hand-offs written before the cutoff, except each role's latest (a fresh session
+    starts from it)."""
+    cur = conn.execute(
+        "DELETE FROM handoffs WHERE created_at < ? "
+        "AND id NOT IN (SELECT MAX(id) FROM handoffs GROUP BY role)",
+        (before,),
+    )
+    return cur.rowcount
+
+
+def delete_closed_task_notes(conn: sqlite3.Connection, *, before: int) -> int:
+    cur = conn.execute(
+        "DELETE FROM task_notes WHERE task_id IN "
+        "(SELECT id FROM tasks WHERE closed_at IS NOT NULL AND closed_at < ?)",
+        (before,),
+    )
+    return cur.rowcount
+
+
+def delete_closed_tasks(conn: sqlite3.Connection, *, before: int) -> int:
+    """Done or cancelled tasks closed before the cutoff (run after their notes)."""
+    cur = conn.execute("DELETE FROM tasks WHERE closed_at IS NOT NULL AND closed_at < ?", (before,))
+    return cur.rowcount
+
+
+_CLOSED_MEETINGS = (
+    "SELECT id FROM meetings WHERE state = 'closed' AND closed_at IS NOT NULL AND closed_at < ?"
+)
+
+
+def delete_closed_meeting_votes(conn: sqlite3.Connection, *, before: int) -> int:
+    cur = conn.execute(
+        "DELETE FROM meeting_votes WHERE proposal_id IN (SELECT id FROM meeting_proposals "
+        f"WHERE meeting_id IN ({_CLOSED_MEETINGS}))",
+        (before,),
+    )
+    return cur.rowcount
+
+
+def delete_closed_meeting_parts(conn: sqlite3.Connection, *, before: int) -> int:
+    """A closed meeting's proposals, obligations, events, messages and attendees, children
+    first (one statement per table keeps each foreign key satisfied)."""
+    total = 0
+    for table in (
+        "meeting_proposals",
+        "meeting_obligations",
+        "meeting_events",
+        "meeting_messages",
+        "meeting_attendees",
+    ):
+        cur = conn.execute(
+            f"DELETE FROM {table} WHERE meeting_id IN ({_CLOSED_MEETINGS})", (before,)
+        )
+        total += cur.rowcount
+    return total
+
+
+def delete_closed_meetings(conn: sqlite3.Connection, *, before: int) -> int:
+    """Meetings closed before the cutoff (their parts went first). Paused ones stay: they
+    can still end by the handshake."""
+    cur = conn.execute(
+        "DELETE FROM meetings WHERE state = 'closed' AND closed_at IS NOT NULL AND closed_at < ?",
+        (before,),
+    )
+    return cur.rowcount
+
+
+def delete_ended_silences(conn: sqlite3.Connection, *, before: int) -> int:
+    """Silences ended by hand or expired before the cutoff."""
+    cur = conn.execute("DELETE FROM silences WHERE COALESCE(ended_at, until_at) < ?", (before,))
     return cur.rowcount
 
 
