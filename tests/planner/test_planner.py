@@ -343,3 +343,21 @@ def test_a_usage_limit_pages_once_and_a_daily_cap_pages_once() -> None:
         ).pages
         == ()
     )
+
+
+def test_after_a_successful_wake_a_later_stuck_item_still_escalates() -> None:
+    """LESSONS 2: "is something re-driving this?" means a live attempt, not one that ever was."""
+    ledger = Ledger(roles={"alpha": role(presence="idle", session_id="s1")})
+    ledger.items[1] = item(1, priority="urgent")
+    ledger.tick(T0)
+    ledger.finish_launches(landed=True, at=T0 + MIN)
+    ledger.read(1)
+    assert [c.outcome for c in ledger.tick(T0 + 2 * MIN).closures] == ["resolved"]
+    ledger.items[2] = item(2, priority="urgent", at=T0 + 10 * MIN, sla_min=5)
+    rungs = []
+    now = T0 + 10 * MIN
+    for _ in range(12):
+        rungs += [a.rung for a in ledger.tick(now).attempts]
+        ledger.finish_launches(landed=False, at=now)
+        now += MIN
+    assert rungs[:3] == ["resume", "spawn", "notify"]
