@@ -113,6 +113,9 @@ def test_idle_work_stalls_after_stall_after_wakes_and_an_update_revives_it(
     (source,) = desk.json("wake", "sources", "--role", "alpha")["tasks"]
     assert source["stalled"] is True and source["wakes"] is None
     assert "stalled: woken 3 times" in desk.ok("wake", "explain", "--role", "alpha").stdout
+    (stalled,) = desk.json("status")["stalled_tasks"]
+    assert (stalled["id"], stalled["idle_wakes"]) == (task_id, 3)
+    assert "stalled: task" in desk.ok("status").stdout
     desk.advance(minutes=10)
     assert tick(desk)["attempts"] == []  # still stalled: nothing changed
     assert desk.json("pages") == []

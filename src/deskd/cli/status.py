@@ -260,6 +260,12 @@ def _print_wakes(data: dict[str, Any]) -> None:
         click.echo("live wakes: none")
     for page in data["pages"]:
         click.secho(f"page {page['id']} ({page['status']}): {page['title']}", fg="yellow")
+    for task in data.get("stalled_tasks", []):
+        click.secho(
+            f"stalled: task {task['id']} ({task['role']}) {task['title']} — woken "
+            f"{task['idle_wakes']} times without a change (deskd task update {task['id']} …)",
+            fg="yellow",
+        )
     for pause in data["paused"]:
         who = f"role {pause['role']}" if pause["role"] else "the desk"
         click.secho(f"paused: {who} — {pause['reason']} (deskd resume)", fg="yellow")

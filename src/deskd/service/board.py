@@ -36,10 +36,29 @@ def board(ctx: DeskContext) -> dict[str, Any]:
         "attempts": live_attempts(ctx),
         "pages": open_pages(ctx),
         "paused": paused(ctx),
+        "stalled_tasks": stalled_tasks(ctx),
         "health": health(ctx),
         "overdue": overdue[:OVERDUE_SHOWN],
         "overdue_total": len(overdue),
     }
+
+
+def stalled_tasks(ctx: DeskContext) -> list[dict[str, Any]]:
+    """Tasks woken ``stall_after`` times without changing: they wake no one until updated."""
+    from deskd.service.task_views import load_task_views
+
+    tasks, _, _ = load_task_views(ctx.conn, ctx.desk, now=ctx.now)
+    return [
+        {
+            "id": t.id,
+            "role": t.role,
+            "title": t.title,
+            "status": t.status,
+            "idle_wakes": t.idle_wakes,
+        }
+        for t in tasks
+        if t.stalled
+    ]
 
 
 def live_attempts(ctx: DeskContext) -> list[dict[str, Any]]:
