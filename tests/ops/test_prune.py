@@ -129,7 +129,8 @@ def test_it_deletes_old_closed_history_and_keeps_every_live_row(
 
     a, p, s = history["attempts"], history["pages"], history["sessions"]
     gone_attempts = {a[k] for k in ("alone", "old_paged", "chain_low", "chain_top")}
-    assert out["deleted"] == {
+    deleted = {k: v for k, v in out["deleted"].items() if v}
+    assert deleted == {
         "pages": 1,
         "attempts": len(gone_attempts),
         "items": 1,
