@@ -39,7 +39,7 @@ def page_view(row: sqlite3.Row, *, tz: str = "UTC") -> dict[str, Any]:
         "attempt_id": row["attempt_id"],
         "role": row["role"],
         "reason": str(row["key"]).split(":", 1)[0],
-        "ref": str(row["key"]),
+        "ref": (row["attempt_ref"] if "attempt_ref" in keys else None) or str(row["key"]),
         "key": row["key"],
         "kind": row["kind"],
         "priority": priority_name(int(row["priority"])),

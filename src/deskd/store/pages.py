@@ -43,12 +43,20 @@ def resolve_pages_for_key(conn: sqlite3.Connection, key: str, *, now: int) -> in
     return cur.rowcount
 
 
+_WITH_REF = (
+    "SELECT pages.*, attempts.ref AS attempt_ref FROM pages "
+    "LEFT JOIN attempts ON attempts.id = pages.attempt_id"
+)
+
+
 def list_pages(conn: sqlite3.Connection, *, open_only: bool, limit: int) -> list[sqlite3.Row]:
+    """Pages newest first, each with its attempt's ``ref`` (where the owed work lives)."""
     if open_only:
         return conn.execute(
-            "SELECT * FROM pages WHERE resolved_at IS NULL ORDER BY id DESC LIMIT ?", (limit,)
+            f"{_WITH_REF} WHERE pages.resolved_at IS NULL ORDER BY pages.id DESC LIMIT ?",
+            (limit,),
         ).fetchall()
-    return conn.execute("SELECT * FROM pages ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+    return conn.execute(f"{_WITH_REF} ORDER BY pages.id DESC LIMIT ?", (limit,)).fetchall()
 
 
 def notice_keys_since(conn: sqlite3.Connection, since: int) -> set[str]:
