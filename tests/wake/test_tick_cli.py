@@ -216,3 +216,13 @@ def test_a_corrupt_row_of_one_role_leaves_the_other_roles_wakes_intact(desk: Des
     out = desk.json("tick", "--execute")
     assert [a["role"] for a in out["attempts"]] == ["beta"]
     assert any(n["role"] == "alpha" and n["text"].startswith("error:") for n in out["notes"])
+
+
+def test_the_board_sees_a_dry_run_tick_through_its_log(desk: Desk) -> None:
+    assert desk.json("status")["health"]["last_tick_at"] is None
+    desk.ok("tick")  # dry-run: writes nothing to the database
+    desk.advance(seconds=30)
+    health = desk.json("status")["health"]
+    assert (health["last_tick_age_s"], health["last_tick_mode"]) == (30, "dry-run")
+    desk.ok("tick", "--execute")
+    assert desk.json("status")["health"]["last_tick_mode"] == "execute"

@@ -233,7 +233,8 @@ def _print_board(data: dict[str, Any], *, now: int, tz: str) -> None:
         click.secho(f"last tick: {health['message']}", fg="yellow")
     else:
         colour = "red" if health["tick_stale"] else None
-        click.secho(f"last tick: {_age(health['last_tick_age_s'])}", fg=colour)
+        mode = f" ({health['last_tick_mode']})" if health.get("last_tick_mode") else ""
+        click.secho(f"last tick: {_age(health['last_tick_age_s'])}{mode}", fg=colour)
     click.echo(f"database: {health['db']}")
 
 

@@ -97,9 +97,17 @@ def overdue_items(ctx: DeskContext) -> list[dict[str, Any]]:
 
 def health(ctx: DeskContext) -> dict[str, Any]:
     """Which desk and database this is, and how long ago the last tick ran."""
-    last = parse_tick_instant(get_meta(ctx.conn, LAST_TICK_KEY))
+    executed = parse_tick_instant(get_meta(ctx.conn, LAST_TICK_KEY))
+    logged, mode = last_logged_tick(ctx)
+    # A dry-run tick writes nothing to the database (that is its promise), so a desk whose
+    # cron line still runs dry is seen through logs/tick.log instead.
+    candidates = [t for t in (executed, logged) if t is not None]
+    last = max(candidates) if candidates else None
+    if last is not None and last == executed and (logged is None or executed >= logged):
+        mode = "execute"
     age = None if last is None else max(0, (ctx.now - last) // 1000)
     return {
+        "last_tick_mode": mode,
         "desk": str(ctx.desk.path),
         "desk_name": ctx.desk.name,
         "timezone": ctx.tz,
@@ -109,6 +117,23 @@ def health(ctx: DeskContext) -> dict[str, Any]:
         "tick_stale": age is None or age >= TICK_STALE_S,
         "message": NO_TICK_HINT if last is None else None,
     }
+
+
+def last_logged_tick(ctx: DeskContext) -> tuple[int | None, str | None]:
+    """The time and mode (``dry-run``/``execute``) of the last line of logs/tick.log."""
+    path = ctx.settings.log_path / "tick.log"
+    try:
+        with path.open("rb") as fh:
+            fh.seek(0, 2)
+            fh.seek(max(0, fh.tell() - 4096))
+            tail = fh.read().decode("utf-8", "replace").strip().splitlines()
+    except OSError:
+        return None, None
+    if not tail:
+        return None, None
+    words = tail[-1].split()
+    mode = next((w for w in words if w in ("dry-run", "execute")), None)
+    return parse_tick_instant(words[0] if words else None), mode
 
 
 def parse_tick_instant(raw: str | None) -> int | None:
