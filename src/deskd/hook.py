@@ -153,7 +153,7 @@ def handle(
             f"no desk database at {path} (set DESKD_DB or DESKD_HOME for this session)"
         ) from None
     try:
-        check_role(conn, role)
+        check_role(conn, role, env=env, now=now)
         with transaction(conn):
             session_row = record_heartbeat(
                 conn,
@@ -207,21 +207,47 @@ def handle(
             conn.close()
 
 
-def check_role(conn: sqlite3.Connection, role: str) -> None:
-    """Refuse (into the log) a role the roles table does not hold enabled."""
-    from deskd.store.roles import role_count, role_enabled
+def check_role(conn: sqlite3.Connection, role: str, *, env: os._Environ[str], now: int) -> None:
+    """Refuse (into the log) a role the desk does not hold enabled.
+
+    The roles table answers in one indexed read. A role missing from it (no deskd write has
+    run since the desk file named it) is looked up in the desk file itself with ``tomllib``
+    — only on that rare path, which is why tomllib is not imported up front — and seeded.
+    """
+    from deskd.store.roles import role_enabled
 
     enabled = role_enabled(conn, role)
     if enabled:
         return
     if enabled is False:
         raise Skip(f"role {role!r} is disabled at this desk (no longer in deskd.toml)")
-    if role_count(conn) == 0:
-        raise Skip(
-            f"role {role!r} unknown: the roles table is empty because no deskd write command "
-            "has run on this desk yet (run e.g. `deskd status set` once)"
-        )
-    raise Skip(f"unknown role {role!r}: not in this desk's roles table")
+    declared = declared_in_desk_file(role, env)
+    if declared is None:
+        raise Skip(f"unknown role {role!r}: not in this desk's roles table nor in its desk file")
+    if not declared:
+        raise Skip(f"role {role!r} is disabled in the desk file (enabled = false)")
+    from deskd.store.db import transaction
+    from deskd.store.roles import upsert_role
+
+    with transaction(conn):
+        upsert_role(conn, name=role, title="", enabled=True, now=now)
+
+
+def declared_in_desk_file(role: str, env: os._Environ[str]) -> bool | None:
+    """Whether the desk file declares ``role`` enabled (True), disabled (False), or not at all."""
+    import tomllib
+
+    from deskd.paths import desk_file_str
+
+    try:
+        with open(desk_file_str(env), "rb") as fh:
+            data = tomllib.load(fh)
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+    for entry in data.get("roles", []):
+        if isinstance(entry, dict) and entry.get("name") == role:
+            return entry.get("enabled", True) is not False
+    return None
 
 
 def briefing(conn: sqlite3.Connection, role: str) -> str:

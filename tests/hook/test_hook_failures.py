@@ -124,11 +124,12 @@ def test_an_unknown_role_is_logged(seeded: HookDesk) -> None:
     assert "unknown role 'zeta'" in seeded.log_text()
 
 
-def test_an_empty_roles_table_is_logged_clearly(hd: HookDesk) -> None:
+def test_a_role_the_desk_file_declares_is_seeded_on_a_fresh_database(hd: HookDesk) -> None:
     connect(hd.desk.db_path).close()  # a migrated database no deskd write has seeded
-    assert_silent(hd.hook(fixture("post_tool_use")))
-    assert hd.sessions() == []
-    assert "roles table is empty" in hd.log_text()
+    hd.hook(fixture("post_tool_use"))
+    assert len(hd.sessions()) == 1  # alpha is in deskd.toml: seeded, heartbeat recorded
+    assert_silent(hd.hook(fixture("post_tool_use"), role="zeta"))
+    assert "unknown role 'zeta'" in hd.log_text()
 
 
 def test_a_disabled_role_is_logged(seeded: HookDesk) -> None:
