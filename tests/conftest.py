@@ -135,6 +135,23 @@ class Desk:
             conn.close()
 
 
+def urgent(desk: Desk, role: str = "alpha", title: str = "disk 91%") -> int:
+    """Enqueue an urgent alert for ``role`` through the CLI; returns the item id."""
+    out = desk.json(
+        "inbox",
+        "enqueue",
+        "--for",
+        role,
+        "--source",
+        "alert",
+        "--title",
+        title,
+        "--priority",
+        "urgent",
+    )
+    return int(out["id"])
+
+
 @pytest.fixture
 def desk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Desk]:
     """alpha, beta, gamma in America/New_York; the clock pinned at 2026-12-01 09:00 local."""

@@ -167,10 +167,6 @@ def configure(
         _host.prompt_builder = prompt_builder
 
 
-def host_config() -> HostConfig:
-    return _host
-
-
 def load_config_module(name: str | None, *, desk_home: Path) -> HostConfig:
     """Import ``name`` (with the desk folder on ``sys.path``) and run its ``configure_deskd()``."""
     global _host

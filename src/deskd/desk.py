@@ -350,13 +350,13 @@ def _model_at(model: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] |
     return current if isinstance(current, type) else None
 
 
-def _expand(value: Any) -> Any:
-    """Fill ``${VAR}`` in channel URLs from the environment (secrets stay out of the file)."""
-    if isinstance(value, str):
-        return re.sub(
-            r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}", lambda m: os.environ.get(m.group(1), ""), value
-        )
-    return value
+ENV_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+"""``${VAR}`` in a channel URL: filled from the environment, so secrets stay out of the file."""
+
+
+def expand_vars(text: str) -> str:
+    """``text`` with every ``${VAR}`` filled from the environment (unset: empty)."""
+    return ENV_VAR.sub(lambda m: os.environ.get(m.group(1), ""), text)
 
 
 def parse_desk(text: str, *, path: Path, host: HostConfig | None = None) -> Desk:
@@ -419,4 +419,4 @@ def load_desk(path: Path, *, host: HostConfig | None = None, required: bool = Tr
 
 def channel_urls(channel: ChannelConfig) -> list[str]:
     """The channel's apprise URLs with ``${VAR}`` filled from the environment."""
-    return [_expand(u) for u in channel.urls]
+    return [expand_vars(u) for u in channel.urls]

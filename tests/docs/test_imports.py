@@ -69,8 +69,15 @@ def test_inbox_enqueue_imports_no_apprise_fastapi_uvicorn_or_croniter(home: Path
 
 @pytest.mark.parametrize(
     ("args", "exit_code"),
-    [(["inbox", "list", "--for", "alpha"], 0), (["ledger"], 0), (["doctor"], None)],
-    ids=["inbox list", "ledger", "doctor"],
+    [
+        (["inbox", "list", "--for", "alpha"], 0),
+        (["ledger"], 0),
+        (["doctor"], None),
+        (["status"], 0),
+        (["roles"], 0),
+        (["wake", "list"], 0),
+    ],
+    ids=["inbox list", "ledger", "doctor", "status", "roles", "wake list"],
 )
 def test_reading_commands_import_nothing_heavy(
     home: Path, args: list[str], exit_code: int | None

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Desk
+from conftest import Desk, urgent
 
 FAKES = Path(__file__).resolve().parents[1] / "fakes"
 
@@ -23,22 +23,6 @@ def fake(desk: Desk, tmp_path: Path) -> Path:
     desk.setenv("DESKD_AGENT_CMD", str(FAKES / "fake-claude"))
     desk.monkeypatch.setenv("FAKE_ARGV_FILE", str(argv_file))
     return argv_file
-
-
-def urgent(desk: Desk, role: str = "alpha", title: str = "disk 91%") -> int:
-    out = desk.json(
-        "inbox",
-        "enqueue",
-        "--for",
-        role,
-        "--source",
-        "alert",
-        "--title",
-        title,
-        "--priority",
-        "urgent",
-    )
-    return int(out["id"])
 
 
 def launches(argv_file: Path) -> list[list[str]]:

@@ -5,23 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from conftest import Desk
-
-
-def urgent(desk: Desk, role: str = "alpha", title: str = "disk 91%") -> int:
-    out = desk.json(
-        "inbox",
-        "enqueue",
-        "--for",
-        role,
-        "--source",
-        "alert",
-        "--title",
-        title,
-        "--priority",
-        "urgent",
-    )
-    return int(out["id"])
+from conftest import Desk, urgent
 
 
 def test_it_writes_nothing_at_all_in_dry_run(desk: Desk) -> None:

@@ -228,22 +228,13 @@ class LocalChannel:
 
 def launchers(home: Path) -> tuple[Path, Path]:
     """Two simulated agent CLIs: one that acks what it was shown, one that never answers."""
+    from deskd.sim.agent import write_launcher
+
     bin_dir = home / "agents"
     bin_dir.mkdir(exist_ok=True)
-    made = []
-    for name, env in (
-        ("sim-acking", {"DESKD_SIM_ACK": "1"}),
-        ("sim-silent", {"DESKD_SIM_MODE": "never_lands"}),
-    ):
-        path = bin_dir / name
-        sets = "".join(f"os.environ[{k!r}] = {v!r}\n" for k, v in env.items())
-        path.write_text(
-            f"#!{sys.executable}\nimport os\n{sets}from deskd.sim.agent import main\nraise SystemExit(main())\n",
-            encoding="utf-8",
-        )
-        path.chmod(0o755)
-        made.append(path)
-    return made[0], made[1]
+    acking = write_launcher(bin_dir / "sim-acking", {"DESKD_SIM_ACK": "1"})
+    silent = write_launcher(bin_dir / "sim-silent", {"DESKD_SIM_MODE": "never_lands"})
+    return acking, silent
 
 
 def walkthrough(home: Path) -> None:

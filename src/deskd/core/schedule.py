@@ -48,8 +48,6 @@ from functools import lru_cache
 from typing import NoReturn
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from croniter import croniter
-
 from deskd.core.timeparse import local_text
 from deskd.errors import InvalidValue
 
@@ -227,6 +225,9 @@ class _CronClock:
         fields = _parse(spec.expr)
         self._zone = _zone(spec.tz)
         self._fixed_hour = len(fields.hours) < 24
+        # Imported here: only commands that evaluate a cron schedule should pay for croniter.
+        from croniter import croniter
+
         self._cron = croniter(fields.croniter_expr(), _EPOCH_NAIVE)
 
     def next(self, after: int) -> int:

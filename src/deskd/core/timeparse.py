@@ -6,7 +6,7 @@ Instants are Unix milliseconds (UTC) everywhere inside deskd.
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from deskd.errors import InvalidValue
@@ -78,10 +78,6 @@ def human_age(seconds: float) -> str:
 
 def duration_text(seconds: int) -> str:
     return human_age(seconds) if seconds else "0s"
-
-
-def timedelta_ms(**kwargs: float) -> int:
-    return int(timedelta(**kwargs).total_seconds() * 1000)
 
 
 def local_day_start(ms: int, tz: str) -> int:

@@ -6,7 +6,6 @@ checks. URLs are shown only through ``mask_url``; apprise is loaded only to send
 from __future__ import annotations
 
 import os
-import re
 import socket
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
@@ -14,11 +13,10 @@ from typing import Any, Literal, TypedDict
 from deskd.adapters.channels.base import SEND_BUDGET_S, Target, mask_url, secret_parts
 from deskd.config import Settings
 from deskd.core.values import PRIORITIES
-from deskd.desk import Desk
+from deskd.desk import ENV_VAR, Desk, expand_vars
 from deskd.errors import DeskdError
 
 ENV_CHANNEL = "DESKD_NOTIFY_URLS"
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -81,18 +79,14 @@ def routes(settings: Settings | None, desk: Desk, role: str) -> list[Channel]:
     return picked
 
 
-def expand(url: str) -> str:
-    return _VAR.sub(lambda m: os.environ.get(m.group(1), ""), url)
-
-
 def missing_vars(url: str) -> list[str]:
-    return [m.group(1) for m in _VAR.finditer(url) if not os.environ.get(m.group(1))]
+    return [m.group(1) for m in ENV_VAR.finditer(url) if not os.environ.get(m.group(1))]
 
 
 def targets_of(channel: Channel) -> list[Target]:
     """The channel's URLs, ``${VAR}`` filled; a config file is read (this loads apprise)."""
     found = [
-        Target(key=f"{channel.name}#{i}", url=expand(u), masked=mask_url(u))
+        Target(key=f"{channel.name}#{i}", url=expand_vars(u), masked=mask_url(u))
         for i, u in enumerate(channel.urls)
     ]
     if channel.config:
@@ -105,8 +99,8 @@ def targets_of(channel: Channel) -> list[Target]:
 
 def secrets_of(url: str) -> list[str]:
     """Everything in a URL (expanded) that must never be shown, for scrubbing error texts."""
-    return secret_parts(expand(url)) + [
-        os.environ[m.group(1)] for m in _VAR.finditer(url) if os.environ.get(m.group(1))
+    return secret_parts(expand_vars(url)) + [
+        os.environ[m.group(1)] for m in ENV_VAR.finditer(url) if os.environ.get(m.group(1))
     ]
 
 
@@ -146,7 +140,7 @@ def _probe(url: str) -> str:
         return "not set: " + ", ".join(f"${{{m}}}" for m in missing)
     from deskd.adapters.channels.apprise import endpoint, readable
 
-    real = expand(url)
+    real = expand_vars(url)
     if not readable(real):
         return "invalid: apprise cannot read this URL"
     where = endpoint(real)

@@ -31,8 +31,3 @@ def known_role(ctx: DeskContext, name: str, *, enabled: bool = True) -> str:
     if enabled and not role.enabled:
         raise DisabledRole(name)
     return name
-
-
-def is_agent_call(ctx: DeskContext, role: str) -> bool:
-    """True when the caller is the role's own session (``DESKD_ROLE`` is that role)."""
-    return ctx.settings.role == role

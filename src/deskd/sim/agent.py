@@ -402,10 +402,13 @@ def write_line(text: str) -> None:
     sys.stdout.flush()
 
 
-def write_launcher(path: Path) -> Path:
-    """An executable at ``path`` that runs this simulator with this interpreter."""
+def write_launcher(path: Path, env: dict[str, str] | None = None) -> Path:
+    """An executable at ``path`` that runs this simulator with this interpreter, with ``env``
+    (e.g. ``DESKD_SIM_MODE``) set for it: a desk's agent ``command`` for rehearsals."""
+    sets = "".join(f"os.environ[{k!r}] = {v!r}\n" for k, v in (env or {}).items())
     path.write_text(
-        f"#!{sys.executable}\nfrom deskd.sim.agent import main\nraise SystemExit(main())\n",
+        f"#!{sys.executable}\nimport os\n{sets}"
+        "from deskd.sim.agent import main\nraise SystemExit(main())\n",
         encoding="utf-8",
     )
     path.chmod(0o755)

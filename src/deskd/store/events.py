@@ -22,13 +22,3 @@ def add_event(
         (at, kind, role, actor, subject, json.dumps(detail or {}, sort_keys=True)),
     )
     return int(cur.lastrowid or 0)
-
-
-def list_events(
-    conn: sqlite3.Connection, *, role: str | None = None, limit: int = 100
-) -> list[sqlite3.Row]:
-    if role is None:
-        return conn.execute("SELECT * FROM events ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
-    return conn.execute(
-        "SELECT * FROM events WHERE role = ? ORDER BY id DESC LIMIT ?", (role, limit)
-    ).fetchall()

@@ -21,8 +21,3 @@ def open_help_requests(conn: sqlite3.Connection) -> list[sqlite3.Row]:
         "CROSS JOIN help_requests AS h ON h.item_id = i.id "
         "WHERE i.read_at IS NULL ORDER BY i.id"
     ).fetchall()
-
-
-def is_help_item(conn: sqlite3.Connection, item_id: int) -> bool:
-    row = conn.execute("SELECT 1 FROM help_requests WHERE item_id = ?", (item_id,)).fetchone()
-    return row is not None

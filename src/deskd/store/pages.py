@@ -70,13 +70,6 @@ def notice_keys_since(conn: sqlite3.Connection, since: int) -> set[str]:
 # -- the pager (sending, retries, holds, settled follow-ups) ---------------------------
 
 
-def get_page(conn: sqlite3.Connection, page_id: int) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = conn.execute(
-        "SELECT * FROM pages WHERE id = ?", (page_id,)
-    ).fetchone()
-    return row
-
-
 def due_pages(conn: sqlite3.Connection, *, now: int, limit: int) -> list[sqlite3.Row]:
     """Open pages whose next try has come (new, held, outbox, or retrying), urgent first."""
     return conn.execute(
@@ -155,12 +148,6 @@ def mark_settled(conn: sqlite3.Connection, page_id: int, *, settled_id: int) -> 
         "UPDATE pages SET settled_id = ? WHERE id = ? AND settled_id IS NULL",
         (settled_id, page_id),
     )
-
-
-def pages_of_attempt(conn: sqlite3.Connection, attempt_id: int) -> list[sqlite3.Row]:
-    return conn.execute(
-        "SELECT * FROM pages WHERE attempt_id = ? ORDER BY id", (attempt_id,)
-    ).fetchall()
 
 
 def release_held_pages(conn: sqlite3.Connection, role: str, *, now: int) -> int:

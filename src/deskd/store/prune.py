@@ -167,8 +167,3 @@ def delete_finished_hooks(conn: sqlite3.Connection, *, before: int) -> int:
         (before,),
     )
     return cur.rowcount
-
-
-def foreign_key_violations(conn: sqlite3.Connection) -> list[sqlite3.Row]:
-    """``PRAGMA foreign_key_check``: empty on a consistent database."""
-    return conn.execute("PRAGMA foreign_key_check").fetchall()

@@ -39,8 +39,3 @@ def role_enabled(conn: sqlite3.Connection, name: str) -> bool | None:
     """Whether the role's row is enabled; None when the roles table has no such row."""
     row = conn.execute("SELECT enabled FROM roles WHERE name = ?", (name,)).fetchone()
     return None if row is None else bool(row[0])
-
-
-def role_count(conn: sqlite3.Connection) -> int:
-    """Rows in the roles table (zero until a deskd write command has seeded it)."""
-    return int(conn.execute("SELECT COUNT(*) FROM roles").fetchone()[0])

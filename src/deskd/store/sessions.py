@@ -11,22 +11,6 @@ import sqlite3
 LIVE_STATES = ("working", "resting")
 
 
-def latest_session(conn: sqlite3.Connection, role: str) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = conn.execute(
-        "SELECT * FROM sessions WHERE role = ? ORDER BY id DESC LIMIT 1", (role,)
-    ).fetchone()
-    return row
-
-
-def latest_sessions(conn: sqlite3.Connection) -> list[sqlite3.Row]:
-    """The newest session row of every role that ever had one."""
-    return conn.execute(
-        "SELECT s.* FROM sessions s "
-        "JOIN (SELECT role, MAX(id) AS id FROM sessions GROUP BY role) newest "
-        "ON newest.id = s.id ORDER BY s.role"
-    ).fetchall()
-
-
 def session_by_native(conn: sqlite3.Connection, role: str, native_id: str) -> sqlite3.Row | None:
     row: sqlite3.Row | None = conn.execute(
         "SELECT * FROM sessions WHERE role = ? AND native_id = ?", (role, native_id)
