@@ -59,9 +59,11 @@ class Outcome:
 class Desk:
     """A desk folder with a pinned clock; ``run`` drives the real CLI in-process."""
 
-    def __init__(self, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(self, home: Path, monkeypatch: pytest.MonkeyPatch, url: str | None = None) -> None:
         self.home = home
         self.monkeypatch = monkeypatch
+        self.url = url  # a PostgreSQL desk's DESKD_DB; None: the SQLite file under data/
+        self._opened: list[Any] = []
         self.now = datetime.fromisoformat(NOW.replace("Z", "+00:00"))
         self.role: str | None = None
         self.extra: dict[str, str] = {}
@@ -73,6 +75,15 @@ class Desk:
     @property
     def db_path(self) -> Path:
         return self.home / "data" / "deskd.db"
+
+    @property
+    def backend(self) -> str:
+        return "sqlite" if self.url is None else "postgresql"
+
+    @property
+    def db_target(self) -> str:
+        """What DESKD_DB names: the file, or the PostgreSQL URL."""
+        return self.url or str(self.db_path)
 
     def write_desk(self, text: str) -> None:
         (self.home / "deskd.toml").write_text(text, encoding="utf-8")
@@ -112,12 +123,26 @@ class Desk:
         return self.ok(*args, "--json", role=role, **extra_env).json()
 
     def db(self) -> sqlite3.Connection:
+        """A connection to the desk's database (for PostgreSQL: deskd's adapter, autocommit)."""
+        if self.url is not None:
+            from deskd.store.db import connect
+
+            conn = connect(self.url)
+            self._opened.append(conn)
+            return conn
         conn = sqlite3.connect(self.db_path)
         conn.row_factory = sqlite3.Row
         return conn
 
+    def close(self) -> None:
+        for conn in self._opened:
+            conn.close()
+        self._opened.clear()
+
     def dump(self) -> dict[str, list[tuple[Any, ...]]]:
         """Every row of every table (sqlite_sequence included): for "changed nothing" checks."""
+        if self.url is not None:
+            return _pg_dump(self.url)
         if not self.db_path.exists():
             return {}
         conn = sqlite3.connect(self.db_path)
@@ -133,6 +158,34 @@ class Desk:
             }
         finally:
             conn.close()
+
+
+def _pg_dump(url: str) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every table and every sequence's position, like ``Desk.dump`` on SQLite."""
+    from deskd.store.pg import open_pg
+
+    conn = open_pg(url, busy_ms=5000)
+    try:
+        names = [
+            r[0]
+            for r in conn.raw_execute(
+                "SELECT table_name FROM information_schema.tables "
+                "WHERE table_schema = 'public' ORDER BY table_name"
+            ).fetchall()
+        ]
+        out = {
+            n: sorted((tuple(r) for r in conn.raw_execute(f"SELECT * FROM {n}")), key=repr)
+            for n in names
+        }
+        out["sequences"] = [
+            tuple(r)
+            for r in conn.raw_execute(
+                "SELECT sequencename, last_value FROM pg_sequences ORDER BY sequencename"
+            )
+        ]
+        return out
+    finally:
+        conn.close()
 
 
 def urgent(desk: Desk, role: str = "alpha", title: str = "disk 91%") -> int:
@@ -153,17 +206,27 @@ def urgent(desk: Desk, role: str = "alpha", title: str = "disk 91%") -> int:
 
 
 @pytest.fixture
-def desk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Desk]:
-    """alpha, beta, gamma in America/New_York; the clock pinned at 2026-12-01 09:00 local."""
+def desk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, backend: str, request: pytest.FixtureRequest
+) -> Iterator[Desk]:
+    """alpha, beta, gamma in America/New_York; the clock pinned at 2026-12-01 09:00 local.
+
+    On the ``postgresql`` backend the desk's DESKD_DB is a fresh database of its own.
+    """
     for key in list(os.environ):
         if key.startswith("DESKD_"):
             monkeypatch.delenv(key)
     home = tmp_path / "desk"
     home.mkdir()
-    d = Desk(home, monkeypatch)
+    url = request.getfixturevalue("pg_database") if backend == "postgresql" else None
+    d = Desk(home, monkeypatch, url=url)
     d.write_desk(DESK_TOML)
     monkeypatch.setenv("DESKD_HOME", str(home))
+    if url is not None:
+        d.setenv("DESKD_DB", url)
+        monkeypatch.setenv("DESKD_DB", url)
     yield d
+    d.close()
 
 
 @pytest.fixture(autouse=True)
@@ -184,3 +247,78 @@ def recorded_launches(request: pytest.FixtureRequest, monkeypatch: pytest.Monkey
 
     monkeypatch.setattr("deskd.service.engine.tick.start_executor", record)
     return started
+
+
+# -- backends: the store, tick, executor and host suites run on SQLite and PostgreSQL ----------
+
+BOTH_BACKENDS = {"store", "wake", "executor", "hosts"}
+"""Test folders whose ``desk`` tests run once per backend (``test_x[sqlite]``, ``[postgresql]``)."""
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "backend" not in metafunc.fixturenames or metafunc.definition.get_closest_marker(
+        "sqlite_only"
+    ):
+        return
+    if BOTH_BACKENDS & set(Path(str(metafunc.definition.path)).parts):
+        metafunc.parametrize("backend", ["sqlite", "postgresql"], indirect=True)
+
+
+@pytest.fixture
+def backend(request: pytest.FixtureRequest) -> str:
+    """``sqlite`` unless the test is parametrised over both backends."""
+    return str(getattr(request, "param", "sqlite"))
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[str]:
+    """A PostgreSQL server's admin URL: ``DESKD_TEST_PG_URL``, or a throwaway cluster started
+    for this test session (and stopped after it). Without one the PostgreSQL tests skip,
+    except under CI=true, where they are mandatory."""
+    from deskd.sim.pgcluster import Cluster, ClusterUnavailable
+
+    given = os.environ.get("DESKD_TEST_PG_URL")
+    if given:
+        yield given
+        return
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        _no_postgres("psycopg is not installed (pip install -e '.[pg]')")
+    cluster = Cluster()
+    try:
+        cluster.start()
+    except ClusterUnavailable as exc:
+        _no_postgres(str(exc))
+    try:
+        yield cluster.url()
+    finally:
+        cluster.stop()
+
+
+def _no_postgres(reason: str) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"PostgreSQL is required under CI: {reason}")
+    pytest.skip(f"no PostgreSQL: {reason}")
+
+
+@pytest.fixture
+def pg_database(pg_server: str) -> Iterator[str]:
+    """A fresh, empty database on the test server for one test; dropped after it."""
+    import uuid
+
+    import psycopg
+
+    name = f"deskd_t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(pg_server, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    yield _with_dbname(pg_server, name)
+    with psycopg.connect(pg_server, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _with_dbname(url: str, name: str) -> str:
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path="/" + name))

@@ -19,6 +19,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from deskd import paths
 from deskd.errors import DeskdError, SettingsError
+from deskd.store.db import is_url, redact
 
 
 class Settings(BaseSettings):
@@ -28,7 +29,9 @@ class Settings(BaseSettings):
 
     home: Path = Path(".")  # load_settings() sets the resolved desk folder
     desk: Path | None = None
-    db: Path | None = None
+    db: str | None = None  # a path, or a postgresql:// URL (kept as text: a URL is no path)
+    database_url: str | None = None  # DESKD_DATABASE_URL: the same as DESKD_DB, for a URL
+    host_name: str | None = None
     config_module: str | None = None
     wake_execute: str = "0"
     agent_cmd: str | None = None
@@ -52,6 +55,13 @@ class Settings(BaseSettings):
     def _port_range(cls, value: int) -> int:
         if not 0 < value < 65536:
             raise ValueError("must be a TCP port between 1 and 65535")
+        return value
+
+    @field_validator("db", "database_url")
+    @classmethod
+    def _database(cls, value: str | None) -> str | None:
+        if value is not None and "://" in value and not is_url(value):
+            raise ValueError("must be a file path or a postgresql:// URL")
         return value
 
     @field_validator("wake_timeout")
@@ -81,7 +91,34 @@ class Settings(BaseSettings):
 
     @property
     def db_path(self) -> Path:
-        return self.db if self.db is not None else self.home / "data" / "deskd.db"
+        """The SQLite file (a PostgreSQL desk has none: see ``database``)."""
+        return Path(self.db) if self.db is not None else self.home / "data" / "deskd.db"
+
+    @property
+    def database(self) -> str:
+        """What the store connects to: the SQLite file's path, or the PostgreSQL URL."""
+        if self.db is not None and is_url(self.db):
+            return self.db
+        return str(self.db_path)
+
+    @property
+    def database_shown(self) -> str:
+        """``database`` fit for logs and screens: a URL's password hidden."""
+        return redact(self.database)
+
+    @property
+    def shared_database(self) -> bool:
+        """PostgreSQL: several hosts share the desk, and its locks live in the database."""
+        return is_url(self.database)
+
+    @property
+    def host_id(self) -> str:
+        """This host's name (``DESKD_HOST_NAME``, default: the machine's hostname)."""
+        if self.host_name:
+            return self.host_name
+        import socket
+
+        return socket.gethostname()
 
     @property
     def log_path(self) -> Path:
@@ -115,10 +152,14 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         name = "DESKD_" + str(err["loc"][0]).upper() if err["loc"] else "DESKD_*"
         raise SettingsError(name, _reason(err)) from None
     settings.home = home
-    for name in ("desk", "db", "log_dir"):
+    for name in ("desk", "log_dir"):
         value = getattr(settings, name)
         if value is not None:
             setattr(settings, name, Path(value).expanduser())
+    if settings.db is None and settings.database_url:
+        settings.db = settings.database_url
+    if settings.db is not None and not is_url(settings.db):
+        settings.db = str(Path(settings.db).expanduser())
     return settings
 
 

@@ -1,7 +1,8 @@
 """Where a desk lives, resolved the same way by every process (LESSONS 46). Stdlib only.
 
 ``DESKD_HOME`` (default: the current folder), ``DESKD_DESK`` (default
-``$DESKD_HOME/deskd.toml``), ``DESKD_DB`` (default ``$DESKD_HOME/data/deskd.db``),
+``$DESKD_HOME/deskd.toml``), ``DESKD_DB`` (default ``$DESKD_HOME/data/deskd.db``; a
+``postgresql://`` URL, also as ``DESKD_DATABASE_URL``, is kept as it is),
 ``DESKD_LOG_DIR`` (default ``$DESKD_HOME/logs``). The session hook uses the ``*_str``
 functions, which need only ``os.path``: pathlib alone costs the hook ~3 ms a call, which is
 most of its own cost. ``deskd.config.Settings`` agrees with this module by construction.
@@ -30,7 +31,7 @@ def home_str(env: Env | None = None) -> str:
 
 
 def db_file_str(env: Env | None = None) -> str:
-    value = _env(env).get("DESKD_DB")
+    value = _env(env).get("DESKD_DB") or _env(env).get("DESKD_DATABASE_URL")
     if value:
         return os.path.expanduser(value)
     return os.path.join(home_str(env), "data", "deskd.db")

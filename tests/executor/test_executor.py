@@ -142,7 +142,7 @@ def test_the_agent_gets_a_scrubbed_environment(desk: Desk, fake: Path, tmp_path:
     assert "CLAUDECODE" not in env and "CLAUDE_CODE_CHILD_SESSION" not in env
     assert not any(k.startswith("DESKD_SUPERVISOR_") for k in env)
     assert env["DESKD_ROLE"] == "alpha" and env["DESKD_WAKE_TOKEN"]
-    assert env["DESKD_DB"] == str(desk.db_path) and env["DESKD_NOW"] == desk.now_iso
+    assert env["DESKD_DB"] == desk.db_target and env["DESKD_NOW"] == desk.now_iso
 
 
 def test_racing_executors_start_one_agent_process(desk: Desk, fake: Path) -> None:
@@ -263,7 +263,7 @@ def test_agent_command_prints_argv_and_env_without_running(desk: Desk, fake: Pat
     argv = data["argv"]
     assert argv[0] == str(FAKES / "fake-claude") and argv[1] == "-p"
     assert "--output-format" in argv and "--session-id" in argv and "--allowedTools" in argv
-    assert data["env"]["DESKD_ROLE"] == "alpha" and data["env"]["DESKD_DB"] == str(desk.db_path)
+    assert data["env"]["DESKD_ROLE"] == "alpha" and data["env"]["DESKD_DB"] == desk.db_target
     assert "CLAUDECODE" in data["dropped"] and "CLAUDECODE" not in data["env"]
     resumed = desk.json(
         "agent", "command", "--role", "alpha", "--mode", "resume", "--session-id", "s-1"

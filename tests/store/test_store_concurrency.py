@@ -17,7 +17,7 @@ from conftest import Desk
 from deskd.store import migrations
 from deskd.store.db import connect, transaction
 from deskd.store.events import add_event
-from deskd.store.migrations import LATEST
+from deskd.store.migrations import LATEST, schema_version
 
 PROCESSES = 8
 CLI_PROCESSES = 4  # each is a full interpreter start; the fork test above covers 8
@@ -95,7 +95,7 @@ def test_it_lets_cli_processes_enqueue_into_a_fresh_desk_at_once(desk: Desk) -> 
     outs = [p.communicate(timeout=120) for p in procs]
     assert [p.returncode for p in procs] == [0] * CLI_PROCESSES, [e for _, e in outs]
     conn = desk.db()
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == LATEST
+    assert schema_version(conn) == LATEST
     assert conn.execute("SELECT COUNT(*) FROM items").fetchone()[0] == CLI_PROCESSES
     roles = conn.execute("SELECT name, enabled FROM roles ORDER BY name").fetchall()
     assert [tuple(r) for r in roles] == [("alpha", 1), ("beta", 1), ("gamma", 1)]

@@ -138,6 +138,7 @@ def test_it_reraises_the_real_error_when_sqlite_already_rolled_back(tmp_path: Pa
     assert _count(conn, "later") == 1
 
 
+@pytest.mark.sqlite_only  # reads SQLite's own catalog and pragmas
 def test_it_stores_every_instant_as_integer_unix_ms(desk: Desk) -> None:
     desk.ok("inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "disk")
     desk.ok("send", "--from", "beta", "--to", "alpha", "--subject", "hi", "--body", "x")

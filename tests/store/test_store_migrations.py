@@ -113,6 +113,7 @@ def test_it_migrates_a_version_1_database_and_keeps_its_rows(tmp_path: Path) -> 
     assert conn.execute("SELECT MAX(id) FROM items").fetchone()[0] == 3
 
 
+@pytest.mark.sqlite_only  # reads SQLite's own catalog and pragmas
 def test_it_migrates_a_version_1_desk_that_the_cli_then_uses(desk: Desk) -> None:
     desk.db_path.parent.mkdir(parents=True)
     old = _raw(desk.db_path)
@@ -179,6 +180,7 @@ def test_it_refuses_a_database_from_a_newer_deskd(tmp_path: Path) -> None:
     assert schema_version(_raw(path)) == LATEST + 1
 
 
+@pytest.mark.sqlite_only  # reads SQLite's own catalog and pragmas
 def test_it_exits_3_on_a_database_from_a_newer_deskd(desk: Desk) -> None:
     desk.ok("inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "x")
     raw = _raw(desk.db_path)

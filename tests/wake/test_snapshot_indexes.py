@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 from conftest import Desk
 from deskd.service.desk.context import open_context
 from deskd.service.engine.snapshot import load_snapshot
 
 
+@pytest.mark.sqlite_only  # reads SQLite's own catalog and pragmas
 def test_snapshot_queries_never_scan_history_tables(desk: Desk) -> None:
     desk.ok(
         "inbox",
@@ -39,6 +42,7 @@ def test_snapshot_queries_never_scan_history_tables(desk: Desk) -> None:
     ctx.close()
 
 
+@pytest.mark.sqlite_only  # reads SQLite's own catalog and pragmas
 def test_an_executing_tick_never_scans_history_tables(desk: Desk) -> None:
     from deskd.service.engine.tick import run_tick
 

@@ -101,7 +101,7 @@ def test_every_tick_logs_one_line_even_when_quiet(desk: Desk) -> None:
     lines = (desk.home / "logs" / "tick.log").read_text().splitlines()
     assert len(lines) == 2
     assert "dry-run" in lines[0] and "execute" in lines[1]
-    assert str(desk.home / "data" / "deskd.db") in lines[0] and "demands=0" in lines[0]
+    assert desk.db_target in lines[0] and "demands=0" in lines[0]
 
 
 def test_pause_holds_wakes_and_resume_releases_them(desk: Desk) -> None:

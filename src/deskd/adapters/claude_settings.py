@@ -80,9 +80,11 @@ def run_settings(*, hook_command: str, env: Mapping[str, str]) -> dict[str, Any]
     return settings
 
 
-def desk_env(*, home: Path, db: Path, role: str | None) -> dict[str, str]:
-    """The ``env`` block: absolute desk folder and database, and the role when given."""
-    env = {"DESKD_HOME": str(home.absolute()), "DESKD_DB": str(db.absolute())}
+def desk_env(*, home: Path, db: str | Path, role: str | None) -> dict[str, str]:
+    """The ``env`` block: absolute desk folder and database (a file, or a PostgreSQL URL kept
+    as it is), and the role when given."""
+    target = str(db) if "://" in str(db) else str(Path(db).absolute())
+    env = {"DESKD_HOME": str(home.absolute()), "DESKD_DB": target}
     if role:
         env["DESKD_ROLE"] = role
     return env

@@ -36,7 +36,7 @@ def _settings_for(role: str | None) -> tuple[dict[str, Any], str]:
 
     with desk_context() as ctx:
         name = acting_role(ctx, "--role", role) if role or ctx.settings.role else None
-        env = desk_env(home=ctx.settings.home, db=ctx.settings.db_path, role=name)
+        env = desk_env(home=ctx.settings.home, db=ctx.settings.database, role=name)
         stamp = datetime.fromtimestamp(ctx.now / 1000, tz=UTC).strftime("%Y%m%dT%H%M%SZ")
     return run_settings(hook_command=hook_executable(), env=env), stamp
 

@@ -11,8 +11,34 @@ from contextlib import contextmanager
 DEFAULT_BUSY_MS = 5000
 
 
+URL_SCHEMES = ("postgresql://", "postgres://")
+"""A ``DESKD_DB`` starting with one of these is a PostgreSQL database; anything else a path."""
+
+
 class DatabaseMissing(Exception):
     """The database file does not exist and the caller asked not to create it."""
+
+
+def is_url(target: str | os.PathLike[str]) -> bool:
+    """Whether ``target`` names a PostgreSQL database (else it is a SQLite file's path)."""
+    return isinstance(target, str) and target.startswith(URL_SCHEMES)
+
+
+def redact(target: str | os.PathLike[str]) -> str:
+    """``target`` fit to print: a URL's password becomes ``***``."""
+    text = os.fspath(target)
+    if not is_url(text):
+        return text
+    scheme, _, rest = text.partition("://")
+    userinfo, at, host = rest.rpartition("@")
+    if at and ":" in userinfo:
+        userinfo = userinfo.split(":", 1)[0] + ":***"
+    return f"{scheme}://{userinfo}{at}{host}"
+
+
+def dialect(conn: object) -> str:
+    """``sqlite`` or ``postgresql``: the few callers outside the SQL that must differ ask here."""
+    return str(getattr(conn, "dialect", "sqlite"))
 
 
 def connect(
@@ -26,7 +52,15 @@ def connect(
 
     Autocommit (``isolation_level=None``) means nothing is written outside an explicit
     ``transaction()``; read paths therefore never hold the write lock.
+
+    A ``postgresql://`` URL opens PostgreSQL instead (``store.pg``, psycopg loaded only
+    then): the same calls, statements and rows, typed as ``sqlite3.Connection`` because the
+    store uses nothing of it the adapter lacks.
     """
+    if is_url(path):
+        from deskd.store.pg import connect_pg
+
+        return connect_pg(str(path), busy_ms=busy_ms, create=create, migrate=migrate)
     # os.path, not pathlib: the session hook opens the database on every tool call, and
     # importing pathlib is most of what it would cost beyond the floor.
     path = os.fspath(path)
@@ -78,4 +112,6 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
 
 def journal_mode(conn: sqlite3.Connection) -> str:
     """The database's journal mode (``wal`` for a deskd database); reading it writes nothing."""
+    if dialect(conn) != "sqlite":
+        return dialect(conn)
     return str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()

@@ -192,6 +192,7 @@ CREATE INDEX pauses_live ON pauses(id, role) WHERE ended_at IS NULL;
 """
 
 from deskd.store import schema_meetings, schema_pager, schema_tasks  # noqa: E402
+from deskd.store.db import dialect  # noqa: E402
 
 # Each migration keeps its place for ever: a released database records only its version
 # number, so dropping or emptying an entry would silently renumber the ones after it.
@@ -211,6 +212,10 @@ class SchemaTooNew(Exception):
 
 
 def schema_version(conn: sqlite3.Connection) -> int:
+    if dialect(conn) == "postgresql":
+        from deskd.store import pg_schema
+
+        return pg_schema.schema_version(conn)
     return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
@@ -221,6 +226,10 @@ def ensure_current(conn: sqlite3.Connection, *, target: int = LATEST) -> int:
     at once serialize on ``BEGIN IMMEDIATE`` and re-read the version inside it, so each
     migration runs exactly once.
     """
+    if dialect(conn) == "postgresql":
+        from deskd.store import pg_schema
+
+        return pg_schema.ensure_current(conn, migrations=MIGRATIONS, target=target, latest=LATEST)
     found = schema_version(conn)
     if found > LATEST:
         raise SchemaTooNew(found)

@@ -35,13 +35,15 @@ class DeskContext:
         """The database, created and migrated on first use (exit 3 when it cannot be opened)."""
         if self._conn is None:
             try:
-                self._conn = connect(self.settings.db_path)
+                self._conn = connect(self.settings.database)
             except SchemaTooNew as exc:
                 raise Unavailable(str(exc)) from None
             except sqlite3.Error as exc:
-                raise Unavailable(f"database {self.settings.db_path}: {exc}") from None
+                raise Unavailable(f"database {self.settings.database_shown}: {exc}") from None
             except OSError as exc:
-                raise Unavailable(f"database {self.settings.db_path}: {exc.strerror}") from None
+                raise Unavailable(
+                    f"database {self.settings.database_shown}: {exc.strerror}"
+                ) from None
         return self._conn
 
     @contextmanager
@@ -54,7 +56,7 @@ class DeskContext:
                 sync_roles(conn, self.desk, now=self.now)
                 yield conn
         except sqlite3.OperationalError as exc:
-            raise Unavailable(f"database {self.settings.db_path}: {exc}") from None
+            raise Unavailable(f"database {self.settings.database_shown}: {exc}") from None
 
     def close(self) -> None:
         if self._conn is not None:

@@ -33,7 +33,7 @@ def start_executor(ctx: DeskContext, attempt_id: int, role: str) -> Dispatched:
     folder.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
     env["DESKD_HOME"] = str(ctx.settings.home)
-    env["DESKD_DB"] = str(ctx.settings.db_path)
+    env["DESKD_DB"] = ctx.settings.database
     with (folder / f"{attempt_id}.executor.log").open("ab") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "deskd", "agent", "run", "--attempt", str(attempt_id)],

@@ -240,7 +240,7 @@ def prepare(
         role=role,
         token=token,
         home=ctx.settings.home,
-        db=ctx.settings.db_path,
+        db=ctx.settings.database,
         session_id=session_id,
     )
     executable = _resolve(agent["command"] or agent["kind"], env["PATH"])
@@ -258,7 +258,7 @@ def prepare(
             run_settings(
                 hook_command=hook_executable(),
                 env={
-                    **desk_env(home=ctx.settings.home, db=ctx.settings.db_path, role=role),
+                    **desk_env(home=ctx.settings.home, db=ctx.settings.database, role=role),
                     "DESKD_WAKE_TOKEN": token,
                 },
             ),

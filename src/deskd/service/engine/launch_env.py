@@ -25,7 +25,7 @@ def agent_env(
     role: str,
     token: str,
     home: Path,
-    db: Path,
+    db: str | Path,
     session_id: str | None,
 ) -> dict[str, str]:
     """``base`` without the scrubbed variables, plus DESKD_ROLE, DESKD_WAKE_TOKEN, DESKD_DB,
@@ -35,7 +35,7 @@ def agent_env(
     env["DESKD_ROLE"] = role
     env["DESKD_WAKE_TOKEN"] = token
     env["DESKD_HOME"] = str(home.absolute())
-    env["DESKD_DB"] = str(db.absolute())
+    env["DESKD_DB"] = str(db) if "://" in str(db) else str(Path(db).absolute())
     if session_id:
         env["DESKD_SESSION_ID"] = session_id
     bin_dir = str(Path(sys.executable).parent)

@@ -264,5 +264,5 @@ def log_tick(ctx: DeskContext, result: TickResult) -> None:
             f"demands={len(p.demands)} closed={len(p.closures)} attempts={len(p.attempts)} "
             f"launches={len(p.launches)} pages={len(p.pages)} hooks={len(result.hooks_fired)}"
         )
-    line = f"{iso_utc(result.now)} desk={ctx.settings.desk_path} db={ctx.settings.db_path} {mode} {what}"
+    line = f"{iso_utc(result.now)} desk={ctx.settings.desk_path} db={ctx.settings.database_shown} {mode} {what}"
     append_line(ctx.settings.log_path, line)

@@ -111,7 +111,7 @@ def health(ctx: DeskContext) -> dict[str, Any]:
         "desk": str(ctx.desk.path),
         "desk_name": ctx.desk.name,
         "timezone": ctx.tz,
-        "db": str(ctx.settings.db_path),
+        "db": ctx.settings.database_shown,
         "last_tick_at": iso_utc(last),
         "last_tick_age_s": age,
         "tick_stale": age is None or age >= TICK_STALE_S,

@@ -1,0 +1,221 @@
+"""PostgreSQL behind the face of ``sqlite3.Connection`` that the store uses (psycopg 3).
+
+Only ``store.db.connect`` imports this module, and only for a ``postgresql://`` URL: psycopg
+never loads for a SQLite desk. What the store relies on, and how it is kept here:
+
+- ``execute(sql, params)`` with SQLite's text and ``?`` placeholders: ``pg_sql`` rewrites
+  each statement once; parameters are bound client-side (``ClientCursor``), so a literal's
+  type is inferred the way SQLite's loosely typed text expects;
+- rows with key and index access and ``keys()`` (``Row``); ``rowcount``; ``lastrowid``
+  (the statement returns the new ``id``);
+- autocommit outside transactions; ``BEGIN IMMEDIATE`` (SQLite's one writer at a time)
+  becomes a transaction that first takes deskd's write lock (an advisory transaction lock),
+  so every read-then-write the store does under it sees no other writer, exactly as on
+  SQLite; a plain ``BEGIN`` (a point-in-time read) becomes ``REPEATABLE READ``;
+- errors surface as the ``sqlite3`` exception of the same meaning (``IntegrityError``,
+  ``OperationalError``, …), the psycopg error kept as the cause, so callers handle one set;
+- a write that waits longer than ``busy_ms`` for the lock fails, as SQLite's busy timeout.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+from typing import Any, cast
+
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg.pq import TransactionStatus
+
+from deskd.store.pg_sql import translate
+
+LOCK_CLASS = 1684370283
+"""deskd's advisory-lock class (the first key of every two-key advisory lock it takes)."""
+WRITE_LOCK = 1
+"""Object key of the write lock that stands in for SQLite's single writer."""
+
+
+class Row(tuple[Any, ...]):
+    """A result row like ``sqlite3.Row``: ``row[0]``, ``row["name"]``, ``row.keys()``."""
+
+    __slots__ = ()
+    _index: dict[str, int] = {}  # noqa: RUF012  (set per column set, on a subclass)
+    _names: tuple[str, ...] = ()
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            try:
+                key = self._index[key]
+            except KeyError:
+                raise IndexError(f"no such column: {key}") from None
+        return tuple.__getitem__(self, key)
+
+    def keys(self) -> list[str]:
+        return list(self._names)
+
+
+@lru_cache(maxsize=512)
+def _row_class(names: tuple[str, ...]) -> type[Row]:
+    return type(
+        "Row",
+        (Row,),
+        {"__slots__": (), "_index": {n: i for i, n in enumerate(names)}, "_names": names},
+    )
+
+
+def _plain(value: Any) -> Any:
+    # SUM over BIGINT is NUMERIC in PostgreSQL; SQLite gives an int (or a float).
+    if type(value).__name__ == "Decimal":
+        return int(value) if value == value.to_integral_value() else float(value)
+    return value
+
+
+def _row_factory(cursor: Any) -> Any:
+    if cursor.description is None:
+        return tuple
+    cls = _row_class(tuple(d.name for d in cursor.description))
+
+    def make(values: Sequence[Any]) -> Row:
+        return cls(_plain(v) for v in values)
+
+    return make
+
+
+class Cursor:
+    """What ``execute`` returns: rows, ``rowcount`` and ``lastrowid``."""
+
+    def __init__(self, cur: Any, *, returns_id: bool) -> None:
+        self._cur = cur
+        self.rowcount: int = cur.rowcount
+        self.lastrowid: int | None = None
+        if returns_id:
+            row = cur.fetchone()
+            self.lastrowid = None if row is None else int(row[0])
+
+    def fetchone(self) -> Any:
+        return None if self._cur.description is None else self._cur.fetchone()
+
+    def fetchall(self) -> list[Any]:
+        return [] if self._cur.description is None else list(self._cur.fetchall())
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.fetchall())
+
+    @property
+    def description(self) -> Any:
+        return self._cur.description
+
+
+def _as_sqlite_error(exc: psycopg.Error) -> sqlite3.Error:
+    message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    if isinstance(exc, pg_errors.IntegrityError):
+        return sqlite3.IntegrityError(message)
+    if isinstance(exc, psycopg.OperationalError):
+        return sqlite3.OperationalError(message)
+    if isinstance(exc, pg_errors.ProgrammingError | pg_errors.DataError):
+        return sqlite3.ProgrammingError(message)
+    return sqlite3.DatabaseError(message)
+
+
+class PgConnection:
+    """One psycopg connection in autocommit mode, spoken to in the store's SQLite dialect."""
+
+    dialect = "postgresql"
+    lock_class = LOCK_CLASS
+
+    def __init__(self, raw: psycopg.Connection[Any], *, url: str) -> None:
+        self.raw = raw
+        self.url = url
+
+    @property
+    def in_transaction(self) -> bool:
+        return bool(self.raw.info.transaction_status != TransactionStatus.IDLE)
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor:
+        head = sql.lstrip()[:16].upper()
+        if head.startswith("BEGIN"):
+            self.begin(write=head.startswith("BEGIN IMMEDIATE"))
+            return Cursor(self.raw.cursor(), returns_id=False)
+        stmt = translate(sql)
+        values = tuple(int(p) if isinstance(p, bool) else p for p in params)
+        try:
+            cur = self.raw.execute(stmt.sql, values)
+            return Cursor(cur, returns_id=stmt.returns_id)
+        except psycopg.Error as exc:
+            raise _as_sqlite_error(exc) from exc
+
+    def begin(self, *, write: bool) -> None:
+        """A write transaction waits for deskd's write lock; a read one reads one snapshot."""
+        try:
+            if write:
+                self.raw.execute("BEGIN")
+                self.raw.execute(f"SELECT pg_advisory_xact_lock({LOCK_CLASS}, {WRITE_LOCK})")
+            else:
+                self.raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        except psycopg.Error as exc:
+            if self.in_transaction:
+                self.raw.execute("ROLLBACK")
+            raise _as_sqlite_error(exc) from exc
+
+    def raw_execute(self, sql: str) -> Any:
+        """A statement in PostgreSQL's own dialect (migrations, locks, the doctor)."""
+        try:
+            return self.raw.execute(sql)
+        except psycopg.Error as exc:
+            raise _as_sqlite_error(exc) from exc
+
+    def close(self) -> None:
+        self.raw.close()
+
+    def __enter__(self) -> PgConnection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_pg(url: str, *, busy_ms: int) -> PgConnection:
+    """Connect, with the busy timeout as ``lock_timeout`` and TCP keepalives on the server
+    side, so a host that vanishes (power off, cable out) loses its locks within about a
+    minute instead of the kernel's two hours."""
+    try:
+        raw = psycopg.connect(
+            url,
+            autocommit=True,
+            cursor_factory=psycopg.ClientCursor,
+            row_factory=_row_factory,
+            connect_timeout=max(2, busy_ms // 1000),
+            application_name="deskd",
+        )
+    except psycopg.Error as exc:
+        raise _as_sqlite_error(exc) from exc
+    raw.execute(
+        "SELECT set_config('lock_timeout', %s, false), "
+        "set_config('tcp_keepalives_idle', '30', false), "
+        "set_config('tcp_keepalives_interval', '10', false), "
+        "set_config('tcp_keepalives_count', '3', false)",
+        (f"{int(busy_ms)}ms",),
+    )
+    return PgConnection(raw, url=url)
+
+
+def connect_pg(url: str, *, busy_ms: int, create: bool, migrate: bool) -> sqlite3.Connection:
+    """``store.db.connect`` for a URL: open, refuse a database deskd never set up when
+    ``create`` is false (the session hook), migrate it when behind."""
+    from deskd.store.db import DatabaseMissing, redact
+    from deskd.store.pg_schema import schema_version
+
+    conn = open_pg(url, busy_ms=busy_ms)
+    as_sqlite = cast(sqlite3.Connection, conn)
+    try:
+        if not create and schema_version(conn) == 0:
+            raise DatabaseMissing(redact(url))
+        if migrate:
+            from deskd.store.migrations import ensure_current
+
+            ensure_current(as_sqlite)
+    except BaseException:
+        conn.close()
+        raise
+    return as_sqlite
