@@ -9,6 +9,7 @@ import json
 import os
 import sqlite3
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -133,6 +134,25 @@ class Desk:
         conn = sqlite3.connect(self.db_path)
         conn.row_factory = sqlite3.Row
         return conn
+
+    @contextmanager
+    def holding(self, name: str) -> Iterator[None]:
+        """Hold the desk's lock ``name`` (``tick``, ``role-alpha``) from outside, as another
+        process (on another host, for PostgreSQL) would."""
+        if self.url is None:
+            from deskd.adapters.locks import try_lock
+
+            with try_lock(self.home / "run" / f"{name}.lock"):
+                yield
+            return
+        from deskd.store import locks
+
+        conn = self.db()
+        assert locks.try_hold(conn, name)
+        try:
+            yield
+        finally:
+            locks.release(conn, name)
 
     def close(self) -> None:
         for conn in self._opened:

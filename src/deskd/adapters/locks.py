@@ -15,7 +15,7 @@ from filelock import FileLock, Timeout
 
 
 class LockBusy(Exception):
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path | str) -> None:
         super().__init__(f"another process holds {path}")
         self.path = path
 

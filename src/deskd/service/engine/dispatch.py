@@ -11,7 +11,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-from deskd.adapters.locks import is_held, role_lock_path
+from deskd.service.desk import locks
 from deskd.service.desk.context import DeskContext
 from deskd.store import attempts as attempt_rows
 from deskd.store.events import add_event
@@ -58,7 +58,7 @@ def heal_launches(ctx: DeskContext) -> tuple[list[int], list[int], dict[int, str
     running = [
         r
         for r in attempt_rows.running_launches(conn)
-        if not is_held(role_lock_path(ctx.settings.run_path, str(r["role"])))
+        if not locks.held(ctx, locks.role_lock(str(r["role"])))
     ]
     if not stale and not running:
         return restart, dead, roles

@@ -33,9 +33,10 @@ from deskd.adapters.agents import (
     adapter_for,
 )
 from deskd.adapters.clock import now_ms
-from deskd.adapters.locks import LockBusy, role_lock_path, try_lock
+from deskd.adapters.locks import LockBusy
 from deskd.adapters.process import stream_process
 from deskd.errors import DeskdError
+from deskd.service.desk import locks
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.launch_env import agent_env
 from deskd.store import attempts as attempt_rows
@@ -104,7 +105,7 @@ def run_launch(
         )
     role = str(row["role"])
     try:
-        with try_lock(role_lock_path(ctx.settings.run_path, role)):
+        with locks.hold(ctx, locks.role_lock(role)):
             return _claimed(ctx, row, retry=retry)
     except LockBusy:
         with ctx.write() as conn:

@@ -12,11 +12,12 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
-from deskd.adapters.locks import LockBusy, tick_lock_path, try_lock
+from deskd.adapters.locks import LockBusy
 from deskd.core.planner import plan as make_plan
 from deskd.core.records import Plan
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import priority_rank
+from deskd.service.desk import locks
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.dispatch import Dispatched, heal_launches, start_executor
 from deskd.service.engine.hooks import fire_due_hooks
@@ -114,13 +115,13 @@ def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResu
     result = TickResult(now=ctx.now, dry_run=not execute)
     ping(ctx, "start")
     try:
-        with try_lock(tick_lock_path(ctx.settings.run_path)):
+        with locks.hold(ctx, locks.TICK):
             _tick(ctx, result, execute=execute)
             if execute:
                 _dispatch(ctx, result)
                 result.pages_sent = deliver_pages(ctx)
     except LockBusy:
-        result.skipped = "another tick holds run/tick.lock"
+        result.skipped = f"another tick holds {locks.where(ctx, locks.TICK)}"
     except Exception as exc:
         ping(ctx, "fail", f"{type(exc).__name__}: {exc}")
         result.error = f"{type(exc).__name__}: {exc}"

@@ -10,11 +10,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from deskd.adapters.locks import LockBusy, tick_lock_path, try_lock
+from deskd.adapters.locks import LockBusy
 from deskd.core.planner import plan as make_plan
 from deskd.core.sessions import desk_day, latest_boundary
 from deskd.core.timeparse import iso_utc, local_text
 from deskd.errors import DeskdError, InvalidValue
+from deskd.service.desk import locks
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import acting_role
 from deskd.service.engine.snapshot import load_snapshot, policy_of
@@ -103,11 +104,11 @@ def rollover(ctx: DeskContext, *, execute: bool) -> dict[str, Any]:
     if not execute:
         return _rollover_step(ctx, boundary=boundary, execute=False)
     try:
-        with try_lock(tick_lock_path(ctx.settings.run_path)):
+        with locks.hold(ctx, locks.TICK):
             return _rollover_step(ctx, boundary=boundary, execute=True)
     except LockBusy:
         raise DeskdError(
-            "a tick is running (run/tick.lock is held); it runs the rollover too — "
+            f"a tick is running ({locks.where(ctx, locks.TICK)} is held); it runs the rollover too — "
             "try again in a moment",
             code="tick_busy",
         ) from None
