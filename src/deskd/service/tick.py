@@ -178,7 +178,7 @@ def record_plan(
             conn, c.attempt_id, outcome=c.outcome, reason=c.reason, now=now
         ):
             continue
-        attempt_rows.drop_unstarted_launch(
+        attempt_rows.skip_planned_launch(
             conn, c.attempt_id, reason=f"not launched: attempt {c.outcome}", now=now
         )
         if row is not None and c.outcome != "superseded":

@@ -11,8 +11,6 @@ import json
 import sqlite3
 from collections.abc import Sequence
 
-IN_FLIGHT = ("planned", "running")
-
 
 def live_attempts(conn: sqlite3.Connection) -> list[sqlite3.Row]:
     return conn.execute("SELECT * FROM attempts WHERE outcome = 'pending' ORDER BY key").fetchall()
@@ -237,7 +235,11 @@ def finish_launch(
 
 
 def skip_planned_launch(conn: sqlite3.Connection, attempt_id: int, *, reason: str, now: int) -> int:
-    """The executor could not launch (role lock held): the attempt stays live, its SLA runs."""
+    """Mark a still-``planned`` launch skipped, with ``reason``.
+
+    The executor could not launch (role lock held: the attempt stays live, its SLA runs), or
+    the attempt closed before its launch started (it will never run).
+    """
     cur = conn.execute(
         "UPDATE attempts SET launch_status = 'skipped', launch_detail = ?, finished_at = ? "
         "WHERE (id = ? OR primary_id = ?) AND launch_status = 'planned'",
@@ -304,18 +306,6 @@ def replan_launch(conn: sqlite3.Connection, attempt_id: int, *, now: int) -> int
     cur = conn.execute(
         "UPDATE attempts SET planned_at = ? WHERE id = ? AND launch_status = 'planned'",
         (now, attempt_id),
-    )
-    return cur.rowcount
-
-
-def drop_unstarted_launch(
-    conn: sqlite3.Connection, attempt_id: int, *, reason: str, now: int
-) -> int:
-    """A launch still ``planned`` when its attempt closed will never run: say so on the row."""
-    cur = conn.execute(
-        "UPDATE attempts SET launch_status = 'skipped', launch_detail = ?, finished_at = ? "
-        "WHERE (id = ? OR primary_id = ?) AND launch_status = 'planned'",
-        (reason, now, attempt_id, attempt_id),
     )
     return cur.rowcount
 
