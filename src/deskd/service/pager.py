@@ -44,8 +44,8 @@ from deskd.service.silences import quiet_until, silence_hold
 from deskd.store import pages as page_rows
 from deskd.store.attempts import attempts_for_key
 from deskd.store.events import add_event
-from deskd.store.pages import Page
 from deskd.store.pauses import live_pauses
+from deskd.store.records import Page
 
 LEASE_MS = 2 * 60 * 1000
 RUN_BUDGET_S = 40.0
@@ -222,12 +222,13 @@ def _safe_targets(channel: Channel) -> list[Target]:
 def _page_hold(ctx: DeskContext, page: Page, *, urgent: bool) -> Hold | None:
     """Why the whole page is held now: (until or None, why); None when it may go out."""
     for pause in live_pauses(ctx.conn):
-        if pause["role"] is None or pause["role"] == page.role:
-            who = "the desk" if pause["role"] is None else page.role
-            return None, f"paused: {who} ({pause['reason']})"
-    live = [a for a in attempts_for_key(ctx.conn, page.key, limit=5) if a["outcome"] == "pending"]
-    if live and live[0]["ack_until"] is not None and int(live[0]["ack_until"]) > ctx.now:
-        return int(live[0]["ack_until"]), f"acknowledged by a person: {live[0]['ack_note']}"
+        if pause.role is None or pause.role == page.role:
+            who = "the desk" if pause.role is None else page.role
+            return None, f"paused: {who} ({pause.reason})"
+    live = [a for a in attempts_for_key(ctx.conn, page.key, limit=5) if a.outcome == "pending"]
+    acked = live[0].ack_until if live else None
+    if acked is not None and acked > ctx.now:
+        return acked, f"acknowledged by a person: {live[0].ack_note}"
     if not urgent:
         held = silence_hold(ctx.conn, page.role, now=ctx.now)
         if held is not None:
@@ -316,8 +317,8 @@ def _body(ctx: DeskContext, page: Page) -> str:
     if page.kind not in ("page", "follow_up"):
         return body
     live = attempts_for_key(ctx.conn, page.key, limit=5)
-    pending = [a for a in live if a["outcome"] == "pending"]
-    attempt_id = pending[0]["id"] if pending else page.attempt_id  # it may have climbed since
+    pending = [a for a in live if a.outcome == "pending"]
+    attempt_id = pending[0].id if pending else page.attempt_id  # it may have climbed since
     lines = [body, ""]
     lines.append(
         f'Act: once someone has it, `deskd wake ack {attempt_id} --note "…"` '

@@ -11,7 +11,8 @@ from typing import Any
 from deskd.core.timeparse import iso_utc, local_text
 from deskd.core.values import priority_name
 from deskd.service.context import DeskContext
-from deskd.store.pages import Page, list_pages
+from deskd.store.pages import list_pages
+from deskd.store.records import Page
 
 
 def channel_view(entry: dict[str, Any]) -> dict[str, Any]:
