@@ -448,7 +448,9 @@ def _land(ctx: DeskContext, attempt_id: int, role: str, session_id: str | None) 
         land_launch(conn, attempt_id, now=_now(ctx), session=session_id)
 
 
-def land_launch(conn: sqlite3.Connection, attempt_id: int, *, now: int, session: str | None) -> bool:
+def land_launch(
+    conn: sqlite3.Connection, attempt_id: int, *, now: int, session: str | None
+) -> bool:
     if not attempt_rows.land_with_items(conn, attempt_id, now=now, session=session):
         return False
     add_event(conn, at=now, kind="launch.landed", subject=f"attempt:{attempt_id}")
