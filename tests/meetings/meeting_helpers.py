@@ -13,10 +13,10 @@ FAKES = Path(__file__).resolve().parents[1] / "fakes"
 def fake_agent(desk: Desk) -> None:
     """Every launch really runs tests/fakes/fake-claude (it lands and ends its turn), even in a
     module whose launches are otherwise recorded; tick with ``wait``."""
-    from deskd.service import dispatch
+    from deskd.service.engine import dispatch
 
     desk.setenv("DESKD_AGENT_CMD", str(FAKES / "fake-claude"))
-    desk.monkeypatch.setattr("deskd.service.tick.start_executor", dispatch.start_executor)
+    desk.monkeypatch.setattr("deskd.service.engine.tick.start_executor", dispatch.start_executor)
 
 
 def call(

@@ -6,8 +6,8 @@ from __future__ import annotations
 from meeting_helpers import call, check_in, meeting_of, say, status
 
 from conftest import Desk
-from deskd.service.context import open_context
-from deskd.service.snapshot import load_snapshot
+from deskd.service.desk.context import open_context
+from deskd.service.engine.snapshot import load_snapshot
 
 
 def test_status_names_who_is_waited_on_and_why(desk: Desk) -> None:
