@@ -1,4 +1,4 @@
-"""Cron across DST transitions, in both directions, in two zones (docs/lessons.md, rule 24).
+"""Cron across DST transitions, in both directions, in two zones (lesson 24).
 
 The real 2026 transitions these tables are built on (checked against zoneinfo below):
 

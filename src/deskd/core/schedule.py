@@ -7,7 +7,7 @@ Instants are Unix ms (UTC). Nothing here reads the clock: every function takes `
 A cron expression is parsed here into one set of values per field and handed to croniter as
 plain numeric lists, so croniter's own parsing quirks cannot leak in. croniter then finds the
 next matching *wall-clock* minute on naive datetimes, and this module maps wall-clock minutes
-to instants in the hook's timezone with deskd's DST rules (docs/lessons.md, rule 24), which
+to instants in the hook's timezone with deskd's DST rules (lesson 24), which
 are Debian cron's (and cronsim's): how the minute and hour fields are *written* decides.
 
 - A **fixed-time** schedule (neither the minute nor the hour field starts with ``*``:

@@ -158,7 +158,7 @@ def _claimed(ctx: DeskContext, row: Any, *, retry: RetryPolicy) -> LaunchResult:
             hold_until=hold,
         )
         if result.session_id:
-            # Parked, never ended: the turn is over and the session is resumable (LESSONS 29).
+            # Parked, never ended: the turn is over and the session is resumable (lesson 29).
             record_heartbeat(
                 conn,
                 role=role,
@@ -390,7 +390,7 @@ def _bind_session(
 
 
 def _land(ctx: DeskContext, attempt_id: int, role: str, session_id: str | None) -> None:
-    """The model took a turn: stamp ``landed_at`` and mark the prompt's items seen (LESSONS 8)."""
+    """The model took a turn: stamp ``landed_at`` and mark the prompt's items seen (lesson 8)."""
     with ctx.write() as conn:
         land_launch(conn, attempt_id, now=_now(ctx), session=session_id)
 

@@ -1,4 +1,4 @@
-"""``logs/tick.log``: one line per tick, even a quiet one (LESSONS 48), rotated by size."""
+"""``logs/tick.log``: one line per tick, even a quiet one (lesson 48), rotated by size."""
 
 from __future__ import annotations
 
