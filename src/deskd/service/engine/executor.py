@@ -195,7 +195,7 @@ def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> Launc
             hold_until=hold,
         )
         if result.session_id:
-            # Parked, never ended: the turn is over and the session is resumable (LESSONS 29).
+            # Parked, never ended: the turn is over and the session is resumable (lesson 29).
             record_heartbeat(
                 conn,
                 role=role,
@@ -443,7 +443,7 @@ def _record_session(ctx: DeskContext, attempt: Attempt, session_id: str) -> None
 
 
 def _land(ctx: DeskContext, attempt_id: int, role: str, session_id: str | None) -> None:
-    """The model took a turn: stamp ``landed_at`` and mark the prompt's items seen (LESSONS 8)."""
+    """The model took a turn: stamp ``landed_at`` and mark the prompt's items seen (lesson 8)."""
     with ctx.write() as conn:
         land_launch(conn, attempt_id, now=_now(ctx), session=session_id)
 

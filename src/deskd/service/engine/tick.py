@@ -152,7 +152,7 @@ def _tick(ctx: DeskContext, result: TickResult, *, execute: bool) -> None:
     result.hooks_fired = [f.to_json() for f in fired]
     if execute:
         # Time-based meeting transitions (idle pause, late attendance) run on the tick
-        # (LESSONS 25); a dry run's snapshot applies the same sweep in memory.
+        # (lesson 25); a dry run's snapshot applies the same sweep in memory.
         from deskd.service.meetings.lifecycle import sweep_meetings
 
         sweep_meetings(ctx)

@@ -1,6 +1,6 @@
 """The board (``deskd status``): every role's presence, overdue items and the desk's health.
 
-A read path: it never opens a write transaction (LESSONS 43 — a board that took the write lock
+A read path: it never opens a write transaction (lesson 43 — a board that took the write lock
 stalled every writer).
 """
 

@@ -42,7 +42,7 @@ class Check:
 
 @dataclass(frozen=True, slots=True)
 class Where:
-    """The paths every process resolves the same way (LESSONS 46)."""
+    """The paths every process resolves the same way (lesson 46)."""
 
     home: Path
     desk: Path
