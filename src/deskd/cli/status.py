@@ -267,6 +267,8 @@ def _print_wakes(data: dict[str, Any]) -> None:
             f"{task['idle_wakes']} times without a change (deskd task update {task['id']} …)",
             fg="yellow",
         )
+    for w in data.get("routed", []):
+        click.echo(f"routed: {w['kind']} {w['id']} → {w['role']} — {w['why']}")
     for pause in data["paused"]:
         who = f"role {pause['role']}" if pause["role"] else "the desk"
         click.secho(f"paused: {who} — {pause['reason']} (deskd resume)", fg="yellow")

@@ -166,6 +166,8 @@ class HelpRequest:
     title: str
     enqueued_at: int
     body: str = ""
+    capability: str | None = None
+    """Set when the request is work no enabled role could take (``--capability``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -20,6 +20,7 @@ from deskd.service.inbox import validate_text
 from deskd.service.task_views import idle_wake_counts, sorted_rows, task_json
 from deskd.store import tasks as task_rows
 from deskd.store.events import add_event
+from deskd.store.routing import mark_task_routed
 
 NO_DUE = ("none", "")
 
@@ -47,7 +48,9 @@ def add_task(
     due: str | None = None,
     detail: str = "",
     by: str | None = None,
+    routed: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
+    """Assign a task; ``routed`` is (capability, why) when capability routing chose ``role``."""
     who = actor(ctx, by)
     known_role(ctx, role)
     validate_text(title, detail)
@@ -65,6 +68,9 @@ def add_task(
             now=ctx.now,
         )
         change = {"status": "pending", "role": role, "priority": priority}
+        if routed is not None:
+            mark_task_routed(conn, task_id, capability=routed[0], why=routed[1])
+            change["routed"] = routed[1]
         task_rows.add_task_note(conn, task_id=task_id, at=ctx.now, by=who, change=change, note="")
         add_event(
             conn,
@@ -75,7 +81,54 @@ def add_task(
             subject=f"task:{task_id}",
             detail={"title": title, "priority": priority, "due_at": iso_utc(due_at)},
         )
-    return {"id": task_id, "role": role, "status": "pending", "priority": priority}
+    out = {"id": task_id, "role": role, "status": "pending", "priority": priority}
+    return {**out, "routed": routed[1]} if routed is not None else out
+
+
+def add_task_by_capability(
+    ctx: DeskContext,
+    *,
+    title: str,
+    capability: str,
+    priority: str = "normal",
+    due: str | None = None,
+    detail: str = "",
+    by: str | None = None,
+) -> dict[str, Any]:
+    """Assign a task to the most available role with ``capability``; when none has it, a
+    person is paged to assign it (no task is created until then)."""
+    from deskd.service.routing import page_unroutable, route
+
+    actor(ctx, by)
+    validate_text(title, detail)
+    priority_rank(priority)
+    _due(ctx, due)
+    routing = route(ctx, capability)
+    if routing.role is None:
+        facts = f"(priority {priority}" + (f", due {due})" if due else ")")
+        out = page_unroutable(
+            ctx, routing, what="task", title=title, body=f"{detail}\n{facts}".strip()
+        )
+        return {
+            "id": None,
+            "role": None,
+            "routed": f"unroutable: {capability}",
+            "unroutable": capability,
+            "help_item_id": out["item_id"],
+            "held_by": out["held_by"],
+            "attempt_id": out["attempt_id"],
+            "page_ids": out["page_ids"],
+        }
+    return add_task(
+        ctx,
+        title=title,
+        role=routing.role,
+        priority=priority,
+        due=due,
+        detail=detail,
+        by=by,
+        routed=(capability, routing.why),
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
