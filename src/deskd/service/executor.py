@@ -37,6 +37,7 @@ from deskd.adapters.locks import LockBusy, role_lock_path, try_lock
 from deskd.adapters.process import stream_process
 from deskd.errors import DeskdError
 from deskd.service.context import DeskContext
+from deskd.service.launch_control import clear_pid, still_running, write_pid
 from deskd.service.launch_env import agent_env
 from deskd.store import attempts as attempt_rows
 from deskd.store.events import add_event
@@ -191,7 +192,12 @@ def _run_with_retries(
     def transient_unlanded(outcome: RunOutcome) -> bool:
         # A timeout is transient too, but retrying a 30-minute hang inside the rung would
         # hold the role for hours: only quick failures (overload, network) are retried here.
-        return outcome.failure_class == TRANSIENT and not result.landed and not result.timed_out
+        return (
+            outcome.failure_class == TRANSIENT
+            and not result.landed
+            and not result.timed_out
+            and still_running(ctx, int(row["id"]))  # `deskd agent stop` ends retries too
+        )
 
     retrying = Retrying(
         stop=stop_after_attempt(max(1, retry.attempts)),
@@ -332,14 +338,20 @@ def _run_once(ctx: DeskContext, row: Any, result: LaunchResult) -> RunOutcome:
         log.write(
             f"# deskd launch attempt {attempt_id} role {role} mode {mode}\n# argv[0] {argv[0]}\n"
         )
-        finished = stream_process(
-            argv,
-            env=prepared.env,
-            cwd=prepared.workdir,
-            timeout_s=prepared.timeout_s,
-            on_line=on_line,
-            log=log,
-        )
+        run_dir = ctx.settings.run_path
+        try:
+            finished = stream_process(
+                argv,
+                env=prepared.env,
+                cwd=prepared.workdir,
+                timeout_s=prepared.timeout_s,
+                on_line=on_line,
+                log=log,
+                # `deskd agent stop` finds the agent's process group here.
+                on_start=lambda pid: write_pid(run_dir, attempt_id, pid),
+            )
+        finally:
+            clear_pid(run_dir, attempt_id)
     result.exit_code = finished.exit_code
     result.timed_out = finished.timed_out
     outcome = adapter.outcome(
