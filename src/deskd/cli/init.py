@@ -30,7 +30,7 @@ def init(force: bool, as_json: bool) -> None:
     """
     from deskd.adapters.clock import now_ms
     from deskd.config import load_settings
-    from deskd.service.scaffold import init_desk
+    from deskd.service.ops.scaffold import init_desk
 
     settings = load_settings()
     done = init_desk(settings, force=force, now=now_ms(settings.now))

@@ -36,7 +36,7 @@ def logs(role: str, attempt_id: int | None, follow: bool) -> None:
       deskd logs --role researcher --attempt 42
       deskd logs --role researcher --follow
     """
-    from deskd.service.launch_control import agent_logs, pid_path
+    from deskd.service.engine.launch_control import agent_logs, pid_path
 
     with desk_context() as ctx:
         number, path = agent_logs(ctx, role, attempt_id)
@@ -76,7 +76,7 @@ def wait(role: str, state: str, timeout: str, as_json: bool) -> None:
       deskd tick --execute && deskd wait --role researcher --until idle --timeout 10m
     """
     from deskd.core.timeparse import DURATION_HINT, parse_duration
-    from deskd.service.waiting import check_state, reached
+    from deskd.service.engine.waiting import check_state, reached
 
     check_state(state)
     seconds = parse_duration(timeout, what="--timeout")
