@@ -17,6 +17,8 @@ import time
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
     import sqlite3
+    from collections.abc import Mapping
+    from datetime import tzinfo
 
 MAX_CONTEXT = 10_000
 """Claude Code's cap on a hook's ``additionalContext``, in characters."""
@@ -71,7 +73,7 @@ def run(*, close: bool = True) -> int:
     now: int | None = None
     try:
         raw = read_stdin()
-        now = clock_ms(env.get("DESKD_NOW"))
+        now = clock_ms(env.get("DESKD_NOW"), env)
         if role is None:
             # Without a role this is not a deskd session. Say so only where a desk was named
             # explicitly: never litter an unrelated project with a logs/ folder.
@@ -108,8 +110,9 @@ def parse_payload(raw: bytes) -> dict[str, object]:
     return payload
 
 
-def clock_ms(pinned: str | None) -> int:
-    """Unix ms now, or the instant ``DESKD_NOW`` pins (ISO 8601; naive means UTC)."""
+def clock_ms(pinned: str | None, env: Mapping[str, str] | None = None) -> int:
+    """Unix ms now, or the instant ``DESKD_NOW`` pins (ISO 8601; a naive time is read in the
+    desk file's time zone, as every deskd command reads it)."""
     if not pinned:
         return int(time.time() * 1000)
     from datetime import UTC, datetime
@@ -122,8 +125,24 @@ def clock_ms(pinned: str | None) -> int:
     except ValueError:
         raise Skip(f"DESKD_NOW={pinned!r} is not an ISO 8601 time") from None
     if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
+        value = value.replace(tzinfo=desk_zone(env or {}) or UTC)
     return int(value.timestamp() * 1000)
+
+
+def desk_zone(env: Mapping[str, str]) -> tzinfo | None:
+    """The desk file's ``[desk] timezone`` (None when unreadable). Only a naive ``DESKD_NOW``
+    — rehearsals and tests — pays for reading the file."""
+    import tomllib
+    from zoneinfo import ZoneInfo
+
+    from deskd.paths import desk_file_str
+
+    try:
+        with open(desk_file_str(env), "rb") as fh:
+            name = tomllib.load(fh).get("desk", {}).get("timezone", "UTC")
+        return ZoneInfo(str(name))
+    except Exception:
+        return None
 
 
 def handle(

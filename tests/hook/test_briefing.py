@@ -66,4 +66,3 @@ def test_a_typical_hook_context_stays_under_its_ceiling(hd: HookDesk) -> None:
     text = hd.hook(fixture("post_tool_use")).context()
     assert text.count("\n#") == 3
     assert len(text) <= TYPICAL_CONTEXT_CEILING, len(text)
-

@@ -118,7 +118,7 @@ def run_launch(
 
 
 def _now(ctx: DeskContext) -> int:
-    return now_ms(ctx.settings.now)
+    return now_ms(ctx.settings.now, tz=ctx.desk.timezone)
 
 
 def _claimed(ctx: DeskContext, row: Any, *, retry: RetryPolicy) -> LaunchResult:

@@ -22,7 +22,7 @@ def after_launch(ctx: DeskContext, attempt: Any, *, output_tail: str, landed: bo
     carried = handoff_rows.launch_attempts(ctx.conn, int(attempt["id"]))
     if not any(r["kind"] == "rollover" for r in carried):
         return
-    now = now_ms(ctx.settings.now)
+    now = now_ms(ctx.settings.now, tz=ctx.desk.timezone)
     with ctx.write() as conn:
         for row in handoff_rows.launch_attempts(conn, int(attempt["id"])):
             if row["kind"] == "rollover":
