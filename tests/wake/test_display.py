@@ -40,3 +40,21 @@ def test_a_naive_deskd_now_is_read_in_the_desk_time_zone_by_cli_and_hook(desk: D
     subprocess.run([str(hook)], input=json.dumps(payload).encode(), env=env, check=True)
     (role,) = [r for r in desk.json("roles") if r["role"] == "alpha"]
     assert role["last_heartbeat"] == "2026-12-01T14:05:00Z"
+
+
+def test_the_board_and_the_ledger_use_one_word_for_each_late_item(desk: Desk) -> None:
+    desk.ok("inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "climbing",
+            "--priority", "urgent")  # fmt: skip
+    desk.json("tick", "--execute")  # a wake attempt now covers alpha's item
+    desk.ok("wake", "list", "--open")
+    desk.ok("pause", "--role", "beta", "--reason", "maintenance")  # nothing climbs for beta
+    desk.ok("inbox", "enqueue", "--for", "beta", "--source", "alert", "--title", "waiting",
+            "--priority", "urgent")  # fmt: skip
+    desk.advance(minutes=6)
+    board = desk.ok("status").stdout
+    assert "past their SLA (2): 1 overdue, 1 escalated" in board
+    assert "overdue items" not in board
+    rows = {r["title"]: r["state"] for r in desk.json("status")["overdue"]}
+    assert rows == {"climbing": "escalated", "waiting": "overdue"}
+    assert [r["title"] for r in desk.json("ledger", "--state", "escalated")] == ["climbing"]
+    assert [r["title"] for r in desk.json("ledger", "--state", "overdue")] == ["waiting"]
