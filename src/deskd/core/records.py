@@ -80,6 +80,8 @@ class RoleView:
     launches_today: int = 0
     cost_today: float = 0.0
     prompt: str = ""
+    dead_since: int | None = None
+    """When its presence became ``dead`` (its heartbeat passed the suspect threshold)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -292,7 +292,7 @@ def workdir_checks(desk: Desk, home: Path) -> list[Check]:
                     f"workdir {role}",
                     "fail",
                     f"{folder} {what}: every launch of {role} would fail; create it or fix "
-                    f"workdir under [[roles]] name = \"{role}\" in deskd.toml",
+                    f'workdir under [[roles]] name = "{role}" in deskd.toml',
                 )
             )
     return checks
