@@ -10,7 +10,11 @@ The rules, each from docs/architecture.md "Demand, attempts and the ladder":
 - no climbing while the role's launch runs, or after landing, until the items' own SLA;
 - a permanent launch failure climbs on the next tick; the badge recycles with backoff;
 - resume/spawn never for a busy role (recorded ``skipped``); one launch per role per tick;
+  when that role's heartbeat then goes stale (dead), the rung is re-evaluated at once;
 - a page only when climbing reaches ``notify``, and never twice for a key with an open page.
+
+Over 400 lines because these rules read against each other (one ``_step`` decides, in
+order, which applies); the ladder's own arithmetic lives in core/ladder.py.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from deskd.core.ladder import (
     recycle_after_s,
     role_busy,
     start_rung,
+    went_dead,
 )
 from deskd.core.prompts import page_text, wake_prompt
 from deskd.core.records import (
@@ -137,6 +142,22 @@ def _step(
         return
     if current.ack_until is not None and now < current.ack_until and _same_work(current, d):
         yield Note(role=role.name, key=d.key, text="acknowledged by a person")
+        return
+    if went_dead(policy, role, d, current):
+        # It was busy when this rung was chosen (a launch rung skipped as "role busy"); its
+        # heartbeat has since gone stale: the machine rungs can act now, not after a recycle.
+        yield _supersede(current, "presence went dead: rung re-evaluated")
+        yield from _start(
+            snapshot,
+            policy,
+            role,
+            d,
+            items,
+            now=now,
+            generation=current.generation + 1,
+            recycles=current.recycles,
+            supersedes=current.id,
+        )
         return
     if current.rung in ("notify", "badge") and _new_urgent(current, d, items):
         # A new urgent item while a person is already paged: retry the machine rungs at

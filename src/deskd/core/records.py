@@ -60,6 +60,8 @@ class RoleView:
     launches_today: int = 0
     cost_today: float = 0.0
     prompt: str = ""
+    dead_since: int | None = None
+    """When its presence became ``dead`` (its heartbeat passed the suspect threshold)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -145,6 +147,8 @@ class HelpRequest:
     title: str
     enqueued_at: int
     body: str = ""
+    capability: str | None = None
+    """Set when the request is work no enabled role could take (``--capability``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -198,9 +198,20 @@ def _send(
 
 
 def _apprise() -> Transport:
-    from deskd.adapters.channels.apprise import AppriseTransport
+    """Apprise for URLs, the host's callables for ``python://`` channels (register_channel)."""
+    return default_transport()
 
-    return AppriseTransport()
+
+def default_transport() -> Transport:
+    from deskd.adapters.channels.python import PythonTransport, SplitTransport
+    from deskd.config import host_config
+
+    def apprise() -> Transport:
+        from deskd.adapters.channels.apprise import AppriseTransport
+
+        return AppriseTransport()
+
+    return SplitTransport(PythonTransport(host_config().senders), apprise)
 
 
 def _route(ctx: DeskContext, page: Page) -> tuple[tuple[Entry, ...], str]:
