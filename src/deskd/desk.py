@@ -135,6 +135,14 @@ class RoleConfig(_Strict):
     prompt: str = ""
     channels: list[str] = Field(default_factory=list)
     agent: AgentSection | None = None
+    host: str | None = None  # the one host whose executors run it (DESKD_HOST_NAME); None: any
+
+    @field_validator("host")
+    @classmethod
+    def _host(cls, value: str | None) -> str | None:
+        if value is not None and (not value.strip() or value != value.strip()):
+            raise ValueError("must be a host name (DESKD_HOST_NAME of that host), like gpu-box")
+        return value
 
     @field_validator("name")
     @classmethod
@@ -256,6 +264,16 @@ class Desk:
         if not self.data.ladder:
             return list(DEFAULT_LADDER)
         return [(r.rung, r.sla) for r in self.data.ladder]
+
+    def host_of(self, role: str) -> str | None:
+        """The host a role is bound to, or None when any host may run it."""
+        config = self.roles.get(role)
+        return config.host if config is not None else None
+
+    def runs_here(self, role: str, host: str) -> bool:
+        """Whether ``host``'s executors may launch ``role``."""
+        bound = self.host_of(role)
+        return bound is None or bound == host
 
     def role(self, name: str) -> RoleConfig:
         """The role named ``name``; refuses with the desk's roles listed."""

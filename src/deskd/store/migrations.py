@@ -191,7 +191,13 @@ CREATE TABLE pauses (
 CREATE INDEX pauses_live ON pauses(id, role) WHERE ended_at IS NULL;
 """
 
-from deskd.store import schema_meetings, schema_pager, schema_routing, schema_tasks  # noqa: E402
+from deskd.store import (  # noqa: E402
+    schema_hosts,
+    schema_meetings,
+    schema_pager,
+    schema_routing,
+    schema_tasks,
+)
 from deskd.store.db import dialect  # noqa: E402
 
 # Each migration keeps its place for ever: a released database records only its version
@@ -204,6 +210,7 @@ MIGRATIONS: tuple[str, ...] = (
     schema_pager.SQL,
     schema_meetings.SQL,
     schema_routing.SQL,
+    schema_hosts.SQL,
 )
 """Index i holds the migration that takes the schema from version i to version i + 1."""
 

@@ -7,6 +7,7 @@ Runs after the tick's transaction commits: a crash between recording and launchi
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from deskd.service.desk import locks
 from deskd.service.desk.context import DeskContext
 from deskd.store import attempts as attempt_rows
+from deskd.store import hosts as desk_hosts
 from deskd.store.events import add_event
 
 RESTART_AFTER_MS = 60_000
@@ -47,14 +49,36 @@ def start_executor(ctx: DeskContext, attempt_id: int, role: str) -> Dispatched:
     return Dispatched(attempt_id=attempt_id, role=role, pid=proc.pid, proc=proc)
 
 
+def hand_launches(ctx: DeskContext, conn: sqlite3.Connection, launches: dict[int, str]) -> None:
+    """Hand each recorded launch (attempt id → role) to the host that will run it: the host
+    its role is bound to, else this one (it is alive: it is ticking)."""
+    here = ctx.settings.host_id
+    for attempt_id, role in launches.items():
+        desk_hosts.hand_launch(conn, attempt_id, host=ctx.desk.host_of(role) or here)
+
+
+def take_launches(ctx: DeskContext) -> list[tuple[int, str]]:
+    """The launches handed to this host that no executor was started for: claimed once."""
+    with ctx.write() as conn:
+        return desk_hosts.take_handed(conn, ctx.settings.host_id, now=ctx.now)
+
+
 def heal_launches(ctx: DeskContext) -> tuple[list[int], list[int], dict[int, str]]:
     """Restart launches still ``planned`` after a minute; fail ``running`` ones whose executor
-    died (the kernel released its role lock). Returns (restarted, failed, role of each)."""
+    died (the kernel released its role lock). Returns (restarted, failed, role of each).
+
+    On a shared desk a stale launch is restarted here only if this host may run its role:
+    one bound to a host that stopped ticking is left to climb the ladder to a person."""
     restart: list[int] = []
     dead: list[int] = []
     roles: dict[int, str] = {}
     conn = ctx.conn
-    stale = attempt_rows.stale_planned(conn, before=ctx.now - RESTART_AFTER_MS)
+    here = ctx.settings.host_id
+    stale = [
+        r
+        for r in attempt_rows.stale_planned(conn, before=ctx.now - RESTART_AFTER_MS)
+        if ctx.desk.runs_here(r.role, here)
+    ]
     running = [
         r
         for r in attempt_rows.running_launches(conn)
@@ -64,7 +88,7 @@ def heal_launches(ctx: DeskContext) -> tuple[list[int], list[int], dict[int, str
         return restart, dead, roles
     with ctx.write() as wconn:
         for row in stale:
-            if attempt_rows.replan_launch(wconn, row.id, now=ctx.now):
+            if desk_hosts.rehand_launch(wconn, row.id, host=here, now=ctx.now):
                 restart.append(row.id)
                 roles[row.id] = row.role
         for row in running:

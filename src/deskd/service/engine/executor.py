@@ -143,6 +143,12 @@ def run_launch(
             f"is not a planned launch (launch {attempt.launch_status or 'none'}, "
             f"outcome {attempt.outcome}): nothing to run",
         )
+    if not ctx.desk.runs_here(attempt.role, ctx.settings.host_id):
+        raise LaunchRefused(
+            attempt_id,
+            f"is for role {attempt.role}, bound to host {ctx.desk.host_of(attempt.role)}; "
+            f"this is {ctx.settings.host_id} (DESKD_HOST_NAME)",
+        )
     try:
         with locks.hold(ctx, locks.role_lock(attempt.role)):
             return _claimed(ctx, attempt, retry=retry)

@@ -19,7 +19,13 @@ from deskd.core.timeparse import iso_utc
 from deskd.core.values import priority_rank
 from deskd.service.desk import locks
 from deskd.service.desk.context import DeskContext
-from deskd.service.engine.dispatch import Dispatched, heal_launches, start_executor
+from deskd.service.engine.dispatch import (
+    Dispatched,
+    hand_launches,
+    heal_launches,
+    start_executor,
+    take_launches,
+)
 from deskd.service.engine.hooks import fire_due_hooks
 from deskd.service.engine.prompting import launch_prompt
 from deskd.service.engine.snapshot import load_snapshot, policy_of, with_would_fire
@@ -28,6 +34,7 @@ from deskd.service.paging.pager import deliver_pages
 from deskd.service.paging.tickping import ping
 from deskd.store import attempts as attempt_rows
 from deskd.store.events import add_event
+from deskd.store.hosts import record_tick
 from deskd.store.meta import set_meta
 from deskd.store.pages import insert_page, resolve_pages_for_key
 
@@ -123,6 +130,11 @@ def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResu
                 result.pages_sent = deliver_pages(ctx)
     except LockBusy:
         result.skipped = f"another tick holds {locks.where(ctx, locks.TICK)}"
+        if execute and ctx.settings.shared_database:
+            # Another host is planning; this host still starts what was handed to it.
+            _dispatch(ctx, result)
+            with ctx.write() as wconn:
+                record_tick(wconn, ctx.settings.host_id, now=ctx.now)
     except Exception as exc:
         ping(ctx, "fail", f"{type(exc).__name__}: {exc}")
         result.error = f"{type(exc).__name__}: {exc}"
@@ -138,12 +150,12 @@ def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResu
 
 
 def _dispatch(ctx: DeskContext, result: TickResult) -> None:
-    plan = result.plan
-    ids = [result.attempt_ids[x.keys[0]] for x in plan.launches] if plan else []
-    roles = {result.attempt_ids[x.keys[0]]: x.role for x in plan.launches} if plan else {}
-    roles.update(result.restart_roles)
-    for attempt_id in [*ids, *result.restarted]:
-        result.dispatched.append(start_executor(ctx, attempt_id, roles[attempt_id]))
+    """Start an executor for each launch handed to this host (this tick's own, and those
+    another host's tick planned for a role bound here), then for each restarted one."""
+    for attempt_id, role in take_launches(ctx):
+        result.dispatched.append(start_executor(ctx, attempt_id, role))
+    for attempt_id in result.restarted:
+        result.dispatched.append(start_executor(ctx, attempt_id, result.restart_roles[attempt_id]))
 
 
 def _tick(ctx: DeskContext, result: TickResult, *, execute: bool) -> None:
@@ -167,7 +179,9 @@ def _tick(ctx: DeskContext, result: TickResult, *, execute: bool) -> None:
         return
     with ctx.write() as wconn:
         result.attempt_ids, result.page_ids = record_plan(wconn, plan, now=ctx.now)
+        hand_launches(ctx, wconn, {result.attempt_ids[x.keys[0]]: x.role for x in plan.launches})
         set_meta(wconn, "last_tick_at", str(ctx.now))
+        record_tick(wconn, ctx.settings.host_id, now=ctx.now)
 
 
 def record_plan(
