@@ -7,6 +7,7 @@ import os
 import queue
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -20,6 +21,28 @@ class Finished:
     exit_code: int | None
     timed_out: bool
     stderr_tail: str
+
+
+def _dies_with_parent() -> Callable[[], None] | None:
+    """On Linux, a child hook that has the kernel SIGKILL the agent when its executor dies.
+
+    A running launch is one executor and one agent; when the executor is killed (``kill
+    -9``, OOM, its host's tick healing it as died) the launch is relaunched, and an agent
+    left running would be a second session of the role. Elsewhere: None (no such call).
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up before fork, not in the child
+    parent = os.getpid()
+
+    def arm() -> None:
+        prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+        if os.getppid() != parent:  # the executor died before the call: die now
+            os._exit(1)
+
+    return arm
 
 
 def stream_process(
@@ -45,6 +68,7 @@ def stream_process(
         encoding="utf-8",
         errors="replace",
         start_new_session=True,  # its own process group, so a timeout kills its children too
+        preexec_fn=_dies_with_parent(),
     )
     if on_start is not None:
         on_start(proc.pid)

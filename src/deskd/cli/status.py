@@ -247,6 +247,15 @@ def _print_board(data: dict[str, Any], *, now: int, tz: str) -> None:
         mode = f" ({health['last_tick_mode']})" if health.get("last_tick_mode") else ""
         click.secho(f"last tick: {_age(health['last_tick_age_s'])}{mode}", fg=colour)
     click.echo(f"database: {health['db']}")
+    for host in data.get("hosts", []):
+        roles = f" · runs {', '.join(host['roles'])}" if host["roles"] else ""
+        if host["last_tick_at"] is None:
+            click.secho(f"host {host['name']}: never ticked{roles}", fg="red")
+        else:
+            colour = "red" if host["stale"] else None
+            click.secho(
+                f"host {host['name']}: last tick {_age(host['last_tick_age_s'])}{roles}", fg=colour
+            )
 
 
 def _print_wakes(data: dict[str, Any]) -> None:

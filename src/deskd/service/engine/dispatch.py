@@ -19,6 +19,8 @@ from deskd.store import hosts as desk_hosts
 from deskd.store.events import add_event
 
 RESTART_AFTER_MS = 60_000
+HOST_DOWN_AFTER_MS = 2 * RESTART_AFTER_MS
+"""A launch handed to another host and not started this long: that host stopped ticking."""
 
 
 @dataclass
@@ -74,19 +76,31 @@ def heal_launches(ctx: DeskContext) -> tuple[list[int], list[int], dict[int, str
     roles: dict[int, str] = {}
     conn = ctx.conn
     here = ctx.settings.host_id
-    stale = [
-        r
-        for r in attempt_rows.stale_planned(conn, before=ctx.now - RESTART_AFTER_MS)
-        if ctx.desk.runs_here(r.role, here)
-    ]
+    stale, elsewhere = [], []
+    for r in attempt_rows.stale_planned(conn, before=ctx.now - RESTART_AFTER_MS):
+        if ctx.desk.runs_here(r.role, here):
+            stale.append(r)
+        elif r.planned_at is not None and r.planned_at < ctx.now - HOST_DOWN_AFTER_MS:
+            elsewhere.append(r)
     running = [
         r
         for r in attempt_rows.running_launches(conn)
         if not locks.held(ctx, locks.role_lock(r.role))
     ]
-    if not stale and not running:
+    if not stale and not running and not elsewhere:
         return restart, dead, roles
     with ctx.write() as wconn:
+        for row in elsewhere:
+            # Its host's tick would have started it within a minute: that host is down. The
+            # launch is given up, so the attempt's ladder climbs (notify: a person).
+            host = ctx.desk.host_of(row.role)
+            if attempt_rows.skip_planned_launch(
+                wconn, row.id, reason=f"host {host} is not ticking", now=ctx.now
+            ):
+                add_event(
+                    wconn, at=ctx.now, kind="launch.host_down", role=row.role,
+                    subject=f"attempt:{row.id}", detail={"host": host},
+                )  # fmt: skip
         for row in stale:
             if desk_hosts.rehand_launch(wconn, row.id, host=here, now=ctx.now):
                 restart.append(row.id)

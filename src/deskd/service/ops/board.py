@@ -15,6 +15,7 @@ from deskd.service.desk.inbox import ledger_entry
 from deskd.service.desk.presence import role_presences
 from deskd.service.engine.wake import attempt_view
 from deskd.store.attempts import covered_item_ids, list_attempts
+from deskd.store.hosts import list_hosts
 from deskd.store.items import overdue_unread
 from deskd.store.meta import get_meta
 from deskd.store.pages import list_pages
@@ -39,6 +40,7 @@ def board(ctx: DeskContext) -> dict[str, Any]:
         "stalled_tasks": stalled_tasks(ctx),
         "routed": routed(ctx),
         "health": health(ctx),
+        "hosts": hosts(ctx),
         "overdue": overdue[:OVERDUE_SHOWN],
         "overdue_total": len(overdue),
     }
@@ -101,6 +103,45 @@ def overdue_items(ctx: DeskContext) -> list[dict[str, Any]]:
         }
         for row in overdue_unread(ctx.conn, now=ctx.now)
     ]
+
+
+def hosts(ctx: DeskContext) -> list[dict[str, Any]]:
+    """Every host that ticked against this database: its last tick, whether it stopped
+    ticking, and the roles bound to it (their wakes climb to a person while it is down)."""
+    bound: dict[str, list[str]] = {}
+    for name in ctx.desk.role_names:
+        host = ctx.desk.host_of(name)
+        if host is not None:
+            bound.setdefault(host, []).append(name)
+    out = []
+    seen = set()
+    for name, first, last, ticks in list_hosts(ctx.conn):
+        seen.add(name)
+        age = max(0, (ctx.now - last) // 1000)
+        out.append(
+            {
+                "name": name,
+                "first_tick_at": iso_utc(first),
+                "last_tick_at": iso_utc(last),
+                "last_tick_age_s": age,
+                "ticks": ticks,
+                "stale": age >= TICK_STALE_S,
+                "roles": bound.get(name, []),
+            }
+        )
+    for name in sorted(set(bound) - seen):  # named in the desk file, never ticked
+        out.append(
+            {
+                "name": name,
+                "first_tick_at": None,
+                "last_tick_at": None,
+                "last_tick_age_s": None,
+                "ticks": 0,
+                "stale": True,
+                "roles": bound[name],
+            }
+        )
+    return out
 
 
 def health(ctx: DeskContext) -> dict[str, Any]:
