@@ -35,7 +35,7 @@ from deskd.core.wakehooks import (
     spec_json,
     spec_text,
 )
-from deskd.errors import DeskdError, InvalidValue
+from deskd.errors import HookClosed, InvalidValue, NotHookOwner, UnknownHook
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import NewItem, insert, validate_text
 from deskd.store import hooks as hook_rows
@@ -158,7 +158,7 @@ def list_hooks(
 def _hook(conn: sqlite3.Connection, hook_id: int) -> sqlite3.Row:
     row = hook_rows.get_hook(conn, hook_id)
     if row is None:
-        raise DeskdError(f"no hook {hook_id} (see `deskd hook list --all`)", code="unknown_hook")
+        raise UnknownHook(hook_id)
     return row
 
 
@@ -184,12 +184,9 @@ def cancel_hook(ctx: DeskContext, hook_id: int, *, by: str) -> dict[str, Any]:
     with ctx.write() as conn:
         row = _hook(conn, hook_id)
         if row["owner"] != by:
-            raise DeskdError(
-                f"hook {hook_id} belongs to {row['owner']!r}; only its owner cancels it",
-                code="not_owner",
-            )
+            raise NotHookOwner(hook_id, row["owner"])
         if row["status"] != "active":
-            raise DeskdError(f"hook {hook_id} is already {row['status']}", code="hook_closed")
+            raise HookClosed(hook_id, row["status"])
         hook_rows.set_hook_status(conn, hook_id, status="cancelled")
         add_event(conn, at=ctx.now, kind="hook.cancelled", role=by, subject=f"hook:{hook_id}")
     return {"id": hook_id, "status": "cancelled"}

@@ -9,7 +9,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from deskd.core.timeparse import from_ms, iso_utc, local_text, parse_duration, to_ms
-from deskd.errors import DeskdError, InvalidValue
+from deskd.errors import InvalidValue, PeopleOnly, SilenceOver, UnknownSilence
 from deskd.service.desk.context import DeskContext
 from deskd.store.events import add_event
 from deskd.store.pages import release_held_pages
@@ -22,9 +22,7 @@ MAX_SILENCE_S = 30 * 86400
 def _operator(ctx: DeskContext) -> str:
     if ctx.settings.role:
         # Silencing is a person's decision; an agent must not mute the pages about itself.
-        raise DeskdError(
-            "silences are for people, not agents (DESKD_ROLE is set)", code="not_permitted"
-        )
+        raise PeopleOnly("silences")
     return "operator"
 
 
@@ -81,13 +79,9 @@ def end(ctx: DeskContext, silence_id: int) -> dict[str, Any]:
     with ctx.write() as conn:
         row = get_silence(conn, silence_id)
         if row is None:
-            raise DeskdError(
-                f"no silence {silence_id} (see `deskd silence list`)", code="unknown_silence"
-            )
+            raise UnknownSilence(silence_id)
         if not end_silence(conn, silence_id, by=by, now=ctx.now):
-            raise DeskdError(
-                f"silence {silence_id} is not in force (it ended or expired)", code="silence_over"
-            )
+            raise SilenceOver(silence_id)
         released = release_held_pages(conn, str(row["role"]), now=ctx.now)
         add_event(
             conn,

@@ -13,7 +13,7 @@ from typing import Any
 from deskd.core.tasks import OPERATOR, Change, TaskState, check_party, check_status, next_state
 from deskd.core.timeparse import iso_utc, parse_instant
 from deskd.core.values import priority_name, priority_rank
-from deskd.errors import DeskdError, InvalidValue, UnknownTask
+from deskd.errors import InvalidValue, NothingToChange, TaskChanged, UnknownTask
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import acting_role, known_role
 from deskd.service.desk.inbox import validate_text
@@ -121,11 +121,7 @@ def update_task(
         due = row["due_at"] if update.due is None else due_at
         change = _diff(row, new, priority=priority, due_at=due)
         if not change and not note:
-            raise DeskdError(
-                f"nothing to change on task {task_id} (give --status, --priority, --due, "
-                "--for, --blocked-on or --note)",
-                code="nothing_to_change",
-            )
+            raise NothingToChange(task_id)
         if not task_rows.update_task(
             conn,
             task_id,
@@ -137,7 +133,7 @@ def update_task(
             now=ctx.now,
             expect_updated_at=int(row["updated_at"]),
         ):
-            raise DeskdError(f"task {task_id} changed meanwhile; try again", code="conflict")
+            raise TaskChanged(task_id)
         task_rows.add_task_note(conn, task_id=task_id, at=ctx.now, by=who, change=change, note=note)
         add_event(
             conn,
