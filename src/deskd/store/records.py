@@ -337,3 +337,48 @@ class Confirmation:
 
     proposal_id: int
     role: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Task:
+    id: int
+    role: str
+    title: str
+    detail: str
+    status: str
+    priority: int
+    blocked_on: str | None
+    due_at: int | None
+    created_by: str
+    created_at: int
+    updated_at: int
+    closed_at: int | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TaskNote:
+    """One change or note on a task (``change`` is the JSON of what changed)."""
+
+    id: int
+    task_id: int
+    at: int
+    by: str
+    change: str
+    note: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TaskRef:
+    """Where a task is now: its assignee and status."""
+
+    id: int
+    role: str
+    status: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IdleWake:
+    """An idle-task wake that ran: the tasks its prompt offered (JSON) and when it launched."""
+
+    task_ids: str
+    launched_at: int
