@@ -382,3 +382,40 @@ class IdleWake:
 
     task_ids: str
     launched_at: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Silence:
+    """A person holds a role's non-urgent pages until ``until_at`` (or until ended)."""
+
+    id: int
+    role: str
+    reason: str
+    started_at: int
+    until_at: int
+    ended_at: int | None
+    started_by: str | None
+    ended_by: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HelpRequest:
+    """An agent's unread request for a person (``deskd page --from R``): its item."""
+
+    id: int
+    role: str
+    title: str
+    body: str
+    enqueued_at: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RoleRow:
+    """A row of the roles table (the desk file names roles; the table keeps every one seen)."""
+
+    name: str
+    title: str
+    enabled: int
+    in_desk: int
+    created_at: int
+    updated_at: int

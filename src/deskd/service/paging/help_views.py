@@ -12,11 +12,11 @@ def load_help_requests(conn: sqlite3.Connection, *, now: int) -> tuple[HelpReque
     """Every help request whose item is unread: each is a ``help:<item>`` demand."""
     return tuple(
         HelpRequest(
-            item_id=int(r["id"]),
-            role=str(r["role"]),
-            title=str(r["title"]),
-            body=str(r["body"] or ""),
-            enqueued_at=int(r["enqueued_at"]),
+            item_id=int(r.id),
+            role=str(r.role),
+            title=str(r.title),
+            body=str(r.body or ""),
+            enqueued_at=int(r.enqueued_at),
         )
         for r in open_help_requests(conn)
     )
