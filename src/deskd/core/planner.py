@@ -11,6 +11,9 @@ The rules, each from ARCHITECTURE.md "Demand, attempts and the ladder":
 - a permanent launch failure climbs on the next tick; the badge recycles with backoff;
 - resume/spawn never for a busy role (recorded ``skipped``); one launch per role per tick;
 - a page only when climbing reaches ``notify``, and never twice for a key with an open page.
+
+It runs past 400 lines because the ladder's rules share one pass over the snapshot; demand
+(core/demand.py) and the prompts (core/prompts.py) already live apart.
 """
 
 from __future__ import annotations

@@ -3,6 +3,9 @@
 A fired hook enqueues an item for its owner (source ``system``, ref ``hook:<id>``, deduped by
 hook), and the item is what wakes the role. Probes run in child processes outside any write
 transaction; three consecutive errors disable a probe and tell its owner.
+
+It runs past 400 lines because adding, previewing and firing share the spec handling and
+the fire record; the probe itself runs in adapters/probe_child.py.
 """
 
 from __future__ import annotations

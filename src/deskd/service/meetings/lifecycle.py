@@ -1,11 +1,14 @@
 """Meeting use cases: call, check in, leave, pause, resume, the tick's sweep, and the steps
-they share. Speaking and reading are in service/meeting_talk.py,
-the termination handshake in service/meeting_end.py.
+they share. Speaking and reading are in talk.py, the termination handshake in end.py.
 
 Every function acts for the role it is given; the CLI resolves that role with
 ``acting_role`` (an agent acts only as itself). Each runs in one write transaction: it first
 applies any sweep that is due (the same rule the tick applies), then checks the rules in
 core/meetings.py, writes, and stores the derived state.
+
+It runs past 400 lines because call, check-in, leave, pause, resume and the sweep share the
+steps kept here (sweep first, then the rule, then the write); speaking and the handshake are
+already out.
 """
 
 from __future__ import annotations
