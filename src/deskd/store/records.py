@@ -198,6 +198,9 @@ class Item:
     shown_session: str | None
     read_at: int | None
     read_by: str | None
+    capability: str | None
+    """The capability the item was asked of (``--capability``); None when a role was named."""
+    routed_why: str | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -355,6 +358,8 @@ class Task:
     created_at: int
     updated_at: int
     closed_at: int | None
+    capability: str | None
+    routed_why: str | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -409,6 +414,7 @@ class HelpRequest:
     title: str
     body: str
     enqueued_at: int
+    capability: str | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -27,6 +27,7 @@ from deskd.service.engine.dispatch import (
     start_executor,
 )
 from deskd.service.engine.hooks import fire_due_hooks
+from deskd.service.engine.prompting import launch_prompt
 from deskd.service.engine.snapshot import load_snapshot, policy_of, with_would_fire
 from deskd.service.engine.ticklog import append_line
 from deskd.service.paging.pager import deliver_pages
@@ -164,7 +165,7 @@ def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
     fired = fire_due_hooks(ctx, execute=execute)
     if execute:
         # Time-based meeting transitions (idle pause, late attendance) run on the tick
-        # (LESSONS 25); a dry run's snapshot applies the same sweep in memory.
+        # (lesson 25); a dry run's snapshot applies the same sweep in memory.
         from deskd.service.meetings.lifecycle import sweep_meetings
 
         sweep_meetings(ctx)
@@ -228,7 +229,9 @@ def record_plan(
             conn,
             primary,
             token=secrets.token_urlsafe(18),
-            prompt=launch.prompt,
+            prompt=launch_prompt(
+                conn, role=launch.role, reasons=launch.reasons, default=launch.prompt, now=now
+            ),
             session_id=launch.session_id,
             now=now,
         )
