@@ -427,3 +427,14 @@ class RoleRow:
     in_desk: int
     created_at: int
     updated_at: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Routed:
+    """An item or task deskd routed to a role by capability, and why that role."""
+
+    id: int
+    role: str
+    title: str
+    capability: str
+    routed_why: str | None
