@@ -11,7 +11,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from deskd.core.presence import is_busy
-from deskd.core.records import AttemptView, Closure, Demand, ItemView, Policy, Snapshot, TaskView
+from deskd.core.records import (
+    AttemptView,
+    Closure,
+    Demand,
+    HelpRequest,
+    ItemView,
+    Policy,
+    Snapshot,
+    TaskView,
+)
 from deskd.core.sessions import MAX_TRIES
 from deskd.core.tasks import sort_key as task_sort_key
 from deskd.core.timeparse import iso_utc
@@ -230,15 +239,27 @@ def _help(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
             urgent=False,
             since=h.enqueued_at,
             floor="notify",
-            lines=(
-                f"{h.role} asks a person for help: {h.title}",
-                *([h.body] if h.body else []),
-                f"Answer with `deskd send --from <role> --to {h.role} …`; ack with "
-                f"`deskd inbox ack --for {h.role} --id {h.item_id}` (or `deskd wake ack`).",
-            ),
+            lines=_help_lines(h),
         )
         for h in snapshot.help_requests
     ]
+
+
+def _help_lines(h: HelpRequest) -> tuple[str, ...]:
+    if h.capability is not None:
+        # Work no role could take: the body says what it is and how to route it.
+        return (
+            h.title,
+            *([h.body] if h.body else []),
+            f"Then ack with `deskd inbox ack --for {h.role} --id {h.item_id}` "
+            "(or `deskd wake ack`).",
+        )
+    return (
+        f"{h.role} asks a person for help: {h.title}",
+        *([h.body] if h.body else []),
+        f"Answer with `deskd send --from <role> --to {h.role} …`; ack with "
+        f"`deskd inbox ack --for {h.role} --id {h.item_id}` (or `deskd wake ack`).",
+    )
 
 
 ROLLOVER_CAP = "resume"

@@ -191,12 +191,19 @@ CREATE TABLE pauses (
 CREATE INDEX pauses_live ON pauses(id, role) WHERE ended_at IS NULL;
 """
 
-from deskd.store import schema_meetings, schema_pager, schema_tasks  # noqa: E402
+from deskd.store import schema_meetings, schema_pager, schema_routing, schema_tasks  # noqa: E402
 
 # Each migration keeps its place for ever: a released database records only its version
 # number, so dropping or emptying an entry would silently renumber the ones after it.
 # tests/store asserts every entry creates something.
-MIGRATIONS: tuple[str, ...] = (V1, V2, schema_tasks.SQL, schema_pager.SQL, schema_meetings.SQL)
+MIGRATIONS: tuple[str, ...] = (
+    V1,
+    V2,
+    schema_tasks.SQL,
+    schema_pager.SQL,
+    schema_meetings.SQL,
+    schema_routing.SQL,
+)
 """Index i holds the migration that takes the schema from version i to version i + 1."""
 
 LATEST = len(MIGRATIONS)
