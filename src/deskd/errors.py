@@ -391,10 +391,9 @@ class BadWorkdir(DeskdError):
 class TickBusy(DeskdError):
     code = "tick_busy"
 
-    def __init__(self) -> None:
+    def __init__(self, lock: str = "run/tick.lock") -> None:
         super().__init__(
-            "a tick is running (run/tick.lock is held); it runs the rollover too — "
-            "try again in a moment"
+            f"a tick is running ({lock} is held); it runs the rollover too — try again in a moment"
         )
 
 

@@ -17,18 +17,35 @@ from deskd.service.desk.context import DeskContext
 from deskd.store import attempts as attempt_rows
 from deskd.store import hosts as desk_hosts
 from deskd.store.events import add_event
+from deskd.store.records import Attempt
 
 RESTART_AFTER_MS = 60_000
 HOST_DOWN_AFTER_MS = 2 * RESTART_AFTER_MS
 """A launch handed to another host and not started this long: that host stopped ticking."""
 
 
-@dataclass
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Dispatched:
     attempt_id: int
     role: str
     pid: int
     proc: subprocess.Popen[bytes] | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Launch:
+    """A launch to hand to an executor: its primary attempt and the role it runs as."""
+
+    attempt_id: int
+    role: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Healed:
+    """What ``heal_launches`` did: launches planned again (to start now) and those failed."""
+
+    restarted: tuple[Launch, ...] = ()
+    died: tuple[int, ...] = ()
 
 
 def start_executor(ctx: DeskContext, attempt_id: int, role: str) -> Dispatched:
@@ -59,21 +76,19 @@ def hand_launches(ctx: DeskContext, conn: sqlite3.Connection, launches: dict[int
         desk_hosts.hand_launch(conn, attempt_id, host=ctx.desk.host_of(role) or here)
 
 
-def take_launches(ctx: DeskContext) -> list[tuple[int, str]]:
+def take_launches(ctx: DeskContext) -> tuple[Launch, ...]:
     """The launches handed to this host that no executor was started for: claimed once."""
     with ctx.write() as conn:
-        return desk_hosts.take_handed(conn, ctx.settings.host_id, now=ctx.now)
+        taken = desk_hosts.take_handed(conn, ctx.settings.host_id, now=ctx.now)
+    return tuple(Launch(attempt_id=a, role=r) for a, r in taken)
 
 
-def heal_launches(ctx: DeskContext) -> tuple[list[int], list[int], dict[int, str]]:
+def heal_launches(ctx: DeskContext) -> Healed:
     """Restart launches still ``planned`` after a minute; fail ``running`` ones whose executor
-    died (the kernel released its role lock). Returns (restarted, failed, role of each).
+    died (the kernel released its role lock).
 
-    On a shared desk a stale launch is restarted here only if this host may run its role:
-    one bound to a host that stopped ticking is left to climb the ladder to a person."""
-    restart: list[int] = []
-    dead: list[int] = []
-    roles: dict[int, str] = {}
+    On a shared desk a stale launch is restarted here only if this host may run its role;
+    one handed to a host that stopped ticking is given up, so its wake climbs to a person."""
     conn = ctx.conn
     here = ctx.settings.host_id
     stale, elsewhere = [], []
@@ -88,41 +103,45 @@ def heal_launches(ctx: DeskContext) -> tuple[list[int], list[int], dict[int, str
         if not locks.held(ctx, locks.role_lock(r.role))
     ]
     if not stale and not running and not elsewhere:
-        return restart, dead, roles
+        return Healed()
     with ctx.write() as wconn:
         for row in elsewhere:
-            # Its host's tick would have started it within a minute: that host is down. The
-            # launch is given up, so the attempt's ladder climbs (notify: a person).
-            host = ctx.desk.host_of(row.role)
-            if attempt_rows.skip_planned_launch(
-                wconn, row.id, reason=f"host {host} is not ticking", now=ctx.now
-            ):
-                add_event(
-                    wconn, at=ctx.now, kind="launch.host_down", role=row.role,
-                    subject=f"attempt:{row.id}", detail={"host": host},
-                )  # fmt: skip
-        for row in stale:
-            if desk_hosts.rehand_launch(wconn, row.id, host=here, now=ctx.now):
-                restart.append(row.id)
-                roles[row.id] = row.role
-        for row in running:
-            if attempt_rows.finish_launch(
-                wconn,
-                row.id,
-                status="failed",
-                now=ctx.now,
-                exit_code=None,
-                failure_class="transient",
-                detail="executor died",
-                cost_usd=None,
-                hold_until=None,
-            ):
-                dead.append(row.id)
-                add_event(
-                    wconn,
-                    at=ctx.now,
-                    kind="launch.died",
-                    role=row.role,
-                    subject=f"attempt:{row.id}",
-                )
-    return restart, dead, roles
+            _give_up(ctx, wconn, row)
+        restarted = tuple(
+            Launch(attempt_id=row.id, role=row.role)
+            for row in stale
+            if desk_hosts.rehand_launch(wconn, row.id, host=here, now=ctx.now)
+        )
+        died = tuple(row.id for row in running if _fail_dead(ctx, wconn, row))
+    return Healed(restarted=restarted, died=died)
+
+
+def _fail_dead(ctx: DeskContext, conn: sqlite3.Connection, row: Attempt) -> bool:
+    """Fail a ``running`` launch whose executor is gone; False when it finished meanwhile."""
+    if not attempt_rows.finish_launch(
+        conn,
+        row.id,
+        status="failed",
+        now=ctx.now,
+        exit_code=None,
+        failure_class="transient",
+        detail="executor died",
+        cost_usd=None,
+        hold_until=None,
+    ):
+        return False
+    add_event(conn, at=ctx.now, kind="launch.died", role=row.role, subject=f"attempt:{row.id}")
+    return True
+
+
+def _give_up(ctx: DeskContext, conn: sqlite3.Connection, row: Attempt) -> None:
+    """Its host's tick would have started it within a minute: that host is down. The launch
+    is given up (never run here: the role is that host's), so the attempt's ladder climbs."""
+    host = ctx.desk.host_of(row.role)
+    if attempt_rows.skip_planned_launch(
+        conn, row.id, reason=f"host {host} is not ticking", now=ctx.now
+    ):
+        add_event(
+            conn, at=ctx.now, kind="launch.host_down", role=row.role,
+            subject=f"attempt:{row.id}", detail={"host": host},
+        )  # fmt: skip

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import secrets
 import sqlite3
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from deskd.adapters.locks import LockBusy
@@ -21,6 +22,7 @@ from deskd.service.desk import locks
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.dispatch import (
     Dispatched,
+    Healed,
     hand_launches,
     heal_launches,
     start_executor,
@@ -39,20 +41,20 @@ from deskd.store.meta import set_meta
 from deskd.store.pages import insert_page, resolve_pages_for_key
 
 
-@dataclass
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TickResult:
+    """What one tick did, built step by step (each step returns the next record)."""
+
     now: int
     dry_run: bool
     plan: Plan | None = None
     skipped: str | None = None
-    attempt_ids: dict[str, int] = field(default_factory=dict)
-    page_ids: list[int] = field(default_factory=list)
-    hooks_fired: list[dict[str, Any]] = field(default_factory=list)
-    dispatched: list[Dispatched] = field(default_factory=list)
-    restarted: list[int] = field(default_factory=list)
-    restart_roles: dict[int, str] = field(default_factory=dict)
-    died: list[int] = field(default_factory=list)
-    pages_sent: list[dict[str, Any]] = field(default_factory=list)
+    attempt_ids: Mapping[str, int] = field(default_factory=dict)
+    page_ids: tuple[int, ...] = ()
+    hooks_fired: tuple[dict[str, Any], ...] = ()
+    healed: Healed = field(default_factory=Healed)
+    dispatched: tuple[Dispatched, ...] = ()
+    pages_sent: tuple[dict[str, Any], ...] = ()
     error: str | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -61,7 +63,7 @@ class TickResult:
             "now": iso_utc(self.now),
             "dry_run": self.dry_run,
             "skipped": self.skipped,
-            "hooks_fired": self.hooks_fired,
+            "hooks_fired": list(self.hooks_fired),
             "resolved": [],
             "attempts": [],
             "actions": [],
@@ -69,9 +71,9 @@ class TickResult:
             "launched": [
                 {"attempt_id": d.attempt_id, "role": d.role, "pid": d.pid} for d in self.dispatched
             ],
-            "restarted": self.restarted,
-            "died": self.died,
-            "pages_sent": self.pages_sent,
+            "restarted": [r.attempt_id for r in self.healed.restarted],
+            "died": list(self.healed.died),
+            "pages_sent": list(self.pages_sent),
         }
         if p is None:
             return out
@@ -120,25 +122,30 @@ def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResu
     In execute mode the recorded launches are handed to detached executors once the plan's
     transaction has committed; ``wait`` waits for them (tests and one-shot use).
     """
-    result = TickResult(now=ctx.now, dry_run=not execute)
     ping(ctx, "start")
     try:
         with locks.hold(ctx, locks.TICK):
-            _tick(ctx, result, execute=execute)
+            result = _tick(ctx, execute=execute)
             if execute:
-                _dispatch(ctx, result)
-                result.pages_sent = deliver_pages(ctx)
+                dispatched = _dispatch(ctx, result)
+                result = replace(
+                    result, dispatched=dispatched, pages_sent=tuple(deliver_pages(ctx))
+                )
     except LockBusy:
-        result.skipped = f"another tick holds {locks.where(ctx, locks.TICK)}"
+        result = TickResult(
+            now=ctx.now,
+            dry_run=not execute,
+            skipped=f"another tick holds {locks.where(ctx, locks.TICK)}",
+        )
         if execute and ctx.settings.shared_database:
             # Another host is planning; this host still starts what was handed to it.
-            _dispatch(ctx, result)
+            result = replace(result, dispatched=_dispatch(ctx, result))
             with ctx.write() as wconn:
                 record_tick(wconn, ctx.settings.host_id, now=ctx.now)
     except Exception as exc:
-        ping(ctx, "fail", f"{type(exc).__name__}: {exc}")
-        result.error = f"{type(exc).__name__}: {exc}"
-        log_tick(ctx, result)
+        error = f"{type(exc).__name__}: {exc}"
+        ping(ctx, "fail", error)
+        log_tick(ctx, TickResult(now=ctx.now, dry_run=not execute, error=error))
         raise
     ping(ctx, "success")
     log_tick(ctx, result)
@@ -149,21 +156,19 @@ def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResu
     return result
 
 
-def _dispatch(ctx: DeskContext, result: TickResult) -> None:
+def _dispatch(ctx: DeskContext, result: TickResult) -> tuple[Dispatched, ...]:
     """Start an executor for each launch handed to this host (this tick's own, and those
-    another host's tick planned for a role bound here), then for each restarted one."""
-    for attempt_id, role in take_launches(ctx):
-        result.dispatched.append(start_executor(ctx, attempt_id, role))
-    for attempt_id in result.restarted:
-        result.dispatched.append(start_executor(ctx, attempt_id, result.restart_roles[attempt_id]))
+    another host's tick planned for a role bound here), then each one healing planned again."""
+    return tuple(
+        start_executor(ctx, launch.attempt_id, launch.role)
+        for launch in [*take_launches(ctx), *result.healed.restarted]
+    )
 
 
-def _tick(ctx: DeskContext, result: TickResult, *, execute: bool) -> None:
+def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
     conn = ctx.conn
-    if execute:
-        result.restarted, result.died, result.restart_roles = heal_launches(ctx)
+    healed = heal_launches(ctx) if execute else Healed()
     fired = fire_due_hooks(ctx, execute=execute)
-    result.hooks_fired = [f.to_json() for f in fired]
     if execute:
         # Time-based meeting transitions (idle pause, late attendance) run on the tick
         # (lesson 25); a dry run's snapshot applies the same sweep in memory.
@@ -174,14 +179,21 @@ def _tick(ctx: DeskContext, result: TickResult, *, execute: bool) -> None:
     if not execute:
         snapshot = with_would_fire(snapshot, fired, now=ctx.now)
     plan = make_plan(snapshot, now=ctx.now, policy=policy_of(ctx.desk))
-    result.plan = plan
+    planned = TickResult(
+        now=ctx.now,
+        dry_run=not execute,
+        plan=plan,
+        hooks_fired=tuple(f.to_json() for f in fired),
+        healed=healed,
+    )
     if not execute:
-        return
+        return planned
     with ctx.write() as wconn:
-        result.attempt_ids, result.page_ids = record_plan(wconn, plan, now=ctx.now)
-        hand_launches(ctx, wconn, {result.attempt_ids[x.keys[0]]: x.role for x in plan.launches})
+        attempt_ids, page_ids = record_plan(wconn, plan, now=ctx.now)
+        hand_launches(ctx, wconn, {attempt_ids[x.keys[0]]: x.role for x in plan.launches})
         set_meta(wconn, "last_tick_at", str(ctx.now))
         record_tick(wconn, ctx.settings.host_id, now=ctx.now)
+    return replace(planned, attempt_ids=attempt_ids, page_ids=tuple(page_ids))
 
 
 def record_plan(

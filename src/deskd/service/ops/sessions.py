@@ -14,7 +14,7 @@ from deskd.adapters.locks import LockBusy
 from deskd.core.planner import plan as make_plan
 from deskd.core.sessions import desk_day, latest_boundary
 from deskd.core.timeparse import iso_utc, local_text
-from deskd.errors import DeskdError, InvalidValue
+from deskd.errors import InvalidValue, TickBusy
 from deskd.service.desk import locks
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import acting_role
@@ -103,11 +103,7 @@ def rollover(ctx: DeskContext, *, execute: bool) -> dict[str, Any]:
         with locks.hold(ctx, locks.TICK):
             return _rollover_step(ctx, boundary=boundary, execute=True)
     except LockBusy:
-        raise DeskdError(
-            f"a tick is running ({locks.where(ctx, locks.TICK)} is held); it runs the rollover too — "
-            "try again in a moment",
-            code="tick_busy",
-        ) from None
+        raise TickBusy(locks.where(ctx, locks.TICK)) from None
 
 
 def _rollover_step(ctx: DeskContext, *, boundary: int, execute: bool) -> dict[str, Any]:
