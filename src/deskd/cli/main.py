@@ -16,6 +16,7 @@ from deskd.cli.common import DeskdGroup
 COMMANDS: dict[str, tuple[str, str]] = {
     "init": ("deskd.cli.init", "init"),
     "doctor": ("deskd.cli.doctor", "doctor"),
+    "migrate-db": ("deskd.cli.migrate_db", "migrate_db"),
     "demo": ("deskd.cli.demo", "demo"),
     "status": ("deskd.cli.status", "status"),
     "roles": ("deskd.cli.status", "roles"),

@@ -46,7 +46,7 @@ class Where:
 
     home: Path
     desk: Path
-    db: Path
+    db: Path | str  # a SQLite file, or a PostgreSQL URL
     logs: Path
     run: Path
 
@@ -100,7 +100,7 @@ def _settings(
         return None, Where(
             home=home,
             desk=paths.desk_file(environ),
-            db=paths.db_file(environ),
+            db=paths.db_file_str(environ),
             logs=paths.log_dir(environ),
             run=paths.run_dir(home),
         )
@@ -110,7 +110,7 @@ def _settings(
     where = Where(
         home=settings.home,
         desk=settings.desk_path,
-        db=settings.db_path,
+        db=settings.database if settings.shared_database else settings.db_path,
         logs=settings.log_path,
         run=settings.run_path,
     )
@@ -180,11 +180,14 @@ def _desk(where: Where, host: HostConfig | None, checks: list[Check]) -> Desk | 
     return desk
 
 
-def database_checks(db: Path) -> list[Check]:
+def database_checks(db: Path | str) -> list[Check]:
     """The database opens, its schema is current, and it is in WAL mode. Never writes."""
-    from deskd.store.db import connect, journal_mode
-    from deskd.store.migrations import LATEST, schema_version
+    from deskd.store.db import connect, is_url, journal_mode
+    from deskd.store.migrations import schema_version
 
+    if is_url(db):
+        return postgres_checks(str(db))
+    db = Path(db)
     if not db.exists():
         return [
             Check(
@@ -204,19 +207,7 @@ def database_checks(db: Path) -> list[Check]:
         return [Check("database", "fail", f"{db}: not a deskd database: {exc}")]
     finally:
         conn.close()
-    checks = [Check("database", "ok", f"{db} opens")]
-    if version == LATEST:
-        checks.append(Check("schema", "ok", f"version {version} (current)"))
-    elif version < LATEST:
-        checks.append(
-            Check("schema", "warn", f"version {version}; the next command migrates it to {LATEST}")
-        )
-    else:
-        checks.append(
-            Check(
-                "schema", "fail", f"version {version} is newer than this deskd ({LATEST}); upgrade"
-            )
-        )
+    checks = [Check("database", "ok", f"{db} opens"), *_schema_checks(version)]
     if mode == "wal":
         checks.append(Check("wal mode", "ok", "journal_mode = wal"))
     else:
@@ -228,6 +219,56 @@ def database_checks(db: Path) -> list[Check]:
                 f"(sqlite3 {db} 'PRAGMA journal_mode=WAL')",
             )
         )
+    return checks
+
+
+def _schema_checks(version: int) -> list[Check]:
+    from deskd.store.migrations import LATEST
+
+    if version == LATEST:
+        return [Check("schema", "ok", f"version {version} (current)")]
+    if version < LATEST:
+        return [
+            Check("schema", "warn", f"version {version}; the next command migrates it to {LATEST}")
+        ]
+    return [
+        Check("schema", "fail", f"version {version} is newer than this deskd ({LATEST}); upgrade")
+    ]
+
+
+OLDEST_SERVER = 130000
+"""PostgreSQL 13: the oldest server deskd is tested against."""
+
+
+def postgres_checks(url: str) -> list[Check]:
+    """A PostgreSQL desk: it connects, the server is recent enough, the schema is current,
+    and an advisory lock taken on one connection is seen and refused on another."""
+    from deskd.store.db import redact
+
+    shown = redact(url)
+    try:
+        from deskd.store.pg import probe
+    except ImportError:
+        return [Check("database", "fail", "PostgreSQL needs psycopg: pip install 'deskd[pg]'")]
+    try:
+        found = probe(url)
+    except sqlite3.Error as exc:
+        return [Check("database", "fail", f"{shown}: cannot connect: {exc}")]
+    checks = [Check("database", "ok", f"{shown} connects")]
+    if found.server_version_num >= OLDEST_SERVER:
+        checks.append(Check("server", "ok", f"PostgreSQL {found.server_version}"))
+    else:
+        checks.append(
+            Check("server", "fail", f"PostgreSQL {found.server_version}; deskd needs 13 or newer")
+        )
+    if found.schema == 0:
+        checks.append(Check("schema", "warn", "empty: the first deskd command sets it up"))
+    else:
+        checks.extend(_schema_checks(found.schema))
+    if found.lock_round_trip is None:
+        checks.append(Check("locks", "ok", "advisory lock round trip between two connections"))
+    else:
+        checks.append(Check("locks", "fail", found.lock_round_trip))
     return checks
 
 

@@ -1,0 +1,59 @@
+"""``deskd migrate-db``: move a desk from its SQLite file to a PostgreSQL database."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from typing import Any
+
+from deskd.errors import DeskdError, InvalidValue, Unavailable
+
+
+def migrate_db(source: str, target: str) -> dict[str, Any]:
+    """Copy the desk at ``source`` (a SQLite file) into ``target`` (an empty PostgreSQL
+    database, created by its owner beforehand); the source is read, never changed."""
+    from deskd.store.db import DatabaseMissing, connect, is_url, redact
+
+    if is_url(source):
+        raise InvalidValue("--from", redact(source), "the SQLite file of the desk to copy")
+    if not is_url(target):
+        raise InvalidValue("--to", target, "a postgresql://user@host/db URL")
+    if not os.path.isfile(source):
+        raise InvalidValue("--from", source, "no such file: the desk's data/deskd.db")
+    try:
+        from deskd.store.copy import TargetNotEmpty, copy_desk
+        from deskd.store.migrations import LATEST, schema_version
+    except ImportError:  # psycopg missing
+        raise Unavailable("PostgreSQL needs psycopg: pip install 'deskd[pg]'") from None
+    src = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+    src.row_factory = sqlite3.Row
+    try:
+        found = int(src.execute("PRAGMA user_version").fetchone()[0])
+        if found != LATEST:
+            raise DeskdError(
+                f"{source} is at schema version {found}, this deskd's is {LATEST}: run any "
+                "deskd command on that desk first (it migrates), then copy",
+                code="schema_behind",
+            )
+        try:
+            dst = connect(target)
+        except (sqlite3.Error, DatabaseMissing) as exc:
+            raise Unavailable(f"database {redact(target)}: {exc}") from None
+        try:
+            copied = copy_desk(src, dst)
+            version = schema_version(dst)
+        except TargetNotEmpty as exc:
+            raise DeskdError(str(exc), code="target_not_empty") from None
+        except Exception as exc:  # psycopg's own errors from the bulk copy
+            raise Unavailable(f"copy into {redact(target)} failed: {exc}") from None
+        finally:
+            dst.close()
+    finally:
+        src.close()
+    return {
+        "from": source,
+        "to": redact(target),
+        "schema": version,
+        "rows": copied.tables,
+        "total": sum(copied.tables.values()),
+    }

@@ -1,0 +1,120 @@
+"""``deskd migrate-db``: copy a SQLite desk into an empty PostgreSQL database, all or nothing.
+
+The target is migrated to the current schema first (the same registry as every desk), then
+every table's rows are copied with their ids, in an order that satisfies the foreign keys:
+parents before children, and a table's references to its own rows (an attempt's
+``supersedes``, a message's ``reply_to``) filled in after all its rows are in. Identity
+counters then continue after the highest id copied. One transaction: a failure leaves
+the target as empty as it was.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, cast
+
+BATCH = 500
+
+
+class TargetNotEmpty(Exception):
+    def __init__(self, table: str) -> None:
+        super().__init__(
+            f"the target database already has rows in {table}: migrate-db copies into an "
+            "empty deskd database only"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Copied:
+    tables: dict[str, int]
+
+
+def _tables(src: sqlite3.Connection) -> list[str]:
+    rows = src.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+        "ORDER BY name"
+    ).fetchall()
+    return [str(r[0]) for r in rows]
+
+
+def _parents(src: sqlite3.Connection, table: str) -> tuple[set[str], list[str]]:
+    """(other tables it references, its own columns that reference itself)."""
+    others, own = set(), []
+    for fk in src.execute(f"PRAGMA foreign_key_list({table})").fetchall():
+        if fk["table"] == table:
+            own.append(str(fk["from"]))
+        else:
+            others.add(str(fk["table"]))
+    return others, own
+
+
+def _ordered(src: sqlite3.Connection, tables: Iterable[str]) -> list[tuple[str, list[str]]]:
+    pending = {t: _parents(src, t) for t in tables}
+    out: list[tuple[str, list[str]]] = []
+    done: set[str] = set()
+    while pending:
+        ready = sorted(t for t, (parents, _) in pending.items() if parents <= done)
+        if not ready:
+            raise ValueError(f"foreign keys form a cycle among {sorted(pending)}")
+        for t in ready:
+            out.append((t, pending.pop(t)[1]))
+            done.add(t)
+    return out
+
+
+def copy_desk(src: sqlite3.Connection, dst: sqlite3.Connection) -> Copied:
+    """Copy every row of ``src`` (SQLite, current schema) into ``dst`` (PostgreSQL, empty)."""
+    from deskd.store.db import transaction
+    from deskd.store.pg import PgConnection
+
+    pg = cast(PgConnection, dst)
+    tables = [t for t in _tables(src)]
+    copied: dict[str, int] = {}
+    with transaction(dst):
+        for table in tables:
+            if pg.raw_execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone() is not None:
+                raise TargetNotEmpty(table)
+        for table, self_refs in _ordered(src, tables):
+            copied[table] = _copy_table(src, pg, table, self_refs)
+        for table in tables:
+            if _has_identity(pg, table):
+                pg.raw_execute(
+                    f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                    f"COALESCE((SELECT MAX(id) FROM {table}), 1), "
+                    f"(SELECT MAX(id) FROM {table}) IS NOT NULL)"
+                )
+    return Copied(tables=copied)
+
+
+def _has_identity(pg: Any, table: str) -> bool:
+    row = pg.raw_execute(
+        f"SELECT pg_get_serial_sequence('{table}', 'id') IS NOT NULL "
+        f"FROM information_schema.columns WHERE table_name = '{table}' AND column_name = 'id'"
+    ).fetchone()
+    return bool(row and row[0])
+
+
+def _copy_table(src: sqlite3.Connection, pg: Any, table: str, self_refs: list[str]) -> int:
+    columns = [str(c["name"]) for c in src.execute(f"PRAGMA table_info({table})").fetchall()]
+    names = ", ".join(columns)
+    marks = ", ".join(["%s"] * len(columns))
+    later = [columns.index(c) for c in self_refs]
+    cursor = src.execute(f"SELECT {names} FROM {table} ORDER BY rowid")
+    count = 0
+    with pg.raw.cursor() as out:
+        while batch := cursor.fetchmany(BATCH):
+            rows = [tuple(None if i in later else v for i, v in enumerate(r)) for r in batch]
+            out.executemany(f"INSERT INTO {table} ({names}) VALUES ({marks})", rows)
+            count += len(rows)
+        for column in self_refs:
+            pairs = src.execute(
+                f"SELECT {column}, id FROM {table} WHERE {column} IS NOT NULL"
+            ).fetchall()
+            if pairs:
+                out.executemany(
+                    f"UPDATE {table} SET {column} = %s WHERE id = %s",
+                    [tuple(p) for p in pairs],
+                )
+    return count

@@ -1,0 +1,238 @@
+"""The PostgreSQL backend's own promises: the statement rewrite, the connection adapter's
+transactions and errors, migrations once under an advisory lock, locks that die with their
+process, `deskd doctor` and `deskd migrate-db` on a real server."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import Desk, urgent
+from deskd.store.db import connect, redact, transaction
+from deskd.store.pg_sql import translate
+
+# -- the rewrite (pure: no server) -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sqlite", "postgres"),
+    [
+        ("SELECT * FROM t WHERE a = ? AND b = ?", "SELECT * FROM t WHERE a = %s AND b = %s"),
+        ("SELECT '?', 'it''s ?' FROM t WHERE x = ?", "SELECT '?', 'it''s ?' FROM t WHERE x = %s"),
+        ("SELECT 5 % 2", "SELECT 5 %% 2"),
+        ("WHERE role IS ?", "WHERE role IS NOT DISTINCT FROM %s"),
+        ("WHERE a IS NOT b.c", "WHERE a IS DISTINCT FROM b.c"),
+        ("WHERE a IS NULL AND b IS NOT NULL", "WHERE a IS NULL AND b IS NOT NULL"),
+        ("SET due = MAX(due, ?)", "SET due = GREATEST(due, %s)"),
+        ("SELECT MAX(id), MIN(at) FROM t", "SELECT MAX(id), MIN(at) FROM t"),
+        ("SELECT MIN(a, COALESCE(b, 0), c)", "SELECT LEAST(a, COALESCE(b, 0), c)"),
+        ("SELECT SUM(landed_at IS NOT NULL)", "SELECT SUM((landed_at IS NOT NULL)::int)"),
+        (
+            "SELECT i.id FROM items AS i INDEXED BY items_unread CROSS JOIN h ON h.x = i.id",
+            "SELECT i.id FROM items AS i    INNER JOIN h ON h.x = i.id",
+        ),
+    ],
+)
+def test_it_rewrites_what_postgresql_reads_differently(sqlite: str, postgres: str) -> None:
+    assert translate(sqlite).sql == postgres
+
+
+def test_it_qualifies_the_row_in_an_upserts_set_and_leaves_excluded_alone() -> None:
+    sql = (
+        "INSERT INTO items (role, priority) VALUES (?, ?) ON CONFLICT (role) "
+        "DO UPDATE SET priority = MAX(priority, excluded.priority), n = n + 1, "
+        "seen_at = CASE WHEN excluded.priority > priority THEN NULL ELSE seen_at END "
+        "RETURNING id, n"
+    )
+    out = translate(sql)
+    assert "SET priority = GREATEST(items.priority, excluded.priority)" in out.sql
+    assert "n = items.n + 1" in out.sql
+    assert "WHEN excluded.priority > items.priority THEN NULL ELSE items.seen_at END" in out.sql
+    assert out.sql.endswith("RETURNING id, n") and not out.returns_id
+
+
+def test_it_returns_the_new_id_only_where_a_table_has_one() -> None:
+    assert translate("INSERT INTO events (at, kind) VALUES (?, ?)").returns_id
+    assert translate("INSERT INTO events (at, kind) VALUES (?, ?)").sql.endswith(" RETURNING id")
+    assert not translate("INSERT INTO meta (key, value) VALUES (?, ?)").returns_id
+    assert not translate("UPDATE events SET kind = ?").returns_id
+
+
+def test_it_never_prints_a_password() -> None:
+    assert redact("postgresql://desk:s3cret@db.internal:5432/desk") == (
+        "postgresql://desk:***@db.internal:5432/desk"
+    )
+    assert redact("postgresql://desk@/desk?host=/run/pg") == "postgresql://desk@/desk?host=/run/pg"
+    assert redact("/srv/desk/data/deskd.db") == "/srv/desk/data/deskd.db"
+
+
+def test_settings_keep_a_url_and_refuse_another_scheme(tmp_path: Path) -> None:
+    from deskd.config import load_settings
+    from deskd.errors import SettingsError
+
+    url = "postgresql://desk@db.internal/desk"
+    s = load_settings({"DESKD_HOME": str(tmp_path), "DESKD_DATABASE_URL": url})
+    assert s.database == url and s.shared_database
+    s = load_settings({"DESKD_HOME": str(tmp_path), "DESKD_DB": "data/x.db"})
+    assert not s.shared_database and s.database.endswith("x.db")
+    with pytest.raises(SettingsError, match=r"DESKD_DB.*postgresql://"):
+        load_settings({"DESKD_HOME": str(tmp_path), "DESKD_DB": "mysql://desk@db/desk"})
+
+
+def test_a_sqlite_desk_never_loads_psycopg(tmp_path: Path) -> None:
+    code = (
+        "import sys; from deskd.store.db import connect, transaction; "
+        "from deskd.store.events import add_event; "
+        f"c = connect({str(tmp_path / 'd.db')!r}); "
+        "t = transaction(c); t.__enter__(); add_event(c, at=1, kind='x'); t.__exit__(None, None, None); "
+        "sys.exit(1 if any(m.startswith('psycopg') for m in sys.modules) else 0)"
+    )
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+# -- a real server -----------------------------------------------------------------------------
+
+_fork = multiprocessing.get_context("fork")
+
+
+def _open_and_write(url: str, barrier: Any, index: int) -> None:
+    from deskd.store.events import add_event
+
+    barrier.wait(timeout=60)
+    conn = connect(url)
+    with transaction(conn):
+        add_event(conn, at=1_796_133_600_000 + index, kind="test.opened", subject=str(index))
+    conn.close()
+
+
+def test_eight_processes_migrate_a_fresh_database_once(pg_database: str) -> None:
+    from deskd.store.migrations import LATEST, schema_version
+
+    barrier = _fork.Barrier(8)
+    procs = [
+        _fork.Process(target=_open_and_write, args=(pg_database, barrier, i)) for i in range(8)
+    ]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(timeout=60)
+    assert [p.exitcode for p in procs] == [0] * 8
+    conn = connect(pg_database)
+    assert schema_version(conn) == LATEST
+    assert conn.execute("SELECT COUNT(*) FROM deskd_schema").fetchone()[0] == 1
+    ids = [r[0] for r in conn.execute("SELECT id FROM events ORDER BY id")]
+    assert ids == list(range(1, 9))
+    conn.close()
+
+
+def test_transactions_behave_as_on_sqlite(pg_database: str) -> None:
+    from deskd.store.events import add_event
+
+    conn = connect(pg_database)
+    with pytest.raises(sqlite3.IntegrityError), transaction(conn):
+        add_event(conn, at=1, kind="kept?")
+        conn.execute(
+            "INSERT INTO sessions (role, state, started_at) VALUES ('nobody', 'working', 1)"
+        )
+    assert conn.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 0
+    with transaction(conn):
+        first = add_event(conn, at=1, kind="outer")
+        with pytest.raises(RuntimeError), transaction(conn):
+            add_event(conn, at=2, kind="inner")
+            raise RuntimeError("inner only")
+    assert [r["kind"] for r in conn.execute("SELECT kind FROM events")] == ["outer"]
+    row = conn.execute("SELECT * FROM events WHERE id = ?", (first,)).fetchone()
+    assert row["kind"] == row[2] == "outer" and "detail" in list(row.keys())
+    conn.close()
+
+
+def test_a_writer_waits_for_the_write_lock_then_gives_up(pg_database: str) -> None:
+    holder = connect(pg_database)
+    waiter = connect(pg_database, busy_ms=300)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(sqlite3.OperationalError, match="lock"), transaction(waiter):
+            pass
+        assert waiter.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 0  # reads go on
+    finally:
+        holder.execute("ROLLBACK")
+    with transaction(waiter):
+        pass
+    holder.close()
+    waiter.close()
+
+
+def test_a_lock_dies_with_the_process_that_held_it(pg_database: str) -> None:
+    from deskd.store import locks
+
+    code = (
+        "import sys, time; from deskd.store.db import connect; from deskd.store import locks; "
+        f"c = connect({pg_database!r}); assert locks.try_hold(c, 'role-alpha'); "
+        "print('held', flush=True); time.sleep(60)"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+        observer = connect(pg_database)
+        assert locks.is_held(observer, "role-alpha") and not locks.try_hold(observer, "role-alpha")
+        assert not locks.is_held(observer, "role-beta")
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    for _ in range(100):
+        if not locks.is_held(observer, "role-alpha"):
+            break
+        import time
+
+        time.sleep(0.02)
+    assert locks.try_hold(observer, "role-alpha")
+    observer.close()
+
+
+@pytest.mark.sqlite_only  # the desk fixture's own database is not used: pg_database is
+def test_doctor_checks_connection_server_schema_and_locks(desk: Desk, pg_database: str) -> None:
+    desk.setenv("DESKD_DB", pg_database)
+    out = desk.run("doctor", "--json")
+    checks = {c["name"]: c for c in json.loads(out.stdout)["checks"]}
+    assert checks["database"]["level"] == "ok" and checks["server"]["level"] == "ok"
+    assert checks["schema"]["level"] == "warn"  # nothing set it up yet
+    assert checks["locks"]["level"] == "ok", checks["locks"]
+    desk.ok("inbox", "list", "--for", "alpha")
+    checks = {c["name"]: c for c in json.loads(desk.run("doctor", "--json").stdout)["checks"]}
+    assert checks["schema"]["level"] == "ok"
+    gone = pg_database.rsplit("/", 1)[0] + "/no_such_database?" + pg_database.split("?", 1)[1]
+    out = desk.run("doctor", "--json", DESKD_DB=gone)
+    assert out.exit_code == 1
+    (db,) = [c for c in json.loads(out.stdout)["checks"] if c["name"] == "database"]
+    assert db["level"] == "fail" and "no_such_database" in db["detail"]
+
+
+@pytest.mark.sqlite_only  # copies the SQLite desk into pg_database
+def test_migrate_db_copies_a_desk_that_then_runs_on_postgresql(
+    desk: Desk, pg_database: str
+) -> None:
+    for title in ("disk 91%", "cpu 99%"):
+        urgent(desk, "alpha", title)
+    desk.ok("send", "--from", "beta", "--to", "alpha", "--subject", "hi", "--body", "b")
+    desk.json("tick", "--execute")
+    before = desk.json("inbox", "list", "--for", "alpha", "--all")
+    src = str(desk.db_path)
+    out = desk.json("migrate-db", "--from", src, "--to", pg_database)
+    assert out["rows"]["items"] == 3 and out["rows"]["roles"] == 3
+    desk.setenv("DESKD_DB", pg_database)
+    assert desk.json("inbox", "list", "--for", "alpha", "--all") == before
+    new = desk.json("inbox", "enqueue", "--for", "beta", "--source", "alert", "--title", "next")
+    assert new["id"] == 4  # ids continue after the copied ones
+    again = desk.run("migrate-db", "--from", src, "--to", pg_database, "--json")
+    assert again.exit_code == 1 and json.loads(again.stderr)["error"]["code"] == "target_not_empty"
+    bad = desk.run("migrate-db", "--from", src, "--to", "/tmp/x.db", "--json")
+    assert bad.exit_code == 1 and "postgresql://" in bad.stderr
