@@ -29,6 +29,12 @@ VARIABLES: dict[str, tuple[str, str, object]] = {
         ["json://a.example", "json://b.example", "json://c.example"],
     ),
     "DESKD_LOG_DIR": ("/var/log/deskd", "log_path", Path("/var/log/deskd")),
+    "DESKD_DATABASE_URL": (
+        "postgresql://desk@db.internal/desk",
+        "database",
+        "postgresql://desk@db.internal/desk",
+    ),
+    "DESKD_HOST_NAME": ("gpu-box", "host_id", "gpu-box"),
     "DESKD_HOST": ("0.0.0.0", "host", "0.0.0.0"),
     "DESKD_PORT": ("9001", "port", 9001),
     "DESKD_SUPERVISOR_AUTH_MODE": ("hybrid", "supervisor_auth_mode", "hybrid"),
