@@ -14,7 +14,7 @@ def _actor(ctx: DeskContext) -> str:
         raise DeskdError(
             "pause and resume are for people, not agents (DESKD_ROLE is set)", code="not_permitted"
         )
-    return "operator"
+    return ctx.actor
 
 
 def pause(ctx: DeskContext, *, role: str | None, reason: str) -> int:

@@ -25,7 +25,7 @@ def _operator(ctx: DeskContext) -> str:
         raise DeskdError(
             "silences are for people, not agents (DESKD_ROLE is set)", code="not_permitted"
         )
-    return "operator"
+    return ctx.actor
 
 
 def silence_view(row: sqlite3.Row, *, now: int, tz: str) -> dict[str, Any]:
