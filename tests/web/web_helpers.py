@@ -43,7 +43,7 @@ def free_port() -> int:
 
 def record_launches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The tick's launcher replaced by a recorder at its boundary: no agent runs here."""
-    from deskd.service.dispatch import Dispatched
+    from deskd.service.engine.dispatch import Dispatched
 
     started: list[int] = []
 
@@ -51,7 +51,7 @@ def record_launches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         started.append(attempt_id)
         return Dispatched(attempt_id=attempt_id, role=role, pid=0)
 
-    monkeypatch.setattr("deskd.service.tick.start_executor", record)
+    monkeypatch.setattr("deskd.service.engine.tick.start_executor", record)
     return started
 
 

@@ -37,13 +37,13 @@ def serve(host: str | None, port: str | None, new_code: bool) -> None:
       deskd serve --new-code                       # forget the old code, print a new one
     """
     from deskd.config import load_settings
-    from deskd.service.console import (
+    from deskd.service.desk.context import open_context
+    from deskd.service.ops.console import (
         access_code_configured,
         is_loopback,
         new_access_code,
         startup_refusal,
     )
-    from deskd.service.context import open_context
 
     settings = load_settings()
     bind = host or settings.host

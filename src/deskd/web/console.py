@@ -11,8 +11,8 @@ from typing import Any
 from deskd.adapters.clock import now_ms
 from deskd.config import Settings
 from deskd.core.values import SUPERVISOR
-from deskd.service.console import is_loopback, session_secret
-from deskd.service.context import DeskContext, open_context
+from deskd.service.desk.context import DeskContext, open_context
+from deskd.service.ops.console import is_loopback, session_secret
 from deskd.web.auth import Lockout, SessionCodec
 
 MIN_SECRET = 4  # shorter values are too common to mask without mangling the page
@@ -75,7 +75,7 @@ class Console:
         """Values that must never appear on a page: the access code, channel credentials."""
         found = [self.settings.supervisor_access_code or ""]
         if ctx is not None:
-            from deskd.service.channels import all_channels, secrets_of
+            from deskd.service.paging.channels import all_channels, secrets_of
 
             for channel in all_channels(self.settings, ctx.desk).values():
                 for url in channel.urls:

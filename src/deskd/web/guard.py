@@ -58,7 +58,7 @@ def _path(request: Request) -> str:
 
 async def _signed(request: Request, console: Console, body: bytes) -> Principal | None:
     """The signed principal, after its nonce is burned; None when the request is unsigned."""
-    from deskd.service.console import read_public_keys
+    from deskd.service.ops.console import read_public_keys
     from deskd.web.signed import AssertionRefused, parse, verify
 
     try:
@@ -77,7 +77,7 @@ async def _signed(request: Request, console: Console, body: bytes) -> Principal 
 
 
 def _burn(console: Console, nonce: str, key_id: str, now: int) -> bool:
-    from deskd.service.console import burn_nonce
+    from deskd.service.ops.console import burn_nonce
 
     with console.desk(now) as ctx:
         return burn_nonce(ctx, nonce, key_id=key_id, keep_ms=NONCE_KEEP_MS)

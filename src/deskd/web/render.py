@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from deskd.core.timeparse import human_age, local_text, parse_instant
-from deskd.service.context import DeskContext
+from deskd.service.desk.context import DeskContext
 from deskd.web.console import console_of, mask
 
 TEMPLATES = Path(__file__).with_name("templates")

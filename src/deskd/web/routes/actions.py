@@ -12,9 +12,13 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from deskd.core.values import SUPERVISOR
-from deskd.service import hooks, pauses, silences, supervisor, tasks, wake
-from deskd.service.channels import send_test
-from deskd.service.context import DeskContext
+from deskd.service.desk import pauses
+from deskd.service.desk.context import DeskContext
+from deskd.service.engine import hooks, wake
+from deskd.service.ops import supervisor
+from deskd.service.paging import silences
+from deskd.service.paging.channels import send_test
+from deskd.service.work import tasks
 from deskd.web.console import as_int, console_of
 from deskd.web.guard import Principal, actor, now_of
 from deskd.web.routes.auth import safe_next

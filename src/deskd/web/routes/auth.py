@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 
 from deskd.core.timeparse import local_text
-from deskd.service.console import check_access_code
+from deskd.service.ops.console import check_access_code
 from deskd.web.auth import LOGIN_COOKIE, SESSION_COOKIE, csrf_matches
 from deskd.web.console import console_of
 from deskd.web.guard import Principal, Refused, actor, now_of

@@ -7,9 +7,9 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
-from deskd.service.board import board
-from deskd.service.channels import routes
-from deskd.service.context import DeskContext
+from deskd.service.desk.context import DeskContext
+from deskd.service.ops.board import board
+from deskd.service.paging.channels import routes
 from deskd.web.console import console_of
 from deskd.web.guard import Principal, now_of, reader
 from deskd.web.render import page

@@ -7,13 +7,13 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
 from deskd.core.values import PRIORITIES
-from deskd.service.channels import channel_views
-from deskd.service.console_views import recent_events
-from deskd.service.hooks import list_hooks
-from deskd.service.pages import pages
-from deskd.service.silences import listing
-from deskd.service.tasks import list_tasks
-from deskd.service.wake import explain_attempt, explain_role, list_wakes
+from deskd.service.engine.hooks import list_hooks
+from deskd.service.engine.wake import explain_attempt, explain_role, list_wakes
+from deskd.service.ops.console_views import recent_events
+from deskd.service.paging.channels import channel_views
+from deskd.service.paging.pages import pages
+from deskd.service.paging.silences import listing
+from deskd.service.work.tasks import list_tasks
 from deskd.web.console import as_int, console_of
 from deskd.web.guard import Principal, now_of, reader
 from deskd.web.render import page

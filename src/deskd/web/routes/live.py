@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from deskd.service.console_views import change_mark
+from deskd.service.ops.console_views import change_mark
 from deskd.web.console import Console, console_of
 from deskd.web.guard import Principal, reader
 

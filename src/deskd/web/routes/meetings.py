@@ -5,8 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
-from deskd.service.console_views import meeting_detail
-from deskd.service.meeting_views import meeting_list
+from deskd.service.meetings.views import meeting_list
+from deskd.service.ops.console_views import meeting_detail
 from deskd.web.console import console_of
 from deskd.web.guard import Principal, now_of, reader
 from deskd.web.render import page

@@ -5,13 +5,13 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
-from deskd.service.console_views import ladder_history, recent_events
-from deskd.service.hooks import list_hooks
-from deskd.service.inbox import ledger
-from deskd.service.presence import role_presences
-from deskd.service.sessions import list_sessions
-from deskd.service.tasks import list_tasks
-from deskd.service.wake import explain_role, list_wakes
+from deskd.service.desk.inbox import ledger
+from deskd.service.desk.presence import role_presences
+from deskd.service.engine.hooks import list_hooks
+from deskd.service.engine.wake import explain_role, list_wakes
+from deskd.service.ops.console_views import ladder_history, recent_events
+from deskd.service.ops.sessions import list_sessions
+from deskd.service.work.tasks import list_tasks
 from deskd.web.console import console_of
 from deskd.web.guard import Principal, now_of, reader
 from deskd.web.render import page
