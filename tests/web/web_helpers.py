@@ -9,7 +9,8 @@ import re
 import shutil
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -219,3 +220,68 @@ def full_desk(desk: Desk, tmp_path_factory: pytest.TempPathFactory) -> None:
     shutil.copytree(home, desk.home, dirs_exist_ok=True)
     desk.now = now
     desk.monkeypatch.setenv("HOOK_TOKEN", SECRET)
+
+
+class Served:
+    """A real `deskd serve` subprocess on a loopback port, and what it printed."""
+
+    def __init__(self, proc: Any, url: str, printed: list[str]) -> None:
+        self.proc = proc
+        self.url = url
+        self.printed = printed
+
+    @property
+    def code(self) -> str | None:
+        for line in self.printed:
+            if line.startswith("supervisor access code"):
+                return line.rsplit(": ", 1)[1].strip()
+        return None
+
+
+@contextmanager
+def serve(desk: Desk, **env: str) -> Iterator[Served]:
+    """Start `deskd serve` on a free loopback port; stopped (and reaped) on the way out."""
+    import os
+    import subprocess
+    import time
+
+    port = free_port()
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
+    full_env.update(desk.env(**env))
+    deskd = Path(sys.executable).with_name("deskd")
+    proc = subprocess.Popen(
+        [str(deskd), "serve", "--port", str(port)],
+        env=full_env,
+        cwd=desk.home,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    printed: list[str] = []
+    try:
+        assert proc.stdout is not None
+        while True:  # the banner comes before uvicorn starts; the code (if any) before it
+            line = proc.stdout.readline()
+            if not line:
+                raise AssertionError("deskd serve exited: " + "".join(printed))
+            printed.append(line.rstrip("\n"))
+            if line.startswith("deskd console on"):
+                break
+        deadline = time.monotonic() + 15
+        while True:  # readiness: the port accepts connections
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError("deskd serve did not start listening: " + "\n".join(printed))
+            time.sleep(0.05)
+        yield Served(proc, f"http://127.0.0.1:{port}", printed)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()

@@ -62,9 +62,12 @@ def ladder_history(
         for p in console_rows.pages_of_role(ctx.conn, role, since=since)
     ]
     starts = [a["start"] for a in attempts] + [p["at"] for p in pages]
+    # Fit the picture to what happened (a little margin either side), within the window.
+    first = min(starts) if starts else since
+    margin = max((ctx.now - first) // 20, 60_000)
     return {
         "role": role,
-        "from": min([*starts, since]) if starts else since,
+        "from": max(since, first - margin),
         "to": ctx.now,
         "attempts": attempts,
         "pages": pages,
