@@ -109,8 +109,8 @@ def sign(key_file: Path, key_id: str, method: str, path: str, data: str, as_json
     \b
     Examples:
       deskd supervisor sign --key alice.pem --id alice --method GET --path /
-      H=$(deskd supervisor sign --key alice.pem --id alice --path /actions/pause \\
-            --data 'reason=deploy' | sed 's/^/-H\\n/')   # then curl --data 'reason=deploy'
+      deskd supervisor sign --key alice.pem --id alice --path /actions/pause \\
+          --data 'reason=deploy' --json   # the four headers; send the same body
     """
     from deskd.adapters.clock import now_ms
     from deskd.config import load_settings
