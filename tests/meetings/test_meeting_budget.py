@@ -3,15 +3,9 @@ message that exhausts it pauses the meeting, which can then only end (LESSONS 36
 
 from __future__ import annotations
 
-import pytest
-from meeting_helpers import meeting_of, no_launches, say, status
+from meeting_helpers import meeting_of, say, status
 
 from conftest import Desk
-
-
-@pytest.fixture(autouse=True)
-def _recorded(desk: Desk) -> list[int]:
-    return no_launches(desk.monkeypatch)
 
 
 def refused(desk: Desk, *args: str, role: str | None = None) -> str:

@@ -3,12 +3,10 @@
 
 from __future__ import annotations
 
-import pytest
 from meeting_helpers import (
     closures,
     demanded,
     meeting_of,
-    no_launches,
     open_attempts,
     prompt_of,
     say,
@@ -18,11 +16,6 @@ from meeting_helpers import (
 )
 
 from conftest import Desk
-
-
-@pytest.fixture(autouse=True)
-def _recorded(desk: Desk) -> list[int]:
-    return no_launches(desk.monkeypatch)
 
 
 def propose(desk: Desk, m: int, role: str = "alpha", resolution: str = "roll back 118") -> dict:

@@ -3,12 +3,10 @@ withdrawn on the next tick and its debts raise nothing (LESSONS 5, 6, 7)."""
 
 from __future__ import annotations
 
-import pytest
 from meeting_helpers import (
     closures,
     demanded,
     meeting_of,
-    no_launches,
     open_attempts,
     say,
     status,
@@ -16,11 +14,6 @@ from meeting_helpers import (
 )
 
 from conftest import Desk
-
-
-@pytest.fixture(autouse=True)
-def _recorded(desk: Desk) -> list[int]:
-    return no_launches(desk.monkeypatch)
 
 
 def test_idle_pause_withdraws_the_owed_reply_attempt(desk: Desk) -> None:

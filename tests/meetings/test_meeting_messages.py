@@ -3,15 +3,9 @@
 
 from __future__ import annotations
 
-import pytest
-from meeting_helpers import call, check_in, meeting_of, no_launches, say
+from meeting_helpers import call, check_in, meeting_of, say
 
 from conftest import Desk
-
-
-@pytest.fixture(autouse=True)
-def _recorded(desk: Desk) -> list[int]:
-    return no_launches(desk.monkeypatch)
 
 
 def test_a_message_is_an_item_for_every_other_attendee(desk: Desk) -> None:

@@ -12,6 +12,9 @@ The real 2026 transitions these tables are built on (checked against zoneinfo be
 Rules: a fixed-hour slot in the skipped hour fires once, right after the gap; a fixed-hour
 slot in the repeated hour fires once, at its first occurrence; a schedule whose hour field is
 ``*`` fires in real time (both passes of the repeated hour, nothing in the skipped one).
+
+Last, a hypothesis round trip near those instants: the fires found walking forward are the
+fires found walking back, over a few dozen expressions.
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ from itertools import pairwise
 from zoneinfo import ZoneInfo
 
 import pytest
-from schedule_cases import LONDON, NY, at, cron, local, utc
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from schedule_cases import DAY, LONDON, NY, at, cron, local, utc
 
 from deskd.core.schedule import due, next_fire, upcoming
 
@@ -195,3 +200,71 @@ def test_it_shows_local_and_utc_for_the_next_fires() -> None:
         ("2026-10-25 01:30 BST", "2026-10-25T00:30:00Z"),
         ("2026-10-26 01:30 GMT", "2026-10-26T01:30:00Z"),
     ]
+
+
+# Expressions for the round trip: fixed hours inside and around both transitions, real-time
+# (hour ``*``) schedules, steps, lists, ranges, day-of-month/day-of-week and month limits.
+ROUND_TRIP = (
+    "* * * * *",
+    "*/7 * * * *",
+    "0 * * * *",
+    "30 * * * *",
+    "59 * * * *",
+    "*/15 * * * *",
+    "5,35 * * * *",
+    "0 */2 * * *",
+    "0 1 * * *",
+    "30 1 * * *",
+    "59 1 * * *",
+    "0 2 * * *",
+    "30 2 * * *",
+    "*/10 2 * * *",
+    "0,30 2,3 * * *",
+    "15 0-3 * * *",
+    "45 1-2 * * *",
+    "0 3 * * *",
+    "0 0 * * *",
+    "15 6 * * *",
+    "0 9-17 * * 1-5",
+    "30 8 * * sun",
+    "0 12 * * 0,6",
+    "0 1 8 * *",
+    "0 2 1,8,25 * *",
+    "0 1 * mar,oct,nov *",
+    "*/20 1-3 * 3 *",
+    "0 0 1 * *",
+    "0 0 29 2 *",
+    "10 1 1-7 * sun",
+    "0 22 * * 6",
+    "1/13 * * * *",
+    "0 */3 * * *",
+    "0 4 */2 * *",
+    "58 23 31 12 *",
+    "0 1-2/1 * * *",
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    expr=st.sampled_from(ROUND_TRIP),
+    where=st.sampled_from([(tz, at(instant)) for tz, instant, _, _ in TRANSITIONS]),
+    shift=st.integers(-2 * DAY, DAY),
+    count=st.integers(1, 12),
+)
+def test_it_finds_the_same_fires_walking_forward_and_back(
+    expr: str, where: tuple[str, int], shift: int, count: int
+) -> None:
+    """Forward with ``upcoming``; back with ``due`` (the latest fire at or before an instant,
+    as the tick asks it), one fire at a time: the two walks meet fire for fire."""
+    tz, transition = where
+    spec = cron(expr, tz)
+    start = transition + shift
+    forward = upcoming(spec, after=start, count=count)
+    assert forward == sorted(set(forward)) and forward[0] > start
+    back: list[int] = []
+    now = forward[-1]
+    while (d := due(spec, since=start, now=now)).fire_at is not None:
+        assert d.missed == len(forward) - len(back) - 1
+        back.append(d.fire_at)
+        now = d.fire_at - 1
+    assert back[::-1] == forward, f"{expr} in {tz} from {utc(start)}"

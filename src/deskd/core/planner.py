@@ -88,7 +88,7 @@ def plan(snapshot: Snapshot, *, now: int, policy: Policy) -> Plan:
             else:
                 notes.append(step)
 
-    launches, attempts = _launches(snapshot, policy, demanded, attempts, items, now=now)
+    launches, attempts = _launches(snapshot, policy, demanded, attempts, items)
     pages.extend(_notices(snapshot, policy, attempts, now=now))
     return Plan(
         now=now,
@@ -152,7 +152,7 @@ def _step(
             generation=current.generation + 1,
             supersedes=current.id,
         )
-        yield _follow_up(snapshot, role, d, items)
+        yield _follow_up(role, d, items)
         return
     if is_terminal(policy, current.rung):
         wait_s = recycle_after_s(policy, current.recycles)
@@ -341,9 +341,7 @@ def _page_if_due(
     return PageAction(key=d.key, role=role.name, title=title, body=body)
 
 
-def _follow_up(
-    snapshot: Snapshot, role: RoleView, d: Demand, items: dict[int, ItemView]
-) -> PageAction:
+def _follow_up(role: RoleView, d: Demand, items: dict[int, ItemView]) -> PageAction:
     title, body = page_text(role=role.name, demand=d, items=items, failed_rung=None)
     return PageAction(
         key=d.key, role=role.name, title="follow-up: " + title, body=body, follow_up=True
@@ -356,8 +354,6 @@ def _launches(
     demanded: dict[str, Demand],
     attempts: list[NewAttempt],
     items: dict[int, ItemView],
-    *,
-    now: int,
 ) -> tuple[list[LaunchAction], list[NewAttempt]]:
     """Merge each role's launch-rung attempts of this tick into one launch."""
     by_role: dict[str, list[NewAttempt]] = {}

@@ -1,6 +1,6 @@
 """What the planner reads and writes: frozen records, no behaviour.
 
-The snapshot loader (store/) builds these from rows; the planner (core/planner.py) turns a
+The snapshot loader (service/snapshot.py) builds these from store rows; the planner (core/planner.py) turns a
 ``Snapshot`` into a ``Plan``; the tick (service/) records the plan. Times are Unix ms.
 """
 
@@ -11,25 +11,6 @@ from dataclasses import dataclass, field
 
 RUNGS: tuple[str, ...] = ("session", "resume", "spawn", "notify", "badge")
 LAUNCH_RUNGS: frozenset[str] = frozenset({"resume", "spawn"})
-MACHINE_RUNGS: frozenset[str] = frozenset({"session", "resume", "spawn"})
-REASON_KINDS: tuple[str, ...] = (
-    "inbox",
-    "urgent_task",
-    "idle_task",
-    "meeting",
-    "owed_reply",
-    "rollover",
-    "help",
-)
-OUTCOMES: tuple[str, ...] = ("pending", "resolved", "superseded", "withdrawn", "failed")
-LAUNCH_STATUSES: tuple[str, ...] = (
-    "planned",
-    "running",
-    "finished",
-    "skipped",
-    "failed",
-    "timed_out",
-)
 FAILURE_CLASSES: tuple[str, ...] = ("permanent", "transient", "usage_limit", "task")
 
 
@@ -47,7 +28,6 @@ class Policy:
     inbox_batch_s: int = 180
     max_launches_per_day: int = 48
     max_cost_per_day: float = 0.0
-    ack_timeout_s: int = 4 * 3600
     recycle_base_s: int = 30 * 60
     recycle_cap_s: int = 8 * 3600
     prompt_cap_bytes: int = 32 * 1024
@@ -121,7 +101,6 @@ class AttemptView:
     recycles: int = 0
     item_ids: tuple[int, ...] = ()
     task_ids: tuple[int, ...] = ()
-    paged: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

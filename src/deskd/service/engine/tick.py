@@ -178,11 +178,11 @@ def record_plan(
             conn, c.attempt_id, outcome=c.outcome, reason=c.reason, now=now
         ):
             continue
-        attempt_rows.drop_unstarted_launch(
+        attempt_rows.skip_planned_launch(
             conn, c.attempt_id, reason=f"not launched: attempt {c.outcome}", now=now
         )
         if row is not None and c.outcome != "superseded":
-            resolve_pages_for_key(conn, str(row["key"]), now=now)
+            resolve_pages_for_key(conn, row.key, now=now)
     ids: dict[str, int] = {}
     for a in plan.attempts:
         ids[a.key] = attempt_rows.insert_attempt(
