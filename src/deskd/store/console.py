@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import sqlite3
 
+TYPE_CHECKING = False  # as in store/attempts.py: records load lazily; mypy reads it as True
+if TYPE_CHECKING:
+    from deskd.store.records import Attempt, Page
+
 
 def burn_nonce(conn: sqlite3.Connection, nonce: str, *, key_id: str, now: int) -> bool:
     """Record ``nonce`` as used; False when it was used before (a replay)."""
@@ -52,17 +56,23 @@ def recent_events(
     ).fetchall()
 
 
-def attempts_since(conn: sqlite3.Connection, role: str, *, since: int) -> list[sqlite3.Row]:
+def attempts_since(conn: sqlite3.Connection, role: str, *, since: int) -> list[Attempt]:
     """A role's attempts attempted at or after ``since``, or still live, oldest first."""
-    return conn.execute(
+    from deskd.store.records import Attempt, records_of
+
+    rows = conn.execute(
         "SELECT * FROM attempts WHERE role = ? AND (attempted_at >= ? OR outcome = 'pending') "
         "ORDER BY id",
         (role, since),
     ).fetchall()
+    return records_of(Attempt, rows)
 
 
-def pages_of_role(conn: sqlite3.Connection, role: str, *, since: int) -> list[sqlite3.Row]:
+def pages_of_role(conn: sqlite3.Connection, role: str, *, since: int) -> list[Page]:
     """A role's pages created at or after ``since``, oldest first."""
-    return conn.execute(
+    from deskd.store.records import Page, records_of
+
+    rows = conn.execute(
         "SELECT * FROM pages WHERE role = ? AND created_at >= ? ORDER BY id", (role, since)
     ).fetchall()
+    return records_of(Page, rows)

@@ -27,41 +27,41 @@ def ladder_history(
     since = ctx.now - window_ms
     attempts = []
     for r in console_rows.attempts_since(ctx.conn, role, since=since):
-        end = r["resolved_at"] if r["resolved_at"] is not None else ctx.now
+        end = r.resolved_at if r.resolved_at is not None else ctx.now
         attempts.append(
             {
-                "id": int(r["id"]),
-                "key": r["key"],
-                "reason": r["kind"],
-                "rung": r["rung"],
-                "level": int(r["level"]),
-                "outcome": r["outcome"],
-                "start": int(r["attempted_at"]),
+                "id": int(r.id),
+                "key": r.key,
+                "reason": r.kind,
+                "rung": r.rung,
+                "level": int(r.level),
+                "outcome": r.outcome,
+                "start": int(r.attempted_at),
                 "end": int(end),
-                "launched": r["launched_at"],
-                "landed": r["landed_at"],
-                "resolved": r["resolved_at"] if r["outcome"] == "resolved" else None,
-                "launch_status": r["launch_status"],
-                "failure_class": r["failure_class"],
-                "skipped": r["skipped"],
-                "acked": r["ack_until"] is not None and int(r["ack_until"]) > ctx.now,
-                "label": f"#{r['id']} {r['key']} on {r['rung']}: {r['outcome']}"
-                + (f", launch {r['launch_status']}" if r["launch_status"] else "")
-                + (f", {r['failure_class']} failure" if r["failure_class"] else ""),
+                "launched": r.launched_at,
+                "landed": r.landed_at,
+                "resolved": r.resolved_at if r.outcome == "resolved" else None,
+                "launch_status": r.launch_status,
+                "failure_class": r.failure_class,
+                "skipped": r.skipped,
+                "acked": r.ack_until is not None and int(r.ack_until) > ctx.now,
+                "label": f"#{r.id} {r.key} on {r.rung}: {r.outcome}"
+                + (f", launch {r.launch_status}" if r.launch_status else "")
+                + (f", {r.failure_class} failure" if r.failure_class else ""),
             }
         )
     pages = [
         {
-            "id": int(p["id"]),
-            "attempt_id": int(p["attempt_id"]),
-            "at": int(p["created_at"]),
-            "status": p["status"],
-            "kind": p["kind"],
-            "label": f"page {p['id']} ({p['kind']}, {p['status']}): {p['title']}",
+            "id": int(p.id),
+            "attempt_id": int(p.attempt_id),
+            "at": int(p.created_at),
+            "status": p.status,
+            "kind": p.kind,
+            "label": f"page {p.id} ({p.kind}, {p.status}): {p.title}",
         }
         for p in console_rows.pages_of_role(ctx.conn, role, since=since)
     ]
-    starts = [a["start"] for a in attempts] + [p["at"] for p in pages]
+    starts: list[int] = [int(a["start"]) for a in attempts] + [int(p["at"]) for p in pages]
     # Fit the picture to what happened (a little margin either side), within the window.
     first = min(starts) if starts else since
     margin = max((ctx.now - first) // 20, 60_000)
