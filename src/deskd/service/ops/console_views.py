@@ -25,7 +25,7 @@ def ladder_history(
     ms, each attempt with its span on its rung and its launch, landing and resolution."""
     ctx.desk.role(role)
     since = ctx.now - window_ms
-    attempts = []
+    attempts: list[dict[str, Any]] = []
     for r in console_rows.attempts_since(ctx.conn, role, since=since):
         end = r.resolved_at if r.resolved_at is not None else ctx.now
         attempts.append(
@@ -50,7 +50,7 @@ def ladder_history(
                 + (f", {r.failure_class} failure" if r.failure_class else ""),
             }
         )
-    pages = [
+    pages: list[dict[str, Any]] = [
         {
             "id": int(p.id),
             "attempt_id": int(p.attempt_id),
@@ -61,7 +61,7 @@ def ladder_history(
         }
         for p in console_rows.pages_of_role(ctx.conn, role, since=since)
     ]
-    starts: list[int] = [int(a["start"]) for a in attempts] + [int(p["at"]) for p in pages]
+    starts = [int(a["start"]) for a in attempts] + [int(p["at"]) for p in pages]
     # Fit the picture to what happened (a little margin either side), within the window.
     first = min(starts) if starts else since
     margin = max((ctx.now - first) // 20, 60_000)
