@@ -174,7 +174,7 @@ def test_every_page_renders_in_the_browser(page: Any, served: tuple[Desk, Served
         ("wakes", "/wakes?explain=alpha"),
         ("pages", "/pages"),
         ("meetings", "/meetings"),
-        ("meeting", "/meetings/4"),
+        ("meeting", "/meetings/2"),
         ("tasks", "/tasks"),
         ("events", "/events"),
     ]:
