@@ -83,6 +83,8 @@ def serve(host: str | None, port: str | None, new_code: bool) -> None:
         log_level="warning",
         server_header=False,
         access_log=False,
+        # Open event streams never end by themselves; do not let them hold a stop forever.
+        timeout_graceful_shutdown=3,
     )
 
 
