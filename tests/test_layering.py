@@ -1,4 +1,4 @@
-"""The layers of ARCHITECTURE.md, checked on the source: core/ is pure, all SQL lives in
+"""The layers of docs/architecture.md, checked on the source: core/ is pure, all SQL lives in
 store/, store/ and the session hook stay light enough for the hook's hot path."""
 
 from __future__ import annotations

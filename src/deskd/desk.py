@@ -267,7 +267,7 @@ class Desk:
             raise UnknownRole(name, self.roles) from None
 
     def agent_for(self, name: str, settings: Settings | None = None) -> AgentSettings:
-        """The effective agent settings of a role (CONTRACT.md precedence).
+        """The effective agent settings of a role (docs/contract.md precedence).
 
         Environment overrides win over the role's own setting, which wins over the desk's
         ``[agent]``, which wins over deskd's built-in default — except allowed tools, where a

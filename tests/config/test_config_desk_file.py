@@ -1,6 +1,6 @@
 """The desk file: validated with file, key and reason; unknown keys refused (typo protection);
 roles removed from it disabled, not deleted; ${VAR} in channel URLs from the environment;
-agent settings with CONTRACT.md's precedence."""
+agent settings with docs/contract.md's precedence."""
 
 from __future__ import annotations
 
@@ -329,7 +329,7 @@ def test_it_lets_environment_overrides_win_over_role_and_desk() -> None:
 
 
 def test_it_lets_a_roles_own_tool_grant_win_over_the_environment() -> None:
-    # LESSONS 31: a read-only role stays read-only whatever the global grant says.
+    # lesson 31: a read-only role stays read-only whatever the global grant says.
     env = {"DESKD_WAKE_ALLOWED_TOOLS": "Read, Bash ,Edit"}
     assert _agent("beta", **env).allowed_tools == ("Read", "Bash", "Edit")
     assert _agent("alpha", **env).allowed_tools == ("Read",)

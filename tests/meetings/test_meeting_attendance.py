@@ -1,4 +1,4 @@
-"""A waiting meeting past its reply SLA wakes the missing roles again, once (LESSONS 14, 25)."""
+"""A waiting meeting past its reply SLA wakes the missing roles again, once (lessons 14, 25)."""
 
 from __future__ import annotations
 

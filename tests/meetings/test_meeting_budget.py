@@ -1,5 +1,5 @@
 """The message budget: consensus at the threshold, one position each (never spending), the
-message that exhausts it pauses the meeting, which can then only end (LESSONS 36)."""
+message that exhausts it pauses the meeting, which can then only end (lesson 36)."""
 
 from __future__ import annotations
 

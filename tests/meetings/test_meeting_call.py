@@ -1,4 +1,4 @@
-"""Calling a meeting, invitation wakes, quorum, and who may act (LESSONS 15, 16, 17)."""
+"""Calling a meeting, invitation wakes, quorum, and who may act (lessons 15, 16, 17)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The termination handshake (LESSONS 14, 17, 36, 37, 38) and what closing leaves behind
-(LESSONS 5, 7)."""
+"""The termination handshake (lessons 14, 17, 36, 37, 38) and what closing leaves behind
+(lessons 5, 7)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Meeting messages: items in each recipient's ledger, duplicates refused with the original id
-(normalized for case and whitespace, LESSONS 21), the stored body keeps its lines."""
+(normalized for case and whitespace, lesson 21), the stored body keeps its lines."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Reply obligations: recorded, settled, stacked and waived; never a reason to refuse a
-message (LESSONS 34, 35); an overdue one is `owed_reply` demand on a machine rung."""
+message (lessons 34, 35); an overdue one is `owed_reply` demand on a machine rung."""
 
 from __future__ import annotations
 

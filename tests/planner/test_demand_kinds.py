@@ -1,4 +1,4 @@
-"""Every reason kind: raised, resolved and withdrawn by the one generator (LESSONS 1)."""
+"""Every reason kind: raised, resolved and withdrawn by the one generator (lesson 1)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A re-armed meeting wake (attendance overdue) runs under a new key: the old attempt is
-withdrawn as re-armed, not reported as if the role had checked in (LESSONS 14)."""
+withdrawn as re-armed, not reported as if the role had checked in (lesson 14)."""
 
 from __future__ import annotations
 

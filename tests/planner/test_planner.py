@@ -1,4 +1,4 @@
-"""Table-driven planner tests: a snapshot in, a plan out (ARCHITECTURE.md ladder rules)."""
+"""Table-driven planner tests: a snapshot in, a plan out (docs/architecture.md ladder rules)."""
 
 from __future__ import annotations
 
@@ -275,7 +275,7 @@ def test_a_usage_limit_pages_once_and_a_daily_cap_pages_once() -> None:
 
 
 def test_after_a_successful_wake_a_later_stuck_item_still_escalates() -> None:
-    """LESSONS 2: "is something re-driving this?" means a live attempt, not one that ever was."""
+    """lesson 2: "is something re-driving this?" means a live attempt, not one that ever was."""
     ledger = Ledger(roles={"alpha": role(presence="idle", session_id="s1")})
     ledger.items[1] = item(1, priority="urgent")
     ledger.tick(T0)

@@ -1,4 +1,4 @@
-"""Read paths never write (LESSONS 43): an operator's `inbox list` and `ledger` leave every row
+"""Read paths never write (lesson 43): an operator's `inbox list` and `ledger` leave every row
 and the database's data_version alone, and work while a writer holds the lock."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ READS = [
 ]
 
 
-# Other read views, checked when their command exists (LESSONS 43 began with a board view).
+# Other read views, checked when their command exists (lesson 43 began with a board view).
 OTHER_READS = [
     ("status",),
     ("status", "--json"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from deskd.cli.common import desk_context, emit, json_option, parse_ids, table
+from deskd.cli.routing import check_target, routed_sentence
 from deskd.core.timeparse import local_text
 
 
@@ -21,7 +22,12 @@ def inbox() -> None:
 
 
 @inbox.command("enqueue")
-@click.option("--for", "role", required=True, help="The role the item is for.")
+@click.option("--for", "role", default=None, help="The role the item is for.")
+@click.option(
+    "--capability",
+    default=None,
+    help="Instead of --for: the most available enabled role with this capability.",
+)
 @click.option("--source", required=True, help="One of the desk's inbox_sources (e.g. alert).")
 @click.option("--title", required=True, help="One line saying what it is.")
 @click.option("--body", default="", help="Details; line breaks are kept.")
@@ -33,7 +39,8 @@ def inbox() -> None:
 @click.option("--sla", default=None, help="Override the priority's SLA (90s, 5m, 2h, 1d).")
 @json_option
 def enqueue(
-    role: str,
+    role: str | None,
+    capability: str | None,
     source: str,
     title: str,
     body: str,
@@ -48,17 +55,23 @@ def enqueue(
     An unread item with the same role and --dedup-key absorbs this one (same id, priority
     raised if this one is higher); after it is acked, the key makes a new item.
 
+    --capability NAME routes it to the enabled role declaring that capability that is most
+    available: online or idle first, then the fewest open items and tasks, ties by name. The
+    item records why. When no enabled role declares it, a person is paged ("unroutable: NAME").
+
     \b
     Examples:
       deskd inbox enqueue --for operator --source alert --title "5xx above 2%" --priority urgent
       deskd inbox enqueue --for operator --source alert --title "disk" --dedup-key disk-91 --json
+      deskd inbox enqueue --capability triage --source alert --title "new bug report"
     """
     from deskd.service.desk.inbox import NewItem
     from deskd.service.desk.inbox import enqueue as enqueue_item
 
+    check_target(role, capability)
     with desk_context() as ctx:
         item = NewItem(
-            role=role,
+            role=role or "",
             source=source,
             title=title,
             body=body,
@@ -67,6 +80,12 @@ def enqueue(
             dedup_key=dedup_key,
             sla=sla,
         )
+        if capability is not None:
+            from deskd.service.ops.routing import enqueue_by_capability
+
+            out = enqueue_by_capability(ctx, item, capability)
+            emit(out, as_json, routed_sentence("item", out))
+            return
         item_id, deduped = enqueue_item(ctx, item)
     verb = "coalesced into" if deduped else "queued as"
     emit({"id": item_id, "deduped": deduped}, as_json, f"{verb} item {item_id} for {role}")

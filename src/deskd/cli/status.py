@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,7 +20,7 @@ Cell = str | tuple[str, str | None]
 @json_option
 @click.pass_context
 def status(click_ctx: click.Context, as_json: bool) -> None:
-    """The board: each role's presence, activity, unread and overdue items, the last tick.
+    """The board: each role's presence, activity, unread items and items past their SLA, the last tick.
 
     Alone it prints the board; `status set` and `status end` declare a role's presence.
     Reading the board never writes to the database.
@@ -208,25 +209,35 @@ def _print_board(data: dict[str, Any], *, now: int, tz: str) -> None:
     click.echo()
     overdue = data["overdue"]
     if overdue:
-        click.secho(f"overdue items ({data['overdue_total']})", fg="red", bold=True)
+        # The ledger's words: past its SLA, an item is "escalated" while a wake climbs for
+        # it and "overdue" while none does; the heading counts both, the rows say which.
+        states = Counter(i["state"] for i in overdue)
+        split = ", ".join(f"{states[s]} {s}" for s in ("overdue", "escalated") if states[s])
+        shown = "" if data["overdue_total"] == len(overdue) else f" in the first {len(overdue)}"
+        click.secho(
+            f"past their SLA ({data['overdue_total']}): {split}{shown}", fg="red", bold=True
+        )
         _table(
             [
                 (
                     str(i["item_id"]),
                     i["to"],
                     i["priority"],
+                    i["state"],
                     (f"{human_age(i['overdue_s'])} over", "red"),
                     _clip(i["title"], 60),
                 )
                 for i in overdue
             ],
-            ["item", "to", "priority", "sla", "title"],
+            ["item", "to", "priority", "state", "sla", "title"],
         )
         if data["overdue_total"] > len(overdue):
             more = data["overdue_total"] - len(overdue)
-            click.echo(f"… and {more} more (deskd ledger --state overdue)")
+            click.echo(
+                f"… and {more} more (deskd ledger --state overdue, deskd ledger --state escalated)"
+            )
     else:
-        click.echo("overdue items: none")
+        click.echo("past their SLA: none")
     _print_wakes(data)
     click.echo()
     if health["last_tick_at"] is None:
@@ -267,6 +278,8 @@ def _print_wakes(data: dict[str, Any]) -> None:
             f"{task['idle_wakes']} times without a change (deskd task update {task['id']} …)",
             fg="yellow",
         )
+    for w in data.get("routed", []):
+        click.echo(f"routed: {w['kind']} {w['id']} → {w['role']} — {w['why']}")
     for pause in data["paused"]:
         who = f"role {pause['role']}" if pause["role"] else "the desk"
         click.secho(f"paused: {who} — {pause['reason']} (deskd resume)", fg="yellow")
@@ -288,7 +301,7 @@ def _print_board_roles(rows: list[dict[str, Any]]) -> None:
             )
             for r in rows
         ],
-        ["role", "presence", "activity", "heartbeat", "unread", "overdue"],
+        ["role", "presence", "activity", "heartbeat", "unread", "past sla"],
     )
 
 

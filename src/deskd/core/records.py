@@ -60,6 +60,8 @@ class RoleView:
     launches_today: int = 0
     cost_today: float = 0.0
     prompt: str = ""
+    dead_since: int | None = None
+    """When its presence became ``dead`` (its heartbeat passed the suspect threshold)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -145,6 +147,8 @@ class HelpRequest:
     title: str
     enqueued_at: int
     body: str = ""
+    capability: str | None = None
+    """Set when the request is work no enabled role could take (``--capability``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -167,7 +171,7 @@ class Snapshot:
     help_requests: tuple[HelpRequest, ...] = ()
     rollovers: tuple[RolloverDue, ...] = ()
     inactive_meetings: frozenset[int] = frozenset()
-    """Meetings paused or closed: their wakes are withdrawn, not resolved (LESSONS 5-7)."""
+    """Meetings paused or closed: their wakes are withdrawn, not resolved (lessons 5–7)."""
     task_roles: Mapping[int, str] = field(default_factory=dict)
     """Every task's current assignee (open or closed), so a vanished wake knows why."""
     done_tasks: frozenset[int] = frozenset()
@@ -208,7 +212,7 @@ class Demand:
     task_ids: tuple[int, ...] = ()
     """Tasks the wake prompt lists (idle-task stalls are counted from these)."""
     lines: tuple[str, ...] = ()
-    """What is owed, as the wake prompt and the page say it (LESSONS 17); the generator of
+    """What is owed, as the wake prompt and the page say it (lesson 17); the generator of
     each kind writes them. Empty for ``inbox``, whose lines come from its items."""
     ref: str | None = None
     """Where it lives (``meeting:12``, ``task:7``); shown as ``Ref:``."""

@@ -2,7 +2,7 @@
 
 The CLI, the console and the tests all read ``TRANSITIONS``; ``docs/cli.md`` prints it
 (``transition_table_markdown``). ``due_at`` is a soft deadline: it sorts and flags, and never
-wakes anyone (ARCHITECTURE.md).
+wakes anyone (docs/architecture.md).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The schema as an ordered registry of migrations, recorded in ``PRAGMA user_version``.
 
-Rules (LESSONS 40-42): each migration runs once, in order, inside one write transaction;
+Rules (lessons 40–42): each migration runs once, in order, inside one write transaction;
 never edit a released migration, add a new one; no comments inside CREATE TABLE bodies.
 """
 
@@ -195,6 +195,7 @@ from deskd.store import (  # noqa: E402
     schema_console,
     schema_meetings,
     schema_pager,
+    schema_routing,
     schema_tasks,
 )
 
@@ -207,6 +208,7 @@ MIGRATIONS: tuple[str, ...] = (
     schema_tasks.SQL,
     schema_pager.SQL,
     schema_meetings.SQL,
+    schema_routing.SQL,
     schema_console.SQL,
 )
 """Index i holds the migration that takes the schema from version i to version i + 1."""

@@ -78,5 +78,5 @@ def open_context(
     settings = settings or load_settings()
     host = load_config_module(settings.config_module, desk_home=settings.home)
     desk = load_desk(settings.desk_path, host=host, required=require_desk)
-    clock = now_ms(settings.now) if now is None else now
+    clock = now_ms(settings.now, tz=desk.timezone) if now is None else now
     return DeskContext(settings=settings, desk=desk, now=clock, actor=actor)

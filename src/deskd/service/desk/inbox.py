@@ -17,6 +17,7 @@ from deskd.store import items as item_rows
 from deskd.store.attempts import covered_item_ids
 from deskd.store.events import add_event
 from deskd.store.records import Item
+from deskd.store.routing import mark_item_routed
 
 MAX_TITLE = 500
 _MAX_ROWID = 2**63 - 1
@@ -84,15 +85,27 @@ def insert(conn: sqlite3.Connection, item: NewItem, *, now: int) -> tuple[int, b
     )
 
 
-def enqueue(ctx: DeskContext, item: NewItem) -> tuple[int, bool]:
-    """Add an item for a role from an allowed source; coalesces on an unread dedup key."""
-    known_role(ctx, item.role)
+def check_item(ctx: DeskContext, item: NewItem) -> None:
+    """Refuse a bad source, priority, SLA or text before anything is written."""
     check_source(ctx, item.source)
     priority_rank(item.priority)
     sla_seconds(item.priority, item.sla)
     validate_text(item.title, item.body)
+
+
+def enqueue(
+    ctx: DeskContext, item: NewItem, *, routed: tuple[str, str] | None = None
+) -> tuple[int, bool]:
+    """Add an item for a role from an allowed source; coalesces on an unread dedup key.
+
+    ``routed`` is (capability, why) when capability routing chose the role.
+    """
+    known_role(ctx, item.role)
+    check_item(ctx, item)
     with ctx.write() as conn:
         item_id, deduped = insert(conn, item, now=ctx.now)
+        if routed is not None and not deduped:
+            mark_item_routed(conn, item_id, capability=routed[0], why=routed[1])
         add_event(
             conn,
             at=ctx.now,

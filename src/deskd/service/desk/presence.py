@@ -2,9 +2,9 @@
 and read every role's presence for ``deskd roles`` and the board.
 
 Presence is never stored: ``core.presence.presence_of`` derives it at read time from each
-role's current session row — its live one, else its newest (ARCHITECTURE.md "Presence") — so
-a dead agent needs nobody to notice it: its heartbeat simply ages. The read functions here
-never open a write transaction.
+role's current session row — its live one, else its newest (docs/architecture.md,
+"Presence") — so a dead agent needs nobody to notice it: its heartbeat simply ages. The read
+functions here never open a write transaction.
 """
 
 from __future__ import annotations

@@ -39,6 +39,7 @@ from deskd.adapters.locks import LockBusy, role_lock_path, try_lock
 from deskd.adapters.process import stream_process
 from deskd.errors import AgentMissing, BadWorkdir, DeskdError, LaunchRefused
 from deskd.service.desk.context import DeskContext
+from deskd.service.engine.launch_control import clear_pid, still_running, write_pid
 from deskd.service.engine.launch_env import agent_env
 from deskd.store import attempts as attempt_rows
 from deskd.store.events import add_event
@@ -155,7 +156,7 @@ def run_launch(
 
 
 def _now(ctx: DeskContext) -> int:
-    return now_ms(ctx.settings.now)
+    return now_ms(ctx.settings.now, tz=ctx.desk.timezone)
 
 
 def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> LaunchResult:
@@ -195,7 +196,7 @@ def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> Launc
             hold_until=hold,
         )
         if result.session_id:
-            # Parked, never ended: the turn is over and the session is resumable (LESSONS 29).
+            # Parked, never ended: the turn is over and the session is resumable (lesson 29).
             record_heartbeat(
                 conn,
                 role=role,
@@ -231,7 +232,12 @@ def _run_with_retries(
         if tried is None:
             return False
         after, outcome = tried
-        return outcome.failure_class == TRANSIENT and not after.landed and not after.timed_out
+        return (
+            outcome.failure_class == TRANSIENT
+            and not after.landed
+            and not after.timed_out
+            and still_running(ctx, attempt.id)  # `deskd agent stop` ends retries too
+        )
 
     retrying = Retrying(
         stop=stop_after_attempt(max(1, retry.attempts)),
@@ -371,14 +377,20 @@ def _run_once(
         log.write(
             f"# deskd launch attempt {attempt_id} role {role} mode {mode}\n# argv[0] {argv[0]}\n"
         )
-        finished = stream_process(
-            argv,
-            env=prepared.env,
-            cwd=prepared.workdir,
-            timeout_s=prepared.timeout_s,
-            on_line=on_line,
-            log=log,
-        )
+        run_dir = ctx.settings.run_path
+        try:
+            finished = stream_process(
+                argv,
+                env=prepared.env,
+                cwd=prepared.workdir,
+                timeout_s=prepared.timeout_s,
+                on_line=on_line,
+                log=log,
+                # `deskd agent stop` finds the agent's process group here.
+                on_start=lambda pid: write_pid(run_dir, attempt_id, pid),
+            )
+        finally:
+            clear_pid(run_dir, attempt_id)
     result = replace(result, exit_code=finished.exit_code, timed_out=finished.timed_out)
     outcome = adapter.outcome(
         state,
@@ -443,7 +455,7 @@ def _record_session(ctx: DeskContext, attempt: Attempt, session_id: str) -> None
 
 
 def _land(ctx: DeskContext, attempt_id: int, role: str, session_id: str | None) -> None:
-    """The model took a turn: stamp ``landed_at`` and mark the prompt's items seen (LESSONS 8)."""
+    """The model took a turn: stamp ``landed_at`` and mark the prompt's items seen (lesson 8)."""
     with ctx.write() as conn:
         land_launch(conn, attempt_id, now=_now(ctx), session=session_id)
 

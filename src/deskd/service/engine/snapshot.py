@@ -75,6 +75,11 @@ def load_snapshot(conn: sqlite3.Connection, desk: Desk, *, now: int) -> Snapshot
                 launches_today=launches,
                 cost_today=cost,
                 prompt=config.prompt if resumable else _fresh_prompt(conn, desk, name, s),
+                dead_since=(
+                    int(s.last_heartbeat_at or 0) + desk.presence.suspect * 1000
+                    if presence == "dead" and s is not None
+                    else None
+                ),
             )
         )
     tasks, task_roles, done_tasks = load_task_views(conn, desk, now=now)

@@ -20,6 +20,7 @@ from deskd.core.values import priority_rank
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.dispatch import Dispatched, heal_launches, start_executor
 from deskd.service.engine.hooks import fire_due_hooks
+from deskd.service.engine.prompting import launch_prompt
 from deskd.service.engine.snapshot import load_snapshot, policy_of, with_would_fire
 from deskd.service.engine.ticklog import append_line
 from deskd.service.paging.pager import deliver_pages
@@ -152,7 +153,7 @@ def _tick(ctx: DeskContext, result: TickResult, *, execute: bool) -> None:
     result.hooks_fired = [f.to_json() for f in fired]
     if execute:
         # Time-based meeting transitions (idle pause, late attendance) run on the tick
-        # (LESSONS 25); a dry run's snapshot applies the same sweep in memory.
+        # (lesson 25); a dry run's snapshot applies the same sweep in memory.
         from deskd.service.meetings.lifecycle import sweep_meetings
 
         sweep_meetings(ctx)
@@ -209,7 +210,9 @@ def record_plan(
             conn,
             primary,
             token=secrets.token_urlsafe(18),
-            prompt=launch.prompt,
+            prompt=launch_prompt(
+                conn, role=launch.role, reasons=launch.reasons, default=launch.prompt, now=now
+            ),
             session_id=launch.session_id,
             now=now,
         )

@@ -109,6 +109,7 @@ def explain_role(ctx: DeskContext, role: str) -> list[str]:
     else:
         lines.append(f"inbox: {len(items)} unread — demanded now")
     lines.extend(_task_lines(snapshot, role, ctx))
+    lines.extend(_routed_lines(ctx, role))
     lines.append(explain_start(view))
     plan = make_plan(snapshot, now=ctx.now, policy=policy)
     for a in snapshot.attempts:
@@ -194,6 +195,12 @@ def _task_lines(snapshot: Any, role: str, ctx: DeskContext) -> list[str]:
     from deskd.service.work.task_views import explain_tasks
 
     return explain_tasks(snapshot, role, now=ctx.now, tz=ctx.tz)
+
+
+def _routed_lines(ctx: DeskContext, role: str) -> list[str]:
+    from deskd.service.desk.routing import explain_lines
+
+    return explain_lines(ctx, role)
 
 
 def _task_sources(snapshot: Any, role: str, ctx: DeskContext) -> list[dict[str, Any]]:

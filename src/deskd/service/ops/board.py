@@ -1,6 +1,6 @@
 """The board (``deskd status``): every role's presence, overdue items and the desk's health.
 
-A read path: it never opens a write transaction (LESSONS 43 — a board that took the write lock
+A read path: it never opens a write transaction (lesson 43 — a board that took the write lock
 stalled every writer).
 """
 
@@ -37,6 +37,7 @@ def board(ctx: DeskContext) -> dict[str, Any]:
         "pages": open_pages(ctx),
         "paused": paused(ctx),
         "stalled_tasks": stalled_tasks(ctx),
+        "routed": routed(ctx),
         "health": health(ctx),
         "overdue": overdue[:OVERDUE_SHOWN],
         "overdue_total": len(overdue),
@@ -59,6 +60,13 @@ def stalled_tasks(ctx: DeskContext) -> list[dict[str, Any]]:
         for t in tasks
         if t.stalled
     ]
+
+
+def routed(ctx: DeskContext) -> list[dict[str, Any]]:
+    """Open items and tasks that capability routing placed, with why that role was chosen."""
+    from deskd.service.desk.routing import routed_work
+
+    return routed_work(ctx)
 
 
 def live_attempts(ctx: DeskContext) -> list[dict[str, Any]]:

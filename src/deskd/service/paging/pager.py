@@ -7,7 +7,7 @@ bounded steps: ``settle_resolved`` then ``send_one_page`` per due page, under a 
 budget; a crash between steps leaves rows the next run picks up. The per-URL state machine
 is core/paging.py; this module reads what it needs, runs it, and writes what it returns.
 
-Rules (ARCHITECTURE.md "Pages and channels", LESSONS 12-13):
+Rules (docs/architecture.md "Pages and channels", lessons 12–13):
 - routing: the role's channels, else the desk's ``default_channels``, plus
   ``DESKD_NOTIFY_URLS``; a channel's ``severity`` filters by page priority; with no channel
   the page waits in the outbox and goes out when one appears;
@@ -76,7 +76,7 @@ def deliver_pages(
 
 def settle_resolved(ctx: DeskContext) -> list[int]:
     """Queue one "settled — no action needed" row per resolved key whose page reached someone,
-    addressed to exactly the channel URLs that took it (LESSONS 13)."""
+    addressed to exactly the channel URLs that took it (lesson 13)."""
     created: list[int] = []
     with ctx.write() as conn:
         groups: dict[str, list[Page]] = {}
@@ -198,9 +198,20 @@ def _send(
 
 
 def _apprise() -> Transport:
-    from deskd.adapters.channels.apprise import AppriseTransport
+    """Apprise for URLs, the host's callables for ``python://`` channels (register_channel)."""
+    return default_transport()
 
-    return AppriseTransport()
+
+def default_transport() -> Transport:
+    from deskd.adapters.channels.python import PythonTransport, SplitTransport
+    from deskd.config import host_config
+
+    def apprise() -> Transport:
+        from deskd.adapters.channels.apprise import AppriseTransport
+
+        return AppriseTransport()
+
+    return SplitTransport(PythonTransport(host_config().senders), apprise)
 
 
 def _route(ctx: DeskContext, page: Page) -> tuple[tuple[Entry, ...], str]:

@@ -1,6 +1,6 @@
 """Pages as people read them (`deskd pages`); sending them is the pager's job (pager.py).
 
-Read-only: listing pages never sends or writes (LESSONS 43).
+Read-only: listing pages never sends or writes (lesson 43).
 """
 
 from __future__ import annotations

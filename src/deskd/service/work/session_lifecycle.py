@@ -23,7 +23,7 @@ def after_launch(ctx: DeskContext, attempt: Attempt, *, output_tail: str, landed
     carried = handoff_rows.launch_attempts(ctx.conn, attempt.id)
     if not any(r.kind == "rollover" for r in carried):
         return
-    now = now_ms(ctx.settings.now)
+    now = now_ms(ctx.settings.now, tz=ctx.desk.timezone)
     with ctx.write() as conn:
         for row in handoff_rows.launch_attempts(conn, attempt.id):
             if row.kind == "rollover":
