@@ -5,6 +5,9 @@ only the standard library, ``deskd.paths`` and ``deskd.store`` (no pydantic, cli
 or logging), reads the clock once, writes one short transaction, and always exits 0: a
 hook that fails or hangs would stall the agent. Problems go to ``logs/hook.log``, never to
 stdout, because Claude Code reads whatever the hook prints as JSON.
+
+It runs past 400 lines because every event it answers lives in this one module: splitting it
+would add imports to a path that is timed against the interpreter's floor.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from deskd.core.ladder import role_busy
 from deskd.core.planner import explain_start
 from deskd.core.planner import plan as make_plan
 from deskd.core.timeparse import human_age, iso_utc, local_text
-from deskd.errors import AckIsForPeople, AttemptClosed, InvalidValue, UnknownAttempt
+from deskd.errors import AttemptClosed, InvalidValue, PeopleCommand, UnknownAttempt
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.snapshot import load_snapshot, policy_of
 from deskd.store import attempts as attempt_rows
@@ -53,7 +53,7 @@ def list_wakes(
 def ack(ctx: DeskContext, attempt_id: int, *, note: str) -> dict[str, Any]:
     """A person has it: the attempt stops climbing and paging until its demand changes or 4 h pass."""
     if ctx.settings.role:
-        raise AckIsForPeople()
+        raise PeopleCommand("deskd wake ack", "an agent acks its items with `deskd inbox ack`")
     if not note.strip():
         raise InvalidValue("note", note, "say who has it and what they will do")
     with ctx.write() as conn:
