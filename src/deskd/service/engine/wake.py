@@ -191,7 +191,7 @@ def sources(ctx: DeskContext, role: str) -> dict[str, Any]:
 
 
 def _task_lines(snapshot: Any, role: str, ctx: DeskContext) -> list[str]:
-    """The tasks part of `wake explain --role` (service/task_views.py)."""
+    """The tasks part of `wake explain --role` (service/work/task_views.py)."""
     from deskd.service.work.task_views import explain_tasks
 
     return explain_tasks(snapshot, role, now=ctx.now, tz=ctx.tz)
