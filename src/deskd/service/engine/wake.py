@@ -8,6 +8,7 @@ from deskd.core.demand import inbox_due_at
 from deskd.core.ladder import role_busy
 from deskd.core.planner import explain_start
 from deskd.core.planner import plan as make_plan
+from deskd.core.records import Snapshot
 from deskd.core.timeparse import human_age, iso_utc, local_text
 from deskd.errors import AttemptClosed, InvalidValue, PeopleCommand, UnknownAttempt
 from deskd.service.desk.context import DeskContext
@@ -190,7 +191,7 @@ def sources(ctx: DeskContext, role: str) -> dict[str, Any]:
     }
 
 
-def _task_lines(snapshot: Any, role: str, ctx: DeskContext) -> list[str]:
+def _task_lines(snapshot: Snapshot, role: str, ctx: DeskContext) -> list[str]:
     """The tasks part of `wake explain --role` (service/work/task_views.py)."""
     from deskd.service.work.task_views import explain_tasks
 
@@ -203,13 +204,13 @@ def _routed_lines(ctx: DeskContext, role: str) -> list[str]:
     return explain_lines(ctx, role)
 
 
-def _task_sources(snapshot: Any, role: str, ctx: DeskContext) -> list[dict[str, Any]]:
+def _task_sources(snapshot: Snapshot, role: str, ctx: DeskContext) -> list[dict[str, Any]]:
     from deskd.service.work.task_views import task_sources
 
     return task_sources(snapshot, role, now=ctx.now)
 
 
-def _meeting_sources(snapshot: Any, role: str) -> list[dict[str, Any]]:
+def _meeting_sources(snapshot: Snapshot, role: str) -> list[dict[str, Any]]:
     from deskd.service.meetings.views import meeting_sources
 
     return meeting_sources(snapshot, role)
