@@ -5,7 +5,7 @@ Each channel URL a page goes to is an ``Entry``: ``pending`` (routed, not tried 
 or ``held`` (quiet hours on its channel, until an instant). The pager
 (service/paging/pager.py) reads a page, runs these functions, and writes what they return;
 nothing here does I/O or reads the clock (docs/architecture.md "Pages and channels",
-LESSONS 12-13).
+lessons 12–13).
 """
 
 from __future__ import annotations
