@@ -15,7 +15,7 @@ from deskd.store.records import HelpRequest, Item, record_of
 
 def test_it_hands_up_a_frozen_record(desk: Desk) -> None:
     desk.ok("inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "disk 91%")
-    conn = connect(desk.db_path)
+    conn = connect(desk.db_target)
     try:
         (item,) = unread_items(conn, "alpha")
     finally:

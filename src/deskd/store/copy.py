@@ -31,6 +31,13 @@ class Copied:
     tables: dict[str, int]
 
 
+def open_source(path: str) -> sqlite3.Connection:
+    """The SQLite desk to copy, read-only (it is never changed)."""
+    src = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    src.row_factory = sqlite3.Row
+    return src
+
+
 def _tables(src: sqlite3.Connection) -> list[str]:
     rows = src.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "

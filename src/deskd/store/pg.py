@@ -22,6 +22,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import lru_cache
 from typing import Any, cast
 
@@ -67,7 +68,7 @@ def _row_class(names: tuple[str, ...]) -> type[Row]:
 
 def _plain(value: Any) -> Any:
     # SUM over BIGINT is NUMERIC in PostgreSQL; SQLite gives an int (or a float).
-    if type(value).__name__ == "Decimal":
+    if isinstance(value, Decimal):
         return int(value) if value == value.to_integral_value() else float(value)
     return value
 

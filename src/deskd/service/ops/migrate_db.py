@@ -21,14 +21,13 @@ def migrate_db(source: str, target: str) -> dict[str, Any]:
     if not os.path.isfile(source):
         raise InvalidValue("--from", source, "no such file: the desk's data/deskd.db")
     try:
-        from deskd.store.copy import TargetNotEmpty, copy_desk
+        from deskd.store.copy import TargetNotEmpty, copy_desk, open_source
         from deskd.store.migrations import LATEST, schema_version
     except ImportError:  # psycopg missing
         raise Unavailable("PostgreSQL needs psycopg: pip install 'deskd[pg]'") from None
-    src = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
-    src.row_factory = sqlite3.Row
+    src = open_source(source)
     try:
-        found = int(src.execute("PRAGMA user_version").fetchone()[0])
+        found = schema_version(src)
         if found != LATEST:
             raise DeskdError(
                 f"{source} is at schema version {found}, this deskd's is {LATEST}: run any "

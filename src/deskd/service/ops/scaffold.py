@@ -100,6 +100,9 @@ ENV_TEMPLATE = """\
 # DESKD_HOME=/srv/desk                 # the desk folder (default: the current folder)
 # DESKD_DESK=/srv/desk/deskd.toml      # the desk file (default: $DESKD_HOME/deskd.toml)
 # DESKD_DB=/srv/desk/data/deskd.db     # the database (default: $DESKD_HOME/data/deskd.db)
+# DESKD_DB=postgresql://desk@db.internal/desk  # or PostgreSQL: one desk shared by several hosts
+# DESKD_DATABASE_URL=                  # the same as DESKD_DB, for a URL (DESKD_DB wins)
+# DESKD_HOST_NAME=gpu-box              # this host's name on a shared desk (default: the hostname)
 # DESKD_LOG_DIR=/srv/desk/logs         # logs (default: $DESKD_HOME/logs)
 # DESKD_CONFIG_MODULE=myapp.deskd_conf # a Python module whose configure_deskd() extends the desk
 
