@@ -15,22 +15,16 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from deskd.config import HostConfig, Settings
+from deskd.config import HostConfig
 from deskd.core.presence import DEFAULT_ONLINE_S, DEFAULT_SUSPECT_S
 from deskd.core.timeparse import parse_duration
 from deskd.core.values import RESERVED_SOURCES, role_name_problem
-from deskd.errors import ConfigConflict, DeskdError, DeskFileError, NoRoles, UnknownRole
+from deskd.desk_view import AGENT_KINDS as AGENT_KINDS
+from deskd.desk_view import DEFAULT_ALLOWED_TOOLS as DEFAULT_ALLOWED_TOOLS
+from deskd.desk_view import DEFAULT_LADDER as DEFAULT_LADDER
+from deskd.desk_view import RUNGS, Desk
+from deskd.errors import ConfigConflict, DeskdError, DeskFileError
 
-AGENT_KINDS = ("claude", "codex", "gemini", "opencode", "command")
-RUNGS = ("session", "resume", "spawn", "notify", "badge")
-DEFAULT_LADDER: tuple[tuple[str, int | None], ...] = (
-    ("session", 60),
-    ("resume", 120),
-    ("spawn", 180),
-    ("notify", 300),
-    ("badge", None),
-)
-DEFAULT_ALLOWED_TOOLS = ["Read", "Grep", "Glob", "Edit", "Write", "Bash"]
 _HHMM = re.compile(r"([01]\d|2[0-3]):([0-5]\d)")
 
 
@@ -217,93 +211,6 @@ class _At(ValueError):
         self.reason = reason
 
 
-class Desk:
-    """The validated desk: the file plus what ``DESKD_CONFIG_MODULE`` added."""
-
-    def __init__(self, data: DeskFile, *, path: Path, host: HostConfig | None = None) -> None:
-        self.data = data
-        self.path = path
-        self.host = host or HostConfig()
-        self.roles: dict[str, RoleConfig] = {r.name: r for r in data.roles}
-
-    @property
-    def name(self) -> str:
-        return self.data.desk.name
-
-    @property
-    def timezone(self) -> str:
-        return self.data.desk.timezone
-
-    @property
-    def section(self) -> DeskSection:
-        return self.data.desk
-
-    @property
-    def presence(self) -> PresenceSection:
-        return self.data.presence
-
-    @property
-    def role_names(self) -> list[str]:
-        return sorted(self.roles)
-
-    @property
-    def enabled_roles(self) -> list[str]:
-        return sorted(n for n, r in self.roles.items() if r.enabled)
-
-    @property
-    def ladder(self) -> list[tuple[str, int | None]]:
-        if not self.data.ladder:
-            return list(DEFAULT_LADDER)
-        return [(r.rung, r.sla) for r in self.data.ladder]
-
-    def role(self, name: str) -> RoleConfig:
-        """The role named ``name``; refuses with the desk's roles listed."""
-        if not self.roles:
-            raise NoRoles()
-        try:
-            return self.roles[name]
-        except KeyError:
-            raise UnknownRole(name, self.roles) from None
-
-    def agent_for(self, name: str, settings: Settings | None = None) -> dict[str, Any]:
-        """The effective agent settings of a role (CONTRACT.md precedence).
-
-        Environment overrides win over the role's own setting, which wins over the desk's
-        ``[agent]``, which wins over deskd's built-in default — except allowed tools, where a
-        role's own grant wins over ``DESKD_WAKE_ALLOWED_TOOLS`` (a read-only role stays read-only).
-        """
-        role = self.role(name)
-        own = role.agent or AgentSection()
-        base = self.data.agent
-        kind = own.kind or base.kind or "claude"
-        result: dict[str, Any] = {
-            "kind": kind,
-            "command": own.command or base.command or (kind if kind != "command" else ""),
-            "args": own.args if own.args is not None else (base.args or []),
-            "model": own.model if own.model is not None else (base.model or ""),
-            "timeout": own.timeout or base.timeout or 30 * 60,
-        }
-        env_tools = None
-        if settings is not None:
-            if settings.agent_cmd:
-                result["command"] = settings.agent_cmd
-            if settings.wake_model:
-                result["model"] = settings.wake_model
-            if settings.wake_timeout:
-                result["timeout"] = parse_duration(settings.wake_timeout, what="DESKD_WAKE_TIMEOUT")
-            if settings.wake_allowed_tools:
-                env_tools = [t.strip() for t in settings.wake_allowed_tools.split(",") if t.strip()]
-        if own.allowed_tools is not None:
-            result["allowed_tools"] = list(own.allowed_tools)
-        elif env_tools is not None:
-            result["allowed_tools"] = env_tools
-        elif base.allowed_tools is not None:
-            result["allowed_tools"] = list(base.allowed_tools)
-        else:
-            result["allowed_tools"] = list(DEFAULT_ALLOWED_TOOLS)
-        return result
-
-
 def _key(loc: tuple[Any, ...]) -> str:
     out = ""
     for part in loc:
@@ -373,7 +280,7 @@ def parse_desk(text: str, *, path: Path, host: HostConfig | None = None) -> Desk
     except ValidationError as exc:
         key, reason = _explain(exc.errors()[0], DeskFile)  # type: ignore[arg-type]
         raise DeskFileError(label, key, reason) from None
-    return Desk(data, path=path, host=host)
+    return Desk(data.model_dump(), path=path, host=host)
 
 
 def _merge_host(raw: dict[str, Any], host: HostConfig, label: str) -> dict[str, Any]:

@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from deskd.config import Settings
 from deskd.errors import AlreadyExists, Unavailable
+from deskd.settings import Settings
 
 DESK_TEMPLATE = """\
 # deskd.toml: the desk file. Every key is optional unless marked; unknown keys are refused.
