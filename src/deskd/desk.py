@@ -115,8 +115,10 @@ class AgentSection(_Strict):
     model: str | None = None
     timeout: int | None = None
     allowed_tools: list[str] | None = None
+    retry_wait: int | None = Field(default=None, ge=0)
+    """First wait before retrying a quick transient launch failure (doubling, at most 10×)."""
 
-    _durations = field_validator("timeout", mode="before")(_seconds)
+    _durations = field_validator("timeout", "retry_wait", mode="before")(_seconds)
 
 
 class RoleConfig(_Strict):

@@ -37,7 +37,9 @@ _NO_AGENT = {
     "model": None,
     "timeout": None,
     "allowed_tools": None,
+    "retry_wait": None,
 }
+DEFAULT_RETRY_WAIT_S = 2
 
 
 class Record:
@@ -147,6 +149,10 @@ class Desk:
             "args": own.args if own.args is not None else (base.args or []),
             "model": own.model if own.model is not None else (base.model or ""),
             "timeout": own.timeout or base.timeout or 30 * 60,
+            "retry_wait": next(
+                (w for w in (own.retry_wait, base.retry_wait) if w is not None),
+                DEFAULT_RETRY_WAIT_S,
+            ),
         }
         env_tools = None
         if settings is not None:

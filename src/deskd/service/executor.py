@@ -87,8 +87,17 @@ class LaunchRefused(DeskdError):
     code = "launch_refused"
 
 
+def retry_policy(ctx: DeskContext, role: str) -> RetryPolicy:
+    """The role's ``retry_wait`` (desk file, ``[agent]`` or the role's own), doubling to 10×."""
+    try:
+        wait = float(ctx.desk.agent_for(role)["retry_wait"])
+    except DeskdError:
+        return DEFAULT_RETRY
+    return RetryPolicy(attempts=DEFAULT_RETRY.attempts, wait_min_s=wait, wait_max_s=10 * wait)
+
+
 def run_launch(
-    ctx: DeskContext, attempt_id: int, *, retry: RetryPolicy = DEFAULT_RETRY
+    ctx: DeskContext, attempt_id: int, *, retry: RetryPolicy | None = None
 ) -> LaunchResult:
     row = attempt_rows.get_attempt(ctx.conn, attempt_id)
     if row is None:
@@ -105,7 +114,7 @@ def run_launch(
     role = str(row["role"])
     try:
         with try_lock(role_lock_path(ctx.settings.run_path, role)):
-            return _claimed(ctx, row, retry=retry)
+            return _claimed(ctx, row, retry=retry or retry_policy(ctx, role))
     except LockBusy:
         with ctx.write() as conn:
             skipped = attempt_rows.skip_planned_launch(

@@ -41,6 +41,7 @@ kind = "claude"                      # claude | codex | gemini | opencode | comm
 command = "claude"                   # executable name (found on PATH) or absolute path
 model = ""                           # empty: the CLI's own default
 timeout = "30m"                      # longest agent turn
+retry_wait = "2s"                    # before retrying a quick transient failure (doubles, ≤ 10×)
 allowed_tools = ["Read", "Grep", "Glob", "Edit", "Write", "Bash"]
 
 [[roles]]
