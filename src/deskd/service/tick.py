@@ -20,7 +20,6 @@ from deskd.core.values import priority_rank
 from deskd.service.context import DeskContext
 from deskd.service.dispatch import Dispatched, heal_launches, start_executor
 from deskd.service.hooks import fire_due_hooks
-from deskd.service.pager import deliver_pages
 from deskd.service.snapshot import load_snapshot, policy_of, with_would_fire
 from deskd.service.ticklog import log_tick
 from deskd.service.tickping import ping
@@ -118,6 +117,9 @@ def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResu
             _tick(ctx, result, execute=execute)
             if execute:
                 _dispatch(ctx, result)
+                # Paging loads channels and the desk-file models: an executing tick only.
+                from deskd.service.pager import deliver_pages
+
                 result.pages_sent = deliver_pages(ctx)
     except LockBusy:
         result.skipped = "another tick holds run/tick.lock"
