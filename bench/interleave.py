@@ -6,11 +6,16 @@ form drift with the machine's load (a shared 2-core box swings by ±30% within a
 interleaving exposes every form to the same load, which is what makes ratios between them
 reproducible. Figures are the median with min–max, and the ratio of medians to a baseline
 form (``python -c pass``, the interpreter alone).
+
+Each run records wall time and the child's CPU time (user + system, from ``wait4``). On a
+busy machine wall time also counts waiting for a core; CPU time does not, so its ratios
+hold steady when the wall-time ones swing. Both are reported.
 """
 
 from __future__ import annotations
 
 import itertools
+import os
 import statistics
 import subprocess
 import time
@@ -26,11 +31,18 @@ class Form:
     stdin: bytes = b""
 
 
+@dataclass(frozen=True)
+class Sample:
+    wall_ms: float
+    cpu_ms: float
+    maxrss_kib: int
+
+
 _serial = itertools.count()
 
 
-def run_once(form: Form) -> float:
-    """Wall time of one fresh process in ms; a failing command stops the bench loudly.
+def run_once(form: Form) -> Sample:
+    """One fresh process; a failing command stops the bench loudly.
 
     ``{n}`` in an argument becomes a fresh number each run (for commands that refuse an
     exact repeat, such as a duplicate meeting message).
@@ -38,51 +50,67 @@ def run_once(form: Form) -> float:
     n = str(next(_serial))
     argv = [a.replace("{n}", n) for a in form.argv]
     start = time.perf_counter()
-    proc = subprocess.run(
-        argv, env=dict(form.env), input=form.stdin, capture_output=True, check=False
+    proc = subprocess.Popen(
+        argv,
+        env=dict(form.env),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
-    elapsed = (time.perf_counter() - start) * 1000
+    assert proc.stdin is not None and proc.stderr is not None
+    proc.stdin.write(form.stdin)
+    proc.stdin.close()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = (time.perf_counter() - start) * 1000
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read()
+    proc.stderr.close()
     if proc.returncode != 0:
-        raise SystemExit(
-            f"{form.name}: exit {proc.returncode}\n{proc.stderr.decode(errors='replace')}"
-        )
-    return elapsed
+        raise SystemExit(f"{form.name}: exit {proc.returncode}\n{err.decode(errors='replace')}")
+    return Sample(wall, (usage.ru_utime + usage.ru_stime) * 1000, usage.ru_maxrss)
 
 
-def interleave(forms: Sequence[Form], runs: int) -> dict[str, list[float]]:
+def interleave(forms: Sequence[Form], runs: int) -> dict[str, list[Sample]]:
     """``runs`` timed rounds (after one warm-up round), order rotated every round."""
     for form in forms:
         run_once(form)
-    times: dict[str, list[float]] = {f.name: [] for f in forms}
+    samples: dict[str, list[Sample]] = {f.name: [] for f in forms}
     for round_ in range(runs):
         shift = round_ % len(forms)
         for form in [*forms[shift:], *forms[:shift]]:
-            times[form.name].append(run_once(form))
-    return times
+            samples[form.name].append(run_once(form))
+    return samples
 
 
-def summary(samples: Sequence[float]) -> dict[str, float]:
+def summary(values: Sequence[float]) -> dict[str, float]:
     return {
-        "median_ms": round(statistics.median(samples), 2),
-        "min_ms": round(min(samples), 2),
-        "max_ms": round(max(samples), 2),
+        "median_ms": round(statistics.median(values), 2),
+        "min_ms": round(min(values), 2),
+        "max_ms": round(max(values), 2),
     }
 
 
-def report(times: Mapping[str, Sequence[float]], baseline: str) -> dict[str, dict[str, float]]:
-    """Median, min–max and the ratio of medians to ``baseline`` for every form."""
-    base = statistics.median(times[baseline])
-    out = {}
-    for name, samples in times.items():
-        fig = summary(samples)
-        fig["ratio"] = round(fig["median_ms"] / base, 2)
-        out[name] = fig
+def report(
+    samples: Mapping[str, Sequence[Sample]], baseline: str
+) -> dict[str, dict[str, dict[str, float]]]:
+    """Per form, wall and CPU: median, min–max and the ratio of medians to ``baseline``."""
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for kind in ("wall", "cpu"):
+        base = statistics.median(getattr(s, f"{kind}_ms") for s in samples[baseline])
+        for name, runs in samples.items():
+            fig = summary([getattr(s, f"{kind}_ms") for s in runs])
+            fig["ratio"] = round(fig["median_ms"] / base, 2)
+            out.setdefault(name, {})[kind] = fig
     return out
 
 
-def print_table(figures: Mapping[str, Mapping[str, float]], baseline: str) -> None:
+def print_table(figures: Mapping[str, Mapping[str, Mapping[str, float]]], baseline: str) -> None:
     width = max(len(n) for n in figures)
-    print(f"{'form':<{width}}  median ms  (min-max)        × {baseline}")
+    print(f"{'':<{width}}  {'wall ms: median (min-max)':<28} ×{baseline:<8} cpu ms   ×{baseline}")
     for name, fig in figures.items():
-        span = f"({fig['min_ms']:.1f}-{fig['max_ms']:.1f})"
-        print(f"{name:<{width}}  {fig['median_ms']:9.1f}  {span:<15}  {fig['ratio']:5.2f}")
+        wall, cpu = fig["wall"], fig["cpu"]
+        span = f"{wall['median_ms']:.1f} ({wall['min_ms']:.1f}-{wall['max_ms']:.1f})"
+        print(
+            f"{name:<{width}}  {span:<28} {wall['ratio']:6.2f}   "
+            f"{cpu['median_ms']:6.1f} {cpu['ratio']:6.2f}"
+        )
