@@ -4,7 +4,7 @@
    as fresh processes interleaved with ``python -c pass`` (the floor) and ``deskd --version``
    (bench/interleave.py): median, min–max and the ratio to the floor. Goals: agent-facing
    commands ≤ 6×, ``status`` and ``tick --dry-run`` ≤ 8×.
-2. In-process throughput of ``deskd.service.inbox.enqueue``, one call (one transaction) at
+2. In-process throughput of ``deskd.service.desk.inbox.enqueue``, one call (one transaction) at
    a time through one DeskContext with ``ctx.now`` advanced per call, on a desk whose
    database already holds 100k items of history. Target: >= 2,000 items/s.
 3. What the imports of a hot command cost (``python -X importtime``).
@@ -172,8 +172,8 @@ def seed_history(db: Path, count: int) -> None:
 def throughput(home: Path, items: int, *, dedup: bool) -> dict[str, float]:
     """Items per second through ``service.inbox.enqueue``, one call and one commit each."""
     from deskd.config import load_settings
-    from deskd.service.context import open_context
-    from deskd.service.inbox import NewItem, enqueue
+    from deskd.service.desk.context import open_context
+    from deskd.service.desk.inbox import NewItem, enqueue
 
     settings = load_settings(clean_env(home))
     ctx = open_context(settings=settings)

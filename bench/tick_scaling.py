@@ -56,7 +56,7 @@ def clean_env(home: Path) -> dict[str, str]:
 
 def make_desk(root: Path, history: int) -> Path:
     """A 50-role desk with ``history`` rows in every history table and the same live rows."""
-    from deskd.service.context import open_context
+    from deskd.service.desk.context import open_context
     from deskd.store.db import transaction
 
     home = root / f"desk-{history}"
@@ -207,11 +207,11 @@ def make_desk(root: Path, history: int) -> Path:
 
 def live(home: Path) -> None:
     """The same live rows on every desk, through deskd's own service functions."""
-    from deskd.service.context import open_context
-    from deskd.service.hooks import HookRequest, add_hook
-    from deskd.service.inbox import NewItem, enqueue
-    from deskd.service.meetings import Call, call_meeting
-    from deskd.service.tasks import add_task
+    from deskd.service.desk.context import open_context
+    from deskd.service.desk.inbox import NewItem, enqueue
+    from deskd.service.engine.hooks import HookRequest, add_hook
+    from deskd.service.meetings.lifecycle import Call, call_meeting
+    from deskd.service.work.tasks import add_task
     from deskd.store.sessions import record_heartbeat
 
     ctx = open_context()
@@ -231,9 +231,9 @@ def live(home: Path) -> None:
 def child(home: Path, ticks: int) -> None:
     """In-process ticks in this fresh process: median of dry ticks, then executing ticks."""
     os.environ.update({"DESKD_HOME": str(home), "DESKD_NOW": NOW})
-    import deskd.service.tick as tick_module
-    from deskd.service.context import open_context
-    from deskd.service.dispatch import Dispatched
+    import deskd.service.engine.tick as tick_module
+    from deskd.service.desk.context import open_context
+    from deskd.service.engine.dispatch import Dispatched
 
     # The executing tick's launches go to a recorder: this measures the tick, not agents.
     tick_module.start_executor = lambda ctx, attempt_id, role: Dispatched(  # type: ignore[assignment]

@@ -176,11 +176,11 @@ def recorded_launches(request: pytest.FixtureRequest, monkeypatch: pytest.Monkey
     started: list[int] = []
     if "wake" not in request.node.path.parts:
         return started
-    from deskd.service.dispatch import Dispatched
+    from deskd.service.engine.dispatch import Dispatched
 
     def record(ctx: object, attempt_id: int, role: str) -> Dispatched:
         started.append(attempt_id)
         return Dispatched(attempt_id=attempt_id, role=role, pid=0)
 
-    monkeypatch.setattr("deskd.service.tick.start_executor", record)
+    monkeypatch.setattr("deskd.service.engine.tick.start_executor", record)
     return started

@@ -221,3 +221,28 @@ def test_it_imports_the_store_without_heavy_dependencies() -> None:
 @pytest.mark.skipif(not HOOK.exists(), reason="src/deskd/hook.py does not exist yet")
 def test_it_runs_the_session_hook_module_without_heavy_dependencies() -> None:
     assert _loaded_by("deskd.hook") == set()
+
+
+# service/ is stacked in floors; a subpackage imports only its own modules and lower floors.
+SERVICE_FLOORS = {"desk": 0, "work": 1, "meetings": 1, "paging": 1, "engine": 2, "ops": 3}
+SERVICE = [p for p in _modules("service") if p.parent.name in SERVICE_FLOORS]
+
+
+def test_it_groups_every_service_module_in_a_floor() -> None:
+    loose = [p.name for p in (SRC / "service").glob("*.py") if p.name != "__init__.py"]
+    assert loose == [], f"service/ modules outside a subpackage: {loose}"
+    assert {p.parent.name for p in SERVICE} == set(SERVICE_FLOORS)
+
+
+@pytest.mark.parametrize("path", SERVICE, ids=_ids(SERVICE))
+def test_it_imports_only_down_the_service_floors(path: Path) -> None:
+    own = path.parent.name
+    for line, name in _imports(_tree(path)):
+        parts = name.split(".")
+        if parts[:2] != ["deskd", "service"] or len(parts) < 3 or parts[2] == own:
+            continue
+        other = parts[2]
+        assert other in SERVICE_FLOORS, f"{_rel(path)}:{line} imports {name}"
+        assert SERVICE_FLOORS[other] < SERVICE_FLOORS[own], (
+            f"{_rel(path)}:{line} imports {name}: {other} is not below {own}"
+        )

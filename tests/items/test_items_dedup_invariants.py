@@ -17,8 +17,8 @@ from conftest import DESK_TOML
 from deskd.config import load_settings
 from deskd.core.values import DEFAULT_SLA_S, PRIORITIES
 from deskd.desk import load_desk
-from deskd.service.context import DeskContext
-from deskd.service.inbox import NewItem, ack, enqueue, list_inbox
+from deskd.service.desk.context import DeskContext
+from deskd.service.desk.inbox import NewItem, ack, enqueue, list_inbox
 
 T0 = 1_796_133_600_000
 ROLES = ("alpha", "beta")

@@ -7,8 +7,8 @@ import pytest
 from meeting_helpers import call, check_in, meeting_of, no_launches, say, status
 
 from conftest import Desk
-from deskd.service.context import open_context
-from deskd.service.snapshot import load_snapshot
+from deskd.service.desk.context import open_context
+from deskd.service.engine.snapshot import load_snapshot
 
 
 @pytest.fixture(autouse=True)

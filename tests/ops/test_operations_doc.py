@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-from deskd.service import scheduling
+from deskd.service.ops import scheduling
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "operations.md"

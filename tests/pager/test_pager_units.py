@@ -17,8 +17,8 @@ from conftest import Desk
 from deskd.adapters.channels.apprise import AppriseTransport
 from deskd.adapters.channels.base import Target
 from deskd.core.timeparse import iso_utc, to_ms
-from deskd.service.pager import backoff_ms
-from deskd.service.silences import quiet_until
+from deskd.service.paging.pager import backoff_ms
+from deskd.service.paging.silences import quiet_until
 
 NY = "America/New_York"
 

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from conftest import Desk
-from deskd.service.context import DeskContext, open_context
-from deskd.service.snapshot import load_snapshot
+from deskd.service.desk.context import DeskContext, open_context
+from deskd.service.engine.snapshot import load_snapshot
 
 # Rows per role or per desk, not per event: scanning these is not scanning history.
 SMALL = {"roles", "meta", "sqlite_sequence", "r"}
@@ -119,13 +119,13 @@ def test_the_snapshot_reads_only_live_rows(desk: Desk) -> None:
 
 
 def test_the_board_reads_only_live_rows(desk: Desk) -> None:
-    from deskd.service.board import board
+    from deskd.service.ops.board import board
 
     check(desk, board)
 
 
 def test_an_executing_tick_reads_only_live_rows(desk: Desk) -> None:
-    from deskd.service.tick import run_tick
+    from deskd.service.engine.tick import run_tick
 
     check(desk, lambda ctx: run_tick(ctx, execute=True))
 

@@ -85,7 +85,7 @@ def table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> None:
 @contextmanager
 def desk_context(*, require_desk: bool = True) -> Iterator[Any]:
     """The DeskContext for this command, closed afterwards."""
-    from deskd.service.context import open_context
+    from deskd.service.desk.context import open_context
 
     ctx = open_context(require_desk=require_desk)
     try:

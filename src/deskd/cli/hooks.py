@@ -32,7 +32,7 @@ def hooks() -> None:
 def _settings_for(role: str | None) -> tuple[dict[str, Any], str]:
     """The settings for ``role`` at this desk, and the desk's now as a UTC stamp."""
     from deskd.adapters.claude_settings import desk_env, hook_executable, run_settings
-    from deskd.service.identity import acting_role
+    from deskd.service.desk.identity import acting_role
 
     with desk_context() as ctx:
         name = acting_role(ctx, "--role", role) if role or ctx.settings.role else None

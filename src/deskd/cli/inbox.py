@@ -53,8 +53,8 @@ def enqueue(
       deskd inbox enqueue --for operator --source alert --title "5xx above 2%" --priority urgent
       deskd inbox enqueue --for operator --source alert --title "disk" --dedup-key disk-91 --json
     """
-    from deskd.service.inbox import NewItem
-    from deskd.service.inbox import enqueue as enqueue_item
+    from deskd.service.desk.inbox import NewItem
+    from deskd.service.desk.inbox import enqueue as enqueue_item
 
     with desk_context() as ctx:
         item = NewItem(
@@ -85,8 +85,8 @@ def list_(role: str | None, include_read: bool, limit: int, as_json: bool) -> No
       deskd inbox list --for researcher
       DESKD_ROLE=researcher deskd inbox list --json   # inside the role's session
     """
-    from deskd.service.identity import acting_role
-    from deskd.service.inbox import item_view, list_inbox
+    from deskd.service.desk.identity import acting_role
+    from deskd.service.desk.inbox import item_view, list_inbox
 
     with desk_context() as ctx:
         who = acting_role(ctx, "--for", role)
@@ -132,8 +132,8 @@ def ack(role: str | None, ids: tuple[str, ...], seen: bool, as_json: bool) -> No
       deskd inbox ack --for researcher --id 12 --id 13
       deskd inbox ack --for researcher --seen
     """
-    from deskd.service.identity import acting_role
-    from deskd.service.inbox import ack as ack_items
+    from deskd.service.desk.identity import acting_role
+    from deskd.service.desk.inbox import ack as ack_items
 
     with desk_context() as ctx:
         who = acting_role(ctx, "--for", role)
@@ -169,8 +169,8 @@ def send(
       deskd send --from researcher --to operator --subject "root cause" --body "disk full on db-2"
       deskd send --from lead --to alpha --to beta --subject "standup" --body "10:00" --json
     """
-    from deskd.service.identity import acting_role
-    from deskd.service.messages import send as send_message
+    from deskd.service.desk.identity import acting_role
+    from deskd.service.desk.messages import send as send_message
 
     with desk_context() as ctx:
         who = acting_role(ctx, "--from", sender)
@@ -198,7 +198,7 @@ def ledger(role: str | None, state: str | None, limit: int, as_json: bool) -> No
       deskd ledger --for operator
       deskd ledger --state overdue --json
     """
-    from deskd.service.inbox import ledger as ledger_view
+    from deskd.service.desk.inbox import ledger as ledger_view
 
     with desk_context() as ctx:
         rows = ledger_view(ctx, role=role, state=state, limit=limit)

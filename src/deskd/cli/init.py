@@ -27,7 +27,7 @@ def init(force: bool, as_json: bool) -> None:
       deskd init --force --json        # rewrite the annotated files
     """
     from deskd.config import load_settings
-    from deskd.service.scaffold import init_desk
+    from deskd.service.ops.scaffold import init_desk
 
     settings = load_settings()
     done = init_desk(settings, force=force)

@@ -34,7 +34,7 @@ def status(click_ctx: click.Context, as_json: bool) -> None:
     """
     if click_ctx.invoked_subcommand is not None:
         return
-    from deskd.service.board import board
+    from deskd.service.ops.board import board
 
     with desk_context() as ctx:
         data = board(ctx)
@@ -66,8 +66,8 @@ def set_(
       deskd status set --role alpha --state resting --json
       DESKD_ROLE=alpha deskd status set --activity "deploying"   # inside alpha's session
     """
-    from deskd.service.identity import acting_role
-    from deskd.service.presence import set_status
+    from deskd.service.desk.identity import acting_role
+    from deskd.service.desk.presence import set_status
 
     with desk_context() as ctx:
         who = acting_role(ctx, "--role", role)
@@ -94,8 +94,8 @@ def end(role: str | None, as_json: bool) -> None:
       deskd status end --role alpha
       deskd status end --role alpha --json
     """
-    from deskd.service.identity import acting_role
-    from deskd.service.presence import end_status
+    from deskd.service.desk.identity import acting_role
+    from deskd.service.desk.presence import end_status
 
     with desk_context() as ctx:
         who = acting_role(ctx, "--role", role)
@@ -118,8 +118,8 @@ def heartbeat(role: str | None, session_id: str | None, token: str | None, as_js
       deskd heartbeat --role alpha
       deskd heartbeat --role alpha --session-id 9f1c2d3e-... --json
     """
-    from deskd.service.identity import acting_role
-    from deskd.service.presence import heartbeat as beat
+    from deskd.service.desk.identity import acting_role
+    from deskd.service.desk.presence import heartbeat as beat
 
     with desk_context() as ctx:
         who = acting_role(ctx, "--role", role)
@@ -145,7 +145,7 @@ def roles(as_json: bool) -> None:
       deskd roles
       deskd roles --json
     """
-    from deskd.service.presence import role_presences
+    from deskd.service.desk.presence import role_presences
 
     with desk_context() as ctx:
         rows = role_presences(ctx)

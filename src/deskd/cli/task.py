@@ -53,7 +53,7 @@ def add(
       deskd task add "Rotate the API keys" --for alpha --priority urgent
       deskd task add "Write the weekly report" --for beta --due 2026-12-04T16:00 --json
     """
-    from deskd.service.tasks import add_task
+    from deskd.service.work.tasks import add_task
 
     with desk_context() as ctx:
         out = add_task(
@@ -87,7 +87,7 @@ def list_(role: str | None, status: str | None, include_closed: bool, as_json: b
       deskd task list --for alpha --status blocked
       deskd task list --all --json
     """
-    from deskd.service.tasks import list_tasks
+    from deskd.service.work.tasks import list_tasks
 
     with desk_context() as ctx:
         rows = list_tasks(ctx, role=role, status=status, include_closed=include_closed)
@@ -147,7 +147,7 @@ def update(
       deskd task update 3 --for gamma --note "gamma owns billing" --by alpha
       deskd task update 3 --note "half done: tests pass, docs left" --by beta
     """
-    from deskd.service.tasks import TaskUpdate, update_task
+    from deskd.service.work.tasks import TaskUpdate, update_task
 
     change = TaskUpdate(
         status=status, blocked_on=blocked_on, priority=priority, due=due, role=role, note=note
@@ -170,7 +170,7 @@ def _close(status: str) -> Callable[..., None]:
     @click.option("--by", default=None, help="Who (default: DESKD_ROLE, else operator).")
     @json_option
     def close(task_id: int, note: str | None, by: str | None, as_json: bool) -> None:
-        from deskd.service.tasks import TaskUpdate, update_task
+        from deskd.service.work.tasks import TaskUpdate, update_task
 
         with desk_context() as ctx:
             out = update_task(ctx, task_id, TaskUpdate(status=status, note=note), by=by)
@@ -210,7 +210,7 @@ def history(task_id: int, as_json: bool) -> None:
     Examples:
       deskd task history 3
     """
-    from deskd.service.tasks import task_history
+    from deskd.service.work.tasks import task_history
 
     with desk_context() as ctx:
         rows = task_history(ctx, task_id)

@@ -32,7 +32,7 @@ def list_(role: str | None, open_only: bool, limit: int, as_json: bool) -> None:
       deskd wake list --open
       deskd wake list --role alpha --json
     """
-    from deskd.service.wake import list_wakes
+    from deskd.service.engine.wake import list_wakes
 
     with desk_context() as ctx:
         rows = list_wakes(ctx, role=role, open_only=open_only, limit=limit)
@@ -75,7 +75,7 @@ def explain(attempt_id: int | None, role: str | None, as_json: bool) -> None:
       deskd wake explain 42
     """
     from deskd.errors import InvalidValue
-    from deskd.service.wake import explain_attempt, explain_role
+    from deskd.service.engine.wake import explain_attempt, explain_role
 
     if (attempt_id is None) == (role is None):
         raise InvalidValue("arguments", "", "give either --role R or an ATTEMPT_ID")
@@ -95,7 +95,7 @@ def ack(attempt_id: int, note: str, as_json: bool) -> None:
     Examples:
       deskd wake ack 42 --note "on it — maria"
     """
-    from deskd.service.wake import ack as ack_attempt
+    from deskd.service.engine.wake import ack as ack_attempt
 
     with desk_context() as ctx:
         data = ack_attempt(ctx, attempt_id, note=note)
@@ -112,7 +112,7 @@ def sources(role: str, as_json: bool) -> None:
     Examples:
       deskd wake sources --role researcher
     """
-    from deskd.service.wake import sources as wake_sources
+    from deskd.service.engine.wake import sources as wake_sources
 
     with desk_context() as ctx:
         data = wake_sources(ctx, role)

@@ -198,15 +198,17 @@ from deskd.store import (  # noqa: E402
     schema_tasks,
 )
 
-# The tasks, pager and meetings schemas are still being written (none has been released);
-# an empty one is left out so every registered migration creates something.
-_UNRELEASED = (
+# Each migration keeps its place for ever: a released database records only its version
+# number, so dropping or emptying an entry would silently renumber the ones after it.
+# tests/store asserts every entry creates something.
+MIGRATIONS: tuple[str, ...] = (
+    V1,
+    V2,
     schema_tasks.SQL,
     schema_pager.SQL,
     schema_meetings.SQL,
     schema_sessions_current.SQL,
 )
-MIGRATIONS: tuple[str, ...] = (V1, V2, *(m for m in _UNRELEASED if m.strip()))
 """Index i holds the migration that takes the schema from version i to version i + 1."""
 
 LATEST = len(MIGRATIONS)
