@@ -7,7 +7,6 @@ records it and hands launches to the executor (until the executor lands, launche
 
 from __future__ import annotations
 
-import secrets
 import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
@@ -205,12 +204,14 @@ def record_plan(
             recycles=a.recycles,
             skipped=a.skipped,
         )
+    from secrets import token_urlsafe  # hashlib, random: for recorded launches only
+
     for launch in plan.launches:
         primary = ids[launch.keys[0]]
         attempt_rows.plan_launch(
             conn,
             primary,
-            token=secrets.token_urlsafe(18),
+            token=token_urlsafe(18),
             prompt=launch.prompt,
             session_id=launch.session_id,
             now=now,
