@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from deskd.cli.common import desk_context, emit, json_option
+from deskd.cli.hot import presence_sentence
 
 # Colour is applied with click.style and stripped by click.echo when stdout is not a tty.
 PRESENCE_COLOUR = {"online": "green", "suspect": "yellow", "dead": "red"}
@@ -66,19 +67,9 @@ def set_(
       deskd status set --role alpha --state resting --json
       DESKD_ROLE=alpha deskd status set --activity "deploying"   # inside alpha's session
     """
-    from deskd.service.desk.identity import acting_role
-    from deskd.service.desk.presence import set_status
+    from deskd.cli import hot
 
-    with desk_context() as ctx:
-        who = acting_role(ctx, "--role", role)
-        result = set_status(
-            ctx,
-            who,
-            state=state,
-            activity=activity,
-            native_id=session_id or ctx.settings.session_id,
-        )
-    emit(result, as_json, _sentence(result))
+    hot.status_set(role, state, activity, session_id, as_json)
 
 
 @status.command("end")
@@ -100,7 +91,7 @@ def end(role: str | None, as_json: bool) -> None:
     with desk_context() as ctx:
         who = acting_role(ctx, "--role", role)
         result = end_status(ctx, who, by=ctx.settings.role or "operator")
-    emit(result, as_json, "ended " + _sentence(result))
+    emit(result, as_json, "ended " + presence_sentence(result))
 
 
 @click.command()
@@ -118,18 +109,9 @@ def heartbeat(role: str | None, session_id: str | None, token: str | None, as_js
       deskd heartbeat --role alpha
       deskd heartbeat --role alpha --session-id 9f1c2d3e-... --json
     """
-    from deskd.service.desk.identity import acting_role
-    from deskd.service.desk.presence import heartbeat as beat
+    from deskd.cli import hot
 
-    with desk_context() as ctx:
-        who = acting_role(ctx, "--role", role)
-        result = beat(
-            ctx,
-            who,
-            native_id=session_id or ctx.settings.session_id,
-            token=token or ctx.settings.wake_token,
-        )
-    emit(result, as_json, "heartbeat: " + _sentence(result))
+    hot.heartbeat(role, session_id, token, as_json)
 
 
 @click.command()
@@ -153,11 +135,6 @@ def roles(as_json: bool) -> None:
 
 
 # -- readable output -----------------------------------------------------------------------
-
-
-def _sentence(result: dict[str, Any]) -> str:
-    session = f" (session {result['session_id']})" if result.get("session_id") else ""
-    return f"{result['role']}: {result['presence']}{session}"
 
 
 def _presence_cell(row: dict[str, Any]) -> Cell:
