@@ -134,16 +134,12 @@ def hot_desk(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return home
 
 
-ON_CLICK = ("status", "tick --dry-run")  # ≤ 8× goal: these stay on click
-
-
 @pytest.mark.parametrize("name", HOT)
 def test_hot_commands_load_no_validator_lock_or_network_module(hot_desk: Path, name: str) -> None:
     modules = modules_after(HOT[name], hot_desk, probe=CONSOLE)
     assert "deskd.service.desk.context" in modules  # the command really ran
     never = tuple(m for m in NEVER_HOT if not (name == "tick --dry-run" and m in TICK_LOCK))
-    if name not in ON_CLICK:
-        never += ("click",)  # the fast dispatch ran it (deskd.cli.fast)
+    never += ("click",)  # the fast dispatch ran it (deskd.cli.fast)
     assert loaded(modules, never) == []
 
 

@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from typing import Any
 
 # One parameter: (name, option or None for a positional argument, kind, required, default).
-# kind: "text", "int", "int:LO:HI" (an IntRange), "flag", "many" (multiple=True).
+# kind: "text", "int", "int:LO:HI" (an IntRange), "flag", "many" (multiple=True),
+# "const:V" (a flag that sets its parameter to V, several sharing one parameter).
 Param = tuple[str, str | None, str, bool, Any]
 
 SPEC: dict[tuple[str, ...], tuple[str, tuple[Param, ...]]] = {
@@ -92,6 +93,16 @@ SPEC: dict[tuple[str, ...], tuple[str, tuple[Param, ...]]] = {
         ("mark_read", "--mark-read", "flag", False, False),
         ("as_json", "--json", "flag", False, False),
     )),
+    ("status",): ("status_board", (
+        ("as_json", "--json", "flag", False, False),
+    )),
+    ("tick",): ("tick", (
+        ("mode", "--execute", "const:execute", False, None),
+        ("mode", "--dry-run", "const:dry", False, None),
+        ("wait", "--wait", "flag", False, False),
+        ("loop", "--loop", "text", False, None),
+        ("as_json", "--json", "flag", False, False),
+    )),
     ("hook", "add"): ("hook_add", (
         ("owner", "--for", "text", False, None),
         ("title", "--title", "text", True, None),
@@ -133,10 +144,10 @@ def parse(argv: Sequence[str]) -> tuple[str, dict[str, Any]] | None:
         if param is None:
             return None  # --help, --, a short or unknown option: click says what it says
         name, _, kind, _, _ = param
-        if kind == "flag":
+        if kind == "flag" or kind.startswith("const:"):
             if eq:
                 return None
-            values[name] = True
+            values[name] = True if kind == "flag" else kind[len("const:") :]
         else:
             if eq:
                 value = inline

@@ -3,6 +3,8 @@
 Each function takes exactly its click command's parameters (``cli/inbox.py`` and friends
 declare them and call these); ``deskd.cli.fast`` calls them directly when the arguments are
 plain, so these commands start without click. Output goes through ``deskd.cli.out``.
+Longer than 400 lines on purpose: one module holds every body the dispatch may run, so a hot
+command imports exactly this one.
 """
 
 from __future__ import annotations
@@ -191,6 +193,87 @@ def heartbeat(role: str | None, session_id: str | None, token: str | None, as_js
             token=token or ctx.settings.wake_token,
         )
     emit(result, as_json, "heartbeat: " + presence_sentence(result))
+
+
+def status_board(as_json: bool) -> None:
+    from deskd.cli.board_text import print_board
+    from deskd.service.ops.board import board
+
+    with desk_context() as ctx:
+        data = board(ctx)
+        now, tz = ctx.now, ctx.tz
+    emit(data, as_json, lambda: print_board(data, now=now, tz=tz))
+
+
+def tick(mode: str | None, wait: bool, loop: str | None, as_json: bool) -> None:
+    import time
+
+    from deskd.core.timeparse import parse_duration
+
+    every = parse_duration(loop, what="--loop") if loop else None
+    while True:
+        _tick_once(mode, as_json, wait)
+        if every is None:
+            return
+        time.sleep(every)
+
+
+def _tick_once(mode: str | None, as_json: bool, wait: bool) -> None:
+    from deskd.service.engine.tick import run_tick
+
+    with desk_context() as ctx:
+        execute = mode == "execute" or (mode is None and ctx.settings.execute)
+        result = run_tick(ctx, execute=execute, wait=wait)
+        data = result.to_json()
+        tz = ctx.tz
+
+    def human() -> None:
+        from deskd.core.timeparse import local_text
+
+        label = "dry-run" if result.dry_run else "execute"
+        echo(f"tick {local_text(result.now, tz)} ({label})")
+        if result.skipped:
+            echo(f"  skipped: {result.skipped}")
+            return
+        for h in data["hooks_fired"]:
+            if h["error"]:
+                echo(f"  hook {h['hook_id']} ({h['owner']}): error: {h['error']}")
+            elif h["would"]:
+                echo(f"  hook {h['hook_id']} ({h['owner']}): would {h['would']}: {h['title']}")
+            elif h["fire_at"]:
+                missed = f" (+{h['missed']} missed, coalesced)" if h["missed"] else ""
+                echo(f"  hook {h['hook_id']} ({h['owner']}) fired: {h['title']}{missed}")
+        for c in data["resolved"]:
+            echo(f"  close attempt {c['attempt_id']}: {c['outcome']} ({c['reason']})")
+        for a in data["attempts"]:
+            skip = f"  [skipped: {a['skipped']}]" if a["skipped"] else ""
+            echo(f"  {a['role']}: {a['key']} → {a['rung']} — {a['detail']}{skip}")
+        for x in data["actions"]:
+            verb = "would launch" if result.dry_run else "launch planned"
+            echo(f"  {verb}: {x['rung']} {x['role']} ({', '.join(x['reasons'])})")
+        for d in data["launched"]:
+            echo(f"  started executor for attempt {d['attempt_id']} ({d['role']}, pid {d['pid']})")
+        for a in data["died"]:
+            echo(f"  attempt {a}: its executor died; recorded as failed (transient)")
+        for pg in data["pages"]:
+            verb = "would page" if result.dry_run else "page queued"
+            echo(f"  {verb}: {pg['title']}")
+        for sent in data.get("pages_sent", []):  # the pager's sends (URLs already masked)
+            where = ", ".join(f"{c['name']} {c['status']}" for c in sent["channels"])
+            echo(f"  page {sent['page_id']} ({sent['kind']}, {sent['role']}): {where}")
+        for n in data.get("notes", []):
+            echo(f"  {n['role']}: {n['text']}")
+        if not (
+            data["resolved"]
+            or data["attempts"]
+            or data["actions"]
+            or data["pages"]
+            or data["hooks_fired"]
+            or data.get("pages_sent")
+        ):
+            echo("  nothing due")
+
+    emit(data, as_json, human)
 
 
 # -- tasks, meetings, wake hooks -----------------------------------------------------------

@@ -23,10 +23,21 @@ def echo(text: str = "", *, err: bool = False) -> None:
     stream.flush()
 
 
-def bold(text: str) -> str:
-    """``text`` in bold on a terminal; plain otherwise (as click.echo strips styles)."""
+# click.style's codes for the colours deskd uses; like click.echo, none off a terminal.
+_COLOURS = {"red": 31, "green": 32, "yellow": 33}
+
+
+def style(text: str, *, fg: str | None = None, bold: bool = False) -> str:
+    """``text`` coloured and/or bold on a terminal (click.style's codes); plain otherwise."""
     isatty = getattr(sys.stdout, "isatty", None)
-    return f"\x1b[1m{text}\x1b[0m" if isatty is not None and isatty() else text
+    if isatty is None or not isatty() or (fg is None and not bold):
+        return text
+    codes = ([f"\x1b[{_COLOURS[fg]}m"] if fg else []) + (["\x1b[1m"] if bold else [])
+    return "".join(codes) + text + "\x1b[0m"
+
+
+def secho(text: str, *, fg: str | None = None, bold: bool = False) -> None:
+    echo(style(text, fg=fg, bold=bold))
 
 
 def emit(data: Any, as_json: bool, human: Callable[[], None] | str | None = None) -> None:
@@ -48,7 +59,7 @@ def table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> None:
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
     for index, row in enumerate(cells):
         line = "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
-        echo(bold(line) if index == 0 else line)
+        echo(style(line, bold=True) if index == 0 else line)
 
 
 def refuse(exc: DeskdError, as_json: bool) -> int:
