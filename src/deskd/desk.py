@@ -23,6 +23,7 @@ from deskd.desk_view import AGENT_KINDS as AGENT_KINDS
 from deskd.desk_view import DEFAULT_ALLOWED_TOOLS as DEFAULT_ALLOWED_TOOLS
 from deskd.desk_view import DEFAULT_LADDER as DEFAULT_LADDER
 from deskd.desk_view import RUNGS, Desk
+from deskd.desk_view import AgentSettings as AgentSettings
 from deskd.errors import ConfigConflict, DeskdError, DeskFileError
 
 _HHMM = re.compile(r"([01]\d|2[0-3]):([0-5]\d)")

@@ -61,9 +61,9 @@ def test_the_cached_desk_is_the_validated_desk(desk: Desk) -> None:
     assert from_cache.raw == validated.raw
     assert from_cache.ladder == [("session", 90), ("badge", None)]
     assert from_cache.role("gamma").channels == ["ops"]
-    assert from_cache.agent_for("gamma")["retry_wait"] == 0
-    assert from_cache.agent_for("alpha")["retry_wait"] == 5
-    assert from_cache.agent_for("alpha")["kind"] == "codex"
+    assert from_cache.agent_for("gamma").retry_wait == 0
+    assert from_cache.agent_for("alpha").retry_wait == 5
+    assert from_cache.agent_for("alpha").kind == "codex"
 
 
 def test_a_same_size_rewrite_with_the_same_mtime_is_not_served_stale(desk: Desk) -> None:

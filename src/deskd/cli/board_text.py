@@ -6,6 +6,7 @@ styles did.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -64,25 +65,33 @@ def print_board(data: dict[str, Any], *, now: int, tz: str) -> None:
     echo()
     overdue = data["overdue"]
     if overdue:
-        secho(f"overdue items ({data['overdue_total']})", fg="red", bold=True)
+        # The ledger's words: past its SLA, an item is "escalated" while a wake climbs for
+        # it and "overdue" while none does; the heading counts both, the rows say which.
+        states = Counter(i["state"] for i in overdue)
+        split = ", ".join(f"{states[s]} {s}" for s in ("overdue", "escalated") if states[s])
+        shown = "" if data["overdue_total"] == len(overdue) else f" in the first {len(overdue)}"
+        secho(f"past their SLA ({data['overdue_total']}): {split}{shown}", fg="red", bold=True)
         _table(
             [
                 (
                     str(i["item_id"]),
                     i["to"],
                     i["priority"],
+                    i["state"],
                     (f"{human_age(i['overdue_s'])} over", "red"),
                     _clip(i["title"], 60),
                 )
                 for i in overdue
             ],
-            ["item", "to", "priority", "sla", "title"],
+            ["item", "to", "priority", "state", "sla", "title"],
         )
         if data["overdue_total"] > len(overdue):
             more = data["overdue_total"] - len(overdue)
-            echo(f"… and {more} more (deskd ledger --state overdue)")
+            echo(
+                f"… and {more} more (deskd ledger --state overdue, deskd ledger --state escalated)"
+            )
     else:
-        echo("overdue items: none")
+        echo("past their SLA: none")
     _print_wakes(data)
     echo()
     if health["last_tick_at"] is None:
@@ -123,6 +132,8 @@ def _print_wakes(data: dict[str, Any]) -> None:
             f"{task['idle_wakes']} times without a change (deskd task update {task['id']} …)",
             fg="yellow",
         )
+    for w in data.get("routed", []):
+        echo(f"routed: {w['kind']} {w['id']} → {w['role']} — {w['why']}")
     for pause in data["paused"]:
         who = f"role {pause['role']}" if pause["role"] else "the desk"
         secho(f"paused: {who} — {pause['reason']} (deskd resume)", fg="yellow")
@@ -144,7 +155,7 @@ def _print_board_roles(rows: list[dict[str, Any]]) -> None:
             )
             for r in rows
         ],
-        ["role", "presence", "activity", "heartbeat", "unread", "overdue"],
+        ["role", "presence", "activity", "heartbeat", "unread", "past sla"],
     )
 
 

@@ -7,7 +7,6 @@ and exits with the error's code: 1 refused, 2 usage (click's own), 3 unavailable
 from __future__ import annotations
 
 import sqlite3
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -87,10 +86,6 @@ def parse_ids(values: Sequence[str]) -> list[int]:
     return ids
 
 
-def fail(message: str, code: str = "refused") -> None:
-    raise DeskdError(message, code=code)
-
-
 def stderr(message: str) -> None:
     click.echo(message, err=True)
 
@@ -99,10 +94,8 @@ __all__ = [
     "DeskdGroup",
     "desk_context",
     "emit",
-    "fail",
     "json_option",
     "parse_ids",
     "stderr",
-    "sys",
     "table",
 ]

@@ -23,7 +23,8 @@ Param = tuple[str, str | None, str, bool, Any]
 
 SPEC: dict[tuple[str, ...], tuple[str, tuple[Param, ...]]] = {
     ("inbox", "enqueue"): ("inbox_enqueue", (
-        ("role", "--for", "text", True, None),
+        ("role", "--for", "text", False, None),
+        ("capability", "--capability", "text", False, None),
         ("source", "--source", "text", True, None),
         ("title", "--title", "text", True, None),
         ("body", "--body", "text", False, ""),

@@ -57,7 +57,8 @@ def _acting(ctx: DeskContext, flag: str, value: str | None) -> str:
 
 
 def inbox_enqueue(
-    role: str,
+    role: str | None,
+    capability: str | None,
     source: str,
     title: str,
     body: str,
@@ -67,12 +68,14 @@ def inbox_enqueue(
     sla: str | None,
     as_json: bool,
 ) -> None:
+    from deskd.cli.routing import check_target, routed_sentence
     from deskd.service.desk.inbox import NewItem
     from deskd.service.desk.inbox import enqueue as enqueue_item
 
+    check_target(role, capability)
     with desk_context() as ctx:
         item = NewItem(
-            role=role,
+            role=role or "",
             source=source,
             title=title,
             body=body,
@@ -81,6 +84,12 @@ def inbox_enqueue(
             dedup_key=dedup_key,
             sla=sla,
         )
+        if capability is not None:
+            from deskd.service.ops.routing import enqueue_by_capability
+
+            out = enqueue_by_capability(ctx, item, capability)
+            emit(out, as_json, routed_sentence("item", out))
+            return
         item_id, deduped = enqueue_item(ctx, item)
     verb = "coalesced into" if deduped else "queued as"
     emit({"id": item_id, "deduped": deduped}, as_json, f"{verb} item {item_id} for {role}")
@@ -109,7 +118,7 @@ def inbox_list(role: str | None, include_read: bool, limit: int, as_json: bool) 
                     v["source"],
                     f["from"] or "",
                     v["state"],
-                    local_text(r["enqueued_at"], tz),
+                    local_text(r.enqueued_at, tz),
                     v["title"],
                 )
                 for v, f, r in zip(views, full, rows, strict=True)

@@ -20,7 +20,12 @@ def inbox() -> None:
 
 
 @inbox.command("enqueue")
-@click.option("--for", "role", required=True, help="The role the item is for.")
+@click.option("--for", "role", default=None, help="The role the item is for.")
+@click.option(
+    "--capability",
+    default=None,
+    help="Instead of --for: the most available enabled role with this capability.",
+)
 @click.option("--source", required=True, help="One of the desk's inbox_sources (e.g. alert).")
 @click.option("--title", required=True, help="One line saying what it is.")
 @click.option("--body", default="", help="Details; line breaks are kept.")
@@ -32,7 +37,8 @@ def inbox() -> None:
 @click.option("--sla", default=None, help="Override the priority's SLA (90s, 5m, 2h, 1d).")
 @json_option
 def enqueue(
-    role: str,
+    role: str | None,
+    capability: str | None,
     source: str,
     title: str,
     body: str,
@@ -47,14 +53,19 @@ def enqueue(
     An unread item with the same role and --dedup-key absorbs this one (same id, priority
     raised if this one is higher); after it is acked, the key makes a new item.
 
+    --capability NAME routes it to the enabled role declaring that capability that is most
+    available: online or idle first, then the fewest open items and tasks, ties by name. The
+    item records why. When no enabled role declares it, a person is paged ("unroutable: NAME").
+
     \b
     Examples:
       deskd inbox enqueue --for operator --source alert --title "5xx above 2%" --priority urgent
       deskd inbox enqueue --for operator --source alert --title "disk" --dedup-key disk-91 --json
+      deskd inbox enqueue --capability triage --source alert --title "new bug report"
     """
     from deskd.cli import hot
 
-    hot.inbox_enqueue(role, source, title, body, ref, priority, dedup_key, sla, as_json)
+    hot.inbox_enqueue(role, capability, source, title, body, ref, priority, dedup_key, sla, as_json)
 
 
 @inbox.command("list")

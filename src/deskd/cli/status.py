@@ -13,7 +13,7 @@ from deskd.cli.hot import presence_sentence
 @json_option
 @click.pass_context
 def status(click_ctx: click.Context, as_json: bool) -> None:
-    """The board: each role's presence, activity, unread and overdue items, the last tick.
+    """The board: each role's presence, activity, unread items and items past their SLA, the last tick.
 
     Alone it prints the board; `status set` and `status end` declare a role's presence.
     Reading the board never writes to the database.

@@ -9,6 +9,7 @@ import click
 
 from deskd.cli.common import desk_context, emit, json_option, table
 from deskd.cli.hot import task_said
+from deskd.cli.routing import check_target, routed_sentence
 
 PRIORITY_HELP = "urgent (wakes the assignee at once), high, normal or low."
 
@@ -32,7 +33,12 @@ def task() -> None:
 
 @task.command("add")
 @click.argument("title")
-@click.option("--for", "role", required=True, help="The role the task is assigned to.")
+@click.option("--for", "role", default=None, help="The role the task is assigned to.")
+@click.option(
+    "--capability",
+    default=None,
+    help="Instead of --for: the most available enabled role with this capability.",
+)
 @click.option("--priority", default="normal", show_default=True, help=PRIORITY_HELP)
 @click.option("--due", default=None, help="A soft deadline (ISO 8601; naive = desk timezone).")
 @click.option("--detail", default="", help="What done looks like; line breaks are kept.")
@@ -40,23 +46,42 @@ def task() -> None:
 @json_option
 def add(
     title: str,
-    role: str,
+    role: str | None,
+    capability: str | None,
     priority: str,
     due: str | None,
     detail: str,
     by: str | None,
     as_json: bool,
 ) -> None:
-    """Assign a task to a role.
+    """Assign a task to a role, or with --capability to the most available role that has it
+    (online or idle first, then fewest open items and tasks, ties by name); when no enabled
+    role has it, a person is paged to assign it.
 
     \b
     Examples:
       deskd task add "Rotate the API keys" --for alpha --priority urgent
       deskd task add "Write the weekly report" --for beta --due 2026-12-04T16:00 --json
+      deskd task add "Triage the new bug reports" --capability triage
     """
+    from deskd.service.ops.routing import add_task_by_capability
     from deskd.service.work.tasks import add_task
 
+    check_target(role, capability)
     with desk_context() as ctx:
+        if capability is not None:
+            out = add_task_by_capability(
+                ctx,
+                title=title,
+                capability=capability,
+                priority=priority,
+                due=due,
+                detail=detail,
+                by=by,
+            )
+            emit(out, as_json, routed_sentence("task", out))
+            return
+        assert role is not None
         out = add_task(
             ctx, title=title, role=role, priority=priority, due=due, detail=detail, by=by
         )

@@ -1,6 +1,6 @@
 """The schema as an ordered registry of migrations, recorded in ``PRAGMA user_version``.
 
-Rules (LESSONS 40-42): each migration runs once, in order, inside one write transaction;
+Rules (lessons 40–42): each migration runs once, in order, inside one write transaction;
 never edit a released migration, add a new one; no comments inside CREATE TABLE bodies.
 """
 
@@ -194,6 +194,7 @@ CREATE INDEX pauses_live ON pauses(id, role) WHERE ended_at IS NULL;
 from deskd.store import (  # noqa: E402
     schema_meetings,
     schema_pager,
+    schema_routing,
     schema_sessions_current,
     schema_tasks,
 )
@@ -207,6 +208,7 @@ MIGRATIONS: tuple[str, ...] = (
     schema_tasks.SQL,
     schema_pager.SQL,
     schema_meetings.SQL,
+    schema_routing.SQL,
     schema_sessions_current.SQL,
 )
 """Index i holds the migration that takes the schema from version i to version i + 1."""

@@ -77,4 +77,4 @@ def open_context(*, settings: Settings | None = None, require_desk: bool = True)
         desk = validate(settings.desk_path, host=host, required=require_desk)
     else:
         desk = load_desk(settings.home, settings.desk_path, required=require_desk)
-    return DeskContext(settings=settings, desk=desk, now=now_ms(settings.now))
+    return DeskContext(settings=settings, desk=desk, now=now_ms(settings.now, tz=desk.timezone))

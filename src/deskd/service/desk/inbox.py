@@ -16,6 +16,8 @@ from deskd.service.desk.identity import known_role
 from deskd.store import items as item_rows
 from deskd.store.attempts import covered_item_ids
 from deskd.store.events import add_event
+from deskd.store.records import Item
+from deskd.store.routing import mark_item_routed
 
 MAX_TITLE = 500
 _MAX_ROWID = 2**63 - 1
@@ -83,15 +85,27 @@ def insert(conn: sqlite3.Connection, item: NewItem, *, now: int) -> tuple[int, b
     )
 
 
-def enqueue(ctx: DeskContext, item: NewItem) -> tuple[int, bool]:
-    """Add an item for a role from an allowed source; coalesces on an unread dedup key."""
-    known_role(ctx, item.role)
+def check_item(ctx: DeskContext, item: NewItem) -> None:
+    """Refuse a bad source, priority, SLA or text before anything is written."""
     check_source(ctx, item.source)
     priority_rank(item.priority)
     sla_seconds(item.priority, item.sla)
     validate_text(item.title, item.body)
+
+
+def enqueue(
+    ctx: DeskContext, item: NewItem, *, routed: tuple[str, str] | None = None
+) -> tuple[int, bool]:
+    """Add an item for a role from an allowed source; coalesces on an unread dedup key.
+
+    ``routed`` is (capability, why) when capability routing chose the role.
+    """
+    known_role(ctx, item.role)
+    check_item(ctx, item)
     with ctx.write() as conn:
         item_id, deduped = insert(conn, item, now=ctx.now)
+        if routed is not None and not deduped:
+            mark_item_routed(conn, item_id, capability=routed[0], why=routed[1])
         add_event(
             conn,
             at=ctx.now,
@@ -103,32 +117,32 @@ def enqueue(ctx: DeskContext, item: NewItem) -> tuple[int, bool]:
     return item_id, deduped
 
 
-def item_view(row: sqlite3.Row, *, now: int, full: bool = False) -> dict[str, Any]:
+def item_view(row: Item, *, now: int, full: bool = False) -> dict[str, Any]:
     view: dict[str, Any] = {
-        "id": row["id"],
-        "source": row["source"],
-        "priority": priority_name(row["priority"]),
-        "title": row["title"],
+        "id": row.id,
+        "source": row.source,
+        "priority": priority_name(row.priority),
+        "title": row.title,
         "state": ledger_state(
-            read_at=row["read_at"],
-            notified_at=row["notified_at"],
-            sla_due_at=row["sla_due_at"],
+            read_at=row.read_at,
+            notified_at=row.notified_at,
+            sla_due_at=row.sla_due_at,
             now=now,
         ),
-        "enqueued_at": iso_utc(row["enqueued_at"]),
+        "enqueued_at": iso_utc(row.enqueued_at),
     }
     if full:
         view.update(
             {
-                "to": row["role"],
-                "from": row["sender"],
-                "body": row["body"],
-                "ref": row["ref"],
-                "message_id": row["message_id"],
-                "dedup_key": row["dedup_key"],
-                "seen": row["seen_at"] is not None,
-                "sla_due_at": iso_utc(row["sla_due_at"]),
-                "read_at": iso_utc(row["read_at"]),
+                "to": row.role,
+                "from": row.sender,
+                "body": row.body,
+                "ref": row.ref,
+                "message_id": row.message_id,
+                "dedup_key": row.dedup_key,
+                "seen": row.seen_at is not None,
+                "sla_due_at": iso_utc(row.sla_due_at),
+                "read_at": iso_utc(row.read_at),
             }
         )
     return view
@@ -136,7 +150,7 @@ def item_view(row: sqlite3.Row, *, now: int, full: bool = False) -> dict[str, An
 
 def list_inbox(
     ctx: DeskContext, role: str, *, include_read: bool = False, limit: int = 200
-) -> list[sqlite3.Row]:
+) -> list[Item]:
     """The role's unread items, urgent first (or recent items of every state with ``include_read``).
 
     When the role itself lists (``DESKD_ROLE`` is the role), the unread items listed count
@@ -150,11 +164,11 @@ def list_inbox(
         else item_rows.unread_items(conn, role)[:limit]
     )
     if ctx.settings.role == role:
-        unseen = [int(r["id"]) for r in rows if r["read_at"] is None and r["seen_at"] is None]
+        unseen = [r.id for r in rows if r.read_at is None and r.seen_at is None]
         if unseen:
             with ctx.write() as wconn:
                 item_rows.mark_shown(wconn, unseen, session=None, now=ctx.now)
-            rows = [item_rows.get_item(conn, int(r["id"])) or r for r in rows]
+            rows = [item_rows.get_item(conn, r.id) or r for r in rows]
     return rows
 
 
@@ -202,7 +216,7 @@ def ledger(
     covered = covered_item_ids(ctx.conn)
     out: list[dict[str, Any]] = []
     for row in _ledger_pages(ctx, role=role, unread_only=unread_only, page=max(limit, 1000)):
-        entry = ledger_entry(row, now=ctx.now, escalated=row["id"] in covered)
+        entry = ledger_entry(row, now=ctx.now, escalated=row.id in covered)
         if state is None or entry["state"] == state:
             out.append(entry)
         if len(out) >= limit:
@@ -210,31 +224,31 @@ def ledger(
     return out
 
 
-def ledger_entry(row: sqlite3.Row, *, now: int, escalated: bool) -> dict[str, Any]:
+def ledger_entry(row: Item, *, now: int, escalated: bool) -> dict[str, Any]:
     """One (item, recipient) of the delivery ledger, its state derived at read time."""
     return {
-        "item_id": row["id"],
-        "to": row["role"],
-        "source": row["source"],
-        "priority": priority_name(row["priority"]),
-        "title": row["title"],
+        "item_id": row.id,
+        "to": row.role,
+        "source": row.source,
+        "priority": priority_name(row.priority),
+        "title": row.title,
         "state": ledger_state(
-            read_at=row["read_at"],
-            notified_at=row["notified_at"],
-            sla_due_at=row["sla_due_at"],
+            read_at=row.read_at,
+            notified_at=row.notified_at,
+            sla_due_at=row.sla_due_at,
             now=now,
             escalated=escalated,
         ),
-        "queued_at": iso_utc(row["enqueued_at"]),
-        "notified_at": iso_utc(row["notified_at"]),
-        "read_at": iso_utc(row["read_at"]),
-        "sla_due_at": iso_utc(row["sla_due_at"]),
+        "queued_at": iso_utc(row.enqueued_at),
+        "notified_at": iso_utc(row.notified_at),
+        "read_at": iso_utc(row.read_at),
+        "sla_due_at": iso_utc(row.sla_due_at),
     }
 
 
 def _ledger_pages(
     ctx: DeskContext, *, role: str | None, unread_only: bool, page: int
-) -> Iterator[sqlite3.Row]:
+) -> Iterator[Item]:
     """Ledger rows newest first, a page at a time. States are derived in core (one predicate),
     so a state filter reads on until it has enough instead of stopping at a fixed window."""
     before: int | None = None
@@ -245,4 +259,4 @@ def _ledger_pages(
         yield from rows
         if len(rows) < page:
             return
-        before = int(rows[-1]["id"])
+        before = int(rows[-1].id)

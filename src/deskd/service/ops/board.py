@@ -1,6 +1,6 @@
 """The board (``deskd status``): every role's presence, overdue items and the desk's health.
 
-A read path: it never opens a write transaction (LESSONS 43 — a board that took the write lock
+A read path: it never opens a write transaction (lesson 43 — a board that took the write lock
 stalled every writer).
 """
 
@@ -37,6 +37,7 @@ def board(ctx: DeskContext) -> dict[str, Any]:
         "pages": open_pages(ctx),
         "paused": paused(ctx),
         "stalled_tasks": stalled_tasks(ctx),
+        "routed": routed(ctx),
         "health": health(ctx),
         "overdue": overdue[:OVERDUE_SHOWN],
         "overdue_total": len(overdue),
@@ -61,12 +62,19 @@ def stalled_tasks(ctx: DeskContext) -> list[dict[str, Any]]:
     ]
 
 
+def routed(ctx: DeskContext) -> list[dict[str, Any]]:
+    """Open items and tasks that capability routing placed, with why that role was chosen."""
+    from deskd.service.desk.routing import routed_work
+
+    return routed_work(ctx)
+
+
 def live_attempts(ctx: DeskContext) -> list[dict[str, Any]]:
     """Every pending attempt with its rung; ``badge`` ones are the red ones."""
     rows = list_attempts(ctx.conn, role=None, open_only=True, limit=500)
     return [
-        {**attempt_view(r), "badge": r["rung"] == "badge"}
-        for r in sorted(rows, key=lambda r: (r["role"], r["key"]))
+        {**attempt_view(r), "badge": r.rung == "badge"}
+        for r in sorted(rows, key=lambda r: (r.role, r.key))
     ]
 
 
@@ -78,7 +86,7 @@ def open_pages(ctx: DeskContext) -> list[dict[str, Any]]:
 
 def paused(ctx: DeskContext) -> list[dict[str, Any]]:
     return [
-        {"role": r["role"], "reason": r["reason"], "since": iso_utc(r["started_at"])}
+        {"role": r.role, "reason": r.reason, "since": iso_utc(r.started_at)}
         for r in live_pauses(ctx.conn)
     ]
 
@@ -88,8 +96,8 @@ def overdue_items(ctx: DeskContext) -> list[dict[str, Any]]:
     covered = covered_item_ids(ctx.conn)
     return [
         {
-            **ledger_entry(row, now=ctx.now, escalated=row["id"] in covered),
-            "overdue_s": (ctx.now - row["sla_due_at"]) // 1000,
+            **ledger_entry(row, now=ctx.now, escalated=row.id in covered),
+            "overdue_s": (ctx.now - row.sla_due_at) // 1000,
         }
         for row in overdue_unread(ctx.conn, now=ctx.now)
     ]

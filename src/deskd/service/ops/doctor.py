@@ -44,7 +44,7 @@ class Check:
 
 @dataclass(frozen=True, slots=True)
 class Where:
-    """The paths every process resolves the same way (LESSONS 46)."""
+    """The paths every process resolves the same way (lesson 46)."""
 
     home: Path
     desk: Path
@@ -66,6 +66,7 @@ def run_checks(env: Mapping[str, str] | None = None) -> list[Check]:
     checks.extend(database_checks(where.db))
     if desk is not None:
         checks.extend(agent_checks(desk, settings, environ.get("PATH", os.defpath)))
+        checks.extend(workdir_checks(desk, where.home))
         from deskd.service.paging.channels import doctor_checks as channel_checks  # the pager issue
 
         checks.extend(
@@ -237,21 +238,21 @@ def agent_checks(desk: Desk, settings: Settings | None, search_path: str) -> lis
     checks = []
     for role in desk.enabled_roles:
         agent = desk.agent_for(role, settings)
-        command = str(agent["command"] or "")
+        command = agent.command
         name = f"agent {role}"
         if not command:
             checks.append(
                 Check(
                     name,
                     "fail",
-                    f'kind = "{agent["kind"]}" needs a command: set command in [agent] '
+                    f'kind = "{agent.kind}" needs a command: set command in [agent] '
                     "(or the role's agent table, or DESKD_AGENT_CMD)",
                 )
             )
             continue
         found = shutil.which(command, path=search_path)
         if found:
-            checks.append(Check(name, "ok", f"{agent['kind']}: {command} → {found}"))
+            checks.append(Check(name, "ok", f"{agent.kind}: {command} → {found}"))
         elif os.sep in command:
             checks.append(
                 Check(
@@ -267,8 +268,33 @@ def agent_checks(desk: Desk, settings: Settings | None, search_path: str) -> lis
                     name,
                     "fail",
                     f"{command!r} not found on PATH ({search_path}); install the "
-                    f"{agent['kind']} CLI, or set command in [agent] (or DESKD_AGENT_CMD) "
+                    f"{agent.kind} CLI, or set command in [agent] (or DESKD_AGENT_CMD) "
                     "to its absolute path",
+                )
+            )
+    return checks
+
+
+def workdir_checks(desk: Desk, home: Path) -> list[Check]:
+    """Each enabled role's workdir exists (resolved as a launch resolves it): a missing one
+    fails every launch of that role."""
+    checks = []
+    for role in desk.enabled_roles:
+        configured = desk.roles[role].workdir
+        if configured is None:
+            continue
+        folder = Path(configured).expanduser()
+        folder = folder if folder.is_absolute() else home / folder
+        if folder.is_dir():
+            checks.append(Check(f"workdir {role}", "ok", str(folder)))
+        else:
+            what = "is not a folder" if folder.exists() else "does not exist"
+            checks.append(
+                Check(
+                    f"workdir {role}",
+                    "fail",
+                    f"{folder} {what}: every launch of {role} would fail; create it or fix "
+                    f'workdir under [[roles]] name = "{role}" in deskd.toml',
                 )
             )
     return checks

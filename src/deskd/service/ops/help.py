@@ -26,6 +26,7 @@ from deskd.service.paging.pager import deliver_pages
 from deskd.store.events import add_event
 from deskd.store.help import insert_help_request
 from deskd.store.items import insert_item
+from deskd.store.routing import mark_item_routed
 
 
 def ask_for_help(ctx: DeskContext, *, role: str | None, title: str, body: str) -> dict[str, Any]:
@@ -33,10 +34,24 @@ def ask_for_help(ctx: DeskContext, *, role: str | None, title: str, body: str) -
     name = acting_role(ctx, "--from", role)
     known_role(ctx, name)
     validate_text(title, body)
+    return raise_help(ctx, role=name, title=title, body=body, actor=name)
+
+
+def raise_help(
+    ctx: DeskContext,
+    *,
+    role: str,
+    title: str,
+    body: str,
+    actor: str,
+    capability: str | None = None,
+) -> dict[str, Any]:
+    """The help request itself: ``role``'s ledger holds it; ``capability`` marks work that no
+    enabled role could take (service/routing.py), which the page says instead."""
     with ctx.write() as conn:
         item_id, _ = insert_item(
             conn,
-            role=name,
+            role=role,
             source="system",
             priority=priority_rank("high"),
             title=title,
@@ -45,17 +60,19 @@ def ask_for_help(ctx: DeskContext, *, role: str | None, title: str, body: str) -
             dedup_key=None,
             now=ctx.now,
             sla_due_at=ctx.now + DEFAULT_SLA_S["urgent"] * 1000,
-            sender=name,
+            sender=role if capability is None else None,
         )
-        insert_help_request(conn, item_id=item_id, role=name, now=ctx.now)
+        insert_help_request(conn, item_id=item_id, role=role, now=ctx.now)
+        if capability is not None:
+            mark_item_routed(conn, item_id, capability=capability, why=f"unroutable: {capability}")
         add_event(
             conn,
             at=ctx.now,
             kind="help.requested",
-            role=name,
-            actor=name,
+            role=role,
+            actor=actor,
             subject=f"item:{item_id}",
-            detail={"title": title},
+            detail={"title": title, **({"unroutable": capability} if capability else {})},
         )
         key = f"help:{item_id}"
         full = make_plan(

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 from deskd.errors import AlreadyExists, Unavailable
@@ -141,6 +143,7 @@ class Scaffold:
     db: Path
     written: list[Path] = field(default_factory=list)
     db_created: bool = False
+    backups: list[Path] = field(default_factory=list)
 
 
 def desk_text(name: str) -> str:
@@ -154,11 +157,12 @@ def desk_name(home: Path) -> str:
     return cleaned or "desk"
 
 
-def init_desk(settings: Settings, *, force: bool = False) -> Scaffold:
+def init_desk(settings: Settings, *, force: bool = False, now: int | None = None) -> Scaffold:
     """Write the desk file, ``.env.example`` and the folders; create the database if missing.
 
-    Refuses when either file exists unless ``force``. The database is never opened when it
-    already exists: ``--force`` rewrites files, it never touches rows or the schema.
+    Refuses when either file exists unless ``force``; with it, each file it replaces is kept
+    first as ``NAME.bak-<UTC YYYYMMDDTHHMMSSZ>`` (``now``, epoch ms). The database is never
+    opened when it already exists: ``--force`` rewrites files, never rows or the schema.
     """
     home = settings.home
     desk_path = settings.desk_path
@@ -171,6 +175,7 @@ def init_desk(settings: Settings, *, force: bool = False) -> Scaffold:
             "(use --force to rewrite them; the database is never touched)"
         )
     try:
+        backups = [_backup(p, now=now or 0) for p in existing]
         for folder in FOLDERS:
             (home / folder).mkdir(parents=True, exist_ok=True)
         settings.log_path.mkdir(parents=True, exist_ok=True)
@@ -186,7 +191,21 @@ def init_desk(settings: Settings, *, force: bool = False) -> Scaffold:
         db=settings.db_path,
         written=[desk_path, env_path],
         db_created=db_created,
+        backups=backups,
     )
+
+
+def _backup(path: Path, *, now: int) -> Path:
+    """Copy ``path`` aside before it is rewritten; a second backup in the same second gets
+    a counter rather than overwriting the first."""
+    stamp = datetime.fromtimestamp(now / 1000, tz=UTC).strftime("%Y%m%dT%H%M%SZ")
+    target = path.with_name(f"{path.name}.bak-{stamp}")
+    counter = 1
+    while target.exists():
+        target = path.with_name(f"{path.name}.bak-{stamp}-{counter}")
+        counter += 1
+    shutil.copy2(path, target)
+    return target
 
 
 def _create_database(path: Path) -> bool:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
 from deskd.adapters.channels.base import SEND_BUDGET_S, Target, mask_url, secret_parts
+from deskd.config import PYTHON_CHANNEL_SCHEME
 from deskd.core.values import PRIORITIES
 from deskd.desk import ENV_VAR, expand_vars
 from deskd.desk_view import Desk
@@ -80,6 +81,11 @@ def routes(settings: Settings | None, desk: Desk, role: str) -> list[Channel]:
     return picked
 
 
+def shown_url(url: str) -> str:
+    """A URL as deskd shows it: masked, except a Python channel's, which holds no secret."""
+    return url if url.startswith(PYTHON_CHANNEL_SCHEME) else mask_url(url)
+
+
 def missing_vars(url: str) -> list[str]:
     return [m.group(1) for m in ENV_VAR.finditer(url) if not os.environ.get(m.group(1))]
 
@@ -87,7 +93,7 @@ def missing_vars(url: str) -> list[str]:
 def targets_of(channel: Channel) -> list[Target]:
     """The channel's URLs, ``${VAR}`` filled; a config file is read (this loads apprise)."""
     found = [
-        Target(key=f"{channel.name}#{i}", url=expand_vars(u), masked=mask_url(u))
+        Target(key=f"{channel.name}#{i}", url=expand_vars(u), masked=shown_url(u))
         for i, u in enumerate(channel.urls)
     ]
     if channel.config:
@@ -100,6 +106,8 @@ def targets_of(channel: Channel) -> list[Target]:
 
 def secrets_of(url: str) -> list[str]:
     """Everything in a URL (expanded) that must never be shown, for scrubbing error texts."""
+    if url.startswith(PYTHON_CHANNEL_SCHEME):
+        return []  # a channel name, no credential
     return secret_parts(expand_vars(url)) + [
         os.environ[m.group(1)] for m in ENV_VAR.finditer(url) if os.environ.get(m.group(1))
     ]
@@ -115,7 +123,7 @@ def channel_views(settings: Settings, desk: Desk, *, check: bool) -> list[dict[s
         serves = [r for r in desk.role_names if channel in routes(settings, desk, r)]
         urls = []
         for url in channel.urls:
-            entry: dict[str, Any] = {"url": mask_url(url), "missing": missing_vars(url)}
+            entry: dict[str, Any] = {"url": shown_url(url), "missing": missing_vars(url)}
             if check:
                 entry["check"] = _probe(url)
             urls.append(entry)
@@ -139,6 +147,12 @@ def _probe(url: str) -> str:
     missing = missing_vars(url)
     if missing:
         return "not set: " + ", ".join(f"${{{m}}}" for m in missing)
+    if url.startswith(PYTHON_CHANNEL_SCHEME):
+        from deskd.config import host_config
+
+        name = url[len(PYTHON_CHANNEL_SCHEME) :]
+        known = name in host_config().senders
+        return "registered Python channel" if known else "invalid: no Python channel registered"
     from deskd.adapters.channels.apprise import endpoint, readable
 
     real = expand_vars(url)
@@ -167,7 +181,13 @@ def _config_probe(path: str) -> str:
 
 def send_test(settings: Settings, desk: Desk, name: str) -> dict[str, Any]:
     """Send a test message on one channel; one result per URL (nothing is written)."""
-    from deskd.adapters.channels.apprise import AppriseTransport
+    from deskd.adapters.channels.python import PythonTransport, SplitTransport
+    from deskd.config import host_config
+
+    def apprise() -> Any:
+        from deskd.adapters.channels.apprise import AppriseTransport
+
+        return AppriseTransport()
 
     channels = all_channels(settings, desk)
     if name not in channels:
@@ -175,7 +195,7 @@ def send_test(settings: Settings, desk: Desk, name: str) -> dict[str, Any]:
     targets = targets_of(channels[name])
     if not targets:
         raise DeskdError(f"channel {name!r} has no URL to send to", code="empty_channel")
-    got = AppriseTransport().send(
+    got = SplitTransport(PythonTransport(host_config().senders), apprise).send(
         targets,
         title=f"deskd: test page from desk {desk.name}",
         body=f"A test of channel {name!r} (`deskd channels test {name}`). No action needed.",

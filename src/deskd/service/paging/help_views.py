@@ -17,6 +17,7 @@ def load_help_requests(conn: sqlite3.Connection, *, now: int) -> tuple[HelpReque
             title=str(r["title"]),
             body=str(r["body"] or ""),
             enqueued_at=int(r["enqueued_at"]),
+            capability=r["capability"],
         )
         for r in open_help_requests(conn)
     )

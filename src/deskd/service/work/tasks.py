@@ -20,6 +20,7 @@ from deskd.service.desk.inbox import validate_text
 from deskd.service.work.task_views import idle_wake_counts, sorted_rows, task_json
 from deskd.store import tasks as task_rows
 from deskd.store.events import add_event
+from deskd.store.routing import mark_task_routed
 
 NO_DUE = ("none", "")
 
@@ -32,7 +33,7 @@ def actor(ctx: DeskContext, by: str | None) -> str:
     return OPERATOR
 
 
-def _due(ctx: DeskContext, due: str | None) -> int | None:
+def due_ms(ctx: DeskContext, due: str | None) -> int | None:
     if due is None or due.strip().lower() in NO_DUE:
         return None
     return parse_instant(due, tz=ctx.tz, what="--due")
@@ -47,12 +48,14 @@ def add_task(
     due: str | None = None,
     detail: str = "",
     by: str | None = None,
+    routed: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
+    """Assign a task; ``routed`` is (capability, why) when capability routing chose ``role``."""
     who = actor(ctx, by)
     known_role(ctx, role)
     validate_text(title, detail)
     rank = priority_rank(priority)
-    due_at = _due(ctx, due)
+    due_at = due_ms(ctx, due)
     with ctx.write() as conn:
         task_id = task_rows.insert_task(
             conn,
@@ -65,6 +68,9 @@ def add_task(
             now=ctx.now,
         )
         change = {"status": "pending", "role": role, "priority": priority}
+        if routed is not None:
+            mark_task_routed(conn, task_id, capability=routed[0], why=routed[1])
+            change["routed"] = routed[1]
         task_rows.add_task_note(conn, task_id=task_id, at=ctx.now, by=who, change=change, note="")
         add_event(
             conn,
@@ -75,7 +81,8 @@ def add_task(
             subject=f"task:{task_id}",
             detail={"title": title, "priority": priority, "due_at": iso_utc(due_at)},
         )
-    return {"id": task_id, "role": role, "status": "pending", "priority": priority}
+    out = {"id": task_id, "role": role, "status": "pending", "priority": priority}
+    return {**out, "routed": routed[1]} if routed is not None else out
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -96,7 +103,7 @@ def update_task(
     if update.status is not None:
         check_status(update.status)
     rank = priority_rank(update.priority) if update.priority is not None else None
-    due_at = _due(ctx, update.due) if update.due is not None else None
+    due_at = due_ms(ctx, update.due) if update.due is not None else None
     if update.role is not None:
         known_role(ctx, update.role)
     note = (update.note or "").strip()
