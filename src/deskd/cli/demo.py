@@ -39,6 +39,7 @@ inbox_batch = "45s"
 [agent]
 kind = "claude"
 timeout = "60s"
+retry_wait = "0s"   # the rehearsal's clock is pinned: retries need not wait real seconds
 
 [[roles]]
 name = "alpha"

@@ -196,6 +196,7 @@ from deskd.store import (  # noqa: E402
     schema_meetings,
     schema_pager,
     schema_routing,
+    schema_sessions_current,
     schema_tasks,
 )
 
@@ -210,6 +211,7 @@ MIGRATIONS: tuple[str, ...] = (
     schema_meetings.SQL,
     schema_routing.SQL,
     schema_console.SQL,
+    schema_sessions_current.SQL,
 )
 """Index i holds the migration that takes the schema from version i to version i + 1."""
 

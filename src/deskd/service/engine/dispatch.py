@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import subprocess
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from deskd.adapters.locks import is_held, role_lock_path
 from deskd.service.desk.context import DeskContext
 from deskd.store import attempts as attempt_rows
 from deskd.store.events import add_event
 from deskd.store.records import Attempt
+
+if TYPE_CHECKING:
+    import subprocess
 
 RESTART_AFTER_MS = 60_000
 
@@ -52,6 +55,8 @@ def start_executor(ctx: DeskContext, attempt_id: int, role: str) -> Dispatched:
     env = dict(os.environ)
     env["DESKD_HOME"] = str(ctx.settings.home)
     env["DESKD_DB"] = str(ctx.settings.db_path)
+    import subprocess  # an executing tick's launches only, not a dry run
+
     with (folder / f"{attempt_id}.executor.log").open("ab") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "deskd", "agent", "run", "--attempt", str(attempt_id)],
