@@ -87,10 +87,11 @@ def _one(mode: str | None, as_json: bool, wait: bool) -> None:
             verb = "would page" if result.dry_run else "page queued"
             click.echo(f"  {verb}: {pg['title']}")
         for sent in data.get("pages_sent", []):  # the pager's sends (URLs already masked)
-            where = ", ".join(f"{c['name']} {c['status']}" for c in sent["channels"])
+            where = ", ".join(f"{c['name']} {c['url']} {c['status']}" for c in sent["channels"])
             click.echo(f"  page {sent['page_id']} ({sent['kind']}, {sent['role']}): {where}")
-        for n in data.get("notes", []):
-            click.echo(f"  {n['role']}: {n['text']}")
+        # One line per role and reason: a paused role has a note for each of its demands.
+        for line in dict.fromkeys(f"  {n['role']}: {n['text']}" for n in data.get("notes", [])):
+            click.echo(line)
         if not (
             data["resolved"]
             or data["attempts"]
