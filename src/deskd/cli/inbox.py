@@ -196,12 +196,16 @@ def send(
         message_id, items = send_message(
             ctx, sender=who, to=list(to), subject=subject, body=body, priority=priority, sla=sla
         )
-    data = {"message_id": message_id, "items": [{"id": i, "to": r} for i, r in items]}
-    emit(
-        data,
-        as_json,
-        f"sent {message_id} to " + ", ".join(f"{r} (item {i})" for i, r in items),
-    )
+    skipped = [who] if who in to else []
+    data = {
+        "message_id": message_id,
+        "items": [{"id": i, "to": r} for i, r in items],
+        "skipped": [{"to": r, "why": "the sender"} for r in skipped],
+    }
+    said = f"sent {message_id} to " + ", ".join(f"{r} (item {i})" for i, r in items)
+    if skipped:
+        said += f" — not to {who}: the sender"
+    emit(data, as_json, said)
 
 
 @click.command()
