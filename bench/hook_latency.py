@@ -1,4 +1,4 @@
-"""Median wall time of the session hook against the floor any hook pays (CONTRACT.md).
+"""Median wall time of the session hook against the floor any hook pays (docs/contract.md).
 
 Builds a temporary desk (role ``alpha``, 50 queued items whose text overflows the 10,000
 character cut), then runs, interleaved, ``--runs`` times each:

@@ -168,13 +168,13 @@ def desk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Desk]:
 
 @pytest.fixture(autouse=True)
 def recorded_launches(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Under tests/wake, the tick's launcher is replaced by a recorder at its boundary.
+    """Under tests/wake and tests/meetings, the tick's launcher is a recorder at its boundary.
 
     Those tests judge what the tick records; the executor's real processes are tested in
     tests/executor, so no background executor races the assertions here.
     """
     started: list[int] = []
-    if "wake" not in request.node.path.parts:
+    if not {"wake", "meetings"} & set(request.node.path.parts):
         return started
     from deskd.service.engine.dispatch import Dispatched
 

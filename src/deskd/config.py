@@ -23,7 +23,7 @@ from deskd.errors import DeskdError, SettingsError
 
 
 class Settings(BaseSettings):
-    """Every ``DESKD_*`` variable of CONTRACT.md. Override variables default to unset."""
+    """Every ``DESKD_*`` variable of docs/contract.md. Override variables default to unset."""
 
     model_config = SettingsConfigDict(env_prefix="DESKD_", extra="ignore")
 
@@ -290,7 +290,7 @@ def load_config_module(name: str | None, *, desk_home: Path) -> HostConfig:
 
 
 def _one_line(exc: BaseException) -> str:
-    """A host module's error as one line (LESSONS 50: no traceback, no multi-line dump)."""
+    """A host module's error as one line (lesson 50: no traceback, no multi-line dump)."""
     text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
     if isinstance(exc, ImportError):  # "No module named 'x'" says it all
         return text or type(exc).__name__

@@ -1,6 +1,6 @@
 """``deskd-session-hook``: what Claude Code runs on every hook event of every agent at a desk.
 
-CONTRACT.md "The session hook". It sits on the hot path of every tool call, so it imports
+docs/contract.md "The session hook". It sits on the hot path of every tool call, so it imports
 only the standard library, ``deskd.paths`` and ``deskd.store`` (no pydantic, click, typing
 or logging), reads the clock once, writes one short transaction, and always exits 0: a
 hook that fails or hangs would stall the agent. Problems go to ``logs/hook.log``, never to
@@ -218,7 +218,7 @@ def handle(
             if not text:
                 return
             # Print before COMMIT: if the commit fails the items are shown again later, but a
-            # role is never credited with an item it was not shown (LESSONS 18).
+            # role is never credited with an item it was not shown (lesson 18).
             emit(event, text)
             mark_shown(conn, shown, session=native, now=now)
     finally:

@@ -33,7 +33,7 @@ def test_it_writes_a_desk_file_that_loads(empty: Desk) -> None:
     assert desk.name == "support"
     assert desk.role_names == ["operator", "researcher"]
     assert desk.section.inbox_sources == ["alert", "signal"]
-    assert desk.agent_for("researcher")["command"] == "claude"
+    assert desk.agent_for("researcher").command == "claude"
     assert [rung for rung, _ in desk.ladder] == ["session", "resume", "spawn", "notify", "badge"]
 
 

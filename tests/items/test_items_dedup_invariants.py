@@ -1,4 +1,4 @@
-"""Dedup invariants (LESSONS 20): any sequence of enqueues, lists and acks keeps at most one
+"""Dedup invariants (lesson 20): any sequence of enqueues, lists and acks keeps at most one
 unread item per (role, key); and racing processes cannot create a second live item."""
 
 from __future__ import annotations

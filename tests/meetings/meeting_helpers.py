@@ -5,25 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from conftest import Desk
-
-
-def no_launches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Replace the tick's launcher by a recorder at its boundary (as tests/wake does): these
-    tests judge what the tick plans and records, not the agent processes."""
-    from deskd.service.engine.dispatch import Dispatched
-
-    started: list[int] = []
-
-    def record(ctx: object, attempt_id: int, role: str) -> Dispatched:
-        started.append(attempt_id)
-        return Dispatched(attempt_id=attempt_id, role=role, pid=0)
-
-    monkeypatch.setattr("deskd.service.engine.tick.start_executor", record)
-    return started
-
 
 FAKES = Path(__file__).resolve().parents[1] / "fakes"
 

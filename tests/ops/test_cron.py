@@ -1,5 +1,5 @@
 """The cron driver and `deskd cron-line`: cron's bare environment still ticks the right desk
-with this environment's deskd (LESSONS 32, 46, 47), and the log gets its line (LESSONS 48)."""
+with this environment's deskd (lessons 32, 46, 47), and the log gets its line (lesson 48)."""
 
 from __future__ import annotations
 

@@ -146,7 +146,7 @@ def test_it_shows_a_desk_without_roles(desk: Desk) -> None:
     assert "no roles" in desk.ok("status").stdout
 
 
-# -- read paths never write (LESSONS 43) ---------------------------------------------------
+# -- read paths never write (lesson 43) ---------------------------------------------------
 
 
 READS = [("status",), ("status", "--json"), ("roles",), ("roles", "--json")]

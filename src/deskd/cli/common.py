@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -108,10 +107,6 @@ def parse_ids(values: Sequence[str]) -> list[int]:
     return ids
 
 
-def fail(message: str, code: str = "refused") -> None:
-    raise DeskdError(message, code=code)
-
-
 def stderr(message: str) -> None:
     click.echo(message, err=True)
 
@@ -120,10 +115,8 @@ __all__ = [
     "DeskdGroup",
     "desk_context",
     "emit",
-    "fail",
     "json_option",
     "parse_ids",
     "stderr",
-    "sys",
     "table",
 ]

@@ -2,7 +2,7 @@
 
 Sessions deskd launches get the same settings per run (``--settings FILE``); these commands
 are for a person's own ``claude`` in a project. ``install`` edits only the file it names, only
-when asked, after a backup (CONTRACT.md "The agent CLIs").
+when asked, after a backup (docs/contract.md "The agent CLIs").
 """
 
 from __future__ import annotations

@@ -126,7 +126,7 @@ def list_(role: str | None, include_read: bool, limit: int, as_json: bool) -> No
                     v["source"],
                     f["from"] or "",
                     v["state"],
-                    local_text(r["enqueued_at"], tz),
+                    local_text(r.enqueued_at, tz),
                     v["title"],
                 )
                 for v, f, r in zip(views, full, rows, strict=True)

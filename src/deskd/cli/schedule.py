@@ -1,5 +1,5 @@
 """``deskd cron-line`` and ``deskd timer``: schedule the tick with absolute paths to this
-environment's deskd (LESSONS 32, 47). Nothing here runs crontab or systemctl."""
+environment's deskd (lessons 32, 47). Nothing here runs crontab or systemctl."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The one demand generator: every reason to wake a role, derived from the snapshot.
 
-Resolution asks this same generator (LESSONS 1): an attempt is resolved when its key is no
+Resolution asks this same generator (lesson 1): an attempt is resolved when its key is no
 longer produced. ``closure_for`` only labels *why* a vanished key went away (``resolved``
 when the work happened, ``withdrawn`` when it cannot happen any more); it never decides
 whether it went.
@@ -36,7 +36,7 @@ def inbox_due_at(items: Iterable[ItemView], *, batch_s: int) -> int | None:
 
     Urgent items demand at once (their enqueue instant); otherwise the inbox waits until
     its oldest unread item is ``batch_s`` old, so a burst of normal items is one wake.
-    The console's "wakes in 2 min" uses this same function (LESSONS 22).
+    The console's "wakes in 2 min" uses this same function (lesson 22).
     """
     live = [i for i in items if i.live]
     if not live:
@@ -225,7 +225,7 @@ def _meetings(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
 
 def _help(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
     """An agent asked a person: owed by the supervisor, so it starts at ``notify`` and never
-    launches a session (LESSONS 15)."""
+    launches a session (lesson 15)."""
     return [
         Demand(
             key=f"help:{h.item_id}",

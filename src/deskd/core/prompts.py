@@ -1,4 +1,4 @@
-"""Wake prompts and page texts: say exactly what is owed and where (LESSONS 17)."""
+"""Wake prompts and page texts: say exactly what is owed and where (lesson 17)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The schema as an ordered registry of migrations, recorded in ``PRAGMA user_version``.
 
-Rules (LESSONS 40-42): each migration runs once, in order, inside one write transaction;
+Rules (lessons 40–42): each migration runs once, in order, inside one write transaction;
 never edit a released migration, add a new one; no comments inside CREATE TABLE bodies.
 """
 

@@ -1,4 +1,4 @@
-"""Who is calling (CONTRACT.md): an agent acts only as its own role; the operator as any."""
+"""Who is calling (docs/contract.md): an agent acts only as its own role; the operator as any."""
 
 from __future__ import annotations
 

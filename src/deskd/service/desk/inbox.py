@@ -16,6 +16,7 @@ from deskd.service.desk.identity import known_role
 from deskd.store import items as item_rows
 from deskd.store.attempts import covered_item_ids
 from deskd.store.events import add_event
+from deskd.store.records import Item
 from deskd.store.routing import mark_item_routed
 
 MAX_TITLE = 500
@@ -116,32 +117,32 @@ def enqueue(
     return item_id, deduped
 
 
-def item_view(row: sqlite3.Row, *, now: int, full: bool = False) -> dict[str, Any]:
+def item_view(row: Item, *, now: int, full: bool = False) -> dict[str, Any]:
     view: dict[str, Any] = {
-        "id": row["id"],
-        "source": row["source"],
-        "priority": priority_name(row["priority"]),
-        "title": row["title"],
+        "id": row.id,
+        "source": row.source,
+        "priority": priority_name(row.priority),
+        "title": row.title,
         "state": ledger_state(
-            read_at=row["read_at"],
-            notified_at=row["notified_at"],
-            sla_due_at=row["sla_due_at"],
+            read_at=row.read_at,
+            notified_at=row.notified_at,
+            sla_due_at=row.sla_due_at,
             now=now,
         ),
-        "enqueued_at": iso_utc(row["enqueued_at"]),
+        "enqueued_at": iso_utc(row.enqueued_at),
     }
     if full:
         view.update(
             {
-                "to": row["role"],
-                "from": row["sender"],
-                "body": row["body"],
-                "ref": row["ref"],
-                "message_id": row["message_id"],
-                "dedup_key": row["dedup_key"],
-                "seen": row["seen_at"] is not None,
-                "sla_due_at": iso_utc(row["sla_due_at"]),
-                "read_at": iso_utc(row["read_at"]),
+                "to": row.role,
+                "from": row.sender,
+                "body": row.body,
+                "ref": row.ref,
+                "message_id": row.message_id,
+                "dedup_key": row.dedup_key,
+                "seen": row.seen_at is not None,
+                "sla_due_at": iso_utc(row.sla_due_at),
+                "read_at": iso_utc(row.read_at),
             }
         )
     return view
@@ -149,7 +150,7 @@ def item_view(row: sqlite3.Row, *, now: int, full: bool = False) -> dict[str, An
 
 def list_inbox(
     ctx: DeskContext, role: str, *, include_read: bool = False, limit: int = 200
-) -> list[sqlite3.Row]:
+) -> list[Item]:
     """The role's unread items, urgent first (or recent items of every state with ``include_read``).
 
     When the role itself lists (``DESKD_ROLE`` is the role), the unread items listed count
@@ -163,11 +164,11 @@ def list_inbox(
         else item_rows.unread_items(conn, role)[:limit]
     )
     if ctx.settings.role == role:
-        unseen = [int(r["id"]) for r in rows if r["read_at"] is None and r["seen_at"] is None]
+        unseen = [r.id for r in rows if r.read_at is None and r.seen_at is None]
         if unseen:
             with ctx.write() as wconn:
                 item_rows.mark_shown(wconn, unseen, session=None, now=ctx.now)
-            rows = [item_rows.get_item(conn, int(r["id"])) or r for r in rows]
+            rows = [item_rows.get_item(conn, r.id) or r for r in rows]
     return rows
 
 
@@ -221,7 +222,7 @@ def ledger(
     covered = covered_item_ids(ctx.conn)
     out: list[dict[str, Any]] = []
     for row in _ledger_pages(ctx, role=role, unread_only=unread_only, page=max(limit, 1000)):
-        entry = ledger_entry(row, now=ctx.now, escalated=row["id"] in covered)
+        entry = ledger_entry(row, now=ctx.now, escalated=row.id in covered)
         if state is None or entry["state"] == state:
             out.append(entry)
         if len(out) >= limit:
@@ -229,31 +230,31 @@ def ledger(
     return out
 
 
-def ledger_entry(row: sqlite3.Row, *, now: int, escalated: bool) -> dict[str, Any]:
+def ledger_entry(row: Item, *, now: int, escalated: bool) -> dict[str, Any]:
     """One (item, recipient) of the delivery ledger, its state derived at read time."""
     return {
-        "item_id": row["id"],
-        "to": row["role"],
-        "source": row["source"],
-        "priority": priority_name(row["priority"]),
-        "title": row["title"],
+        "item_id": row.id,
+        "to": row.role,
+        "source": row.source,
+        "priority": priority_name(row.priority),
+        "title": row.title,
         "state": ledger_state(
-            read_at=row["read_at"],
-            notified_at=row["notified_at"],
-            sla_due_at=row["sla_due_at"],
+            read_at=row.read_at,
+            notified_at=row.notified_at,
+            sla_due_at=row.sla_due_at,
             now=now,
             escalated=escalated,
         ),
-        "queued_at": iso_utc(row["enqueued_at"]),
-        "notified_at": iso_utc(row["notified_at"]),
-        "read_at": iso_utc(row["read_at"]),
-        "sla_due_at": iso_utc(row["sla_due_at"]),
+        "queued_at": iso_utc(row.enqueued_at),
+        "notified_at": iso_utc(row.notified_at),
+        "read_at": iso_utc(row.read_at),
+        "sla_due_at": iso_utc(row.sla_due_at),
     }
 
 
 def _ledger_pages(
     ctx: DeskContext, *, role: str | None, unread_only: bool, page: int
-) -> Iterator[sqlite3.Row]:
+) -> Iterator[Item]:
     """Ledger rows newest first, a page at a time. States are derived in core (one predicate),
     so a state filter reads on until it has enough instead of stopping at a fixed window."""
     before: int | None = None
@@ -264,4 +265,4 @@ def _ledger_pages(
         yield from rows
         if len(rows) < page:
             return
-        before = int(rows[-1]["id"])
+        before = int(rows[-1].id)

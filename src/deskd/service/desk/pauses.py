@@ -24,7 +24,7 @@ def pause(ctx: DeskContext, *, role: str | None, reason: str) -> int:
     if not reason.strip():
         raise InvalidValue("reason", reason, "say why")
     with ctx.write() as conn:
-        if any(p["role"] == role for p in live_pauses(conn)):
+        if any(p.role == role for p in live_pauses(conn)):
             raise DeskdError(
                 f"{'role ' + role if role else 'the desk'} is already paused", code="already_paused"
             )

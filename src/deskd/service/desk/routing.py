@@ -26,7 +26,7 @@ def declared_capabilities(ctx: DeskContext) -> list[str]:
 def candidates(ctx: DeskContext, capability: str | None) -> list[Candidate]:
     """Enabled roles with ``capability`` (every enabled role when None), with their load."""
     conn = ctx.conn
-    sessions = {str(r["role"]): r for r in session_rows.current_sessions(conn)}
+    sessions = {r.role: r for r in session_rows.current_sessions(conn)}
     unread = item_rows.count_unread_by_role(conn)
     tasks = open_tasks_by_role(conn)
     return [

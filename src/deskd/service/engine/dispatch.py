@@ -58,19 +58,19 @@ def heal_launches(ctx: DeskContext) -> tuple[list[int], list[int], dict[int, str
     running = [
         r
         for r in attempt_rows.running_launches(conn)
-        if not is_held(role_lock_path(ctx.settings.run_path, str(r["role"])))
+        if not is_held(role_lock_path(ctx.settings.run_path, r.role))
     ]
     if not stale and not running:
         return restart, dead, roles
     with ctx.write() as wconn:
         for row in stale:
-            if attempt_rows.replan_launch(wconn, int(row["id"]), now=ctx.now):
-                restart.append(int(row["id"]))
-                roles[int(row["id"])] = str(row["role"])
+            if attempt_rows.replan_launch(wconn, row.id, now=ctx.now):
+                restart.append(row.id)
+                roles[row.id] = row.role
         for row in running:
             if attempt_rows.finish_launch(
                 wconn,
-                int(row["id"]),
+                row.id,
                 status="failed",
                 now=ctx.now,
                 exit_code=None,
@@ -79,12 +79,12 @@ def heal_launches(ctx: DeskContext) -> tuple[list[int], list[int], dict[int, str
                 cost_usd=None,
                 hold_until=None,
             ):
-                dead.append(int(row["id"]))
+                dead.append(row.id)
                 add_event(
                     wconn,
                     at=ctx.now,
                     kind="launch.died",
-                    role=str(row["role"]),
-                    subject=f"attempt:{row['id']}",
+                    role=row.role,
+                    subject=f"attempt:{row.id}",
                 )
     return restart, dead, roles

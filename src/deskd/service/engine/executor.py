@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import uuid
-from dataclasses import dataclass, field
+from collections.abc import Collection
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,15 +37,17 @@ from deskd.adapters.agents import (
 from deskd.adapters.clock import now_ms
 from deskd.adapters.locks import LockBusy, role_lock_path, try_lock
 from deskd.adapters.process import stream_process
-from deskd.errors import DeskdError
+from deskd.errors import AgentMissing, BadWorkdir, DeskdError, LaunchRefused
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.launch_control import clear_pid, still_running, write_pid
 from deskd.service.engine.launch_env import agent_env
 from deskd.store import attempts as attempt_rows
 from deskd.store.events import add_event
+from deskd.store.records import Attempt
 from deskd.store.sessions import record_heartbeat
 
 HEARTBEAT_EVERY_MS = 15_000
+TAIL_LINES = 50
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -58,8 +62,10 @@ class RetryPolicy:
 DEFAULT_RETRY = RetryPolicy()
 
 
-@dataclass
+@dataclass(frozen=True, slots=True, kw_only=True)
 class LaunchResult:
+    """How one launch went; built up try by try and line by line, never changed in place."""
+
     attempt_id: int
     status: str
     landed: bool = False
@@ -69,7 +75,9 @@ class LaunchResult:
     tries: int = 0
     exit_code: int | None = None
     timed_out: bool = False
-    output_tail: list[str] = field(default_factory=list)
+    output_tail: tuple[str, ...] = ()
+    last_beat: int = 0
+    """When this try last recorded a stream heartbeat (they are throttled)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -84,29 +92,59 @@ class LaunchResult:
         }
 
 
-class LaunchRefused(DeskdError):
-    code = "launch_refused"
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LineEffects:
+    """What one output line asks of the database: bind a session, land, or a heartbeat."""
+
+    bind: str | None = None
+    land: bool = False
+    beat: bool = False
+
+
+def read_line(
+    result: LaunchResult,
+    line: str,
+    *,
+    signals: Collection[str],
+    native_id: str | None,
+    streaming: bool,
+    now: int,
+) -> tuple[LaunchResult, LineEffects]:
+    """The launch after one output line, and the writes it calls for.
+
+    ``signals`` are what the adapter read in the line, ``native_id`` the session id it has
+    seen so far and ``streaming`` whether structured events have arrived. A model turn lands
+    the launch once; otherwise each event counts as a heartbeat, one per HEARTBEAT_EVERY_MS.
+    """
+    tail = (*result.output_tail, line)[-TAIL_LINES:]
+    bind = native_id if SESSION in signals and native_id != result.session_id else None
+    after = replace(result, output_tail=tail, session_id=bind or result.session_id)
+    if TURN in signals and not result.landed:
+        return replace(after, landed=True), LineEffects(bind=bind, land=True)
+    if streaming and now - result.last_beat >= HEARTBEAT_EVERY_MS:
+        return replace(after, last_beat=now), LineEffects(bind=bind, beat=True)
+    return after, LineEffects(bind=bind)
 
 
 def run_launch(
     ctx: DeskContext, attempt_id: int, *, retry: RetryPolicy = DEFAULT_RETRY
 ) -> LaunchResult:
-    row = attempt_rows.get_attempt(ctx.conn, attempt_id)
-    if row is None:
-        raise LaunchRefused(f"no attempt {attempt_id}")
-    if row["primary_id"] is not None:
+    attempt = attempt_rows.get_attempt(ctx.conn, attempt_id)
+    if attempt is None:
+        raise LaunchRefused(attempt_id)
+    if attempt.primary_id is not None:
         raise LaunchRefused(
-            f"attempt {attempt_id} rides along with launch {row['primary_id']}; run that one"
+            attempt_id, f"rides along with launch {attempt.primary_id}; run that one"
         )
-    if row["launch_status"] != "planned" or row["outcome"] != "pending":
+    if attempt.launch_status != "planned" or attempt.outcome != "pending":
         raise LaunchRefused(
-            f"attempt {attempt_id} is not a planned launch (launch {row['launch_status'] or 'none'}, "
-            f"outcome {row['outcome']}): nothing to run"
+            attempt_id,
+            f"is not a planned launch (launch {attempt.launch_status or 'none'}, "
+            f"outcome {attempt.outcome}): nothing to run",
         )
-    role = str(row["role"])
     try:
-        with try_lock(role_lock_path(ctx.settings.run_path, role)):
-            return _claimed(ctx, row, retry=retry)
+        with try_lock(role_lock_path(ctx.settings.run_path, attempt.role)):
+            return _claimed(ctx, attempt, retry=retry)
     except LockBusy:
         with ctx.write() as conn:
             skipped = attempt_rows.skip_planned_launch(
@@ -121,31 +159,30 @@ def _now(ctx: DeskContext) -> int:
     return now_ms(ctx.settings.now, tz=ctx.desk.timezone)
 
 
-def _claimed(ctx: DeskContext, row: Any, *, retry: RetryPolicy) -> LaunchResult:
-    attempt_id = int(row["id"])
-    role = str(row["role"])
+def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> LaunchResult:
+    attempt_id, role = attempt.id, attempt.role
     with ctx.write() as conn:
         if not attempt_rows.claim_launch(conn, attempt_id, now=_now(ctx)):
-            raise LaunchRefused(f"attempt {attempt_id} was claimed by another executor")
+            raise LaunchRefused(attempt_id, "was claimed by another executor")
         add_event(
             conn, at=_now(ctx), kind="launch.started", role=role, subject=f"attempt:{attempt_id}"
         )
     result = LaunchResult(attempt_id=attempt_id, status="running")
+    hold: int | None = None
+    cost: float | None = None
     try:
-        outcome = _run_with_retries(ctx, row, result, retry=retry)
+        result, outcome = _run_with_retries(ctx, attempt, result, retry=retry)
         status = "finished" if outcome.failure_class is None else "failed"
-        if result.timed_out:
-            status = "timed_out"
-        result.status, result.failure_class, result.detail = (
-            status,
-            outcome.failure_class,
-            outcome.detail,
+        result = replace(
+            result,
+            status="timed_out" if result.timed_out else status,
+            failure_class=outcome.failure_class,
+            detail=outcome.detail,
         )
         hold = outcome.reset_at_ms if outcome.failure_class == "usage_limit" else None
         cost = outcome.cost_usd
     except DeskdError as exc:  # cannot even start: executable missing, bad workdir …
-        result.status, result.failure_class, result.detail = "failed", "permanent", exc.message
-        hold, cost = None, None
+        result = replace(result, status="failed", failure_class="permanent", detail=exc.message)
     with ctx.write() as conn:
         attempt_rows.finish_launch(
             conn,
@@ -159,7 +196,7 @@ def _claimed(ctx: DeskContext, row: Any, *, retry: RetryPolicy) -> LaunchResult:
             hold_until=hold,
         )
         if result.session_id:
-            # Parked, never ended: the turn is over and the session is resumable (LESSONS 29).
+            # Parked, never ended: the turn is over and the session is resumable (lesson 29).
             record_heartbeat(
                 conn,
                 role=role,
@@ -180,23 +217,26 @@ def _claimed(ctx: DeskContext, row: Any, *, retry: RetryPolicy) -> LaunchResult:
     # every attempt the launch carried (one read when none is a rollover).
     from deskd.service.work.session_lifecycle import after_launch
 
-    after_launch(ctx, row, output_tail="\n".join(result.output_tail), landed=result.landed)
+    after_launch(ctx, attempt, output_tail="\n".join(result.output_tail), landed=result.landed)
     return result
 
 
 def _run_with_retries(
-    ctx: DeskContext, row: Any, result: LaunchResult, *, retry: RetryPolicy
-) -> RunOutcome:
+    ctx: DeskContext, attempt: Attempt, result: LaunchResult, *, retry: RetryPolicy
+) -> tuple[LaunchResult, RunOutcome]:
     """Run, and run again while the failure is transient and the model never took a turn."""
 
-    def transient_unlanded(outcome: RunOutcome) -> bool:
+    def transient_unlanded(tried: tuple[LaunchResult, RunOutcome] | None) -> bool:
         # A timeout is transient too, but retrying a 30-minute hang inside the rung would
         # hold the role for hours: only quick failures (overload, network) are retried here.
+        if tried is None:
+            return False
+        after, outcome = tried
         return (
             outcome.failure_class == TRANSIENT
-            and not result.landed
-            and not result.timed_out
-            and still_running(ctx, int(row["id"]))  # `deskd agent stop` ends retries too
+            and not after.landed
+            and not after.timed_out
+            and still_running(ctx, attempt.id)  # `deskd agent stop` ends retries too
         )
 
     retrying = Retrying(
@@ -205,10 +245,16 @@ def _run_with_retries(
             multiplier=retry.wait_min_s, min=retry.wait_min_s, max=retry.wait_max_s
         ),
         retry=retry_if_result(transient_unlanded),
-        retry_error_callback=lambda state: state.outcome.result() if state.outcome else None,
+        retry_error_callback=lambda state: None,  # out of tries: keep the last one
     )
-    outcome: RunOutcome = retrying(_run_once, ctx, row, result)
-    return outcome
+    tried: tuple[LaunchResult, RunOutcome] | None = None
+    for one in retrying:
+        with one:
+            tried = _run_once(ctx, attempt, result if tried is None else tried[0])
+        if one.retry_state.outcome is not None and not one.retry_state.outcome.failed:
+            one.retry_state.set_result(tried)
+    assert tried is not None  # the first try either returned or raised
+    return tried
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -238,8 +284,8 @@ def prepare(
     A missing executable or workdir is one actionable refusal naming what was searched.
     """
     agent = ctx.desk.agent_for(role, ctx.settings)
-    adapter = adapter_for(agent["kind"])
-    if mode == "spawn" and agent["kind"] == "claude" and session_id is None:
+    adapter = adapter_for(agent.kind)
+    if mode == "spawn" and agent.kind == "claude" and session_id is None:
         session_id = str(uuid.uuid4())  # pre-assigned, so it is known before the first line
     env = agent_env(
         dict(os.environ),
@@ -249,9 +295,9 @@ def prepare(
         db=ctx.settings.db_path,
         session_id=session_id,
     )
-    executable = _resolve(agent["command"] or agent["kind"], env["PATH"])
+    executable = _resolve(agent.command or agent.kind, env["PATH"])
     settings_path = None
-    if agent["kind"] == "claude" and settings_file is not None:
+    if agent.kind == "claude" and settings_file is not None:
         from deskd.adapters.claude_settings import (
             desk_env,
             hook_executable,
@@ -270,14 +316,14 @@ def prepare(
             ),
         )
     spec = LaunchSpec(
-        kind=agent["kind"],
+        kind=agent.kind,
         command=executable,
-        args=tuple(agent["args"]),
+        args=agent.args,
         mode=mode,
         prompt=prompt,
         session_id=session_id,
-        model=agent["model"],
-        allowed_tools=tuple(agent["allowed_tools"]),
+        model=agent.model,
+        allowed_tools=agent.allowed_tools,
         settings_path=str(settings_path) if settings_path else None,
         role=role,
     )
@@ -287,52 +333,45 @@ def prepare(
         argv=adapter.argv(spec),
         env=env,
         workdir=_workdir(ctx, role),
-        timeout_s=float(agent["timeout"]),
+        timeout_s=float(agent.timeout),
     )
 
 
-def _run_once(ctx: DeskContext, row: Any, result: LaunchResult) -> RunOutcome:
-    result.tries += 1
-    attempt_id = int(row["id"])
-    role = str(row["role"])
+def _run_once(
+    ctx: DeskContext, attempt: Attempt, result: LaunchResult
+) -> tuple[LaunchResult, RunOutcome]:
+    """One try: run the agent, read its output line by line, and say how it ended."""
+    attempt_id, role = attempt.id, attempt.role
     logs = ctx.settings.log_path / "agents" / role
     logs.mkdir(parents=True, exist_ok=True)
-    mode = "resume" if row["rung"] == "resume" and row["session_id"] else "spawn"
+    mode = "resume" if attempt.rung == "resume" and attempt.session_id else "spawn"
     prepared = prepare(
         ctx,
         role=role,
         mode=mode,
-        prompt=str(row["prompt"] or ""),
-        token=str(row["wake_token"]),
-        session_id=row["session_id"] if mode == "resume" else None,
+        prompt=attempt.prompt or "",
+        token=str(attempt.wake_token),
+        session_id=attempt.session_id if mode == "resume" else None,
         settings_file=logs / f"{attempt_id}.settings.json",
     )
     adapter, argv, session_id = prepared.adapter, prepared.argv, prepared.spec.session_id
-    state = RunState()
+    result = replace(result, tries=result.tries + 1, last_beat=0)
     if session_id:
-        _bind_session(ctx, attempt_id, role, session_id, result)
-    last_beat = [0]
+        result = _bind_session(ctx, attempt, session_id, result)
+    state = RunState()
 
     def on_line(line: str) -> None:
-        result.output_tail.append(line)
-        del result.output_tail[:-50]
+        nonlocal result
         signals = adapter.feed(state, line)
-        if SESSION in signals and state.session_id:
-            _bind_session(ctx, attempt_id, role, state.session_id, result)
-        if TURN in signals and not result.landed:
-            _land(ctx, attempt_id, role, state.session_id or session_id)
-            result.landed = True
-        elif state.events and _now(ctx) - last_beat[0] >= HEARTBEAT_EVERY_MS:
-            # Each structured event counts as a heartbeat, throttled to spare the database.
-            last_beat[0] = _now(ctx)
-            with ctx.write() as conn:
-                record_heartbeat(
-                    conn,
-                    role=role,
-                    now=last_beat[0],
-                    native_id=state.session_id or session_id,
-                    event="stream",
-                )
+        result, effects = read_line(
+            result,
+            line,
+            signals=signals,
+            native_id=state.session_id,
+            streaming=bool(state.events),
+            now=_now(ctx),
+        )
+        _apply(ctx, attempt, effects, native_id=state.session_id or session_id, now=_now(ctx))
 
     with (logs / f"{attempt_id}.log").open("a", encoding="utf-8") as log:
         log.write(
@@ -352,8 +391,7 @@ def _run_once(ctx: DeskContext, row: Any, result: LaunchResult) -> RunOutcome:
             )
         finally:
             clear_pid(run_dir, attempt_id)
-    result.exit_code = finished.exit_code
-    result.timed_out = finished.timed_out
+    result = replace(result, exit_code=finished.exit_code, timed_out=finished.timed_out)
     outcome = adapter.outcome(
         state,
         exit_code=finished.exit_code,
@@ -361,8 +399,21 @@ def _run_once(ctx: DeskContext, row: Any, result: LaunchResult) -> RunOutcome:
         stderr_tail=finished.stderr_tail,
     )
     if outcome.session_id and not result.session_id:
-        _bind_session(ctx, attempt_id, role, outcome.session_id, result)
-    return outcome
+        result = _bind_session(ctx, attempt, outcome.session_id, result)
+    return result, outcome
+
+
+def _apply(
+    ctx: DeskContext, attempt: Attempt, effects: LineEffects, *, native_id: str | None, now: int
+) -> None:
+    """The edge of ``read_line``: write what one output line called for."""
+    if effects.bind:
+        _record_session(ctx, attempt, effects.bind)
+    if effects.land:
+        _land(ctx, attempt.id, attempt.role, native_id)
+    elif effects.beat:
+        with ctx.write() as conn:
+            record_heartbeat(conn, role=attempt.role, now=now, native_id=native_id, event="stream")
 
 
 def _resolve(command: str, path: str) -> str:
@@ -372,11 +423,7 @@ def _resolve(command: str, path: str) -> str:
         else (command if Path(command).is_file() else None)
     )
     if not found:
-        raise DeskdError(
-            f"agent executable {command!r} not found (PATH searched: {path}); install it or set "
-            "[agent] command in deskd.toml (or DESKD_AGENT_CMD)",
-            code="agent_missing",
-        )
+        raise AgentMissing(command, path)
     return found
 
 
@@ -386,28 +433,36 @@ def _workdir(ctx: DeskContext, role: str) -> Path:
     if not folder.is_absolute():
         folder = ctx.settings.home / folder
     if not folder.is_dir():
-        raise DeskdError(f"workdir {folder} of role {role!r} does not exist", code="bad_workdir")
+        raise BadWorkdir(folder, role)
     return folder
 
 
 def _bind_session(
-    ctx: DeskContext, attempt_id: int, role: str, session_id: str, result: LaunchResult
-) -> None:
+    ctx: DeskContext, attempt: Attempt, session_id: str, result: LaunchResult
+) -> LaunchResult:
     if result.session_id == session_id:
-        return
-    result.session_id = session_id
+        return result
+    _record_session(ctx, attempt, session_id)
+    return replace(result, session_id=session_id)
+
+
+def _record_session(ctx: DeskContext, attempt: Attempt, session_id: str) -> None:
     with ctx.write() as conn:
-        attempt_rows.record_launch_session(conn, attempt_id, session_id=session_id)
-        record_heartbeat(conn, role=role, now=_now(ctx), native_id=session_id, event="launch")
+        attempt_rows.record_launch_session(conn, attempt.id, session_id=session_id)
+        record_heartbeat(
+            conn, role=attempt.role, now=_now(ctx), native_id=session_id, event="launch"
+        )
 
 
 def _land(ctx: DeskContext, attempt_id: int, role: str, session_id: str | None) -> None:
-    """The model took a turn: stamp ``landed_at`` and mark the prompt's items seen (LESSONS 8)."""
+    """The model took a turn: stamp ``landed_at`` and mark the prompt's items seen (lesson 8)."""
     with ctx.write() as conn:
         land_launch(conn, attempt_id, now=_now(ctx), session=session_id)
 
 
-def land_launch(conn: Any, attempt_id: int, *, now: int, session: str | None) -> bool:
+def land_launch(
+    conn: sqlite3.Connection, attempt_id: int, *, now: int, session: str | None
+) -> bool:
     if not attempt_rows.land_with_items(conn, attempt_id, now=now, session=session):
         return False
     add_event(conn, at=now, kind="launch.landed", subject=f"attempt:{attempt_id}")

@@ -19,6 +19,7 @@ from deskd.errors import DeskdError, InvalidValue
 from deskd.service.desk.context import DeskContext
 from deskd.store import attempts as attempt_rows
 from deskd.store.events import add_event
+from deskd.store.records import Attempt
 
 STOPPED = "stopped"
 GRACE_S = 3.0
@@ -50,13 +51,13 @@ def still_running(ctx: DeskContext, attempt_id: int) -> bool:
     """Whether the launch is still ``running`` (False once stopped): the executor asks
     before retrying, so a stopped launch is not started again."""
     row = attempt_rows.get_attempt(ctx.conn, attempt_id)
-    return row is not None and row["launch_status"] == "running"
+    return row is not None and row.launch_status == "running"
 
 
-def running_launch(ctx: DeskContext, role: str) -> Any:
+def running_launch(ctx: DeskContext, role: str) -> Attempt | None:
     """The role's running launch (its primary attempt), or None."""
     for row in attempt_rows.running_launches(ctx.conn):
-        if row["role"] == role:
+        if row.role == role:
             return row
     return None
 
@@ -74,7 +75,7 @@ def stop_role(ctx: DeskContext, role: str, *, by: str, grace_s: float = GRACE_S)
             f"{role} has no running launch (see `deskd wake list --role {role} --open`)",
             code="not_running",
         )
-    attempt_id = int(row["id"])
+    attempt_id = row.id
     pid = read_pid(ctx.settings.run_path, attempt_id)
     detail = f"stopped by {by}"
     with ctx.write() as conn:

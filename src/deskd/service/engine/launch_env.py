@@ -1,6 +1,6 @@
 """The environment a launched agent gets: scrubbed of what must not leak, with deskd's own set.
 
-LESSONS 30: a child that inherits ``CLAUDECODE`` refuses to start, one that inherits
+lesson 30: a child that inherits ``CLAUDECODE`` refuses to start, one that inherits
 ``CLAUDE_CODE_*`` (``CLAUDE_CODE_CHILD_SESSION``…) writes no transcript and can never be
 resumed; the supervisor's secrets never reach an agent.
 """

@@ -25,6 +25,7 @@ from deskd.store import attempts as attempt_rows
 from deskd.store import items as item_rows
 from deskd.store.pages import notice_keys_since, open_page_keys
 from deskd.store.pauses import live_pauses
+from deskd.store.records import Attempt, Session
 from deskd.store.sessions import current_sessions
 
 
@@ -39,26 +40,26 @@ def policy_of(desk: Desk) -> Policy:
 
 
 def load_snapshot(conn: sqlite3.Connection, desk: Desk, *, now: int) -> Snapshot:
-    sessions = {str(r["role"]): r for r in current_sessions(conn)}
+    sessions = {r.role: r for r in current_sessions(conn)}
     in_flight = attempt_rows.in_flight_roles(conn)
     day_start = local_day_start(now, desk.timezone)
     totals = attempt_rows.launch_totals_since(conn, day_start)
     holds = attempt_rows.holds_after(conn, now)
     pauses = live_pauses(conn)
-    desk_pause = next((p for p in pauses if p["role"] is None), None)
-    role_pauses = {str(p["role"]): p for p in pauses if p["role"] is not None}
+    desk_pause = next((p for p in pauses if p.role is None), None)
+    role_pauses = {str(p.role): p for p in pauses if p.role is not None}
     roles = []
     for name in desk.role_names:
         config = desk.roles[name]
         s = sessions.get(name)
         presence = presence_of(
-            s["state"] if s else None,
-            s["last_heartbeat_at"] if s else None,
+            s.state if s else None,
+            s.last_heartbeat_at if s else None,
             now=now,
             online_s=desk.presence.online,
             suspect_s=desk.presence.suspect,
         )
-        resumable = s is not None and s["state"] in ("working", "resting") and bool(s["native_id"])
+        resumable = s is not None and s.state in ("working", "resting") and bool(s.native_id)
         pause = role_pauses.get(name)
         launches, cost = totals.get(name, (0, 0.0))
         roles.append(
@@ -66,16 +67,16 @@ def load_snapshot(conn: sqlite3.Connection, desk: Desk, *, now: int) -> Snapshot
                 name=name,
                 enabled=config.enabled,
                 presence=presence,
-                session_id=str(s["native_id"]) if resumable and s is not None else None,
+                session_id=str(s.native_id) if resumable and s is not None else None,
                 launch_running=name in in_flight,
                 paused=pause is not None,
-                pause_reason=str(pause["reason"]) if pause is not None else None,
+                pause_reason=str(pause.reason) if pause is not None else None,
                 held_until=holds.get(name),
                 launches_today=launches,
                 cost_today=cost,
                 prompt=config.prompt if resumable else _fresh_prompt(conn, desk, name, s),
                 dead_since=(
-                    int(s["last_heartbeat_at"]) + desk.presence.suspect * 1000
+                    int(s.last_heartbeat_at or 0) + desk.presence.suspect * 1000
                     if presence == "dead" and s is not None
                     else None
                 ),
@@ -85,17 +86,17 @@ def load_snapshot(conn: sqlite3.Connection, desk: Desk, *, now: int) -> Snapshot
     meeting_wakes, inactive_meetings, dormant_items = load_meeting_views(conn, desk, now=now)
     items = tuple(
         ItemView(
-            id=int(r["id"]),
-            role=str(r["role"]),
-            priority=int(r["priority"]),
-            source=str(r["source"]),
-            title=str(r["title"]),
-            enqueued_at=int(r["enqueued_at"]),
-            sla_due_at=int(r["sla_due_at"]),
-            ref=r["ref"],
-            sender=r["sender"],
-            notified_at=r["notified_at"],
-            live=int(r["id"]) not in dormant_items,
+            id=r.id,
+            role=r.role,
+            priority=r.priority,
+            source=r.source,
+            title=r.title,
+            enqueued_at=r.enqueued_at,
+            sla_due_at=r.sla_due_at,
+            ref=r.ref,
+            sender=r.sender,
+            notified_at=r.notified_at,
+            live=r.id not in dormant_items,
         )
         for r in item_rows.all_unread_items(conn)
     )
@@ -106,7 +107,7 @@ def load_snapshot(conn: sqlite3.Connection, desk: Desk, *, now: int) -> Snapshot
             attempts.append(_attempt_view(r))
         except (ValueError, TypeError, KeyError) as exc:
             # A corrupt row must not stop every other role's wakes (nor crash-loop the tick).
-            broken.setdefault(str(r["role"]), f"attempt {r['id']} unreadable ({exc})")
+            broken.setdefault(r.role, f"attempt {r.id} unreadable ({exc})")
     return Snapshot(
         broken=tuple(sorted(broken.items())),
         roles=tuple(roles),
@@ -150,31 +151,29 @@ def with_would_fire(snapshot: Snapshot, fired: Sequence[Fired], *, now: int) -> 
     return replace(snapshot, items=snapshot.items + tuple(extra))
 
 
-def _attempt_view(r: sqlite3.Row) -> AttemptView:
+def _attempt_view(r: Attempt) -> AttemptView:
     return AttemptView(
-        id=int(r["id"]),
-        key=str(r["key"]),
-        kind=str(r["kind"]),
-        role=str(r["role"]),
-        rung=str(r["rung"]),
-        generation=int(r["generation"]),
-        attempted_at=int(r["attempted_at"]),
-        due_at=r["due_at"],
-        launch_status=r["launch_status"],
-        launched_at=r["launched_at"],
-        landed_at=r["landed_at"],
-        finished_at=r["finished_at"],
-        failure_class=r["failure_class"],
-        ack_until=r["ack_until"],
-        recycles=int(r["recycles"]),
-        item_ids=tuple(int(i) for i in json.loads(r["item_ids"])),
-        task_ids=tuple(int(i) for i in json.loads(r["task_ids"])),
+        id=r.id,
+        key=r.key,
+        kind=r.kind,
+        role=r.role,
+        rung=r.rung,
+        generation=r.generation,
+        attempted_at=r.attempted_at,
+        due_at=r.due_at,
+        launch_status=r.launch_status,
+        launched_at=r.launched_at,
+        landed_at=r.landed_at,
+        finished_at=r.finished_at,
+        failure_class=r.failure_class,
+        ack_until=r.ack_until,
+        recycles=r.recycles,
+        item_ids=tuple(int(i) for i in json.loads(r.item_ids)),
+        task_ids=tuple(int(i) for i in json.loads(r.task_ids)),
     )
 
 
-def _fresh_prompt(
-    conn: sqlite3.Connection, desk: Desk, role: str, session: sqlite3.Row | None
-) -> str:
+def _fresh_prompt(conn: sqlite3.Connection, desk: Desk, role: str, session: Session | None) -> str:
     """The desk prompt of a role with no resumable session: a fresh session starts from the
     latest hand-off, when no session has started since it was written (the tasks/sessions
     issue: ``deskd session handoff``, core/sessions.py)."""
@@ -183,9 +182,7 @@ def _fresh_prompt(
 
     prompt = desk.roles[role].prompt
     note = latest_handoff(conn, role)
-    if note is None or (
-        session is not None and int(session["started_at"]) > int(note["created_at"])
-    ):
+    if note is None or (session is not None and session.started_at > note.created_at):
         return prompt
-    written = local_text(int(note["created_at"]), desk.timezone)
-    return prompt_with_handoff(prompt, note=str(note["note"]), written=written)
+    written = local_text(note.created_at, desk.timezone)
+    return prompt_with_handoff(prompt, note=note.note, written=written)

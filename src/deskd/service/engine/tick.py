@@ -153,7 +153,7 @@ def _tick(ctx: DeskContext, result: TickResult, *, execute: bool) -> None:
     result.hooks_fired = [f.to_json() for f in fired]
     if execute:
         # Time-based meeting transitions (idle pause, late attendance) run on the tick
-        # (LESSONS 25); a dry run's snapshot applies the same sweep in memory.
+        # (lesson 25); a dry run's snapshot applies the same sweep in memory.
         from deskd.service.meetings.lifecycle import sweep_meetings
 
         sweep_meetings(ctx)
@@ -179,11 +179,11 @@ def record_plan(
             conn, c.attempt_id, outcome=c.outcome, reason=c.reason, now=now
         ):
             continue
-        attempt_rows.drop_unstarted_launch(
+        attempt_rows.skip_planned_launch(
             conn, c.attempt_id, reason=f"not launched: attempt {c.outcome}", now=now
         )
         if row is not None and c.outcome != "superseded":
-            resolve_pages_for_key(conn, str(row["key"]), now=now)
+            resolve_pages_for_key(conn, row.key, now=now)
     ids: dict[str, int] = {}
     for a in plan.attempts:
         ids[a.key] = attempt_rows.insert_attempt(

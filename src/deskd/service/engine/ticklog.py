@@ -1,4 +1,4 @@
-"""``logs/tick.log``: one line per tick, even a quiet one (LESSONS 48), rotated by size.
+"""``logs/tick.log``: one line per tick, even a quiet one (lesson 48), rotated by size.
 
 The tick builds the line's words (it owns the tick's result); this module only appends and rotates.
 """

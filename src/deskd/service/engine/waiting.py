@@ -39,7 +39,7 @@ def reached(ctx: DeskContext, role: str, state: str) -> Check:
     session = session_rows.current_session(ctx.conn, role)
     presence = derive(ctx, session)
     if state == "resting":
-        resting = session is not None and session["state"] == "resting"
+        resting = session is not None and session.state == "resting"
         return Check(reached=resting, detail=f"presence {presence}")
     if state == "landed":
         launch = newest_launch(ctx.conn, role)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
 from deskd.core.demand import inbox_due_at
@@ -10,34 +9,35 @@ from deskd.core.ladder import role_busy
 from deskd.core.planner import explain_start
 from deskd.core.planner import plan as make_plan
 from deskd.core.timeparse import human_age, iso_utc, local_text
-from deskd.errors import DeskdError, InvalidValue
+from deskd.errors import AckIsForPeople, AttemptClosed, InvalidValue, UnknownAttempt
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.snapshot import load_snapshot, policy_of
 from deskd.store import attempts as attempt_rows
 from deskd.store.events import add_event
+from deskd.store.records import Attempt
 
 ACK_TIMEOUT_S = 4 * 3600
 
 
-def attempt_view(row: sqlite3.Row) -> dict[str, Any]:
+def attempt_view(row: Attempt) -> dict[str, Any]:
     return {
-        "id": row["id"],
-        "role": row["role"],
-        "reason": row["kind"],
-        "key": row["key"],
-        "ref": row["ref"],
-        "rung": row["rung"],
-        "level": row["level"],
-        "generation": row["generation"],
-        "outcome": row["outcome"],
-        "launch_status": row["launch_status"],
-        "attempted_at": iso_utc(row["attempted_at"]),
-        "due_at": iso_utc(row["due_at"]),
-        "launched_at": iso_utc(row["launched_at"]),
-        "landed_at": iso_utc(row["landed_at"]),
-        "resolved_at": iso_utc(row["resolved_at"]),
-        "detail": row["launch_detail"] or row["outcome_reason"] or row["reason"],
-        "acked": row["ack_until"] is not None,
+        "id": row.id,
+        "role": row.role,
+        "reason": row.kind,
+        "key": row.key,
+        "ref": row.ref,
+        "rung": row.rung,
+        "level": row.level,
+        "generation": row.generation,
+        "outcome": row.outcome,
+        "launch_status": row.launch_status,
+        "attempted_at": iso_utc(row.attempted_at),
+        "due_at": iso_utc(row.due_at),
+        "launched_at": iso_utc(row.launched_at),
+        "landed_at": iso_utc(row.landed_at),
+        "resolved_at": iso_utc(row.resolved_at),
+        "detail": row.launch_detail or row.outcome_reason or row.reason,
+        "acked": row.ack_until is not None,
     }
 
 
@@ -53,37 +53,29 @@ def list_wakes(
 def ack(ctx: DeskContext, attempt_id: int, *, note: str) -> dict[str, Any]:
     """A person has it: the attempt stops climbing and paging until its demand changes or 4 h pass."""
     if ctx.settings.role:
-        raise DeskdError(
-            "`deskd wake ack` is for people; an agent acks its items with `deskd inbox ack`",
-            code="not_permitted",
-        )
+        raise AckIsForPeople()
     if not note.strip():
         raise InvalidValue("note", note, "say who has it and what they will do")
     with ctx.write() as conn:
         row = attempt_rows.get_attempt(conn, attempt_id)
         if row is None:
-            raise DeskdError(
-                f"no attempt {attempt_id} (see `deskd wake list --open`)", code="unknown_attempt"
-            )
-        if row["outcome"] != "pending":
-            raise DeskdError(
-                f"attempt {attempt_id} is already {row['outcome']}; nothing to acknowledge",
-                code="attempt_closed",
-            )
+            raise UnknownAttempt(attempt_id, see="deskd wake list --open")
+        if row.outcome != "pending":
+            raise AttemptClosed(attempt_id, row.outcome)
         until = ctx.now + ACK_TIMEOUT_S * 1000
         attempt_rows.ack_attempt(conn, attempt_id, until=until, note=note, now=ctx.now)
-        if row["kind"] == "help":
+        if row.kind == "help":
             # A person has the agent's request for help: its item is read, so the help
             # demand resolves on the next tick (and its delivered page gets "settled").
             from deskd.store.items import ack_items
 
-            item_id = int(str(row["key"]).split(":", 1)[1])
-            ack_items(conn, str(row["role"]), [item_id], now=ctx.now, by="operator")
+            item_id = int(row.key.split(":", 1)[1])
+            ack_items(conn, row.role, [item_id], now=ctx.now, by="operator")
         add_event(
             conn,
             at=ctx.now,
             kind="attempt.acked",
-            role=row["role"],
+            role=row.role,
             actor="operator",
             subject=f"attempt:{attempt_id}",
             detail={"note": note},
@@ -144,16 +136,16 @@ def explain_attempt(ctx: DeskContext, attempt_id: int) -> list[str]:
     """The climb of one attempt's key, rung by rung, oldest first."""
     row = attempt_rows.get_attempt(ctx.conn, attempt_id)
     if row is None:
-        raise DeskdError(f"no attempt {attempt_id} (see `deskd wake list`)", code="unknown_attempt")
-    history = list(reversed(attempt_rows.attempts_for_key(ctx.conn, str(row["key"]))))
-    lines = [f"{row['key']} ({row['role']}):"]
+        raise UnknownAttempt(attempt_id)
+    history = list(reversed(attempt_rows.attempts_for_key(ctx.conn, row.key)))
+    lines = [f"{row.key} ({row.role}):"]
     for r in history:
-        mark = "→" if r["id"] == attempt_id else " "
-        launch = f", launch {r['launch_status']}" if r["launch_status"] else ""
-        detail = r["launch_detail"] or r["outcome_reason"] or ""
+        mark = "→" if r.id == attempt_id else " "
+        launch = f", launch {r.launch_status}" if r.launch_status else ""
+        detail = r.launch_detail or r.outcome_reason or ""
         lines.append(
-            f"{mark} #{r['id']} gen {r['generation']} {r['rung']:<7} "
-            f"{local_text(r['attempted_at'], ctx.tz)} {r['outcome']}{launch}"
+            f"{mark} #{r.id} gen {r.generation} {r.rung:<7} "
+            f"{local_text(r.attempted_at, ctx.tz)} {r.outcome}{launch}"
             + (f" — {detail}" if detail else "")
         )
     return lines

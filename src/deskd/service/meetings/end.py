@@ -1,11 +1,11 @@
 """The termination handshake: propose-end, confirm-end, reject-end.
 
 One open proposal per meeting; the proposer confirms automatically; every other checked-in
-attendee owes a vote, woken with a new generation ("your vote closes it", LESSONS 14, 17).
+attendee owes a vote, woken with a new generation ("your vote closes it", lessons 14, 17).
 The meeting closes when every checked-in attendee confirmed (leaving re-tallies). A rejection
-wakes the proposer and says why (LESSONS 38). Votes never spend the budget and work in a
-paused meeting, so every meeting can end (LESSONS 36). An ack of the wake is not a vote
-(LESSONS 37): only these commands record one.
+wakes the proposer and says why (lesson 38). Votes never spend the budget and work in a
+paused meeting, so every meeting can end (lesson 36). An ack of the wake is not a vote
+(lesson 37): only these commands record one.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A message is an item for every other attendee; it spends one of the budget, settles the
 debts it names, and (two attendees checked in) makes the other owe a reply. A message is
-never refused because someone owes a reply (LESSONS 34); a position never spends the budget.
+never refused because someone owes a reply (lesson 34); a position never spends the budget.
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def send(
 ) -> Said:
     """Speak. The message is an item for every other attendee; it spends one of the budget,
     settles the debts it names, and (two attendees checked in) makes the other owe a reply.
-    A message is never refused because someone owes a reply (LESSONS 34)."""
+    A message is never refused because someone owes a reply (lesson 34)."""
     _check_body(body)
     now = ctx.now
     answered = list(dict.fromkeys([*([reply_to] if reply_to is not None else []), *resolves]))

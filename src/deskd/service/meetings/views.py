@@ -2,7 +2,7 @@
 
 ``load_meeting_views`` is the meetings part of the tick's snapshot. It applies the tick's
 sweep in memory (``core.meetings.swept``), so a dry run computes the same wakes as the tick
-that pauses an idle meeting or escalates a late attendance (LESSONS 25).
+that pauses an idle meeting or escalates a late attendance (lesson 25).
 """
 
 from __future__ import annotations

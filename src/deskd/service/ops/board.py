@@ -1,6 +1,6 @@
 """The board (``deskd status``): every role's presence, overdue items and the desk's health.
 
-A read path: it never opens a write transaction (LESSONS 43 — a board that took the write lock
+A read path: it never opens a write transaction (lesson 43 — a board that took the write lock
 stalled every writer).
 """
 
@@ -73,8 +73,8 @@ def live_attempts(ctx: DeskContext) -> list[dict[str, Any]]:
     """Every pending attempt with its rung; ``badge`` ones are the red ones."""
     rows = list_attempts(ctx.conn, role=None, open_only=True, limit=500)
     return [
-        {**attempt_view(r), "badge": r["rung"] == "badge"}
-        for r in sorted(rows, key=lambda r: (r["role"], r["key"]))
+        {**attempt_view(r), "badge": r.rung == "badge"}
+        for r in sorted(rows, key=lambda r: (r.role, r.key))
     ]
 
 
@@ -86,7 +86,7 @@ def open_pages(ctx: DeskContext) -> list[dict[str, Any]]:
 
 def paused(ctx: DeskContext) -> list[dict[str, Any]]:
     return [
-        {"role": r["role"], "reason": r["reason"], "since": iso_utc(r["started_at"])}
+        {"role": r.role, "reason": r.reason, "since": iso_utc(r.started_at)}
         for r in live_pauses(ctx.conn)
     ]
 
@@ -96,8 +96,8 @@ def overdue_items(ctx: DeskContext) -> list[dict[str, Any]]:
     covered = covered_item_ids(ctx.conn)
     return [
         {
-            **ledger_entry(row, now=ctx.now, escalated=row["id"] in covered),
-            "overdue_s": (ctx.now - row["sla_due_at"]) // 1000,
+            **ledger_entry(row, now=ctx.now, escalated=row.id in covered),
+            "overdue_s": (ctx.now - row.sla_due_at) // 1000,
         }
         for row in overdue_unread(ctx.conn, now=ctx.now)
     ]

@@ -42,7 +42,7 @@ class Check:
 
 @dataclass(frozen=True, slots=True)
 class Where:
-    """The paths every process resolves the same way (LESSONS 46)."""
+    """The paths every process resolves the same way (lesson 46)."""
 
     home: Path
     desk: Path
@@ -236,21 +236,21 @@ def agent_checks(desk: Desk, settings: Settings | None, search_path: str) -> lis
     checks = []
     for role in desk.enabled_roles:
         agent = desk.agent_for(role, settings)
-        command = str(agent["command"] or "")
+        command = agent.command
         name = f"agent {role}"
         if not command:
             checks.append(
                 Check(
                     name,
                     "fail",
-                    f'kind = "{agent["kind"]}" needs a command: set command in [agent] '
+                    f'kind = "{agent.kind}" needs a command: set command in [agent] '
                     "(or the role's agent table, or DESKD_AGENT_CMD)",
                 )
             )
             continue
         found = shutil.which(command, path=search_path)
         if found:
-            checks.append(Check(name, "ok", f"{agent['kind']}: {command} → {found}"))
+            checks.append(Check(name, "ok", f"{agent.kind}: {command} → {found}"))
         elif os.sep in command:
             checks.append(
                 Check(
@@ -266,7 +266,7 @@ def agent_checks(desk: Desk, settings: Settings | None, search_path: str) -> lis
                     name,
                     "fail",
                     f"{command!r} not found on PATH ({search_path}); install the "
-                    f"{agent['kind']} CLI, or set command in [agent] (or DESKD_AGENT_CMD) "
+                    f"{agent.kind} CLI, or set command in [agent] (or DESKD_AGENT_CMD) "
                     "to its absolute path",
                 )
             )

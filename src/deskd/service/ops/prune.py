@@ -1,4 +1,4 @@
-"""``deskd prune``: bounded history (LESSONS 44). Deletes closed rows older than now − DUR in
+"""``deskd prune``: bounded history (lesson 44). Deletes closed rows older than now − DUR in
 one write transaction; live rows are never touched (see ``deskd.store.prune``)."""
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """Scheduling the tick: the crontab line and the systemd units, rendered for *this* install.
 
 Cron and systemd start ``deskd tick`` with a bare environment, so everything they run is
-named by absolute path (LESSONS 32, 47): the ``deskd`` console script beside this
+named by absolute path (lessons 32, 47): the ``deskd`` console script beside this
 interpreter (never a bare ``python3``, which may be a Python without deskd), the driver
 script shipped inside the package (``deskd/templates/wake_orchestrator.sh``) and the desk
-folder (LESSONS 46: a driver must never tick whatever folder it was started in).
+folder (lesson 46: a driver must never tick whatever folder it was started in).
 
 The package's ``templates/`` folder holds the three files that are also in the repository's
 ``scripts/`` folder; a test keeps the copies identical. Nothing here runs ``crontab`` or

@@ -37,11 +37,7 @@ def handoff(ctx: DeskContext, *, role: str | None, note: str) -> dict[str, Any]:
         raise InvalidValue("--note", text[:40] + "…", f"at most {MAX_HANDOFF} characters")
     with ctx.write() as conn:
         live = current_session(conn, who)
-        session = (
-            int(live["id"])
-            if live is not None and live["state"] in ("working", "resting")
-            else None
-        )
+        session = live.id if live is not None and live.state in ("working", "resting") else None
         by = ctx.settings.role or "operator"
         handoff_id = handoff_rows.insert_handoff(
             conn, role=who, session_id=session, note=text, by=by, now=ctx.now
@@ -62,32 +58,32 @@ def list_sessions(ctx: DeskContext, role: str, *, limit: int = 50) -> list[dict[
     """The role's sessions, newest first: start, end, wakes served, cost, hand-off."""
     ctx.desk.role(role)
     rows = sessions_of(ctx.conn, role, limit=limit)
-    natives = [str(r["native_id"]) for r in rows if r["native_id"]]
+    natives = [str(r.native_id) for r in rows if r.native_id]
     totals = handoff_rows.session_wake_totals(ctx.conn, role, natives)
     notes: dict[int, str] = {}
     for h in handoff_rows.handoffs_of(ctx.conn, role, limit=limit):
-        if h["session_id"] is not None:
-            notes.setdefault(int(h["session_id"]), str(h["note"]))
+        if h.session_id is not None:
+            notes.setdefault(int(h.session_id), h.note)
     out = []
     for r in rows:
-        wakes, cost = totals.get(str(r["native_id"]), (0, 0.0))
+        wakes, cost = totals.get(str(r.native_id), (0, 0.0))
         out.append(
             {
-                "id": r["id"],
+                "id": r.id,
                 "role": role,
-                "native_id": r["native_id"],
-                "state": r["state"],
-                "started_at": iso_utc(r["started_at"]),
-                "ended_at": iso_utc(r["ended_at"]),
-                "end_reason": r["end_reason"],
+                "native_id": r.native_id,
+                "state": r.state,
+                "started_at": iso_utc(r.started_at),
+                "ended_at": iso_utc(r.ended_at),
+                "end_reason": r.end_reason,
                 "desk_day": desk_day(
-                    int(r["started_at"]), tz=ctx.tz, rollover_at=ctx.desk.section.rollover_at
+                    r.started_at, tz=ctx.tz, rollover_at=ctx.desk.section.rollover_at
                 ).isoformat(),
                 "wakes": wakes,
                 "cost_usd": round(cost, 4),
-                "handoff": notes.get(int(r["id"])),
-                "started_local": local_text(r["started_at"], ctx.tz),
-                "ended_local": local_text(r["ended_at"], ctx.tz) if r["ended_at"] else None,
+                "handoff": notes.get(r.id),
+                "started_local": local_text(r.started_at, ctx.tz),
+                "ended_local": local_text(r.ended_at, ctx.tz) if r.ended_at else None,
             }
         )
     return out
@@ -122,9 +118,9 @@ def _outcome(ctx: DeskContext, attempt_id: int | None) -> str | None:
     row = get_attempt(ctx.conn, attempt_id)
     if row is None:
         return None
-    parts = [f"attempt {attempt_id}: launch {row['launch_status'] or 'not started'}"]
-    parts.append("landed" if row["landed_at"] is not None else "did not land")
-    detail = row["launch_detail"] or row["outcome_reason"]
+    parts = [f"attempt {attempt_id}: launch {row.launch_status or 'not started'}"]
+    parts.append("landed" if row.landed_at is not None else "did not land")
+    detail = row.launch_detail or row.outcome_reason
     return ", ".join(parts) + (f" ({detail})" if detail else "")
 
 
@@ -158,14 +154,14 @@ def _rollover_step(ctx: DeskContext, *, boundary: int, execute: bool) -> dict[st
             {
                 "role": r.role,
                 "session": int(r.session_key),
-                "native_id": session["native_id"] if session is not None else None,
+                "native_id": session.native_id if session is not None else None,
                 "started_at": iso_utc(r.started_at),
                 "started_local": local_text(r.started_at, ctx.tz),
                 "tries": r.tries,
                 "key": key,
                 "plan": [a.rung for a in plan.attempts if a.key == key],
                 "notes": [n.text for n in plan.notes if n.key == key],
-                "ended": session is not None and session["state"] == "ended",
+                "ended": session is not None and session.state == "ended",
                 "outcome": _outcome(ctx, ids.get(key)) if execute else None,
             }
         )

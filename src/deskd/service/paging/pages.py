@@ -1,18 +1,18 @@
 """Pages as people read them (`deskd pages`); sending them is the pager's job (pager.py).
 
-Read-only: listing pages never sends or writes (LESSONS 43).
+Read-only: listing pages never sends or writes (lesson 43).
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
 from deskd.core.timeparse import iso_utc, local_text
 from deskd.core.values import priority_name
 from deskd.service.desk.context import DeskContext
 from deskd.store.pages import list_pages
+from deskd.store.records import Page
 
 
 def channel_view(entry: dict[str, Any]) -> dict[str, Any]:
@@ -30,31 +30,28 @@ def channel_view(entry: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def page_view(row: sqlite3.Row, *, tz: str = "UTC") -> dict[str, Any]:
-    keys = row.keys()
-    held_until = row["held_until"] if "held_until" in keys else None
-    held_why = row["held_why"] if "held_why" in keys else None
+def page_view(page: Page, *, tz: str = "UTC") -> dict[str, Any]:
     return {
-        "id": row["id"],
-        "attempt_id": row["attempt_id"],
-        "role": row["role"],
-        "reason": str(row["key"]).split(":", 1)[0],
-        "ref": (row["attempt_ref"] if "attempt_ref" in keys else None) or str(row["key"]),
-        "key": row["key"],
-        "kind": row["kind"],
-        "priority": priority_name(int(row["priority"])),
-        "title": row["title"],
-        "body": row["body"],
-        "status": row["status"],
-        "channels": [channel_view(e) for e in json.loads(row["results"] or "[]")],
-        "held_until": iso_utc(held_until),
-        "held_until_local": local_text(held_until, tz) if held_until else None,
-        "why": held_why,
-        "tries": row["tries"],
-        "next_try_at": iso_utc(row["next_try_at"]),
-        "created_at": iso_utc(row["created_at"]),
-        "sent_at": iso_utc(row["sent_at"]),
-        "resolved_at": iso_utc(row["resolved_at"]),
+        "id": page.id,
+        "attempt_id": page.attempt_id,
+        "role": page.role,
+        "reason": page.key.split(":", 1)[0],
+        "ref": page.attempt_ref or page.key,
+        "key": page.key,
+        "kind": page.kind,
+        "priority": priority_name(page.priority),
+        "title": page.title,
+        "body": page.body,
+        "status": page.status,
+        "channels": [channel_view(e) for e in json.loads(page.results or "[]")],
+        "held_until": iso_utc(page.held_until),
+        "held_until_local": local_text(page.held_until, tz) if page.held_until else None,
+        "why": page.held_why,
+        "tries": page.tries,
+        "next_try_at": iso_utc(page.next_try_at),
+        "created_at": iso_utc(page.created_at),
+        "sent_at": iso_utc(page.sent_at),
+        "resolved_at": iso_utc(page.resolved_at),
     }
 
 

@@ -25,14 +25,14 @@ def load_rollovers(conn: sqlite3.Connection, desk: Desk, *, now: int) -> tuple[R
     boundary = latest_boundary(now, tz=desk.timezone, rollover_at=desk.section.rollover_at)
     out = []
     for s in live_sessions_started_before(conn, boundary):
-        if not s["native_id"]:
+        if not s.native_id:
             continue
-        key = str(s["id"])
+        key = str(s.id)
         out.append(
             RolloverDue(
-                role=str(s["role"]),
+                role=s.role,
                 session_key=key,
-                started_at=int(s["started_at"]),
+                started_at=s.started_at,
                 tries=rollover_tries(conn, rollover_key(key)),
             )
         )
