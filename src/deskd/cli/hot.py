@@ -157,12 +157,16 @@ def send(
         message_id, items = send_message(
             ctx, sender=who, to=list(to), subject=subject, body=body, priority=priority, sla=sla
         )
-    data = {"message_id": message_id, "items": [{"id": i, "to": r} for i, r in items]}
-    emit(
-        data,
-        as_json,
-        f"sent {message_id} to " + ", ".join(f"{r} (item {i})" for i, r in items),
-    )
+    skipped = [who] if who in to else []
+    data = {
+        "message_id": message_id,
+        "items": [{"id": i, "to": r} for i, r in items],
+        "skipped": [{"to": r, "why": "the sender"} for r in skipped],
+    }
+    said = f"sent {message_id} to " + ", ".join(f"{r} (item {i})" for i, r in items)
+    if skipped:
+        said += f" — not to {who}: the sender"
+    emit(data, as_json, said)
 
 
 # -- presence ------------------------------------------------------------------------------
@@ -268,10 +272,11 @@ def _tick_once(mode: str | None, as_json: bool, wait: bool) -> None:
             verb = "would page" if result.dry_run else "page queued"
             echo(f"  {verb}: {pg['title']}")
         for sent in data.get("pages_sent", []):  # the pager's sends (URLs already masked)
-            where = ", ".join(f"{c['name']} {c['status']}" for c in sent["channels"])
+            where = ", ".join(f"{c['name']} {c['url']} {c['status']}" for c in sent["channels"])
             echo(f"  page {sent['page_id']} ({sent['kind']}, {sent['role']}): {where}")
-        for n in data.get("notes", []):
-            echo(f"  {n['role']}: {n['text']}")
+        # One line per role and reason: a paused role has a note for each of its demands.
+        for line in dict.fromkeys(f"  {n['role']}: {n['text']}" for n in data.get("notes", [])):
+            echo(line)
         if not (
             data["resolved"]
             or data["attempts"]

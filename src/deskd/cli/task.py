@@ -231,7 +231,15 @@ def history(task_id: int, as_json: bool) -> None:
 
     def human() -> None:
         table(
-            [(r["at"], r["by"], r["change"], r["note"]) for r in rows],
+            [
+                (
+                    r["at"],
+                    r["by"],
+                    ", ".join(f"{k} → {v}" for k, v in r["change"].items()),
+                    r["note"],
+                )
+                for r in rows
+            ],
             ["at", "by", "change", "note"],
         )
 
