@@ -5,7 +5,8 @@
 ``postgresql://`` URL, also as ``DESKD_DATABASE_URL``, is kept as it is),
 ``DESKD_LOG_DIR`` (default ``$DESKD_HOME/logs``). The session hook uses the ``*_str``
 functions, which need only ``os.path``: pathlib alone costs the hook ~3 ms a call, which is
-most of its own cost. ``deskd.config.Settings`` agrees with this module by construction.
+most of its own cost. ``deskd.settings`` and ``deskd.config`` agree with this module by
+construction.
 """
 
 from __future__ import annotations

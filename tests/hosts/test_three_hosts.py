@@ -94,15 +94,17 @@ def test_racing_ticks_on_three_hosts_launch_each_role_exactly_once(
     racing = [_tick(hosts_desk, host, "--wait") for host in HOSTS for _ in range(8)]
     outs = _finish(racing)
     assert sum(1 for o in outs if not o["skipped"]) >= 1
-    # A launch for beta planned by another host's tick waits for host-b's next tick.
-    _finish([_tick(hosts_desk, host, "--wait") for host in HOSTS])
+    # A launch planned for a role bound to another host waits for that host's next tick.
+    for host in HOSTS:
+        _finish([_tick(hosts_desk, host, "--wait")])
     launched = _launches(hosts_desk)
     assert {role: len(rows) for role, rows in launched.items()} == {
         "alpha": 1,
         "beta": 1,
         "gamma": 1,
     }
-    assert launched["alpha"][0][1:] == ("host-a", "finished")
+    details = hosts_desk.db().execute("SELECT role, launch_detail FROM attempts").fetchall()
+    assert launched["alpha"][0][1:] == ("host-a", "finished"), [tuple(d) for d in details]
     assert launched["beta"][0][1:] == ("host-b", "finished")
     assert launched["gamma"][0][2] == "finished"
     argv = (tmp_path / "argv.jsonl").read_text().splitlines()

@@ -29,6 +29,7 @@ from deskd.store.pg_sql import translate
         ("SELECT * FROM t WHERE a = ? AND b = ?", "SELECT * FROM t WHERE a = %s AND b = %s"),
         ("SELECT '?', 'it''s ?' FROM t WHERE x = ?", "SELECT '?', 'it''s ?' FROM t WHERE x = %s"),
         ("SELECT 5 % 2", "SELECT 5 %% 2"),
+        ("WHERE 1 = 1 AND +role = ? AND a + b > 2", "WHERE 1 = 1 AND role = %s AND a + b > 2"),
         ("WHERE role IS ?", "WHERE role IS NOT DISTINCT FROM %s"),
         ("WHERE a IS NOT b.c", "WHERE a IS DISTINCT FROM b.c"),
         ("WHERE a IS NULL AND b IS NOT NULL", "WHERE a IS NULL AND b IS NOT NULL"),
@@ -44,6 +45,12 @@ from deskd.store.pg_sql import translate
 )
 def test_it_rewrites_what_postgresql_reads_differently(sqlite: str, postgres: str) -> None:
     assert translate(sqlite).sql == postgres
+
+
+def test_it_repeats_a_numbered_parameter_where_it_is_named() -> None:
+    out = translate("SELECT a FROM t WHERE x = ?2 AND y = ?1 AND z = ?2")
+    assert out.sql == "SELECT a FROM t WHERE x = %s AND y = %s AND z = %s"
+    assert out.order == (1, 0, 1)
 
 
 def test_it_qualifies_the_row_in_an_upserts_set_and_leaves_excluded_alone() -> None:

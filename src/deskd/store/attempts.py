@@ -135,9 +135,13 @@ def in_flight_roles(conn: sqlite3.Connection) -> set[str]:
 
 def launch_totals_since(conn: sqlite3.Connection, since: int) -> dict[str, tuple[int, float]]:
     """Per role: launches started since ``since`` (primaries only) and their cost."""
+    # Role by role (CROSS JOIN keeps roles outside), each a range of attempts_launched
+    # (role, launched_at): today's launches only. Without the roles loop SQLite reads the
+    # whole index, i.e. every launch ever (18 ms at 100k).
     rows = conn.execute(
-        "SELECT role, COUNT(*), COALESCE(SUM(cost_usd), 0) FROM attempts "
-        "WHERE launched_at >= ? AND primary_id IS NULL GROUP BY role",
+        "SELECT a.role, COUNT(*), COALESCE(SUM(a.cost_usd), 0) FROM roles r "
+        "CROSS JOIN attempts a ON a.role = r.name AND a.launched_at >= ? "
+        "WHERE a.primary_id IS NULL GROUP BY a.role",
         (since,),
     ).fetchall()
     return {str(r[0]): (int(r[1]), float(r[2])) for r in rows}
@@ -145,9 +149,10 @@ def launch_totals_since(conn: sqlite3.Connection, since: int) -> dict[str, tuple
 
 def holds_after(conn: sqlite3.Connection, now: int) -> dict[str, int]:
     """Per role: the latest usage-limit reset still in the future."""
+    # Role by role over attempts_hold (role, hold_until): only holds still ahead are read.
     rows = conn.execute(
-        "SELECT role, MAX(hold_until) FROM attempts "
-        "WHERE hold_until IS NOT NULL AND hold_until > ? GROUP BY role",
+        "SELECT a.role, MAX(a.hold_until) FROM roles r "
+        "CROSS JOIN attempts a ON a.role = r.name AND a.hold_until > ? GROUP BY a.role",
         (now,),
     ).fetchall()
     return {str(r[0]): int(r[1]) for r in rows}
@@ -156,16 +161,19 @@ def holds_after(conn: sqlite3.Connection, now: int) -> dict[str, int]:
 def list_attempts(
     conn: sqlite3.Connection, *, role: str | None, open_only: bool, limit: int
 ) -> list[Attempt]:
+    # Open ones come through the partial index of pending attempts; the unary ``+`` keeps
+    # SQLite from walking the whole table (or the role's history) in id order instead.
     where = ["1 = 1"]
     params: list[object] = []
     if role is not None:
-        where.append("role = ?")
+        where.append("+role = ?" if open_only else "role = ?")
         params.append(role)
     if open_only:
         where.append("outcome = 'pending'")
     params.append(limit)
+    order = "+id" if open_only else "id"
     rows = conn.execute(
-        f"SELECT * FROM attempts WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?", params
+        f"SELECT * FROM attempts WHERE {' AND '.join(where)} ORDER BY {order} DESC LIMIT ?", params
     )
     return _attempts(rows)
 

@@ -197,6 +197,7 @@ from deskd.store import (  # noqa: E402
     schema_meetings,
     schema_pager,
     schema_routing,
+    schema_sessions_current,
     schema_tasks,
 )
 from deskd.store.db import dialect  # noqa: E402
@@ -212,6 +213,7 @@ MIGRATIONS: tuple[str, ...] = (
     schema_meetings.SQL,
     schema_routing.SQL,
     schema_console.SQL,
+    schema_sessions_current.SQL,
     schema_hosts.SQL,
 )
 """Index i holds the migration that takes the schema from version i to version i + 1."""

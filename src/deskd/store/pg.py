@@ -141,6 +141,8 @@ class PgConnection:
             return Cursor(self.raw.cursor(), returns_id=False)
         stmt = translate(sql)
         values = tuple(int(p) if isinstance(p, bool) else p for p in params)
+        if stmt.order is not None:
+            values = tuple(values[i] for i in stmt.order)
         try:
             cur = self.raw.execute(stmt.sql, values)
             return Cursor(cur, returns_id=stmt.returns_id)

@@ -4,8 +4,9 @@ The store writes one dialect: SQLite's. The few places where PostgreSQL reads th
 differently are rewritten here, on tokens (string literals and quoted names are never
 touched):
 
-- ``?`` placeholders become ``%s`` (and a literal ``%`` becomes ``%%``);
-- SQLite's planner hints go (``INDEXED BY``), and ``CROSS JOIN … ON`` becomes ``INNER JOIN``;
+- ``?`` and ``?N`` placeholders become ``%s`` (and a literal ``%`` becomes ``%%``);
+- SQLite's planner hints go (``INDEXED BY``, a unary ``+col``), and ``CROSS JOIN … ON``
+  becomes ``INNER JOIN``;
 - ``a IS b`` / ``a IS NOT b`` with ``b`` not ``NULL`` become ``IS [NOT] DISTINCT FROM``;
 - scalar ``MAX(a, b)`` / ``MIN(a, b)`` (two or more arguments) become ``GREATEST`` / ``LEAST``;
 - ``SUM(x IS NOT NULL)`` sums a boolean, which PostgreSQL refuses: the argument is cast;
@@ -79,6 +80,8 @@ _KEYWORDS = frozenset(
 class Statement:
     sql: str
     returns_id: bool  # the adapter reads the id the statement returns as ``lastrowid``
+    order: tuple[int, ...] | None = None
+    """For numbered placeholders (``?1``): which parameter each ``%s`` takes, in order."""
 
 
 def _tokens(sql: str) -> list[str]:
@@ -223,12 +226,60 @@ def _planner_hints(tokens: list[str]) -> None:
                     break
 
 
-def _placeholders(tokens: list[str]) -> None:
+_BEFORE_OPERAND = frozenset(
+    [
+        "(",
+        ",",
+        "=",
+        "<",
+        ">",
+        "<=",
+        ">=",
+        "<>",
+        "!=",
+        "and",
+        "or",
+        "not",
+        "where",
+        "on",
+        "when",
+        "then",
+        "else",
+        "select",
+        "by",
+    ]
+)
+
+
+def _unary_plus(tokens: list[str]) -> None:
+    """SQLite's ``+col`` (an operand no index may serve) is plain ``col``: PostgreSQL has no
+    unary plus on text, and its planner takes no such hint."""
+    for i, t in enumerate(tokens):
+        if t != "+":
+            continue
+        prev, nxt = _significant(tokens, i, -1), _significant(tokens, i, 1)
+        if nxt < 0 or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", tokens[nxt]):
+            continue
+        if prev < 0 or tokens[prev].lower() in _BEFORE_OPERAND:
+            tokens[i] = ""
+
+
+def _placeholders(tokens: list[str]) -> tuple[int, ...] | None:
+    """``?`` and ``?N`` become ``%s``; returns the parameter order when any was numbered."""
+    order: list[int] = []
+    numbered = False
     for i, t in enumerate(tokens):
         if t == "?":
             tokens[i] = "%s"
+            if i + 1 < len(tokens) and tokens[i + 1].isdigit():
+                numbered = True
+                order.append(int(tokens[i + 1]) - 1)
+                tokens[i + 1] = ""
+            else:
+                order.append(len(order))
         elif t == "%":
             tokens[i] = "%%"
+    return tuple(order) if numbered else None
 
 
 @lru_cache(maxsize=1024)
@@ -236,8 +287,9 @@ def translate(sql: str) -> Statement:
     """The PostgreSQL text of one store statement (pure, cached by its SQLite text)."""
     tokens = _tokens(sql)
     words = [t.lower() for t in tokens if not t.isspace()]
-    _placeholders(tokens)
+    order = _placeholders(tokens)
     _planner_hints(tokens)
+    _unary_plus(tokens)
     _scalar_minmax(tokens)
     _boolean_sums(tokens)
     _is_distinct(tokens)
@@ -249,4 +301,4 @@ def translate(sql: str) -> Statement:
         if "returning" not in words and table in identity_tables():
             tokens.append(" RETURNING id")
             returns_id = True
-    return Statement("".join(tokens), returns_id)
+    return Statement("".join(tokens), returns_id, order)

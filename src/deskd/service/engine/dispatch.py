@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import subprocess
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from deskd.service.desk import locks
 from deskd.service.desk.context import DeskContext
@@ -18,6 +18,9 @@ from deskd.store import attempts as attempt_rows
 from deskd.store import hosts as desk_hosts
 from deskd.store.events import add_event
 from deskd.store.records import Attempt
+
+if TYPE_CHECKING:
+    import subprocess
 
 RESTART_AFTER_MS = 60_000
 HOST_DOWN_AFTER_MS = 2 * RESTART_AFTER_MS
@@ -55,6 +58,8 @@ def start_executor(ctx: DeskContext, attempt_id: int, role: str) -> Dispatched:
     env = dict(os.environ)
     env["DESKD_HOME"] = str(ctx.settings.home)
     env["DESKD_DB"] = ctx.settings.database
+    import subprocess  # an executing tick's launches only, not a dry run
+
     with (folder / f"{attempt_id}.executor.log").open("ab") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "deskd", "agent", "run", "--attempt", str(attempt_id)],

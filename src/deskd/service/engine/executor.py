@@ -121,8 +121,17 @@ def read_line(
     return after, LineEffects(bind=bind)
 
 
+def retry_policy(ctx: DeskContext, role: str) -> RetryPolicy:
+    """The role's ``retry_wait`` (desk file, ``[agent]`` or the role's own), doubling to 10×."""
+    try:
+        wait = float(ctx.desk.agent_for(role).retry_wait)
+    except DeskdError:
+        return DEFAULT_RETRY
+    return RetryPolicy(attempts=DEFAULT_RETRY.attempts, wait_min_s=wait, wait_max_s=10 * wait)
+
+
 def run_launch(
-    ctx: DeskContext, attempt_id: int, *, retry: RetryPolicy = DEFAULT_RETRY
+    ctx: DeskContext, attempt_id: int, *, retry: RetryPolicy | None = None
 ) -> LaunchResult:
     attempt = attempt_rows.get_attempt(ctx.conn, attempt_id)
     if attempt is None:
@@ -145,7 +154,7 @@ def run_launch(
         )
     try:
         with locks.hold(ctx, locks.role_lock(attempt.role)):
-            return _claimed(ctx, attempt, retry=retry)
+            return _claimed(ctx, attempt, retry=retry or retry_policy(ctx, attempt.role))
     except LockBusy:
         with ctx.write() as conn:
             skipped = attempt_rows.skip_planned_launch(
