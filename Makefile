@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 # 2-core machine -n 2 finishes in well under the serial time (docs/performance.md).
 PYTEST_ARGS ?= -n 2
 
-.PHONY: demo test lint venv clean
+.PHONY: demo test lint venv clean real-agents
 
 demo: $(BIN)/.installed
 	$(BIN)/deskd demo
@@ -21,6 +21,12 @@ lint: $(BIN)/.installed
 	$(BIN)/mypy
 
 venv: $(BIN)/.installed
+
+# The real agent CLIs for the real-agent test tier (tests/real_agents), at the versions pinned
+# in tests/real_agents/versions.json; a cache that already holds them is reused offline.
+REAL_AGENTS_CACHE ?= .cache/real-agents
+real-agents:
+	$(PYTHON) tests/real_agents/install.py $(REAL_AGENTS_CACHE)
 
 # Re-installs when pyproject.toml changes; the marker keeps repeated runs instant.
 $(BIN)/.installed: pyproject.toml
