@@ -21,6 +21,7 @@ from deskd.core.timeparse import parse_duration
 from deskd.core.values import RESERVED_SOURCES, role_name_problem
 from deskd.errors import ConfigConflict, DeskdError, DeskFileError, NoRoles, UnknownRole
 
+DEFAULT_RETRY_WAIT_S = 2
 AGENT_KINDS = ("claude", "codex", "gemini", "opencode", "command")
 RUNGS = ("session", "resume", "spawn", "notify", "badge")
 DEFAULT_LADDER: tuple[tuple[str, int | None], ...] = (
@@ -120,9 +121,11 @@ class AgentSection(_Strict):
     args: list[str] | None = None
     model: str | None = None
     timeout: int | None = None
+    retry_wait: int | None = None
+    """First wait before an in-rung retry of a transient failure (doubling, capped at 10x)."""
     allowed_tools: list[str] | None = None
 
-    _durations = field_validator("timeout", mode="before")(_seconds)
+    _durations = field_validator("timeout", "retry_wait", mode="before")(_seconds)
 
 
 class RoleConfig(_Strict):
@@ -282,6 +285,10 @@ class Desk:
             "args": own.args if own.args is not None else (base.args or []),
             "model": own.model if own.model is not None else (base.model or ""),
             "timeout": own.timeout or base.timeout or 30 * 60,
+            "retry_wait": next(
+                (w for w in (own.retry_wait, base.retry_wait) if w is not None),
+                DEFAULT_RETRY_WAIT_S,
+            ),
         }
         env_tools = None
         if settings is not None:

@@ -12,6 +12,7 @@ import sys
 from dataclasses import dataclass
 
 from deskd.adapters.locks import is_held, role_lock_path
+from deskd.adapters.process import end_agent_group
 from deskd.service.context import DeskContext
 from deskd.store import attempts as attempt_rows
 from deskd.store.events import add_event
@@ -49,7 +50,8 @@ def start_executor(ctx: DeskContext, attempt_id: int, role: str) -> Dispatched:
 
 def heal_launches(ctx: DeskContext) -> tuple[list[int], list[int], dict[int, str]]:
     """Restart launches still ``planned`` after a minute; fail ``running`` ones whose executor
-    died (the kernel released its role lock). Returns (restarted, failed, role of each)."""
+    died (the kernel released its role lock), after ending what is left of their agent's
+    process group. Returns (restarted, failed, role of each)."""
     restart: list[int] = []
     dead: list[int] = []
     roles: dict[int, str] = {}
@@ -62,6 +64,11 @@ def heal_launches(ctx: DeskContext) -> tuple[list[int], list[int], dict[int, str
     ]
     if not stale and not running:
         return restart, dead, roles
+    for row in running:
+        # The executor died; its agent may not have (a child it started, a tool): end the
+        # recorded process group first, so a retry never runs beside a survivor.
+        if row["agent_pgid"] is not None and row["wake_token"]:
+            end_agent_group(int(row["agent_pgid"]), str(row["wake_token"]))
     with ctx.write() as wconn:
         for row in stale:
             if attempt_rows.replan_launch(wconn, int(row["id"]), now=ctx.now):

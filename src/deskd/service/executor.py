@@ -8,7 +8,14 @@
    stdin closed, reading the stream as it arrives: the native session id is recorded the
    moment it appears, a model turn lands the launch (and marks its prompt's items seen);
 4. classify the end from the structured output; retry transient failures inside the rung
-   (tenacity, bounded); record the outcome; park the session resumable (never end it).
+   (tenacity, bounded; the first wait is the desk's ``[agent] retry_wait``); record the
+   outcome; park the session resumable (never end it).
+
+A retry never starts a second session: it resumes the session the failed try reported (a
+real Claude Code, Codex, Gemini CLI or OpenCode stores the conversation even when the model
+API refused the call), or reuses the failed try's pre-assigned id when no session was
+reported. Every run of the CLI is counted (``launch_runs``) against ``max_launches_per_day``,
+and retries stop at that cap.
 """
 
 from __future__ import annotations
@@ -66,6 +73,8 @@ class LaunchResult:
     failure_class: str | None = None
     detail: str = ""
     tries: int = 0
+    reported_session: str | None = None  # the id a failed try's CLI printed: retries resume it
+    assigned_session: str | None = None  # the pre-assigned id of a spawn (claude)
     exit_code: int | None = None
     timed_out: bool = False
     output_tail: list[str] = field(default_factory=list)
@@ -188,21 +197,38 @@ def _run_with_retries(
 ) -> RunOutcome:
     """Run, and run again while the failure is transient and the model never took a turn."""
 
+    role = str(row["role"])
+
     def transient_unlanded(outcome: RunOutcome) -> bool:
         # A timeout is transient too, but retrying a 30-minute hang inside the rung would
         # hold the role for hours: only quick failures (overload, network) are retried here.
-        return outcome.failure_class == TRANSIENT and not result.landed and not result.timed_out
+        retryable = outcome.failure_class == TRANSIENT and not result.landed
+        return retryable and not result.timed_out and _runs_left(ctx, role)
 
+    wait_min, wait_max = retry.wait_min_s, retry.wait_max_s
+    if retry is DEFAULT_RETRY:  # the desk's [agent] retry_wait, doubling, capped at 10x
+        wait_min = float(ctx.desk.agent_for(role, ctx.settings)["retry_wait"])
+        wait_max = wait_min * 10
     retrying = Retrying(
         stop=stop_after_attempt(max(1, retry.attempts)),
-        wait=wait_exponential(
-            multiplier=retry.wait_min_s, min=retry.wait_min_s, max=retry.wait_max_s
-        ),
+        wait=wait_exponential(multiplier=wait_min, min=wait_min, max=wait_max),
         retry=retry_if_result(transient_unlanded),
         retry_error_callback=lambda state: state.outcome.result() if state.outcome else None,
     )
     outcome: RunOutcome = retrying(_run_once, ctx, row, result)
     return outcome
+
+
+def _runs_left(ctx: DeskContext, role: str) -> bool:
+    """Whether the role may run its agent CLI once more today (``max_launches_per_day``)."""
+    cap = ctx.desk.data.desk.max_launches_per_day
+    if not cap:
+        return True
+    from deskd.core.timeparse import local_day_start
+
+    since = local_day_start(_now(ctx), ctx.desk.timezone)
+    runs, _cost = attempt_rows.launch_totals_since(ctx.conn, since).get(role, (0, 0.0))
+    return runs < cap
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -291,20 +317,24 @@ def _run_once(ctx: DeskContext, row: Any, result: LaunchResult) -> RunOutcome:
     role = str(row["role"])
     logs = ctx.settings.log_path / "agents" / role
     logs.mkdir(parents=True, exist_ok=True)
-    mode = "resume" if row["rung"] == "resume" and row["session_id"] else "spawn"
+    mode, session_id = _mode_of_try(row, result)
     prepared = prepare(
         ctx,
         role=role,
         mode=mode,
         prompt=str(row["prompt"] or ""),
         token=str(row["wake_token"]),
-        session_id=row["session_id"] if mode == "resume" else None,
+        session_id=session_id,
         settings_file=logs / f"{attempt_id}.settings.json",
     )
     adapter, argv, session_id = prepared.adapter, prepared.argv, prepared.spec.session_id
+    if mode == "spawn" and result.assigned_session is None:
+        result.assigned_session = session_id
     state = RunState()
     if session_id:
         _bind_session(ctx, attempt_id, role, session_id, result)
+    with ctx.write() as conn:  # counted before it runs: a crash mid-run still used a launch
+        attempt_rows.count_launch_run(conn, attempt_id, pgid=None)
     last_beat = [0]
 
     def on_line(line: str) -> None:
@@ -339,7 +369,9 @@ def _run_once(ctx: DeskContext, row: Any, result: LaunchResult) -> RunOutcome:
             timeout_s=prepared.timeout_s,
             on_line=on_line,
             log=log,
+            on_start=lambda pid: _record_group(ctx, attempt_id, pid),
         )
+    _record_group(ctx, attempt_id, None)
     result.exit_code = finished.exit_code
     result.timed_out = finished.timed_out
     outcome = adapter.outcome(
@@ -350,7 +382,25 @@ def _run_once(ctx: DeskContext, row: Any, result: LaunchResult) -> RunOutcome:
     )
     if outcome.session_id and not result.session_id:
         _bind_session(ctx, attempt_id, role, outcome.session_id, result)
+    if state.session_id or outcome.session_id:
+        result.reported_session = state.session_id or outcome.session_id
     return outcome
+
+
+def _mode_of_try(row: Any, result: LaunchResult) -> tuple[str, str | None]:
+    """How this try starts: the planned rung first; a retry of a spawn resumes the session
+    the failed try reported, or reuses its pre-assigned id (a new id would be a new session,
+    and Claude Code refuses an id already in use)."""
+    if row["rung"] == "resume" and row["session_id"]:
+        return "resume", str(row["session_id"])
+    if result.reported_session:
+        return "resume", result.reported_session
+    return "spawn", result.assigned_session
+
+
+def _record_group(ctx: DeskContext, attempt_id: int, pgid: int | None) -> None:
+    with ctx.write() as conn:
+        attempt_rows.record_agent_group(conn, attempt_id, pgid=pgid)
 
 
 def _resolve(command: str, path: str) -> str:

@@ -119,9 +119,11 @@ def in_flight_roles(conn: sqlite3.Connection) -> set[str]:
 
 
 def launch_totals_since(conn: sqlite3.Connection, since: int) -> dict[str, tuple[int, float]]:
-    """Per role: launches started since ``since`` (primaries only) and their cost."""
+    """Per role: agent CLI runs since ``since`` (primaries only; each in-rung retry is a run,
+    a launch claimed but not yet counted is one) and their cost."""
     rows = conn.execute(
-        "SELECT role, COUNT(*), COALESCE(SUM(cost_usd), 0) FROM attempts "
+        "SELECT role, COALESCE(SUM(MAX(launch_runs, 1)), 0), COALESCE(SUM(cost_usd), 0) "
+        "FROM attempts "
         "WHERE launched_at >= ? AND primary_id IS NULL GROUP BY role",
         (since,),
     ).fetchall()
@@ -243,6 +245,20 @@ def skip_planned_launch(conn: sqlite3.Connection, attempt_id: int, *, reason: st
         "WHERE (id = ? OR primary_id = ?) AND launch_status = 'planned'",
         (reason, now, attempt_id, attempt_id),
     )
+    return cur.rowcount
+
+
+def count_launch_run(conn: sqlite3.Connection, attempt_id: int, *, pgid: int | None) -> int:
+    """One more run of the agent CLI for this launch; its process group while it runs."""
+    cur = conn.execute(
+        "UPDATE attempts SET launch_runs = launch_runs + 1, agent_pgid = ? WHERE id = ?",
+        (pgid, attempt_id),
+    )
+    return cur.rowcount
+
+
+def record_agent_group(conn: sqlite3.Connection, attempt_id: int, *, pgid: int | None) -> int:
+    cur = conn.execute("UPDATE attempts SET agent_pgid = ? WHERE id = ?", (pgid, attempt_id))
     return cur.rowcount
 
 

@@ -191,11 +191,16 @@ CREATE TABLE pauses (
 CREATE INDEX pauses_live ON pauses(id, role) WHERE ended_at IS NULL;
 """
 
-from deskd.store import schema_meetings, schema_pager, schema_tasks  # noqa: E402
+from deskd.store import (  # noqa: E402
+    schema_launches,
+    schema_meetings,
+    schema_pager,
+    schema_tasks,
+)
 
 # The tasks, pager and meetings schemas are still being written (none has been released);
 # an empty one is left out so every registered migration creates something.
-_UNRELEASED = (schema_tasks.SQL, schema_pager.SQL, schema_meetings.SQL)
+_UNRELEASED = (schema_tasks.SQL, schema_pager.SQL, schema_meetings.SQL, schema_launches.SQL)
 MIGRATIONS: tuple[str, ...] = (V1, V2, *(m for m in _UNRELEASED if m.strip()))
 """Index i holds the migration that takes the schema from version i to version i + 1."""
 
