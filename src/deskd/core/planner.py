@@ -7,7 +7,10 @@ touch SQLite or the clock; the same inputs always give the same plan.
 The rules, each from ARCHITECTURE.md "Demand, attempts and the ladder":
 - an attempt whose key is no longer demanded closes (``resolved`` or ``withdrawn``);
 - one live attempt per key; climbing supersedes it and inserts the next rung (append-only);
-- no climbing while the role's launch runs, or after landing, until the items' own SLA;
+- no climbing while the role's launch runs, or after landing, until the items' own SLA —
+  but a landing holds only what the agent was shown: new items (once their batch is due)
+  or tasks get their own wake at the start rung, so a person is paged for an item only
+  after the agent was given it;
 - a permanent launch failure climbs on the next tick; the badge recycles with backoff;
 - resume/spawn never for a busy role (recorded ``skipped``); one launch per role per tick;
 - a page only when climbing reaches ``notify``, and never twice for a key with an open page.
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from deskd.core.demand import closure_for
+from deskd.core.demand import closure_for, inbox_due_at
 from deskd.core.demand import demand as generate_demand
 from deskd.core.ladder import (
     is_terminal,
@@ -172,6 +175,23 @@ def _step(
         else:
             yield Note(role=role.name, key=d.key, text=f"badge: retried after {wait_s // 60} min")
         return
+    unshown = _not_shown(policy, current, d, items, now=now)
+    if unshown:
+        # A landing holds only what the agent was shown: demand it never saw gets its own
+        # wake at the role's start rung (resuming the parked session), not the old SLA.
+        yield _supersede(current, f"not shown to the landed wake: {unshown}")
+        yield from _start(
+            snapshot,
+            policy,
+            role,
+            d,
+            items,
+            now=now,
+            generation=current.generation,
+            supersedes=current.id,
+            recycles=current.recycles,
+        )
+        return
     hold = _hold_reason(policy, role, d, current, items, now=now)
     if hold is not None:
         yield Note(role=role.name, key=d.key, text=hold)
@@ -225,6 +245,30 @@ def _hold_reason(
     if current.due_at is not None and now < current.due_at:
         return f"{current.rung}: SLA until {iso_utc(current.due_at)}"
     return None
+
+
+def _not_shown(
+    policy: Policy, current: AttemptView, d: Demand, items: dict[int, ItemView], *, now: int
+) -> str | None:
+    """What a landed wake's demand now holds that its prompt did not list (nor the session
+    hook show), once its own batch rule makes it due; None when there is nothing such."""
+    if current.landed_at is None:
+        return None
+    listed = set(current.item_ids)
+    new_items = [
+        items[i]
+        for i in d.item_ids
+        if i not in listed and i in items and items[i].notified_at is None
+    ]
+    due = inbox_due_at(new_items, batch_s=policy.inbox_batch_s)
+    shown_tasks = set(current.task_ids)
+    new_tasks = [t for t in d.task_ids if t not in shown_tasks]
+    parts = []
+    if due is not None and due <= now:
+        parts.append(f"{len(new_items)} new item{'s' if len(new_items) != 1 else ''}")
+    if new_tasks:
+        parts.append(f"{len(new_tasks)} new task{'s' if len(new_tasks) != 1 else ''}")
+    return ", ".join(parts) or None
 
 
 def _start(

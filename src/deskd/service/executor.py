@@ -50,6 +50,7 @@ from deskd.store.events import add_event
 from deskd.store.sessions import record_heartbeat
 
 HEARTBEAT_EVERY_MS = 15_000
+USAGE_LIMIT_HOLD_MS = 60 * 60_000
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -150,6 +151,11 @@ def _claimed(ctx: DeskContext, row: Any, *, retry: RetryPolicy) -> LaunchResult:
             outcome.detail,
         )
         hold = outcome.reset_at_ms if outcome.failure_class == "usage_limit" else None
+        if outcome.failure_class == "usage_limit" and hold is None:
+            # Claude Code with an API key, OpenCode: a 429 with no reset time in the output.
+            # Without a hold every tick would launch into the same limit.
+            hold = _now(ctx) + USAGE_LIMIT_HOLD_MS
+            result.detail += f" (no reset time given: held {USAGE_LIMIT_HOLD_MS // 60_000} min)"
         cost = outcome.cost_usd
     except DeskdError as exc:  # cannot even start: executable missing, bad workdir …
         result.status, result.failure_class, result.detail = "failed", "permanent", exc.message
@@ -330,7 +336,7 @@ def _run_once(ctx: DeskContext, row: Any, result: LaunchResult) -> RunOutcome:
     adapter, argv, session_id = prepared.adapter, prepared.argv, prepared.spec.session_id
     if mode == "spawn" and result.assigned_session is None:
         result.assigned_session = session_id
-    state = RunState()
+    state = RunState(started_at_ms=_now(ctx))
     if session_id:
         _bind_session(ctx, attempt_id, role, session_id, result)
     with ctx.write() as conn:  # counted before it runs: a crash mid-run still used a launch

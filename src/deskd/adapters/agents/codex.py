@@ -17,7 +17,7 @@ leave the reset unknown. Codex has no per-tool allow list: ``allowed_tools`` is 
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import ClassVar
 
 from deskd.adapters.agents.base import (
@@ -47,6 +47,7 @@ _MODEL_ITEMS = frozenset(
         "todo_list",
     }
 )
+_RESET_TIME = re.compile(r"try again at\s+(\d{1,2}):(\d{2})\s*([AaPp][Mm])")
 _RESET_AT = re.compile(
     r"try again at\s+([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4}),?\s+"
     r"(\d{1,2}):(\d{2})\s*([AaPp][Mm])"
@@ -126,18 +127,23 @@ class CodexAdapter(AgentAdapter):
         if outcome.failure_class != USAGE_LIMIT or state.reset_at_ms is not None:
             return outcome
         for text in reversed(state.errors):
-            reset = parse_reset_at(text)
+            reset = parse_reset_at(text, after_ms=state.started_at_ms)
             if reset is not None:
                 state.reset_at_ms = reset
                 return self.done(state, USAGE_LIMIT, outcome.detail)
         return outcome
 
 
-def parse_reset_at(text: str) -> int | None:
-    """Unix ms of "try again at Dec 1st, 2026 3:05 AM" (machine local time), or None."""
+def parse_reset_at(text: str, *, after_ms: int = 0) -> int | None:
+    """Unix ms of "try again at Dec 1st, 2026 3:05 AM" (machine local time), or None.
+
+    Codex prints only the time of day when the reset is within the day ("try again at
+    11:27 AM"): that is the first such local time after ``after_ms`` (the run's start).
+    """
     match = _RESET_AT.search(text)
     if match is None:
-        return None
+        clock = _RESET_TIME.search(text)
+        return None if clock is None else _next_time_of_day(clock.groups(), after_ms)
     month, day, year, hour, minute, half = match.groups()
     try:
         stamp = datetime.strptime(
@@ -147,3 +153,17 @@ def parse_reset_at(text: str) -> int | None:
     except ValueError:
         return None
     return int(stamp.astimezone().timestamp() * 1000)
+
+
+def _next_time_of_day(parts: tuple[str, ...], after_ms: int) -> int | None:
+    hour_text, minute_text, half = parts
+    hour, minute = int(hour_text) % 12, int(minute_text)
+    if not 1 <= int(hour_text) <= 12 or minute > 59:
+        return None
+    if half.upper() == "PM":
+        hour += 12
+    base = datetime.fromtimestamp(after_ms / 1000).astimezone()
+    stamp = base.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    if stamp.timestamp() * 1000 <= after_ms:
+        stamp += timedelta(days=1)
+    return int(stamp.timestamp() * 1000)

@@ -18,6 +18,7 @@ for Claude) is not passed.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, ClassVar
 
 from deskd.adapters.agents.base import (
@@ -40,12 +41,17 @@ from deskd.adapters.agents.base import (
 from deskd.errors import InvalidLaunch
 
 MAX_BUFFER = 4 * 1024 * 1024
+_RETRY_AFTER = re.compile(r"retry (?:after|in) (\d+(?:\.\d+)?)\s*s\b", re.I)
 EXIT_CODES: dict[int, tuple[str, str]] = {
     41: (PERMANENT, "authentication failed"),
     42: (PERMANENT, "invalid input"),
     52: (PERMANENT, "configuration error"),
     53: (TASK, "reached the turn limit"),
     54: (TASK, "a tool failed fatally"),
+    55: (
+        PERMANENT,
+        "the workdir is not a trusted folder: set GEMINI_CLI_TRUST_WORKSPACE=true for the role",
+    ),
     130: (TRANSIENT, "interrupted"),
 }
 
@@ -95,6 +101,9 @@ class GeminiAdapter(AgentAdapter):
         error = doc.get("error")
         if error:
             state.errors.append(_error_text(error))
+            wait = _RETRY_AFTER.search(_error_text(error))
+            if wait is not None and state.reset_at_ms is None:
+                state.reset_at_ms = state.started_at_ms + int(float(wait.group(1)) * 1000)
         elif str(doc.get("response") or "").strip() or _tool_calls(doc) > 0:
             if not state.landed:
                 signals.add(TURN)
@@ -134,6 +143,8 @@ class GeminiAdapter(AgentAdapter):
         said = last_line(text)
         if code == 429.0:
             return USAGE_LIMIT, f"usage limit: {said}"
+        if exit_code == 55:
+            return EXIT_CODES[55][0], f"{EXIT_CODES[55][1]} ({said})"
         if code in (401.0, 403.0) or exit_code == 41:
             return PERMANENT, f"not logged in: {self.login_hint} ({said})"
         found = classify_text(text, login_hint=self.login_hint)
