@@ -348,12 +348,25 @@ def land_with_items(
     return True
 
 
-def land_by_token(conn: sqlite3.Connection, token: str, *, now: int, session: str | None) -> bool:
-    """The session hook saw a model turn carrying this wake token: land its launch."""
+def land_by_token(
+    conn: sqlite3.Connection, token: str, *, role: str, now: int, session: str | None
+) -> str | None:
+    """The session hook saw a model turn carrying this wake token: land its launch.
+
+    The token lands only the attempt it was issued for, presented by that attempt's role
+    and, once the launch recorded its native session, from that session. Returns why it
+    did not land (None when it landed or had landed already).
+    """
     row = attempt_by_token(conn, token)
     if row is None:
-        return False
-    return land_with_items(conn, int(row["id"]), now=now, session=session)
+        return "unknown wake token"
+    if str(row["role"]) != role:
+        return f"wake token of attempt {row['id']} was issued to role {row['role']!r}, not {role!r}"
+    recorded = row["session_id"]
+    if recorded and session and str(recorded) != session:
+        return f"wake token of attempt {row['id']} belongs to session {recorded}, not {session}"
+    land_with_items(conn, int(row["id"]), now=now, session=session)
+    return None
 
 
 def note_hook_failure(conn: sqlite3.Connection, token: str, *, failure: str, now: int) -> int:
