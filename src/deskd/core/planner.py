@@ -234,6 +234,9 @@ def _hold_reason(
         return None
     if current.launch_status in _IN_FLIGHT or role.launch_running:
         return "waiting: the launch is running"
+    if _parked(role, current, now=now):
+        # Not silence: the agent cannot answer until the reset, which a person is told once.
+        return f"usage limit: parked until {iso_utc(role.held_until)}"
     items_breached = d.sla_due_at is not None and now >= d.sla_due_at
     if current.landed_at is not None:
         return None if items_breached else "landed: waiting for the items' own SLA"
@@ -437,31 +440,54 @@ def _launches(
     return launches, attempts
 
 
+def _parked(role: RoleView, current: AttemptView, *, now: int) -> bool:
+    """The live attempt's launch hit a usage limit whose reset has not come."""
+    held = role.held_until is not None and now < role.held_until
+    return held and current.failure_class == "usage_limit"
+
+
 def _notices(
     snapshot: Snapshot, policy: Policy, attempts: list[NewAttempt], *, now: int
 ) -> list[PageAction]:
     """Page once when a usage limit or a daily cap parks a role's launches (never per tick)."""
     out: list[PageAction] = []
     seen: set[str] = set()
-    for a in attempts:
-        role = snapshot.role(a.role)
-        if role is None or a.skipped is None or a.skipped == "role busy":
+    waiting: list[tuple[str, str, str, str, int | None]] = [
+        (a.role, a.key, a.reason, a.skipped or "", None) for a in attempts
+    ]
+    for live in snapshot.attempts:
+        role = snapshot.role(live.role)
+        if role is not None and _parked(role, live, now=now):
+            why = f"usage limit until {iso_utc(role.held_until)}"
+            waiting.append((live.role, live.key, live.kind, why, live.id))
+    for name, key, reason, skipped, attempt_id in waiting:
+        role = snapshot.role(name)
+        if role is None or not skipped or skipped == "role busy":
             continue
         if role.held_until is not None and now < role.held_until:
             notice = f"usage_limit:{role.name}:{role.held_until}"
             title = f"deskd: {role.name} paused by a usage limit until {iso_utc(role.held_until)}"
         else:
             notice = f"cap:{role.name}:{snapshot.day_start}"
-            title = f"deskd: {role.name} parked: {a.skipped}"
+            title = f"deskd: {role.name} parked: {skipped}"
         if notice in snapshot.notice_keys or notice in seen:
             continue
         seen.add(notice)
         body = (
-            f"Role: {role.name}\nLaunches are held: {a.skipped}.\n"
-            f"Waiting: {a.reason} ({a.key}). Nothing more will launch for it until then; "
+            f"Role: {role.name}\nLaunches are held: {skipped}.\n"
+            f"Waiting: {reason} ({key}). Nothing more will launch for it until then; "
             "`deskd wake explain --role " + role.name + "` shows the state."
         )
-        out.append(PageAction(key=a.key, role=role.name, title=title, body=body, notice_key=notice))
+        out.append(
+            PageAction(
+                key=key,
+                role=role.name,
+                title=title,
+                body=body,
+                notice_key=notice,
+                attempt_id=attempt_id,
+            )
+        )
     return out
 
 
