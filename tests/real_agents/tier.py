@@ -50,7 +50,7 @@ class Real:
     bin: Path
     work: Path
 
-    def configure(self, *, timeout_s: int = 60, workdir: Path | None = None) -> None:
+    def configure(self, *, timeout_s: int = 120, workdir: Path | None = None) -> None:
         model = 'model = "gemini-2.5-flash"\n' if self.kind == "gemini" else ""
         self.desk.write_desk(
             f"""\

@@ -12,9 +12,9 @@
    outcome; park the session resumable (never end it).
 
 A retry never starts a second session: it resumes the session the failed try reported (a
-real Claude Code, Codex, Gemini CLI or OpenCode stores the conversation even when the model
-API refused the call), or reuses the failed try's pre-assigned id when no session was
-reported. Every run of the CLI is counted (``launch_runs``) against ``max_launches_per_day``,
+real Claude Code or Codex stores the conversation even when the model API refused the call;
+Gemini CLI stores none, so its retry spawns again), or reuses the failed try's pre-assigned
+id when no session was reported. Every run of the CLI is counted (``launch_runs``) against ``max_launches_per_day``,
 and retries stop at that cap.
 """
 
@@ -388,8 +388,9 @@ def _run_once(ctx: DeskContext, row: Any, result: LaunchResult) -> RunOutcome:
     )
     if outcome.session_id and not result.session_id:
         _bind_session(ctx, attempt_id, role, outcome.session_id, result)
-    if state.session_id or outcome.session_id:
-        result.reported_session = state.session_id or outcome.session_id
+    reported = state.session_id or outcome.session_id
+    if reported and (result.landed or adapter.keeps_unanswered_session):
+        result.reported_session = reported
     return outcome
 
 

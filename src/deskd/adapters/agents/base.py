@@ -89,6 +89,9 @@ class AgentAdapter(ABC):
     resumable: ClassVar[bool] = True
     login_hint: ClassVar[str] = ""
     """How to fix "not logged in" for this CLI, for the outcome's detail."""
+    keeps_unanswered_session: ClassVar[bool] = True
+    """Whether a session whose model call failed is stored and can be resumed (an in-rung
+    retry resumes it). Claude Code and Codex store it; Gemini CLI does not."""
 
     @abstractmethod
     def argv(self, spec: LaunchSpec) -> list[str]:

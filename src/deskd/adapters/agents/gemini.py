@@ -58,6 +58,7 @@ EXIT_CODES: dict[int, tuple[str, str]] = {
 
 class GeminiAdapter(AgentAdapter):
     kind: ClassVar[str] = "gemini"
+    keeps_unanswered_session: ClassVar[bool] = False  # "No previous sessions found" (exit 42)
     login_hint: ClassVar[str] = (
         "run `gemini` once as the desk's user to log in, or set GEMINI_API_KEY"
     )
