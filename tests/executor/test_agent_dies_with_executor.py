@@ -39,11 +39,13 @@ def test_killing_the_executor_leaves_no_agent_process(desk: Desk) -> None:
     launched = desk.json("tick", "--execute")["launched"][0]
     executor, attempt_id = int(launched["pid"]), int(launched["attempt_id"])
 
+    pid_file = desk.home / "run" / "agents" / f"{attempt_id}.pid"
+
     def group() -> int | None:
-        with desk.db() as conn:
-            row = conn.execute("SELECT agent_pgid FROM attempts WHERE id = ?", (attempt_id,))
-            value = row.fetchone()[0]
-        return int(value) if value is not None else None
+        try:
+            return int(pid_file.read_text().strip())
+        except (OSError, ValueError):
+            return None
 
     wait_until(lambda: group() is not None)
     with desk.db() as conn:

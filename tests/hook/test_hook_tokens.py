@@ -15,8 +15,8 @@ def hd(desk: Desk) -> HookDesk:
 
 def planned_launch(hd: HookDesk, session: str | None = None) -> tuple[int, str]:
     """An urgent item for alpha and its recorded (not started) spawn: (attempt id, token)."""
-    from deskd.service.context import open_context
-    from deskd.service.tick import record_plan, run_tick
+    from deskd.service.desk.context import open_context
+    from deskd.service.engine.tick import record_plan, run_tick
 
     hd.enqueue("beta", "seed the roles")
     hd.enqueue("alpha", "disk 91%", priority="urgent")
