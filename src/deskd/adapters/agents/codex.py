@@ -1,17 +1,24 @@
 """OpenAI Codex CLI (``codex exec --json``), run with stdin closed.
 
-From Codex's ``exec`` docs and the fixtures (tests/adapters/fixtures/codex): JSONL events
-``thread.started`` (``thread_id``, the native session id), ``turn.started``,
-``item.started``/``item.completed`` (agent messages, reasoning, commands, file changes),
-``turn.completed`` (usage) and ``turn.failed`` (``error.message``). A top-level ``error``
-line alone is a reconnect warning, not a failure: only ``turn.failed`` fails a turn.
-Resume is ``codex exec resume SID … PROMPT``.
+Confirmed with the real Codex 0.171.0 (npm ``@openai/codex``) against a loopback Responses
+API (tests/real_agents; captures in tests/adapters/fixtures/real). Aim it with a provider
+in ``$HOME/.codex/config.toml`` (``OPENAI_BASE_URL`` is not honoured by ``codex exec``).
+JSONL events: ``thread.started`` (``thread_id``, the native session id, before any model
+call), ``turn.started``, ``item.started``/``item.completed`` (``agent_message``,
+``command_execution`` …; an ``error`` item is a warning such as unknown model metadata),
+``turn.completed`` and ``turn.failed`` (``error.message``). A top-level ``error`` line alone
+is a reconnect warning; only ``turn.failed`` fails a turn, and with nothing listening Codex
+reconnects for ever, so only deskd's timeout ends it. ``codex exec resume SID … PROMPT``
+continues the thread (the model is sent the earlier turns), also a thread whose first model
+call failed. A 401 is "unexpected status 401 Unauthorized"; a usage limit says "try again at
+12:14 PM" (a time of day, read as the next such local time after the run started) or "try
+again at Dec 1st, 2026 3:05 AM"; outside a git work tree it refuses with "Not inside a
+trusted directory and --skip-git-repo-check was not specified" (exit 1), a configuration
+failure: permanent.
 
-Not verified against a running ``codex``: whether ``-m`` is accepted after ``exec resume``
-(deskd passes it there the same way as for ``exec``); the usage-limit reset is parsed only
-from the absolute form the fixture shows ("try again at Dec 1st, 2026 3:05 AM", read in the
-machine's local time, which is how Codex prints it); relative forms ("try again in 2 hours")
-leave the reset unknown. Codex has no per-tool allow list: ``allowed_tools`` is not passed.
+Not verified: whether ``-m`` is accepted after ``exec resume`` (deskd passes it there as for
+``exec``); relative forms ("try again in 2 hours") leave the reset unknown. Codex has no
+per-tool allow list: ``allowed_tools`` is not passed.
 """
 
 from __future__ import annotations
