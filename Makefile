@@ -7,13 +7,18 @@ BIN := $(VENV)/bin
 # 2-core machine -n 2 finishes in well under the serial time (docs/performance.md).
 PYTEST_ARGS ?= -n 2
 
-.PHONY: demo test lint venv clean real-agents
+.PHONY: demo test lint venv clean real-agents test-real-agents
 
 demo: $(BIN)/.installed
 	$(BIN)/deskd demo
 
+# Includes the real-agent tier (tests/real_agents): it installs the CLIs when npm can, else
+# skips with a one-line reason; `make test-real-agents` runs that tier alone.
 test: $(BIN)/.installed
 	$(BIN)/pytest $(PYTEST_ARGS)
+
+test-real-agents: $(BIN)/.installed real-agents
+	$(BIN)/pytest $(PYTEST_ARGS) -m real_agents
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check src tests

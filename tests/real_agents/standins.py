@@ -45,14 +45,14 @@ class Seen:
 class StandIn:
     """A scripted model API; ``with StandIn() as api:`` starts and stops it."""
 
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
         self.mode = "text"
         self.answer = "deskd-standin-answer"
         self.reset_at = int(time.time()) + 3600
         self.requests: list[Seen] = []
         self._release = threading.Event()
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -568,3 +568,25 @@ class Chat(Wire):
             ],
             "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
         }
+
+
+def main(argv: list[str]) -> int:
+    """``python tests/real_agents/standins.py [PORT [MODE]]``: serve until Ctrl-C (docs/operations.md
+    "Trying a real CLI without an account")."""
+    api = StandIn(port=int(argv[1]) if len(argv) > 1 else 0)
+    api.mode = argv[2] if len(argv) > 2 else "text"
+    with api:
+        print(
+            f"stand-in model API on {api.url} answering {api.mode!r}; Ctrl-C stops it", flush=True
+        )
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            pass
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv))
