@@ -34,6 +34,12 @@ def test_spawn_lands_rests_and_a_new_item_resumes_the_same_session(real: Real) -
     assert (role["presence"], role["session_id"]) == ("idle", session)  # parked, resumable
     if real.api.mode == "tool":
         assert real.api.saw("deskd-probe"), dump_requests(real.api)  # the tool ran
+    if real.kind == "claude":  # its PostToolUse hook reached deskd, on the launched session
+        with real.desk.db() as conn:
+            row = conn.execute("SELECT last_tool FROM sessions WHERE native_id = ?", (session,))
+            assert row.fetchone()[0] == "Bash"
+        log = real.desk.home / "logs" / "hook.log"
+        assert not log.exists() or "not landed" not in log.read_text(encoding="utf-8")
 
     # 20 s later a second urgent item: the agent was not shown it, so it gets its own wake,
     # resuming the parked session, which carries the earlier turns to the model.
