@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import pytest
 from hook_helpers import SESSION, HookDesk, fixture
 
@@ -56,3 +60,25 @@ def test_a_token_presented_from_another_session_lands_nothing(hd: HookDesk) -> N
     assert f"belongs to session the-launched-session, not {SESSION}" in hd.log_text()
     hd.hook(fixture("post_tool_use", session_id="the-launched-session"), DESKD_WAKE_TOKEN=token)
     assert landed_at(hd, attempt_id) == hd.desk.now_ms
+
+
+REAL = Path(__file__).resolve().parents[1] / "adapters" / "fixtures" / "real"
+
+
+def real_payload(name: str) -> dict[str, Any]:
+    """The stdin the real Claude Code 2.1.332 gave a hook (tests/adapters/fixtures/real)."""
+    data: dict[str, Any] = json.loads((REAL / f"claude-hook-{name}.json").read_text("utf-8"))
+    return data
+
+
+def test_the_real_claude_code_hook_sequence_lands_its_own_wake(hd: HookDesk) -> None:
+    native = real_payload("post")["session_id"]
+    attempt_id, token = planned_launch(hd, session=native)
+    for name in ("start", "ups"):  # SessionStart and UserPromptSubmit are not model turns
+        assert hd.hook(real_payload(name), DESKD_WAKE_TOKEN=token).code == 0
+        assert landed_at(hd, attempt_id) is None
+    hd.hook(real_payload("post"), DESKD_WAKE_TOKEN=token)
+    assert landed_at(hd, attempt_id) == hd.desk.now_ms
+    hd.hook(real_payload("stop"), DESKD_WAKE_TOKEN=token)
+    (row,) = hd.sessions()
+    assert (row["native_id"], row["state"], row["last_tool"]) == (native, "resting", "Bash")
