@@ -14,7 +14,7 @@ from deskd.adapters.channels.base import SEND_BUDGET_S, Target, mask_url, secret
 from deskd.config import PYTHON_CHANNEL_SCHEME, Settings
 from deskd.core.values import PRIORITIES
 from deskd.desk import ENV_VAR, Desk, expand_vars
-from deskd.errors import DeskdError
+from deskd.errors import EmptyChannel, UnknownChannel
 
 ENV_CHANNEL = "DESKD_NOTIFY_URLS"
 
@@ -38,15 +38,6 @@ class DoctorCheck(TypedDict):
     name: str
     level: Literal["ok", "warn", "fail"]
     detail: str
-
-
-class UnknownChannel(DeskdError):
-    code = "unknown_channel"
-
-    def __init__(self, name: str, known: list[str]) -> None:
-        super().__init__(
-            f"unknown channel {name!r} (channels: {', '.join(sorted(known)) or 'none'})"
-        )
 
 
 def all_channels(settings: Settings | None, desk: Desk) -> dict[str, Channel]:
@@ -192,7 +183,7 @@ def send_test(settings: Settings, desk: Desk, name: str) -> dict[str, Any]:
         raise UnknownChannel(name, list(channels))
     targets = targets_of(channels[name])
     if not targets:
-        raise DeskdError(f"channel {name!r} has no URL to send to", code="empty_channel")
+        raise EmptyChannel(name)
     got = SplitTransport(PythonTransport(host_config().senders), apprise).send(
         targets,
         title=f"deskd: test page from desk {desk.name}",
