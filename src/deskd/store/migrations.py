@@ -192,6 +192,7 @@ CREATE INDEX pauses_live ON pauses(id, role) WHERE ended_at IS NULL;
 """
 
 from deskd.store import (  # noqa: E402
+    schema_console,
     schema_launches,
     schema_meetings,
     schema_pager,
@@ -209,6 +210,7 @@ MIGRATIONS: tuple[str, ...] = (
     schema_pager.SQL,
     schema_meetings.SQL,
     schema_routing.SQL,
+    schema_console.SQL,
     schema_launches.SQL,
 )
 """Index i holds the migration that takes the schema from version i to version i + 1."""

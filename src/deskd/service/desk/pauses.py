@@ -12,7 +12,7 @@ def _actor(ctx: DeskContext) -> str:
     if ctx.settings.role:
         # Pausing is a person's decision about the desk; an agent cannot pause itself out of work.
         raise PeopleOnly("pause and resume")
-    return "operator"
+    return ctx.actor
 
 
 def pause(ctx: DeskContext, *, role: str | None, reason: str) -> int:

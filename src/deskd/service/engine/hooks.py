@@ -25,7 +25,7 @@ from deskd.core.schedule import (
     validate_timezone,
 )
 from deskd.core.timeparse import iso_utc, local_text, parse_duration, parse_instant
-from deskd.core.values import priority_name, priority_rank
+from deskd.core.values import SUPERVISOR, priority_name, priority_rank
 from deskd.core.wakehooks import (
     PROBE_DEFAULT_EVERY_S,
     PROBE_ERRORS_TO_DISABLE,
@@ -185,14 +185,22 @@ def next_fires(ctx: DeskContext, hook_id: int, *, count: int) -> dict[str, Any]:
 
 
 def cancel_hook(ctx: DeskContext, hook_id: int, *, by: str) -> dict[str, Any]:
+    """Cancel a hook: its owner may, and so may the supervisor (a person, from the console)."""
     with ctx.write() as conn:
         row = _hook(conn, hook_id)
-        if row.owner != by:
+        if by not in (row.owner, SUPERVISOR):
             raise NotHookOwner(hook_id, row.owner)
         if row.status != "active":
             raise HookClosed(hook_id, row.status)
         hook_rows.set_hook_status(conn, hook_id, status="cancelled")
-        add_event(conn, at=ctx.now, kind="hook.cancelled", role=by, subject=f"hook:{hook_id}")
+        add_event(
+            conn,
+            at=ctx.now,
+            kind="hook.cancelled",
+            role=row.owner,
+            actor=by,
+            subject=f"hook:{hook_id}",
+        )
     return {"id": hook_id, "status": "cancelled"}
 
 

@@ -24,7 +24,7 @@ def _operator(ctx: DeskContext) -> str:
     if ctx.settings.role:
         # Silencing is a person's decision; an agent must not mute the pages about itself.
         raise PeopleOnly("silences")
-    return "operator"
+    return ctx.actor
 
 
 def silence_view(row: Silence, *, now: int, tz: str) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from deskd.core.tasks import OPERATOR, Change, TaskState, check_party, check_status, next_state
+from deskd.core.tasks import Change, TaskState, check_party, check_status, next_state
 from deskd.core.timeparse import iso_utc, parse_instant
 from deskd.core.values import priority_name, priority_rank
 from deskd.errors import InvalidValue, NothingToChange, TaskChanged, UnknownTask
@@ -31,7 +31,7 @@ def actor(ctx: DeskContext, by: str | None) -> str:
     operator itself when it names none."""
     if ctx.settings.role or by:
         return acting_role(ctx, "--by", by)
-    return OPERATOR
+    return ctx.actor
 
 
 def due_ms(ctx: DeskContext, due: str | None) -> int | None:
