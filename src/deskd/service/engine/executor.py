@@ -9,7 +9,14 @@
    step from one frozen ``LaunchResult`` to the next): the native session id is recorded the
    moment it appears, a model turn lands the launch (and marks its prompt's items seen);
 4. classify the end from the structured output; retry transient failures inside the rung
-   (tenacity, bounded); record the outcome; park the session resumable (never end it).
+   (tenacity, bounded; the first wait is the desk's ``[agent] retry_wait``); record the
+   outcome; park the session resumable (never end it).
+
+A retry never starts a second session: it resumes the session the failed try reported (a
+real Claude Code or Codex stores the conversation even when the model API refused the call;
+Gemini CLI stores none, so its retry spawns again), or reuses the failed try's pre-assigned
+id when no session was reported. Every run of the CLI is counted (``launch_runs``) against
+``max_launches_per_day``, and retries stop at that cap.
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ from deskd.adapters.locks import LockBusy, role_lock_path, try_lock
 from deskd.adapters.process import stream_process
 from deskd.errors import DeskdError, LaunchRefused
 from deskd.service.desk.context import DeskContext
-from deskd.service.engine.launch_command import prepare
+from deskd.service.engine.launch_command import mode_of_try, prepare, runs_left
 from deskd.service.engine.launch_control import clear_pid, still_running, write_pid
 from deskd.store import attempts as attempt_rows
 from deskd.store.events import add_event
@@ -41,6 +48,8 @@ from deskd.store.records import Attempt
 from deskd.store.sessions import record_heartbeat
 
 HEARTBEAT_EVERY_MS = 15_000
+USAGE_LIMIT_HOLD_MS = 60 * 60_000
+"""How long a usage limit holds the role when the CLI gives no reset time."""
 TAIL_LINES = 50
 
 
@@ -72,6 +81,10 @@ class LaunchResult:
     output_tail: tuple[str, ...] = ()
     last_beat: int = 0
     """When this try last recorded a stream heartbeat (they are throttled)."""
+    reported_session: str | None = None
+    """The resumable session a failed try's CLI reported: the next try resumes it."""
+    assigned_session: str | None = None
+    """The pre-assigned id of the first spawn (claude): a retry with no session reuses it."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -183,6 +196,14 @@ def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> Launc
             detail=outcome.detail,
         )
         hold = outcome.reset_at_ms if outcome.failure_class == "usage_limit" else None
+        if outcome.failure_class == "usage_limit" and hold is None:
+            # Claude Code with an API key prints no reset time for a 429; without a hold
+            # every tick would launch into the same limit.
+            hold = _now(ctx) + USAGE_LIMIT_HOLD_MS
+            minutes = USAGE_LIMIT_HOLD_MS // 60_000
+            result = replace(
+                result, detail=f"{result.detail} (no reset time given: held {minutes} min)"
+            )
         cost = outcome.cost_usd
     except DeskdError as exc:  # cannot even start: executable missing, bad workdir …
         result = replace(result, status="failed", failure_class="permanent", detail=exc.message)
@@ -240,13 +261,16 @@ def _run_with_retries(
             and not after.landed
             and not after.timed_out
             and still_running(ctx, attempt.id)  # `deskd agent stop` ends retries too
+            and runs_left(ctx, attempt.role)  # each run counts against the daily cap
         )
 
+    wait_min, wait_max = retry.wait_min_s, retry.wait_max_s
+    if retry is DEFAULT_RETRY:  # the desk's [agent] retry_wait, doubling, capped at 10x
+        wait_min = float(ctx.desk.agent_for(attempt.role, ctx.settings).retry_wait)
+        wait_max = wait_min * 10
     retrying = Retrying(
         stop=stop_after_attempt(max(1, retry.attempts)),
-        wait=wait_exponential(
-            multiplier=retry.wait_min_s, min=retry.wait_min_s, max=retry.wait_max_s
-        ),
+        wait=wait_exponential(multiplier=wait_min, min=wait_min, max=wait_max),
         retry=retry_if_result(transient_unlanded),
         retry_error_callback=lambda state: None,  # out of tries: keep the last one
     )
@@ -267,21 +291,30 @@ def _run_once(
     attempt_id, role = attempt.id, attempt.role
     logs = ctx.settings.log_path / "agents" / role
     logs.mkdir(parents=True, exist_ok=True)
-    mode = "resume" if attempt.rung == "resume" and attempt.session_id else "spawn"
+    mode, session_id = mode_of_try(
+        rung=attempt.rung,
+        planned_session=attempt.session_id,
+        reported=result.reported_session,
+        assigned=result.assigned_session,
+    )
     prepared = prepare(
         ctx,
         role=role,
         mode=mode,
         prompt=attempt.prompt or "",
         token=str(attempt.wake_token),
-        session_id=attempt.session_id if mode == "resume" else None,
+        session_id=session_id,
         settings_file=logs / f"{attempt_id}.settings.json",
     )
     adapter, argv, session_id = prepared.adapter, prepared.argv, prepared.spec.session_id
     result = replace(result, tries=result.tries + 1, last_beat=0)
+    if mode == "spawn" and result.assigned_session is None:
+        result = replace(result, assigned_session=session_id)
     if session_id:
         result = _bind_session(ctx, attempt, session_id, result)
-    state = RunState()
+    with ctx.write() as conn:  # counted before it runs: a crash mid-run still used a launch
+        attempt_rows.count_launch_run(conn, attempt_id)
+    state = RunState(started_at_ms=_now(ctx))
 
     def on_line(line: str) -> None:
         nonlocal result
@@ -323,6 +356,9 @@ def _run_once(
     )
     if outcome.session_id and not result.session_id:
         result = _bind_session(ctx, attempt, outcome.session_id, result)
+    reported = state.session_id or outcome.session_id
+    if reported and (result.landed or adapter.keeps_unanswered_session):
+        result = replace(result, reported_session=reported)
     return result, outcome
 
 
