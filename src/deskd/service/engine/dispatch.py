@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from deskd.adapters.locks import is_held, role_lock_path
-from deskd.adapters.process import end_agent_group
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.launch_control import clear_pid, read_pid
 from deskd.store import attempts as attempt_rows
@@ -91,6 +90,8 @@ def heal_launches(ctx: DeskContext) -> Healed:
         # one `deskd agent stop` reads (run/agents/<id>.pid).
         pgid = read_pid(ctx.settings.run_path, row.id)
         if pgid is not None and row.wake_token:
+            from deskd.adapters.process import end_agent_group  # subprocess: not in a dry run
+
             end_agent_group(pgid, row.wake_token)
         clear_pid(ctx.settings.run_path, row.id)
     with ctx.write() as wconn:

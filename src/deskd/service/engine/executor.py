@@ -22,16 +22,12 @@ id when no session was reported. Every run of the CLI is counted (``launch_runs`
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Collection
 from dataclasses import dataclass, replace
-from typing import Any
 
 from tenacity import Retrying, retry_if_result, stop_after_attempt, wait_exponential
 
 from deskd.adapters.agents import (
-    SESSION,
     TRANSIENT,
-    TURN,
     RunOutcome,
     RunState,
 )
@@ -42,15 +38,14 @@ from deskd.errors import DeskdError, LaunchRefused
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.launch_command import mode_of_try, prepare, runs_left
 from deskd.service.engine.launch_control import clear_pid, still_running, write_pid
+from deskd.service.engine.launch_result import LaunchResult, LineEffects, read_line
 from deskd.store import attempts as attempt_rows
 from deskd.store.events import add_event
 from deskd.store.records import Attempt
 from deskd.store.sessions import record_heartbeat
 
-HEARTBEAT_EVERY_MS = 15_000
 USAGE_LIMIT_HOLD_MS = 60 * 60_000
 """How long a usage limit holds the role when the CLI gives no reset time."""
-TAIL_LINES = 50
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -63,74 +58,6 @@ class RetryPolicy:
 
 
 DEFAULT_RETRY = RetryPolicy()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LaunchResult:
-    """How one launch went; built up try by try and line by line, never changed in place."""
-
-    attempt_id: int
-    status: str
-    landed: bool = False
-    session_id: str | None = None
-    failure_class: str | None = None
-    detail: str = ""
-    tries: int = 0
-    exit_code: int | None = None
-    timed_out: bool = False
-    output_tail: tuple[str, ...] = ()
-    last_beat: int = 0
-    """When this try last recorded a stream heartbeat (they are throttled)."""
-    reported_session: str | None = None
-    """The resumable session a failed try's CLI reported: the next try resumes it."""
-    assigned_session: str | None = None
-    """The pre-assigned id of the first spawn (claude): a retry with no session reuses it."""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "attempt_id": self.attempt_id,
-            "status": self.status,
-            "landed": self.landed,
-            "session_id": self.session_id,
-            "failure_class": self.failure_class,
-            "detail": self.detail,
-            "tries": self.tries,
-            "exit_code": self.exit_code,
-        }
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LineEffects:
-    """What one output line asks of the database: bind a session, land, or a heartbeat."""
-
-    bind: str | None = None
-    land: bool = False
-    beat: bool = False
-
-
-def read_line(
-    result: LaunchResult,
-    line: str,
-    *,
-    signals: Collection[str],
-    native_id: str | None,
-    streaming: bool,
-    now: int,
-) -> tuple[LaunchResult, LineEffects]:
-    """The launch after one output line, and the writes it calls for.
-
-    ``signals`` are what the adapter read in the line, ``native_id`` the session id it has
-    seen so far and ``streaming`` whether structured events have arrived. A model turn lands
-    the launch once; otherwise each event counts as a heartbeat, one per HEARTBEAT_EVERY_MS.
-    """
-    tail = (*result.output_tail, line)[-TAIL_LINES:]
-    bind = native_id if SESSION in signals and native_id != result.session_id else None
-    after = replace(result, output_tail=tail, session_id=bind or result.session_id)
-    if TURN in signals and not result.landed:
-        return replace(after, landed=True), LineEffects(bind=bind, land=True)
-    if streaming and now - result.last_beat >= HEARTBEAT_EVERY_MS:
-        return replace(after, last_beat=now), LineEffects(bind=bind, beat=True)
-    return after, LineEffects(bind=bind)
 
 
 def retry_policy(ctx: DeskContext, role: str) -> RetryPolicy:
