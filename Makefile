@@ -7,11 +7,13 @@ BIN := $(VENV)/bin
 # 2-core machine -n 2 finishes in well under the serial time (docs/performance.md).
 PYTEST_ARGS ?= -n 2
 
-.PHONY: demo test test-lowest lint venv clean
+.PHONY: demo test test-lowest lint venv clean real-agents test-real-agents
 
 demo: $(BIN)/.installed
 	$(BIN)/deskd demo
 
+# Includes the real-agent tier (tests/real_agents): it installs the CLIs when npm can, else
+# skips with a one-line reason; `make test-real-agents` runs that tier alone.
 test: $(BIN)/.installed
 	$(BIN)/pytest $(PYTEST_ARGS)
 
@@ -33,12 +35,21 @@ test-lowest:
 	$(LOWEST)/bin/python -m pip freeze | grep -i -E '^(apprise|filelock|croniter|pydantic|tenacity|click)' 
 	$(LOWEST)/bin/pytest $(PYTEST_ARGS) -q -p no:cacheprovider $(LOWEST_TESTS)
 
+test-real-agents: $(BIN)/.installed real-agents
+	$(BIN)/pytest $(PYTEST_ARGS) -m real_agents
+
 lint: $(BIN)/.installed
 	$(BIN)/ruff check src tests
 	$(BIN)/ruff format --check src tests
 	$(BIN)/mypy
 
 venv: $(BIN)/.installed
+
+# The real agent CLIs for the real-agent test tier (tests/real_agents), at the versions pinned
+# in tests/real_agents/versions.json; a cache that already holds them is reused offline.
+REAL_AGENTS_CACHE ?= .cache/real-agents
+real-agents:
+	$(PYTHON) tests/real_agents/install.py $(REAL_AGENTS_CACHE)
 
 # Re-installs when pyproject.toml changes; the marker keeps repeated runs instant.
 $(BIN)/.installed: pyproject.toml

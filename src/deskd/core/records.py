@@ -270,6 +270,8 @@ class PageAction:
     body: str
     follow_up: bool = False
     notice_key: str | None = None
+    attempt_id: int | None = None
+    """The live attempt it is about, when this tick inserts none for the key."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -194,6 +194,7 @@ CREATE INDEX pauses_live ON pauses(id, role) WHERE ended_at IS NULL;
 from deskd.store import (  # noqa: E402
     schema_console,
     schema_hosts,
+    schema_launches,
     schema_meetings,
     schema_pager,
     schema_routing,
@@ -214,6 +215,7 @@ MIGRATIONS: tuple[str, ...] = (
     schema_routing.SQL,
     schema_console.SQL,
     schema_sessions_current.SQL,
+    schema_launches.SQL,
     schema_hosts.SQL,
 )
 """Index i holds the migration that takes the schema from version i to version i + 1."""

@@ -125,6 +125,8 @@ class Attempt:
     acked_at: int | None
     ack_until: int | None
     ack_note: str | None
+    launch_runs: int = 0
+    """Runs of the agent CLI for this launch (in-rung retries included)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from deskd.service.desk import locks
 from deskd.service.desk.context import DeskContext
+from deskd.service.engine.launch_control import clear_pid, read_pid
 from deskd.store import attempts as attempt_rows
 from deskd.store import hosts as desk_hosts
 from deskd.store.events import add_event
@@ -90,7 +91,8 @@ def take_launches(ctx: DeskContext) -> tuple[Launch, ...]:
 
 def heal_launches(ctx: DeskContext) -> Healed:
     """Restart launches still ``planned`` after a minute; fail ``running`` ones whose executor
-    died (the kernel released its role lock).
+    died (the kernel released its role lock), after ending what is left of their agent's
+    process group.
 
     On a shared desk a stale launch is restarted here only if this host may run its role;
     one handed to a host that stopped ticking is given up, so its wake climbs to a person."""
@@ -109,6 +111,16 @@ def heal_launches(ctx: DeskContext) -> Healed:
     ]
     if not stale and not running and not elsewhere:
         return Healed()
+    for row in running:
+        # The executor died; its agent may not have (a child it started, a tool): end its
+        # process group first, so a retry never runs beside a survivor. The group id is the
+        # one `deskd agent stop` reads (run/agents/<id>.pid).
+        pgid = read_pid(ctx.settings.run_path, row.id)
+        if pgid is not None and row.wake_token:
+            from deskd.adapters.process import end_agent_group  # subprocess: not in a dry run
+
+            end_agent_group(pgid, row.wake_token)
+        clear_pid(ctx.settings.run_path, row.id)
     with ctx.write() as wconn:
         for row in elsewhere:
             _give_up(ctx, wconn, row)

@@ -257,7 +257,7 @@ def record_plan(
         page_ids.append(
             insert_page(
                 conn,
-                attempt_id=ids[page.key],
+                attempt_id=page.attempt_id if page.attempt_id is not None else ids[page.key],
                 key=page.notice_key or page.key,
                 role=page.role,
                 kind=kind,
