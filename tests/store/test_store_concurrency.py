@@ -57,8 +57,8 @@ def test_it_lets_8_processes_open_a_fresh_database_at_once(
         w.join(timeout=120)
     assert [w.exitcode for w in workers] == [0] * PROCESSES
 
-    ran = [line.split()[0] for line in log.read_text().splitlines()]
-    assert sorted(ran) == [str(v) for v in range(1, LATEST + 1)]  # each version exactly once
+    ran = [int(line.split()[0]) for line in log.read_text().splitlines()]
+    assert sorted(ran) == list(range(1, LATEST + 1))  # each version exactly once
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == LATEST
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
