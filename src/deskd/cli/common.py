@@ -15,22 +15,26 @@ from typing import Any, TypeVar
 
 import click
 
-from deskd.errors import DeskdError, InvalidValue, Unavailable
+from deskd.errors import DeskdError, InvalidValue
 
 F = TypeVar("F", bound=Callable[..., Any])
 _JSON_KEY = "deskd.json"
 
 
 class DeskdGroup(click.Group):
-    """Maps DeskdError (and an unopenable database) to the contract's exit codes."""
+    """Maps DeskdError (and any database error) to the contract's exit codes."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except DeskdError as exc:
             _refuse(ctx, exc)
-        except sqlite3.OperationalError as exc:
-            _refuse(ctx, Unavailable(f"database: {exc}"))
+        except sqlite3.DatabaseError as exc:
+            # Corruption found mid-query, a locked or read-only file: exit 3, never a traceback.
+            from deskd.errors import database_unavailable
+            from deskd.paths import db_file_str
+
+            _refuse(ctx, database_unavailable(db_file_str(), exc))
 
 
 def _refuse(ctx: click.Context, exc: DeskdError) -> None:

@@ -61,7 +61,7 @@ def run_checks(env: Mapping[str, str] | None = None) -> list[Check]:
     checks.insert(2, hook_check(environ.get("PATH", os.defpath)))
     host = _host(settings, where, checks)
     desk = _desk(where, host, checks)
-    checks.extend(database_checks(where.db))
+    checks.extend(database_checks(where.db, marker=paths.db_marker(where.home)))
     if desk is not None:
         checks.extend(agent_checks(desk, settings, environ.get("PATH", os.defpath)))
         from deskd.service.channels import doctor_checks as channel_checks  # the pager issue
@@ -179,12 +179,22 @@ def _desk(where: Where, host: HostConfig | None, checks: list[Check]) -> Desk | 
     return desk
 
 
-def database_checks(db: Path) -> list[Check]:
-    """The database opens, its schema is current, and it is in WAL mode. Never writes."""
-    from deskd.store.db import connect, journal_mode
+def database_checks(db: Path, *, marker: Path | None = None) -> list[Check]:
+    """The database opens, is sound (``quick_check``), its schema is current, and it is in
+    WAL mode. Never writes."""
+    from deskd.store.db import connect, integrity_problem, journal_mode, was_created
     from deskd.store.migrations import LATEST, schema_version
 
-    if not db.exists():
+    if not db.exists() or db.stat().st_size == 0:
+        if marker is not None and was_created(marker, str(db)):
+            return [
+                Check(
+                    "database",
+                    "fail",
+                    f"{db} is missing or empty but this desk had one ({marker}): restore it "
+                    "from a backup, or start over empty with `deskd init --new-db`",
+                )
+            ]
         return [
             Check(
                 "database",
@@ -199,11 +209,23 @@ def database_checks(db: Path) -> list[Check]:
     try:
         version = schema_version(conn)
         mode = journal_mode(conn)
+        damaged = integrity_problem(conn)
     except sqlite3.Error as exc:
         return [Check("database", "fail", f"{db}: not a deskd database: {exc}")]
     finally:
         conn.close()
     checks = [Check("database", "ok", f"{db} opens")]
+    if damaged is None:
+        checks.append(Check("integrity", "ok", "quick_check: ok"))
+    else:
+        checks.append(
+            Check(
+                "integrity",
+                "fail",
+                f"{db}: {damaged}; stop the tick (timer or cron), restore the file from a "
+                f"backup, or salvage rows with `sqlite3 {db} .recover`",
+            )
+        )
     if version == LATEST:
         checks.append(Check("schema", "ok", f"version {version} (current)"))
     elif version < LATEST:
