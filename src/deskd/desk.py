@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -351,12 +352,15 @@ def _model_at(model: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] |
 
 
 ENV_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-"""``${VAR}`` in a channel URL: filled from the environment, so secrets stay out of the file."""
+"""``${VAR}`` in a channel URL: filled from the environment (and the desk's ``.env``, see
+``service.channels.var_values``), so secrets stay out of the file."""
 
 
-def expand_vars(text: str) -> str:
-    """``text`` with every ``${VAR}`` filled from the environment (unset: empty)."""
-    return ENV_VAR.sub(lambda m: os.environ.get(m.group(1), ""), text)
+def expand_vars(text: str, values: Mapping[str, str] | None = None) -> str:
+    """``text`` with every ``${VAR}`` filled from ``values`` (default: the environment;
+    unset: empty — callers that send refuse an unset variable first)."""
+    source = os.environ if values is None else values
+    return ENV_VAR.sub(lambda m: source.get(m.group(1), ""), text)
 
 
 def parse_desk(text: str, *, path: Path, host: HostConfig | None = None) -> Desk:

@@ -28,7 +28,14 @@ from deskd.adapters.channels.base import SEND_BUDGET_S, Delivery, Target, Transp
 from deskd.adapters.channels.outbox import outbox_reason
 from deskd.core.timeparse import local_text
 from deskd.core.values import URGENT, priority_name
-from deskd.service.channels import Channel, all_channels, routes, secrets_of, targets_of
+from deskd.service.channels import (
+    Channel,
+    all_channels,
+    routes,
+    secrets_of,
+    targets_of,
+    var_values,
+)
 from deskd.service.context import DeskContext
 from deskd.service.pages import channel_view
 from deskd.service.silences import quiet_until, silence_hold
@@ -143,7 +150,8 @@ def send_one_page(
     if not _claim(ctx, row):
         return None  # another pager took it
 
-    targets, unresolved = _targets(entries, due, channels)
+    values = var_values(ctx.settings)
+    targets, unresolved = _targets(entries, due, channels, values)
     for index, error in unresolved.items():
         _mark(entries[index], Delivery(key="", ok=False, error=error), now=now)
     delivered: dict[str, Delivery] = {}
@@ -159,7 +167,7 @@ def send_one_page(
         )
     for target, index in targets:
         result = delivered.get(target.key) or Delivery(key=target.key, ok=False, error="not sent")
-        secrets = secrets_of(target.url)
+        secrets = secrets_of(target.url, values)
         if result.error:
             result = Delivery(key=result.key, ok=False, error=scrub(result.error, secrets))
         _mark(entries[index], result, now=now)
@@ -195,13 +203,14 @@ def _route(ctx: DeskContext, row: sqlite3.Row) -> tuple[list[dict[str, Any]], st
     priority = priority_name(int(row["priority"]))
     picked = routes(ctx.settings, ctx.desk, role)
     taking = [c for c in picked if c.takes(priority)]
-    entries = [_entry(c.name, t.masked) for c in taking for t in _safe_targets(c)]
+    values = var_values(ctx.settings)
+    entries = [_entry(c.name, t.masked) for c in taking for t in _safe_targets(c, values)]
     return entries, outbox_reason(role, priority, filtered=bool(picked) and not taking)
 
 
-def _safe_targets(channel: Channel) -> list[Target]:
+def _safe_targets(channel: Channel, values: dict[str, str]) -> list[Target]:
     try:
-        return targets_of(channel)
+        return targets_of(channel, values)
     except Exception:  # an unreadable apprise config file: its channel has nothing to send to
         return []
 
@@ -261,9 +270,13 @@ def _due_entries(
 
 
 def _targets(
-    entries: list[dict[str, Any]], due: list[int], channels: dict[str, Channel]
+    entries: list[dict[str, Any]],
+    due: list[int],
+    channels: dict[str, Channel],
+    values: dict[str, str],
 ) -> tuple[list[tuple[Target, int]], dict[int, str]]:
-    """The real URL behind each due entry (found again by channel and masked URL)."""
+    """The real URL behind each due entry (found again by channel and masked URL); an entry
+    whose URL needs an unset ``${VAR}`` fails with that reason instead of being sent."""
     found: list[tuple[Target, int]] = []
     missing: dict[int, str] = {}
     cache: dict[str, list[Target]] = {}
@@ -274,10 +287,13 @@ def _targets(
             missing[index] = f"channel {e['name']!r} is no longer configured"
             continue
         if channel.name not in cache:
-            cache[channel.name] = _safe_targets(channel)
+            cache[channel.name] = _safe_targets(channel, values)
         match = next((t for t in cache[channel.name] if t.masked == e["url"]), None)
         if match is None:
             missing[index] = f"URL no longer in channel {channel.name!r}"
+            continue
+        if match.problem is not None:
+            missing[index] = match.problem
             continue
         found.append((Target(key=f"e{index}", url=match.url, masked=match.masked), index))
     return found, missing
