@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from deskd.config import HostConfig, Settings
 from deskd.core.presence import DEFAULT_ONLINE_S, DEFAULT_SUSPECT_S
-from deskd.core.timeparse import parse_duration
+from deskd.core.timeparse import MAX_DURATION_S, check_duration, parse_duration
 from deskd.core.values import RESERVED_SOURCES, role_name_problem
 from deskd.errors import ConfigConflict, DeskdError, DeskFileError, NoRoles, UnknownRole
 
@@ -42,11 +42,13 @@ class _Strict(BaseModel):
 def _seconds(value: Any) -> int:
     if isinstance(value, bool):
         raise ValueError("must be a duration like 90s, 5m, 2h, 1d")
-    if isinstance(value, int):
-        return value
     try:
+        if isinstance(value, int):
+            return check_duration(value)
         return parse_duration(str(value))
-    except DeskdError:
+    except DeskdError as exc:
+        if "at most" in exc.message:
+            raise ValueError(f"must be at most {MAX_DURATION_S // 86400}d") from None
         raise ValueError("must be a duration like 90s, 5m, 2h, 1d") from None
 
 

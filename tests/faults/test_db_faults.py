@@ -48,8 +48,18 @@ def _refused_3(desk: Desk, *args: str) -> str:
 
 def _populated(desk: Desk, count: int = 300) -> None:
     for i in range(count):
-        desk.ok("inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", f"t{i}",
-                "--body", "b" * 200)  # fmt: skip
+        desk.ok(
+            "inbox",
+            "enqueue",
+            "--for",
+            "alpha",
+            "--source",
+            "alert",
+            "--title",
+            f"t{i}",
+            "--body",
+            "b" * 200,
+        )
     conn = sqlite3.connect(desk.db_path)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
@@ -153,8 +163,9 @@ def test_a_locked_database_is_exit_3_after_the_busy_timeout(
     holder = sqlite3.connect(desk.db_path, isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
     try:
-        stderr = _refused_3(desk, "inbox", "enqueue", "--for", "alpha", "--source", "alert",
-                            "--title", "y")  # fmt: skip
+        stderr = _refused_3(
+            desk, "inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "y"
+        )
         assert "locked" in stderr
         assert _hook(desk).returncode == 0
     finally:
@@ -181,8 +192,9 @@ def test_a_read_only_database_is_exit_3_for_writes_and_the_hook_is_0(desk: Desk)
     files = sorted(desk.db_path.parent.iterdir())
     _read_only(files, True)
     try:
-        stderr = _refused_3(desk, "inbox", "enqueue", "--for", "alpha", "--source", "alert",
-                            "--title", "z")  # fmt: skip
+        stderr = _refused_3(
+            desk, "inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "z"
+        )
         assert "deskd doctor" in stderr
         assert _hook(desk).returncode == 0
     finally:
