@@ -372,6 +372,8 @@ def parse_desk(text: str, *, path: Path, host: HostConfig | None = None) -> Desk
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise DeskFileError(label, "", f"not valid TOML: {exc}") from None
+    except RecursionError:
+        raise DeskFileError(label, "", "nested too deeply to read (arrays or tables)") from None
     host = host or HostConfig()
     raw = _merge_host(raw, host, label)
     try:
@@ -409,7 +411,7 @@ def _merge_host(raw: dict[str, Any], host: HostConfig, label: str) -> dict[str, 
 def load_desk(path: Path, *, host: HostConfig | None = None, required: bool = True) -> Desk:
     """Read and validate the desk file; a missing file is refused (or empty when not required)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = decode_desk_file(path.read_bytes(), path.name)
     except FileNotFoundError:
         if required:
             raise DeskFileError(
@@ -421,6 +423,19 @@ def load_desk(path: Path, *, host: HostConfig | None = None, required: bool = Tr
     except OSError as exc:
         raise DeskFileError(str(path), "", f"cannot read: {exc.strerror}") from None
     return parse_desk(text, path=path, host=host)
+
+
+def decode_desk_file(data: bytes, label: str) -> str:
+    """The desk file's text; refuses UTF-16 and other non-UTF-8 bytes with the reason."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise DeskFileError(label, "", "UTF-16 text: save it as UTF-8 (TOML is UTF-8)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise DeskFileError(
+            label, "", f"not UTF-8 text (byte {exc.start}, line {line}): save it as UTF-8"
+        ) from None
 
 
 def channel_urls(channel: ChannelConfig) -> list[str]:

@@ -242,7 +242,7 @@ def declared_in_desk_file(role: str, env: os._Environ[str]) -> bool | None:
     try:
         with open(desk_file_str(env), "rb") as fh:
             data = tomllib.load(fh)
-    except (OSError, tomllib.TOMLDecodeError):
+    except (OSError, ValueError, RecursionError):  # TOMLDecodeError and bad UTF-8 are ValueErrors
         return None
     for entry in data.get("roles", []):
         if isinstance(entry, dict) and entry.get("name") == role:
