@@ -26,6 +26,9 @@ BUSY_MS = 1500
 
 MAX_BODY = 600
 MAX_REF = 300
+MAX_FIELD = 200
+"""Longest session id, tool name or failure class kept from a payload: a hostile 1 MB
+session id must not become a row (longer ids are refused, other fields cut)."""
 
 SURFACING_EVENTS = frozenset({"PostToolUse", "PostToolUseFailure", "UserPromptSubmit"})
 RESTING_EVENTS = frozenset({"Stop", "StopFailure"})
@@ -144,7 +147,9 @@ def handle(
     from deskd.store.items import forget_shown_in_session, items_not_shown, mark_shown
     from deskd.store.sessions import record_heartbeat, record_session_failure
 
-    native = text_field(payload, "session_id") or env.get("DESKD_SESSION_ID") or None
+    native = text_field(payload, "session_id", cut=False) or env.get("DESKD_SESSION_ID") or None
+    if native is not None and len(native) > MAX_FIELD:
+        raise Skip(f"session_id longer than {MAX_FIELD} characters: refused")
     path = db_file(env)
     try:
         conn = connect(path, busy_ms=BUSY_MS, create=False)
@@ -179,7 +184,7 @@ def handle(
                     conn,
                     session_row,
                     failure=text_field(payload, "error") or "unknown",
-                    detail=(text_field(payload, "error_details") or "")[:2000],
+                    detail=(text_field(payload, "error_details", cut=False) or "")[:2000],
                     now=now,
                 )
                 return
@@ -321,9 +326,15 @@ def emit(event: str, text: str) -> None:
     sys.stdout.flush()
 
 
-def text_field(payload: dict[str, object], key: str) -> str | None:
+def text_field(payload: dict[str, object], key: str, *, cut: bool = True) -> str | None:
+    """A string field of the payload, storable: lone surrogates (a ``\\ud800`` escape in
+    the JSON) become U+FFFD rather than failing the heartbeat; cut at MAX_FIELD."""
     value = payload.get(key)
-    return value if isinstance(value, str) and value else None
+    if not isinstance(value, str) or not value:
+        return None
+    if not value.isascii():
+        value = value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return value[:MAX_FIELD] if cut else value
 
 
 def trim(text: str, limit: int) -> str:

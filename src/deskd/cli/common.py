@@ -26,6 +26,10 @@ class DeskdGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
+            args = [*ctx.protected_args, *ctx.args]
+            if "--json" in args:  # a refusal before the command parsed its own --json
+                ctx.meta[_JSON_KEY] = True
+            check_arguments(args)
             return super().invoke(ctx)
         except DeskdError as exc:
             _refuse(ctx, exc)
@@ -35,6 +39,22 @@ class DeskdGroup(click.Group):
             from deskd.paths import db_file_str
 
             _refuse(ctx, database_unavailable(db_file_str(), exc))
+
+
+def check_arguments(args: Sequence[str]) -> None:
+    """Every command-line value is storable text within its cap (``core.values.MAX_TEXT``),
+    checked before any command runs: a refused value writes nothing."""
+    from deskd.core.values import check_text
+
+    option = "argument"
+    for arg in args:
+        if arg.startswith("--") and "=" in arg:
+            name, _, value = arg.partition("=")
+            check_text(name, value)
+            option = "argument"
+        else:
+            check_text(option, arg)
+            option = arg if arg.startswith("--") else "argument"
 
 
 def _refuse(ctx: click.Context, exc: DeskdError) -> None:
