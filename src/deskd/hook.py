@@ -354,11 +354,14 @@ def log(
         from deskd.paths import log_dir_str as log_dir
 
         folder = log_dir(env)
-        os.makedirs(folder, exist_ok=True)
+        os.makedirs(folder, mode=0o700, exist_ok=True)
         seconds = time.time() if now is None else now / 1000
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
         line = f"{stamp} pid={os.getpid()} role={role or '-'} event={event or '-'} {message}"
-        with open(os.path.join(folder, "hook.log"), "a", encoding="utf-8") as handle:
+        fd = os.open(
+            os.path.join(folder, "hook.log"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600
+        )
+        with os.fdopen(fd, "a", encoding="utf-8") as handle:
             handle.write(line.replace("\n", " ")[:2000] + "\n")
     except Exception:
         pass

@@ -12,6 +12,7 @@ import sys
 from dataclasses import dataclass
 
 from deskd.adapters.locks import is_held, role_lock_path
+from deskd.adapters.private import open_private, private_dir
 from deskd.service.context import DeskContext
 from deskd.store import attempts as attempt_rows
 from deskd.store.events import add_event
@@ -30,11 +31,11 @@ class Dispatched:
 def start_executor(ctx: DeskContext, attempt_id: int, role: str) -> Dispatched:
     """Start ``deskd agent run --attempt ID`` detached, its output in logs/agents/<role>/."""
     folder = ctx.settings.log_path / "agents" / role
-    folder.mkdir(parents=True, exist_ok=True)
+    private_dir(folder)
     env = dict(os.environ)
     env["DESKD_HOME"] = str(ctx.settings.home)
     env["DESKD_DB"] = str(ctx.settings.db_path)
-    with (folder / f"{attempt_id}.executor.log").open("ab") as out:
+    with open_private(folder / f"{attempt_id}.executor.log", "ab") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "deskd", "agent", "run", "--attempt", str(attempt_id)],
             cwd=str(ctx.settings.home),

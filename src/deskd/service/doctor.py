@@ -71,8 +71,44 @@ def run_checks(env: Mapping[str, str] | None = None) -> list[Check]:
         )
     checks.append(folder_check("log dir", where.logs))
     checks.append(folder_check("run dir", where.run))
+    checks.append(private_check([where.db.parent, where.logs, where.run]))
     checks.append(tick_schedule_check(where.home, environ))
     return checks
+
+
+MAX_MODE_SCAN = 2000
+"""Files looked at by the file-modes check (a desk with years of transcripts stays fast)."""
+
+
+def private_check(folders: list[Path]) -> Check:
+    """The data, logs and run folders and what is in them are readable by this user only
+    (0700 / 0600): the database and agent transcripts hold every item's text."""
+    exposed: list[str] = []
+    seen = 0
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        for root, dirs, files in os.walk(folder):
+            for name in [root, *(os.path.join(root, f) for f in files)]:
+                seen += 1
+                try:
+                    mode = os.stat(name).st_mode & 0o777
+                except OSError:
+                    continue
+                if mode & 0o077:
+                    exposed.append(f"{name} ({mode:o})")
+            if seen > MAX_MODE_SCAN:
+                dirs.clear()
+    if not exposed:
+        return Check("file modes", "ok", "data, logs and run are readable by this user only")
+    shown = "; ".join(exposed[:5]) + (f" and {len(exposed) - 5} more" if len(exposed) > 5 else "")
+    return Check(
+        "file modes",
+        "warn",
+        f"group/world-readable: {shown} (chmod -R go-rwx "
+        + " ".join(str(f) for f in folders if f.is_dir())
+        + ")",
+    )
 
 
 def tick_schedule_check(home: Path, environ: Mapping[str, str]) -> Check:

@@ -34,6 +34,7 @@ from deskd.adapters.agents import (
 )
 from deskd.adapters.clock import now_ms
 from deskd.adapters.locks import LockBusy, role_lock_path, try_lock
+from deskd.adapters.private import open_private, private_dir
 from deskd.adapters.process import stream_process
 from deskd.errors import DeskdError
 from deskd.service.context import DeskContext
@@ -293,7 +294,7 @@ def _run_once(ctx: DeskContext, row: Any, result: LaunchResult) -> RunOutcome:
     attempt_id = int(row["id"])
     role = str(row["role"])
     logs = ctx.settings.log_path / "agents" / role
-    logs.mkdir(parents=True, exist_ok=True)
+    private_dir(logs)
     mode = "resume" if row["rung"] == "resume" and row["session_id"] else "spawn"
     prepared = prepare(
         ctx,
@@ -331,7 +332,7 @@ def _run_once(ctx: DeskContext, row: Any, result: LaunchResult) -> RunOutcome:
                     event="stream",
                 )
 
-    with (logs / f"{attempt_id}.log").open("a", encoding="utf-8") as log:
+    with open_private(logs / f"{attempt_id}.log", "a", encoding="utf-8") as log:
         log.write(
             f"# deskd launch attempt {attempt_id} role {role} mode {mode}\n# argv[0] {argv[0]}\n"
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from deskd.adapters.private import open_private, private_dir
 from deskd.core.timeparse import iso_utc
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ def log_tick(ctx: DeskContext, result: TickResult) -> None:
     )
     folder = ctx.settings.log_path
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        private_dir(folder)
         path = folder / "tick.log"
         if path.exists() and path.stat().st_size > MAX_BYTES:
             for n in range(KEEP - 1, 0, -1):
@@ -43,7 +44,7 @@ def log_tick(ctx: DeskContext, result: TickResult) -> None:
                 if older.exists():
                     older.replace(folder / f"tick.log.{n + 1}")
             path.replace(folder / "tick.log.1")
-        with path.open("a", encoding="utf-8") as fh:
+        with open_private(path, "a", encoding="utf-8") as fh:
             fh.write(line)
     except OSError:
         # A full disk or a read-only log folder must not fail the tick itself.
