@@ -85,7 +85,8 @@ def defined_in(module: ModuleType, function: str) -> Callable[[], object]:
             f"{function!r} is not defined in {module.__name__} (a probe runs only functions "
             "its allowlisted module defines, not ones it imports)"
         )
-    return fn
+    found: Callable[[], object] = fn
+    return found
 
 
 if __name__ == "__main__":
