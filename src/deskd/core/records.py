@@ -122,6 +122,8 @@ class AttemptView:
     item_ids: tuple[int, ...] = ()
     task_ids: tuple[int, ...] = ()
     paged: bool = False
+    skipped: str | None = None
+    """Why its rung could not act when it was recorded (``paused: …`` while paused)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

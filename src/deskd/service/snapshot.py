@@ -172,6 +172,7 @@ def _attempt_view(r: sqlite3.Row) -> AttemptView:
         recycles=int(r["recycles"]),
         item_ids=tuple(int(i) for i in json.loads(r["item_ids"])),
         task_ids=tuple(int(i) for i in json.loads(r["task_ids"])),
+        skipped=r["skipped"],
     )
 
 

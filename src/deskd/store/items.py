@@ -179,8 +179,14 @@ def count_unread_by_role(conn: sqlite3.Connection) -> dict[str, int]:
 
 
 def overdue_unread(conn: sqlite3.Connection, *, now: int) -> list[sqlite3.Row]:
+    """Unread items past their SLA, for the board's gauges: an item of a closed meeting is
+    history (the ledger still says ``overdue``), not an alarm, so it is left out."""
     return conn.execute(
-        f"SELECT * FROM items WHERE read_at IS NULL AND sla_due_at <= ? {_UNREAD_ORDER}", (now,)
+        "SELECT * FROM items WHERE read_at IS NULL AND sla_due_at <= ? "
+        "AND NOT (source = 'meeting' AND ref IN "
+        "(SELECT 'meeting:' || id FROM meetings WHERE state = 'closed')) "
+        f"{_UNREAD_ORDER}",
+        (now,),
     ).fetchall()
 
 
