@@ -2,7 +2,7 @@
 
 1. Cold wall time, median of N subprocess runs: a bare interpreter (the floor),
    ``deskd --version`` and ``deskd inbox enqueue …`` on a temporary desk.
-2. In-process throughput of ``deskd.service.inbox.enqueue``, one call (one transaction) at
+2. In-process throughput of ``deskd.service.desk.inbox.enqueue``, one call (one transaction) at
    a time through one DeskContext with ``ctx.now`` advanced per call, on a desk whose
    database already holds 100k items of history. Target: >= 2,000 items/s.
 3. What pydantic and pydantic-settings cost the CLI at import (``python -X importtime``).
@@ -123,8 +123,8 @@ def seed_history(db: Path, count: int) -> None:
 def throughput(home: Path, items: int, *, dedup: bool) -> dict[str, float]:
     """Items per second through ``service.inbox.enqueue``, one call and one commit each."""
     from deskd.config import load_settings
-    from deskd.service.context import open_context
-    from deskd.service.inbox import NewItem, enqueue
+    from deskd.service.desk.context import open_context
+    from deskd.service.desk.inbox import NewItem, enqueue
 
     settings = load_settings(clean_env(home))
     ctx = open_context(settings=settings)

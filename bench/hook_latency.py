@@ -1,4 +1,4 @@
-"""Median wall time of the session hook against the floor any hook pays (CONTRACT.md).
+"""Median wall time of the session hook against the floor any hook pays (docs/contract.md).
 
 Builds a temporary desk (role ``alpha``, 50 queued items whose text overflows the 10,000
 character cut), then runs, interleaved, ``--runs`` times each:
@@ -73,8 +73,8 @@ def make_desk(home: Path) -> Path:
     for key in [k for k in os.environ if k.startswith("DESKD_")]:
         del os.environ[key]
     os.environ["DESKD_HOME"] = str(home)
-    from deskd.service.context import open_context
-    from deskd.service.inbox import NewItem, enqueue
+    from deskd.service.desk.context import open_context
+    from deskd.service.desk.inbox import NewItem, enqueue
 
     ctx = open_context()
     priorities = ("low", "normal", "high", "urgent")

@@ -21,11 +21,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from deskd.service.context import open_context
-from deskd.service.tick import run_tick
+from deskd.service.desk.context import open_context
+from deskd.service.engine.tick import run_tick
 from deskd.store import attempts as attempt_rows
 from deskd.store import items as item_rows
-from deskd.store.db import connect, transaction
+from deskd.store.db import transaction
 
 NOW_MS = 1_796_140_800_000  # 2026-12-01T14:00:00Z
 NOW = "2026-12-01T14:00:00Z"

@@ -1,4 +1,4 @@
-"""The layers of ARCHITECTURE.md, checked on the source: core/ is pure, all SQL lives in
+"""The layers of docs/architecture.md, checked on the source: core/ is pure, all SQL lives in
 store/, store/ and the session hook stay light enough for the hook's hot path."""
 
 from __future__ import annotations
@@ -186,7 +186,6 @@ def test_it_keeps_store_on_stdlib_core_and_store(path: Path) -> None:
 HOOK = SRC / "hook.py"
 
 
-@pytest.mark.skipif(not HOOK.exists(), reason="src/deskd/hook.py does not exist yet")
 def test_it_keeps_pydantic_and_click_out_of_the_session_hook_source() -> None:
     for line, name in _imports(_tree(HOOK)):
         assert _top(name) not in {"pydantic", "pydantic_settings", "click", "apprise", "fastapi"}, (
@@ -218,6 +217,30 @@ def test_it_imports_the_store_without_heavy_dependencies() -> None:
     assert _loaded_by(*store) == set()
 
 
-@pytest.mark.skipif(not HOOK.exists(), reason="src/deskd/hook.py does not exist yet")
 def test_it_runs_the_session_hook_module_without_heavy_dependencies() -> None:
     assert _loaded_by("deskd.hook") == set()
+
+
+# service/ is stacked in floors; a subpackage imports only its own modules and lower floors.
+SERVICE_FLOORS = {"desk": 0, "work": 1, "meetings": 1, "paging": 1, "engine": 2, "ops": 3}
+SERVICE = [p for p in _modules("service") if p.parent.name in SERVICE_FLOORS]
+
+
+def test_it_groups_every_service_module_in_a_floor() -> None:
+    loose = [p.name for p in (SRC / "service").glob("*.py") if p.name != "__init__.py"]
+    assert loose == [], f"service/ modules outside a subpackage: {loose}"
+    assert {p.parent.name for p in SERVICE} == set(SERVICE_FLOORS)
+
+
+@pytest.mark.parametrize("path", SERVICE, ids=_ids(SERVICE))
+def test_it_imports_only_down_the_service_floors(path: Path) -> None:
+    own = path.parent.name
+    for line, name in _imports(_tree(path)):
+        parts = name.split(".")
+        if parts[:2] != ["deskd", "service"] or len(parts) < 3 or parts[2] == own:
+            continue
+        other = parts[2]
+        assert other in SERVICE_FLOORS, f"{_rel(path)}:{line} imports {name}"
+        assert SERVICE_FLOORS[other] < SERVICE_FLOORS[own], (
+            f"{_rel(path)}:{line} imports {name}: {other} is not below {own}"
+        )

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -22,7 +23,7 @@ from deskd.errors import DeskdError, SettingsError
 
 
 class Settings(BaseSettings):
-    """Every ``DESKD_*`` variable of CONTRACT.md. Override variables default to unset."""
+    """Every ``DESKD_*`` variable of docs/contract.md. Override variables default to unset."""
 
     model_config = SettingsConfigDict(env_prefix="DESKD_", extra="ignore")
 
@@ -132,7 +133,64 @@ def _reason(err: Mapping[str, Any]) -> str:
     return msg.removeprefix("Value error, ")
 
 
-# -- DESKD_CONFIG_MODULE --------------------------------------------------------------
+# -- DESKD_CONFIG_MODULE: the host Python API (docs/python-api.md) ----------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RoleSpec:
+    """A role declared from Python: the keys of a ``[[roles]]`` table in deskd.toml."""
+
+    name: str
+    title: str = ""
+    capabilities: Sequence[str] = ()
+    workdir: str | None = None
+    enabled: bool = True
+    prompt: str = ""
+    channels: Sequence[str] = ()
+    agent: Mapping[str, Any] | None = None
+    """The ``agent`` table of a role: ``{"kind": "codex", "model": "gpt-5"}``."""
+
+    def as_table(self) -> dict[str, Any]:
+        """The ``[[roles]]`` table this spec stands for (validated like the file's)."""
+        table: dict[str, Any] = {
+            "name": self.name,
+            "title": self.title,
+            "capabilities": list(self.capabilities),
+            "enabled": self.enabled,
+            "prompt": self.prompt,
+            "channels": list(self.channels),
+        }
+        if self.workdir is not None:
+            table["workdir"] = self.workdir
+        if self.agent is not None:
+            table["agent"] = dict(self.agent)
+        return table
+
+
+class PromptBuilder(Protocol):
+    """Builds the prompt a launch carries. ``role`` is woken for ``reasons`` (one per wake
+    the launch carries, as ``deskd wake list`` shows them: ``2 unread items (urgent)``,
+    ``task``, ``meeting`` …); ``default`` is the prompt deskd built, with everything owed in
+    it. Return the prompt to send (``default`` to keep it)."""
+
+    def __call__(self, role: str, reasons: Sequence[str], default: str) -> str: ...
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PageMessage:
+    """What a Python channel is given: one page (or its follow-up) to deliver."""
+
+    title: str
+    body: str
+    kind: str
+    """``page``, ``follow_up`` (still owed), ``settled`` (no action needed) or ``notice``."""
+
+
+ChannelSender = Callable[[PageMessage], object]
+"""A Python channel: deliver the message, raise to fail (the pager retries with backoff);
+returning ``False`` fails it too. Anything else counts as sent."""
+
+PYTHON_CHANNEL_SCHEME = "python://"
 
 
 @dataclass
@@ -143,7 +201,8 @@ class HostConfig:
     roles: list[dict[str, Any]] = field(default_factory=list)
     desk: dict[str, Any] = field(default_factory=dict)
     channels: list[dict[str, Any]] = field(default_factory=list)
-    prompt_builder: Callable[..., str] | None = None
+    prompt_builder: PromptBuilder | None = None
+    senders: dict[str, ChannelSender] = field(default_factory=dict)
 
 
 _host = HostConfig()
@@ -151,25 +210,60 @@ _host = HostConfig()
 
 def configure(
     *,
-    roles: list[dict[str, Any]] | None = None,
-    desk: dict[str, Any] | None = None,
-    channels: list[dict[str, Any]] | None = None,
-    prompt_builder: Callable[..., str] | None = None,
+    roles: Sequence[RoleSpec | Mapping[str, Any]] | None = None,
+    timezone: str | None = None,
+    inbox_sources: Sequence[str] | None = None,
+    desk: Mapping[str, Any] | None = None,
+    channels: Sequence[Mapping[str, Any]] | None = None,
+    prompt_builder: PromptBuilder | None = None,
 ) -> None:
     """Called from a host module's ``configure_deskd()`` to extend the desk file.
 
-    ``roles`` and ``channels`` take the desk file's table shapes; ``desk`` takes keys of
-    ``[desk]`` the file leaves out; ``prompt_builder(role, reasons) -> str`` builds wake
+    ``roles`` are ``RoleSpec``s (or ``[[roles]]`` tables); ``timezone`` and
+    ``inbox_sources`` set those keys of ``[desk]``, ``desk`` any other key the file leaves
+    out; ``channels`` take the ``[[channels]]`` shape; ``prompt_builder`` builds wake
     prompts. Anything also defined in deskd.toml is refused with both places named.
     """
-    if roles:
-        _host.roles.extend(roles)
+    for role in roles or ():
+        _host.roles.append(role.as_table() if isinstance(role, RoleSpec) else dict(role))
+    if timezone is not None:
+        _host.desk["timezone"] = timezone
+    if inbox_sources is not None:
+        _host.desk["inbox_sources"] = list(inbox_sources)
     if desk:
         _host.desk.update(desk)
-    if channels:
-        _host.channels.extend(channels)
+    for channel in channels or ():
+        _host.channels.append(dict(channel))
     if prompt_builder is not None:
+        if not callable(prompt_builder):
+            raise SettingsError("DESKD_CONFIG_MODULE", "prompt_builder must be callable")
         _host.prompt_builder = prompt_builder
+
+
+def register_channel(name: str, send: ChannelSender) -> None:
+    """A channel named ``name`` whose pages go to ``send`` (beside the apprise URLs).
+
+    Roles and ``default_channels`` name it like any channel; the pager records its result,
+    retries a failure with backoff and sends it the "settled" follow-up.
+    """
+    if not isinstance(name, str) or not _CHANNEL_NAME.fullmatch(name):
+        raise SettingsError(
+            "DESKD_CONFIG_MODULE", f"channel name {name!r} must match {_CHANNEL_NAME.pattern}"
+        )
+    if not callable(send):
+        raise SettingsError("DESKD_CONFIG_MODULE", f"channel {name!r}: send must be callable")
+    if name in _host.senders:
+        raise SettingsError("DESKD_CONFIG_MODULE", f"channel {name!r} is registered twice")
+    _host.senders[name] = send
+    _host.channels.append({"name": name, "urls": [PYTHON_CHANNEL_SCHEME + name]})
+
+
+_CHANNEL_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")
+
+
+def host_config() -> HostConfig:
+    """What the host module configured in this process (empty without one)."""
+    return _host
 
 
 def load_config_module(name: str | None, *, desk_home: Path) -> HostConfig:
@@ -201,7 +295,7 @@ def load_config_module(name: str | None, *, desk_home: Path) -> HostConfig:
 
 
 def _one_line(exc: BaseException) -> str:
-    """A host module's error as one line (LESSONS 50: no traceback, no multi-line dump)."""
+    """A host module's error as one line (lesson 50: no traceback, no multi-line dump)."""
     text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
     if isinstance(exc, ImportError):  # "No module named 'x'" says it all
         return text or type(exc).__name__

@@ -10,6 +10,7 @@ import os
 import re
 import tomllib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -268,8 +269,8 @@ class Desk:
         except KeyError:
             raise UnknownRole(name, self.roles) from None
 
-    def agent_for(self, name: str, settings: Settings | None = None) -> dict[str, Any]:
-        """The effective agent settings of a role (CONTRACT.md precedence).
+    def agent_for(self, name: str, settings: Settings | None = None) -> AgentSettings:
+        """The effective agent settings of a role (docs/contract.md precedence).
 
         Environment overrides win over the role's own setting, which wins over the desk's
         ``[agent]``, which wins over deskd's built-in default — except allowed tools, where a
@@ -279,32 +280,47 @@ class Desk:
         own = role.agent or AgentSection()
         base = self.data.agent
         kind = own.kind or base.kind or "claude"
-        result: dict[str, Any] = {
-            "kind": kind,
-            "command": own.command or base.command or (kind if kind != "command" else ""),
-            "args": own.args if own.args is not None else (base.args or []),
-            "model": own.model if own.model is not None else (base.model or ""),
-            "timeout": own.timeout or base.timeout or 30 * 60,
-        }
+        command = own.command or base.command or (kind if kind != "command" else "")
+        model = own.model if own.model is not None else (base.model or "")
+        timeout = own.timeout or base.timeout or 30 * 60
         env_tools = None
         if settings is not None:
-            if settings.agent_cmd:
-                result["command"] = settings.agent_cmd
-            if settings.wake_model:
-                result["model"] = settings.wake_model
+            command = settings.agent_cmd or command
+            model = settings.wake_model or model
             if settings.wake_timeout:
-                result["timeout"] = parse_duration(settings.wake_timeout, what="DESKD_WAKE_TIMEOUT")
+                timeout = parse_duration(settings.wake_timeout, what="DESKD_WAKE_TIMEOUT")
             if settings.wake_allowed_tools:
                 env_tools = [t.strip() for t in settings.wake_allowed_tools.split(",") if t.strip()]
         if own.allowed_tools is not None:
-            result["allowed_tools"] = list(own.allowed_tools)
+            tools = list(own.allowed_tools)
         elif env_tools is not None:
-            result["allowed_tools"] = env_tools
+            tools = env_tools
         elif base.allowed_tools is not None:
-            result["allowed_tools"] = list(base.allowed_tools)
+            tools = list(base.allowed_tools)
         else:
-            result["allowed_tools"] = list(DEFAULT_ALLOWED_TOOLS)
-        return result
+            tools = list(DEFAULT_ALLOWED_TOOLS)
+        return AgentSettings(
+            kind=kind,
+            command=command,
+            args=tuple(own.args if own.args is not None else (base.args or [])),
+            model=model,
+            timeout=timeout,
+            allowed_tools=tuple(tools),
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AgentSettings:
+    """A role's effective agent settings, after every override (``Desk.agent_for``)."""
+
+    kind: str
+    command: str
+    """The executable; empty for a ``command`` agent the desk has not given one."""
+    args: tuple[str, ...]
+    model: str
+    timeout: int
+    """Seconds a launch may run."""
+    allowed_tools: tuple[str, ...]
 
 
 def _key(loc: tuple[Any, ...]) -> str:

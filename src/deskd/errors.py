@@ -2,6 +2,9 @@
 
 The CLI maps ``exit_code`` to the process exit status and ``code`` to the JSON
 ``error.code`` slug; the console (later) maps them to HTTP statuses.
+
+It is longer than 400 lines on purpose: every refusal lives here, one short class each, so a
+reader finds every message and code in one place and each is mapped to an exit code once.
 """
 
 from __future__ import annotations
@@ -261,3 +264,267 @@ class UnknownTask(DeskdError):
     def __init__(self, task_id: int) -> None:
         super().__init__(f"no task {task_id} (see `deskd task list --all`)")
         self.task_id = task_id
+
+
+class NotTaskParty(TaskRefused):
+    code = "not_task_party"
+
+    def __init__(self, by: str, task_id: int, *, role: str, created_by: str) -> None:
+        super().__init__(
+            f"{by!r} may not change task {task_id}: only its assignee ({role!r}), "
+            f"its creator ({created_by!r}) or the operator (at the shell, without --by) may"
+        )
+
+
+class TaskClosed(TaskRefused):
+    code = "task_closed"
+
+    def __init__(self, task_id: int, status: str) -> None:
+        super().__init__(f"task {task_id} is {status}: closed tasks do not change (add a new task)")
+
+
+class BadTransition(TaskRefused):
+    code = "bad_transition"
+
+    def __init__(self, task_id: int, old: str, new: str, allowed: Iterable[str]) -> None:
+        super().__init__(
+            f"task {task_id}: {old} → {new} is not allowed (from {old}: {_choices(allowed)})"
+        )
+
+
+class BlockedOnWithoutBlocked(TaskRefused):
+    code = "blocked_on_without_blocked"
+
+    def __init__(self, task_id: int) -> None:
+        super().__init__(
+            f"--blocked-on names what task {task_id} waits for: use it with --status blocked"
+        )
+
+
+class BlockedNeedsDependency(TaskRefused):
+    code = "blocked_needs_dependency"
+
+    def __init__(self, task_id: int) -> None:
+        super().__init__(
+            f"task {task_id}: blocked requires --blocked-on naming the dependency "
+            '(e.g. --blocked-on "task 12" or --blocked-on "beta\'s review")'
+        )
+
+
+class NothingToChange(DeskdError):
+    code = "nothing_to_change"
+
+    def __init__(self, task_id: int) -> None:
+        super().__init__(
+            f"nothing to change on task {task_id} (give --status, --priority, --due, "
+            "--for, --blocked-on or --note)"
+        )
+
+
+class TaskChanged(DeskdError):
+    """Compare-and-set lost: another writer changed the task between read and write."""
+
+    code = "conflict"
+
+    def __init__(self, task_id: int) -> None:
+        super().__init__(f"task {task_id} changed meanwhile; try again")
+
+
+class PeopleOnly(DeskdError):
+    """An agent session (DESKD_ROLE set) asked for an operator's decision."""
+
+    code = "not_permitted"
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"{what} are for people, not agents (DESKD_ROLE is set)")
+
+
+class AckIsForPeople(DeskdError):
+    code = "not_permitted"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "`deskd wake ack` is for people; an agent acks its items with `deskd inbox ack`"
+        )
+
+
+class OperatorOnly(DeskdError):
+    code = "operator_only"
+
+    def __init__(self, role: str) -> None:
+        super().__init__(
+            f"prune deletes the desk's history and is for the operator only; this session "
+            f"acts as {role!r} (DESKD_ROLE)"
+        )
+
+
+class TooRecent(DeskdError):
+    code = "too_recent"
+
+    def __init__(self, text: str) -> None:
+        super().__init__(
+            f"--older-than {text} would delete history younger than a day; the minimum is 1d "
+            "(add --force to go lower)"
+        )
+
+
+class UnknownAttempt(DeskdError):
+    code = "unknown_attempt"
+
+    def __init__(self, attempt_id: int, *, see: str = "deskd wake list") -> None:
+        super().__init__(f"no attempt {attempt_id} (see `{see}`)")
+        self.attempt_id = attempt_id
+
+
+class AttemptClosed(DeskdError):
+    code = "attempt_closed"
+
+    def __init__(self, attempt_id: int, outcome: str) -> None:
+        super().__init__(f"attempt {attempt_id} is already {outcome}; nothing to acknowledge")
+
+
+class LaunchRefused(DeskdError):
+    """``deskd wake run`` on an attempt that is not a planned, unclaimed launch."""
+
+    code = "launch_refused"
+
+    def __init__(self, attempt_id: int, reason: str | None = None) -> None:
+        # No reason: the attempt does not exist at all.
+        super().__init__(f"attempt {attempt_id} {reason}" if reason else f"no attempt {attempt_id}")
+        self.attempt_id = attempt_id
+
+
+class AgentMissing(DeskdError):
+    code = "agent_missing"
+
+    def __init__(self, command: str, path: str) -> None:
+        super().__init__(
+            f"agent executable {command!r} not found (PATH searched: {path}); install it or set "
+            "[agent] command in deskd.toml (or DESKD_AGENT_CMD)"
+        )
+
+
+class BadWorkdir(DeskdError):
+    code = "bad_workdir"
+
+    def __init__(self, folder: object, role: str) -> None:
+        super().__init__(f"workdir {folder} of role {role!r} does not exist")
+
+
+class TickBusy(DeskdError):
+    code = "tick_busy"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "a tick is running (run/tick.lock is held); it runs the rollover too — "
+            "try again in a moment"
+        )
+
+
+class UnknownSilence(DeskdError):
+    code = "unknown_silence"
+
+    def __init__(self, silence_id: int) -> None:
+        super().__init__(f"no silence {silence_id} (see `deskd silence list`)")
+
+
+class SilenceOver(DeskdError):
+    code = "silence_over"
+
+    def __init__(self, silence_id: int) -> None:
+        super().__init__(f"silence {silence_id} is not in force (it ended or expired)")
+
+
+class AlreadyPaused(DeskdError):
+    code = "already_paused"
+
+    def __init__(self, role: str | None) -> None:
+        super().__init__(f"{'role ' + role if role else 'the desk'} is already paused")
+
+
+class UnknownChannel(DeskdError):
+    code = "unknown_channel"
+
+    def __init__(self, name: str, known: Iterable[str]) -> None:
+        super().__init__(f"unknown channel {name!r} (channels: {_choices(known)})")
+
+
+class EmptyChannel(DeskdError):
+    code = "empty_channel"
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"channel {name!r} has no URL to send to")
+
+
+class UnknownHook(DeskdError):
+    code = "unknown_hook"
+
+    def __init__(self, hook_id: int) -> None:
+        super().__init__(f"no hook {hook_id} (see `deskd hook list --all`)")
+
+
+class NotHookOwner(DeskdError):
+    code = "not_owner"
+
+    def __init__(self, hook_id: int, owner: str) -> None:
+        super().__init__(f"hook {hook_id} belongs to {owner!r}; only its owner cancels it")
+
+
+class HookClosed(DeskdError):
+    code = "hook_closed"
+
+    def __init__(self, hook_id: int, status: str) -> None:
+        super().__init__(f"hook {hook_id} is already {status}")
+
+
+class NoExecutable(DeskdError):
+    code = "no_executable"
+
+    def __init__(self, searched: str) -> None:
+        super().__init__(
+            f"cannot find the deskd executable of this environment (searched {searched}); "
+            "reinstall deskd with pip into this interpreter"
+        )
+
+
+class NoDesk(DeskdError):
+    """A schedule asked for a folder without a desk file: it would tick an empty database."""
+
+    code = "no_desk"
+
+    def __init__(self, desk_file: object, home: object, origin: str) -> None:
+        super().__init__(
+            f"no desk file at {desk_file} (desk folder {home}, from {origin}): "
+            "run `deskd init` there first, or set DESKD_HOME to the desk folder"
+        )
+
+
+class UnitPermissionDenied(DeskdError):
+    code = "permission_denied"
+
+    def __init__(self, path: object, sudo_hint: str) -> None:
+        super().__init__(
+            f"cannot write {path}: permission denied (use --user for a timer of "
+            f"your own, or run it as root: {sudo_hint})"
+        )
+
+
+class UnitNotWritten(DeskdError):
+    """A schedule unit file could not be written. Exit 1 like any refusal (not 3): the
+    database is fine, the operator picked a folder deskd cannot write."""
+
+    code = "unavailable"
+
+    def __init__(self, path: object, reason: str | None) -> None:
+        super().__init__(f"cannot write {path}: {reason}")
+
+
+class DemoFailed(DeskdError):
+    """A step of ``deskd demo`` failed; the demo stops there."""
+
+    def __init__(self, command: str, *, exited: int | None = None, stderr: str = "") -> None:
+        if exited is None:
+            super().__init__(f"demo stopped: `deskd {command}`: {stderr}")
+        else:
+            super().__init__(f"demo stopped: `deskd {command}` exited {exited}")
+            self.code = "demo_failed"

@@ -1,4 +1,4 @@
-"""Where a desk lives, resolved the same way by every process (LESSONS 46). Stdlib only.
+"""Where a desk lives, resolved the same way by every process (lesson 46). Stdlib only.
 
 ``DESKD_HOME`` (default: the current folder), ``DESKD_DESK`` (default
 ``$DESKD_HOME/deskd.toml``), ``DESKD_DB`` (default ``$DESKD_HOME/data/deskd.db``),

@@ -1,4 +1,4 @@
-"""The argv each adapter builds, per CONTRACT.md "The agent CLIs": exact lists, no shell."""
+"""The argv each adapter builds, per docs/contract.md "The agent CLIs": exact lists, no shell."""
 
 from __future__ import annotations
 

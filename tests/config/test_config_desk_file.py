@@ -1,6 +1,6 @@
 """The desk file: validated with file, key and reason; unknown keys refused (typo protection);
 roles removed from it disabled, not deleted; ${VAR} in channel URLs from the environment;
-agent settings with CONTRACT.md's precedence."""
+agent settings with docs/contract.md's precedence."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from conftest import Desk
 from deskd.config import load_settings
-from deskd.desk import DEFAULT_ALLOWED_TOOLS, channel_urls, parse_desk
+from deskd.desk import DEFAULT_ALLOWED_TOOLS, AgentSettings, channel_urls, parse_desk
 from deskd.errors import DeskFileError
 
 HEAD = '[desk]\ntimezone = "America/New_York"\n'
@@ -283,7 +283,7 @@ name = "beta"
 """
 
 
-def _agent(role: str, text: str = AGENT_DESK, **env: str) -> dict[str, object]:
+def _agent(role: str, text: str = AGENT_DESK, **env: str) -> AgentSettings:
     desk = parse_desk(text, path=Path("deskd.toml"))
     settings = load_settings({"DESKD_HOME": "/srv/desk", **env})
     return desk.agent_for(role, settings)
@@ -291,26 +291,26 @@ def _agent(role: str, text: str = AGENT_DESK, **env: str) -> dict[str, object]:
 
 def test_it_lets_the_role_win_over_the_desk_agent() -> None:
     alpha = _agent("alpha")
-    assert (alpha["command"], alpha["model"], alpha["timeout"]) == (
+    assert (alpha.command, alpha.model, alpha.timeout) == (
         "alpha-claude",
         "alpha-model",
         300,
     )
-    assert alpha["allowed_tools"] == ["Read"]
+    assert alpha.allowed_tools == ("Read",)
     beta = _agent("beta")
-    assert (beta["command"], beta["model"], beta["timeout"]) == ("claude-desk", "desk-model", 1200)
-    assert beta["allowed_tools"] == ["Read", "Grep"]
+    assert (beta.command, beta.model, beta.timeout) == ("claude-desk", "desk-model", 1200)
+    assert beta.allowed_tools == ("Read", "Grep")
 
 
 def test_it_falls_back_to_builtin_defaults() -> None:
     agent = _agent("alpha", '[[roles]]\nname = "alpha"\n')
-    assert (agent["kind"], agent["command"], agent["model"], agent["timeout"]) == (
+    assert (agent.kind, agent.command, agent.model, agent.timeout) == (
         "claude",
         "claude",
         "",
         1800,
     )
-    assert agent["allowed_tools"] == DEFAULT_ALLOWED_TOOLS
+    assert agent.allowed_tools == tuple(DEFAULT_ALLOWED_TOOLS)
 
 
 def test_it_lets_environment_overrides_win_over_role_and_desk() -> None:
@@ -321,7 +321,7 @@ def test_it_lets_environment_overrides_win_over_role_and_desk() -> None:
     }
     for role in ("alpha", "beta"):
         agent = _agent(role, **env)
-        assert (agent["command"], agent["model"], agent["timeout"]) == (
+        assert (agent.command, agent.model, agent.timeout) == (
             "/opt/fake",
             "env-model",
             90,
@@ -329,7 +329,7 @@ def test_it_lets_environment_overrides_win_over_role_and_desk() -> None:
 
 
 def test_it_lets_a_roles_own_tool_grant_win_over_the_environment() -> None:
-    # LESSONS 31: a read-only role stays read-only whatever the global grant says.
+    # lesson 31: a read-only role stays read-only whatever the global grant says.
     env = {"DESKD_WAKE_ALLOWED_TOOLS": "Read, Bash ,Edit"}
-    assert _agent("beta", **env)["allowed_tools"] == ["Read", "Bash", "Edit"]
-    assert _agent("alpha", **env)["allowed_tools"] == ["Read"]
+    assert _agent("beta", **env).allowed_tools == ("Read", "Bash", "Edit")
+    assert _agent("alpha", **env).allowed_tools == ("Read",)

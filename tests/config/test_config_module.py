@@ -1,6 +1,6 @@
 """DESKD_CONFIG_MODULE: a host module in the desk folder whose configure_deskd() calls
 deskd.config.configure(...) extends the desk file; conflicts name both places; a module that
-fails is one clear line (LESSONS 50)."""
+fails is one clear line (lesson 50)."""
 
 from __future__ import annotations
 

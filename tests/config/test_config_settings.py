@@ -1,4 +1,4 @@
-"""Settings: every DESKD_* variable of CONTRACT.md, `.env` in DESKD_HOME honoured with the
+"""Settings: every DESKD_* variable of docs/contract.md, `.env` in DESKD_HOME honoured with the
 environment winning, and a bad value refused naming the DESKD_ variable."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from conftest import Desk
 from deskd.config import Settings, load_settings
 from deskd.errors import SettingsError
 
-# CONTRACT.md "Environment": variable -> (a value to set, the Settings attribute, expected)
+# docs/contract.md "Environment": variable -> (a value to set, the Settings attribute, expected)
 # DESKD_HOME is checked separately (it is resolved to a path).
-CONTRACT: dict[str, tuple[str, str, object]] = {
+VARIABLES: dict[str, tuple[str, str, object]] = {
     "DESKD_DESK": ("/srv/desk/other.toml", "desk_path", Path("/srv/desk/other.toml")),
     "DESKD_DB": ("/srv/db/deskd.db", "db_path", Path("/srv/db/deskd.db")),
     "DESKD_CONFIG_MODULE": ("myapp.deskd_config", "config_module", "myapp.deskd_config"),
@@ -56,25 +56,25 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     return home
 
 
-@pytest.mark.parametrize("variable", CONTRACT)
+@pytest.mark.parametrize("variable", VARIABLES)
 def test_it_reads_each_contract_variable_from_the_environment(
     clean_env: Path, monkeypatch: pytest.MonkeyPatch, variable: str
 ) -> None:
-    value, attribute, expected = CONTRACT[variable]
+    value, attribute, expected = VARIABLES[variable]
     monkeypatch.setenv(variable, value)
     assert getattr(load_settings(), attribute) == expected
 
 
-@pytest.mark.parametrize("variable", CONTRACT)
+@pytest.mark.parametrize("variable", VARIABLES)
 def test_it_reads_each_contract_variable_from_a_mapping(clean_env: Path, variable: str) -> None:
-    value, attribute, expected = CONTRACT[variable]
+    value, attribute, expected = VARIABLES[variable]
     settings = load_settings({"DESKD_HOME": str(clean_env), variable: value})
     assert getattr(settings, attribute) == expected
 
 
 def test_it_has_a_field_for_every_contract_variable() -> None:
     fields = {"DESKD_" + name.upper() for name in Settings.model_fields}
-    assert {"DESKD_HOME", *CONTRACT} <= fields
+    assert {"DESKD_HOME", *VARIABLES} <= fields
 
 
 def test_it_resolves_the_desk_from_deskd_home(clean_env: Path) -> None:

@@ -63,7 +63,7 @@ def test_version_imports_nothing_heavy_not_even_pydantic(home: Path) -> None:
 def test_inbox_enqueue_imports_no_apprise_fastapi_uvicorn_or_croniter(home: Path) -> None:
     args = ["inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "disk 91%"]
     modules = modules_after(args, home)
-    assert "deskd.service.inbox" in modules  # the command really ran
+    assert "deskd.service.desk.inbox" in modules  # the command really ran
     assert heavy_in(modules) == []
 
 

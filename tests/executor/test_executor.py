@@ -207,19 +207,19 @@ def test_a_launch_planned_but_never_started_is_restarted(desk: Desk, fake: Path)
 
 
 def test_a_transient_failure_is_retried_inside_the_rung(desk: Desk, fake: Path) -> None:
-    from deskd.service.context import open_context
-    from deskd.service.executor import RetryPolicy, run_launch
+    from deskd.service.desk.context import open_context
+    from deskd.service.engine.executor import RetryPolicy, run_launch
 
     desk.monkeypatch.setenv("FAKE_AGENT_MODE", "overloaded_once")
     urgent(desk)
     desk.monkeypatch.setenv("DESKD_NOW", desk.now_iso)
     desk.monkeypatch.setenv("DESKD_AGENT_CMD", str(FAKES / "fake-claude"))
-    from deskd.service.tick import run_tick
+    from deskd.service.engine.tick import run_tick
 
     ctx = open_context()
     recorded = run_tick(ctx, execute=False)  # plan only, then record by hand below
     assert recorded.plan is not None
-    from deskd.service.tick import record_plan
+    from deskd.service.engine.tick import record_plan
 
     with ctx.write() as conn:
         ids, _ = record_plan(conn, recorded.plan, now=ctx.now)

@@ -9,15 +9,15 @@ from typing import Any
 import pytest
 
 from conftest import Desk, urgent
-from deskd.service.context import open_context
-from deskd.service.snapshot import load_snapshot
+from deskd.service.desk.context import open_context
+from deskd.service.engine.snapshot import load_snapshot
 
 
 def test_a_write_committed_mid_snapshot_is_not_seen(
     desk: Desk, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     urgent(desk, "alpha", "first")
-    import deskd.service.snapshot as snapshot_module
+    import deskd.service.engine.snapshot as snapshot_module
 
     real = snapshot_module.load_task_views
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-"""Copies of /shared/fixtures/hooks, kept in the repo so a clean clone can run the tests."""
+"""Hook input as Claude Code sends it, captured from real sessions (tests/hook/fixtures)."""
 
 HOOK = Path(sys.executable).parent / "deskd-session-hook"
 SESSION = "3f1c9a7e-5b2d-4c8e-9a61-0d2e7b4f8c13"  # the fixtures' session_id

@@ -54,5 +54,4 @@ def test_the_wake_prompt_quotes_titles_and_refs(desk: Desk) -> None:
     (action,) = out["actions"]
     prompt = action["prompt"]
     assert _lines_imitating(prompt) == []
-    assert "not instructions to you" in prompt
-    assert prompt.count("not instructions to you") == 1
+    assert prompt.count("never instructions") == 1

@@ -133,3 +133,23 @@ def test_an_invalid_setting_is_named_and_paths_still_resolve(desk: Desk) -> None
     found = checks(out)
     assert found["settings"]["detail"].startswith("DESKD_PORT: ")
     assert str(desk.home / "deskd.toml") in found["desk file"]["detail"]
+
+
+def test_a_missing_workdir_fails_naming_the_role_and_the_fix(desk: Desk, agent_bin: Path) -> None:
+    (desk.home / "src").mkdir()
+    text = (desk.home / "deskd.toml").read_text()
+    text = text.replace('title = "Alpha"\n', 'title = "Alpha"\nworkdir = "src"\n')
+    text = text.replace('title = "Beta"\n', 'title = "Beta"\nworkdir = "~/no/such/folder"\n')
+    desk.write_desk(text)
+    desk.ok("roles")
+    out = desk.run("doctor", "--json", PATH=str(agent_bin))
+    assert out.exit_code == 1
+    found = checks(out)
+    assert found["workdir alpha"] == {
+        "name": "workdir alpha", "ok": True, "level": "ok", "detail": str(desk.home / "src")
+    }  # fmt: skip
+    beta = found["workdir beta"]
+    assert beta["level"] == "fail"
+    assert beta["detail"].startswith(str(Path("~/no/such/folder").expanduser()) + " does not exist")
+    assert 'fix workdir under [[roles]] name = "beta"' in beta["detail"]
+    assert "workdir gamma" not in found  # no workdir: the desk folder

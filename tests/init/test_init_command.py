@@ -33,7 +33,7 @@ def test_it_writes_a_desk_file_that_loads(empty: Desk) -> None:
     assert desk.name == "support"
     assert desk.role_names == ["operator", "researcher"]
     assert desk.section.inbox_sources == ["alert", "signal"]
-    assert desk.agent_for("researcher")["command"] == "claude"
+    assert desk.agent_for("researcher").command == "claude"
     assert [rung for rung, _ in desk.ladder] == ["session", "resume", "spawn", "notify", "badge"]
 
 
@@ -106,6 +106,24 @@ def test_force_rewrites_the_files_and_never_touches_the_database(empty: Desk) ->
     assert "DESKD_HOME" in (empty.home / ".env.example").read_text()
     listed = empty.json("inbox", "list", "--for", "researcher")
     assert [i["title"] for i in listed] == ["keep me"]
+
+
+def test_force_keeps_a_timestamped_backup_of_what_it_replaces(empty: Desk) -> None:
+    empty.ok("init")
+    desk_file = empty.home / "deskd.toml"
+    desk_file.write_text(desk_file.read_text() + "\n# my edit\n")
+    out = empty.json("init", "--force")
+    stamp = "20261201T140000Z"  # the pinned clock, in UTC
+    assert out["backups"] == [
+        str(empty.home / f"deskd.toml.bak-{stamp}"),
+        str(empty.home / f".env.example.bak-{stamp}"),
+    ]
+    assert "# my edit" in (empty.home / f"deskd.toml.bak-{stamp}").read_text()
+    again = empty.json("init", "--force")  # same second: a second backup, not an overwrite
+    assert again["backups"][0] == str(empty.home / f"deskd.toml.bak-{stamp}-1")
+    assert "# my edit" in (empty.home / f"deskd.toml.bak-{stamp}").read_text()
+    human = empty.ok("init", "--force").stdout
+    assert f"kept         {empty.home / f'deskd.toml.bak-{stamp}-2'}" in human
 
 
 def test_it_puts_the_database_where_deskd_db_says(empty: Desk, tmp_path: Path) -> None:

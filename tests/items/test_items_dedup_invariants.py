@@ -1,4 +1,4 @@
-"""Dedup invariants (LESSONS 20): any sequence of enqueues, lists and acks keeps at most one
+"""Dedup invariants (lesson 20): any sequence of enqueues, lists and acks keeps at most one
 unread item per (role, key); and racing processes cannot create a second live item."""
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from conftest import DESK_TOML
 from deskd.config import load_settings
 from deskd.core.values import DEFAULT_SLA_S, PRIORITIES
 from deskd.desk import load_desk
-from deskd.service.context import DeskContext
-from deskd.service.inbox import NewItem, ack, enqueue, list_inbox
+from deskd.service.desk.context import DeskContext
+from deskd.service.desk.inbox import NewItem, ack, enqueue, list_inbox
 
 T0 = 1_796_133_600_000
 ROLES = ("alpha", "beta")

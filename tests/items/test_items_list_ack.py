@@ -1,5 +1,5 @@
 """`inbox list` and `inbox ack`: a role's own list marks items seen, an operator's is a peek;
-`ack --seen` acks exactly what was seen (never a time or id watermark, LESSONS 18),
+`ack --seen` acks exactly what was seen (never a time or id watermark, lesson 18),
 `ack --id` exactly the ids named."""
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def test_it_marks_items_seen_when_the_role_lists_its_own_inbox(desk: Desk) -> No
     assert [i["id"] for i in listed] == [1]
     assert _seen(desk) == [1]
     assert item_row(desk, 1)["seen_at"] == desk.now_ms
-    assert item_row(desk, 1)["read_at"] is None  # listing is not reading (LESSONS 19)
+    assert item_row(desk, 1)["read_at"] is None  # listing is not reading (lesson 19)
     assert _seen(desk, "beta") == []
 
 

@@ -1,5 +1,5 @@
 """`deskd send`: one item per recipient sharing a message_id, source `message`, the body
-stored exactly as written (LESSONS 21)."""
+stored exactly as written (lesson 21)."""
 
 from __future__ import annotations
 

@@ -5,25 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from conftest import Desk
-
-
-def no_launches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Replace the tick's launcher by a recorder at its boundary (as tests/wake does): these
-    tests judge what the tick plans and records, not the agent processes."""
-    from deskd.service.dispatch import Dispatched
-
-    started: list[int] = []
-
-    def record(ctx: object, attempt_id: int, role: str) -> Dispatched:
-        started.append(attempt_id)
-        return Dispatched(attempt_id=attempt_id, role=role, pid=0)
-
-    monkeypatch.setattr("deskd.service.tick.start_executor", record)
-    return started
-
 
 FAKES = Path(__file__).resolve().parents[1] / "fakes"
 
@@ -31,10 +13,10 @@ FAKES = Path(__file__).resolve().parents[1] / "fakes"
 def fake_agent(desk: Desk) -> None:
     """Every launch really runs tests/fakes/fake-claude (it lands and ends its turn), even in a
     module whose launches are otherwise recorded; tick with ``wait``."""
-    from deskd.service import dispatch
+    from deskd.service.engine import dispatch
 
     desk.setenv("DESKD_AGENT_CMD", str(FAKES / "fake-claude"))
-    desk.monkeypatch.setattr("deskd.service.tick.start_executor", dispatch.start_executor)
+    desk.monkeypatch.setattr("deskd.service.engine.tick.start_executor", dispatch.start_executor)
 
 
 def call(

@@ -1,26 +1,19 @@
-"""A waiting meeting past its reply SLA wakes the missing roles again, once (LESSONS 14, 25)."""
+"""A waiting meeting past its reply SLA wakes the missing roles again, once (lessons 14, 25)."""
 
 from __future__ import annotations
 
-import pytest
 from meeting_helpers import (
     call,
     check_in,
     closures,
     fake_agent,
     keys,
-    no_launches,
     prompt_of,
     tick,
     waiting,
 )
 
 from conftest import Desk
-
-
-@pytest.fixture(autouse=True)
-def _recorded(desk: Desk) -> list[int]:
-    return no_launches(desk.monkeypatch)
 
 
 def test_late_attendance_is_rearmed_once_with_a_new_generation(desk: Desk) -> None:

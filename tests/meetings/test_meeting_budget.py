@@ -1,17 +1,11 @@
 """The message budget: consensus at the threshold, one position each (never spending), the
-message that exhausts it pauses the meeting, which can then only end (LESSONS 36)."""
+message that exhausts it pauses the meeting, which can then only end (lesson 36)."""
 
 from __future__ import annotations
 
-import pytest
-from meeting_helpers import meeting_of, no_launches, say, status
+from meeting_helpers import meeting_of, say, status
 
 from conftest import Desk
-
-
-@pytest.fixture(autouse=True)
-def _recorded(desk: Desk) -> list[int]:
-    return no_launches(desk.monkeypatch)
 
 
 def refused(desk: Desk, *args: str, role: str | None = None) -> str:

@@ -1,16 +1,10 @@
-"""Calling a meeting, invitation wakes, quorum, and who may act (LESSONS 15, 16, 17)."""
+"""Calling a meeting, invitation wakes, quorum, and who may act (lessons 15, 16, 17)."""
 
 from __future__ import annotations
 
-import pytest
-from meeting_helpers import call, check_in, demanded, keys, no_launches, prompt_of, say, tick
+from meeting_helpers import call, check_in, demanded, keys, prompt_of, say, tick
 
 from conftest import Desk
-
-
-@pytest.fixture(autouse=True)
-def _recorded(desk: Desk) -> list[int]:
-    return no_launches(desk.monkeypatch)
 
 
 def test_it_refuses_a_call_without_attendees(desk: Desk) -> None:

@@ -1,14 +1,12 @@
-"""The termination handshake (LESSONS 14, 17, 36, 37, 38) and what closing leaves behind
-(LESSONS 5, 7)."""
+"""The termination handshake (lessons 14, 17, 36, 37, 38) and what closing leaves behind
+(lessons 5, 7)."""
 
 from __future__ import annotations
 
-import pytest
 from meeting_helpers import (
     closures,
     demanded,
     meeting_of,
-    no_launches,
     open_attempts,
     prompt_of,
     say,
@@ -18,11 +16,6 @@ from meeting_helpers import (
 )
 
 from conftest import Desk
-
-
-@pytest.fixture(autouse=True)
-def _recorded(desk: Desk) -> list[int]:
-    return no_launches(desk.monkeypatch)
 
 
 def propose(desk: Desk, m: int, role: str = "alpha", resolution: str = "roll back 118") -> dict:

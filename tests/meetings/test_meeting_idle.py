@@ -1,14 +1,12 @@
-"""The idle deadline is evaluated by the tick (LESSONS 25); a paused meeting's demands are
-withdrawn on the next tick and its debts raise nothing (LESSONS 5, 6, 7)."""
+"""The idle deadline is evaluated by the tick (lesson 25); a paused meeting's demands are
+withdrawn on the next tick and its debts raise nothing (lessons 5, 6, 7)."""
 
 from __future__ import annotations
 
-import pytest
 from meeting_helpers import (
     closures,
     demanded,
     meeting_of,
-    no_launches,
     open_attempts,
     say,
     status,
@@ -16,11 +14,6 @@ from meeting_helpers import (
 )
 
 from conftest import Desk
-
-
-@pytest.fixture(autouse=True)
-def _recorded(desk: Desk) -> list[int]:
-    return no_launches(desk.monkeypatch)
 
 
 def test_idle_pause_withdraws_the_owed_reply_attempt(desk: Desk) -> None:
@@ -97,4 +90,4 @@ def test_status_shows_a_due_idle_pause_without_writing(desk: Desk) -> None:
     desk.advance(minutes=30)
     before = desk.dump()
     assert status(desk, m)["state"] == "paused"
-    assert desk.dump() == before  # read paths don't write (LESSONS 43)
+    assert desk.dump() == before  # read paths don't write (lesson 43)

@@ -1,17 +1,11 @@
 """Meeting messages: items in each recipient's ledger, duplicates refused with the original id
-(normalized for case and whitespace, LESSONS 21), the stored body keeps its lines."""
+(normalized for case and whitespace, lesson 21), the stored body keeps its lines."""
 
 from __future__ import annotations
 
-import pytest
-from meeting_helpers import call, check_in, meeting_of, no_launches, say
+from meeting_helpers import call, check_in, meeting_of, say
 
 from conftest import Desk
-
-
-@pytest.fixture(autouse=True)
-def _recorded(desk: Desk) -> list[int]:
-    return no_launches(desk.monkeypatch)
 
 
 def test_a_message_is_an_item_for_every_other_attendee(desk: Desk) -> None:

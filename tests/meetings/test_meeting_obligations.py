@@ -1,16 +1,14 @@
 """Reply obligations: recorded, settled, stacked and waived; never a reason to refuse a
-message (LESSONS 34, 35); an overdue one is `owed_reply` demand on a machine rung."""
+message (lessons 34, 35); an overdue one is `owed_reply` demand on a machine rung."""
 
 from __future__ import annotations
 
-import pytest
 from meeting_helpers import (
     call,
     check_in,
     closures,
     demanded,
     meeting_of,
-    no_launches,
     prompt_of,
     say,
     status,
@@ -18,11 +16,6 @@ from meeting_helpers import (
 )
 
 from conftest import Desk
-
-
-@pytest.fixture(autouse=True)
-def _recorded(desk: Desk) -> list[int]:
-    return no_launches(desk.monkeypatch)
 
 
 def owed(desk: Desk, m: int) -> list[tuple[str, int, str]]:

@@ -3,17 +3,11 @@ tick's meeting queries read live rows through indexes."""
 
 from __future__ import annotations
 
-import pytest
-from meeting_helpers import call, check_in, meeting_of, no_launches, say, status
+from meeting_helpers import call, check_in, meeting_of, say, status
 
 from conftest import Desk
-from deskd.service.context import open_context
-from deskd.service.snapshot import load_snapshot
-
-
-@pytest.fixture(autouse=True)
-def _recorded(desk: Desk) -> list[int]:
-    return no_launches(desk.monkeypatch)
+from deskd.service.desk.context import open_context
+from deskd.service.engine.snapshot import load_snapshot
 
 
 def test_status_names_who_is_waited_on_and_why(desk: Desk) -> None:

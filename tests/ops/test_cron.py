@@ -1,5 +1,5 @@
 """The cron driver and `deskd cron-line`: cron's bare environment still ticks the right desk
-with this environment's deskd (LESSONS 32, 46, 47), and the log gets its line (LESSONS 48)."""
+with this environment's deskd (lessons 32, 46, 47), and the log gets its line (lesson 48)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Desk
-from deskd.service import scheduling
+from deskd.service.ops import scheduling
 
 BARE_PATH = "/usr/bin:/bin"
 REPO_DRIVER = Path(__file__).resolve().parents[2] / "scripts" / "cron" / "wake_orchestrator.sh"

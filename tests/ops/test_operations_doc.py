@@ -1,4 +1,4 @@
-"""docs/operations.md quotes only commands and options that exist (LESSONS 45), and names the
+"""docs/operations.md quotes only commands and options that exist (lesson 45), and names the
 scheduling pieces the way the code does."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-from deskd.service import scheduling
+from deskd.service.ops import scheduling
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "operations.md"

@@ -1,5 +1,5 @@
 """`deskd prune --older-than DUR`: closed history older than DUR goes, live rows never do
-(LESSONS 44), the foreign keys hold, and every refusal changes nothing."""
+(lesson 44), the foreign keys hold, and every refusal changes nothing."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Prune reaches the history of tasks, meetings, hand-offs and silences (LESSONS 44), and
+"""Prune reaches the history of tasks, meetings, hand-offs and silences (lesson 44), and
 keeps what is live: open tasks and meetings, each role's latest hand-off, live silences."""
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from deskd.service import scheduling
+from deskd.service.ops import scheduling
 
 ROOT = Path(__file__).resolve().parents[2]
 COPIES = [

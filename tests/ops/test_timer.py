@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Desk
-from deskd.service import scheduling
+from deskd.service.ops import scheduling
 
 DESKD = Path(sys.executable).parent / "deskd"
 

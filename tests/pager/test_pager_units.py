@@ -16,9 +16,9 @@ from pager_helpers import desk_with, enqueue, free_port, http_receiver
 from conftest import Desk
 from deskd.adapters.channels.apprise import AppriseTransport
 from deskd.adapters.channels.base import Target
+from deskd.core.paging import backoff_ms
 from deskd.core.timeparse import iso_utc, to_ms
-from deskd.service.pager import backoff_ms
-from deskd.service.silences import quiet_until
+from deskd.service.paging.silences import quiet_until
 
 NY = "America/New_York"
 

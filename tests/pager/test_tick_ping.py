@@ -7,7 +7,7 @@ import pytest
 from pager_helpers import desk_with, free_port, http_receiver
 
 from conftest import Desk
-from deskd.service.tickping import ping_url
+from deskd.service.paging.tickping import ping_url
 
 
 def test_it_pings_start_then_success(desk: Desk) -> None:
@@ -22,7 +22,7 @@ def test_it_pings_fail_with_the_reason_when_the_tick_raises(desk: Desk) -> None:
     def broken(*_args: object, **_kwargs: object) -> None:
         raise RuntimeError("snapshot exploded")
 
-    desk.monkeypatch.setattr("deskd.service.tick.load_snapshot", broken)
+    desk.monkeypatch.setattr("deskd.service.engine.tick.load_snapshot", broken)
     with http_receiver() as rx:
         desk.setenv("DESKD_TICK_PING_URL", f"http://127.0.0.1:{rx.port}/ping/abc")
         with pytest.raises(RuntimeError):

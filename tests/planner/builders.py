@@ -40,6 +40,20 @@ def item(
     )
 
 
+def attempt(
+    key: str = "inbox:alpha",
+    *,
+    id: int = 1,
+    role: str = "alpha",
+    rung: str = "session",
+    at: int = T0,
+    **kw: object,
+) -> AttemptView:
+    """A live attempt; its kind is the key's first part (``inbox:alpha`` → ``inbox``)."""
+    kind = str(kw.pop("kind", key.split(":", 1)[0]))
+    return AttemptView(id=id, key=key, kind=kind, role=role, rung=rung, attempted_at=at, **kw)  # type: ignore[arg-type]
+
+
 @dataclass
 class Ledger:
     """Applies plans the way the tick records them, so tests can walk a desk through time."""

@@ -1,8 +1,8 @@
-"""Every reason kind: raised, resolved and withdrawn by the one generator (LESSONS 1)."""
+"""Every reason kind: raised, resolved and withdrawn by the one generator (lesson 1)."""
 
 from __future__ import annotations
 
-from builders import MIN, POLICY, T0, item, role
+from builders import MIN, POLICY, T0, attempt, item, role
 
 from deskd.core.demand import closure_for, demand
 from deskd.core.planner import plan
@@ -31,8 +31,8 @@ def task(
     )  # type: ignore[arg-type]
 
 
-def live(key: str, kind: str, who: str = "alpha", **kw: object) -> AttemptView:
-    return AttemptView(id=9, key=key, kind=kind, role=who, rung="spawn", attempted_at=T0, **kw)  # type: ignore[arg-type]
+def live(key: str, who: str = "alpha", **kw: object) -> AttemptView:
+    return attempt(key, id=9, role=who, rung="spawn", **kw)
 
 
 def test_an_urgent_pending_task_wakes_its_assignee_whatever_its_presence() -> None:
@@ -59,7 +59,7 @@ def test_idle_work_wakes_only_an_idle_role_and_never_a_busy_one() -> None:
 
 def test_idle_work_never_climbs_to_a_page() -> None:
     s = Snapshot(roles=(role(),), tasks=(task(1),))
-    at_cap = live("idle_task:alpha", "idle_task", task_ids=(1,), due_at=T0 + 3 * MIN)
+    at_cap = live("idle_task:alpha", task_ids=(1,), due_at=T0 + 3 * MIN)
     p = plan(
         Snapshot(roles=s.roles, tasks=s.tasks, attempts=(at_cap,)), now=T0 + 60 * MIN, policy=POLICY
     )
@@ -75,13 +75,13 @@ def test_a_due_date_alone_never_wakes_anyone() -> None:
 
 def test_task_wakes_resolve_when_done_and_withdraw_when_reassigned() -> None:
     s = Snapshot(roles=(role(), role("beta")), done_tasks=frozenset({1}), task_roles={1: "alpha"})
-    assert closure_for(s, live("urgent_task:1", "urgent_task", task_ids=(1,))).outcome == "resolved"
+    assert closure_for(s, live("urgent_task:1", task_ids=(1,))).outcome == "resolved"
     moved = Snapshot(
         roles=(role(), role("beta")),
         tasks=(task(1, "beta", priority="urgent"),),
         task_roles={1: "beta"},
     )
-    c = closure_for(moved, live("urgent_task:1", "urgent_task", task_ids=(1,)))
+    c = closure_for(moved, live("urgent_task:1", task_ids=(1,)))
     assert (c.outcome, c.reason) == ("withdrawn", "task 1 reassigned to beta")
     assert list(demand(moved, now=T0, policy=POLICY)) == ["urgent_task:1"]
     assert demand(moved, now=T0, policy=POLICY)["urgent_task:1"].role == "beta"
@@ -105,7 +105,7 @@ def test_meeting_wakes_carry_their_generation_and_vanish_when_the_meeting_stops(
     )
     stopped = Snapshot(roles=s.roles, meeting_wakes=(wake,), inactive_meetings=frozenset({4}))
     assert demand(stopped, now=T0, policy=POLICY) == {}
-    c = closure_for(stopped, live("meeting:4:beta:2", "meeting", "beta"))
+    c = closure_for(stopped, live("meeting:4:beta:2", "beta"))
     assert c.outcome == "withdrawn"
 
 
@@ -119,16 +119,7 @@ def test_a_new_meeting_generation_restarts_at_the_bottom_rung() -> None:
         urgent=False,
         lines=("x",),
     )
-    old = AttemptView(
-        id=1,
-        key="meeting:4:alpha:3",
-        kind="meeting",
-        role="alpha",
-        rung="notify",
-        generation=2,
-        attempted_at=T0,
-        due_at=T0 + MIN,
-    )
+    old = attempt("meeting:4:alpha:3", rung="notify", generation=2, due_at=T0 + MIN)
     p = plan(
         Snapshot(
             roles=(role(presence="idle", session_id="s"),), meeting_wakes=(wake,), attempts=(old,)

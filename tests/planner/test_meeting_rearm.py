@@ -1,9 +1,9 @@
 """A re-armed meeting wake (attendance overdue) runs under a new key: the old attempt is
-withdrawn as re-armed, not reported as if the role had checked in (LESSONS 14)."""
+withdrawn as re-armed, not reported as if the role had checked in (lesson 14)."""
 
 from __future__ import annotations
 
-from builders import MIN, POLICY, T0, role
+from builders import MIN, POLICY, T0, attempt, role
 
 from deskd.core.planner import plan
 from deskd.core.records import AttemptView, Closure, MeetingWake, Snapshot
@@ -21,15 +21,12 @@ def wake(who: str, generation: int) -> MeetingWake:
     )
 
 
-def attempt(who: str, generation: int) -> AttemptView:
-    return AttemptView(
-        id=1,
-        key=f"meeting:4:{who}:{generation}",
-        kind="meeting",
+def on_notify(who: str, generation: int) -> AttemptView:
+    return attempt(
+        f"meeting:4:{who}:{generation}",
         role=who,
         rung="notify",
         generation=generation,
-        attempted_at=T0,
         due_at=T0 + MIN,
     )
 
@@ -38,7 +35,7 @@ def test_the_old_generation_is_withdrawn_as_rearmed_and_the_new_starts_low() -> 
     snapshot = Snapshot(
         roles=(role("gamma", presence="idle", session_id="s"),),
         meeting_wakes=(wake("gamma", 2),),
-        attempts=(attempt("gamma", 1),),
+        attempts=(on_notify("gamma", 1),),
     )
     p = plan(snapshot, now=T0 + 10 * MIN, policy=POLICY)
     assert p.closures == (
@@ -52,7 +49,7 @@ def test_another_roles_new_generation_does_not_relabel_a_check_in() -> None:
     snapshot = Snapshot(
         roles=(role("beta"), role("gamma")),
         meeting_wakes=(wake("gamma", 2),),
-        attempts=(attempt("beta", 1),),
+        attempts=(on_notify("beta", 1),),
     )
     p = plan(snapshot, now=T0, policy=POLICY)
     assert p.closures[0].outcome == "resolved"

@@ -1,4 +1,4 @@
-"""What a page says (LESSONS 17): who, what is owed, where, since when; a help request reads
+"""What a page says (lesson 17): who, what is owed, where, since when; a help request reads
 as one."""
 
 from __future__ import annotations

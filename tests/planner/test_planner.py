@@ -1,15 +1,15 @@
-"""Table-driven planner tests: a snapshot in, a plan out (ARCHITECTURE.md ladder rules)."""
+"""Table-driven planner tests: a snapshot in, a plan out (docs/architecture.md ladder rules)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 import pytest
-from builders import MIN, POLICY, T0, Ledger, item, role
+from builders import MIN, POLICY, T0, Ledger, attempt, item, role
 
 from deskd.core.demand import inbox_due_at
 from deskd.core.planner import plan
-from deskd.core.records import AttemptView, Policy, Rung, Snapshot
+from deskd.core.records import Policy, Rung, Snapshot
 
 
 def snap(*roles, items=(), attempts=(), **kw) -> Snapshot:  # type: ignore[no-untyped-def]
@@ -55,16 +55,7 @@ def test_it_computes_the_batch_due_instant_in_one_function() -> None:
 
 def test_it_never_launches_a_second_session_for_a_busy_role() -> None:
     busy = role(presence="online", session_id="s1")
-    live = AttemptView(
-        id=1,
-        key="inbox:alpha",
-        kind="inbox",
-        role="alpha",
-        rung="session",
-        attempted_at=T0,
-        due_at=T0 + MIN,
-        item_ids=(1,),
-    )
+    live = attempt(due_at=T0 + MIN, item_ids=(1,))
     p = plan(
         snap(busy, items=[item(1, priority="urgent")], attempts=[live]),
         now=T0 + 2 * MIN,
@@ -76,16 +67,7 @@ def test_it_never_launches_a_second_session_for_a_busy_role() -> None:
 
 def test_it_waits_while_a_busy_role_was_shown_the_items() -> None:
     busy = role(presence="online", session_id="s1")
-    live = AttemptView(
-        id=1,
-        key="inbox:alpha",
-        kind="inbox",
-        role="alpha",
-        rung="session",
-        attempted_at=T0,
-        due_at=T0 + MIN,
-        item_ids=(1,),
-    )
+    live = attempt(due_at=T0 + MIN, item_ids=(1,))
     shown = item(1, priority="urgent", sla_min=5, notified_at=T0)
     p = plan(snap(busy, items=[shown], attempts=[live]), now=T0 + 2 * MIN, policy=POLICY)
     assert p.attempts == () and "session hook" in p.notes[0].text
@@ -94,15 +76,7 @@ def test_it_waits_while_a_busy_role_was_shown_the_items() -> None:
 
 
 def test_it_resolves_when_the_items_are_read_and_withdraws_for_a_disabled_role() -> None:
-    live = AttemptView(
-        id=7,
-        key="inbox:alpha",
-        kind="inbox",
-        role="alpha",
-        rung="resume",
-        attempted_at=T0,
-        item_ids=(1,),
-    )
+    live = attempt(id=7, rung="resume", item_ids=(1,))
     p = plan(snap(role(presence="idle", session_id="s1"), attempts=[live]), now=T0, policy=POLICY)
     assert [(c.attempt_id, c.outcome) for c in p.closures] == [(7, "resolved")]
     p = plan(
@@ -113,15 +87,7 @@ def test_it_resolves_when_the_items_are_read_and_withdraws_for_a_disabled_role()
 
 
 def test_it_withdraws_when_items_stop_raising_demand() -> None:
-    live = AttemptView(
-        id=7,
-        key="inbox:alpha",
-        kind="inbox",
-        role="alpha",
-        rung="resume",
-        attempted_at=T0,
-        item_ids=(1,),
-    )
+    live = attempt(id=7, rung="resume", item_ids=(1,))
     p = plan(snap(role(), items=[item(1, live=False)], attempts=[live]), now=T0, policy=POLICY)
     assert [(c.outcome, c.reason) for c in p.closures] == [("withdrawn", "items no longer live")]
 
@@ -216,17 +182,7 @@ def test_it_caps_the_prompt() -> None:
 
 
 def test_it_holds_an_acknowledged_attempt_until_new_work_arrives() -> None:
-    acked = AttemptView(
-        id=1,
-        key="inbox:alpha",
-        kind="inbox",
-        role="alpha",
-        rung="notify",
-        attempted_at=T0,
-        due_at=T0 + 5 * MIN,
-        item_ids=(1,),
-        ack_until=T0 + 240 * MIN,
-    )
+    acked = attempt(rung="notify", due_at=T0 + 5 * MIN, item_ids=(1,), ack_until=T0 + 240 * MIN)
     s = snap(role(), items=[item(1)], attempts=[acked])
     assert plan(s, now=T0 + 60 * MIN, policy=POLICY).attempts == ()
     s2 = snap(role(), items=[item(1), item(2, at=T0 + MIN)], attempts=[acked])
@@ -234,16 +190,7 @@ def test_it_holds_an_acknowledged_attempt_until_new_work_arrives() -> None:
 
 
 def test_a_new_urgent_item_at_notify_retries_the_machine_rungs_and_follows_up_the_page() -> None:
-    paged = AttemptView(
-        id=1,
-        key="inbox:alpha",
-        kind="inbox",
-        role="alpha",
-        rung="notify",
-        attempted_at=T0,
-        due_at=T0 + 5 * MIN,
-        item_ids=(1,),
-    )
+    paged = attempt(rung="notify", due_at=T0 + 5 * MIN, item_ids=(1,))
     s = snap(
         role(),
         items=[item(1), item(2, priority="urgent", at=T0 + MIN)],
@@ -291,16 +238,7 @@ def test_a_desk_without_resume_or_spawn_climbs_over_them() -> None:
 
 
 def test_climbing_from_session_skips_resume_without_a_session() -> None:
-    live = AttemptView(
-        id=1,
-        key="inbox:alpha",
-        kind="inbox",
-        role="alpha",
-        rung="session",
-        attempted_at=T0,
-        due_at=T0 + MIN,
-        item_ids=(1,),
-    )
+    live = attempt(due_at=T0 + MIN, item_ids=(1,))
     p = plan(
         snap(role(presence="never"), items=[item(1, priority="urgent")], attempts=[live]),
         now=T0 + MIN,
@@ -328,16 +266,7 @@ def test_a_usage_limit_pages_once_and_a_daily_cap_pages_once() -> None:
     )
     assert [pg.notice_key for pg in p.pages] == [f"cap:alpha:{T0 - 600 * MIN}"]
     busy = role(presence="online", session_id="s")
-    live = AttemptView(
-        id=1,
-        key="inbox:alpha",
-        kind="inbox",
-        role="alpha",
-        rung="session",
-        attempted_at=T0,
-        due_at=T0 + MIN,
-        item_ids=(1,),
-    )
+    live = attempt(due_at=T0 + MIN, item_ids=(1,))
     assert (
         plan(
             snap(busy, items=[item(1, priority="urgent")], attempts=[live]),
@@ -349,7 +278,7 @@ def test_a_usage_limit_pages_once_and_a_daily_cap_pages_once() -> None:
 
 
 def test_after_a_successful_wake_a_later_stuck_item_still_escalates() -> None:
-    """LESSONS 2: "is something re-driving this?" means a live attempt, not one that ever was."""
+    """lesson 2: "is something re-driving this?" means a live attempt, not one that ever was."""
     ledger = Ledger(roles={"alpha": role(presence="idle", session_id="s1")})
     ledger.items[1] = item(1, priority="urgent")
     ledger.tick(T0)

@@ -59,7 +59,7 @@ def test_ladder_invariants_hold_through_any_history(events: list[tuple[str, str,
                     assert RUNGS.index(a.rung) >= RUNGS.index(old.rung)
         keys = [a.key for a in ledger.live.values()]
         assert len(keys) == len(set(keys))
-        # Every live attempt is for a demanded key (no stranded attempts, LESSONS 5).
+        # Every live attempt is for a demanded key (no stranded attempts, lesson 5).
         again = plan(ledger.snapshot(), now=now, policy=ledger.policy)
         closed = {c.attempt_id for c in again.closures if c.outcome != "superseded"}
         demanded = {d.key for d in again.demands}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from builders import MIN, POLICY, T0, role
+from builders import MIN, POLICY, T0, attempt, role
 
 from deskd.core.demand import demand
 from deskd.core.planner import plan
@@ -27,10 +27,9 @@ def task(id: int, who: str = "alpha", *, priority: str = "normal", **kw: object)
     )
 
 
-def attempt(key: str, kind: str, who: str = "alpha", **kw: object) -> AttemptView:
-    fields: dict[str, object] = {"rung": "spawn", "attempted_at": T0, "due_at": T0 + 3 * MIN}
-    fields.update(kw)
-    return AttemptView(id=9, key=key, kind=kind, role=who, **fields)  # type: ignore[arg-type]
+def spawned(key: str, **kw: object) -> AttemptView:
+    """A spawn-rung attempt due 3 min after T0, unless ``kw`` says otherwise."""
+    return attempt(key, **{"id": 9, "rung": "spawn", "due_at": T0 + 3 * MIN, **kw})
 
 
 def test_it_withdraws_the_old_assignees_wake_and_starts_one_for_the_new_assignee() -> None:
@@ -38,7 +37,7 @@ def test_it_withdraws_the_old_assignees_wake_and_starts_one_for_the_new_assignee
         roles=(role(presence="idle", session_id="s"), role("beta")),
         tasks=(task(1, "beta", priority="urgent"),),
         task_roles={1: "beta"},
-        attempts=(attempt("urgent_task:1", "urgent_task", task_ids=(1,)),),
+        attempts=(spawned("urgent_task:1", task_ids=(1,)),),
     )
     p = plan(moved, now=T0 + MIN, policy=POLICY)
     (closure,) = p.closures
@@ -52,9 +51,8 @@ def test_it_withdraws_the_old_assignees_wake_and_starts_one_for_the_new_assignee
 
 
 def test_a_used_idle_wake_is_offered_again_after_the_batch_delay_from_the_start_rung() -> None:
-    used = attempt(
+    used = spawned(
         "idle_task:alpha",
-        "idle_task",
         rung="resume",
         task_ids=(1,),
         launch_status="finished",
@@ -71,9 +69,8 @@ def test_a_used_idle_wake_is_offered_again_after_the_batch_delay_from_the_start_
 
 
 def test_a_failed_launch_before_landing_climbs_instead_of_re_arming() -> None:
-    failed = attempt(
+    failed = spawned(
         "idle_task:alpha",
-        "idle_task",
         task_ids=(1,),
         launch_status="failed",
         failure_class="permanent",
@@ -93,7 +90,7 @@ def test_a_rollover_resumes_the_session_and_a_failed_try_re_arms_it() -> None:
     first = plan(Snapshot(roles=(idle,), rollovers=(due(0),)), now=T0, policy=POLICY)
     (launch,) = first.launches
     assert (launch.rung, launch.session_id) == ("resume", "s") and "SESSION_DONE" in launch.prompt
-    tried = attempt("rollover:7", "rollover", rung="resume", launch_status="finished", landed_at=T0)
+    tried = spawned("rollover:7", rung="resume", launch_status="finished", landed_at=T0)
     again = plan(
         Snapshot(roles=(idle,), rollovers=(due(1),), attempts=(tried,)), now=T0 + MIN, policy=POLICY
     )
@@ -110,9 +107,7 @@ def test_a_rollover_for_a_busy_role_waits_and_never_spawns_or_pages() -> None:
         assert p.pages == () and p.launches == ()
         for a in p.attempts:
             rungs.append(a.rung)
-            live = [
-                attempt(a.key, a.kind, rung=a.rung, due_at=a.due_at, attempted_at=T0 + minute * MIN)
-            ]
+            live = [spawned(a.key, rung=a.rung, due_at=a.due_at, at=T0 + minute * MIN)]
     assert set(rungs) == {"session", "resume"}
 
 
@@ -122,9 +117,7 @@ def test_after_max_tries_a_rollover_pages_a_person_once_and_launches_nothing() -
         Snapshot(roles=(idle,), rollovers=(due(MAX_TRIES),)), now=T0, policy=POLICY
     ).values()
     assert (d.floor, d.cap, d.generation) == ("notify", None, MAX_TRIES)
-    last = attempt(
-        "rollover:7", "rollover", rung="resume", generation=MAX_TRIES - 1, launch_status="failed"
-    )
+    last = spawned("rollover:7", rung="resume", generation=MAX_TRIES - 1, launch_status="failed")
     p = plan(
         Snapshot(roles=(idle,), rollovers=(due(MAX_TRIES),), attempts=(last,)),
         now=T0,
@@ -133,7 +126,7 @@ def test_after_max_tries_a_rollover_pages_a_person_once_and_launches_nothing() -
     assert [a.rung for a in p.attempts] == ["notify"] and p.launches == ()
     (page,) = p.pages
     assert "failed 3 times" in page.body
-    on_notify = attempt("rollover:7", "rollover", rung="notify", generation=MAX_TRIES, due_at=T0)
+    on_notify = spawned("rollover:7", rung="notify", generation=MAX_TRIES, due_at=T0)
     again = plan(
         Snapshot(
             roles=(idle,),

@@ -121,7 +121,7 @@ def test_it_prints_a_readable_board_without_colour_off_a_terminal(desk: Desk) ->
     text = desk.ok("status").stdout
     assert "\x1b[" not in text
     assert "desk test" in text
-    assert "overdue items (1)" in text
+    assert "past their SLA (1): 1 overdue" in text
     assert "disk 91%" in text
     alpha = next(line for line in text.splitlines() if line.startswith("alpha"))
     assert alpha.split()[:2] == ["alpha", "dead"]
@@ -146,7 +146,7 @@ def test_it_shows_a_desk_without_roles(desk: Desk) -> None:
     assert "no roles" in desk.ok("status").stdout
 
 
-# -- read paths never write (LESSONS 43) ---------------------------------------------------
+# -- read paths never write (lesson 43) ---------------------------------------------------
 
 
 READS = [("status",), ("status", "--json"), ("roles",), ("roles", "--json")]

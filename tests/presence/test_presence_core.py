@@ -1,4 +1,4 @@
-"""presence_of: the boundaries of ARCHITECTURE.md "Presence", as a table."""
+"""presence_of: the boundaries of docs/architecture.md "Presence", as a table."""
 
 from __future__ import annotations
 

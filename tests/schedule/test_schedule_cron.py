@@ -1,4 +1,4 @@
-"""Cron expressions: what is accepted, what they mean, and that they keep firing (LESSONS 23)."""
+"""Cron expressions: what is accepted, what they mean, and that they keep firing (lesson 23)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Cron across DST transitions, in both directions, in two zones (LESSONS 24).
+"""Cron across DST transitions, in both directions, in two zones (lesson 24).
 
 The real 2026 transitions these tables are built on (checked against zoneinfo below):
 
@@ -9,9 +9,13 @@ The real 2026 transitions these tables are built on (checked against zoneinfo be
 | Europe/London    | spring forward | 2026-03-29 01:00:00Z | 00:59:59 GMT -> 02:00:00 BST      |
 | Europe/London    | fall back      | 2026-10-25 01:00:00Z | 01:59:59 BST -> 01:00:00 GMT      |
 
-Rules: a fixed-hour slot in the skipped hour fires once, right after the gap; a fixed-hour
-slot in the repeated hour fires once, at its first occurrence; a schedule whose hour field is
-``*`` fires in real time (both passes of the repeated hour, nothing in the skipped one).
+Rules: a fixed-time slot in the skipped hour fires once, right after the gap; a fixed-time
+slot in the repeated hour fires once, at its first occurrence; a schedule whose minute or hour
+field starts with ``*`` fires in real time (both passes of the repeated hour, nothing in the
+skipped one). More wildcard rows: test_schedule_dst_wildcards.py.
+
+Last, a hypothesis round trip near those instants: the fires found walking forward are the
+fires found walking back, over a few dozen expressions.
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ from itertools import pairwise
 from zoneinfo import ZoneInfo
 
 import pytest
-from schedule_cases import LONDON, NY, at, cron, local, utc
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from schedule_cases import DAY, LONDON, NY, at, cron, local, utc
 
 from deskd.core.schedule import due, next_fire, upcoming
 
@@ -48,7 +54,7 @@ TABLE = [
     # --- America/New_York, spring forward: 02:00-02:59 does not exist on 2026-03-08
     (NY, "30 2 * * *", "2026-03-07T12:00", ["03-08 03:00 EDT", "03-09 02:30 EDT"]),
     (NY, "0 2 * * *", "2026-03-07T12:00", ["03-08 03:00 EDT", "03-09 02:00 EDT"]),
-    (NY, "*/20 2 * * *", "2026-03-08T00:00", ["03-08 03:00 EDT", "03-09 02:00 EDT"]),
+    (NY, "0,20,40 2 * * *", "2026-03-08T00:00", ["03-08 03:00 EDT", "03-09 02:00 EDT"]),
     (NY, "0,30 2,3 * * *", "2026-03-08T00:00", ["03-08 03:00 EDT", "03-08 03:30 EDT"]),
     (
         NY,
@@ -74,7 +80,7 @@ TABLE = [
     (NY, "0 1 * * *", "2026-10-31T12:00", ["11-01 01:00 EDT", "11-02 01:00 EST"]),
     (
         NY,
-        "*/20 1 * * *",
+        "0-59/20 1 * * *",
         "2026-11-01T00:00",
         ["11-01 01:00 EDT", "11-01 01:20 EDT", "11-01 01:40 EDT", "11-02 01:00 EST"],
     ),
@@ -103,7 +109,7 @@ TABLE = [
     (NY, "0 2 * * *", "2026-11-01T06:10:00Z", ["11-01 02:00 EST"]),
     # --- Europe/London, spring forward: 01:00-01:59 does not exist on 2026-03-29
     (LONDON, "30 1 * * *", "2026-03-28T12:00", ["03-29 02:00 BST", "03-30 01:30 BST"]),
-    (LONDON, "*/20 1 * * *", "2026-03-29T00:00", ["03-29 02:00 BST", "03-30 01:00 BST"]),
+    (LONDON, "0-40/20 1 * * *", "2026-03-29T00:00", ["03-29 02:00 BST", "03-30 01:00 BST"]),
     (LONDON, "15 6 * * *", "2026-03-28T00:00", ["03-28 06:15 GMT", "03-29 06:15 BST"]),
     (LONDON, "30 * * * *", "2026-03-29T00:00", ["03-29 00:30 GMT", "03-29 02:30 BST"]),
     (LONDON, "0 0 * * *", "2026-03-28T12:00", ["03-29 00:00 GMT", "03-30 00:00 BST"]),
@@ -111,7 +117,7 @@ TABLE = [
     (LONDON, "30 1 * * *", "2026-10-24T12:00", ["10-25 01:30 BST", "10-26 01:30 GMT"]),
     (
         LONDON,
-        "*/30 1 * * *",
+        "0,30 1 * * *",
         "2026-10-25T00:00",
         ["10-25 01:00 BST", "10-25 01:30 BST", "10-26 01:00 GMT"],
     ),
@@ -183,7 +189,7 @@ def test_it_does_not_fire_the_repeated_slot_again_after_downtime() -> None:
 
 
 def test_it_fires_the_skipped_slot_once_when_due_across_the_gap() -> None:
-    spec = cron("*/10 2 * * *")
+    spec = cron("0-50/10 2 * * *")
     result = due(spec, since=at("2026-03-07T02:50"), now=at("2026-03-08T03:05"))
     assert result.fire_at == at("2026-03-08T03:00")
     assert result.missed == 0  # the six skipped slots are one fire
@@ -195,3 +201,71 @@ def test_it_shows_local_and_utc_for_the_next_fires() -> None:
         ("2026-10-25 01:30 BST", "2026-10-25T00:30:00Z"),
         ("2026-10-26 01:30 GMT", "2026-10-26T01:30:00Z"),
     ]
+
+
+# Expressions for the round trip: fixed hours inside and around both transitions, real-time
+# (hour ``*``) schedules, steps, lists, ranges, day-of-month/day-of-week and month limits.
+ROUND_TRIP = (
+    "* * * * *",
+    "*/7 * * * *",
+    "0 * * * *",
+    "30 * * * *",
+    "59 * * * *",
+    "*/15 * * * *",
+    "5,35 * * * *",
+    "0 */2 * * *",
+    "0 1 * * *",
+    "30 1 * * *",
+    "59 1 * * *",
+    "0 2 * * *",
+    "30 2 * * *",
+    "*/10 2 * * *",
+    "0,30 2,3 * * *",
+    "15 0-3 * * *",
+    "45 1-2 * * *",
+    "0 3 * * *",
+    "0 0 * * *",
+    "15 6 * * *",
+    "0 9-17 * * 1-5",
+    "30 8 * * sun",
+    "0 12 * * 0,6",
+    "0 1 8 * *",
+    "0 2 1,8,25 * *",
+    "0 1 * mar,oct,nov *",
+    "*/20 1-3 * 3 *",
+    "0 0 1 * *",
+    "0 0 29 2 *",
+    "10 1 1-7 * sun",
+    "0 22 * * 6",
+    "1/13 * * * *",
+    "0 */3 * * *",
+    "0 4 */2 * *",
+    "58 23 31 12 *",
+    "0 1-2/1 * * *",
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    expr=st.sampled_from(ROUND_TRIP),
+    where=st.sampled_from([(tz, at(instant)) for tz, instant, _, _ in TRANSITIONS]),
+    shift=st.integers(-2 * DAY, DAY),
+    count=st.integers(1, 12),
+)
+def test_it_finds_the_same_fires_walking_forward_and_back(
+    expr: str, where: tuple[str, int], shift: int, count: int
+) -> None:
+    """Forward with ``upcoming``; back with ``due`` (the latest fire at or before an instant,
+    as the tick asks it), one fire at a time: the two walks meet fire for fire."""
+    tz, transition = where
+    spec = cron(expr, tz)
+    start = transition + shift
+    forward = upcoming(spec, after=start, count=count)
+    assert forward == sorted(set(forward)) and forward[0] > start
+    back: list[int] = []
+    now = forward[-1]
+    while (d := due(spec, since=start, now=now)).fire_at is not None:
+        assert d.missed == len(forward) - len(back) - 1
+        back.append(d.fire_at)
+        now = d.fire_at - 1
+    assert back[::-1] == forward, f"{expr} in {tz} from {utc(start)}"

@@ -134,7 +134,8 @@ def _matches(f: tuple[Field, ...], wall: datetime) -> bool:
 def _brute_force(f: tuple[Field, ...], tz: str, after: int) -> list[int]:
     """Every fire in the WINDOW_MIN real minutes after ``after``, by the module's DST rules."""
     zone = ZoneInfo(tz)
-    fixed_hour = len(f[1].values) < 24
+    # Fixed-time unless the minute or hour field is written starting with * (Debian's rule).
+    fixed_time = not (f[0].text.startswith("*") or f[1].text.startswith("*"))
     first = after // MIN + 1
     previous = datetime.fromtimestamp((first - 1) * 60, zone).replace(tzinfo=None)
     fires = []
@@ -142,7 +143,7 @@ def _brute_force(f: tuple[Field, ...], tz: str, after: int) -> list[int]:
         local = datetime.fromtimestamp(minute * 60, zone)
         wall = local.replace(tzinfo=None)
         fire = _matches(f, wall)
-        if fixed_hour:
+        if fixed_time:
             fire = fire and local.fold == 0  # the second pass of a repeated hour never fires
             skipped = previous + timedelta(minutes=1)
             while not fire and skipped < wall:  # a slot skipped by the gap fires right after it

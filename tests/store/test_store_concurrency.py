@@ -1,5 +1,5 @@
 """Several processes opening a fresh database at once all succeed, and each migration runs
-exactly once (LESSONS 41)."""
+exactly once (lesson 41)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Migrations: an ordered registry recorded in PRAGMA user_version, each version run once,
-tested from the oldest shape (LESSONS 40-42). Written against LATEST so later schema
+tested from the oldest shape (lessons 40–42). Written against LATEST so later schema
 versions keep these tests meaningful."""
 
 from __future__ import annotations
@@ -199,7 +199,7 @@ def test_it_exits_3_on_a_database_from_a_newer_deskd(desk: Desk) -> None:
 
 
 def test_it_keeps_comments_out_of_create_table_bodies(tmp_path: Path) -> None:
-    # LESSONS 42: older SQLite rewrites CREATE TABLE text on ALTER; comments break that.
+    # lesson 42: older SQLite rewrites CREATE TABLE text on ALTER; comments break that.
     conn = connect(tmp_path / "x.db")
     for name, sql in conn.execute("SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL"):
         assert "--" not in sql and "/*" not in sql, name

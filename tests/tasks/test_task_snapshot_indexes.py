@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from conftest import Desk
-from deskd.service.context import open_context
-from deskd.service.snapshot import load_snapshot
+from deskd.service.desk.context import open_context
+from deskd.service.engine.snapshot import load_snapshot
 
 
 def test_task_and_rollover_loaders_never_scan_history_tables(desk: Desk) -> None:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from conftest import Desk
-from deskd.service.context import open_context
-from deskd.service.snapshot import load_snapshot
+from deskd.service.desk.context import open_context
+from deskd.service.engine.snapshot import load_snapshot
 
 
 def test_snapshot_queries_never_scan_history_tables(desk: Desk) -> None:
@@ -40,7 +40,7 @@ def test_snapshot_queries_never_scan_history_tables(desk: Desk) -> None:
 
 
 def test_an_executing_tick_never_scans_history_tables(desk: Desk) -> None:
-    from deskd.service.tick import run_tick
+    from deskd.service.engine.tick import run_tick
 
     desk.ok(
         "inbox",

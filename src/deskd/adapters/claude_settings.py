@@ -8,7 +8,7 @@ matcher is a tool name for ``PostToolUse``/``PostToolUseFailure``, the ``source`
 ``UserPromptSubmit`` and ``Stop`` take no matcher, so their groups have none. A command hook's
 ``command`` is run by a shell with the event JSON on stdin, so the executable path is
 shell-quoted. A top-level ``"env"`` object sets variables for the session and everything it
-runs (tools and hooks): the per-run settings pass ``DESKD_DB`` explicitly (LESSONS 49).
+runs (tools and hooks): the per-run settings pass ``DESKD_DB`` explicitly (lesson 49).
 
 Not verified against a running Claude Code: the ``timeout`` deskd sets (Claude's default is
 much longer; the hook itself gives up on a locked database after 1.5 s).

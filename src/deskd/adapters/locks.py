@@ -1,7 +1,7 @@
 """Role and tick locks over filelock: non-blocking, kernel-released when a process dies.
 
 Lock files live in ``run/`` under the desk folder (never a world-writable /tmp, where
-another user could pre-create them). ``is_owner`` lets a later tick tell whether the
+another user could pre-create them). ``is_held`` lets a later tick tell whether the
 executor that claimed a launch is still alive: the kernel drops the lock with the process.
 """
 

@@ -1,6 +1,6 @@
 """Run probe hooks in child processes, concurrently, each with a timeout, under a tick budget.
 
-Probes run outside any write transaction (LESSONS 27): a slow network check must never hold
+Probes run outside any write transaction (lesson 27): a slow network check must never hold
 the database or eat the tick's minute.
 """
 

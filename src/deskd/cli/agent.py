@@ -31,7 +31,7 @@ def run(attempt_id: int, as_json: bool) -> None:
     Examples:
       deskd agent run --attempt 42
     """
-    from deskd.service.executor import run_launch
+    from deskd.service.engine.executor import run_launch
 
     with desk_context() as ctx:
         result = run_launch(ctx, attempt_id)
@@ -54,7 +54,7 @@ def command(role: str, mode: str, session_id: str | None, as_json: bool) -> None
       deskd agent command --role researcher --mode spawn
       deskd agent command --role researcher --mode resume --session-id 3f1c… --json
     """
-    from deskd.service.executor import describe_launch
+    from deskd.service.engine.executor import describe_launch
 
     with desk_context() as ctx:
         data = describe_launch(ctx, role=role, mode=mode, session_id=session_id)
@@ -69,3 +69,30 @@ def command(role: str, mode: str, session_id: str | None, as_json: bool) -> None
             click.echo("  (scrubbed: " + ", ".join(data["dropped"]) + ")")
 
     emit(data, as_json, human)
+
+
+@agent.command("stop")
+@click.option("--role", required=True, help="The role whose running launch to end.")
+@json_option
+def stop(role: str, as_json: bool) -> None:
+    """End a role's running launch: its agent CLI and every process it started.
+
+    The attempt records the stop first (launch failed, failure class `stopped`, an event
+    `launch.stopped`), then the agent's process group gets SIGTERM, and SIGKILL if it has
+    not exited within 3 s. The wake itself stays live: the next tick climbs as usual.
+
+    \b
+    Examples:
+      deskd agent stop --role researcher
+      deskd agent stop --role researcher --json
+    """
+    from deskd.service.engine.launch_control import stop_role
+
+    with desk_context() as ctx:
+        out = stop_role(ctx, role, by="operator")
+    emit(
+        out,
+        as_json,
+        f"stopped {role}'s launch (attempt {out['attempt_id']}, process group "
+        f"{out['pid'] if out['pid'] is not None else '?'}): {out['result']}",
+    )

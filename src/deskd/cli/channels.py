@@ -26,7 +26,7 @@ def channels(ctx: click.Context, no_check: bool, as_json: bool) -> None:
     """
     if ctx.invoked_subcommand is not None:
         return
-    from deskd.service.channels import channel_views
+    from deskd.service.paging.channels import channel_views
 
     with desk_context() as dctx:
         rows = channel_views(dctx.settings, dctx.desk, check=not no_check)
@@ -61,7 +61,7 @@ def test(name: str, as_json: bool) -> None:
       deskd channels test ops
       deskd channels test DESKD_NOTIFY_URLS --json
     """
-    from deskd.service.channels import send_test
+    from deskd.service.paging.channels import send_test
 
     with desk_context() as dctx:
         out = send_test(dctx.settings, dctx.desk, name)

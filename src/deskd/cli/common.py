@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -109,7 +108,7 @@ def table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> None:
 @contextmanager
 def desk_context(*, require_desk: bool = True) -> Iterator[Any]:
     """The DeskContext for this command, closed afterwards."""
-    from deskd.service.context import open_context
+    from deskd.service.desk.context import open_context
 
     ctx = open_context(require_desk=require_desk)
     try:
@@ -132,10 +131,6 @@ def parse_ids(values: Sequence[str]) -> list[int]:
     return ids
 
 
-def fail(message: str, code: str = "refused") -> None:
-    raise DeskdError(message, code=code)
-
-
 def stderr(message: str) -> None:
     click.echo(message, err=True)
 
@@ -144,10 +139,8 @@ __all__ = [
     "DeskdGroup",
     "desk_context",
     "emit",
-    "fail",
     "json_option",
     "parse_ids",
     "stderr",
-    "sys",
     "table",
 ]

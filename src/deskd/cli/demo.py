@@ -22,7 +22,7 @@ from zoneinfo import ZoneInfo
 
 import click
 
-from deskd.errors import DeskdError
+from deskd.errors import DemoFailed
 
 DEMO_DESK = """\
 # The rehearsal desk: three roles served by deskd's simulated `claude -p`
@@ -102,7 +102,7 @@ class Transcript:
             timeout=180,
         )
         if proc.returncode != 0:
-            raise DeskdError(f"demo stopped: `deskd {shlex.join(args)}`: {proc.stderr.strip()}")
+            raise DemoFailed(shlex.join(args), stderr=proc.stderr.strip())
         return json.loads(proc.stdout)
 
     def step(self, title: str) -> None:
@@ -134,10 +134,7 @@ class Transcript:
         self._output(proc.stdout)
         self._output(proc.stderr)
         if check and proc.returncode != 0:
-            raise DeskdError(
-                f"demo stopped: `deskd {shlex.join(args)}` exited {proc.returncode}",
-                code="demo_failed",
-            )
+            raise DemoFailed(shlex.join(args), exited=proc.returncode)
         return proc
 
     def hook(

@@ -25,7 +25,7 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
       deskd doctor
       DESKD_HOME=/srv/desk deskd doctor --json
     """
-    from deskd.service.doctor import run_checks
+    from deskd.service.ops.doctor import run_checks
 
     checks = run_checks()
     failed = [c for c in checks if not c.ok]

@@ -58,8 +58,8 @@ def add(
       deskd hook add --for alpha --title "weekly report" --cron "30 8 * * MON" --tz Europe/London
       deskd hook add --for alpha --title "poll CI" --every 15m --until 2026-12-02T18:00
     """
-    from deskd.service.hooks import HookRequest, add_hook
-    from deskd.service.identity import acting_role
+    from deskd.service.desk.identity import acting_role
+    from deskd.service.engine.hooks import HookRequest, add_hook
 
     with desk_context() as ctx:
         who = acting_role(ctx, "--for", owner)
@@ -97,7 +97,7 @@ def list_(owner: str | None, include_closed: bool, as_json: bool) -> None:
       deskd hook list
       deskd hook list --for alpha --all --json
     """
-    from deskd.service.hooks import list_hooks
+    from deskd.service.engine.hooks import list_hooks
 
     with desk_context() as ctx:
         rows = list_hooks(ctx, owner=owner, include_closed=include_closed)
@@ -138,7 +138,7 @@ def next_(hook_id: int, count: int, as_json: bool) -> None:
     Examples:
       deskd hook next 3 --count 10
     """
-    from deskd.service.hooks import next_fires
+    from deskd.service.engine.hooks import next_fires
 
     with desk_context() as ctx:
         data = next_fires(ctx, hook_id, count=count)
@@ -164,8 +164,8 @@ def cancel(hook_id: int, by: str | None, as_json: bool) -> None:
     Examples:
       deskd hook cancel 3 --by alpha
     """
-    from deskd.service.hooks import cancel_hook
-    from deskd.service.identity import acting_role
+    from deskd.service.desk.identity import acting_role
+    from deskd.service.engine.hooks import cancel_hook
 
     with desk_context() as ctx:
         who = acting_role(ctx, "--by", by)

@@ -2,7 +2,7 @@
 
 Sessions deskd launches get the same settings per run (``--settings FILE``); these commands
 are for a person's own ``claude`` in a project. ``install`` edits only the file it names, only
-when asked, after a backup (CONTRACT.md "The agent CLIs").
+when asked, after a backup (docs/contract.md "The agent CLIs").
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def hooks() -> None:
 def _settings_for(role: str | None) -> tuple[dict[str, Any], str]:
     """The settings for ``role`` at this desk, and the desk's now as a UTC stamp."""
     from deskd.adapters.claude_settings import desk_env, hook_executable, run_settings
-    from deskd.service.identity import acting_role
+    from deskd.service.desk.identity import acting_role
 
     with desk_context() as ctx:
         name = acting_role(ctx, "--role", role) if role or ctx.settings.role else None

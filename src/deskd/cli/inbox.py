@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from deskd.cli.common import desk_context, emit, json_option, parse_ids, table
+from deskd.cli.routing import check_target, routed_sentence
 from deskd.core.timeparse import local_text
 
 
@@ -21,7 +22,12 @@ def inbox() -> None:
 
 
 @inbox.command("enqueue")
-@click.option("--for", "role", required=True, help="The role the item is for.")
+@click.option("--for", "role", default=None, help="The role the item is for.")
+@click.option(
+    "--capability",
+    default=None,
+    help="Instead of --for: the most available enabled role with this capability.",
+)
 @click.option("--source", required=True, help="One of the desk's inbox_sources (e.g. alert).")
 @click.option("--title", required=True, help="One line saying what it is.")
 @click.option("--body", default="", help="Details; line breaks are kept.")
@@ -33,7 +39,8 @@ def inbox() -> None:
 @click.option("--sla", default=None, help="Override the priority's SLA (90s, 5m, 2h, 1d).")
 @json_option
 def enqueue(
-    role: str,
+    role: str | None,
+    capability: str | None,
     source: str,
     title: str,
     body: str,
@@ -48,17 +55,23 @@ def enqueue(
     An unread item with the same role and --dedup-key absorbs this one (same id, priority
     raised if this one is higher); after it is acked, the key makes a new item.
 
+    --capability NAME routes it to the enabled role declaring that capability that is most
+    available: online or idle first, then the fewest open items and tasks, ties by name. The
+    item records why. When no enabled role declares it, a person is paged ("unroutable: NAME").
+
     \b
     Examples:
       deskd inbox enqueue --for operator --source alert --title "5xx above 2%" --priority urgent
       deskd inbox enqueue --for operator --source alert --title "disk" --dedup-key disk-91 --json
+      deskd inbox enqueue --capability triage --source alert --title "new bug report"
     """
-    from deskd.service.inbox import NewItem
-    from deskd.service.inbox import enqueue as enqueue_item
+    from deskd.service.desk.inbox import NewItem
+    from deskd.service.desk.inbox import enqueue as enqueue_item
 
+    check_target(role, capability)
     with desk_context() as ctx:
         item = NewItem(
-            role=role,
+            role=role or "",
             source=source,
             title=title,
             body=body,
@@ -67,6 +80,12 @@ def enqueue(
             dedup_key=dedup_key,
             sla=sla,
         )
+        if capability is not None:
+            from deskd.service.ops.routing import enqueue_by_capability
+
+            out = enqueue_by_capability(ctx, item, capability)
+            emit(out, as_json, routed_sentence("item", out))
+            return
         item_id, deduped = enqueue_item(ctx, item)
     verb = "coalesced into" if deduped else "queued as"
     emit({"id": item_id, "deduped": deduped}, as_json, f"{verb} item {item_id} for {role}")
@@ -85,8 +104,8 @@ def list_(role: str | None, include_read: bool, limit: int, as_json: bool) -> No
       deskd inbox list --for researcher
       DESKD_ROLE=researcher deskd inbox list --json   # inside the role's session
     """
-    from deskd.service.identity import acting_role
-    from deskd.service.inbox import item_view, list_inbox
+    from deskd.service.desk.identity import acting_role
+    from deskd.service.desk.inbox import item_view, list_inbox
 
     with desk_context() as ctx:
         who = acting_role(ctx, "--for", role)
@@ -107,7 +126,7 @@ def list_(role: str | None, include_read: bool, limit: int, as_json: bool) -> No
                     v["source"],
                     f["from"] or "",
                     v["state"],
-                    local_text(r["enqueued_at"], tz),
+                    local_text(r.enqueued_at, tz),
                     v["title"],
                 )
                 for v, f, r in zip(views, full, rows, strict=True)
@@ -132,8 +151,8 @@ def ack(role: str | None, ids: tuple[str, ...], seen: bool, as_json: bool) -> No
       deskd inbox ack --for researcher --id 12 --id 13
       deskd inbox ack --for researcher --seen
     """
-    from deskd.service.identity import acting_role
-    from deskd.service.inbox import ack as ack_items
+    from deskd.service.desk.identity import acting_role
+    from deskd.service.desk.inbox import ack as ack_items
 
     with desk_context() as ctx:
         who = acting_role(ctx, "--for", role)
@@ -169,8 +188,8 @@ def send(
       deskd send --from researcher --to operator --subject "root cause" --body "disk full on db-2"
       deskd send --from lead --to alpha --to beta --subject "standup" --body "10:00" --json
     """
-    from deskd.service.identity import acting_role
-    from deskd.service.messages import send as send_message
+    from deskd.service.desk.identity import acting_role
+    from deskd.service.desk.messages import send as send_message
 
     with desk_context() as ctx:
         who = acting_role(ctx, "--from", sender)
@@ -198,7 +217,7 @@ def ledger(role: str | None, state: str | None, limit: int, as_json: bool) -> No
       deskd ledger --for operator
       deskd ledger --state overdue --json
     """
-    from deskd.service.inbox import ledger as ledger_view
+    from deskd.service.desk.inbox import ledger as ledger_view
 
     with desk_context() as ctx:
         rows = ledger_view(ctx, role=role, state=state, limit=limit)

@@ -11,7 +11,8 @@ from deskd.cli.common import emit, json_option
 @click.option(
     "--force",
     is_flag=True,
-    help="Rewrite deskd.toml and .env.example if they exist (the database is never touched).",
+    help="Rewrite deskd.toml and .env.example if they exist, keeping a timestamped backup of "
+    "each (the database is never touched).",
 )
 @click.option(
     "--new-db",
@@ -22,8 +23,9 @@ from deskd.cli.common import emit, json_option
 def init(force: bool, new_db: bool, as_json: bool) -> None:
     """Create a desk: deskd.toml, .env.example, data/deskd.db, logs/ and run/.
 
-    Refuses when deskd.toml or .env.example already exists, unless --force, which
-    rewrites those two files and leaves the database (items, sessions, history) as it is.
+    Refuses when deskd.toml or .env.example already exists, unless --force, which keeps
+    each as NAME.bak-<UTC timestamp>, rewrites those two files and leaves the database
+    (items, sessions, history) as it is.
 
     \b
     Examples:
@@ -35,21 +37,25 @@ def init(force: bool, new_db: bool, as_json: bool) -> None:
     A desk that had a database and lost it (deleted, or 0 bytes) is refused by every
     command (exit 3) rather than silently recreated empty; --new-db is the way to start over.
     """
+    from deskd.adapters.clock import now_ms
     from deskd.config import load_settings
-    from deskd.service.scaffold import init_desk
+    from deskd.service.ops.scaffold import init_desk
 
     settings = load_settings()
-    done = init_desk(settings, force=force, new_db=new_db)
+    done = init_desk(settings, force=force, new_db=new_db, now=now_ms(settings.now))
     data = {
         "home": str(done.home),
         "desk": str(done.desk),
         "db": str(done.db),
         "written": [str(p) for p in done.written],
         "db_created": done.db_created,
+        "backups": [str(p) for p in done.backups],
     }
 
     def human() -> None:
         click.echo(f"desk folder  {done.home}")
+        for path in done.backups:
+            click.echo(f"kept         {path} (what --force replaced)")
         for path in done.written:
             click.echo(f"wrote        {path}")
         state = "created" if done.db_created else "kept as it is"

@@ -26,6 +26,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "hook": ("deskd.cli.hook", "hook"),
     "tick": ("deskd.cli.tick", "tick"),
     "agent": ("deskd.cli.agent", "agent"),
+    "logs": ("deskd.cli.operate", "logs"),
+    "wait": ("deskd.cli.operate", "wait"),
     "wake": ("deskd.cli.wake", "wake"),
     "pause": ("deskd.cli.pause", "pause"),
     "resume": ("deskd.cli.pause", "resume"),

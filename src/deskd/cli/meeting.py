@@ -27,13 +27,13 @@ def meeting() -> None:
 
 
 def _who(ctx: Any, flag: str, value: str | None) -> str:
-    from deskd.service.identity import acting_role
+    from deskd.service.desk.identity import acting_role
 
     return acting_role(ctx, flag, value)
 
 
 def _mid(value: str) -> int:
-    from deskd.service.meeting_views import parse_meeting_id
+    from deskd.service.meetings.views import parse_meeting_id
 
     return parse_meeting_id(value)
 
@@ -87,7 +87,7 @@ def call(
       deskd meeting call --by alpha --agenda "incident 42" --attendees beta,gamma \\
           --priority urgent --max-messages 12 --reply-sla 5m --json
     """
-    from deskd.service.meetings import Call, call_meeting
+    from deskd.service.meetings.lifecycle import Call, call_meeting
 
     names = [n.strip() for value in attendees for n in value.split(",") if n.strip()]
     with desk_context() as ctx:
@@ -125,7 +125,7 @@ def check_in(meeting_id: str, role: str | None, as_json: bool) -> None:
       deskd meeting check-in 3 --role beta
       DESKD_ROLE=beta deskd meeting check-in 3 --json
     """
-    from deskd.service.meetings import check_in as do_check_in
+    from deskd.service.meetings.lifecycle import check_in as do_check_in
 
     with desk_context() as ctx:
         data = do_check_in(ctx, _mid(meeting_id), _who(ctx, "--role", role))
@@ -169,7 +169,7 @@ def send(
       deskd meeting send 3 --role alpha --body "Roll back." --kind answer --reply-to 4
       deskd meeting send 3 --role alpha --body "Both fixed in 119" --resolves 4,5 --json
     """
-    from deskd.service.meeting_talk import send as do_send
+    from deskd.service.meetings.talk import send as do_send
 
     reply = parse_ids([reply_to]) if reply_to else []
     with desk_context() as ctx:
@@ -214,7 +214,7 @@ def updates(meeting_id: str, role: str | None, mark_read: bool, as_json: bool) -
       deskd meeting updates 3 --role beta
       deskd meeting updates 3 --role beta --mark-read --json
     """
-    from deskd.service.meeting_talk import updates as do_updates
+    from deskd.service.meetings.talk import updates as do_updates
 
     with desk_context() as ctx:
         who = _who(ctx, "--role", role)
@@ -248,7 +248,7 @@ def position(meeting_id: str, role: str | None, body: str, as_json: bool) -> Non
     Examples:
       deskd meeting position 3 --role gamma --body "Roll back now, fix in 119."
     """
-    from deskd.service.meeting_talk import position as do_position
+    from deskd.service.meetings.talk import position as do_position
 
     with desk_context() as ctx:
         said = do_position(ctx, _mid(meeting_id), _who(ctx, "--role", role), body)
@@ -268,7 +268,7 @@ def propose_end(meeting_id: str, role: str | None, resolution: str, as_json: boo
     Examples:
       deskd meeting propose-end 3 --role alpha --resolution "Roll back 118; beta owns the fix"
     """
-    from deskd.service.meeting_end import propose_end as do_propose
+    from deskd.service.meetings.end import propose_end as do_propose
 
     with desk_context() as ctx:
         data = do_propose(ctx, _mid(meeting_id), _who(ctx, "--role", role), resolution)
@@ -286,7 +286,7 @@ def confirm_end(meeting_id: str, role: str | None, as_json: bool) -> None:
     Examples:
       deskd meeting confirm-end 3 --role beta
     """
-    from deskd.service.meeting_end import confirm_end as do_confirm
+    from deskd.service.meetings.end import confirm_end as do_confirm
 
     with desk_context() as ctx:
         data = do_confirm(ctx, _mid(meeting_id), _who(ctx, "--role", role))
@@ -305,7 +305,7 @@ def reject_end(meeting_id: str, role: str | None, reason: str, as_json: bool) ->
     Examples:
       deskd meeting reject-end 3 --role gamma --reason "nobody owns the fix yet"
     """
-    from deskd.service.meeting_end import reject_end as do_reject
+    from deskd.service.meetings.end import reject_end as do_reject
 
     with desk_context() as ctx:
         data = do_reject(ctx, _mid(meeting_id), _who(ctx, "--role", role), reason)
@@ -325,7 +325,7 @@ def leave(meeting_id: str, role: str | None, reason: str, as_json: bool) -> None
     Examples:
       deskd meeting leave 3 --role gamma --reason "not my area"
     """
-    from deskd.service.meetings import leave as do_leave
+    from deskd.service.meetings.lifecycle import leave as do_leave
 
     with desk_context() as ctx:
         data = do_leave(ctx, _mid(meeting_id), _who(ctx, "--role", role), reason)
@@ -344,7 +344,7 @@ def pause(meeting_id: str, role: str | None, reason: str, as_json: bool) -> None
     Examples:
       deskd meeting pause 3 --role alpha --reason "waiting for the load test"
     """
-    from deskd.service.meetings import pause as do_pause
+    from deskd.service.meetings.lifecycle import pause as do_pause
 
     with desk_context() as ctx:
         data = do_pause(ctx, _mid(meeting_id), _who(ctx, "--role", role), reason)
@@ -362,7 +362,7 @@ def resume(meeting_id: str, role: str | None, as_json: bool) -> None:
     Examples:
       deskd meeting resume 3 --role beta
     """
-    from deskd.service.meetings import resume as do_resume
+    from deskd.service.meetings.lifecycle import resume as do_resume
 
     with desk_context() as ctx:
         data = do_resume(ctx, _mid(meeting_id), _who(ctx, "--role", role))
@@ -381,7 +381,7 @@ def status(meeting_id: str, as_json: bool) -> None:
       deskd meeting status 3 --json
     """
     from deskd.core.timeparse import local_text, parse_instant
-    from deskd.service.meeting_views import meeting_status
+    from deskd.service.meetings.views import meeting_status
 
     with desk_context() as ctx:
         data = meeting_status(ctx.conn, _mid(meeting_id), now=ctx.now)
@@ -434,7 +434,7 @@ def list_(include_closed: bool, role: str | None, as_json: bool) -> None:
       deskd meeting list --all --json
       deskd meeting list --role beta
     """
-    from deskd.service.meeting_views import meeting_list
+    from deskd.service.meetings.views import meeting_list
 
     with desk_context() as ctx:
         if role is not None:

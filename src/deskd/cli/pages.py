@@ -26,7 +26,7 @@ def pages(open_only: bool, limit: int, as_json: bool) -> None:
       deskd pages --open
       deskd pages --json
     """
-    from deskd.service.pages import pages as list_pages
+    from deskd.service.paging.pages import pages as list_pages
 
     with desk_context() as ctx:
         rows = list_pages(ctx, open_only=open_only, limit=limit)

@@ -19,7 +19,7 @@ def pause(role: str | None, reason: str, as_json: bool) -> None:
       deskd pause --reason "deploy freeze"
       deskd pause --role researcher --reason "rate limited"
     """
-    from deskd.service.pauses import pause as do_pause
+    from deskd.service.desk.pauses import pause as do_pause
 
     with desk_context() as ctx:
         pause_id = do_pause(ctx, role=role, reason=reason)
@@ -38,7 +38,7 @@ def resume(role: str | None, as_json: bool) -> None:
       deskd resume
       deskd resume --role researcher
     """
-    from deskd.service.pauses import resume as do_resume
+    from deskd.service.desk.pauses import resume as do_resume
 
     with desk_context() as ctx:
         ended = do_resume(ctx, role=role)

@@ -35,7 +35,7 @@ def prune(older_than: str, force: bool, dry_run: bool, as_json: bool) -> None:
       deskd prune --older-than 30d --json
     """
     from deskd.core.timeparse import duration_text, local_text
-    from deskd.service.prune import prune as run_prune
+    from deskd.service.ops.prune import prune as run_prune
 
     with desk_context() as ctx:
         result = run_prune(ctx, older_than=older_than, force=force, dry_run=dry_run)

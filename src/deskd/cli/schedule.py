@@ -1,5 +1,5 @@
 """``deskd cron-line`` and ``deskd timer``: schedule the tick with absolute paths to this
-environment's deskd (LESSONS 32, 47). Nothing here runs crontab or systemctl."""
+environment's deskd (lessons 32, 47). Nothing here runs crontab or systemctl."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import click
 from deskd.cli.common import emit, json_option
 
 if TYPE_CHECKING:
-    from deskd.service.scheduling import Unit
+    from deskd.service.ops.scheduling import Unit
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -40,8 +40,8 @@ def cron_line(execute: bool, as_json: bool) -> None:
       (crontab -l; deskd cron-line) | crontab -
       deskd cron-line --json
     """
-    from deskd.service.scheduling import cron_line as render
-    from deskd.service.scheduling import desk_target
+    from deskd.service.ops.scheduling import cron_line as render
+    from deskd.service.ops.scheduling import desk_target
 
     rendered = render(desk_target(os.environ, execute=execute))
 
@@ -103,7 +103,7 @@ def timer_install(user: bool, execute: bool, dry_run: bool, as_json: bool) -> No
       deskd timer install --user --execute
       sudo env DESKD_HOME=/srv/desk /opt/deskd/.venv/bin/deskd timer install
     """
-    from deskd.service import scheduling as s
+    from deskd.service.ops import scheduling as s
 
     target = s.desk_target(os.environ, execute=execute)
     units = s.render_units(
@@ -164,7 +164,7 @@ def timer_print(user: bool, execute: bool, as_json: bool) -> None:
       deskd timer print --user
       deskd timer print --execute > /tmp/units.txt
     """
-    from deskd.service import scheduling as s
+    from deskd.service.ops import scheduling as s
 
     target = s.desk_target(os.environ, execute=execute)
     units = s.render_units(

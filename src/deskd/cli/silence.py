@@ -34,7 +34,7 @@ def add(role: str, duration: str, reason: str, as_json: bool) -> None:
     Examples:
       deskd silence add --role researcher --for 2h --reason "deploy window"
     """
-    from deskd.service.silences import add as add_silence
+    from deskd.service.paging.silences import add as add_silence
 
     with desk_context() as ctx:
         out = add_silence(ctx, role=role, duration=duration, reason=reason)
@@ -57,7 +57,7 @@ def list_(all_rows: bool, limit: int, as_json: bool) -> None:
       deskd silence list
       deskd silence list --all --json
     """
-    from deskd.service.silences import listing
+    from deskd.service.paging.silences import listing
 
     with desk_context() as ctx:
         rows = listing(ctx, all_rows=all_rows, limit=limit)
@@ -87,7 +87,7 @@ def end(silence_id: int, as_json: bool) -> None:
     Examples:
       deskd silence end 3
     """
-    from deskd.service.silences import end as end_silence
+    from deskd.service.paging.silences import end as end_silence
 
     with desk_context() as ctx:
         out = end_silence(ctx, silence_id)

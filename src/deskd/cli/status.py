@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,7 +20,7 @@ Cell = str | tuple[str, str | None]
 @json_option
 @click.pass_context
 def status(click_ctx: click.Context, as_json: bool) -> None:
-    """The board: each role's presence, activity, unread and overdue items, the last tick.
+    """The board: each role's presence, activity, unread items and items past their SLA, the last tick.
 
     Alone it prints the board; `status set` and `status end` declare a role's presence.
     Reading the board never writes to the database.
@@ -34,7 +35,7 @@ def status(click_ctx: click.Context, as_json: bool) -> None:
     """
     if click_ctx.invoked_subcommand is not None:
         return
-    from deskd.service.board import board
+    from deskd.service.ops.board import board
 
     with desk_context() as ctx:
         data = board(ctx)
@@ -66,8 +67,8 @@ def set_(
       deskd status set --role alpha --state resting --json
       DESKD_ROLE=alpha deskd status set --activity "deploying"   # inside alpha's session
     """
-    from deskd.service.identity import acting_role
-    from deskd.service.presence import set_status
+    from deskd.service.desk.identity import acting_role
+    from deskd.service.desk.presence import set_status
 
     with desk_context() as ctx:
         who = acting_role(ctx, "--role", role)
@@ -94,8 +95,8 @@ def end(role: str | None, as_json: bool) -> None:
       deskd status end --role alpha
       deskd status end --role alpha --json
     """
-    from deskd.service.identity import acting_role
-    from deskd.service.presence import end_status
+    from deskd.service.desk.identity import acting_role
+    from deskd.service.desk.presence import end_status
 
     with desk_context() as ctx:
         who = acting_role(ctx, "--role", role)
@@ -118,8 +119,8 @@ def heartbeat(role: str | None, session_id: str | None, token: str | None, as_js
       deskd heartbeat --role alpha
       deskd heartbeat --role alpha --session-id 9f1c2d3e-... --json
     """
-    from deskd.service.identity import acting_role
-    from deskd.service.presence import heartbeat as beat
+    from deskd.service.desk.identity import acting_role
+    from deskd.service.desk.presence import heartbeat as beat
 
     with desk_context() as ctx:
         who = acting_role(ctx, "--role", role)
@@ -145,7 +146,7 @@ def roles(as_json: bool) -> None:
       deskd roles
       deskd roles --json
     """
-    from deskd.service.presence import role_presences
+    from deskd.service.desk.presence import role_presences
 
     with desk_context() as ctx:
         rows = role_presences(ctx)
@@ -208,25 +209,35 @@ def _print_board(data: dict[str, Any], *, now: int, tz: str) -> None:
     click.echo()
     overdue = data["overdue"]
     if overdue:
-        click.secho(f"overdue items ({data['overdue_total']})", fg="red", bold=True)
+        # The ledger's words: past its SLA, an item is "escalated" while a wake climbs for
+        # it and "overdue" while none does; the heading counts both, the rows say which.
+        states = Counter(i["state"] for i in overdue)
+        split = ", ".join(f"{states[s]} {s}" for s in ("overdue", "escalated") if states[s])
+        shown = "" if data["overdue_total"] == len(overdue) else f" in the first {len(overdue)}"
+        click.secho(
+            f"past their SLA ({data['overdue_total']}): {split}{shown}", fg="red", bold=True
+        )
         _table(
             [
                 (
                     str(i["item_id"]),
                     i["to"],
                     i["priority"],
+                    i["state"],
                     (f"{human_age(i['overdue_s'])} over", "red"),
                     _clip(i["title"], 60),
                 )
                 for i in overdue
             ],
-            ["item", "to", "priority", "sla", "title"],
+            ["item", "to", "priority", "state", "sla", "title"],
         )
         if data["overdue_total"] > len(overdue):
             more = data["overdue_total"] - len(overdue)
-            click.echo(f"… and {more} more (deskd ledger --state overdue)")
+            click.echo(
+                f"… and {more} more (deskd ledger --state overdue, deskd ledger --state escalated)"
+            )
     else:
-        click.echo("overdue items: none")
+        click.echo("past their SLA: none")
     _print_wakes(data)
     click.echo()
     if health["last_tick_at"] is None:
@@ -267,6 +278,8 @@ def _print_wakes(data: dict[str, Any]) -> None:
             f"{task['idle_wakes']} times without a change (deskd task update {task['id']} …)",
             fg="yellow",
         )
+    for w in data.get("routed", []):
+        click.echo(f"routed: {w['kind']} {w['id']} → {w['role']} — {w['why']}")
     for pause in data["paused"]:
         who = f"role {pause['role']}" if pause["role"] else "the desk"
         click.secho(f"paused: {who} — {pause['reason']} (deskd resume)", fg="yellow")
@@ -288,7 +301,7 @@ def _print_board_roles(rows: list[dict[str, Any]]) -> None:
             )
             for r in rows
         ],
-        ["role", "presence", "activity", "heartbeat", "unread", "overdue"],
+        ["role", "presence", "activity", "heartbeat", "unread", "past sla"],
     )
 
 

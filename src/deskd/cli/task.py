@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from deskd.cli.common import desk_context, emit, json_option, table
+from deskd.cli.routing import check_target, routed_sentence
 
 PRIORITY_HELP = "urgent (wakes the assignee at once), high, normal or low."
 
@@ -31,7 +32,12 @@ def task() -> None:
 
 @task.command("add")
 @click.argument("title")
-@click.option("--for", "role", required=True, help="The role the task is assigned to.")
+@click.option("--for", "role", default=None, help="The role the task is assigned to.")
+@click.option(
+    "--capability",
+    default=None,
+    help="Instead of --for: the most available enabled role with this capability.",
+)
 @click.option("--priority", default="normal", show_default=True, help=PRIORITY_HELP)
 @click.option("--due", default=None, help="A soft deadline (ISO 8601; naive = desk timezone).")
 @click.option("--detail", default="", help="What done looks like; line breaks are kept.")
@@ -39,23 +45,42 @@ def task() -> None:
 @json_option
 def add(
     title: str,
-    role: str,
+    role: str | None,
+    capability: str | None,
     priority: str,
     due: str | None,
     detail: str,
     by: str | None,
     as_json: bool,
 ) -> None:
-    """Assign a task to a role.
+    """Assign a task to a role, or with --capability to the most available role that has it
+    (online or idle first, then fewest open items and tasks, ties by name); when no enabled
+    role has it, a person is paged to assign it.
 
     \b
     Examples:
       deskd task add "Rotate the API keys" --for alpha --priority urgent
       deskd task add "Write the weekly report" --for beta --due 2026-12-04T16:00 --json
+      deskd task add "Triage the new bug reports" --capability triage
     """
-    from deskd.service.tasks import add_task
+    from deskd.service.ops.routing import add_task_by_capability
+    from deskd.service.work.tasks import add_task
 
+    check_target(role, capability)
     with desk_context() as ctx:
+        if capability is not None:
+            out = add_task_by_capability(
+                ctx,
+                title=title,
+                capability=capability,
+                priority=priority,
+                due=due,
+                detail=detail,
+                by=by,
+            )
+            emit(out, as_json, routed_sentence("task", out))
+            return
+        assert role is not None
         out = add_task(
             ctx, title=title, role=role, priority=priority, due=due, detail=detail, by=by
         )
@@ -87,7 +112,7 @@ def list_(role: str | None, status: str | None, include_closed: bool, as_json: b
       deskd task list --for alpha --status blocked
       deskd task list --all --json
     """
-    from deskd.service.tasks import list_tasks
+    from deskd.service.work.tasks import list_tasks
 
     with desk_context() as ctx:
         rows = list_tasks(ctx, role=role, status=status, include_closed=include_closed)
@@ -147,7 +172,7 @@ def update(
       deskd task update 3 --for gamma --note "gamma owns billing" --by alpha
       deskd task update 3 --note "half done: tests pass, docs left" --by beta
     """
-    from deskd.service.tasks import TaskUpdate, update_task
+    from deskd.service.work.tasks import TaskUpdate, update_task
 
     change = TaskUpdate(
         status=status, blocked_on=blocked_on, priority=priority, due=due, role=role, note=note
@@ -170,7 +195,7 @@ def _close(status: str) -> Callable[..., None]:
     @click.option("--by", default=None, help="Who (default: DESKD_ROLE, else operator).")
     @json_option
     def close(task_id: int, note: str | None, by: str | None, as_json: bool) -> None:
-        from deskd.service.tasks import TaskUpdate, update_task
+        from deskd.service.work.tasks import TaskUpdate, update_task
 
         with desk_context() as ctx:
             out = update_task(ctx, task_id, TaskUpdate(status=status, note=note), by=by)
@@ -210,7 +235,7 @@ def history(task_id: int, as_json: bool) -> None:
     Examples:
       deskd task history 3
     """
-    from deskd.service.tasks import task_history
+    from deskd.service.work.tasks import task_history
 
     with desk_context() as ctx:
         rows = task_history(ctx, task_id)

@@ -43,7 +43,7 @@ def tick(mode: str | None, wait: bool, loop: str | None, as_json: bool) -> None:
 
 
 def _one(mode: str | None, as_json: bool, wait: bool) -> None:
-    from deskd.service.tick import run_tick
+    from deskd.service.engine.tick import run_tick
 
     with desk_context() as ctx:
         execute = mode == "execute" or (mode is None and ctx.settings.execute)

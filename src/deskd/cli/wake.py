@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from deskd.cli.common import desk_context, emit, json_option, table
+from deskd.errors import MissingRole
 
 
 @click.group()
@@ -32,7 +33,7 @@ def list_(role: str | None, open_only: bool, limit: int, as_json: bool) -> None:
       deskd wake list --open
       deskd wake list --role alpha --json
     """
-    from deskd.service.wake import list_wakes
+    from deskd.service.engine.wake import list_wakes
 
     with desk_context() as ctx:
         rows = list_wakes(ctx, role=role, open_only=open_only, limit=limit)
@@ -75,7 +76,7 @@ def explain(attempt_id: int | None, role: str | None, as_json: bool) -> None:
       deskd wake explain 42
     """
     from deskd.errors import InvalidValue
-    from deskd.service.wake import explain_attempt, explain_role
+    from deskd.service.engine.wake import explain_attempt, explain_role
 
     if (attempt_id is None) == (role is None):
         raise InvalidValue("arguments", "", "give either --role R or an ATTEMPT_ID")
@@ -95,7 +96,7 @@ def ack(attempt_id: int, note: str, as_json: bool) -> None:
     Examples:
       deskd wake ack 42 --note "on it — maria"
     """
-    from deskd.service.wake import ack as ack_attempt
+    from deskd.service.engine.wake import ack as ack_attempt
 
     with desk_context() as ctx:
         data = ack_attempt(ctx, attempt_id, note=note)
@@ -103,18 +104,22 @@ def ack(attempt_id: int, note: str, as_json: bool) -> None:
 
 
 @wake.command("sources")
-@click.option("--role", required=True, help="The role.")
+@click.option("--role", default=None, help="The role (default: DESKD_ROLE).")
 @json_option
-def sources(role: str, as_json: bool) -> None:
+def sources(role: str | None, as_json: bool) -> None:
     """Everything that can wake a role — hooks, its inbox, live attempts — and how to change it.
 
     \b
     Examples:
       deskd wake sources --role researcher
+      deskd wake sources          # inside an agent's session: its own
     """
-    from deskd.service.wake import sources as wake_sources
+    from deskd.service.engine.wake import sources as wake_sources
 
     with desk_context() as ctx:
+        role = role or ctx.settings.role
+        if role is None:
+            raise MissingRole("--role")
         data = wake_sources(ctx, role)
 
     def human() -> None:
@@ -124,9 +129,9 @@ def sources(role: str, as_json: bool) -> None:
         click.echo(f"  inbox: {inbox['unread']} unread ({inbox['urgent']} urgent){wakes}")
         click.echo(f"         from sources {', '.join(inbox['sources'])}")
         for h in data["hooks"]:
-            click.echo(
-                f"  hook {h['id']}: {h['kind']} {h['spec']} — next {h['next_fire_at']} — {h['title']}"
-            )
+            # "every 900s" already says its kind; "0 9 * * *" and an ISO time do not.
+            spec = h["spec"] if h["spec"].startswith(h["kind"]) else f"{h['kind']} {h['spec']}"
+            click.echo(f"  hook {h['id']}: {spec} — next {h['next_fire_at']} — {h['title']}")
         if not data["hooks"]:
             click.echo("  hooks: none")
         for a in data["attempts"]:

@@ -1,4 +1,4 @@
-"""Delivery state of one item for its recipient, derived at read time (CONTRACT.md ledger)."""
+"""Delivery state of one item for its recipient, derived at read time (docs/contract.md ledger)."""
 
 from __future__ import annotations
 

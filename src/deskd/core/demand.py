@@ -1,6 +1,6 @@
 """The one demand generator: every reason to wake a role, derived from the snapshot.
 
-Resolution asks this same generator (LESSONS 1): an attempt is resolved when its key is no
+Resolution asks this same generator (lesson 1): an attempt is resolved when its key is no
 longer produced. ``closure_for`` only labels *why* a vanished key went away (``resolved``
 when the work happened, ``withdrawn`` when it cannot happen any more); it never decides
 whether it went.
@@ -11,7 +11,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from deskd.core.presence import is_busy
-from deskd.core.records import AttemptView, Closure, Demand, ItemView, Policy, Snapshot, TaskView
+from deskd.core.records import (
+    AttemptView,
+    Closure,
+    Demand,
+    HelpRequest,
+    ItemView,
+    Policy,
+    Snapshot,
+    TaskView,
+)
 from deskd.core.sessions import MAX_TRIES
 from deskd.core.tasks import sort_key as task_sort_key
 from deskd.core.timeparse import iso_utc
@@ -27,7 +36,7 @@ def inbox_due_at(items: Iterable[ItemView], *, batch_s: int) -> int | None:
 
     Urgent items demand at once (their enqueue instant); otherwise the inbox waits until
     its oldest unread item is ``batch_s`` old, so a burst of normal items is one wake.
-    The console's "wakes in 2 min" uses this same function (LESSONS 22).
+    The console's "wakes in 2 min" uses this same function (lesson 22).
     """
     live = [i for i in items if i.live]
     if not live:
@@ -216,7 +225,7 @@ def _meetings(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
 
 def _help(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
     """An agent asked a person: owed by the supervisor, so it starts at ``notify`` and never
-    launches a session (LESSONS 15)."""
+    launches a session (lesson 15)."""
     return [
         Demand(
             key=f"help:{h.item_id}",
@@ -230,15 +239,27 @@ def _help(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
             urgent=False,
             since=h.enqueued_at,
             floor="notify",
-            lines=(
-                f"{h.role} asks a person for help: {h.title}",
-                *([h.body] if h.body else []),
-                f"Answer with `deskd send --from <role> --to {h.role} …`; ack with "
-                f"`deskd inbox ack --for {h.role} --id {h.item_id}` (or `deskd wake ack`).",
-            ),
+            lines=_help_lines(h),
         )
         for h in snapshot.help_requests
     ]
+
+
+def _help_lines(h: HelpRequest) -> tuple[str, ...]:
+    if h.capability is not None:
+        # Work no role could take: the body says what it is and how to route it.
+        return (
+            h.title,
+            *([h.body] if h.body else []),
+            f"Then ack with `deskd inbox ack --for {h.role} --id {h.item_id}` "
+            "(or `deskd wake ack`).",
+        )
+    return (
+        f"{h.role} asks a person for help: {h.title}",
+        *([h.body] if h.body else []),
+        f"Answer with `deskd send --from <role> --to {h.role} …`; ack with "
+        f"`deskd inbox ack --for {h.role} --id {h.item_id}` (or `deskd wake ack`).",
+    )
 
 
 ROLLOVER_CAP = "resume"

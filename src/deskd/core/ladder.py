@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from deskd.core.presence import is_busy
-from deskd.core.records import RUNGS, Demand, Policy, RoleView
+from deskd.core.records import LAUNCH_RUNGS, RUNGS, AttemptView, Demand, Policy, RoleView
+
+IN_FLIGHT = frozenset({"planned", "running"})
 
 
 def role_busy(role: RoleView) -> bool:
@@ -71,3 +73,15 @@ def recycle_after_s(policy: Policy, recycles: int) -> int:
 
 def is_terminal(policy: Policy, rung: str) -> bool:
     return rung == policy.rung_names()[-1]
+
+
+def went_dead(policy: Policy, role: RoleView, demand: Demand, current: AttemptView) -> bool:
+    """The role's presence turned ``dead`` after ``current`` was attempted, and starting over
+    now would pick a lower (launching) rung: a role that was busy when its launch rung was
+    skipped is re-evaluated once per death, not left to the badge's recycle."""
+    if role.dead_since is None or current.attempted_at >= role.dead_since:
+        return False
+    if current.launch_status in IN_FLIGHT or role.launch_running:
+        return False
+    start = start_rung(policy, role, demand)
+    return start in LAUNCH_RUNGS and RUNGS.index(start) < RUNGS.index(current.rung)

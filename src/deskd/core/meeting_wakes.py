@@ -1,8 +1,8 @@
 """What a meeting owes, and to whom: the wakes it raises and who it is waiting on (pure).
 
-Labels say exactly what is owed and where (LESSONS 17): "check in", "your vote closes it",
+Labels say exactly what is owed and where (lesson 17): "check in", "your vote closes it",
 "X rejected your proposal: why", "you owe N replies". A paused meeting's debts raise nothing
-(LESSONS 6); a closed or paused meeting raises no wake at all unless its end handshake is under
+(lesson 6); a closed or paused meeting raises no wake at all unless its end handshake is under
 way (a paused meeting can still end).
 """
 
@@ -20,7 +20,7 @@ def _title(m: Meeting) -> str:
 def wakes(facts: MeetingFacts, *, now: int) -> tuple[MeetingWake, ...]:
     """Every wake the (swept) meeting owes: invitations, votes, rejection notices, overdue
     replies. None for an inactive meeting, and no owed replies while it is paused: an
-    unpayable debt raises nothing (LESSONS 6)."""
+    unpayable debt raises nothing (lesson 6)."""
     m = facts.meeting
     if is_inactive(facts):
         return ()

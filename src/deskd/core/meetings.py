@@ -4,11 +4,11 @@
 A meeting is *waiting* until every invited role has checked in, then *active*; when the
 remaining message budget reaches the consensus threshold it is in *consensus* (only one
 position per attendee, or a decision); a message that exhausts the budget *pauses* it, as
-does its idle deadline (evaluated by the tick, LESSONS 25) or an attendee; an open end
+does its idle deadline (evaluated by the tick, lesson 25) or an attendee; an open end
 proposal makes it *closing*; the handshake *closes* it. The displayed state is derived here
 from the facts (``state_of``); the store keeps a copy only to index live meetings.
 
-Debts (LESSONS 34-36): while exactly two attendees are checked in, each message creates a
+Debts (lessons 34–36): while exactly two attendees are checked in, each message creates a
 reply obligation for the other, due after the reply SLA; obligations are recorded, never a
 reason to refuse a message; a vote to end settles the voter's own debts (there is nothing
 left to answer), a position settles the poster's (it answers the meeting). Votes and
@@ -16,7 +16,7 @@ positions never spend the budget, so a meeting can always end.
 
 Attendance (decided here, documented in docs/cli.md): a waiting meeting past its reply SLA
 *escalates once*: the missing roles' invitations are re-armed with a new generation
-(LESSONS 14: the ladder restarts at the bottom, labelled "overdue") and never again; after
+(lesson 14: the ladder restarts at the bottom, labelled "overdue") and never again; after
 that the ladder climbs to a person as for any wake.
 """
 
@@ -141,7 +141,7 @@ class MeetingFacts:
 
 
 def normalize_body(text: str) -> str:
-    """The duplicate-detection form of a message: case and whitespace folded (LESSONS 21:
+    """The duplicate-detection form of a message: case and whitespace folded (lesson 21:
     only the key is normalized; the stored body keeps its lines)."""
     return " ".join(text.split()).casefold()
 
@@ -180,7 +180,7 @@ def handshake_live(facts: MeetingFacts) -> bool:
 
 
 def is_inactive(facts: MeetingFacts) -> bool:
-    """Closed, or paused with no handshake under way: raises no demand (LESSONS 5-7)."""
+    """Closed, or paused with no handshake under way: raises no demand (lessons 5–7)."""
     m = facts.meeting
     if m.closed_at is not None:
         return True
@@ -232,7 +232,7 @@ def paused_refusal(facts: MeetingFacts, role: str) -> str | None:
 
 def speak_refusal(facts: MeetingFacts, role: str, kind: str) -> str | None:
     """Why ``role`` may not send a ``kind`` message now. Never because someone owes a reply
-    (LESSONS 34): a refused insert is the only way a message is lost."""
+    (lesson 34): a refused insert is the only way a message is lost."""
     if kind not in KINDS:
         return f"kind {kind!r} is not a message kind (kinds: {', '.join(KINDS)})"
     refusal = open_refusal(facts) or attendee_refusal(facts, role) or paused_refusal(facts, role)
@@ -321,7 +321,7 @@ def obligation_debtor(facts: MeetingFacts, sender: str) -> str | None:
 
 def closes(facts: MeetingFacts) -> bool:
     """True when every checked-in attendee (the active required ones) confirmed the open
-    proposal. Leaving re-tallies, so nobody leaving can deadlock closure (LESSONS 36)."""
+    proposal. Leaving re-tallies, so nobody leaving can deadlock closure (lesson 36)."""
     p = facts.proposal
     if p is None:
         return False
@@ -340,7 +340,7 @@ def votes_owed(facts: MeetingFacts) -> tuple[str, ...]:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Sweep:
-    """Time-based transitions due at ``now`` (the tick applies them; LESSONS 25)."""
+    """Time-based transitions due at ``now`` (the tick applies them; lesson 25)."""
 
     meeting_id: int
     idle_pause: bool = False

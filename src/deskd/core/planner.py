@@ -4,13 +4,17 @@ Given committed rows (a ``Snapshot``) and an instant, decide which attempts clos
 are inserted (start, climb, recycle), which launches run and which pages go out. It cannot
 touch SQLite or the clock; the same inputs always give the same plan.
 
-The rules, each from ARCHITECTURE.md "Demand, attempts and the ladder":
+The rules, each from docs/architecture.md "Demand, attempts and the ladder":
 - an attempt whose key is no longer demanded closes (``resolved`` or ``withdrawn``);
 - one live attempt per key; climbing supersedes it and inserts the next rung (append-only);
 - no climbing while the role's launch runs, or after landing, until the items' own SLA;
 - a permanent launch failure climbs on the next tick; the badge recycles with backoff;
 - resume/spawn never for a busy role (recorded ``skipped``); one launch per role per tick;
+  when that role's heartbeat then goes stale (dead), the rung is re-evaluated at once;
 - a page only when climbing reaches ``notify``, and never twice for a key with an open page.
+
+Over 400 lines because these rules read against each other (one ``_step`` decides, in
+order, which applies); the ladder's own arithmetic lives in core/ladder.py.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from deskd.core.ladder import (
     recycle_after_s,
     role_busy,
     start_rung,
+    went_dead,
 )
 from deskd.core.prompts import page_text, wake_prompt
 from deskd.core.records import (
@@ -56,7 +61,7 @@ def plan(snapshot: Snapshot, *, now: int, policy: Policy) -> Plan:
     items = {i.id: i for i in snapshot.items}
     # A key now demanded for another role (a reassigned urgent task) is not the old
     # assignee's wake any more: that attempt closes and the new assignee starts afresh
-    # (LESSONS 4).
+    # (lesson 4).
     moved = {
         a.key for a in snapshot.attempts if a.key in demanded and demanded[a.key].role != a.role
     }
@@ -89,7 +94,7 @@ def plan(snapshot: Snapshot, *, now: int, policy: Policy) -> Plan:
             else:
                 notes.append(step)
 
-    launches, attempts = _launches(snapshot, policy, demanded, attempts, items, now=now)
+    launches, attempts = _launches(snapshot, policy, demanded, attempts, items)
     pages.extend(_notices(snapshot, policy, attempts, now=now))
     return Plan(
         now=now,
@@ -157,7 +162,7 @@ def _step(
         yield from _start(snapshot, policy, role, d, items, now=now, generation=d.generation)
         return
     if d.generation > current.generation:
-        # A re-armed request (a new vote, a new proposal) restarts at the bottom (LESSONS 14).
+        # A re-armed request (a new vote, a new proposal) restarts at the bottom (lesson 14).
         yield _supersede(current, "re-armed")
         yield from _start(
             snapshot,
@@ -173,9 +178,25 @@ def _step(
     if current.ack_until is not None and now < current.ack_until and _same_work(current, d):
         yield Note(role=role.name, key=d.key, text="acknowledged by a person")
         return
+    if went_dead(policy, role, d, current):
+        # It was busy when this rung was chosen (a launch rung skipped as "role busy"); its
+        # heartbeat has since gone stale: the machine rungs can act now, not after a recycle.
+        yield _supersede(current, "presence went dead: rung re-evaluated")
+        yield from _start(
+            snapshot,
+            policy,
+            role,
+            d,
+            items,
+            now=now,
+            generation=current.generation + 1,
+            recycles=current.recycles,
+            supersedes=current.id,
+        )
+        return
     if current.rung in ("notify", "badge") and _new_urgent(current, d, items):
         # A new urgent item while a person is already paged: retry the machine rungs at
-        # once, and tell the open page — never a second page for the key (LESSONS 16).
+        # once, and tell the open page — never a second page for the key (lesson 16).
         yield _supersede(current, "new urgent item")
         yield from _start(
             snapshot,
@@ -187,7 +208,7 @@ def _step(
             generation=current.generation + 1,
             supersedes=current.id,
         )
-        yield _follow_up(snapshot, role, d, items)
+        yield _follow_up(role, d, items)
         return
     if is_terminal(policy, current.rung):
         wait_s = recycle_after_s(policy, current.recycles)
@@ -376,9 +397,7 @@ def _page_if_due(
     return PageAction(key=d.key, role=role.name, title=title, body=body)
 
 
-def _follow_up(
-    snapshot: Snapshot, role: RoleView, d: Demand, items: dict[int, ItemView]
-) -> PageAction:
+def _follow_up(role: RoleView, d: Demand, items: dict[int, ItemView]) -> PageAction:
     title, body = page_text(role=role.name, demand=d, items=items, failed_rung=None)
     return PageAction(
         key=d.key, role=role.name, title="follow-up: " + title, body=body, follow_up=True
@@ -391,8 +410,6 @@ def _launches(
     demanded: dict[str, Demand],
     attempts: list[NewAttempt],
     items: dict[int, ItemView],
-    *,
-    now: int,
 ) -> tuple[list[LaunchAction], list[NewAttempt]]:
     """Merge each role's launch-rung attempts of this tick into one launch."""
     by_role: dict[str, list[NewAttempt]] = {}

@@ -1,4 +1,5 @@
-"""Presence, derived at read time from a role's latest session row (ARCHITECTURE.md "Presence")."""
+"""Presence, derived at read time from a role's latest session row (docs/architecture.md,
+"Presence")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """What the planner reads and writes: frozen records, no behaviour.
 
-The snapshot loader (store/) builds these from rows; the planner (core/planner.py) turns a
+The snapshot loader (service/snapshot.py) builds these from store rows; the planner (core/planner.py) turns a
 ``Snapshot`` into a ``Plan``; the tick (service/) records the plan. Times are Unix ms.
 """
 
@@ -11,25 +11,6 @@ from dataclasses import dataclass, field
 
 RUNGS: tuple[str, ...] = ("session", "resume", "spawn", "notify", "badge")
 LAUNCH_RUNGS: frozenset[str] = frozenset({"resume", "spawn"})
-MACHINE_RUNGS: frozenset[str] = frozenset({"session", "resume", "spawn"})
-REASON_KINDS: tuple[str, ...] = (
-    "inbox",
-    "urgent_task",
-    "idle_task",
-    "meeting",
-    "owed_reply",
-    "rollover",
-    "help",
-)
-OUTCOMES: tuple[str, ...] = ("pending", "resolved", "superseded", "withdrawn", "failed")
-LAUNCH_STATUSES: tuple[str, ...] = (
-    "planned",
-    "running",
-    "finished",
-    "skipped",
-    "failed",
-    "timed_out",
-)
 FAILURE_CLASSES: tuple[str, ...] = ("permanent", "transient", "usage_limit", "task")
 
 
@@ -47,7 +28,6 @@ class Policy:
     inbox_batch_s: int = 180
     max_launches_per_day: int = 48
     max_cost_per_day: float = 0.0
-    ack_timeout_s: int = 4 * 3600
     recycle_base_s: int = 30 * 60
     recycle_cap_s: int = 8 * 3600
     prompt_cap_bytes: int = 32 * 1024
@@ -80,6 +60,8 @@ class RoleView:
     launches_today: int = 0
     cost_today: float = 0.0
     prompt: str = ""
+    dead_since: int | None = None
+    """When its presence became ``dead`` (its heartbeat passed the suspect threshold)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -121,7 +103,6 @@ class AttemptView:
     recycles: int = 0
     item_ids: tuple[int, ...] = ()
     task_ids: tuple[int, ...] = ()
-    paged: bool = False
     skipped: str | None = None
     """Why its rung could not act when it was recorded (``paused: …`` while paused)."""
 
@@ -168,6 +149,8 @@ class HelpRequest:
     title: str
     enqueued_at: int
     body: str = ""
+    capability: str | None = None
+    """Set when the request is work no enabled role could take (``--capability``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -190,7 +173,7 @@ class Snapshot:
     help_requests: tuple[HelpRequest, ...] = ()
     rollovers: tuple[RolloverDue, ...] = ()
     inactive_meetings: frozenset[int] = frozenset()
-    """Meetings paused or closed: their wakes are withdrawn, not resolved (LESSONS 5-7)."""
+    """Meetings paused or closed: their wakes are withdrawn, not resolved (lessons 5–7)."""
     task_roles: Mapping[int, str] = field(default_factory=dict)
     """Every task's current assignee (open or closed), so a vanished wake knows why."""
     done_tasks: frozenset[int] = frozenset()
@@ -231,7 +214,7 @@ class Demand:
     task_ids: tuple[int, ...] = ()
     """Tasks the wake prompt lists (idle-task stalls are counted from these)."""
     lines: tuple[str, ...] = ()
-    """What is owed, as the wake prompt and the page say it (LESSONS 17); the generator of
+    """What is owed, as the wake prompt and the page say it (lesson 17); the generator of
     each kind writes them. Empty for ``inbox``, whose lines come from its items."""
     ref: str | None = None
     """Where it lives (``meeting:12``, ``task:7``); shown as ``Ref:``."""

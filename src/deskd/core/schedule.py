@@ -1,4 +1,5 @@
-"""When a wake hook fires: ``at``, ``every`` and ``cron`` schedules (ARCHITECTURE.md "Wake hooks").
+"""When a wake hook fires: ``at``, ``every`` and ``cron`` schedules (docs/architecture.md,
+"Wake hooks").
 
 Instants are Unix ms (UTC). Nothing here reads the clock: every function takes ``after``,
 ``since`` or ``now``.
@@ -6,15 +7,25 @@ Instants are Unix ms (UTC). Nothing here reads the clock: every function takes `
 A cron expression is parsed here into one set of values per field and handed to croniter as
 plain numeric lists, so croniter's own parsing quirks cannot leak in. croniter then finds the
 next matching *wall-clock* minute on naive datetimes, and this module maps wall-clock minutes
-to instants in the hook's timezone with deskd's DST rules (LESSONS 24):
+to instants in the hook's timezone with deskd's DST rules (lesson 24), which
+are Debian cron's (and cronsim's): how the minute and hour fields are *written* decides.
 
-- A **fixed-hour** schedule (the hour field does not match every hour) fires each matching
-  wall-clock slot once. A slot inside the skipped spring-forward hour fires once, right after
-  the gap (02:30 on 2026-03-08 in New York fires at 03:00 EDT). A slot inside the repeated
-  fall-back hour fires once, at its first occurrence (01:30 EDT on 2026-11-01, not 01:30 EST).
-- A schedule whose hour field matches every hour (``*``, ``*/15 * * * *``, ``30 * * * *``)
-  runs in **real time**: it fires at every instant whose local wall clock matches, so it fires
-  in both passes of the repeated hour and has no fire in the skipped one.
+- A **fixed-time** schedule (neither the minute nor the hour field starts with ``*``:
+  ``30 2 * * *``, ``0,30 1-3 * * *``, ``0 0-22/2 * * *``) fires each matching wall-clock slot
+  once. A slot inside the skipped spring-forward hour fires once, right after the gap (02:30
+  on 2026-03-08 in New York fires at 03:00 EDT). A slot inside the repeated fall-back hour
+  fires once, at its first occurrence (01:30 EDT on 2026-11-01, not 01:30 EST).
+- A **wildcard** schedule (the minute or the hour field starts with ``*``: ``*/15 * * * *``,
+  ``30 * * * *``, ``0 */2 * * *``, ``*/20 2 * * *``) runs in **real time**: it fires at every
+  instant whose local wall clock matches, so it fires in both passes of the repeated hour
+  and has no fire in the skipped one (``0 */2 * * *`` does not fire at 03:00 EDT on
+  2026-03-08: its 02:00 never happened, and 03:00 is not one of its hours).
+
+Why by the written form: it is the rule cron users already know (Debian's cron; cronsim,
+which healthchecks uses, follows it). A job written for a time of day still runs, once, on the
+day that time is skipped; a job written as a repetition is not owed the slots a clock change
+removed, and runs again in a repeated hour because that hour really passes twice.
+``0 */2 * * *`` and ``0 0-22/2 * * *`` name the same hours and differ only here.
 
 Semantics pinned by tests/schedule rather than inherited from croniter:
 
@@ -29,10 +40,10 @@ Semantics pinned by tests/schedule rather than inherited from croniter:
 
 What croniter 7.0 does by itself, for the record (aware datetimes, America/New_York 2026):
 ``30 1 * * *`` fires twice on 2026-11-01 (01:30 EDT and 01:30 EST) -- hence the dedup by
-wall-clock slot above; ``30 2 * * *`` fires once at 03:00 EDT on 2026-03-08 and
-``30 * * * *`` skips 02:30, which agree with ours; ``5-5`` and ``JAN-JAN`` are read as the
-whole field; ``59/5`` is minute 59 only (croniter 7; earlier versions fired it like
-``*/5``); ``day_or=True`` is its default, with ``*/2`` counting as restricted; it also
+wall-clock slot above for fixed-time schedules; ``30 2 * * *`` fires once at 03:00 EDT on
+2026-03-08 and ``30 * * * *`` skips 02:30, which agree with ours; ``5-5`` and ``JAN-JAN``
+are read as the whole field; ``59/5`` is minute 59 only (croniter 7; earlier versions fired
+it like ``*/5``); ``day_or=True`` is its default, with ``*/2`` counting as restricted; it also
 accepts 6- and 7-field forms and the L, W, #, ? and H extensions, all of which deskd refuses.
 
 The module runs past 400 lines because the parser defines the value sets the DST walk
@@ -224,7 +235,7 @@ class _CronClock:
     def __init__(self, spec: CronSpec) -> None:
         fields = _parse(spec.expr)
         self._zone = _zone(spec.tz)
-        self._fixed_hour = len(fields.hours) < 24
+        self._fixed_time = not fields.wildcard
         # Imported here: only commands that evaluate a cron schedule should pay for croniter.
         from croniter import croniter
 
@@ -232,8 +243,8 @@ class _CronClock:
 
     def next(self, after: int) -> int:
         """The first fire strictly after ``after``."""
-        if self._fixed_hour:
-            return self._next_fixed_hour(after)
+        if self._fixed_time:
+            return self._next_fixed_time(after)
         return self._next_real_time(after)
 
     def latest(self, *, floor: int, now: int) -> int:
@@ -251,7 +262,7 @@ class _CronClock:
                 return floor
             window *= 2
 
-    def _next_fixed_hour(self, after: int) -> int:
+    def _next_fixed_time(self, after: int) -> int:
         # Each wall-clock slot maps to one instant (first occurrence; a skipped slot to the end
         # of its gap), and that map never goes backwards, so the first slot past ``after``'s
         # wall clock whose instant is past ``after`` is the answer. Slots of a repeated hour
@@ -384,6 +395,9 @@ class _Fields:
     weekdays: frozenset[int]
     days_restricted: bool
     weekdays_restricted: bool
+    # The minute or hour field starts with ``*`` (Debian cron's MIN_STAR / HR_STAR): the
+    # schedule runs in real time across DST changes instead of by wall-clock slot.
+    wildcard: bool
 
     def croniter_expr(self) -> str:
         """Plain numeric lists; a day field written ``*`` stays ``*`` so croniter's day_or
@@ -421,6 +435,7 @@ def _parse(expr: str) -> _Fields:
         weekdays=frozenset(day % 7 for day in sets[4]),
         days_restricted=parts[2] != "*",
         weekdays_restricted=parts[4] != "*",
+        wildcard=parts[0].startswith("*") or parts[1].startswith("*"),
     )
     if fields.days_restricted and not fields.weekdays_restricted:
         longest = max(_MONTH_DAYS[month - 1] for month in fields.months)

@@ -2,7 +2,7 @@
 
 The CLI, the console and the tests all read ``TRANSITIONS``; ``docs/cli.md`` prints it
 (``transition_table_markdown``). ``due_at`` is a soft deadline: it sorts and flags, and never
-wakes anyone (ARCHITECTURE.md).
+wakes anyone (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -10,7 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from deskd.errors import InvalidValue, TaskRefused
+from deskd.errors import (
+    BadTransition,
+    BlockedNeedsDependency,
+    BlockedOnWithoutBlocked,
+    InvalidValue,
+    NotTaskParty,
+    TaskClosed,
+)
 
 STATUSES: tuple[str, ...] = ("pending", "in_progress", "blocked", "done", "cancelled")
 OPEN: frozenset[str] = frozenset({"pending", "in_progress", "blocked"})
@@ -65,11 +72,7 @@ def may_change(task: TaskState, *, by: str) -> bool:
 
 def check_party(task: TaskState, *, by: str) -> None:
     if not may_change(task, by=by):
-        raise TaskRefused(
-            f"{by!r} may not change task {task.id}: only its assignee ({task.role!r}), "
-            f"its creator ({task.created_by!r}) or the operator (at the shell, without --by) may",
-            code="not_task_party",
-        )
+        raise NotTaskParty(by, task.id, role=task.role, created_by=task.created_by)
 
 
 def next_state(task: TaskState, change: Change) -> TaskState:
@@ -79,33 +82,19 @@ def next_state(task: TaskState, change: Change) -> TaskState:
     dependency given for any other status is refused rather than silently dropped.
     """
     if task.status in CLOSED:
-        raise TaskRefused(
-            f"task {task.id} is {task.status}: closed tasks do not change (add a new task)",
-            code="task_closed",
-        )
+        raise TaskClosed(task.id, task.status)
     status = task.status if change.status is None else check_status(change.status)
     if status != task.status and status not in TRANSITIONS[task.status]:
-        allowed = ", ".join(sorted(TRANSITIONS[task.status])) or "none"
-        raise TaskRefused(
-            f"task {task.id}: {task.status} → {status} is not allowed (from {task.status}: {allowed})",
-            code="bad_transition",
-        )
+        raise BadTransition(task.id, task.status, status, TRANSITIONS[task.status])
     blocked_on = task.blocked_on
     if change.blocked_on is not None:
         if status != "blocked":
-            raise TaskRefused(
-                f"--blocked-on names what task {task.id} waits for: use it with --status blocked",
-                code="blocked_on_without_blocked",
-            )
+            raise BlockedOnWithoutBlocked(task.id)
         if not change.blocked_on.strip():
             raise InvalidValue("--blocked-on", change.blocked_on, "name the dependency")
         blocked_on = change.blocked_on.strip()
     if status == "blocked" and not blocked_on:
-        raise TaskRefused(
-            f"task {task.id}: blocked requires --blocked-on naming the dependency "
-            '(e.g. --blocked-on "task 12" or --blocked-on "beta\'s review")',
-            code="blocked_needs_dependency",
-        )
+        raise BlockedNeedsDependency(task.id)
     if status != "blocked":
         blocked_on = None
     return TaskState(

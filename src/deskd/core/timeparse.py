@@ -1,4 +1,4 @@
-"""Durations and instants as users type them (CONTRACT.md "Values"), and their display.
+"""Durations and instants as users type them (docs/contract.md "Values"), and their display.
 
 Instants are Unix milliseconds (UTC) everywhere inside deskd.
 """
@@ -81,7 +81,7 @@ def from_ms(ms: int, tz: str = "UTC") -> datetime:
 
 
 def iso_utc(ms: int | None) -> str | None:
-    """The JSON form of an instant: ISO 8601 in UTC with a Z (CONTRACT.md)."""
+    """The JSON form of an instant: ISO 8601 in UTC with a Z (docs/contract.md)."""
     if ms is None:
         return None
     return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -113,7 +113,7 @@ def duration_text(seconds: int) -> str:
 
 
 def local_day_start(ms: int, tz: str) -> int:
-    """Unix ms of local midnight (in ``tz``) of the day containing ``ms`` (LESSONS 26)."""
+    """Unix ms of local midnight (in ``tz``) of the day containing ``ms`` (lesson 26)."""
     local = from_ms(ms, tz)
     midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
     return to_ms(midnight)

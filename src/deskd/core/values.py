@@ -1,4 +1,4 @@
-"""The closed vocabularies of CONTRACT.md "Values", and their validators."""
+"""The closed vocabularies of docs/contract.md "Values", and their validators."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ PRIORITIES: tuple[str, ...] = ("low", "normal", "high", "urgent")
 
 URGENT = PRIORITIES.index("urgent")
 
-# CONTRACT.md: item SLA defaults by priority, in seconds.
+# docs/contract.md: item SLA defaults by priority, in seconds.
 DEFAULT_SLA_S: dict[str, int] = {
     "urgent": 5 * 60,
     "high": 15 * 60,

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from deskd.core.schedule import AtSpec, CronSpec, EverySpec, Spec, due, next_fire
+from deskd.core.timeparse import iso_utc
 from deskd.errors import InvalidValue
 
 HOOK_KINDS = ("at", "every", "cron", "probe")
@@ -59,7 +60,7 @@ def spec_text(kind: str, text: str) -> str:
         return f"every {data['every_s']}s"
     if kind == "probe":
         return f"{data['target']} every {data['every_s']}s"
-    return str(data["at_ms"])
+    return str(iso_utc(int(data["at_ms"])))
 
 
 def decide_fire(spec: Spec, *, since: int, now: int, until_at: int | None) -> FireDecision:

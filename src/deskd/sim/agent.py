@@ -7,7 +7,7 @@ or ``--resume SID``, ``--output-format stream-json --verbose``, ``--model``,
 Code it applies the settings' ``env`` block to its own environment, then runs the settings'
 command hooks for each event: through a shell (``/bin/sh -c COMMAND``), with the event JSON
 on stdin (``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name`` and the event's
-own fields, shaped like /work/shared/fixtures/hooks), the inherited environment plus
+own fields, shaped like tests/hook/fixtures), the inherited environment plus
 ``CLAUDE_PROJECT_DIR``, in the session's folder, under the hook's ``timeout``; matchers are
 compared with the tool name (``PostToolUse``), the source (``SessionStart``) or the error
 (``StopFailure``). A hook's ``additionalContext`` is what the simulated model "reads".

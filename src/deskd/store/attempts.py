@@ -9,20 +9,35 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-IN_FLIGHT = ("planned", "running")
+# dataclasses is too slow to import on the session hook's path: records are imported lazily
+# (store/records.py says why); the annotations are strings.
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
+if TYPE_CHECKING:
+    from deskd.store.records import Attempt
 
 
-def live_attempts(conn: sqlite3.Connection) -> list[sqlite3.Row]:
-    return conn.execute("SELECT * FROM attempts WHERE outcome = 'pending' ORDER BY key").fetchall()
+def _attempts(rows: Iterable[sqlite3.Row]) -> list[Attempt]:
+    from deskd.store.records import Attempt, records_of
+
+    return records_of(Attempt, rows)
 
 
-def get_attempt(conn: sqlite3.Connection, attempt_id: int) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = conn.execute(
-        "SELECT * FROM attempts WHERE id = ?", (attempt_id,)
-    ).fetchone()
-    return row
+def _attempt(row: sqlite3.Row | None) -> Attempt | None:
+    from deskd.store.records import Attempt, maybe_record
+
+    return maybe_record(Attempt, row)
+
+
+def live_attempts(conn: sqlite3.Connection) -> list[Attempt]:
+    rows = conn.execute("SELECT * FROM attempts WHERE outcome = 'pending' ORDER BY key")
+    return _attempts(rows)
+
+
+def get_attempt(conn: sqlite3.Connection, attempt_id: int) -> Attempt | None:
+    row = conn.execute("SELECT * FROM attempts WHERE id = ?", (attempt_id,)).fetchone()
+    return _attempt(row)
 
 
 def insert_attempt(
@@ -140,7 +155,7 @@ def holds_after(conn: sqlite3.Connection, now: int) -> dict[str, int]:
 
 def list_attempts(
     conn: sqlite3.Connection, *, role: str | None, open_only: bool, limit: int
-) -> list[sqlite3.Row]:
+) -> list[Attempt]:
     where = ["1 = 1"]
     params: list[object] = []
     if role is not None:
@@ -149,15 +164,17 @@ def list_attempts(
     if open_only:
         where.append("outcome = 'pending'")
     params.append(limit)
-    return conn.execute(
+    rows = conn.execute(
         f"SELECT * FROM attempts WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?", params
-    ).fetchall()
+    )
+    return _attempts(rows)
 
 
-def attempts_for_key(conn: sqlite3.Connection, key: str, *, limit: int = 50) -> list[sqlite3.Row]:
-    return conn.execute(
+def attempts_for_key(conn: sqlite3.Connection, key: str, *, limit: int = 50) -> list[Attempt]:
+    rows = conn.execute(
         "SELECT * FROM attempts WHERE key = ? ORDER BY id DESC LIMIT ?", (key, limit)
-    ).fetchall()
+    )
+    return _attempts(rows)
 
 
 def ack_attempt(
@@ -237,7 +254,11 @@ def finish_launch(
 
 
 def skip_planned_launch(conn: sqlite3.Connection, attempt_id: int, *, reason: str, now: int) -> int:
-    """The executor could not launch (role lock held): the attempt stays live, its SLA runs."""
+    """Mark a still-``planned`` launch skipped, with ``reason``.
+
+    The executor could not launch (role lock held: the attempt stays live, its SLA runs), or
+    the attempt closed before its launch started (it will never run).
+    """
     cur = conn.execute(
         "UPDATE attempts SET launch_status = 'skipped', launch_detail = ?, finished_at = ? "
         "WHERE (id = ? OR primary_id = ?) AND launch_status = 'planned'",
@@ -263,11 +284,9 @@ def land(conn: sqlite3.Connection, attempt_id: int, *, now: int) -> int:
     return cur.rowcount
 
 
-def attempt_by_token(conn: sqlite3.Connection, token: str) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = conn.execute(
-        "SELECT * FROM attempts WHERE wake_token = ?", (token,)
-    ).fetchone()
-    return row
+def attempt_id_for_token(conn: sqlite3.Connection, token: str) -> int | None:
+    row = conn.execute("SELECT id FROM attempts WHERE wake_token = ?", (token,)).fetchone()
+    return None if row is None else int(row[0])
 
 
 def launch_item_ids(conn: sqlite3.Connection, attempt_id: int) -> list[int]:
@@ -281,22 +300,24 @@ def launch_item_ids(conn: sqlite3.Connection, attempt_id: int) -> list[int]:
     return out
 
 
-def stale_planned(conn: sqlite3.Connection, *, before: int) -> list[sqlite3.Row]:
+def stale_planned(conn: sqlite3.Connection, *, before: int) -> list[Attempt]:
     """Primaries still ``planned`` since before ``before``: their executor never started."""
-    return conn.execute(
+    rows = conn.execute(
         # The IN repeats the partial index's condition so SQLite uses it, not a scan.
         "SELECT * FROM attempts WHERE launch_status IN ('planned', 'running') "
         "AND launch_status = 'planned' AND primary_id IS NULL "
         "AND outcome = 'pending' AND planned_at < ?",
         (before,),
-    ).fetchall()
+    )
+    return _attempts(rows)
 
 
-def running_launches(conn: sqlite3.Connection) -> list[sqlite3.Row]:
-    return conn.execute(
+def running_launches(conn: sqlite3.Connection) -> list[Attempt]:
+    rows = conn.execute(
         "SELECT * FROM attempts WHERE launch_status IN ('planned', 'running') "
         "AND launch_status = 'running' AND primary_id IS NULL"
-    ).fetchall()
+    )
+    return _attempts(rows)
 
 
 def replan_launch(conn: sqlite3.Connection, attempt_id: int, *, now: int) -> int:
@@ -304,18 +325,6 @@ def replan_launch(conn: sqlite3.Connection, attempt_id: int, *, now: int) -> int
     cur = conn.execute(
         "UPDATE attempts SET planned_at = ? WHERE id = ? AND launch_status = 'planned'",
         (now, attempt_id),
-    )
-    return cur.rowcount
-
-
-def drop_unstarted_launch(
-    conn: sqlite3.Connection, attempt_id: int, *, reason: str, now: int
-) -> int:
-    """A launch still ``planned`` when its attempt closed will never run: say so on the row."""
-    cur = conn.execute(
-        "UPDATE attempts SET launch_status = 'skipped', launch_detail = ?, finished_at = ? "
-        "WHERE (id = ? OR primary_id = ?) AND launch_status = 'planned'",
-        (reason, now, attempt_id, attempt_id),
     )
     return cur.rowcount
 
@@ -334,10 +343,10 @@ def land_with_items(
 
 def land_by_token(conn: sqlite3.Connection, token: str, *, now: int, session: str | None) -> bool:
     """The session hook saw a model turn carrying this wake token: land its launch."""
-    row = attempt_by_token(conn, token)
-    if row is None:
+    attempt_id = attempt_id_for_token(conn, token)
+    if attempt_id is None:
         return False
-    return land_with_items(conn, int(row["id"]), now=now, session=session)
+    return land_with_items(conn, attempt_id, now=now, session=session)
 
 
 def note_hook_failure(conn: sqlite3.Connection, token: str, *, failure: str, now: int) -> int:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
+from deskd.store.records import Attempt, Handoff, Session, maybe_record, records_of
+
 # A rollover try is a launch of the key that ended: it ran (finished, failed, timed out) or
 # its executor found the role lock held. A launch skipped by the planner (never planned) or
 # dropped because its attempt closed first is not a try.
@@ -31,33 +33,33 @@ def insert_handoff(
     return int(cur.lastrowid or 0)
 
 
-def latest_handoff(conn: sqlite3.Connection, role: str) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = conn.execute(
+def latest_handoff(conn: sqlite3.Connection, role: str) -> Handoff | None:
+    row = conn.execute(
         "SELECT * FROM handoffs WHERE role = ? ORDER BY id DESC LIMIT 1", (role,)
     ).fetchone()
-    return row
+    return maybe_record(Handoff, row)
 
 
-def handoffs_of(conn: sqlite3.Connection, role: str, *, limit: int = 50) -> list[sqlite3.Row]:
-    return conn.execute(
+def handoffs_of(conn: sqlite3.Connection, role: str, *, limit: int = 50) -> list[Handoff]:
+    rows = conn.execute(
         "SELECT * FROM handoffs WHERE role = ? ORDER BY id DESC LIMIT ?", (role, limit)
-    ).fetchall()
+    )
+    return records_of(Handoff, rows)
 
 
-def live_sessions_started_before(conn: sqlite3.Connection, before: int) -> list[sqlite3.Row]:
+def live_sessions_started_before(conn: sqlite3.Connection, before: int) -> list[Session]:
     """Working or resting sessions started before ``before`` (the partial index sessions_live)."""
-    return conn.execute(
+    rows = conn.execute(
         "SELECT * FROM sessions WHERE state IN ('working', 'resting') AND started_at < ? "
         "ORDER BY started_at, id",
         (before,),
-    ).fetchall()
+    )
+    return records_of(Session, rows)
 
 
-def get_session(conn: sqlite3.Connection, session_id: int) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = conn.execute(
-        "SELECT * FROM sessions WHERE id = ?", (session_id,)
-    ).fetchone()
-    return row
+def get_session(conn: sqlite3.Connection, session_id: int) -> Session | None:
+    row = conn.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    return maybe_record(Session, row)
 
 
 def rollover_tries(conn: sqlite3.Connection, key: str) -> int:
@@ -66,12 +68,13 @@ def rollover_tries(conn: sqlite3.Connection, key: str) -> int:
     return int(row[0])
 
 
-def launch_attempts(conn: sqlite3.Connection, attempt_id: int) -> list[sqlite3.Row]:
+def launch_attempts(conn: sqlite3.Connection, attempt_id: int) -> list[Attempt]:
     """A launch's attempts: its primary and every attempt riding along with it."""
-    return conn.execute(
+    rows = conn.execute(
         "SELECT * FROM attempts WHERE id = ? OR primary_id = ? ORDER BY id",
         (attempt_id, attempt_id),
-    ).fetchall()
+    )
+    return records_of(Attempt, rows)
 
 
 def session_wake_totals(

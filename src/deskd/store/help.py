@@ -17,7 +17,7 @@ def open_help_requests(conn: sqlite3.Connection) -> list[sqlite3.Row]:
     """Help requests whose item is still unread; walks unread items (``items_unread``) first,
     so the cost follows live rows, not the history of every request ever made."""
     return conn.execute(
-        "SELECT i.id, i.role, i.title, i.body, i.enqueued_at FROM items AS i INDEXED BY items_unread "
+        "SELECT i.id, i.role, i.title, i.body, i.enqueued_at, i.capability FROM items AS i INDEXED BY items_unread "
         "CROSS JOIN help_requests AS h ON h.item_id = i.id "
         "WHERE i.read_at IS NULL ORDER BY i.id"
     ).fetchall()

@@ -6,7 +6,13 @@ On the session hook's path: stdlib only.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+
+# dataclasses is too slow to import on the session hook's path: records are imported lazily
+# (store/records.py says why); the annotations are strings.
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
+if TYPE_CHECKING:
+    from deskd.store.records import Item, UnreadItem
 
 _UNREAD_ORDER = "ORDER BY priority DESC, enqueued_at, id"
 _NOT_HELP = "id NOT IN (SELECT item_id FROM help_requests)"
@@ -50,31 +56,38 @@ def insert_item(
     return int(row[0]), int(row[1]) > 0
 
 
-def get_item(conn: sqlite3.Connection, item_id: int) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = conn.execute(
-        "SELECT * FROM items WHERE id = ?", (item_id,)
-    ).fetchone()
-    return row
+def _items(rows: Iterable[sqlite3.Row]) -> list[Item]:
+    from deskd.store.records import Item, records_of
+
+    return records_of(Item, rows)
 
 
-def unread_items(conn: sqlite3.Connection, role: str) -> list[sqlite3.Row]:
+def get_item(conn: sqlite3.Connection, item_id: int) -> Item | None:
+    found = _items(conn.execute("SELECT * FROM items WHERE id = ?", (item_id,)))
+    return found[0] if found else None
+
+
+def unread_items(conn: sqlite3.Connection, role: str) -> list[Item]:
     """The role's unread items, urgent first, then oldest first."""
-    return conn.execute(
-        f"SELECT * FROM items WHERE role = ? AND read_at IS NULL {_UNREAD_ORDER}", (role,)
-    ).fetchall()
+    return _items(
+        conn.execute(
+            f"SELECT * FROM items WHERE role = ? AND read_at IS NULL {_UNREAD_ORDER}", (role,)
+        )
+    )
 
 
-def recent_items(conn: sqlite3.Connection, role: str, *, limit: int) -> list[sqlite3.Row]:
+def recent_items(conn: sqlite3.Connection, role: str, *, limit: int) -> list[Item]:
     """Read and unread items of the role, newest first."""
-    return conn.execute(
-        "SELECT * FROM items WHERE role = ? ORDER BY id DESC LIMIT ?", (role, limit)
-    ).fetchall()
+    return _items(
+        conn.execute("SELECT * FROM items WHERE role = ? ORDER BY id DESC LIMIT ?", (role, limit))
+    )
 
 
 def items_not_shown(conn: sqlite3.Connection, role: str, session: str) -> list[sqlite3.Row]:
     """Unread items the role's session ``session`` has not been shown, urgent first.
 
     A role's own request for help (`deskd page`) is not news to it: never surfaced back.
+    Plain rows, not records: only the session hook reads them, and it stays off dataclasses.
     """
     return conn.execute(
         "SELECT id, priority, source, sender, title, body, ref FROM items "
@@ -153,7 +166,7 @@ def ledger_rows(
     unread_only: bool,
     limit: int,
     before_id: int | None = None,
-) -> list[sqlite3.Row]:
+) -> list[Item]:
     """Items for the delivery ledger, newest first (older than ``before_id``: the next page)."""
     where = ["1 = 1"]
     params: list[object] = []
@@ -166,9 +179,11 @@ def ledger_rows(
         where.append("id < ?")
         params.append(before_id)
     params.append(limit)
-    return conn.execute(
-        f"SELECT * FROM items WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?", params
-    ).fetchall()
+    return _items(
+        conn.execute(
+            f"SELECT * FROM items WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?", params
+        )
+    )
 
 
 def count_unread_by_role(conn: sqlite3.Connection) -> dict[str, int]:
@@ -178,16 +193,18 @@ def count_unread_by_role(conn: sqlite3.Connection) -> dict[str, int]:
     return {str(r[0]): int(r[1]) for r in rows}
 
 
-def overdue_unread(conn: sqlite3.Connection, *, now: int) -> list[sqlite3.Row]:
+def overdue_unread(conn: sqlite3.Connection, *, now: int) -> list[Item]:
     """Unread items past their SLA, for the board's gauges: an item of a closed meeting is
     history (the ledger still says ``overdue``), not an alarm, so it is left out."""
-    return conn.execute(
-        "SELECT * FROM items WHERE read_at IS NULL AND sla_due_at <= ? "
-        "AND NOT (source = 'meeting' AND ref IN "
-        "(SELECT 'meeting:' || id FROM meetings WHERE state = 'closed')) "
-        f"{_UNREAD_ORDER}",
-        (now,),
-    ).fetchall()
+    return _items(
+        conn.execute(
+            "SELECT * FROM items WHERE read_at IS NULL AND sla_due_at <= ? "
+            "AND NOT (source = 'meeting' AND ref IN "
+            "(SELECT 'meeting:' || id FROM meetings WHERE state = 'closed')) "
+            f"{_UNREAD_ORDER}",
+            (now,),
+        )
+    )
 
 
 def unread_count(conn: sqlite3.Connection, role: str) -> int:
@@ -198,9 +215,12 @@ def unread_count(conn: sqlite3.Connection, role: str) -> int:
     return int(row[0])
 
 
-def all_unread_items(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+def all_unread_items(conn: sqlite3.Connection) -> list[UnreadItem]:
     """Every unread item of every role (the planner's snapshot; runs on ``items_unread``)."""
-    return conn.execute(
+    from deskd.store.records import UnreadItem, records_of
+
+    rows = conn.execute(
         "SELECT id, role, priority, source, sender, title, ref, enqueued_at, sla_due_at, "
         f"notified_at FROM items WHERE read_at IS NULL {_UNREAD_ORDER}"
-    ).fetchall()
+    )
+    return records_of(UnreadItem, rows)

@@ -115,7 +115,7 @@ def spend(conn: sqlite3.Connection, meeting_id: int) -> int:
 
 
 def next_generation(conn: sqlite3.Connection, meeting_id: int) -> int:
-    """Hand out the meeting's next wake generation (a re-armed request, LESSONS 14)."""
+    """Hand out the meeting's next wake generation (a re-armed request, lesson 14)."""
     row = conn.execute(
         "UPDATE meetings SET wake_gen = wake_gen + 1 WHERE id = ? RETURNING wake_gen",
         (meeting_id,),

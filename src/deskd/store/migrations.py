@@ -1,6 +1,6 @@
 """The schema as an ordered registry of migrations, recorded in ``PRAGMA user_version``.
 
-Rules (LESSONS 40-42): each migration runs once, in order, inside one write transaction;
+Rules (lessons 40–42): each migration runs once, in order, inside one write transaction;
 never edit a released migration, add a new one; no comments inside CREATE TABLE bodies.
 """
 
@@ -191,12 +191,19 @@ CREATE TABLE pauses (
 CREATE INDEX pauses_live ON pauses(id, role) WHERE ended_at IS NULL;
 """
 
-from deskd.store import schema_meetings, schema_pager, schema_tasks  # noqa: E402
+from deskd.store import schema_meetings, schema_pager, schema_routing, schema_tasks  # noqa: E402
 
-# The tasks, pager and meetings schemas are still being written (none has been released);
-# an empty one is left out so every registered migration creates something.
-_UNRELEASED = (schema_tasks.SQL, schema_pager.SQL, schema_meetings.SQL)
-MIGRATIONS: tuple[str, ...] = (V1, V2, *(m for m in _UNRELEASED if m.strip()))
+# Each migration keeps its place for ever: a released database records only its version
+# number, so dropping or emptying an entry would silently renumber the ones after it.
+# tests/store asserts every entry creates something.
+MIGRATIONS: tuple[str, ...] = (
+    V1,
+    V2,
+    schema_tasks.SQL,
+    schema_pager.SQL,
+    schema_meetings.SQL,
+    schema_routing.SQL,
+)
 """Index i holds the migration that takes the schema from version i to version i + 1."""
 
 LATEST = len(MIGRATIONS)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from deskd.store.records import Page, records_of
+
 
 def insert_page(
     conn: sqlite3.Connection,
@@ -49,14 +51,16 @@ _WITH_REF = (
 )
 
 
-def list_pages(conn: sqlite3.Connection, *, open_only: bool, limit: int) -> list[sqlite3.Row]:
+def list_pages(conn: sqlite3.Connection, *, open_only: bool, limit: int) -> list[Page]:
     """Pages newest first, each with its attempt's ``ref`` (where the owed work lives)."""
     if open_only:
-        return conn.execute(
+        rows = conn.execute(
             f"{_WITH_REF} WHERE pages.resolved_at IS NULL ORDER BY pages.id DESC LIMIT ?",
             (limit,),
         ).fetchall()
-    return conn.execute(f"{_WITH_REF} ORDER BY pages.id DESC LIMIT ?", (limit,)).fetchall()
+    else:
+        rows = conn.execute(f"{_WITH_REF} ORDER BY pages.id DESC LIMIT ?", (limit,)).fetchall()
+    return records_of(Page, rows)
 
 
 def notice_keys_since(conn: sqlite3.Connection, since: int) -> set[str]:
@@ -70,13 +74,14 @@ def notice_keys_since(conn: sqlite3.Connection, since: int) -> set[str]:
 # -- the pager (sending, retries, holds, settled follow-ups) ---------------------------
 
 
-def due_pages(conn: sqlite3.Connection, *, now: int, limit: int) -> list[sqlite3.Row]:
+def due_pages(conn: sqlite3.Connection, *, now: int, limit: int) -> list[Page]:
     """Open pages whose next try has come (new, held, outbox, or retrying), urgent first."""
-    return conn.execute(
+    rows = conn.execute(
         "SELECT * FROM pages WHERE resolved_at IS NULL AND next_try_at <= ? "
         "ORDER BY priority DESC, id LIMIT ?",
         (now, limit),
     ).fetchall()
+    return records_of(Page, rows)
 
 
 def claim_page(conn: sqlite3.Connection, page_id: int, *, tries: int, lease_until: int) -> bool:
@@ -114,12 +119,13 @@ def finish_page(
     )
 
 
-def unsettled_pages(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+def unsettled_pages(conn: sqlite3.Connection) -> list[Page]:
     """Resolved pages that reached someone and have had no "settled" follow-up yet."""
-    return conn.execute(
+    rows = conn.execute(
         "SELECT * FROM pages WHERE resolved_at IS NOT NULL AND settled_id IS NULL "
         "AND status IN ('sent', 'partial') AND kind IN ('page', 'follow_up') ORDER BY key, id"
     ).fetchall()
+    return records_of(Page, rows)
 
 
 def insert_settled(

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import sqlite3
 
+from deskd.store.records import Pause, records_of
 
-def live_pauses(conn: sqlite3.Connection) -> list[sqlite3.Row]:
-    return conn.execute("SELECT * FROM pauses WHERE ended_at IS NULL ORDER BY id").fetchall()
+
+def live_pauses(conn: sqlite3.Connection) -> list[Pause]:
+    rows = conn.execute("SELECT * FROM pauses WHERE ended_at IS NULL ORDER BY id")
+    return records_of(Pause, rows)
 
 
 def insert_pause(

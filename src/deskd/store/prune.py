@@ -1,4 +1,4 @@
-"""Retention (LESSONS 44): delete closed history older than a cutoff; never a live row.
+"""Retention (lesson 44): delete closed history older than a cutoff; never a live row.
 
 Each function deletes one kind of closed row whose closing instant is before ``before``
 (Unix ms) and returns how many went. Live rows are never candidates: unread items, pending

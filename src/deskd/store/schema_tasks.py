@@ -1,7 +1,7 @@
 """Tables of the tasks issue, applied as one migration (see store/migrations.py).
 
 Until this lands, the migration is this string; once released, never edit it: add a new one.
-No comments inside CREATE TABLE bodies (LESSONS 42).
+No comments inside CREATE TABLE bodies (lesson 42).
 
 - ``tasks``: work assigned to a role; ``priority`` is the rank of core/values.py; a stall is
   never stored (derived from the attempt ledger at read time).

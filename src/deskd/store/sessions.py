@@ -7,21 +7,41 @@ current session is its newest row. This module is on the session hook's path: st
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable
+
+# dataclasses is too slow to import on the session hook's path: records are imported lazily
+# (store/records.py says why), and the heartbeat below reads plain rows.
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
+if TYPE_CHECKING:
+    from deskd.store.records import Session
 
 LIVE_STATES = ("working", "resting")
 
 
-def session_by_native(conn: sqlite3.Connection, role: str, native_id: str) -> sqlite3.Row | None:
+def _sessions(rows: Iterable[sqlite3.Row]) -> list[Session]:
+    from deskd.store.records import Session, records_of
+
+    return records_of(Session, rows)
+
+
+def session_by_native(conn: sqlite3.Connection, role: str, native_id: str) -> Session | None:
+    found = _sessions([row] if (row := _native_row(conn, role, native_id)) else [])
+    return found[0] if found else None
+
+
+def _native_row(conn: sqlite3.Connection, role: str, native_id: str) -> sqlite3.Row | None:
     row: sqlite3.Row | None = conn.execute(
         "SELECT * FROM sessions WHERE role = ? AND native_id = ?", (role, native_id)
     ).fetchone()
     return row
 
 
-def sessions_of(conn: sqlite3.Connection, role: str, *, limit: int = 50) -> list[sqlite3.Row]:
-    return conn.execute(
-        "SELECT * FROM sessions WHERE role = ? ORDER BY id DESC LIMIT ?", (role, limit)
-    ).fetchall()
+def sessions_of(conn: sqlite3.Connection, role: str, *, limit: int = 50) -> list[Session]:
+    return _sessions(
+        conn.execute(
+            "SELECT * FROM sessions WHERE role = ? ORDER BY id DESC LIMIT ?", (role, limit)
+        )
+    )
 
 
 def insert_session(
@@ -106,10 +126,10 @@ def record_heartbeat(
     id opens a new row and supersedes the older live sessions. Without one, the role's live
     session is stamped, or a new row opened when it has none.
     """
-    current = current_session(conn, role)
+    current = _current_row(conn, role)
     session_id: int | None = None
     if native_id:
-        known = session_by_native(conn, role, native_id)
+        known = _native_row(conn, role, native_id)
         if known is not None:
             session_id = int(known["id"])
             if known["state"] not in LIVE_STATES or (
@@ -139,13 +159,18 @@ def record_heartbeat(
     return session_id
 
 
-def current_session(conn: sqlite3.Connection, role: str) -> sqlite3.Row | None:
+def current_session(conn: sqlite3.Connection, role: str) -> Session | None:
     """The role's live session if it has one, else its newest row.
 
     Usually the newest row; but a heartbeat naming an older native session (a resume)
     revives that row and supersedes the newer one, so "newest" alone would read offline.
     ``record_heartbeat`` keeps at most one live row per role.
     """
+    found = _sessions([row] if (row := _current_row(conn, role)) else [])
+    return found[0] if found else None
+
+
+def _current_row(conn: sqlite3.Connection, role: str) -> sqlite3.Row | None:
     row: sqlite3.Row | None = conn.execute(
         "SELECT * FROM sessions WHERE role = ? "
         "ORDER BY state IN ('working', 'resting') DESC, id DESC LIMIT 1",
@@ -154,10 +179,12 @@ def current_session(conn: sqlite3.Connection, role: str) -> sqlite3.Row | None:
     return row
 
 
-def current_sessions(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+def current_sessions(conn: sqlite3.Connection) -> list[Session]:
     """``current_session`` of every role that ever had a session."""
-    return conn.execute(
-        "SELECT s.* FROM sessions s JOIN (SELECT role, COALESCE("
-        "MAX(CASE WHEN state IN ('working', 'resting') THEN id END), MAX(id)) AS id "
-        "FROM sessions GROUP BY role) cur ON cur.id = s.id ORDER BY s.role"
-    ).fetchall()
+    return _sessions(
+        conn.execute(
+            "SELECT s.* FROM sessions s JOIN (SELECT role, COALESCE("
+            "MAX(CASE WHEN state IN ('working', 'resting') THEN id END), MAX(id)) AS id "
+            "FROM sessions GROUP BY role) cur ON cur.id = s.id ORDER BY s.role"
+        )
+    )

@@ -129,7 +129,7 @@ def live_task_attempt_task_ids(conn: sqlite3.Connection) -> set[int]:
 def idle_wakes_since(conn: sqlite3.Connection, role: str, since: int) -> list[sqlite3.Row]:
     """The role's idle-task wakes launched after ``since`` whose launch ran.
 
-    "Ran" (the stall rule, ARCHITECTURE.md): the executor claimed it (``launched_at``) and it
+    "Ran" (the stall rule, docs/architecture.md): the executor claimed it (``launched_at``) and it
     either finished cleanly or landed (the model took a turn carrying the prompt). Skipped
     (role busy), never-started, and failed-before-landing launches (authentication, overload,
     executor died) do not count: the agent never had the chance to work the task.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# wake_orchestrator.sh: the cron driver for `deskd tick` (CONTRACT.md "Scheduling the tick").
+# wake_orchestrator.sh: the cron driver for `deskd tick` (docs/contract.md "Scheduling the tick").
 #
 # Cron runs commands with a bare environment (PATH=/usr/bin:/bin, sometimes no HOME) in the
 # user's home folder. This script makes one tick run against the right desk anyway:

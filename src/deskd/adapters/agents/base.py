@@ -6,7 +6,7 @@ id, which prove the model took a turn (a *landing*), and what the final output s
 failure. ``feed`` is called once per stdout line as it arrives and must never raise: agent
 CLIs print banners, warnings and half-lines among their JSON.
 
-Failure classes (CONTRACT.md "The agent CLIs"): ``permanent`` (executable missing,
+Failure classes (docs/contract.md "The agent CLIs"): ``permanent`` (executable missing,
 authentication, invalid request, model not found, billing) climbs at once; ``transient``
 (overload, network, timeout) is retried; ``usage_limit`` holds the role until ``reset_at_ms``
 when the CLI gives one; ``task`` means the agent ran and reported that its work failed.

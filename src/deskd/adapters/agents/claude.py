@@ -8,7 +8,7 @@ search, not against a running ``claude``): ``-p/--print`` with a positional prom
 string merged over the user's). Stream lines: ``system/init`` carries ``session_id`` before any
 model call; ``assistant``/``user`` events; ``rate_limit_event`` with ``resetsAt`` in Unix
 seconds; a final ``result`` with ``is_error``, ``terminal_reason``, ``api_error_status``,
-``total_cost_usd`` (/work/shared/fixtures/claude).
+``total_cost_usd`` (tests/adapters/fixtures/claude).
 
 Not verified (no account, no network here; built from the fixtures and SDK type names):
 an ``assistant`` event carrying an ``error`` field, or the ``<synthetic>`` model Claude Code

@@ -1,6 +1,6 @@
 """OpenAI Codex CLI (``codex exec --json``), run with stdin closed.
 
-From Codex's ``exec`` docs and the fixtures (/work/shared/fixtures/codex): JSONL events
+From Codex's ``exec`` docs and the fixtures (tests/adapters/fixtures/codex): JSONL events
 ``thread.started`` (``thread_id``, the native session id), ``turn.started``,
 ``item.started``/``item.completed`` (agent messages, reasoning, commands, file changes),
 ``turn.completed`` (usage) and ``turn.failed`` (``error.message``). A top-level ``error``

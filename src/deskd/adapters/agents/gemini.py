@@ -1,6 +1,6 @@
 """Google Gemini CLI headless (``gemini -p PROMPT --output-format json``).
 
-From the Gemini CLI headless docs and the fixtures (/work/shared/fixtures/gemini): one JSON
+From the Gemini CLI headless docs and the fixtures (tests/adapters/fixtures/gemini): one JSON
 document at the end of the run with ``session_id``, ``response``, ``stats`` and, on failure,
 ``error`` (``type``, ``message``, ``code``); the documented exit codes 0 ok, 1 general error,
 41 authentication, 42 invalid input, 52 configuration, 53 turn limit, 54 fatal tool error,

@@ -1,6 +1,6 @@
 """OpenCode (``opencode run --format json PROMPT``).
 
-From OpenCode's ``run`` docs and the fixtures (/work/shared/fixtures/opencode): JSONL events,
+From OpenCode's ``run`` docs and the fixtures (tests/adapters/fixtures/opencode): JSONL events,
 each with ``sessionID``: ``step_start``, ``text``, ``tool_use``, ``step_finish`` (with
 ``part.cost``) and ``error`` (``error.name``, ``error.data.message``). Resume is
 ``--session SID``; the model is ``--model provider/model``.

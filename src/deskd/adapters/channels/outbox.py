@@ -2,7 +2,7 @@
 
 With no channel for the role (none of its own, no desk default, no ``DESKD_NOTIFY_URLS``),
 the page row itself is the page: ``deskd pages`` and the board show it, and the pager sends
-it the moment a channel appears (LESSONS 12).
+it the moment a channel appears (lesson 12).
 """
 
 from __future__ import annotations

@@ -1,0 +1,74 @@
+"""``DeskContext``: what one unit of work (a CLI command, a tick, a request) runs against.
+
+The entry point builds it once: settings from the environment, the desk file, the clock
+read once (``DESKD_NOW`` or the system clock), and a lazily opened database connection.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from deskd.adapters.clock import now_ms
+from deskd.config import Settings, load_config_module, load_settings
+from deskd.desk import Desk, load_desk
+from deskd.errors import DatabaseGone, Unavailable, database_unavailable
+from deskd.store.db import DatabaseLost, connect, transaction
+from deskd.store.migrations import SchemaTooNew
+
+
+@dataclass
+class DeskContext:
+    settings: Settings
+    desk: Desk
+    now: int
+    _conn: sqlite3.Connection | None = field(default=None, repr=False)
+
+    @property
+    def tz(self) -> str:
+        return self.desk.timezone
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """The database, created and migrated on first use (exit 3 when it cannot be opened,
+        or when this desk had one and it is gone: that is never silently recreated)."""
+        if self._conn is None:
+            path = self.settings.db_path
+            try:
+                self._conn = connect(path, marker=self.settings.db_marker)
+            except SchemaTooNew as exc:
+                raise Unavailable(str(exc)) from None
+            except DatabaseLost:
+                raise DatabaseGone(path) from None
+            except sqlite3.Error as exc:
+                raise database_unavailable(path, exc) from None
+            except OSError as exc:
+                raise Unavailable(f"database {path}: {exc.strerror}") from None
+        return self._conn
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, with the roles table brought in line with the desk first."""
+        from deskd.service.desk.roles import sync_roles
+
+        try:
+            with transaction(self.conn) as conn:
+                sync_roles(conn, self.desk, now=self.now)
+                yield conn
+        except sqlite3.DatabaseError as exc:
+            raise database_unavailable(self.settings.db_path, exc) from None
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
+def open_context(*, settings: Settings | None = None, require_desk: bool = True) -> DeskContext:
+    """Settings, host config module, desk file and clock — in that order, once."""
+    settings = settings or load_settings()
+    host = load_config_module(settings.config_module, desk_home=settings.home)
+    desk = load_desk(settings.desk_path, host=host, required=require_desk)
+    return DeskContext(settings=settings, desk=desk, now=now_ms(settings.now, tz=desk.timezone))

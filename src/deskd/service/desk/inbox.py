@@ -1,0 +1,272 @@
+"""Items and the delivery ledger: enqueue, list, ack, and the ledger view."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from deskd.core.delivery import LEDGER_STATES, ledger_state
+from deskd.core.timeparse import iso_utc, parse_duration
+from deskd.core.values import (
+    DEFAULT_SLA_S,
+    RESERVED_SOURCES,
+    check_text,
+    priority_name,
+    priority_rank,
+)
+from deskd.errors import InvalidValue, ReservedSource, UnknownItem, UnknownSource
+from deskd.service.desk.context import DeskContext
+from deskd.service.desk.identity import known_role
+from deskd.store import items as item_rows
+from deskd.store.attempts import covered_item_ids
+from deskd.store.events import add_event
+from deskd.store.records import Item
+from deskd.store.routing import mark_item_routed
+
+MAX_TITLE = 500
+_MAX_ROWID = 2**63 - 1
+MAX_BODY = 64 * 1024
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NewItem:
+    role: str
+    source: str
+    title: str
+    body: str = ""
+    ref: str | None = None
+    priority: str = "normal"
+    dedup_key: str | None = None
+    sla: str | int | None = None
+    sender: str | None = None
+    message_id: str | None = None
+
+
+def check_source(ctx: DeskContext, source: str) -> None:
+    """Sources come from the desk's ``inbox_sources``; deskd's own are refused."""
+    allowed = ctx.desk.section.inbox_sources
+    if source in RESERVED_SOURCES:
+        raise ReservedSource(source, allowed)
+    if source not in allowed:
+        raise UnknownSource(source, allowed)
+
+
+def sla_seconds(priority: str, sla: str | int | None) -> int:
+    if sla is None or sla == "":
+        return DEFAULT_SLA_S[priority]
+    seconds = sla if isinstance(sla, int) else parse_duration(sla, what="SLA")
+    if seconds <= 0:
+        raise InvalidValue("SLA", sla, "must be longer than zero")
+    return seconds
+
+
+def validate_text(title: str, body: str) -> None:
+    check_text("title", title, MAX_TITLE)
+    check_text("body", body, MAX_BODY)
+    if not title.strip():
+        raise InvalidValue("title", title, "must not be empty")
+    if len(title) > MAX_TITLE:
+        raise InvalidValue("title", title[:40] + "…", f"at most {MAX_TITLE} characters")
+    if len(body) > MAX_BODY:
+        raise InvalidValue("body", body[:40] + "…", f"at most {MAX_BODY} characters")
+
+
+def insert(conn: sqlite3.Connection, item: NewItem, *, now: int) -> tuple[int, bool]:
+    """Write one validated item inside the caller's transaction; returns (id, deduped)."""
+    rank = priority_rank(item.priority)
+    due = now + sla_seconds(item.priority, item.sla) * 1000
+    return item_rows.insert_item(
+        conn,
+        role=item.role,
+        source=item.source,
+        priority=rank,
+        title=item.title,
+        body=item.body,
+        ref=item.ref,
+        dedup_key=(item.dedup_key or "").strip() or None,
+        now=now,
+        sla_due_at=due,
+        sender=item.sender,
+        message_id=item.message_id,
+    )
+
+
+def check_item(ctx: DeskContext, item: NewItem) -> None:
+    """Refuse a bad source, priority, SLA or text before anything is written."""
+    check_source(ctx, item.source)
+    priority_rank(item.priority)
+    sla_seconds(item.priority, item.sla)
+    validate_text(item.title, item.body)
+    check_text("--ref", item.ref)
+    check_text("--dedup-key", item.dedup_key)
+
+
+def enqueue(
+    ctx: DeskContext, item: NewItem, *, routed: tuple[str, str] | None = None
+) -> tuple[int, bool]:
+    """Add an item for a role from an allowed source; coalesces on an unread dedup key.
+
+    ``routed`` is (capability, why) when capability routing chose the role.
+    """
+    known_role(ctx, item.role)
+    check_item(ctx, item)
+    with ctx.write() as conn:
+        item_id, deduped = insert(conn, item, now=ctx.now)
+        if routed is not None and not deduped:
+            mark_item_routed(conn, item_id, capability=routed[0], why=routed[1])
+        add_event(
+            conn,
+            at=ctx.now,
+            kind="item.deduped" if deduped else "item.enqueued",
+            role=item.role,
+            subject=f"item:{item_id}",
+            detail={"source": item.source, "priority": item.priority},
+        )
+    return item_id, deduped
+
+
+def item_view(row: Item, *, now: int, full: bool = False) -> dict[str, Any]:
+    view: dict[str, Any] = {
+        "id": row.id,
+        "source": row.source,
+        "priority": priority_name(row.priority),
+        "title": row.title,
+        "state": ledger_state(
+            read_at=row.read_at,
+            notified_at=row.notified_at,
+            sla_due_at=row.sla_due_at,
+            now=now,
+        ),
+        "enqueued_at": iso_utc(row.enqueued_at),
+    }
+    if full:
+        view.update(
+            {
+                "to": row.role,
+                "from": row.sender,
+                "body": row.body,
+                "ref": row.ref,
+                "message_id": row.message_id,
+                "dedup_key": row.dedup_key,
+                "seen": row.seen_at is not None,
+                "sla_due_at": iso_utc(row.sla_due_at),
+                "read_at": iso_utc(row.read_at),
+            }
+        )
+    return view
+
+
+def list_inbox(
+    ctx: DeskContext, role: str, *, include_read: bool = False, limit: int = 200
+) -> list[Item]:
+    """The role's unread items, urgent first (or recent items of every state with ``include_read``).
+
+    When the role itself lists (``DESKD_ROLE`` is the role), the unread items listed count
+    as seen, so ``inbox ack --seen`` covers exactly them; an operator's list is a peek.
+    """
+    ctx.desk.role(role)
+    conn = ctx.conn
+    rows = (
+        item_rows.recent_items(conn, role, limit=limit)
+        if include_read
+        else item_rows.unread_items(conn, role)[:limit]
+    )
+    if ctx.settings.role == role:
+        unseen = [r.id for r in rows if r.read_at is None and r.seen_at is None]
+        if unseen:
+            with ctx.write() as wconn:
+                item_rows.mark_shown(wconn, unseen, session=None, now=ctx.now)
+            rows = [item_rows.get_item(conn, r.id) or r for r in rows]
+    return rows
+
+
+def ack(
+    ctx: DeskContext, role: str, *, ids: Sequence[int] = (), seen: bool = False, by: str
+) -> int:
+    """Mark read exactly the given ids, or exactly the items the role was shown."""
+    ctx.desk.role(role)
+    if bool(ids) == bool(seen):
+        raise InvalidValue("ack", "--id/--seen", "give either --id N ... or --seen, not both")
+    with ctx.write() as conn:
+        if ids:
+            wanted = sorted(set(ids))
+            # An id past SQLite's integer range names no row (and cannot be bound at all).
+            possible = [i for i in wanted if 0 < i <= _MAX_ROWID]
+            found = set(item_rows.unread_ids_among(conn, role, possible))
+            missing = [i for i in wanted if i not in found]
+            if missing:
+                raise UnknownItem(missing, role)
+            count = item_rows.ack_items(conn, role, wanted, now=ctx.now, by=by)
+        else:
+            count = item_rows.ack_seen_items(conn, role, now=ctx.now, by=by)
+        if count:
+            add_event(
+                conn,
+                at=ctx.now,
+                kind="item.acked",
+                role=role,
+                actor=by,
+                detail={"count": count, "ids": sorted(set(ids)) if ids else "seen"},
+            )
+    return count
+
+
+def ledger(
+    ctx: DeskContext, *, role: str | None = None, state: str | None = None, limit: int = 200
+) -> list[dict[str, Any]]:
+    """The delivery ledger per (item, recipient), newest first, with derived states."""
+    if role is not None:
+        ctx.desk.role(role)
+    if state is not None and state not in LEDGER_STATES:
+        raise InvalidValue("state", state, "choose one of: " + ", ".join(LEDGER_STATES))
+    unread_only = state is not None and state != "read"
+    # An overdue item that a live wake attempt covers is "escalated", not just "overdue".
+    covered = covered_item_ids(ctx.conn)
+    out: list[dict[str, Any]] = []
+    for row in _ledger_pages(ctx, role=role, unread_only=unread_only, page=max(limit, 1000)):
+        entry = ledger_entry(row, now=ctx.now, escalated=row.id in covered)
+        if state is None or entry["state"] == state:
+            out.append(entry)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def ledger_entry(row: Item, *, now: int, escalated: bool) -> dict[str, Any]:
+    """One (item, recipient) of the delivery ledger, its state derived at read time."""
+    return {
+        "item_id": row.id,
+        "to": row.role,
+        "source": row.source,
+        "priority": priority_name(row.priority),
+        "title": row.title,
+        "state": ledger_state(
+            read_at=row.read_at,
+            notified_at=row.notified_at,
+            sla_due_at=row.sla_due_at,
+            now=now,
+            escalated=escalated,
+        ),
+        "queued_at": iso_utc(row.enqueued_at),
+        "notified_at": iso_utc(row.notified_at),
+        "read_at": iso_utc(row.read_at),
+        "sla_due_at": iso_utc(row.sla_due_at),
+    }
+
+
+def _ledger_pages(
+    ctx: DeskContext, *, role: str | None, unread_only: bool, page: int
+) -> Iterator[Item]:
+    """Ledger rows newest first, a page at a time. States are derived in core (one predicate),
+    so a state filter reads on until it has enough instead of stopping at a fixed window."""
+    before: int | None = None
+    while True:
+        rows = item_rows.ledger_rows(
+            ctx.conn, role=role, unread_only=unread_only, limit=page, before_id=before
+        )
+        yield from rows
+        if len(rows) < page:
+            return
+        before = int(rows[-1].id)

@@ -1,0 +1,44 @@
+"""Pausing the desk or a role: demand is still computed, nothing launches or pages."""
+
+from __future__ import annotations
+
+from deskd.errors import DeskdError, InvalidValue
+from deskd.service.desk.context import DeskContext
+from deskd.store.events import add_event
+from deskd.store.pauses import end_pauses, insert_pause, live_pauses
+
+
+def _actor(ctx: DeskContext) -> str:
+    if ctx.settings.role:
+        # Pausing is a person's decision about the desk; an agent cannot pause itself out of work.
+        raise DeskdError(
+            "pause and resume are for people, not agents (DESKD_ROLE is set)", code="not_permitted"
+        )
+    return "operator"
+
+
+def pause(ctx: DeskContext, *, role: str | None, reason: str) -> int:
+    by = _actor(ctx)
+    if role is not None:
+        ctx.desk.role(role)
+    if not reason.strip():
+        raise InvalidValue("reason", reason, "say why")
+    with ctx.write() as conn:
+        if any(p.role == role for p in live_pauses(conn)):
+            raise DeskdError(
+                f"{'role ' + role if role else 'the desk'} is already paused", code="already_paused"
+            )
+        pause_id = insert_pause(conn, role=role, reason=reason, by=by, now=ctx.now)
+        add_event(conn, at=ctx.now, kind="paused", role=role, actor=by, detail={"reason": reason})
+    return pause_id
+
+
+def resume(ctx: DeskContext, *, role: str | None) -> int:
+    by = _actor(ctx)
+    if role is not None:
+        ctx.desk.role(role)
+    with ctx.write() as conn:
+        ended = end_pauses(conn, role=role, by=by, now=ctx.now)
+        if ended:
+            add_event(conn, at=ctx.now, kind="resumed", role=role, actor=by)
+    return ended

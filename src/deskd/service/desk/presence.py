@@ -1,0 +1,165 @@
+"""Presence: declare it (``status set``), end it (``status end``), beat by hand (``heartbeat``),
+and read every role's presence for ``deskd roles`` and the board.
+
+Presence is never stored: ``core.presence.presence_of`` derives it at read time from each
+role's current session row — its live one, else its newest (docs/architecture.md,
+"Presence") — so a dead agent needs nobody to notice it: its heartbeat simply ages. The read
+functions here never open a write transaction.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from deskd.core.presence import presence_of
+from deskd.core.timeparse import iso_utc
+from deskd.core.values import SESSION_STATES, check_text
+from deskd.errors import InvalidValue, NoLiveSession
+from deskd.service.desk.context import DeskContext
+from deskd.store import items as item_rows
+from deskd.store import sessions as session_rows
+from deskd.store.events import add_event
+from deskd.store.records import Session
+from deskd.store.roles import list_roles
+
+END_REASON = "ended by status end"
+
+
+def derive(ctx: DeskContext, session: Session | None) -> str:
+    """The presence of a role whose newest session row is ``session`` (None: it never had one)."""
+    return presence_of(
+        None if session is None else session.state,
+        None if session is None else session.last_heartbeat_at,
+        now=ctx.now,
+        online_s=ctx.desk.presence.online,
+        suspect_s=ctx.desk.presence.suspect,
+    )
+
+
+def check_state(state: str) -> str:
+    """``working`` or ``resting``; anything else is a refusal naming both (not a usage error)."""
+    if state not in SESSION_STATES:
+        raise InvalidValue("state", state, "choose one of: " + ", ".join(SESSION_STATES))
+    return state
+
+
+def set_status(
+    ctx: DeskContext,
+    role: str,
+    *,
+    state: str = "working",
+    activity: str | None = None,
+    native_id: str | None = None,
+) -> dict[str, Any]:
+    """Record a heartbeat now with the declared state; returns the role's presence after it."""
+    check_state(state)
+    check_text("--activity", activity)
+    check_text("--session-id", native_id)
+    ctx.desk.role(role)
+    with ctx.write() as conn:
+        session_id = session_rows.record_heartbeat(
+            conn,
+            role=role,
+            now=ctx.now,
+            native_id=native_id or None,
+            state=state,
+            event="status set",
+            activity=activity,
+        )
+    return _after_write(ctx, role, session_id)
+
+
+def heartbeat(
+    ctx: DeskContext, role: str, *, native_id: str | None = None, token: str | None = None
+) -> dict[str, Any]:
+    """What the session hook does on a tool call, by hand: the role's session is working now."""
+    ctx.desk.role(role)
+    with ctx.write() as conn:
+        session_id = session_rows.record_heartbeat(
+            conn,
+            role=role,
+            now=ctx.now,
+            native_id=native_id or None,
+            state="working",
+            event="heartbeat",
+            token=token or None,
+        )
+    return _after_write(ctx, role, session_id)
+
+
+def end_status(ctx: DeskContext, role: str, *, by: str) -> dict[str, Any]:
+    """End the role's live session (not resumable); refuses when it has none."""
+    ctx.desk.role(role)
+    with ctx.write() as conn:
+        current = session_rows.current_session(conn, role)
+        if current is None or current.state not in session_rows.LIVE_STATES:
+            raise NoLiveSession(role, derive(ctx, current))
+        session_rows.end_session(conn, current.id, now=ctx.now, reason=END_REASON)
+        add_event(
+            conn,
+            at=ctx.now,
+            kind="session.ended",
+            role=role,
+            actor=by,
+            subject=f"session:{current.id}",
+            detail={"reason": END_REASON, "native_id": current.native_id},
+        )
+    result = _after_write(ctx, role, current.id)
+    return {**result, "session_id": current.native_id}
+
+
+def _after_write(ctx: DeskContext, role: str, session_id: int) -> dict[str, Any]:
+    """The role's presence now, and the native id of the session the command touched."""
+    row = session_rows.current_session(ctx.conn, role)
+    native = row.native_id if row is not None and row.id == session_id else None
+    return {"role": role, "presence": derive(ctx, row), "session_id": native}
+
+
+def role_presences(ctx: DeskContext) -> list[dict[str, Any]]:
+    """One entry per role — the desk's, then any the desk file dropped (shown disabled).
+
+    Reads only: the roles table may lag the desk file until the next write, so the desk file
+    is the source of names, titles and ``enabled``; the table adds roles it no longer names.
+    """
+    conn = ctx.conn
+    sessions = {r.role: r for r in session_rows.current_sessions(conn)}
+    unread = item_rows.count_unread_by_role(conn)
+    overdue: dict[str, int] = {}
+    for item in item_rows.overdue_unread(conn, now=ctx.now):
+        overdue[item.role] = overdue.get(item.role, 0) + 1
+    roles = [(r.name, r.title, r.enabled) for r in ctx.desk.roles.values()]
+    roles += [
+        (str(r["name"]), str(r["title"]), False)
+        for r in list_roles(conn)
+        if r["name"] not in ctx.desk.roles
+    ]
+    return [
+        _view(ctx, name, title, enabled, sessions.get(name), unread, overdue)
+        for name, title, enabled in sorted(roles)
+    ]
+
+
+def _view(
+    ctx: DeskContext,
+    name: str,
+    title: str,
+    enabled: bool,
+    session: Session | None,
+    unread: dict[str, int],
+    overdue: dict[str, int],
+) -> dict[str, Any]:
+    beat = None if session is None else session.last_heartbeat_at
+    return {
+        "role": name,
+        "title": title,
+        "enabled": enabled,
+        "presence": derive(ctx, session),
+        "state": None if session is None else session.state,
+        "session_id": None if session is None else session.native_id,
+        "activity": None if session is None else session.activity,
+        "last_tool": None if session is None else session.last_tool,
+        "last_heartbeat": iso_utc(beat),
+        "heartbeat_age_s": None if beat is None else max(0, (ctx.now - beat) // 1000),
+        "unread": unread.get(name, 0),
+        "overdue": overdue.get(name, 0),
+    }

@@ -1,0 +1,91 @@
+"""Hand recorded launches to executors (detached ``deskd agent run``), and heal dead ones.
+
+Runs after the tick's transaction commits: a crash between recording and launching leaves a
+``planned`` launch, which the next tick starts again after a minute.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+
+from deskd.adapters.locks import is_held, role_lock_path
+from deskd.adapters.private import open_private, private_dir
+from deskd.service.desk.context import DeskContext
+from deskd.store import attempts as attempt_rows
+from deskd.store.events import add_event
+
+RESTART_AFTER_MS = 60_000
+
+
+@dataclass
+class Dispatched:
+    attempt_id: int
+    role: str
+    pid: int
+    proc: subprocess.Popen[bytes] | None = None
+
+
+def start_executor(ctx: DeskContext, attempt_id: int, role: str) -> Dispatched:
+    """Start ``deskd agent run --attempt ID`` detached, its output in logs/agents/<role>/."""
+    folder = ctx.settings.log_path / "agents" / role
+    private_dir(folder)
+    env = dict(os.environ)
+    env["DESKD_HOME"] = str(ctx.settings.home)
+    env["DESKD_DB"] = str(ctx.settings.db_path)
+    with open_private(folder / f"{attempt_id}.executor.log", "ab") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "deskd", "agent", "run", "--attempt", str(attempt_id)],
+            cwd=str(ctx.settings.home),
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # outlives the tick; cron does not kill it with the tick
+        )
+    return Dispatched(attempt_id=attempt_id, role=role, pid=proc.pid, proc=proc)
+
+
+def heal_launches(ctx: DeskContext) -> tuple[list[int], list[int], dict[int, str]]:
+    """Restart launches still ``planned`` after a minute; fail ``running`` ones whose executor
+    died (the kernel released its role lock). Returns (restarted, failed, role of each)."""
+    restart: list[int] = []
+    dead: list[int] = []
+    roles: dict[int, str] = {}
+    conn = ctx.conn
+    stale = attempt_rows.stale_planned(conn, before=ctx.now - RESTART_AFTER_MS)
+    running = [
+        r
+        for r in attempt_rows.running_launches(conn)
+        if not is_held(role_lock_path(ctx.settings.run_path, r.role))
+    ]
+    if not stale and not running:
+        return restart, dead, roles
+    with ctx.write() as wconn:
+        for row in stale:
+            if attempt_rows.replan_launch(wconn, row.id, now=ctx.now):
+                restart.append(row.id)
+                roles[row.id] = row.role
+        for row in running:
+            if attempt_rows.finish_launch(
+                wconn,
+                row.id,
+                status="failed",
+                now=ctx.now,
+                exit_code=None,
+                failure_class="transient",
+                detail="executor died",
+                cost_usd=None,
+                hold_until=None,
+            ):
+                dead.append(row.id)
+                add_event(
+                    wconn,
+                    at=ctx.now,
+                    kind="launch.died",
+                    role=row.role,
+                    subject=f"attempt:{row.id}",
+                )
+    return restart, dead, roles

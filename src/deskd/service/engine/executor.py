@@ -1,0 +1,509 @@
+"""``deskd agent run --attempt ID``: carry out one planned launch and prove whether it landed.
+
+1. the role lock, without blocking (held → the launch is recorded ``skipped: role busy`` and
+   the attempt stays live); taking it *before* the claim means a ``running`` launch always
+   holds its lock while its executor lives, so a free lock proves the executor died;
+2. claim ``planned → running`` by compare-and-set (racing executors start it once);
+3. build argv with the role's adapter and a scrubbed environment; run it under a timeout,
+   stdin closed, reading the stream as it arrives: the native session id is recorded the
+   moment it appears, a model turn lands the launch (and marks its prompt's items seen);
+4. classify the end from the structured output; retry transient failures inside the rung
+   (tenacity, bounded); record the outcome; park the session resumable (never end it).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import uuid
+from collections.abc import Collection
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from tenacity import Retrying, retry_if_result, stop_after_attempt, wait_exponential
+
+from deskd.adapters.agents import (
+    SESSION,
+    TRANSIENT,
+    TURN,
+    AgentAdapter,
+    LaunchSpec,
+    RunOutcome,
+    RunState,
+    adapter_for,
+)
+from deskd.adapters.clock import now_ms
+from deskd.adapters.locks import LockBusy, role_lock_path, try_lock
+from deskd.adapters.private import open_private, private_dir
+from deskd.adapters.process import stream_process
+from deskd.errors import AgentMissing, BadWorkdir, DeskdError, LaunchRefused
+from deskd.service.desk.context import DeskContext
+from deskd.service.engine.launch_control import clear_pid, still_running, write_pid
+from deskd.service.engine.launch_env import agent_env
+from deskd.store import attempts as attempt_rows
+from deskd.store.events import add_event
+from deskd.store.records import Attempt
+from deskd.store.sessions import record_heartbeat
+
+HEARTBEAT_EVERY_MS = 15_000
+TAIL_LINES = 50
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RetryPolicy:
+    """Transient launch failures are retried inside the rung, a bounded number of times."""
+
+    attempts: int = 3
+    wait_min_s: float = 2.0
+    wait_max_s: float = 20.0
+
+
+DEFAULT_RETRY = RetryPolicy()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LaunchResult:
+    """How one launch went; built up try by try and line by line, never changed in place."""
+
+    attempt_id: int
+    status: str
+    landed: bool = False
+    session_id: str | None = None
+    failure_class: str | None = None
+    detail: str = ""
+    tries: int = 0
+    exit_code: int | None = None
+    timed_out: bool = False
+    output_tail: tuple[str, ...] = ()
+    last_beat: int = 0
+    """When this try last recorded a stream heartbeat (they are throttled)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "attempt_id": self.attempt_id,
+            "status": self.status,
+            "landed": self.landed,
+            "session_id": self.session_id,
+            "failure_class": self.failure_class,
+            "detail": self.detail,
+            "tries": self.tries,
+            "exit_code": self.exit_code,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LineEffects:
+    """What one output line asks of the database: bind a session, land, or a heartbeat."""
+
+    bind: str | None = None
+    land: bool = False
+    beat: bool = False
+
+
+def read_line(
+    result: LaunchResult,
+    line: str,
+    *,
+    signals: Collection[str],
+    native_id: str | None,
+    streaming: bool,
+    now: int,
+) -> tuple[LaunchResult, LineEffects]:
+    """The launch after one output line, and the writes it calls for.
+
+    ``signals`` are what the adapter read in the line, ``native_id`` the session id it has
+    seen so far and ``streaming`` whether structured events have arrived. A model turn lands
+    the launch once; otherwise each event counts as a heartbeat, one per HEARTBEAT_EVERY_MS.
+    """
+    tail = (*result.output_tail, line)[-TAIL_LINES:]
+    bind = native_id if SESSION in signals and native_id != result.session_id else None
+    after = replace(result, output_tail=tail, session_id=bind or result.session_id)
+    if TURN in signals and not result.landed:
+        return replace(after, landed=True), LineEffects(bind=bind, land=True)
+    if streaming and now - result.last_beat >= HEARTBEAT_EVERY_MS:
+        return replace(after, last_beat=now), LineEffects(bind=bind, beat=True)
+    return after, LineEffects(bind=bind)
+
+
+def run_launch(
+    ctx: DeskContext, attempt_id: int, *, retry: RetryPolicy = DEFAULT_RETRY
+) -> LaunchResult:
+    attempt = attempt_rows.get_attempt(ctx.conn, attempt_id)
+    if attempt is None:
+        raise LaunchRefused(attempt_id)
+    if attempt.primary_id is not None:
+        raise LaunchRefused(
+            attempt_id, f"rides along with launch {attempt.primary_id}; run that one"
+        )
+    if attempt.launch_status != "planned" or attempt.outcome != "pending":
+        raise LaunchRefused(
+            attempt_id,
+            f"is not a planned launch (launch {attempt.launch_status or 'none'}, "
+            f"outcome {attempt.outcome}): nothing to run",
+        )
+    try:
+        with try_lock(role_lock_path(ctx.settings.run_path, attempt.role)):
+            return _claimed(ctx, attempt, retry=retry)
+    except LockBusy:
+        with ctx.write() as conn:
+            skipped = attempt_rows.skip_planned_launch(
+                conn, attempt_id, reason="role busy", now=_now(ctx)
+            )
+        return LaunchResult(
+            attempt_id=attempt_id, status="skipped" if skipped else "refused", detail="role busy"
+        )
+
+
+def _now(ctx: DeskContext) -> int:
+    return now_ms(ctx.settings.now, tz=ctx.desk.timezone)
+
+
+def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> LaunchResult:
+    attempt_id, role = attempt.id, attempt.role
+    with ctx.write() as conn:
+        if not attempt_rows.claim_launch(conn, attempt_id, now=_now(ctx)):
+            raise LaunchRefused(attempt_id, "was claimed by another executor")
+        add_event(
+            conn, at=_now(ctx), kind="launch.started", role=role, subject=f"attempt:{attempt_id}"
+        )
+    result = LaunchResult(attempt_id=attempt_id, status="running")
+    hold: int | None = None
+    cost: float | None = None
+    try:
+        result, outcome = _run_with_retries(ctx, attempt, result, retry=retry)
+        status = "finished" if outcome.failure_class is None else "failed"
+        result = replace(
+            result,
+            status="timed_out" if result.timed_out else status,
+            failure_class=outcome.failure_class,
+            detail=outcome.detail,
+        )
+        hold = outcome.reset_at_ms if outcome.failure_class == "usage_limit" else None
+        cost = outcome.cost_usd
+    except DeskdError as exc:  # cannot even start: executable missing, bad workdir …
+        result = replace(result, status="failed", failure_class="permanent", detail=exc.message)
+    with ctx.write() as conn:
+        attempt_rows.finish_launch(
+            conn,
+            attempt_id,
+            status=result.status,
+            now=_now(ctx),
+            exit_code=result.exit_code,
+            failure_class=result.failure_class,
+            detail=result.detail,
+            cost_usd=cost,
+            hold_until=hold,
+        )
+        if result.session_id:
+            # Parked, never ended: the turn is over and the session is resumable (lesson 29).
+            record_heartbeat(
+                conn,
+                role=role,
+                now=_now(ctx),
+                native_id=result.session_id,
+                state="resting",
+                event="launch.finished",
+            )
+        add_event(
+            conn,
+            at=_now(ctx),
+            kind="launch.finished",
+            role=role,
+            subject=f"attempt:{attempt_id}",
+            detail=result.to_json(),
+        )
+    # A rollover attempt may ride along with another kind's launch: after_launch looks at
+    # every attempt the launch carried (one read when none is a rollover).
+    from deskd.service.work.session_lifecycle import after_launch
+
+    after_launch(ctx, attempt, output_tail="\n".join(result.output_tail), landed=result.landed)
+    return result
+
+
+def _run_with_retries(
+    ctx: DeskContext, attempt: Attempt, result: LaunchResult, *, retry: RetryPolicy
+) -> tuple[LaunchResult, RunOutcome]:
+    """Run, and run again while the failure is transient and the model never took a turn."""
+
+    def transient_unlanded(tried: tuple[LaunchResult, RunOutcome] | None) -> bool:
+        # A timeout is transient too, but retrying a 30-minute hang inside the rung would
+        # hold the role for hours: only quick failures (overload, network) are retried here.
+        if tried is None:
+            return False
+        after, outcome = tried
+        return (
+            outcome.failure_class == TRANSIENT
+            and not after.landed
+            and not after.timed_out
+            and still_running(ctx, attempt.id)  # `deskd agent stop` ends retries too
+        )
+
+    retrying = Retrying(
+        stop=stop_after_attempt(max(1, retry.attempts)),
+        wait=wait_exponential(
+            multiplier=retry.wait_min_s, min=retry.wait_min_s, max=retry.wait_max_s
+        ),
+        retry=retry_if_result(transient_unlanded),
+        retry_error_callback=lambda state: None,  # out of tries: keep the last one
+    )
+    tried: tuple[LaunchResult, RunOutcome] | None = None
+    for one in retrying:
+        with one:
+            tried = _run_once(ctx, attempt, result if tried is None else tried[0])
+        if one.retry_state.outcome is not None and not one.retry_state.outcome.failed:
+            one.retry_state.set_result(tried)
+    assert tried is not None  # the first try either returned or raised
+    return tried
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Prepared:
+    """A launch ready to run: the adapter, its argv, environment, folder and timeout."""
+
+    adapter: AgentAdapter
+    spec: LaunchSpec
+    argv: list[str]
+    env: dict[str, str]
+    workdir: Path
+    timeout_s: float
+
+
+def prepare(
+    ctx: DeskContext,
+    *,
+    role: str,
+    mode: str,
+    prompt: str,
+    token: str,
+    session_id: str | None,
+    settings_file: Path | None,
+) -> Prepared:
+    """Build what a launch runs (also `deskd agent command`, which prints it without running).
+
+    A missing executable or workdir is one actionable refusal naming what was searched.
+    """
+    agent = ctx.desk.agent_for(role, ctx.settings)
+    adapter = adapter_for(agent.kind)
+    if mode == "spawn" and agent.kind == "claude" and session_id is None:
+        session_id = str(uuid.uuid4())  # pre-assigned, so it is known before the first line
+    from deskd.service.paging.channels import secret_names
+
+    env = agent_env(
+        dict(os.environ),
+        role=role,
+        token=token,
+        home=ctx.settings.home,
+        db=ctx.settings.db_path,
+        session_id=session_id,
+        withheld=secret_names(ctx.settings, ctx.desk),
+    )
+    executable = _resolve(agent.command or agent.kind, env["PATH"])
+    settings_path = None
+    if agent.kind == "claude" and settings_file is not None:
+        from deskd.adapters.claude_settings import (
+            desk_env,
+            hook_executable,
+            run_settings,
+            write_settings,
+        )
+
+        settings_path = write_settings(
+            settings_file,
+            run_settings(
+                hook_command=hook_executable(),
+                env={
+                    **desk_env(home=ctx.settings.home, db=ctx.settings.db_path, role=role),
+                    "DESKD_WAKE_TOKEN": token,
+                },
+            ),
+        )
+    spec = LaunchSpec(
+        kind=agent.kind,
+        command=executable,
+        args=agent.args,
+        mode=mode,
+        prompt=prompt,
+        session_id=session_id,
+        model=agent.model,
+        allowed_tools=agent.allowed_tools,
+        settings_path=str(settings_path) if settings_path else None,
+        role=role,
+    )
+    return Prepared(
+        adapter=adapter,
+        spec=spec,
+        argv=adapter.argv(spec),
+        env=env,
+        workdir=_workdir(ctx, role),
+        timeout_s=float(agent.timeout),
+    )
+
+
+def _run_once(
+    ctx: DeskContext, attempt: Attempt, result: LaunchResult
+) -> tuple[LaunchResult, RunOutcome]:
+    """One try: run the agent, read its output line by line, and say how it ended."""
+    attempt_id, role = attempt.id, attempt.role
+    logs = ctx.settings.log_path / "agents" / role
+    private_dir(logs)
+    mode = "resume" if attempt.rung == "resume" and attempt.session_id else "spawn"
+    prepared = prepare(
+        ctx,
+        role=role,
+        mode=mode,
+        prompt=attempt.prompt or "",
+        token=str(attempt.wake_token),
+        session_id=attempt.session_id if mode == "resume" else None,
+        settings_file=logs / f"{attempt_id}.settings.json",
+    )
+    adapter, argv, session_id = prepared.adapter, prepared.argv, prepared.spec.session_id
+    result = replace(result, tries=result.tries + 1, last_beat=0)
+    if session_id:
+        result = _bind_session(ctx, attempt, session_id, result)
+    state = RunState()
+
+    def on_line(line: str) -> None:
+        nonlocal result
+        signals = adapter.feed(state, line)
+        result, effects = read_line(
+            result,
+            line,
+            signals=signals,
+            native_id=state.session_id,
+            streaming=bool(state.events),
+            now=_now(ctx),
+        )
+        _apply(ctx, attempt, effects, native_id=state.session_id or session_id, now=_now(ctx))
+
+    with open_private(logs / f"{attempt_id}.log", "a", encoding="utf-8") as log:
+        log.write(
+            f"# deskd launch attempt {attempt_id} role {role} mode {mode}\n# argv[0] {argv[0]}\n"
+        )
+        run_dir = ctx.settings.run_path
+        try:
+            finished = stream_process(
+                argv,
+                env=prepared.env,
+                cwd=prepared.workdir,
+                timeout_s=prepared.timeout_s,
+                on_line=on_line,
+                log=log,
+                # `deskd agent stop` finds the agent's process group here.
+                on_start=lambda pid: write_pid(run_dir, attempt_id, pid),
+            )
+        finally:
+            clear_pid(run_dir, attempt_id)
+    result = replace(result, exit_code=finished.exit_code, timed_out=finished.timed_out)
+    outcome = adapter.outcome(
+        state,
+        exit_code=finished.exit_code,
+        timed_out=finished.timed_out,
+        stderr_tail=finished.stderr_tail,
+    )
+    if outcome.session_id and not result.session_id:
+        result = _bind_session(ctx, attempt, outcome.session_id, result)
+    return result, outcome
+
+
+def _apply(
+    ctx: DeskContext, attempt: Attempt, effects: LineEffects, *, native_id: str | None, now: int
+) -> None:
+    """The edge of ``read_line``: write what one output line called for."""
+    if effects.bind:
+        _record_session(ctx, attempt, effects.bind)
+    if effects.land:
+        _land(ctx, attempt.id, attempt.role, native_id)
+    elif effects.beat:
+        with ctx.write() as conn:
+            record_heartbeat(conn, role=attempt.role, now=now, native_id=native_id, event="stream")
+
+
+def _resolve(command: str, path: str) -> str:
+    found = (
+        shutil.which(command, path=path)
+        if "/" not in command
+        else (command if Path(command).is_file() else None)
+    )
+    if not found:
+        raise AgentMissing(command, path)
+    return found
+
+
+def _workdir(ctx: DeskContext, role: str) -> Path:
+    configured = ctx.desk.role(role).workdir
+    folder = Path(configured).expanduser() if configured else ctx.settings.home
+    if not folder.is_absolute():
+        folder = ctx.settings.home / folder
+    if not folder.is_dir():
+        raise BadWorkdir(folder, role)
+    return folder
+
+
+def _bind_session(
+    ctx: DeskContext, attempt: Attempt, session_id: str, result: LaunchResult
+) -> LaunchResult:
+    if result.session_id == session_id:
+        return result
+    _record_session(ctx, attempt, session_id)
+    return replace(result, session_id=session_id)
+
+
+def _record_session(ctx: DeskContext, attempt: Attempt, session_id: str) -> None:
+    with ctx.write() as conn:
+        attempt_rows.record_launch_session(conn, attempt.id, session_id=session_id)
+        record_heartbeat(
+            conn, role=attempt.role, now=_now(ctx), native_id=session_id, event="launch"
+        )
+
+
+def _land(ctx: DeskContext, attempt_id: int, role: str, session_id: str | None) -> None:
+    """The model took a turn: stamp ``landed_at`` and mark the prompt's items seen (lesson 8)."""
+    with ctx.write() as conn:
+        land_launch(conn, attempt_id, now=_now(ctx), session=session_id)
+
+
+def land_launch(
+    conn: sqlite3.Connection, attempt_id: int, *, now: int, session: str | None
+) -> bool:
+    if not attempt_rows.land_with_items(conn, attempt_id, now=now, session=session):
+        return False
+    add_event(conn, at=now, kind="launch.landed", subject=f"attempt:{attempt_id}")
+    return True
+
+
+def describe_launch(
+    ctx: DeskContext, *, role: str, mode: str, session_id: str | None
+) -> dict[str, Any]:
+    """What `deskd agent command` prints: argv and the variables deskd sets or scrubs."""
+    from deskd.errors import InvalidValue
+    from deskd.service.engine.launch_env import DROPPED, DROPPED_PREFIXES
+
+    ctx.desk.role(role)
+    if mode not in ("spawn", "resume"):
+        raise InvalidValue("--mode", mode, "spawn or resume")
+    if mode == "resume" and not session_id:
+        raise InvalidValue("--session-id", "", "resume needs the native session id")
+    prepared = prepare(
+        ctx,
+        role=role,
+        mode=mode,
+        prompt="<the wake prompt>",
+        token="<wake token>",
+        session_id=session_id,
+        settings_file=None,
+    )
+    argv = list(prepared.argv)
+    if prepared.spec.kind == "claude":
+        argv += ["--settings", "<per-run settings file>"] if "--settings" not in argv else []
+    shown = {
+        k: v for k, v in prepared.env.items() if k.startswith("DESKD_") or k in ("PATH", "HOME")
+    }
+    from deskd.service.paging.channels import secret_names
+
+    withheld = secret_names(ctx.settings, ctx.desk)
+    dropped = sorted(
+        k for k in os.environ if k in DROPPED or k in withheld or k.startswith(DROPPED_PREFIXES)
+    )
+    return {"argv": argv, "env": shown, "dropped": dropped, "workdir": str(prepared.workdir)}

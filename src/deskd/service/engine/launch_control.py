@@ -1,0 +1,170 @@
+"""Operator verbs on launches: stop a role's running agent, read its transcripts.
+
+The executor writes the agent's process-group id to ``run/agents/<attempt>.pid`` while the
+agent runs (``write_pid`` / ``clear_pid``); ``stop_role`` records the stop on the attempt
+FIRST — the executor's own finish is a compare-and-set on ``running``, so it cannot
+overwrite "stopped", and its retry loop sees the launch is no longer running — then ends
+the whole process group (SIGTERM, and SIGKILL when it lingers).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+from deskd.errors import DeskdError, InvalidValue
+from deskd.service.desk.context import DeskContext
+from deskd.store import attempts as attempt_rows
+from deskd.store.events import add_event
+from deskd.store.records import Attempt
+
+STOPPED = "stopped"
+GRACE_S = 3.0
+"""How long a stopped agent gets to exit on SIGTERM before its group is killed."""
+
+
+def pid_path(run_dir: Path, attempt_id: int) -> Path:
+    return run_dir / "agents" / f"{attempt_id}.pid"
+
+
+def write_pid(run_dir: Path, attempt_id: int, pid: int) -> None:
+    path = pid_path(run_dir, attempt_id)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path.write_text(f"{pid}\n", encoding="utf-8")
+
+
+def clear_pid(run_dir: Path, attempt_id: int) -> None:
+    pid_path(run_dir, attempt_id).unlink(missing_ok=True)
+
+
+def read_pid(run_dir: Path, attempt_id: int) -> int | None:
+    try:
+        return int(pid_path(run_dir, attempt_id).read_text(encoding="utf-8").strip())
+    except (OSError, ValueError):
+        return None
+
+
+def still_running(ctx: DeskContext, attempt_id: int) -> bool:
+    """Whether the launch is still ``running`` (False once stopped): the executor asks
+    before retrying, so a stopped launch is not started again."""
+    row = attempt_rows.get_attempt(ctx.conn, attempt_id)
+    return row is not None and row.launch_status == "running"
+
+
+def running_launch(ctx: DeskContext, role: str) -> Attempt | None:
+    """The role's running launch (its primary attempt), or None."""
+    for row in attempt_rows.running_launches(ctx.conn):
+        if row.role == role:
+            return row
+    return None
+
+
+def stop_role(ctx: DeskContext, role: str, *, by: str, grace_s: float = GRACE_S) -> dict[str, Any]:
+    """End the running launch of ``role``: record it, then signal its process group."""
+    if ctx.settings.role:
+        raise DeskdError(
+            "`deskd agent stop` is for people; an agent ends its own turn", code="not_permitted"
+        )
+    ctx.desk.role(role)
+    row = running_launch(ctx, role)
+    if row is None:
+        raise DeskdError(
+            f"{role} has no running launch (see `deskd wake list --role {role} --open`)",
+            code="not_running",
+        )
+    attempt_id = row.id
+    pid = read_pid(ctx.settings.run_path, attempt_id)
+    detail = f"stopped by {by}"
+    with ctx.write() as conn:
+        attempt_rows.finish_launch(
+            conn,
+            attempt_id,
+            status="failed",
+            now=ctx.now,
+            exit_code=None,
+            failure_class=STOPPED,
+            detail=detail,
+            cost_usd=None,
+            hold_until=None,
+        )
+        add_event(
+            conn,
+            at=ctx.now,
+            kind="launch.stopped",
+            role=role,
+            actor=by,
+            subject=f"attempt:{attempt_id}",
+            detail={"pid": pid},
+        )
+    signalled = _end_group(pid, grace_s=grace_s) if pid is not None else "no process recorded"
+    return {"role": role, "attempt_id": attempt_id, "pid": pid, "result": signalled}
+
+
+def _end_group(pid: int, *, grace_s: float) -> str:
+    """SIGTERM the process group led by ``pid``; SIGKILL it if it outlives ``grace_s``.
+
+    The agent was started in its own session, so its pid is its group id: this ends the
+    agent CLI and every child it started, never the executor or the caller."""
+    try:
+        os.killpg(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return "already gone"
+    except PermissionError:
+        return "not permitted to signal it"
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            return "terminated"
+        time.sleep(0.05)
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        return "terminated"
+    return "killed"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.killpg(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie leader still "exists" until its parent (the executor) reaps it.
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+# -- transcripts ----------------------------------------------------------------------
+
+
+def agent_logs(ctx: DeskContext, role: str, attempt_id: int | None) -> tuple[int, Path]:
+    """(attempt id, transcript path) of the role's launch ``attempt_id`` (default: latest)."""
+    ctx.desk.role(role)
+    folder = ctx.settings.log_path / "agents" / role
+    found = (
+        sorted((int(p.stem), p) for p in folder.glob("*.log") if p.stem.isdigit())
+        if folder.is_dir()
+        else []
+    )
+    if attempt_id is None:
+        if not found:
+            raise DeskdError(
+                f"{role} has no agent transcripts yet (in {folder})", code="no_transcript"
+            )
+        return found[-1]
+    for number, path in found:
+        if number == attempt_id:
+            return number, path
+    raise InvalidValue(
+        "--attempt",
+        attempt_id,
+        f"{role} has transcripts for attempts: "
+        + (", ".join(str(n) for n, _ in found[-10:]) or "none"),
+    )

@@ -1,0 +1,197 @@
+"""Build the planner's ``Snapshot`` and ``Policy`` from committed rows and the desk.
+
+Its cost scales with live rows (unread items, pending attempts, open pages, live sessions),
+not with history: every query here runs on a partial index of live state.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import replace
+
+from deskd.core.presence import presence_of
+from deskd.core.records import AttemptView, ItemView, Policy, RoleView, Rung, Snapshot
+from deskd.core.timeparse import local_day_start, local_text
+from deskd.core.values import DEFAULT_SLA_S, priority_rank
+from deskd.desk import Desk
+from deskd.service.engine.hooks import Fired
+from deskd.service.meetings.views import load_meeting_views
+from deskd.service.paging.help_views import load_help_requests
+from deskd.service.work.session_views import load_rollovers
+from deskd.service.work.task_views import load_task_views
+from deskd.store import attempts as attempt_rows
+from deskd.store import items as item_rows
+from deskd.store.db import read_transaction
+from deskd.store.pages import notice_keys_since, open_page_keys
+from deskd.store.pauses import live_pauses
+from deskd.store.records import Attempt, Session
+from deskd.store.sessions import current_sessions
+
+
+def policy_of(desk: Desk) -> Policy:
+    section = desk.section
+    return Policy(
+        ladder=tuple(Rung(name=n, sla_s=s) for n, s in desk.ladder),
+        inbox_batch_s=section.inbox_batch,
+        max_launches_per_day=section.max_launches_per_day,
+        max_cost_per_day=section.max_cost_per_day,
+    )
+
+
+def load_snapshot(conn: sqlite3.Connection, desk: Desk, *, now: int) -> Snapshot:
+    """The planner's input, read inside one read transaction: ~15 queries, one point in time
+    (a write committed between two of them would otherwise make the plan inconsistent)."""
+    with read_transaction(conn):
+        return _load_snapshot(conn, desk, now=now)
+
+
+def _load_snapshot(conn: sqlite3.Connection, desk: Desk, *, now: int) -> Snapshot:
+    sessions = {r.role: r for r in current_sessions(conn)}
+    in_flight = attempt_rows.in_flight_roles(conn)
+    day_start = local_day_start(now, desk.timezone)
+    totals = attempt_rows.launch_totals_since(conn, day_start)
+    holds = attempt_rows.holds_after(conn, now)
+    pauses = live_pauses(conn)
+    desk_pause = next((p for p in pauses if p.role is None), None)
+    role_pauses = {str(p.role): p for p in pauses if p.role is not None}
+    roles = []
+    for name in desk.role_names:
+        config = desk.roles[name]
+        s = sessions.get(name)
+        presence = presence_of(
+            s.state if s else None,
+            s.last_heartbeat_at if s else None,
+            now=now,
+            online_s=desk.presence.online,
+            suspect_s=desk.presence.suspect,
+        )
+        resumable = s is not None and s.state in ("working", "resting") and bool(s.native_id)
+        pause = role_pauses.get(name)
+        launches, cost = totals.get(name, (0, 0.0))
+        roles.append(
+            RoleView(
+                name=name,
+                enabled=config.enabled,
+                presence=presence,
+                session_id=str(s.native_id) if resumable and s is not None else None,
+                launch_running=name in in_flight,
+                paused=pause is not None,
+                pause_reason=str(pause.reason) if pause is not None else None,
+                held_until=holds.get(name),
+                launches_today=launches,
+                cost_today=cost,
+                prompt=config.prompt if resumable else _fresh_prompt(conn, desk, name, s),
+                dead_since=(
+                    int(s.last_heartbeat_at or 0) + desk.presence.suspect * 1000
+                    if presence == "dead" and s is not None
+                    else None
+                ),
+            )
+        )
+    tasks, task_roles, done_tasks = load_task_views(conn, desk, now=now)
+    meeting_wakes, inactive_meetings, dormant_items = load_meeting_views(conn, desk, now=now)
+    items = tuple(
+        ItemView(
+            id=r.id,
+            role=r.role,
+            priority=r.priority,
+            source=r.source,
+            title=r.title,
+            enqueued_at=r.enqueued_at,
+            sla_due_at=r.sla_due_at,
+            ref=r.ref,
+            sender=r.sender,
+            notified_at=r.notified_at,
+            live=r.id not in dormant_items,
+        )
+        for r in item_rows.all_unread_items(conn)
+    )
+    broken: dict[str, str] = {}
+    attempts = []
+    for r in attempt_rows.live_attempts(conn):
+        try:
+            attempts.append(_attempt_view(r))
+        except (ValueError, TypeError, KeyError) as exc:
+            # A corrupt row must not stop every other role's wakes (nor crash-loop the tick).
+            broken.setdefault(r.role, f"attempt {r.id} unreadable ({exc})")
+    return Snapshot(
+        broken=tuple(sorted(broken.items())),
+        roles=tuple(roles),
+        items=items,
+        attempts=tuple(attempts),
+        tasks=tasks,
+        task_roles=task_roles,
+        done_tasks=done_tasks,
+        meeting_wakes=meeting_wakes,
+        inactive_meetings=inactive_meetings,
+        help_requests=load_help_requests(conn, now=now),
+        rollovers=load_rollovers(conn, desk, now=now),
+        open_page_keys=frozenset(open_page_keys(conn)),
+        notice_keys=frozenset(notice_keys_since(conn, now - 7 * 86_400_000)),
+        day_start=day_start,
+        desk_paused=desk_pause is not None,
+    )
+
+
+def with_would_fire(snapshot: Snapshot, fired: Sequence[Fired], *, now: int) -> Snapshot:
+    """A dry run's snapshot: hooks that would fire add their items in memory (negative ids),
+    so the printed plan shows the wakes they would cause — and nothing is written. A hook whose
+    earlier item is still unread would coalesce into it (dedup by hook), so it adds nothing."""
+    pending_refs = {i.ref for i in snapshot.items if i.source == "system"}
+    extra = [
+        ItemView(
+            id=-f.hook_id,
+            role=f.owner,
+            priority=priority_rank(f.priority),
+            source="system",
+            title=f"{f.title} (would fire)",
+            enqueued_at=now,
+            sla_due_at=now + DEFAULT_SLA_S[f.priority] * 1000,
+            ref=f"hook:{f.hook_id}",
+        )
+        for f in fired
+        if f.would and f.fire_at is not None and f"hook:{f.hook_id}" not in pending_refs
+    ]
+    if not extra:
+        return snapshot
+    return replace(snapshot, items=snapshot.items + tuple(extra))
+
+
+def _attempt_view(r: Attempt) -> AttemptView:
+    return AttemptView(
+        id=r.id,
+        key=r.key,
+        kind=r.kind,
+        role=r.role,
+        rung=r.rung,
+        generation=r.generation,
+        attempted_at=r.attempted_at,
+        due_at=r.due_at,
+        launch_status=r.launch_status,
+        launched_at=r.launched_at,
+        landed_at=r.landed_at,
+        finished_at=r.finished_at,
+        failure_class=r.failure_class,
+        ack_until=r.ack_until,
+        recycles=r.recycles,
+        item_ids=tuple(int(i) for i in json.loads(r.item_ids)),
+        task_ids=tuple(int(i) for i in json.loads(r.task_ids)),
+        skipped=r.skipped,
+    )
+
+
+def _fresh_prompt(conn: sqlite3.Connection, desk: Desk, role: str, session: Session | None) -> str:
+    """The desk prompt of a role with no resumable session: a fresh session starts from the
+    latest hand-off, when no session has started since it was written (the tasks/sessions
+    issue: ``deskd session handoff``, core/sessions.py)."""
+    from deskd.core.sessions import prompt_with_handoff
+    from deskd.store.handoffs import latest_handoff
+
+    prompt = desk.roles[role].prompt
+    note = latest_handoff(conn, role)
+    if note is None or (session is not None and session.started_at > note.created_at):
+        return prompt
+    written = local_text(note.created_at, desk.timezone)
+    return prompt_with_handoff(prompt, note=note.note, written=written)

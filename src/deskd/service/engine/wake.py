@@ -1,0 +1,215 @@
+"""The wake ledger as people read it: list, explain, acknowledge."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from deskd.core.demand import inbox_due_at
+from deskd.core.ladder import role_busy
+from deskd.core.planner import explain_start
+from deskd.core.planner import plan as make_plan
+from deskd.core.timeparse import human_age, iso_utc, local_text
+from deskd.errors import AckIsForPeople, AttemptClosed, InvalidValue, UnknownAttempt
+from deskd.service.desk.context import DeskContext
+from deskd.service.engine.snapshot import load_snapshot, policy_of
+from deskd.store import attempts as attempt_rows
+from deskd.store.events import add_event
+from deskd.store.records import Attempt
+
+ACK_TIMEOUT_S = 4 * 3600
+
+
+def attempt_view(row: Attempt) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "role": row.role,
+        "reason": row.kind,
+        "key": row.key,
+        "ref": row.ref,
+        "rung": row.rung,
+        "level": row.level,
+        "generation": row.generation,
+        "outcome": row.outcome,
+        "launch_status": row.launch_status,
+        "attempted_at": iso_utc(row.attempted_at),
+        "due_at": iso_utc(row.due_at),
+        "launched_at": iso_utc(row.launched_at),
+        "landed_at": iso_utc(row.landed_at),
+        "resolved_at": iso_utc(row.resolved_at),
+        "detail": row.launch_detail or row.outcome_reason or row.reason,
+        "acked": row.ack_until is not None,
+    }
+
+
+def list_wakes(
+    ctx: DeskContext, *, role: str | None, open_only: bool, limit: int
+) -> list[dict[str, Any]]:
+    if role is not None:
+        ctx.desk.role(role)
+    rows = attempt_rows.list_attempts(ctx.conn, role=role, open_only=open_only, limit=limit)
+    return [attempt_view(r) for r in rows]
+
+
+def ack(ctx: DeskContext, attempt_id: int, *, note: str) -> dict[str, Any]:
+    """A person has it: the attempt stops climbing and paging until its demand changes or 4 h pass."""
+    if ctx.settings.role:
+        raise AckIsForPeople()
+    if not note.strip():
+        raise InvalidValue("note", note, "say who has it and what they will do")
+    with ctx.write() as conn:
+        row = attempt_rows.get_attempt(conn, attempt_id)
+        if row is None:
+            raise UnknownAttempt(attempt_id, see="deskd wake list --open")
+        if row.outcome != "pending":
+            raise AttemptClosed(attempt_id, row.outcome)
+        until = ctx.now + ACK_TIMEOUT_S * 1000
+        attempt_rows.ack_attempt(conn, attempt_id, until=until, note=note, now=ctx.now)
+        if row.kind == "help":
+            # A person has the agent's request for help: its item is read, so the help
+            # demand resolves on the next tick (and its delivered page gets "settled").
+            from deskd.store.items import ack_items
+
+            item_id = int(row.key.split(":", 1)[1])
+            ack_items(conn, row.role, [item_id], now=ctx.now, by="operator")
+        add_event(
+            conn,
+            at=ctx.now,
+            kind="attempt.acked",
+            role=row.role,
+            actor="operator",
+            subject=f"attempt:{attempt_id}",
+            detail={"note": note},
+        )
+    return {"id": attempt_id, "ack_until": iso_utc(until), "note": note}
+
+
+def explain_role(ctx: DeskContext, role: str) -> list[str]:
+    """Why ``role`` is or is not being woken now, rung by rung. Reads only."""
+    ctx.desk.role(role)
+    snapshot = load_snapshot(ctx.conn, ctx.desk, now=ctx.now)
+    policy = policy_of(ctx.desk)
+    view = snapshot.role(role)
+    assert view is not None
+    lines = [f"{role}: presence {view.presence}" + (" (busy)" if role_busy(view) else "")]
+    if not view.enabled:
+        lines.append("disabled in the desk file: no wakes; its demand is withdrawn")
+    if snapshot.desk_paused or view.paused:
+        lines.append(f"paused: {view.pause_reason or 'the desk is paused'} (`deskd resume`)")
+    if view.held_until and view.held_until > ctx.now:
+        lines.append(f"usage limit: launches held until {local_text(view.held_until, ctx.tz)}")
+    items = [i for i in snapshot.items if i.role == role]
+    due = inbox_due_at(items, batch_s=policy.inbox_batch_s)
+    if not items:
+        lines.append("inbox: nothing unread — no inbox demand")
+    elif due is not None and due > ctx.now:
+        lines.append(
+            f"inbox: {len(items)} unread, wakes in {human_age((due - ctx.now) / 1000)} "
+            f"(batch of {policy.inbox_batch_s}s from the oldest)"
+        )
+    else:
+        lines.append(f"inbox: {len(items)} unread — demanded now")
+    lines.extend(_task_lines(snapshot, role, ctx))
+    lines.extend(_routed_lines(ctx, role))
+    lines.append(explain_start(view))
+    plan = make_plan(snapshot, now=ctx.now, policy=policy)
+    for a in snapshot.attempts:
+        if a.role == role:
+            sla = f", SLA until {local_text(a.due_at, ctx.tz)}" if a.due_at else ""
+            status = f", launch {a.launch_status}" if a.launch_status else ""
+            lines.append(f"live attempt {a.id}: {a.key} on {a.rung}{sla}{status}")
+            if a.ack_until and a.ack_until > ctx.now:
+                lines.append(f"  acknowledged until {local_text(a.ack_until, ctx.tz)}")
+    for note in plan.notes:
+        if note.role == role:
+            lines.append(f"this tick: {note.text}")
+    for c in plan.closures:
+        if any(a.id == c.attempt_id and a.role == role for a in snapshot.attempts):
+            lines.append(f"this tick: attempt {c.attempt_id} would be {c.outcome} ({c.reason})")
+    for n in plan.attempts:
+        if n.role == role:
+            skip = f" — skipped: {n.skipped}" if n.skipped else ""
+            lines.append(f"this tick: {n.key} → {n.rung}{skip}")
+    return lines
+
+
+def explain_attempt(ctx: DeskContext, attempt_id: int) -> list[str]:
+    """The climb of one attempt's key, rung by rung, oldest first."""
+    row = attempt_rows.get_attempt(ctx.conn, attempt_id)
+    if row is None:
+        raise UnknownAttempt(attempt_id)
+    history = list(reversed(attempt_rows.attempts_for_key(ctx.conn, row.key)))
+    lines = [f"{row.key} ({row.role}):"]
+    for r in history:
+        mark = "→" if r.id == attempt_id else " "
+        launch = f", launch {r.launch_status}" if r.launch_status else ""
+        detail = r.launch_detail or r.outcome_reason or ""
+        lines.append(
+            f"{mark} #{r.id} gen {r.generation} {r.rung:<7} "
+            f"{local_text(r.attempted_at, ctx.tz)} {r.outcome}{launch}"
+            + (f" — {detail}" if detail else "")
+        )
+    return lines
+
+
+def sources(ctx: DeskContext, role: str) -> dict[str, Any]:
+    """Everything that can wake ``role``, and how to change each (`deskd wake sources`)."""
+    from deskd.service.engine.hooks import list_hooks
+
+    ctx.desk.role(role)
+    snapshot = load_snapshot(ctx.conn, ctx.desk, now=ctx.now)
+    policy = policy_of(ctx.desk)
+    items = [i for i in snapshot.items if i.role == role]
+    due = inbox_due_at(items, batch_s=policy.inbox_batch_s)
+    hooks = list_hooks(ctx, owner=role, include_closed=False)
+    attempts = [
+        attempt_view(r)
+        for r in attempt_rows.list_attempts(ctx.conn, role=role, open_only=True, limit=100)
+    ]
+    manage = [
+        f"deskd inbox list --for {role}            # what is queued",
+        f"deskd inbox ack --for {role} --seen      # mark what it was shown as read",
+        f"deskd hook cancel ID --by {role}         # stop a wake hook",
+        f"deskd pause --role {role} --reason TEXT  # hold its launches and pages",
+        "deskd wake ack ATTEMPT_ID --note TEXT    # a person has it: stop climbing",
+        f'enabled = false under [[roles]] name = "{role}" in deskd.toml  # no wakes at all',
+    ]
+    return {
+        "role": role,
+        "hooks": hooks,
+        "inbox": {
+            "unread": len(items),
+            "urgent": sum(1 for i in items if i.priority >= 3),
+            "wakes_at": iso_utc(due),
+            "batch_s": policy.inbox_batch_s,
+            "sources": ["message", "meeting", "system", *ctx.desk.section.inbox_sources],
+        },
+        "tasks": _task_sources(snapshot, role, ctx),
+        "meetings": _meeting_sources(snapshot, role),
+        "attempts": attempts,
+        "manage": manage,
+    }
+
+
+def _task_lines(snapshot: Any, role: str, ctx: DeskContext) -> list[str]:
+    """The tasks part of `wake explain --role` (service/task_views.py)."""
+    from deskd.service.work.task_views import explain_tasks
+
+    return explain_tasks(snapshot, role, now=ctx.now, tz=ctx.tz)
+
+
+def _routed_lines(ctx: DeskContext, role: str) -> list[str]:
+    from deskd.service.desk.routing import explain_lines
+
+    return explain_lines(ctx, role)
+
+
+def _task_sources(snapshot: Any, role: str, ctx: DeskContext) -> list[dict[str, Any]]:
+    from deskd.service.work.task_views import task_sources
+
+    return task_sources(snapshot, role, now=ctx.now)
+
+
+def _meeting_sources(snapshot: Any, role: str) -> list[dict[str, Any]]:
+    from deskd.service.meetings.views import meeting_sources
+
+    return meeting_sources(snapshot, role)

@@ -1,0 +1,337 @@
+"""Speaking in a meeting and reading it: send, position, updates.
+
+A message is an item for every other attendee; it spends one of the budget, settles the
+debts it names, and (two attendees checked in) makes the other owe a reply. A message is
+never refused because someone owes a reply (lesson 34); a position never spends the budget.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from deskd.core.meetings import (
+    MeetingFacts,
+    attendee_refusal,
+    normalize_body,
+    obligation_debtor,
+    position_refusal,
+    recipients_of,
+    speak_refusal,
+    state_of,
+    swept,
+)
+from deskd.core.timeparse import iso_utc
+from deskd.errors import DuplicateMessage, InvalidValue, MeetingRefused
+from deskd.service.desk.context import DeskContext
+from deskd.service.desk.inbox import MAX_BODY
+from deskd.service.meetings.lifecycle import (
+    event,
+    load,
+    meeting_item,
+    read_items,
+    read_notices,
+    refuse,
+    sync_state,
+)
+from deskd.service.meetings.views import facts_of, message_view, status_view
+from deskd.store import items as item_rows
+from deskd.store import meeting_messages as msg_rows
+from deskd.store import meetings as rows
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Said:
+    meeting_id: int
+    message_id: int
+    state: str
+    budget_left: int
+    settled: list[int] = field(default_factory=list)
+    owed_by_you: list[dict[str, Any]] = field(default_factory=list)
+    owed_to_you: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "meeting_id": self.meeting_id,
+            "message_id": self.message_id,
+            "state": self.state,
+            "budget_left": self.budget_left,
+            "settled": self.settled,
+            "owed_by_you": self.owed_by_you,
+            "reply_owed_by": self.owed_to_you,
+            "warning": "; ".join(self.warnings) or None,
+        }
+
+
+def _check_body(body: str) -> None:
+    if not body.strip():
+        raise InvalidValue("--body", body, "must not be empty")
+    if len(body) > MAX_BODY:
+        raise InvalidValue("--body", body[:40] + "…", f"at most {MAX_BODY} characters")
+
+
+def _first_line(body: str) -> str:
+    return body.strip().splitlines()[0] if body.strip() else ""
+
+
+def send(
+    ctx: DeskContext,
+    meeting_id: int,
+    role: str,
+    body: str,
+    *,
+    kind: str = "evidence",
+    reply_to: int | None = None,
+    resolves: Sequence[int] = (),
+) -> Said:
+    """Speak. The message is an item for every other attendee; it spends one of the budget,
+    settles the debts it names, and (two attendees checked in) makes the other owe a reply.
+    A message is never refused because someone owes a reply (lesson 34)."""
+    _check_body(body)
+    now = ctx.now
+    answered = list(dict.fromkeys([*([reply_to] if reply_to is not None else []), *resolves]))
+    with ctx.write() as conn:
+        facts = load(conn, meeting_id, now=now)
+        refuse(speak_refusal(facts, role, kind))
+        read_notices(conn, facts, role, now=now)
+        known = set(msg_rows.message_ids_in(conn, meeting_id, answered))
+        missing = [i for i in answered if i not in known]
+        if missing:
+            raise InvalidValue(
+                "--reply-to/--resolves",
+                ",".join(map(str, missing)),
+                f"not a message of meeting {meeting_id} (see `deskd meeting updates`)",
+            )
+        recipients = recipients_of(facts, role)
+        message_id = _insert_message(
+            conn, facts, role, kind, body, recipients, reply_to, answered, spent=True, now=now
+        )
+        spent = rows.spend(conn, meeting_id)
+        rows.touch(conn, meeting_id, now=now)
+        for to in recipients:
+            meeting_item(
+                conn,
+                facts,
+                to=to,
+                sender=role,
+                title=f"{role} ({kind}): {_first_line(body)}",
+                body=body,
+                key=str(message_id),
+                now=now,
+            )
+        settled = msg_rows.settle_obligations(
+            conn, meeting_id, role, answered, by_message=message_id, reason="replied", now=now
+        )
+        read_items(conn, role, [str(i) for i in answered], meeting_id=meeting_id, now=now)
+        debtor = obligation_debtor(facts, role)
+        if debtor is not None:
+            due = now + facts.meeting.reply_sla_s * 1000
+            msg_rows.insert_obligation(
+                conn,
+                meeting_id=meeting_id,
+                message_id=message_id,
+                debtor=debtor,
+                creditor=role,
+                now=now,
+                due_at=due,
+            )
+        warnings = _budget_step(conn, facts, role, spent, now=now)
+        facts = sync_state(conn, meeting_id)
+    owed = [
+        {"message_id": o.message_id, "to": o.creditor, "due_at": iso_utc(o.due_at)}
+        for o in facts.obligations
+        if o.debtor == role
+    ]
+    if owed:
+        ids = " ".join(str(o["message_id"]) for o in owed)
+        warnings.insert(
+            0, f"you still owe a reply to message {ids} (--reply-to / --resolves {ids})"
+        )
+    return Said(
+        meeting_id=meeting_id,
+        message_id=message_id,
+        state=state_of(facts),
+        budget_left=facts.meeting.budget_left,
+        settled=settled,
+        owed_by_you=owed,
+        owed_to_you=debtor,
+        warnings=warnings,
+    )
+
+
+def _insert_message(
+    conn: sqlite3.Connection,
+    facts: MeetingFacts,
+    role: str,
+    kind: str,
+    body: str,
+    recipients: Sequence[str],
+    reply_to: int | None,
+    resolves: Sequence[int],
+    *,
+    spent: bool,
+    now: int,
+) -> int:
+    m = facts.meeting
+    # A position may restate what its author said before: it is one of a kind per attendee
+    # (its own unique index), so only messages are compared with messages.
+    body_key = ("position:" if kind == "position" else "") + normalize_body(body)
+    message_id = msg_rows.insert_message(
+        conn,
+        meeting_id=m.id,
+        sender=role,
+        kind=kind,
+        body=body,
+        body_key=body_key,
+        recipients=recipients,
+        reply_to=reply_to,
+        resolves=resolves,
+        spent=spent,
+        now=now,
+    )
+    if message_id is not None:
+        return message_id
+    original = msg_rows.duplicate_of(
+        conn, meeting_id=m.id, sender=role, recipients=recipients, body_key=body_key
+    )
+    if original is not None:
+        raise DuplicateMessage(m.id, original)
+    earlier = msg_rows.position_of(conn, m.id, role)
+    raise MeetingRefused(
+        f"{role!r} already stated a position in meeting {m.id} (message {earlier})"
+    )
+
+
+def _budget_step(
+    conn: sqlite3.Connection, facts: MeetingFacts, role: str, spent: int, *, now: int
+) -> list[str]:
+    """After a message spent the budget: enter consensus at the threshold, pause at zero."""
+    m = facts.meeting
+    left = max(0, m.max_messages - spent)
+    if left == 0:
+        rows.pause(conn, m.id, kind="budget", reason="message budget spent", by=None, now=now)
+        event(
+            conn,
+            m.id,
+            "paused",
+            role,
+            "paused: the message budget is spent; it can only end",
+            now=now,
+        )
+        return [
+            f"this message spent the budget: meeting {m.id} is paused and can only end "
+            f'(`deskd meeting propose-end {m.id} --role {role} --resolution "…"`)'
+        ]
+    if left == m.consensus_at:
+        event(
+            conn,
+            m.id,
+            "consensus",
+            role,
+            f"consensus: {left} message{'s' if left != 1 else ''} left; one position each, or "
+            "a decision",
+            now=now,
+        )
+        return [
+            f"meeting {m.id} is in consensus: one position each (`deskd meeting position`), or --kind decision"
+        ]
+    return []
+
+
+def position(ctx: DeskContext, meeting_id: int, role: str, body: str) -> Said:
+    """State this attendee's one position (consensus only). Positions never spend the budget,
+    so every attendee can state one; a position answers the meeting, settling its debts."""
+    _check_body(body)
+    now = ctx.now
+    with ctx.write() as conn:
+        facts = load(conn, meeting_id, now=now)
+        refuse(position_refusal(facts, role))
+        recipients = recipients_of(facts, role)
+        message_id = _insert_message(
+            conn, facts, role, "position", body, recipients, None, (), spent=False, now=now
+        )
+        rows.touch(conn, meeting_id, now=now)
+        for to in recipients:
+            meeting_item(
+                conn,
+                facts,
+                to=to,
+                sender=role,
+                title=f"{role}'s position: {_first_line(body)}",
+                body=body,
+                key=str(message_id),
+                now=now,
+            )
+        settled = msg_rows.settle_all_of(conn, meeting_id, role, reason="position stated", now=now)
+        event(
+            conn,
+            meeting_id,
+            "position",
+            role,
+            f"{role} stated a position (message {message_id})",
+            now=now,
+        )
+        facts = sync_state(conn, meeting_id)
+    return Said(
+        meeting_id=meeting_id,
+        message_id=message_id,
+        state=state_of(facts),
+        budget_left=facts.meeting.budget_left,
+        settled=settled,
+    )
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+def updates(ctx: DeskContext, meeting_id: int, role: str, *, mark_read: bool) -> dict[str, Any]:
+    """The role's unread messages of the meeting and the events since it last marked read.
+
+    Like `inbox list`, the role's own session listing counts as being shown them; with
+    ``mark_read`` they are read (items acked, event cursor moved). Reading is not a vote
+    and pays no debt.
+    """
+
+    now = ctx.now
+    conn = ctx.conn
+    facts = swept(facts_of(conn, meeting_id), now=now)
+    if facts.attendee(role) is None:
+        refuse(attendee_refusal(facts, role))
+    attendee = next(r for r in rows.attendees_of(conn, meeting_id) if r["role"] == role)
+    items = rows.unread_meeting_items(conn, role, f"meeting:{meeting_id}")
+    events = rows.events_after(conn, meeting_id, int(attendee["events_read_id"]))
+    ids = [int(i["id"]) for i in items]
+    if mark_read or (ctx.settings.role == role and ids):
+        with ctx.write() as wconn:
+            if mark_read:
+                item_rows.ack_items(wconn, role, ids, now=now, by=role)
+                if events:
+                    rows.set_events_read(wconn, meeting_id, role, int(events[-1]["id"]))
+            else:
+                item_rows.mark_shown(wconn, ids, session=None, now=now)
+
+    status = status_view(facts, now=now)
+    return {
+        "meeting_id": meeting_id,
+        "state": status["state"],
+        "messages": [message_view(i) for i in items],
+        "events": [
+            {
+                "id": int(e["id"]),
+                "at": iso_utc(int(e["at"])),
+                "kind": e["kind"],
+                "role": e["role"],
+                "text": e["text"],
+            }
+            for e in events
+        ],
+        "owed_by_you": [o for o in status["owed"] if o["debtor"] == role],
+        "vote_owed": facts.proposal is not None
+        and role in facts.present
+        and role not in facts.proposal.confirmed,
+        "budget_left": status["budget_left"],
+        "marked_read": mark_read,
+    }

@@ -1,0 +1,158 @@
+"""The board (``deskd status``): every role's presence, overdue items and the desk's health.
+
+A read path: it never opens a write transaction (lesson 43 — a board that took the write lock
+stalled every writer).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from deskd.core.timeparse import iso_utc, to_ms
+from deskd.service.desk.context import DeskContext
+from deskd.service.desk.inbox import ledger_entry
+from deskd.service.desk.presence import role_presences
+from deskd.service.engine.wake import attempt_view
+from deskd.store.attempts import covered_item_ids, list_attempts
+from deskd.store.items import overdue_unread
+from deskd.store.meta import get_meta
+from deskd.store.pages import list_pages
+from deskd.store.pauses import live_pauses
+
+LAST_TICK_KEY = "last_tick_at"
+NO_TICK_HINT = "no tick has run yet: see `deskd cron-line`"
+# The tick runs every minute; three missed minutes means the timer or cron line is not running.
+TICK_STALE_S = 180
+OVERDUE_SHOWN = 50
+
+
+def board(ctx: DeskContext) -> dict[str, Any]:
+    """The board as the contract's JSON: roles, attempts, pages, health, overdue."""
+    overdue = overdue_items(ctx)
+    return {
+        "now": iso_utc(ctx.now),
+        "roles": role_presences(ctx),
+        "attempts": live_attempts(ctx),
+        "pages": open_pages(ctx),
+        "paused": paused(ctx),
+        "stalled_tasks": stalled_tasks(ctx),
+        "routed": routed(ctx),
+        "health": health(ctx),
+        "overdue": overdue[:OVERDUE_SHOWN],
+        "overdue_total": len(overdue),
+    }
+
+
+def stalled_tasks(ctx: DeskContext) -> list[dict[str, Any]]:
+    """Tasks woken ``stall_after`` times without changing: they wake no one until updated."""
+    from deskd.service.work.task_views import load_task_views
+
+    tasks, _, _ = load_task_views(ctx.conn, ctx.desk, now=ctx.now)
+    return [
+        {
+            "id": t.id,
+            "role": t.role,
+            "title": t.title,
+            "status": t.status,
+            "idle_wakes": t.idle_wakes,
+        }
+        for t in tasks
+        if t.stalled
+    ]
+
+
+def routed(ctx: DeskContext) -> list[dict[str, Any]]:
+    """Open items and tasks that capability routing placed, with why that role was chosen."""
+    from deskd.service.desk.routing import routed_work
+
+    return routed_work(ctx)
+
+
+def live_attempts(ctx: DeskContext) -> list[dict[str, Any]]:
+    """Every pending attempt with its rung; ``badge`` ones are the red ones."""
+    rows = list_attempts(ctx.conn, role=None, open_only=True, limit=500)
+    return [
+        {**attempt_view(r), "badge": r.rung == "badge"}
+        for r in sorted(rows, key=lambda r: (r.role, r.key))
+    ]
+
+
+def open_pages(ctx: DeskContext) -> list[dict[str, Any]]:
+    from deskd.service.paging.pages import page_view
+
+    return [page_view(r) for r in list_pages(ctx.conn, open_only=True, limit=200)]
+
+
+def paused(ctx: DeskContext) -> list[dict[str, Any]]:
+    return [
+        {"role": r.role, "reason": r.reason, "since": iso_utc(r.started_at)}
+        for r in live_pauses(ctx.conn)
+    ]
+
+
+def overdue_items(ctx: DeskContext) -> list[dict[str, Any]]:
+    """Unread items past their SLA, urgent first, each with how long it has been overdue."""
+    covered = covered_item_ids(ctx.conn)
+    return [
+        {
+            **ledger_entry(row, now=ctx.now, escalated=row.id in covered),
+            "overdue_s": (ctx.now - row.sla_due_at) // 1000,
+        }
+        for row in overdue_unread(ctx.conn, now=ctx.now)
+    ]
+
+
+def health(ctx: DeskContext) -> dict[str, Any]:
+    """Which desk and database this is, and how long ago the last tick ran."""
+    executed = parse_tick_instant(get_meta(ctx.conn, LAST_TICK_KEY))
+    logged, mode = last_logged_tick(ctx)
+    # A dry-run tick writes nothing to the database (that is its promise), so a desk whose
+    # cron line still runs dry is seen through logs/tick.log instead.
+    candidates = [t for t in (executed, logged) if t is not None]
+    last = max(candidates) if candidates else None
+    if last is not None and last == executed and (logged is None or executed >= logged):
+        mode = "execute"
+    age = None if last is None else max(0, (ctx.now - last) // 1000)
+    return {
+        "last_tick_mode": mode,
+        "desk": str(ctx.desk.path),
+        "desk_name": ctx.desk.name,
+        "timezone": ctx.tz,
+        "db": str(ctx.settings.db_path),
+        "last_tick_at": iso_utc(last),
+        "last_tick_age_s": age,
+        "tick_stale": age is None or age >= TICK_STALE_S,
+        "message": NO_TICK_HINT if last is None else None,
+    }
+
+
+def last_logged_tick(ctx: DeskContext) -> tuple[int | None, str | None]:
+    """The time and mode (``dry-run``/``execute``) of the last line of logs/tick.log."""
+    path = ctx.settings.log_path / "tick.log"
+    try:
+        with path.open("rb") as fh:
+            fh.seek(0, 2)
+            fh.seek(max(0, fh.tell() - 4096))
+            tail = fh.read().decode("utf-8", "replace").strip().splitlines()
+    except OSError:
+        return None, None
+    if not tail:
+        return None, None
+    words = tail[-1].split()
+    mode = next((w for w in words if w in ("dry-run", "execute")), None)
+    return parse_tick_instant(words[0] if words else None), mode
+
+
+def parse_tick_instant(raw: str | None) -> int | None:
+    """The tick stores Unix ms; an ISO 8601 text is accepted too. Unreadable counts as absent."""
+    if raw is None or not raw.strip():
+        return None
+    text = raw.strip()
+    if text.lstrip("-").isdigit():
+        return int(text)
+    try:
+        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return to_ms(value if value.tzinfo else value.replace(tzinfo=UTC))

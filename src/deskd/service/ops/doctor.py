@@ -1,0 +1,372 @@
+"""``deskd doctor``: which desk, desk file and database are in use, and whether they work.
+
+Doctor must run on a broken desk — that is when it is needed — so it never goes through
+``open_context()``: each check catches its own refusal, reports it, and the rest go on
+with whatever could be resolved. It only reads: it never creates or migrates the database.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from deskd import __version__, paths
+from deskd.config import HostConfig, Settings, load_config_module, load_settings
+from deskd.desk import Desk, load_desk
+from deskd.errors import DeskdError
+
+Level = Literal["ok", "warn", "fail"]
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One line of the report. A warning is ``ok``: it never fails the doctor."""
+
+    name: str
+    level: Level
+    detail: str
+
+    @property
+    def ok(self) -> bool:
+        return self.level != "fail"
+
+    def as_json(self) -> dict[str, object]:
+        return {"name": self.name, "ok": self.ok, "level": self.level, "detail": self.detail}
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """The paths every process resolves the same way (lesson 46)."""
+
+    home: Path
+    desk: Path
+    db: Path
+    logs: Path
+    run: Path
+
+
+def run_checks(env: Mapping[str, str] | None = None) -> list[Check]:
+    """Every check, in the order a person fixes things: folder, settings, desk, DB, agents, logs."""
+    environ = dict(os.environ if env is None else env)
+    checks: list[Check] = []
+    settings, where = _settings(environ, checks, read_env_file=env is None)
+    checks.insert(0, _home_check(where.home, environ))
+    checks.insert(1, install_check())
+    checks.insert(2, hook_check(environ.get("PATH", os.defpath)))
+    host = _host(settings, where, checks)
+    desk = _desk(where, host, checks)
+    checks.extend(database_checks(where.db, marker=paths.db_marker(where.home)))
+    if desk is not None:
+        checks.extend(agent_checks(desk, settings, environ.get("PATH", os.defpath)))
+        checks.extend(workdir_checks(desk, where.home))
+        from deskd.service.paging.channels import doctor_checks as channel_checks  # the pager issue
+
+        checks.extend(
+            Check(c["name"], c["level"], c["detail"]) for c in channel_checks(settings, desk)
+        )
+    checks.append(folder_check("log dir", where.logs))
+    checks.append(folder_check("run dir", where.run))
+    checks.append(private_check([where.db.parent, where.logs, where.run]))
+    checks.append(tick_schedule_check(where.home, environ))
+    return checks
+
+
+MAX_MODE_SCAN = 2000
+"""Files looked at by the file-modes check (a desk with years of transcripts stays fast)."""
+
+
+def private_check(folders: list[Path]) -> Check:
+    """The data, logs and run folders and what is in them are readable by this user only
+    (0700 / 0600): the database and agent transcripts hold every item's text."""
+    exposed: list[str] = []
+    seen = 0
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        for root, dirs, files in os.walk(folder):
+            for name in [root, *(os.path.join(root, f) for f in files)]:
+                seen += 1
+                try:
+                    mode = os.stat(name).st_mode & 0o777
+                except OSError:
+                    continue
+                if mode & 0o077:
+                    exposed.append(f"{name} ({mode:o})")
+            if seen > MAX_MODE_SCAN:
+                dirs.clear()
+    if not exposed:
+        return Check("file modes", "ok", "data, logs and run are readable by this user only")
+    shown = "; ".join(exposed[:5]) + (f" and {len(exposed) - 5} more" if len(exposed) > 5 else "")
+    return Check(
+        "file modes",
+        "warn",
+        f"group/world-readable: {shown} (chmod -R go-rwx "
+        + " ".join(str(f) for f in folders if f.is_dir())
+        + ")",
+    )
+
+
+def tick_schedule_check(home: Path, environ: Mapping[str, str]) -> Check:
+    """A crontab line or a systemd timer ticks this desk (a warning, never a failure:
+    a desk may be ticked by hand or by `deskd tick --loop`)."""
+    from deskd.service.ops.scheduling import schedule_check
+
+    try:
+        level, detail = schedule_check(home, environ)
+    except Exception as exc:  # crontab missing or unreadable: say so, do not fail doctor
+        level, detail = "warn", f"could not read the crontab or timers: {exc}"
+    return Check("tick schedule", "ok" if level == "ok" else "warn", detail)
+
+
+def _settings(
+    environ: dict[str, str], checks: list[Check], *, read_env_file: bool
+) -> tuple[Settings | None, Where]:
+    try:
+        # load_settings(None) reads the process environment and $DESKD_HOME/.env.
+        settings = load_settings(None if read_env_file else environ)
+    except DeskdError as exc:
+        checks.append(Check("settings", "fail", exc.message))
+        home = paths.home(environ)
+        return None, Where(
+            home=home,
+            desk=paths.desk_file(environ),
+            db=paths.db_file(environ),
+            logs=paths.log_dir(environ),
+            run=paths.run_dir(home),
+        )
+    env_file = settings.home / ".env"
+    source = f"{env_file} read" if env_file.is_file() else "no .env"
+    checks.append(Check("settings", "ok", f"DESKD_* variables valid ({source})"))
+    where = Where(
+        home=settings.home,
+        desk=settings.desk_path,
+        db=settings.db_path,
+        logs=settings.log_path,
+        run=settings.run_path,
+    )
+    return settings, where
+
+
+def _home_check(home: Path, environ: Mapping[str, str]) -> Check:
+    origin = "DESKD_HOME" if environ.get("DESKD_HOME") else "the current folder; DESKD_HOME unset"
+    if not home.is_dir():
+        return Check("desk folder", "fail", f"{home} ({origin}) is not a folder")
+    return Check("desk folder", "ok", f"{home} ({origin})")
+
+
+def install_check() -> Check:
+    """Which deskd and which interpreter are running (cron and timers must use the same)."""
+    return Check("deskd", "ok", f"deskd {__version__}, python {sys.executable}")
+
+
+def hook_check(search_path: str) -> Check:
+    """``deskd-session-hook`` beside this interpreter (what launched sessions are wired to)."""
+    beside = Path(sys.executable).parent / "deskd-session-hook"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return Check("session hook", "ok", str(beside))
+    found = shutil.which("deskd-session-hook", path=search_path)
+    if found:
+        return Check(
+            "session hook",
+            "warn",
+            f"{found} is on PATH but not beside {sys.executable}: it may belong to another "
+            "install; reinstall deskd in this environment (pip install -e .)",
+        )
+    return Check(
+        "session hook",
+        "fail",
+        f"deskd-session-hook is not installed beside {sys.executable} nor on PATH; "
+        "reinstall deskd (pip install -e .)",
+    )
+
+
+def _host(settings: Settings | None, where: Where, checks: list[Check]) -> HostConfig | None:
+    name = settings.config_module if settings is not None else None
+    if not name:
+        return None
+    try:
+        host = load_config_module(name, desk_home=where.home)
+    except DeskdError as exc:
+        checks.append(Check("config module", "fail", exc.message))
+        return None
+    checks.append(Check("config module", "ok", f"{name}: configure_deskd() ran"))
+    return host
+
+
+def _desk(where: Where, host: HostConfig | None, checks: list[Check]) -> Desk | None:
+    try:
+        desk = load_desk(where.desk, host=host)
+    except DeskdError as exc:
+        checks.append(Check("desk file", "fail", exc.message))
+        return None
+    if not desk.roles:
+        checks.append(
+            Check("desk file", "warn", f"{where.desk}: valid, but no roles (add a [[roles]] table)")
+        )
+        return desk
+    names = ", ".join(desk.role_names)
+    detail = f"{where.desk}: {len(desk.roles)} roles ({names}), timezone {desk.timezone}"
+    checks.append(Check("desk file", "ok", detail))
+    return desk
+
+
+def database_checks(db: Path, *, marker: Path | None = None) -> list[Check]:
+    """The database opens, is sound (``quick_check``), its schema is current, and it is in
+    WAL mode. Never writes."""
+    from deskd.store.db import connect, integrity_problem, journal_mode, was_created
+    from deskd.store.migrations import LATEST, schema_version
+
+    if not db.exists() or db.stat().st_size == 0:
+        if marker is not None and was_created(marker, str(db)):
+            return [
+                Check(
+                    "database",
+                    "fail",
+                    f"{db} is missing or empty but this desk had one ({marker}): restore it "
+                    "from a backup, or start over empty with `deskd init --new-db`",
+                )
+            ]
+        return [
+            Check(
+                "database",
+                "warn",
+                f"{db} not created yet (`deskd init` or the first command creates it)",
+            )
+        ]
+    try:
+        conn = connect(db, create=False, migrate=False, busy_ms=1000)
+    except (sqlite3.Error, OSError) as exc:
+        return [Check("database", "fail", f"{db}: cannot open: {exc}")]
+    try:
+        version = schema_version(conn)
+        mode = journal_mode(conn)
+        damaged = integrity_problem(conn)
+    except sqlite3.Error as exc:
+        return [Check("database", "fail", f"{db}: not a deskd database: {exc}")]
+    finally:
+        conn.close()
+    checks = [Check("database", "ok", f"{db} opens")]
+    if damaged is None:
+        checks.append(Check("integrity", "ok", "quick_check: ok"))
+    else:
+        checks.append(
+            Check(
+                "integrity",
+                "fail",
+                f"{db}: {damaged}; stop the tick (timer or cron), restore the file from a "
+                f"backup, or salvage rows with `sqlite3 {db} .recover`",
+            )
+        )
+    if version == LATEST:
+        checks.append(Check("schema", "ok", f"version {version} (current)"))
+    elif version < LATEST:
+        checks.append(
+            Check("schema", "warn", f"version {version}; the next command migrates it to {LATEST}")
+        )
+    else:
+        checks.append(
+            Check(
+                "schema", "fail", f"version {version} is newer than this deskd ({LATEST}); upgrade"
+            )
+        )
+    if mode == "wal":
+        checks.append(Check("wal mode", "ok", "journal_mode = wal"))
+    else:
+        checks.append(
+            Check(
+                "wal mode",
+                "fail",
+                f"journal_mode = {mode}; deskd needs WAL for concurrent readers "
+                f"(sqlite3 {db} 'PRAGMA journal_mode=WAL')",
+            )
+        )
+    return checks
+
+
+def agent_checks(desk: Desk, settings: Settings | None, search_path: str) -> list[Check]:
+    """Each enabled role's agent executable, found on PATH the way a launch would find it."""
+    checks = []
+    for role in desk.enabled_roles:
+        agent = desk.agent_for(role, settings)
+        command = agent.command
+        name = f"agent {role}"
+        if not command:
+            checks.append(
+                Check(
+                    name,
+                    "fail",
+                    f'kind = "{agent.kind}" needs a command: set command in [agent] '
+                    "(or the role's agent table, or DESKD_AGENT_CMD)",
+                )
+            )
+            continue
+        found = shutil.which(command, path=search_path)
+        if found:
+            checks.append(Check(name, "ok", f"{agent.kind}: {command} → {found}"))
+        elif os.sep in command:
+            checks.append(
+                Check(
+                    name,
+                    "fail",
+                    f"{command} is missing or not executable; fix command in deskd.toml "
+                    "or DESKD_AGENT_CMD",
+                )
+            )
+        else:
+            checks.append(
+                Check(
+                    name,
+                    "fail",
+                    f"{command!r} not found on PATH ({search_path}); install the "
+                    f"{agent.kind} CLI, or set command in [agent] (or DESKD_AGENT_CMD) "
+                    "to its absolute path",
+                )
+            )
+    return checks
+
+
+def workdir_checks(desk: Desk, home: Path) -> list[Check]:
+    """Each enabled role's workdir exists (resolved as a launch resolves it): a missing one
+    fails every launch of that role."""
+    checks = []
+    for role in desk.enabled_roles:
+        configured = desk.roles[role].workdir
+        if configured is None:
+            continue
+        folder = Path(configured).expanduser()
+        folder = folder if folder.is_absolute() else home / folder
+        if folder.is_dir():
+            checks.append(Check(f"workdir {role}", "ok", str(folder)))
+        else:
+            what = "is not a folder" if folder.exists() else "does not exist"
+            checks.append(
+                Check(
+                    f"workdir {role}",
+                    "fail",
+                    f"{folder} {what}: every launch of {role} would fail; create it or fix "
+                    f'workdir under [[roles]] name = "{role}" in deskd.toml',
+                )
+            )
+    return checks
+
+
+def folder_check(name: str, folder: Path) -> Check:
+    """A folder deskd writes to: present and writable, or creatable."""
+    if folder.is_dir():
+        if os.access(folder, os.W_OK | os.X_OK):
+            return Check(name, "ok", f"{folder} writable")
+        return Check(name, "fail", f"{folder} is not writable by this user")
+    if folder.exists():
+        return Check(name, "fail", f"{folder} exists but is not a folder")
+    parent = folder.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if os.access(parent, os.W_OK | os.X_OK):
+        return Check(name, "warn", f"{folder} missing; it is created on first use (`deskd init`)")
+    return Check(name, "fail", f"{folder} missing and {parent} is not writable")

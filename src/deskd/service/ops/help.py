@@ -1,0 +1,99 @@
+"""`deskd page --from R`: an agent asks a person for help.
+
+The request is an item in the role's own ledger, marked as a help request; the ``help:<item>``
+demand it raises starts at ``notify`` (it is owed by a person) and resolves when the item is
+acked — by the role (`deskd inbox ack`) or by a person (`deskd wake ack` on its attempt).
+
+Design: the item, its marker, and the planner's decision for that one key are written in
+ONE transaction — the plan is computed on a snapshot read inside it, and only the help
+key's attempt and page are recorded (other keys are the tick's business: no launches, no
+closures). The page then goes out at once, outside the transaction, so the caller gets an
+attempt id and a person hears of it without waiting for the next tick.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from deskd.core.planner import plan as make_plan
+from deskd.core.records import Plan
+from deskd.core.values import DEFAULT_SLA_S, priority_rank
+from deskd.service.desk.context import DeskContext
+from deskd.service.desk.identity import acting_role, known_role
+from deskd.service.desk.inbox import validate_text
+from deskd.service.engine.snapshot import load_snapshot, policy_of
+from deskd.service.paging.pager import deliver_pages
+from deskd.store.events import add_event
+from deskd.store.help import insert_help_request
+from deskd.store.items import insert_item
+from deskd.store.routing import mark_item_routed
+
+
+def ask_for_help(ctx: DeskContext, *, role: str | None, title: str, body: str) -> dict[str, Any]:
+    """Record a help request for ``role`` and page a person; returns its ids and what was sent."""
+    name = acting_role(ctx, "--from", role)
+    known_role(ctx, name)
+    validate_text(title, body)
+    return raise_help(ctx, role=name, title=title, body=body, actor=name)
+
+
+def raise_help(
+    ctx: DeskContext,
+    *,
+    role: str,
+    title: str,
+    body: str,
+    actor: str,
+    capability: str | None = None,
+) -> dict[str, Any]:
+    """The help request itself: ``role``'s ledger holds it; ``capability`` marks work that no
+    enabled role could take (service/routing.py), which the page says instead."""
+    with ctx.write() as conn:
+        item_id, _ = insert_item(
+            conn,
+            role=role,
+            source="system",
+            priority=priority_rank("high"),
+            title=title,
+            body=body,
+            ref="help",
+            dedup_key=None,
+            now=ctx.now,
+            sla_due_at=ctx.now + DEFAULT_SLA_S["urgent"] * 1000,
+            sender=role if capability is None else None,
+        )
+        insert_help_request(conn, item_id=item_id, role=role, now=ctx.now)
+        if capability is not None:
+            mark_item_routed(conn, item_id, capability=capability, why=f"unroutable: {capability}")
+        add_event(
+            conn,
+            at=ctx.now,
+            kind="help.requested",
+            role=role,
+            actor=actor,
+            subject=f"item:{item_id}",
+            detail={"title": title, **({"unroutable": capability} if capability else {})},
+        )
+        key = f"help:{item_id}"
+        full = make_plan(
+            load_snapshot(conn, ctx.desk, now=ctx.now), now=ctx.now, policy=policy_of(ctx.desk)
+        )
+        only = Plan(
+            now=full.now,
+            demands=tuple(d for d in full.demands if d.key == key),
+            attempts=tuple(a for a in full.attempts if a.key == key),
+            pages=tuple(p for p in full.pages if p.key == key and p.notice_key is None),
+        )
+        from deskd.service.engine.tick import record_plan
+
+        ids, page_ids = record_plan(conn, only, now=ctx.now)
+    sent = deliver_pages(ctx, only=page_ids) if page_ids else []
+    note = next((n.text for n in full.notes if n.key == key), None)
+    return {
+        "attempt_id": ids.get(key),
+        "item_id": item_id,
+        "key": key,
+        "page_ids": page_ids,
+        "pages_sent": sent,
+        "note": note,
+    }

@@ -1,0 +1,126 @@
+"""``deskd prune``: bounded history (lesson 44). Deletes closed rows older than now − DUR in
+one write transaction; live rows are never touched (see ``deskd.store.prune``)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from deskd.core.timeparse import duration_text, iso_utc, parse_duration
+from deskd.errors import DeskdError, database_unavailable
+from deskd.service.desk.context import DeskContext
+from deskd.store import prune as rows
+from deskd.store.db import integrity_problem
+from deskd.store.events import add_event
+
+MIN_AGE_S = 86400
+"""Below one day only with ``--force``: ``--older-than 0`` must not empty the history."""
+
+# In this order: pages before the attempts they reference.
+STEPS: tuple[tuple[str, Callable[..., int]], ...] = (
+    ("pages", rows.delete_resolved_pages),
+    ("attempts", rows.delete_closed_attempts),
+    ("items", rows.delete_read_items),
+    ("handoffs", rows.delete_old_handoffs),
+    ("sessions", rows.delete_ended_sessions),
+    ("task_notes", rows.delete_closed_task_notes),
+    ("tasks", rows.delete_closed_tasks),
+    ("meeting_votes", rows.delete_closed_meeting_votes),
+    ("meeting_parts", rows.delete_closed_meeting_parts),
+    ("meetings", rows.delete_closed_meetings),
+    ("silences", rows.delete_ended_silences),
+    ("pauses", rows.delete_ended_pauses),
+    ("hooks", rows.delete_finished_hooks),
+    ("events", rows.delete_old_events),
+)
+
+
+class OperatorOnly(DeskdError):
+    code = "operator_only"
+
+    def __init__(self, role: str) -> None:
+        super().__init__(
+            f"prune deletes the desk's history and is for the operator only; this session "
+            f"acts as {role!r} (DESKD_ROLE)"
+        )
+
+
+class TooRecent(DeskdError):
+    code = "too_recent"
+
+    def __init__(self, text: str) -> None:
+        super().__init__(
+            f"--older-than {text} would delete history younger than a day; the minimum is 1d "
+            "(add --force to go lower)"
+        )
+
+
+class _Rollback(Exception):
+    pass
+
+
+@dataclass
+class PruneResult:
+    older_than_s: int
+    cutoff: int
+    dry_run: bool
+    deleted: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        return sum(self.deleted.values())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "older_than": self.older_than_s,
+            "cutoff": iso_utc(self.cutoff),
+            "dry_run": self.dry_run,
+            "deleted": dict(self.deleted),
+        }
+
+
+def check_prune(ctx: DeskContext, *, older_than: str, force: bool) -> int:
+    """The refusals, before anything is opened: operator only, a valid DUR, at least 1d."""
+    if ctx.settings.role:
+        raise OperatorOnly(ctx.settings.role)
+    seconds = parse_duration(older_than, what="--older-than")
+    if seconds < MIN_AGE_S and not force:
+        raise TooRecent(older_than)
+    return seconds
+
+
+def prune(
+    ctx: DeskContext, *, older_than: str, force: bool = False, dry_run: bool = False
+) -> PruneResult:
+    """Delete closed history older than ``ctx.now - older_than`` in one transaction.
+
+    ``dry_run`` runs the same deletes and rolls them back, so the counts are exact.
+    """
+    seconds = check_prune(ctx, older_than=older_than, force=force)
+    result = PruneResult(older_than_s=seconds, cutoff=ctx.now - seconds * 1000, dry_run=dry_run)
+    damaged = integrity_problem(ctx.conn)
+    if damaged is not None:
+        # Deleting rows rewrites pages across the file: never into a damaged one.
+        raise database_unavailable(ctx.settings.db_path, sqlite3.DatabaseError(damaged))
+    try:
+        with ctx.write() as conn:
+            for name, step in STEPS:
+                result.deleted[name] = step(conn, before=result.cutoff)
+            if dry_run:
+                raise _Rollback
+            add_event(
+                conn,
+                at=ctx.now,
+                kind="pruned",
+                actor="operator",
+                detail={
+                    "older_than": duration_text(seconds),
+                    "cutoff": iso_utc(result.cutoff),
+                    "deleted": result.deleted,
+                },
+            )
+    except _Rollback:
+        pass
+    return result

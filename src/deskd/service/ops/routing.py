@@ -1,0 +1,113 @@
+"""Capability routing, the writing half: enqueue an item or assign a task to the most
+available role with a capability (service/desk/routing.py picks it), or page a person when
+no enabled role has it — the work is never dropped: a person decides where it goes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from deskd.core.routing import Routing
+from deskd.core.values import priority_rank
+from deskd.service.desk.context import DeskContext
+from deskd.service.desk.inbox import MAX_BODY, NewItem, check_item, enqueue, validate_text
+from deskd.service.desk.routing import declared_capabilities, holder_for_unroutable, route
+from deskd.service.ops.help import raise_help
+from deskd.service.work.tasks import actor, add_task, due_ms
+
+
+def page_unroutable(
+    ctx: DeskContext, routing: Routing, *, what: str, title: str, body: str
+) -> dict[str, Any]:
+    """Ask a person to route work no enabled role can take; returns the help request's ids."""
+    holder = holder_for_unroutable(ctx)
+    known = declared_capabilities(ctx)
+    lines = [
+        f"No enabled role declares the capability {routing.capability!r} "
+        f"(declared: {', '.join(known) or 'none'}).",
+        f"The {what}: {title}",
+        *([body] if body else []),
+        f"Route it by hand (`--for ROLE`), or give a role capabilities = "
+        f'["{routing.capability}"] in deskd.toml.',
+    ]
+    out = raise_help(
+        ctx,
+        role=holder,
+        title=f"unroutable: {routing.capability}: {title}"[:500],
+        body="\n".join(lines)[:MAX_BODY],
+        actor=ctx.settings.role or "operator",
+        capability=routing.capability,
+    )
+    return {**out, "unroutable": routing.capability, "held_by": holder}
+
+
+def enqueue_by_capability(ctx: DeskContext, item: NewItem, capability: str) -> dict[str, Any]:
+    """Enqueue ``item`` for the most available role with ``capability``; when none has it,
+    a person is paged to route it (the item is then the help request's text)."""
+    check_item(ctx, item)
+    routing = route(ctx, capability)
+    if routing.role is None:
+        facts = f"(source {item.source}, priority {item.priority}" + (
+            f", ref {item.ref})" if item.ref else ")"
+        )
+        body = f"{item.body}\n{facts}" if item.body else facts
+        out = page_unroutable(ctx, routing, what="item", title=item.title, body=body)
+        return {"id": out["item_id"], "deduped": False, "role": None, **_unroutable(out)}
+    routed = replace(item, role=routing.role)
+    item_id, deduped = enqueue(ctx, routed, routed=(capability, routing.why))
+    return {"id": item_id, "deduped": deduped, "role": routing.role, "routed": routing.why}
+
+
+def _unroutable(out: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "routed": f"unroutable: {out['unroutable']}",
+        "unroutable": out["unroutable"],
+        "held_by": out["held_by"],
+        "attempt_id": out["attempt_id"],
+        "page_ids": out["page_ids"],
+    }
+
+
+def add_task_by_capability(
+    ctx: DeskContext,
+    *,
+    title: str,
+    capability: str,
+    priority: str = "normal",
+    due: str | None = None,
+    detail: str = "",
+    by: str | None = None,
+) -> dict[str, Any]:
+    """Assign a task to the most available role with ``capability``; when none has it, a
+    person is paged to assign it (no task is created until then)."""
+    actor(ctx, by)
+    validate_text(title, detail)
+    priority_rank(priority)
+    due_ms(ctx, due)
+    routing = route(ctx, capability)
+    if routing.role is None:
+        facts = f"(priority {priority}" + (f", due {due})" if due else ")")
+        out = page_unroutable(
+            ctx, routing, what="task", title=title, body=f"{detail}\n{facts}".strip()
+        )
+        return {
+            "id": None,
+            "role": None,
+            "routed": f"unroutable: {capability}",
+            "unroutable": capability,
+            "help_item_id": out["item_id"],
+            "held_by": out["held_by"],
+            "attempt_id": out["attempt_id"],
+            "page_ids": out["page_ids"],
+        }
+    return add_task(
+        ctx,
+        title=title,
+        role=routing.role,
+        priority=priority,
+        due=due,
+        detail=detail,
+        by=by,
+        routed=(capability, routing.why),
+    )

@@ -1,0 +1,256 @@
+"""``deskd init``: an annotated desk file, ``.env.example``, the folders and the database.
+
+The templates are plain strings here (not package data) so an installed wheel and a
+checkout write the same text, and a test can load the desk file they produce.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from deskd.config import Settings
+from deskd.errors import AlreadyExists, Unavailable
+
+DESK_TEMPLATE = """\
+# deskd.toml: the desk file. Every key is optional unless marked; unknown keys are refused.
+# Durations: 90s, 5m, 2h, 1d or bare seconds. Check it with `deskd doctor`.
+
+[desk]
+name = {name}
+timezone = "UTC"                     # IANA name (America/New_York, Europe/Berlin); wake hooks
+                                     # and day boundaries use it
+inbox_sources = ["alert", "signal"]  # sources agents and scripts may enqueue; deskd's own
+                                     # (system, message, meeting, supervisor) are always reserved
+probe_allowlist = []                 # module prefixes probes may come from; empty = no probe runs
+inbox_batch = "3m"                   # a normal item waits this long before waking an idle role
+stall_after = 3                      # idle-task wakes without progress before a task is stalled
+rollover_at = "04:00"                # local time after which yesterday's sessions wind down
+default_channels = []                # paged for roles that name no channels (e.g. ["ops"])
+max_launches_per_day = 48            # per role; 0 = no cap
+max_cost_per_day = 0                 # USD per role; 0 = no cap
+
+[presence]
+online = "2m"                        # a working session's heartbeat younger than this: online
+suspect = "10m"                      # younger than this: suspect; older: dead
+
+[agent]                              # defaults for every role (DESKD_AGENT_CMD etc. override)
+kind = "claude"                      # claude | codex | gemini | opencode | command
+command = "claude"                   # executable name (found on PATH) or absolute path
+model = ""                           # empty: the CLI's own default
+timeout = "30m"                      # longest agent turn
+allowed_tools = ["Read", "Grep", "Glob", "Edit", "Write", "Bash"]
+
+[[roles]]
+name = "researcher"                  # [a-z][a-z0-9_-]{{0,31}}; "supervisor" is reserved
+title = "Researcher"
+capabilities = ["research", "review"]
+workdir = "~/src/myapp"              # where its agent runs (keep it outside the desk folder:
+                                     # agents can read whatever their Unix user can)
+enabled = true                       # false: no wakes, demand withdrawn, history kept
+prompt = "Load the agent-orchestration skill, declare role={{role}}, follow its playbook."
+channels = []                        # who is paged when this role's wake reaches a person
+# agent = {{ kind = "codex", model = "gpt-5" }}   # per-role override of [agent]
+
+[[roles]]
+name = "operator"
+title = "Operator"
+capabilities = ["deploy", "incident"]
+workdir = "~/src/myapp"
+prompt = "Load the agent-orchestration skill, declare role={{role}}, follow its playbook."
+
+# The escalation ladder. Leave it out for this default; drop rungs or change SLAs here.
+# [[ladder]]
+# rung = "session"                   # the session hook surfaces items into a running turn
+# sla = "1m"
+# [[ladder]]
+# rung = "resume"                    # resume the role's native session
+# sla = "2m"
+# [[ladder]]
+# rung = "spawn"                     # start a new session
+# sla = "3m"
+# [[ladder]]
+# rung = "notify"                    # page a person through the role's channels
+# sla = "5m"
+# [[ladder]]
+# rung = "badge"                     # red on the board until someone acts
+
+# Channels reach a person: any apprise URL; ${{VAR}} is filled from the environment, so
+# secrets stay in .env, not in this file. Name a channel in a role's `channels` or in
+# [desk] default_channels to use it.
+# [[channels]]
+# name = "ops"
+# urls = ["discord://${{DISCORD_WEBHOOK}}", "mailto://${{SMTP_USER}}:${{SMTP_PASS}}@example.com"]
+# severity = ["urgent", "high"]      # only pages at these priorities use this channel
+# quiet = "22:00-07:00"              # hold non-urgent pages in these local hours
+# apprise_config = "/etc/deskd/apprise.yml"   # an existing apprise config file instead of urls
+"""
+
+ENV_TEMPLATE = """\
+# .env.example: every DESKD_* variable deskd reads. Copy to .env (in the desk folder) or
+# export them; the environment wins over .env. Overrides are unset unless you set them.
+# Precedence for agent settings, highest first: environment, the role's own setting,
+# the desk's [agent], deskd's built-in default.
+
+# Where the desk is (every process resolves it the same way; `deskd doctor` shows it).
+# DESKD_HOME=/srv/desk                 # the desk folder (default: the current folder)
+# DESKD_DESK=/srv/desk/deskd.toml      # the desk file (default: $DESKD_HOME/deskd.toml)
+# DESKD_DB=/srv/desk/data/deskd.db     # the database (default: $DESKD_HOME/data/deskd.db)
+# DESKD_LOG_DIR=/srv/desk/logs         # logs (default: $DESKD_HOME/logs)
+# DESKD_CONFIG_MODULE=myapp.deskd_conf # a Python module whose configure_deskd() extends the desk
+
+# Waking.
+# DESKD_WAKE_EXECUTE=0                 # 1 = ticks record and launch; anything else = dry run
+# DESKD_AGENT_CMD=/usr/local/bin/claude  # overrides every role's agent executable
+# DESKD_WAKE_MODEL=                    # overrides every role's model
+# DESKD_WAKE_TIMEOUT=30m               # longest agent turn
+# DESKD_WAKE_ALLOWED_TOOLS=Read,Grep   # overrides [agent] allowed_tools (a role's own grant wins)
+# DESKD_NOTIFY_URLS=                   # extra apprise URLs paged for every role (space or comma)
+# DESKD_TICK_PING_URL=                 # dead-man's switch: /start before a tick, the URL after, /fail on error
+
+# The supervisor console.
+# DESKD_HOST=127.0.0.1
+# DESKD_PORT=8000
+# DESKD_SUPERVISOR_AUTH_MODE=simple    # simple, signed or hybrid
+# DESKD_SUPERVISOR_ACCESS_CODE=        # simple mode; generated and printed once when unset
+
+# Rehearsals and tests.
+# DESKD_NOW=2026-12-01T09:00:00-05:00  # pins the clock (ISO 8601 with offset)
+
+# Set by deskd in the sessions it launches; read by deskd-session-hook and the CLI.
+# DESKD_ROLE=researcher                # the role this session acts as
+# DESKD_WAKE_TOKEN=                    # ties a session's turns to the wake that launched it
+# DESKD_SESSION_ID=                    # the native session id
+
+# Secrets for ${VAR} in channel URLs live here too, e.g.:
+# DISCORD_WEBHOOK=1234/abcd
+"""
+
+FOLDERS = ("data", "logs", "run")
+
+
+@dataclass(frozen=True, slots=True)
+class Scaffold:
+    """What ``init`` wrote: the paths, and whether it created the database."""
+
+    home: Path
+    desk: Path
+    db: Path
+    written: list[Path] = field(default_factory=list)
+    db_created: bool = False
+    backups: list[Path] = field(default_factory=list)
+
+
+def desk_text(name: str) -> str:
+    """The annotated desk file for a desk called ``name``."""
+    return DESK_TEMPLATE.format(name=json.dumps(name))
+
+
+def desk_name(home: Path) -> str:
+    """A readable desk name from the folder name (``desk`` when it has nothing usable)."""
+    cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "-", home.name).strip("-")
+    return cleaned or "desk"
+
+
+def init_desk(
+    settings: Settings, *, force: bool = False, now: int | None = None, new_db: bool = False
+) -> Scaffold:
+    """Write the desk file, ``.env.example`` and the folders; create the database if missing.
+
+    Refuses when either file exists unless ``force``; with it, each file it replaces is kept
+    first as ``NAME.bak-<UTC YYYYMMDDTHHMMSSZ>`` (``now``, epoch ms). The database is never
+    opened when it already exists: ``--force`` rewrites files, never rows or the schema.
+    ``new_db`` creates only an empty database, where a lost one was (nothing else is written).
+    Folders are 0700: the database, logs and transcripts are for this user alone.
+    """
+    if new_db:
+        return _new_database(settings)
+    home = settings.home
+    desk_path = settings.desk_path
+    env_path = home / ".env.example"
+    existing = [p for p in (desk_path, env_path) if p.exists()]
+    if existing and not force:
+        names = ", ".join(_shown(p, home) for p in existing)
+        raise AlreadyExists(
+            f"{names} already exist{'s' if len(existing) == 1 else ''} in {home} "
+            "(use --force to rewrite them; the database is never touched)"
+        )
+    try:
+        backups = [_backup(p, now=now or 0) for p in existing]
+        for folder in (*(home / f for f in FOLDERS), settings.log_path, settings.db_path.parent):
+            private_folder(folder)
+        desk_path.parent.mkdir(parents=True, exist_ok=True)
+        desk_path.write_text(desk_text(desk_name(home)), encoding="utf-8")
+        env_path.write_text(ENV_TEMPLATE, encoding="utf-8")
+    except OSError as exc:
+        raise Unavailable(f"cannot write the desk in {home}: {exc.strerror}") from None
+    db_created = _create_database(settings.db_path, marker=settings.db_marker)
+    return Scaffold(
+        home=home,
+        desk=desk_path,
+        db=settings.db_path,
+        written=[desk_path, env_path],
+        db_created=db_created,
+        backups=backups,
+    )
+
+
+def private_folder(folder: Path) -> None:
+    """Create ``folder`` 0700 (or take an existing one to 0700)."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    folder.chmod(0o700)
+
+
+def _backup(path: Path, *, now: int) -> Path:
+    """Copy ``path`` aside before it is rewritten; a second backup in the same second gets
+    a counter rather than overwriting the first."""
+    stamp = datetime.fromtimestamp(now / 1000, tz=UTC).strftime("%Y%m%dT%H%M%SZ")
+    target = path.with_name(f"{path.name}.bak-{stamp}")
+    counter = 1
+    while target.exists():
+        target = path.with_name(f"{path.name}.bak-{stamp}-{counter}")
+        counter += 1
+    shutil.copy2(path, target)
+    return target
+
+
+def _create_database(path: Path, *, marker: Path) -> bool:
+    if path.exists() and path.stat().st_size > 0:
+        return False
+    from deskd.store.db import DatabaseLost, connect
+
+    try:
+        connect(path, marker=marker).close()
+    except DatabaseLost:
+        return False  # a lost database is only recreated by `deskd init --new-db`
+    except Exception as exc:
+        raise Unavailable(f"cannot create the database {path}: {exc}") from None
+    return True
+
+
+def _new_database(settings: Settings) -> Scaffold:
+    """``deskd init --new-db``: an empty database where the desk's was lost."""
+    from deskd.store.db import forget_created
+
+    path = settings.db_path
+    if path.exists() and path.stat().st_size > 0:
+        raise AlreadyExists(
+            f"{path} already exists and is not empty: --new-db never replaces a database "
+            "(move it away first if you really mean to start over)"
+        )
+    for leftover in (Path(f"{path}-wal"), Path(f"{path}-shm")):
+        leftover.unlink(missing_ok=True)  # a stale WAL would be replayed into the new file
+    forget_created(settings.db_marker, str(path))
+    _create_database(path, marker=settings.db_marker)
+    return Scaffold(home=settings.home, desk=settings.desk_path, db=path, db_created=True)
+
+
+def _shown(path: Path, home: Path) -> str:
+    try:
+        return str(path.relative_to(home))
+    except ValueError:
+        return str(path)

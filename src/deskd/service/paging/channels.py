@@ -1,0 +1,365 @@
+"""Channels: which apprise URLs exist (desk file, ``DESKD_NOTIFY_URLS``, apprise config
+files), which of them a role's pages go to, whether they look reachable, and the doctor's
+checks. URLs are shown only through ``privacy.private_url`` (apprise's privacy rendering);
+apprise is loaded only where a URL is shown, sent or probed.
+
+``${VAR}`` in a URL is filled from the environment, then from ``$DESKD_HOME/.env`` (the
+environment wins); a URL whose variable is unset is refused, never sent half-filled. Those
+variables, ``DESKD_NOTIFY_URLS`` and ``DESKD_TICK_PING_URL`` are the channel secrets: they
+never reach an agent (``secret_names``).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass
+from typing import Any, Literal, TypedDict
+
+from deskd.adapters.channels.base import SEND_BUDGET_S, Target
+from deskd.config import PYTHON_CHANNEL_SCHEME, Settings
+from deskd.core.values import PRIORITIES
+from deskd.desk import ENV_VAR, Desk, expand_vars
+from deskd.errors import DeskdError
+
+ENV_CHANNEL = "DESKD_NOTIFY_URLS"
+SECRET_SETTINGS = ("DESKD_NOTIFY_URLS", "DESKD_TICK_PING_URL")
+"""Settings that hold channel URLs (webhook tokens): never passed to an agent."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Channel:
+    name: str
+    urls: tuple[str, ...]
+    """As written (``${VAR}`` kept); never shown unmasked."""
+    severity: tuple[str, ...] = ()
+    quiet: str | None = None
+    config: str | None = None
+    """An apprise config file (YAML or TEXT) whose services this channel sends to."""
+    source: str = "desk"
+
+    def takes(self, priority: str) -> bool:
+        return not self.severity or priority in self.severity
+
+
+class DoctorCheck(TypedDict):
+    name: str
+    level: Literal["ok", "warn", "fail"]
+    detail: str
+
+
+class UnknownChannel(DeskdError):
+    code = "unknown_channel"
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        super().__init__(
+            f"unknown channel {name!r} (channels: {', '.join(sorted(known)) or 'none'})"
+        )
+
+
+def all_channels(settings: Settings | None, desk: Desk) -> dict[str, Channel]:
+    """Every channel: the desk file's, then ``DESKD_NOTIFY_URLS`` as one more."""
+    found = {
+        c.name: Channel(
+            name=c.name,
+            urls=tuple(c.urls),
+            severity=tuple(c.severity),
+            quiet=c.quiet,
+            config=c.apprise_config,
+        )
+        for c in desk.data.channels
+    }
+    env_urls = settings.notify_url_list if settings is not None else []
+    if env_urls:
+        found[ENV_CHANNEL] = Channel(name=ENV_CHANNEL, urls=tuple(env_urls), source="env")
+    return found
+
+
+def routes(settings: Settings | None, desk: Desk, role: str) -> list[Channel]:
+    """A role's channels: its own, else the desk's default ones; ``DESKD_NOTIFY_URLS`` always."""
+    channels = all_channels(settings, desk)
+    config = desk.roles.get(role)
+    names = list(config.channels) if config is not None and config.channels else []
+    names = names or list(desk.section.default_channels)
+    picked = [channels[n] for n in names if n in channels]
+    if ENV_CHANNEL in channels:
+        picked.append(channels[ENV_CHANNEL])
+    return picked
+
+
+def shown_url(url: str, values: dict[str, str]) -> str:
+    """A URL as deskd shows it: apprise's privacy rendering (``privacy.private_url``), except
+    a Python channel's, which holds no secret. Loads apprise for an apprise URL."""
+    if url.startswith(PYTHON_CHANNEL_SCHEME):
+        return url
+    from deskd.adapters.channels.privacy import private_url
+
+    return private_url(url, values)
+
+
+def var_values(settings: Settings | None) -> dict[str, str]:
+    """What ``${VAR}`` is filled from: ``$DESKD_HOME/.env``, overridden by the environment.
+
+    Read here only, for channel URLs: ``.env`` is never loaded into any process's
+    environment (an agent inherits the environment, not this)."""
+    values: dict[str, str] = {}
+    if settings is not None:
+        env_file = settings.home / ".env"
+        if env_file.is_file():
+            from dotenv import dotenv_values
+
+            values.update({k: v for k, v in dotenv_values(env_file).items() if v is not None})
+    values.update(os.environ)
+    return values
+
+
+def missing_vars(url: str, values: dict[str, str] | None = None) -> list[str]:
+    values = dict(os.environ) if values is None else values
+    return [m.group(1) for m in ENV_VAR.finditer(url) if not values.get(m.group(1))]
+
+
+def secret_names(settings: Settings | None, desk: Desk) -> set[str]:
+    """Every variable that holds a channel secret: the settings with channel URLs and every
+    ``${VAR}`` a channel URL (desk file, host module, ``DESKD_NOTIFY_URLS``) references."""
+    names = set(SECRET_SETTINGS)
+    urls = [u for c in desk.data.channels for u in c.urls]
+    urls += settings.notify_url_list if settings is not None else []
+    for url in urls:
+        names.update(m.group(1) for m in ENV_VAR.finditer(url))
+    return names
+
+
+def targets_of(channel: Channel, values: dict[str, str]) -> list[Target]:
+    """The channel's URLs, ``${VAR}`` filled from ``values``; a URL whose variable is unset
+    carries the problem instead. Loads apprise (to render each URL privately)."""
+    found = []
+    for i, u in enumerate(channel.urls):
+        unset = missing_vars(u, values)
+        problem = None
+        if unset:
+            problem = "not sent: " + ", ".join(f"${{{m}}}" for m in unset) + " is not set"
+            problem += " (in the environment or $DESKD_HOME/.env)"
+        found.append(
+            Target(
+                key=f"{channel.name}#{i}",
+                url="" if unset else expand_vars(u, values),
+                masked=shown_url(u, values),
+                problem=problem,
+            )
+        )
+    if channel.config:
+        from deskd.adapters.channels.apprise import expand_config
+
+        for i, (url, private) in enumerate(expand_config(channel.config)):
+            found.append(Target(key=f"{channel.name}#c{i}", url=url, masked=private))
+    return found
+
+
+def secrets_of(url: str, values: dict[str, str] | None = None) -> list[str]:
+    """Everything in a real URL that must never be shown, for scrubbing error texts: what
+    apprise's privacy rendering hides, and every channel variable's value."""
+    if not url or url.startswith(PYTHON_CHANNEL_SCHEME):
+        return []  # a Python channel's URL is a channel name, no credential
+    from deskd.adapters.channels.privacy import secret_parts
+
+    found = secret_parts(url)
+    if values:
+        found += [v for v in values.values() if v and v in url]
+    return found
+
+
+# -- `deskd channels` -----------------------------------------------------------------
+
+
+def channel_views(settings: Settings, desk: Desk, *, check: bool) -> list[dict[str, Any]]:
+    """Every channel with masked URLs, who it serves, and (``check``) a reachability probe."""
+    values = var_values(settings)
+    views = []
+    for channel in all_channels(settings, desk).values():
+        serves = [r for r in desk.role_names if channel in routes(settings, desk, r)]
+        urls = []
+        for url in channel.urls:
+            entry: dict[str, Any] = {
+                "url": shown_url(url, values),
+                "missing": missing_vars(url, values),
+            }
+            if check:
+                entry["check"] = _probe(url, values)
+            urls.append(entry)
+        view: dict[str, Any] = {
+            "name": channel.name,
+            "source": channel.source,
+            "urls": urls,
+            "severity": list(channel.severity) or list(PRIORITIES),
+            "quiet": channel.quiet,
+            "apprise_config": channel.config,
+            "roles": serves,
+        }
+        if channel.config and check:
+            view["config_check"] = _config_probe(channel.config)
+        views.append(view)
+    return views
+
+
+def _probe(url: str, values: dict[str, str]) -> str:
+    """``ok``-ish words for one URL: can apprise read it, and does its host answer on TCP?"""
+    missing = missing_vars(url, values)
+    if missing:
+        return "not set: " + ", ".join(f"${{{m}}}" for m in missing)
+    if url.startswith(PYTHON_CHANNEL_SCHEME):
+        from deskd.config import host_config
+
+        name = url[len(PYTHON_CHANNEL_SCHEME) :]
+        known = name in host_config().senders
+        return "registered Python channel" if known else "invalid: no Python channel registered"
+    from deskd.adapters.channels.apprise import endpoint, readable
+
+    real = expand_vars(url, values)
+    if not readable(real):
+        return "invalid: apprise cannot read this URL"
+    where = endpoint(real)
+    if where is None:
+        return "valid (service endpoint not probed)"
+    try:
+        with socket.create_connection(where, timeout=3):
+            return f"reachable ({where[0]}:{where[1]})"
+    except OSError as exc:
+        return f"unreachable ({where[0]}:{where[1]}: {exc.strerror or type(exc).__name__})"
+
+
+def _config_probe(path: str) -> str:
+    from deskd.adapters.channels.apprise import expand_config
+
+    if not os.path.isfile(path):
+        return f"missing: {path}"
+    found = expand_config(path)
+    return (
+        f"{len(found)} service(s) in {path}" if found else f"no service apprise can read in {path}"
+    )
+
+
+def send_test(settings: Settings, desk: Desk, name: str) -> dict[str, Any]:
+    """Send a test message on one channel; one result per URL (nothing is written)."""
+    from deskd.adapters.channels.python import PythonTransport, SplitTransport
+    from deskd.config import host_config
+
+    def apprise() -> Any:
+        from deskd.adapters.channels.apprise import AppriseTransport
+
+        return AppriseTransport()
+
+    channels = all_channels(settings, desk)
+    if name not in channels:
+        raise UnknownChannel(name, list(channels))
+    values = var_values(settings)
+    targets = targets_of(channels[name], values)
+    if not targets:
+        raise DeskdError(f"channel {name!r} has no URL to send to", code="empty_channel")
+    sendable = [t for t in targets if t.problem is None]
+    got = SplitTransport(PythonTransport(host_config().senders), apprise).send(
+        sendable,
+        title=f"deskd: test page from desk {desk.name}",
+        body=f"A test of channel {name!r} (`deskd channels test {name}`). No action needed.",
+        kind="notice",
+        budget_s=SEND_BUDGET_S,
+    )
+    results = [
+        {
+            "name": name,
+            "url": t.masked,
+            "status": "sent" if t.key in got and got[t.key].ok else "failed",
+            "error": t.problem or got[t.key].error,
+        }
+        for t in targets
+    ]
+    ok = sum(r["status"] == "sent" for r in results)
+    status = "sent" if ok == len(results) else ("partial" if ok else "failed")
+    return {"name": name, "status": status, "channels": results}
+
+
+# -- `deskd doctor` -------------------------------------------------------------------
+
+
+def doctor_checks(settings: Settings | None, desk: Desk) -> list[DoctorCheck]:
+    """Checks for ``deskd doctor``: each ``{"name", "level" (ok|warn|fail), "detail"}``.
+
+    Reads the desk, the environment and ``.env`` (no network): the human rung is wired for
+    every role, no literal credential sits in deskd.toml (agents running as the same user can
+    read it: apprise's own parse of each URL says which parts are credentials; this is the one
+    check that loads apprise), and every ``${VAR}`` a URL needs is set.
+    """
+    checks: list[DoctorCheck] = []
+    channels = all_channels(settings, desk)
+    rungs = [name for name, _ in desk.ladder]
+    if "notify" in rungs:
+        unwired = [r for r in desk.enabled_roles if not routes(settings, desk, r)]
+        if unwired:
+            checks.append(
+                {
+                    "name": "human rung",
+                    "level": "warn",
+                    "detail": "human rung unwired: the notify rung reaches no channel for "
+                    + ", ".join(unwired)
+                    + " (pages wait in the outbox, `deskd pages`; add [[channels]] and "
+                    "default_channels, or set DESKD_NOTIFY_URLS)",
+                }
+            )
+        else:
+            names = ", ".join(sorted(channels)) or "none"
+            checks.append(
+                {"name": "human rung", "level": "ok", "detail": f"every role pages ({names})"}
+            )
+    literal = []
+    missing = []
+    values = var_values(settings)
+    for channel in desk.data.channels:
+        for url in channel.urls:
+            if literal_credentials(url, values):
+                literal.append(f"{channel.name}: {shown_url(url, values)}")
+            missing += [f"{channel.name}: ${{{m}}}" for m in missing_vars(url, values)]
+        if channel.apprise_config and not os.path.isfile(channel.apprise_config):
+            missing.append(f"{channel.name}: apprise_config {channel.apprise_config} not found")
+    if literal:
+        checks.append(
+            {
+                "name": "channel secrets",
+                "level": "warn",
+                "detail": "deskd.toml holds literal credentials ("
+                + "; ".join(literal)
+                + "): agents running as this user can read it; use ${VAR} from the "
+                "environment or .env instead",
+            }
+        )
+    elif desk.data.channels:
+        checks.append(
+            {"name": "channel secrets", "level": "ok", "detail": "no literal credentials"}
+        )
+    if missing:
+        checks.append(
+            {
+                "name": "channel variables",
+                "level": "warn",
+                "detail": "not set: " + "; ".join(missing),
+            }
+        )
+    return checks
+
+
+def literal_credentials(url: str, values: dict[str, str]) -> list[str]:
+    """The credentials apprise finds in ``url`` that are written in the file, not ``${VAR}``.
+
+    The URL is expanded and parsed by apprise; a part it hides that no variable supplied
+    is literal. Unset variables are stood in for by a placeholder, so the rest still parses.
+    """
+    if url.startswith(PYTHON_CHANNEL_SCHEME):
+        return []  # a channel name in the host's code, no credential
+    from deskd.adapters.channels.privacy import secret_parts
+
+    names = {m.group(1) for m in ENV_VAR.finditer(url)}
+    filled = {n: values.get(n) or f"deskdVar{i}Placeholder" for i, n in enumerate(sorted(names))}
+    supplied = [v for v in filled.values() if v]
+    return [
+        part
+        for part in secret_parts(expand_vars(url, filled))
+        if not any(part in v or v in part for v in supplied)
+    ]

@@ -1,0 +1,23 @@
+"""Help requests (`deskd page --from R`) for the planner's snapshot."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from deskd.core.records import HelpRequest
+from deskd.store.help import open_help_requests
+
+
+def load_help_requests(conn: sqlite3.Connection, *, now: int) -> tuple[HelpRequest, ...]:
+    """Every help request whose item is unread: each is a ``help:<item>`` demand."""
+    return tuple(
+        HelpRequest(
+            item_id=int(r["id"]),
+            role=str(r["role"]),
+            title=str(r["title"]),
+            body=str(r["body"] or ""),
+            enqueued_at=int(r["enqueued_at"]),
+            capability=r["capability"],
+        )
+        for r in open_help_requests(conn)
+    )

@@ -1,0 +1,359 @@
+"""The pager: send queued pages through channels after the tick commits, record each result.
+
+A page row is written ``queued`` by the tick (the ledger first), then this module, outside
+any write transaction, claims it by compare-and-set, sends it through apprise (each send
+bounded by ``SEND_BUDGET_S``), and records one result per channel URL. It is a list of
+bounded steps: ``settle_resolved`` then ``send_one_page`` per due page, under a per-run
+budget; a crash between steps leaves rows the next run picks up. The per-URL state machine
+is core/paging.py; this module reads what it needs, runs it, and writes what it returns.
+
+Rules (docs/architecture.md "Pages and channels", lessons 12–13):
+- routing: the role's channels, else the desk's ``default_channels``, plus
+  ``DESKD_NOTIFY_URLS``; a channel's ``severity`` filters by page priority; with no channel
+  the page waits in the outbox and goes out when one appears;
+- a URL that failed is retried by later runs with backoff (1, 2, 4 … 60 min) for 24 h;
+- a paused role or desk, or an attempt a person acknowledged, pages no one (held);
+  a silence holds non-urgent pages for its role, quiet hours hold them on one channel;
+- when the demand resolves, the channels that took the page get one "settled" follow-up;
+  a page nobody received is resolved silently.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from deskd.adapters.channels.base import SEND_BUDGET_S, Delivery, Target, Transport, scrub
+from deskd.adapters.channels.outbox import outbox_reason
+from deskd.core.paging import (
+    Entry,
+    Hold,
+    entries_of,
+    mark,
+    outcome,
+    results_of,
+    triage,
+)
+from deskd.core.timeparse import local_text
+from deskd.core.values import URGENT, priority_name
+from deskd.service.desk.context import DeskContext
+from deskd.service.paging.channels import (
+    Channel,
+    all_channels,
+    routes,
+    secrets_of,
+    targets_of,
+    var_values,
+)
+from deskd.service.paging.pages import channel_view
+from deskd.service.paging.silences import quiet_until, silence_hold
+from deskd.store import pages as page_rows
+from deskd.store.attempts import attempts_for_key
+from deskd.store.events import add_event
+from deskd.store.pauses import live_pauses
+from deskd.store.records import Page
+
+LEASE_MS = 2 * 60 * 1000
+RUN_BUDGET_S = 40.0
+"""One pager run stops starting sends after this long; the rest go on the next tick."""
+MAX_PAGES_PER_RUN = 50
+
+
+def deliver_pages(
+    ctx: DeskContext, *, only: list[int] | None = None, transport: Transport | None = None
+) -> list[dict[str, Any]]:
+    """Send what is due (new pages, retries whose backoff passed, held pages whose hold
+    ended, "settled" follow-ups); record each result. Called by an executing tick after its
+    transaction committed (and by `deskd page` for the page it just queued)."""
+    started = time.monotonic()
+    reports: list[dict[str, Any]] = []
+    if only is None:
+        settle_resolved(ctx)
+    for page in page_rows.due_pages(ctx.conn, now=ctx.now, limit=MAX_PAGES_PER_RUN):
+        if only is not None and page.id not in only:
+            continue
+        if time.monotonic() - started > RUN_BUDGET_S:
+            break
+        report = send_one_page(ctx, page, transport=transport)
+        if report is not None:
+            reports.append(report)
+    return reports
+
+
+def settle_resolved(ctx: DeskContext) -> list[int]:
+    """Queue one "settled — no action needed" row per resolved key whose page reached someone,
+    addressed to exactly the channel URLs that took it (lesson 13)."""
+    created: list[int] = []
+    with ctx.write() as conn:
+        groups: dict[str, list[Page]] = {}
+        for page in page_rows.unsettled_pages(conn):
+            groups.setdefault(page.key, []).append(page)
+        for key, pages in groups.items():
+            took: dict[tuple[str, str], Entry] = {}
+            for page in pages:
+                for e in entries_of(page.results):
+                    if e.status == "sent":
+                        took.setdefault((e.name, e.url), Entry(name=e.name, url=e.url))
+            first = pages[0]
+            title = first.title.removeprefix("deskd: ")
+            resolved = local_text(first.resolved_at, ctx.tz) if first.resolved_at else None
+            settled_id = page_rows.insert_settled(
+                conn,
+                attempt_id=first.attempt_id,
+                key=key,
+                role=first.role,
+                title=f"deskd: settled — no action needed ({first.role}, {key})",
+                body=(
+                    f"Settled — no action needed.\nRole: {first.role}\nWas: {title}\n"
+                    f"Resolved: {resolved}"
+                ),
+                results=results_of(list(took.values())),
+                now=ctx.now,
+            )
+            for page in pages:
+                page_rows.mark_settled(conn, page.id, settled_id=settled_id)
+            created.append(settled_id)
+    return created
+
+
+def send_one_page(
+    ctx: DeskContext, page: Page, *, transport: Transport | None = None
+) -> dict[str, Any] | None:
+    """One unit of the pager: route, hold or send one page, and record how it went.
+    Returns a report of what was sent (masked), or None when nothing went out."""
+    now = ctx.now
+    urgent = page.priority >= URGENT
+    entries = entries_of(page.results)
+    channels = all_channels(ctx.settings, ctx.desk)
+
+    if not entries and page.kind != "settled":
+        entries, why = _route(ctx, page)
+        if not entries:
+            _finish(ctx, page, entries, hold=(None, why), recheck=True)
+            return None
+
+    hold = None if page.kind == "settled" else _page_hold(ctx, page, urgent=urgent)
+    if hold is not None:
+        _finish(ctx, page, entries, hold=hold, recheck=hold[0] is None)
+        return None
+
+    quiet = {} if urgent or page.kind == "settled" else _quiet(ctx, entries, channels)
+    entries, due = triage(entries, quiet=quiet, now=now, created_at=page.created_at)
+    if not due:
+        _finish(ctx, page, entries)
+        return None
+    if not _claim(ctx, page):
+        return None  # another pager took it
+
+    results = _send(ctx, page, entries, due, channels, transport=transport)
+    after = list(entries)
+    for index, result in results.items():
+        after[index] = mark(entries[index], ok=result.ok, error=result.error, now=now)
+    sent_now = any(r.ok for r in results.values())
+    status = _finish(ctx, page, after, sent_now=sent_now)
+    report = {
+        "page_id": page.id,
+        "kind": page.kind,
+        "role": page.role,
+        "status": status,
+        "channels": [_public(e) for e in after],
+    }
+    with ctx.write() as conn:
+        add_event(
+            conn,
+            at=now,
+            kind=f"page.{status}",
+            role=page.role,
+            subject=f"page:{page.id}",
+            detail={"channels": report["channels"]},
+        )
+    return report
+
+
+def _send(
+    ctx: DeskContext,
+    page: Page,
+    entries: Sequence[Entry],
+    due: Sequence[int],
+    channels: dict[str, Channel],
+    *,
+    transport: Transport | None,
+) -> dict[int, Delivery]:
+    """The side effect: send the due entries, and say how each went (errors scrubbed)."""
+    values = var_values(ctx.settings)
+    targets, unresolved = _targets(entries, due, channels, values)
+    results = {
+        index: Delivery(key="", ok=False, error=error) for index, error in unresolved.items()
+    }
+    delivered: dict[str, Delivery] = {}
+    if targets:
+        sender = transport or _apprise()
+        delivered = sender.send(
+            [t for t, _ in targets],
+            title=page.title,
+            body=_body(ctx, page),
+            kind=page.kind,
+            budget_s=SEND_BUDGET_S,
+        )
+    for target, index in targets:
+        result = delivered.get(target.key) or Delivery(key=target.key, ok=False, error="not sent")
+        if result.error:
+            error = scrub(result.error, secrets_of(target.url, values))
+            result = Delivery(key=result.key, ok=False, error=error)
+        results[index] = result
+    return results
+
+
+def _apprise() -> Transport:
+    """Apprise for URLs, the host's callables for ``python://`` channels (register_channel)."""
+    return default_transport()
+
+
+def default_transport() -> Transport:
+    from deskd.adapters.channels.python import PythonTransport, SplitTransport
+    from deskd.config import host_config
+
+    def apprise() -> Transport:
+        from deskd.adapters.channels.apprise import AppriseTransport
+
+        return AppriseTransport()
+
+    return SplitTransport(PythonTransport(host_config().senders), apprise)
+
+
+def _route(ctx: DeskContext, page: Page) -> tuple[tuple[Entry, ...], str]:
+    """First send: fix the page's channel URLs (entries), or say why it waits in the outbox."""
+    priority = priority_name(page.priority)
+    picked = routes(ctx.settings, ctx.desk, page.role)
+    taking = [c for c in picked if c.takes(priority)]
+    values = var_values(ctx.settings)
+    entries = tuple(
+        Entry(name=c.name, url=t.masked) for c in taking for t in _safe_targets(c, values)
+    )
+    return entries, outbox_reason(page.role, priority, filtered=bool(picked) and not taking)
+
+
+def _safe_targets(channel: Channel, values: dict[str, str]) -> list[Target]:
+    try:
+        return targets_of(channel, values)
+    except Exception:  # an unreadable apprise config file: its channel has nothing to send to
+        return []
+
+
+def _page_hold(ctx: DeskContext, page: Page, *, urgent: bool) -> Hold | None:
+    """Why the whole page is held now: (until or None, why); None when it may go out."""
+    for pause in live_pauses(ctx.conn):
+        if pause.role is None or pause.role == page.role:
+            who = "the desk" if pause.role is None else page.role
+            return None, f"paused: {who} ({pause.reason})"
+    live = [a for a in attempts_for_key(ctx.conn, page.key, limit=5) if a.outcome == "pending"]
+    acked = live[0].ack_until if live else None
+    if acked is not None and acked > ctx.now:
+        return acked, f"acknowledged by a person: {live[0].ack_note}"
+    if not urgent:
+        held = silence_hold(ctx.conn, page.role, now=ctx.now)
+        if held is not None:
+            return held
+    return None
+
+
+def _quiet(
+    ctx: DeskContext, entries: Sequence[Entry], channels: dict[str, Channel]
+) -> dict[str, tuple[int, str]]:
+    """The entries' channels now in quiet hours: name → (until, why)."""
+    quiet: dict[str, tuple[int, str]] = {}
+    for name in {e.name for e in entries}:
+        channel = channels.get(name)
+        until = None if channel is None else quiet_until(channel.quiet, now=ctx.now, tz=ctx.tz)
+        if channel is not None and until is not None:
+            quiet[name] = (until, f"quiet hours on {channel.name} ({channel.quiet})")
+    return quiet
+
+
+def _targets(
+    entries: Sequence[Entry],
+    due: Sequence[int],
+    channels: dict[str, Channel],
+    values: dict[str, str],
+) -> tuple[list[tuple[Target, int]], dict[int, str]]:
+    """The real URL behind each due entry (found again by channel and masked URL); an entry
+    whose URL needs an unset ``${VAR}`` fails with that reason instead of being sent."""
+    found: list[tuple[Target, int]] = []
+    missing: dict[int, str] = {}
+    cache: dict[str, list[Target]] = {}
+    for index in due:
+        e = entries[index]
+        channel = channels.get(e.name)
+        if channel is None:
+            missing[index] = f"channel {e.name!r} is no longer configured"
+            continue
+        if channel.name not in cache:
+            cache[channel.name] = _safe_targets(channel, values)
+        match = next((t for t in cache[channel.name] if t.masked == e.url), None)
+        if match is None:
+            missing[index] = f"URL no longer in channel {channel.name!r}"
+            continue
+        if match.problem is not None:
+            missing[index] = match.problem
+            continue
+        found.append((Target(key=f"e{index}", url=match.url, masked=match.masked), index))
+    return found, missing
+
+
+def _claim(ctx: DeskContext, page: Page) -> bool:
+    with ctx.write() as conn:
+        return page_rows.claim_page(conn, page.id, tries=page.tries, lease_until=ctx.now + LEASE_MS)
+
+
+def _finish(
+    ctx: DeskContext,
+    page: Page,
+    entries: Sequence[Entry],
+    *,
+    hold: Hold | None = None,
+    recheck: bool = False,
+    sent_now: bool = False,
+) -> str:
+    """Write the page's status, results, next try and hold from its entries."""
+    now = ctx.now
+    after = outcome(
+        entries, kind=page.kind, created_at=page.created_at, now=now, hold=hold, recheck=recheck
+    )
+    with ctx.write() as conn:
+        page_rows.finish_page(
+            conn,
+            page.id,
+            status=after.status,
+            results=results_of(entries),
+            sent_at=now if sent_now else None,
+            next_try_at=after.next_try_at,
+            held_until=after.held_until,
+            held_why=after.held_why,
+            resolved_at=now if after.closed else None,
+        )
+    return after.status
+
+
+def _public(entry: Entry) -> dict[str, Any]:
+    """An entry as `deskd pages` and the tick report show it (the URL is already masked)."""
+    return {**channel_view(entry.to_json()), "gave_up": entry.gave_up}
+
+
+def _body(ctx: DeskContext, page: Page) -> str:
+    """The stored body plus how to act now (the console URL when configured)."""
+    body = page.body or ""
+    if page.kind not in ("page", "follow_up"):
+        return body
+    live = attempts_for_key(ctx.conn, page.key, limit=5)
+    pending = [a for a in live if a.outcome == "pending"]
+    attempt_id = pending[0].id if pending else page.attempt_id  # it may have climbed since
+    lines = [body, ""]
+    lines.append(
+        f'Act: once someone has it, `deskd wake ack {attempt_id} --note "…"` '
+        f"stops the climb (`deskd wake explain --role {page.role}` shows it)."
+    )
+    console = ctx.desk.section.console_url
+    if console:
+        lines.append(f"Console: {console.rstrip('/')}/")
+    return "\n".join(lines)

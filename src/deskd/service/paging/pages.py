@@ -1,0 +1,60 @@
+"""Pages as people read them (`deskd pages`); sending them is the pager's job (pager.py).
+
+Read-only: listing pages never sends or writes (lesson 43).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from deskd.core.timeparse import iso_utc, local_text
+from deskd.core.values import priority_name
+from deskd.service.desk.context import DeskContext
+from deskd.store.pages import list_pages
+from deskd.store.records import Page
+
+
+def channel_view(entry: dict[str, Any]) -> dict[str, Any]:
+    """One channel URL's result; the URL was masked before it was stored."""
+    return {
+        "name": entry.get("name"),
+        "url": entry.get("url"),
+        "status": entry.get("status"),
+        "error": entry.get("error"),
+        "tries": entry.get("tries", 0),
+        "at": iso_utc(entry.get("at")),
+        "retry_at": iso_utc(entry.get("retry_at")),
+        "until": iso_utc(entry.get("until")),
+        "why": entry.get("why"),
+    }
+
+
+def page_view(page: Page, *, tz: str = "UTC") -> dict[str, Any]:
+    return {
+        "id": page.id,
+        "attempt_id": page.attempt_id,
+        "role": page.role,
+        "reason": page.key.split(":", 1)[0],
+        "ref": page.attempt_ref or page.key,
+        "key": page.key,
+        "kind": page.kind,
+        "priority": priority_name(page.priority),
+        "title": page.title,
+        "body": page.body,
+        "status": page.status,
+        "channels": [channel_view(e) for e in json.loads(page.results or "[]")],
+        "held_until": iso_utc(page.held_until),
+        "held_until_local": local_text(page.held_until, tz) if page.held_until else None,
+        "why": page.held_why,
+        "tries": page.tries,
+        "next_try_at": iso_utc(page.next_try_at),
+        "created_at": iso_utc(page.created_at),
+        "sent_at": iso_utc(page.sent_at),
+        "resolved_at": iso_utc(page.resolved_at),
+    }
+
+
+def pages(ctx: DeskContext, *, open_only: bool, limit: int) -> list[dict[str, Any]]:
+    rows = list_pages(ctx.conn, open_only=open_only, limit=limit)
+    return [page_view(r, tz=ctx.tz) for r in rows]

@@ -1,0 +1,141 @@
+"""Noise control: silences (a person holds a role's non-urgent pages for a while) and quiet
+hours (a channel holds non-urgent pages in its local night). Urgent pages always go out."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from deskd.core.timeparse import from_ms, iso_utc, local_text, parse_duration, to_ms
+from deskd.errors import DeskdError, InvalidValue
+from deskd.service.desk.context import DeskContext
+from deskd.store.events import add_event
+from deskd.store.pages import release_held_pages
+from deskd.store.silences import end_silence, get_silence, insert_silence, list_silences
+from deskd.store.silences import live_silences as live_silence_rows
+
+MAX_SILENCE_S = 30 * 86400
+
+
+def _operator(ctx: DeskContext) -> str:
+    if ctx.settings.role:
+        # Silencing is a person's decision; an agent must not mute the pages about itself.
+        raise DeskdError(
+            "silences are for people, not agents (DESKD_ROLE is set)", code="not_permitted"
+        )
+    return "operator"
+
+
+def silence_view(row: sqlite3.Row, *, now: int, tz: str) -> dict[str, Any]:
+    live = row["ended_at"] is None and int(row["until_at"]) > now
+    return {
+        "id": row["id"],
+        "role": row["role"],
+        "reason": row["reason"],
+        "started_at": iso_utc(row["started_at"]),
+        "until": iso_utc(row["until_at"]),
+        "until_local": local_text(row["until_at"], tz),
+        "ended_at": iso_utc(row["ended_at"]),
+        "live": live,
+    }
+
+
+def add(ctx: DeskContext, *, role: str, duration: str, reason: str) -> dict[str, Any]:
+    by = _operator(ctx)
+    ctx.desk.role(role)
+    seconds = parse_duration(duration, what="--for")
+    if not 0 < seconds <= MAX_SILENCE_S:
+        raise InvalidValue("--for", duration, "longer than zero and at most 30d")
+    if not reason.strip():
+        raise InvalidValue("reason", reason, "say why, so the next person knows")
+    until = ctx.now + seconds * 1000
+    with ctx.write() as conn:
+        silence_id = insert_silence(conn, role=role, reason=reason, until=until, by=by, now=ctx.now)
+        add_event(
+            conn,
+            at=ctx.now,
+            kind="silence.added",
+            role=role,
+            actor=by,
+            subject=f"silence:{silence_id}",
+            detail={"reason": reason, "until": iso_utc(until)},
+        )
+        row = get_silence(conn, silence_id)
+    assert row is not None
+    return silence_view(row, now=ctx.now, tz=ctx.tz)
+
+
+def listing(ctx: DeskContext, *, all_rows: bool, limit: int) -> list[dict[str, Any]]:
+    rows = (
+        list_silences(ctx.conn, limit=limit)
+        if all_rows
+        else live_silence_rows(ctx.conn, now=ctx.now)
+    )
+    return [silence_view(r, now=ctx.now, tz=ctx.tz) for r in rows]
+
+
+def end(ctx: DeskContext, silence_id: int) -> dict[str, Any]:
+    by = _operator(ctx)
+    with ctx.write() as conn:
+        row = get_silence(conn, silence_id)
+        if row is None:
+            raise DeskdError(
+                f"no silence {silence_id} (see `deskd silence list`)", code="unknown_silence"
+            )
+        if not end_silence(conn, silence_id, by=by, now=ctx.now):
+            raise DeskdError(
+                f"silence {silence_id} is not in force (it ended or expired)", code="silence_over"
+            )
+        released = release_held_pages(conn, str(row["role"]), now=ctx.now)
+        add_event(
+            conn,
+            at=ctx.now,
+            kind="silence.ended",
+            role=row["role"],
+            actor=by,
+            subject=f"silence:{silence_id}",
+        )
+        row = get_silence(conn, silence_id)
+    assert row is not None
+    return {**silence_view(row, now=ctx.now, tz=ctx.tz), "pages_released": released}
+
+
+def silence_hold(conn: sqlite3.Connection, role: str, *, now: int) -> tuple[int, str] | None:
+    """(until, why) when a silence holds ``role``'s non-urgent pages now; the latest wins."""
+    rows = [r for r in live_silence_rows(conn, now=now) if r["role"] == role]
+    if not rows:
+        return None
+    row = max(rows, key=lambda r: int(r["until_at"]))
+    return int(row["until_at"]), f"silenced (silence {row['id']}): {row['reason']}"
+
+
+def quiet_until(spec: str | None, *, now: int, tz: str) -> int | None:
+    """When ``now`` falls in the local window ``HH:MM-HH:MM`` (``22:00-07:00`` crosses
+    midnight), the instant the window ends; otherwise None."""
+    if not spec:
+        return None
+    start_text, end_text = (p.strip() for p in spec.split("-"))
+    local = from_ms(now, tz)
+    minute = local.hour * 60 + local.minute
+    start = _minutes(start_text)
+    stop = _minutes(end_text)
+    if start == stop:
+        return None
+    if start < stop:
+        inside = start <= minute < stop
+        end_day = local.date()
+    else:
+        inside = minute >= start or minute < stop
+        end_day = local.date() + timedelta(days=1) if minute >= start else local.date()
+    if not inside:
+        return None
+    hh, mm = divmod(stop, 60)
+    end = datetime(end_day.year, end_day.month, end_day.day, hh, mm, tzinfo=ZoneInfo(tz))
+    return to_ms(end)
+
+
+def _minutes(text: str) -> int:
+    hh, mm = text.split(":")
+    return int(hh) * 60 + int(mm)

@@ -1,0 +1,218 @@
+"""Tasks: add, change (status, dependency, priority, due date, assignee, notes), list.
+
+Every change goes through the one transition table (core/tasks.py) and is written with its
+history row (``task_notes``) in one transaction. Who may change a task: its assignee, its
+creator, or the operator (a person at the shell, without ``DESKD_ROLE``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from deskd.core.tasks import OPERATOR, Change, TaskState, check_party, check_status, next_state
+from deskd.core.timeparse import iso_utc, parse_instant
+from deskd.core.values import priority_name, priority_rank
+from deskd.errors import DeskdError, InvalidValue, UnknownTask
+from deskd.service.desk.context import DeskContext
+from deskd.service.desk.identity import acting_role, known_role
+from deskd.service.desk.inbox import validate_text
+from deskd.service.work.task_views import idle_wake_counts, sorted_rows, task_json
+from deskd.store import tasks as task_rows
+from deskd.store.events import add_event
+from deskd.store.routing import mark_task_routed
+
+NO_DUE = ("none", "")
+
+
+def actor(ctx: DeskContext, by: str | None) -> str:
+    """Who is changing a task: the agent's own role, a role the operator names, or the
+    operator itself when it names none."""
+    if ctx.settings.role or by:
+        return acting_role(ctx, "--by", by)
+    return OPERATOR
+
+
+def due_ms(ctx: DeskContext, due: str | None) -> int | None:
+    if due is None or due.strip().lower() in NO_DUE:
+        return None
+    return parse_instant(due, tz=ctx.tz, what="--due")
+
+
+def add_task(
+    ctx: DeskContext,
+    *,
+    title: str,
+    role: str,
+    priority: str = "normal",
+    due: str | None = None,
+    detail: str = "",
+    by: str | None = None,
+    routed: tuple[str, str] | None = None,
+) -> dict[str, Any]:
+    """Assign a task; ``routed`` is (capability, why) when capability routing chose ``role``."""
+    who = actor(ctx, by)
+    known_role(ctx, role)
+    validate_text(title, detail)
+    rank = priority_rank(priority)
+    due_at = due_ms(ctx, due)
+    with ctx.write() as conn:
+        task_id = task_rows.insert_task(
+            conn,
+            role=role,
+            title=title.strip(),
+            detail=detail,
+            priority=rank,
+            due_at=due_at,
+            created_by=who,
+            now=ctx.now,
+        )
+        change = {"status": "pending", "role": role, "priority": priority}
+        if routed is not None:
+            mark_task_routed(conn, task_id, capability=routed[0], why=routed[1])
+            change["routed"] = routed[1]
+        task_rows.add_task_note(conn, task_id=task_id, at=ctx.now, by=who, change=change, note="")
+        add_event(
+            conn,
+            at=ctx.now,
+            kind="task.added",
+            role=role,
+            actor=who,
+            subject=f"task:{task_id}",
+            detail={"title": title, "priority": priority, "due_at": iso_utc(due_at)},
+        )
+    out = {"id": task_id, "role": role, "status": "pending", "priority": priority}
+    return {**out, "routed": routed[1]} if routed is not None else out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TaskUpdate:
+    status: str | None = None
+    blocked_on: str | None = None
+    priority: str | None = None
+    due: str | None = None
+    role: str | None = None
+    note: str | None = None
+
+
+def update_task(
+    ctx: DeskContext, task_id: int, update: TaskUpdate, *, by: str | None
+) -> dict[str, Any]:
+    """Apply one change; refused (changing nothing) when the rules say no."""
+    who = actor(ctx, by)
+    if update.status is not None:
+        check_status(update.status)
+    rank = priority_rank(update.priority) if update.priority is not None else None
+    due_at = due_ms(ctx, update.due) if update.due is not None else None
+    if update.role is not None:
+        known_role(ctx, update.role)
+    note = (update.note or "").strip()
+    if update.note is not None and not note:
+        raise InvalidValue("--note", update.note, "say what happened")
+    with ctx.write() as conn:
+        row = task_rows.get_task(conn, task_id)
+        if row is None:
+            raise UnknownTask(task_id)
+        old = TaskState(
+            id=task_id,
+            role=str(row["role"]),
+            status=str(row["status"]),
+            blocked_on=row["blocked_on"],
+            created_by=str(row["created_by"]),
+        )
+        check_party(old, by=who)
+        new = next_state(
+            old, Change(status=update.status, blocked_on=update.blocked_on, role=update.role)
+        )
+        priority = int(row["priority"]) if rank is None else rank
+        due = row["due_at"] if update.due is None else due_at
+        change = _diff(row, new, priority=priority, due_at=due)
+        if not change and not note:
+            raise DeskdError(
+                f"nothing to change on task {task_id} (give --status, --priority, --due, "
+                "--for, --blocked-on or --note)",
+                code="nothing_to_change",
+            )
+        if not task_rows.update_task(
+            conn,
+            task_id,
+            role=new.role,
+            status=new.status,
+            priority=priority,
+            blocked_on=new.blocked_on,
+            due_at=due,
+            now=ctx.now,
+            expect_updated_at=int(row["updated_at"]),
+        ):
+            raise DeskdError(f"task {task_id} changed meanwhile; try again", code="conflict")
+        task_rows.add_task_note(conn, task_id=task_id, at=ctx.now, by=who, change=change, note=note)
+        add_event(
+            conn,
+            at=ctx.now,
+            kind="task.updated",
+            role=new.role,
+            actor=who,
+            subject=f"task:{task_id}",
+            detail={**change, "note": note} if note else change,
+        )
+    return {
+        "id": task_id,
+        "role": new.role,
+        "status": new.status,
+        "priority": priority_name(priority),
+        "blocked_on": new.blocked_on,
+        "due_at": iso_utc(due),
+        "changed": change,
+        "note": note or None,
+    }
+
+
+def _diff(row: Any, new: TaskState, *, priority: int, due_at: int | None) -> dict[str, Any]:
+    change: dict[str, Any] = {}
+    if new.status != row["status"]:
+        change["status"] = new.status
+    if new.blocked_on != row["blocked_on"]:
+        change["blocked_on"] = new.blocked_on
+    if new.role != row["role"]:
+        change["role"] = new.role
+    if priority != row["priority"]:
+        change["priority"] = priority_name(priority)
+    if due_at != row["due_at"]:
+        change["due_at"] = iso_utc(due_at)
+    return change
+
+
+def list_tasks(
+    ctx: DeskContext,
+    *,
+    role: str | None,
+    status: str | None,
+    include_closed: bool,
+    limit: int = 500,
+) -> list[dict[str, Any]]:
+    """Open tasks (or every task with ``include_closed``), sorted by the task rules."""
+    if role is not None:
+        ctx.desk.role(role)
+    if status is not None:
+        check_status(status)
+    open_only = not include_closed and status not in ("done", "cancelled")
+    rows = task_rows.list_tasks(ctx.conn, role=role, open_only=open_only, limit=limit)
+    if status is not None:
+        rows = [r for r in rows if r["status"] == status]
+    counts = idle_wake_counts(ctx.conn, rows)
+    stall_after = ctx.desk.section.stall_after
+    return [
+        task_json(
+            r, now=ctx.now, tz=ctx.tz, wakes=counts.get(int(r["id"]), 0), stall_after=stall_after
+        )
+        for r in sorted_rows(rows, now=ctx.now)
+    ]
+
+
+def task_history(ctx: DeskContext, task_id: int) -> list[dict[str, Any]]:
+    if task_rows.get_task(ctx.conn, task_id) is None:
+        raise UnknownTask(task_id)
+    return [
+        {"at": iso_utc(n["at"]), "by": n["by"], "change": n["change"], "note": n["note"]}
+        for n in task_rows.task_notes(ctx.conn, task_id)
+    ]

@@ -1,0 +1,25 @@
+"""The launch rows the operator verbs read (`deskd wait`)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+
+def newest_launch(conn: sqlite3.Connection, role: str) -> sqlite3.Row | None:
+    """The role's most recently launched primary attempt (None when it never launched)."""
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM attempts INDEXED BY attempts_launched WHERE role = ? "
+        "AND launched_at IS NOT NULL AND primary_id IS NULL ORDER BY launched_at DESC, id DESC "
+        "LIMIT 1",
+        (role,),
+    ).fetchone()
+    return row
+
+
+def launches_in_flight(conn: sqlite3.Connection, role: str) -> int:
+    """Planned or running launches of the role."""
+    row = conn.execute(
+        "SELECT COUNT(*) FROM attempts WHERE role = ? AND launch_status IN ('planned', 'running')",
+        (role,),
+    ).fetchone()
+    return int(row[0])

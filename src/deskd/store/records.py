@@ -1,0 +1,214 @@
+"""The frozen records store functions return instead of ``sqlite3.Row``, and how rows fill them.
+
+A record names the columns its readers use, each typed; ``record_of`` fills it from a row by
+field name, so a column added by a later migration changes nothing until a record asks for
+it, and a field the query did not select falls back to the field's default (or fails loudly
+when it has none).
+
+They live here, not beside their statements, because ``dataclasses`` costs the session hook
+more than its whole budget: the store modules on the hook's path (attempts, items, sessions,
+roles) import this module only inside the functions that return records, never at the top.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import MISSING, dataclass, fields
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+_NAMES: dict[type, tuple[tuple[str, bool], ...]] = {}
+
+
+def _fields(cls: type) -> tuple[tuple[str, bool], ...]:
+    """Each field's name and whether it has a default, cached per record class."""
+    found = _NAMES.get(cls)
+    if found is None:
+        found = tuple(
+            (f.name, f.default is not MISSING or f.default_factory is not MISSING)
+            for f in fields(cls)
+        )
+        _NAMES[cls] = found
+    return found
+
+
+def record_of(cls: type[T], row: sqlite3.Row) -> T:
+    """``cls`` filled from ``row`` by column name."""
+    present = row.keys()
+    values = {
+        name: row[name] for name, has_default in _fields(cls) if not has_default or name in present
+    }
+    made: T = cls(**values)
+    return made
+
+
+def maybe_record(cls: type[T], row: sqlite3.Row | None) -> T | None:
+    return None if row is None else record_of(cls, row)
+
+
+def records_of(cls: type[T], rows: Iterable[sqlite3.Row]) -> list[T]:
+    return [record_of(cls, r) for r in rows]
+
+
+def as_dict(record: Any) -> dict[str, Any]:
+    """A record's fields as a plain dict (for JSON views that show every column)."""
+    return {name: getattr(record, name) for name, _ in _fields(type(record))}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Page:
+    """One page row: a message to people about one key (``results`` is the per-URL JSON)."""
+
+    id: int
+    attempt_id: int
+    key: str
+    role: str
+    kind: str
+    priority: int
+    title: str
+    body: str
+    status: str
+    created_at: int
+    sent_at: int | None
+    resolved_at: int | None
+    next_try_at: int | None
+    tries: int
+    results: str
+    held_until: int | None = None
+    held_why: str | None = None
+    settled_id: int | None = None
+    attempt_ref: str | None = None
+    """Only from ``list_pages``: the attempt's ``ref`` (where the owed work lives)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Attempt:
+    """One row of the wake ledger (``item_ids``/``task_ids`` are the stored JSON lists)."""
+
+    id: int
+    key: str
+    kind: str
+    role: str
+    generation: int
+    rung: str
+    level: int
+    reason: str
+    ref: str | None
+    item_ids: str
+    task_ids: str
+    attempted_at: int
+    due_at: int | None
+    outcome: str
+    outcome_reason: str | None
+    resolved_at: int | None
+    supersedes: int | None
+    recycles: int
+    skipped: str | None
+    launch_status: str | None
+    launch_detail: str | None
+    primary_id: int | None
+    wake_token: str | None
+    prompt: str | None
+    session_id: str | None
+    planned_at: int | None
+    launched_at: int | None
+    landed_at: int | None
+    finished_at: int | None
+    exit_code: int | None
+    failure_class: str | None
+    failure_detail: str | None
+    hold_until: int | None
+    cost_usd: float | None
+    acked_at: int | None
+    ack_until: int | None
+    ack_note: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Handoff:
+    """A note a session left for the role's next one."""
+
+    id: int
+    role: str
+    session_id: int | None
+    note: str
+    by: str
+    created_at: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pause:
+    """A person's pause of the desk (``role`` None) or of one role."""
+
+    id: int
+    role: str | None
+    reason: str
+    started_at: int
+    ended_at: int | None
+    started_by: str | None
+    ended_by: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Session:
+    """One native agent session serving a role (a history row, not one per role)."""
+
+    id: int
+    role: str
+    native_id: str | None
+    agent: str
+    state: str
+    started_at: int
+    ended_at: int | None
+    end_reason: str | None
+    last_heartbeat_at: int | None
+    last_event: str | None
+    last_tool: str | None
+    activity: str | None
+    wake_token: str | None
+    heartbeats: int
+    failure: str | None
+    failure_detail: str | None
+    failure_at: int | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Item:
+    """One inbox item addressed to a role."""
+
+    id: int
+    role: str
+    message_id: str | None
+    source: str
+    sender: str | None
+    priority: int
+    title: str
+    body: str
+    ref: str | None
+    dedup_key: str | None
+    dedup_count: int
+    enqueued_at: int
+    sla_due_at: int
+    notified_at: int | None
+    seen_at: int | None
+    shown_session: str | None
+    read_at: int | None
+    read_by: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UnreadItem:
+    """The columns of an unread item the planner's snapshot reads (no body)."""
+
+    id: int
+    role: str
+    priority: int
+    source: str
+    sender: str | None
+    title: str
+    ref: str | None
+    enqueued_at: int
+    sla_due_at: int
+    notified_at: int | None

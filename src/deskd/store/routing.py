@@ -1,0 +1,45 @@
+"""What capability routing reads (open load per role) and writes (why a role was chosen)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from deskd.store.tasks import OPEN_SQL
+
+
+def open_tasks_by_role(conn: sqlite3.Connection) -> dict[str, int]:
+    """Open (pending, in-progress, blocked) tasks per role."""
+    rows = conn.execute(
+        f"SELECT role, COUNT(*) FROM tasks WHERE status IN {OPEN_SQL} GROUP BY role"
+    ).fetchall()
+    return {str(r[0]): int(r[1]) for r in rows}
+
+
+def mark_item_routed(conn: sqlite3.Connection, item_id: int, *, capability: str, why: str) -> None:
+    conn.execute(
+        "UPDATE items SET capability = ?, routed_why = ? WHERE id = ?", (capability, why, item_id)
+    )
+
+
+def mark_task_routed(conn: sqlite3.Connection, task_id: int, *, capability: str, why: str) -> None:
+    conn.execute(
+        "UPDATE tasks SET capability = ?, routed_why = ? WHERE id = ?", (capability, why, task_id)
+    )
+
+
+def routed_unread_items(conn: sqlite3.Connection, *, limit: int) -> list[sqlite3.Row]:
+    """Unread items that were routed by capability, newest first."""
+    return conn.execute(
+        "SELECT id, role, title, capability, routed_why FROM items "
+        "WHERE read_at IS NULL AND capability IS NOT NULL ORDER BY id DESC LIMIT ?",
+        (limit,),
+    ).fetchall()
+
+
+def routed_open_tasks(conn: sqlite3.Connection, *, limit: int) -> list[sqlite3.Row]:
+    """Open tasks that were routed by capability, newest first."""
+    return conn.execute(
+        "SELECT id, role, title, capability, routed_why FROM tasks "
+        f"WHERE status IN {OPEN_SQL} AND capability IS NOT NULL ORDER BY id DESC LIMIT ?",
+        (limit,),
+    ).fetchall()
