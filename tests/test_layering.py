@@ -244,3 +244,37 @@ def test_it_imports_only_down_the_service_floors(path: Path) -> None:
         assert SERVICE_FLOORS[other] < SERVICE_FLOORS[own], (
             f"{_rel(path)}:{line} imports {name}: {other} is not below {own}"
         )
+
+
+# The console (web/) reads and writes only through the services, like the CLI.
+WEB = _modules("web")
+
+
+def test_it_has_a_console_to_check() -> None:
+    assert len(WEB) >= 5
+
+
+@pytest.mark.parametrize("path", WEB, ids=_ids(WEB))
+def test_it_keeps_the_console_on_the_services(path: Path) -> None:
+    for line, name in _imports(_tree(path)):
+        assert _top(name) != "sqlite3", f"{_rel(path)}:{line} imports sqlite3"
+        assert not name.startswith("deskd.store"), (
+            f"{_rel(path)}:{line} imports {name}: the console goes through service/"
+        )
+
+
+WEB_STACK = {"fastapi", "starlette", "uvicorn", "jinja2", "markupsafe"}
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in _modules("") if p.relative_to(SRC).parts[0] != "web"], ids=_rel
+)
+def test_it_imports_the_web_stack_only_in_the_console(path: Path) -> None:
+    allowed = path == SRC / "cli" / "serve.py"
+    for line, name in _imports(_tree(path)):
+        if _top(name) in WEB_STACK:
+            assert allowed, f"{_rel(path)}:{line} imports {name}: only web/ and cli/serve.py may"
+        if name.startswith("deskd.web") and not allowed:
+            assert path == SRC / "cli" / "supervisor.py" and name.startswith("deskd.web.signed"), (
+                f"{_rel(path)}:{line} imports {name}"
+            )

@@ -42,6 +42,7 @@ class Settings(BaseSettings):
     port: int = 8000
     supervisor_auth_mode: Literal["simple", "signed", "hybrid"] = "simple"
     supervisor_access_code: str | None = None
+    supervisor_keys: Path | None = None
     now: str | None = None
     tick_ping_url: str | None = None
     role: str | None = None
@@ -121,7 +122,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         name = "DESKD_" + str(err["loc"][0]).upper() if err["loc"] else "DESKD_*"
         raise SettingsError(name, _reason(err)) from None
     settings.home = home
-    for name in ("desk", "db", "log_dir"):
+    for name in ("desk", "db", "log_dir", "supervisor_keys"):
         value = getattr(settings, name)
         if value is not None:
             setattr(settings, name, Path(value).expanduser())

@@ -5,6 +5,9 @@ only the standard library, ``deskd.paths`` and ``deskd.store`` (no pydantic, cli
 or logging), reads the clock once, writes one short transaction, and always exits 0: a
 hook that fails or hangs would stall the agent. Problems go to ``logs/hook.log``, never to
 stdout, because Claude Code reads whatever the hook prints as JSON.
+
+It is over 400 lines on purpose: splitting it into modules would cost an import each on every
+tool call of every agent, and the hook's latency budget is a plain stdlib script's.
 """
 
 from __future__ import annotations

@@ -3,6 +3,9 @@
 The fixtures (copied from the shared agent-CLI fixtures) encode the traps: Claude's API
 failures say ``"subtype": "success"`` with ``"is_error": true``; Codex's top-level ``error``
 line is only a reconnect warning; Gemini prints one (pretty) JSON document.
+
+It runs past 400 lines: one block per agent CLI, kept together so the four read side by
+side.
 """
 
 from __future__ import annotations

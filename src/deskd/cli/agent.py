@@ -54,7 +54,7 @@ def command(role: str, mode: str, session_id: str | None, as_json: bool) -> None
       deskd agent command --role researcher --mode spawn
       deskd agent command --role researcher --mode resume --session-id 3f1c… --json
     """
-    from deskd.service.engine.executor import describe_launch
+    from deskd.service.engine.launch_command import describe_launch
 
     with desk_context() as ctx:
         data = describe_launch(ctx, role=role, mode=mode, session_id=session_id)

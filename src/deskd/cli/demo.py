@@ -3,6 +3,9 @@
 Every step runs the real ``deskd`` (``python -m deskd``) or ``deskd-session-hook`` as a
 subprocess with ``DESKD_HOME`` set, and prints the command before its output, so the
 transcript is something a person can replay by hand.
+
+It runs past 400 lines because it is one script: the steps read in the order the transcript
+prints them.
 """
 
 from __future__ import annotations

@@ -42,6 +42,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "task": ("deskd.cli.task", "task"),
     "session": ("deskd.cli.session", "session"),
     "meeting": ("deskd.cli.meeting", "meeting"),
+    "serve": ("deskd.cli.serve", "serve"),
+    "supervisor": ("deskd.cli.supervisor", "supervisor"),
 }
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from deskd.core.values import SUPERVISOR
 from deskd.errors import (
     BadTransition,
     BlockedNeedsDependency,
@@ -67,7 +68,8 @@ class Change:
 
 def may_change(task: TaskState, *, by: str) -> bool:
     """The assignee, the creator, or the operator may change a task; any other role may not."""
-    return by in (OPERATOR, task.role, task.created_by)
+    # The supervisor is a person too (the console): it may change any task.
+    return by in (OPERATOR, SUPERVISOR, task.role, task.created_by)
 
 
 def check_party(task: TaskState, *, by: str) -> None:

@@ -23,7 +23,9 @@ RESERVED_SOURCES: tuple[str, ...] = ("system", "message", "meeting", "supervisor
 """Item sources deskd writes itself; never accepted from `deskd inbox enqueue`."""
 
 ROLE_NAME = re.compile(r"[a-z][a-z0-9_-]{0,31}")
-RESERVED_ROLE_NAMES: frozenset[str] = frozenset({"supervisor"})
+SUPERVISOR = "supervisor"
+"""The human overseer: not a role; acts only through the console, never launched."""
+RESERVED_ROLE_NAMES: frozenset[str] = frozenset({SUPERVISOR})
 
 SESSION_STATES: tuple[str, ...] = ("working", "resting")
 """What `deskd status set --state` accepts; `ended` comes only from `status end`."""

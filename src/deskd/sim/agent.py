@@ -33,6 +33,9 @@ compared with the tool name (``PostToolUse``), the source (``SessionStart``) or 
   ``deskd session handoff --note TEXT`` (``DESKD_SIM_HANDOFF``, else a stock note) and its
   closing message ends with ``SESSION_DONE`` on a line of its own; otherwise like ``success``.
 - ``rollover_no_handoff``: prints ``SESSION_DONE`` but stores no hand-off.
+
+It runs past 400 lines because it mirrors one real CLI's whole surface (flags, stream,
+hooks, run modes) in one file a test author reads top to bottom.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from deskd.store.records import HelpRequest, records_of
+
 
 def insert_help_request(conn: sqlite3.Connection, *, item_id: int, role: str, now: int) -> None:
     conn.execute(
@@ -13,11 +15,12 @@ def insert_help_request(conn: sqlite3.Connection, *, item_id: int, role: str, no
     )
 
 
-def open_help_requests(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+def open_help_requests(conn: sqlite3.Connection) -> list[HelpRequest]:
     """Help requests whose item is still unread; walks unread items (``items_unread``) first,
     so the cost follows live rows, not the history of every request ever made."""
-    return conn.execute(
+    rows = conn.execute(
         "SELECT i.id, i.role, i.title, i.body, i.enqueued_at, i.capability FROM items AS i INDEXED BY items_unread "
         "CROSS JOIN help_requests AS h ON h.item_id = i.id "
         "WHERE i.read_at IS NULL ORDER BY i.id"
-    ).fetchall()
+    )
+    return records_of(HelpRequest, rows)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from deskd.store.records import Hook, maybe_record, records_of
+
 
 def insert_hook(
     conn: sqlite3.Connection,
@@ -26,16 +28,12 @@ def insert_hook(
     return int(cur.lastrowid or 0)
 
 
-def get_hook(conn: sqlite3.Connection, hook_id: int) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = conn.execute(
-        "SELECT * FROM hooks WHERE id = ?", (hook_id,)
-    ).fetchone()
-    return row
+def get_hook(conn: sqlite3.Connection, hook_id: int) -> Hook | None:
+    row = conn.execute("SELECT * FROM hooks WHERE id = ?", (hook_id,)).fetchone()
+    return maybe_record(Hook, row)
 
 
-def list_hooks(
-    conn: sqlite3.Connection, *, owner: str | None, include_closed: bool
-) -> list[sqlite3.Row]:
+def list_hooks(conn: sqlite3.Connection, *, owner: str | None, include_closed: bool) -> list[Hook]:
     where = ["1 = 1"]
     params: list[object] = []
     if owner is not None:
@@ -43,18 +41,18 @@ def list_hooks(
         params.append(owner)
     if not include_closed:
         where.append("status = 'active'")
-    return conn.execute(
-        f"SELECT * FROM hooks WHERE {' AND '.join(where)} ORDER BY id", params
-    ).fetchall()
+    rows = conn.execute(f"SELECT * FROM hooks WHERE {' AND '.join(where)} ORDER BY id", params)
+    return records_of(Hook, rows)
 
 
-def due_hooks(conn: sqlite3.Connection, *, now: int) -> list[sqlite3.Row]:
+def due_hooks(conn: sqlite3.Connection, *, now: int) -> list[Hook]:
     """Active hooks whose next fire has come (runs on the ``hooks_due`` partial index)."""
-    return conn.execute(
+    rows = conn.execute(
         "SELECT * FROM hooks WHERE status = 'active' AND next_fire_at <= ? "
         "AND (retry_at IS NULL OR retry_at <= ?) ORDER BY next_fire_at, id",
         (now, now),
-    ).fetchall()
+    )
+    return records_of(Hook, rows)
 
 
 def record_fire(

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import sqlite3
 
+from deskd.store.records import Attempt, maybe_record
 
-def newest_launch(conn: sqlite3.Connection, role: str) -> sqlite3.Row | None:
+
+def newest_launch(conn: sqlite3.Connection, role: str) -> Attempt | None:
     """The role's most recently launched primary attempt (None when it never launched)."""
-    row: sqlite3.Row | None = conn.execute(
+    row = conn.execute(
         "SELECT * FROM attempts INDEXED BY attempts_launched WHERE role = ? "
         "AND launched_at IS NOT NULL AND primary_id IS NULL ORDER BY launched_at DESC, id DESC "
         "LIMIT 1",
         (role,),
     ).fetchone()
-    return row
+    return maybe_record(Attempt, row)
 
 
 def launches_in_flight(conn: sqlite3.Connection, role: str) -> int:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from deskd.store.meetings import LIVE_MEETINGS as _LIVE
 from deskd.store.meetings import marks as _marks
+from deskd.store.records import Confirmation, Obligation, Proposal, maybe_record, records_of
 
 # --- messages ---------------------------------------------------------------------------------
 
@@ -107,21 +108,23 @@ _OBLIGATION_COLUMNS = (
 )
 
 
-def open_obligations(conn: sqlite3.Connection, meeting_id: int) -> list[sqlite3.Row]:
-    return conn.execute(
+def open_obligations(conn: sqlite3.Connection, meeting_id: int) -> list[Obligation]:
+    rows = conn.execute(
         f"SELECT {_OBLIGATION_COLUMNS} FROM meeting_obligations o "
         "JOIN meeting_messages m ON m.id = o.message_id "
         "WHERE o.meeting_id = ? AND o.status = 'open' ORDER BY o.due_at, o.id",
         (meeting_id,),
-    ).fetchall()
+    )
+    return records_of(Obligation, rows)
 
 
-def live_open_obligations(conn: sqlite3.Connection) -> list[sqlite3.Row]:
-    return conn.execute(
+def live_open_obligations(conn: sqlite3.Connection) -> list[Obligation]:
+    rows = conn.execute(
         f"SELECT {_OBLIGATION_COLUMNS} FROM meeting_obligations o "
         "JOIN meeting_messages m ON m.id = o.message_id "
         f"WHERE o.meeting_id IN ({_LIVE}) AND o.status = 'open' ORDER BY o.due_at, o.id"
-    ).fetchall()
+    )
+    return records_of(Obligation, rows)
 
 
 def settle_obligations(
@@ -197,27 +200,29 @@ def insert_proposal(
     return None if row is None else int(row[0])
 
 
-def open_proposal(conn: sqlite3.Connection, meeting_id: int) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = conn.execute(
+def open_proposal(conn: sqlite3.Connection, meeting_id: int) -> Proposal | None:
+    row = conn.execute(
         "SELECT * FROM meeting_proposals WHERE meeting_id = ? AND status = 'open'", (meeting_id,)
     ).fetchone()
-    return row
+    return maybe_record(Proposal, row)
 
 
-def live_open_proposals(conn: sqlite3.Connection) -> list[sqlite3.Row]:
-    return conn.execute(
+def live_open_proposals(conn: sqlite3.Connection) -> list[Proposal]:
+    rows = conn.execute(
         f"SELECT * FROM meeting_proposals WHERE meeting_id IN ({_LIVE}) AND status = 'open'"
-    ).fetchall()
+    )
+    return records_of(Proposal, rows)
 
 
-def confirmations(conn: sqlite3.Connection, proposal_ids: Sequence[int]) -> list[sqlite3.Row]:
+def confirmations(conn: sqlite3.Connection, proposal_ids: Sequence[int]) -> list[Confirmation]:
     if not proposal_ids:
         return []
-    return conn.execute(
+    rows = conn.execute(
         "SELECT proposal_id, role FROM meeting_votes WHERE vote = 'confirm' "
         f"AND proposal_id IN ({_marks(proposal_ids)})",
         tuple(proposal_ids),
-    ).fetchall()
+    )
+    return records_of(Confirmation, rows)
 
 
 def insert_vote(
@@ -274,14 +279,12 @@ _UNREAD_REJECTIONS = (
 )
 
 
-def unread_rejections(conn: sqlite3.Connection, meeting_id: int) -> list[sqlite3.Row]:
+def unread_rejections(conn: sqlite3.Connection, meeting_id: int) -> list[Proposal]:
     """Rejected proposals of the meeting whose notice the proposer has not read."""
-    return conn.execute(
-        f"{_UNREAD_REJECTIONS} AND p.meeting_id = ? ORDER BY p.id", (meeting_id,)
-    ).fetchall()
+    rows = conn.execute(f"{_UNREAD_REJECTIONS} AND p.meeting_id = ? ORDER BY p.id", (meeting_id,))
+    return records_of(Proposal, rows)
 
 
-def live_unread_rejections(conn: sqlite3.Connection) -> list[sqlite3.Row]:
-    return conn.execute(
-        f"{_UNREAD_REJECTIONS} AND p.meeting_id IN ({_LIVE}) ORDER BY p.id"
-    ).fetchall()
+def live_unread_rejections(conn: sqlite3.Connection) -> list[Proposal]:
+    rows = conn.execute(f"{_UNREAD_REJECTIONS} AND p.meeting_id IN ({_LIVE}) ORDER BY p.id")
+    return records_of(Proposal, rows)

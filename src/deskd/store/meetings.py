@@ -10,6 +10,16 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
+from deskd.store.records import (
+    Attendee,
+    Item,
+    Meeting,
+    MeetingEvent,
+    MeetingItem,
+    maybe_record,
+    records_of,
+)
+
 LIVE_MEETINGS = "SELECT id FROM meetings WHERE state != 'closed'"
 _LIVE = LIVE_MEETINGS
 
@@ -58,28 +68,27 @@ def insert_meeting(
     return None if row is None else int(row[0])
 
 
-def open_meeting_by_agenda(conn: sqlite3.Connection, agenda_key: str) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = conn.execute(
+def open_meeting_by_agenda(conn: sqlite3.Connection, agenda_key: str) -> Meeting | None:
+    row = conn.execute(
         "SELECT * FROM meetings WHERE agenda_key = ? AND state != 'closed'", (agenda_key,)
     ).fetchone()
-    return row
+    return maybe_record(Meeting, row)
 
 
-def get_meeting(conn: sqlite3.Connection, meeting_id: int) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = conn.execute(
-        "SELECT * FROM meetings WHERE id = ?", (meeting_id,)
-    ).fetchone()
-    return row
+def get_meeting(conn: sqlite3.Connection, meeting_id: int) -> Meeting | None:
+    row = conn.execute("SELECT * FROM meetings WHERE id = ?", (meeting_id,)).fetchone()
+    return maybe_record(Meeting, row)
 
 
-def live_meetings(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+def live_meetings(conn: sqlite3.Connection) -> list[Meeting]:
     """Every meeting not closed (waiting, active, consensus, closing, paused)."""
-    return conn.execute("SELECT * FROM meetings WHERE state != 'closed' ORDER BY id").fetchall()
+    rows = conn.execute("SELECT * FROM meetings WHERE state != 'closed' ORDER BY id")
+    return records_of(Meeting, rows)
 
 
 def list_meetings(
     conn: sqlite3.Connection, *, include_closed: bool, role: str | None, limit: int
-) -> list[sqlite3.Row]:
+) -> list[Meeting]:
     """Meetings newest first (open ones only unless ``include_closed``), optionally one role's."""
     where = ["1 = 1"]
     params: list[object] = []
@@ -89,9 +98,10 @@ def list_meetings(
         where.append("id IN (SELECT meeting_id FROM meeting_attendees WHERE role = ?)")
         params.append(role)
     params.append(limit)
-    return conn.execute(
+    rows = conn.execute(
         f"SELECT * FROM meetings WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?", params
-    ).fetchall()
+    )
+    return records_of(Meeting, rows)
 
 
 def set_state(conn: sqlite3.Connection, meeting_id: int, state: str) -> None:
@@ -194,18 +204,20 @@ def insert_attendee(
     )
 
 
-def attendees_of(conn: sqlite3.Connection, meeting_id: int) -> list[sqlite3.Row]:
-    return conn.execute(
+def attendees_of(conn: sqlite3.Connection, meeting_id: int) -> list[Attendee]:
+    rows = conn.execute(
         "SELECT * FROM meeting_attendees WHERE meeting_id = ? ORDER BY invited_at, role",
         (meeting_id,),
-    ).fetchall()
+    )
+    return records_of(Attendee, rows)
 
 
-def live_attendees(conn: sqlite3.Connection) -> list[sqlite3.Row]:
-    return conn.execute(
+def live_attendees(conn: sqlite3.Connection) -> list[Attendee]:
+    rows = conn.execute(
         f"SELECT * FROM meeting_attendees WHERE meeting_id IN ({_LIVE}) "
         "ORDER BY meeting_id, invited_at, role"
-    ).fetchall()
+    )
+    return records_of(Attendee, rows)
 
 
 def check_in(conn: sqlite3.Connection, meeting_id: int, role: str, *, now: int) -> bool:
@@ -266,30 +278,33 @@ def add_meeting_event(
     return int(cur.lastrowid or 0)
 
 
-def events_after(conn: sqlite3.Connection, meeting_id: int, after_id: int) -> list[sqlite3.Row]:
-    return conn.execute(
+def events_after(conn: sqlite3.Connection, meeting_id: int, after_id: int) -> list[MeetingEvent]:
+    rows = conn.execute(
         "SELECT * FROM meeting_events WHERE meeting_id = ? AND id > ? ORDER BY id",
         (meeting_id, after_id),
-    ).fetchall()
+    )
+    return records_of(MeetingEvent, rows)
 
 
 # --- the items a meeting wrote ----------------------------------------------------------------
 
 
-def unread_meeting_items(conn: sqlite3.Connection, role: str, ref: str) -> list[sqlite3.Row]:
+def unread_meeting_items(conn: sqlite3.Connection, role: str, ref: str) -> list[Item]:
     """The role's unread items of one meeting (``ref`` = ``meeting:<id>``), oldest first."""
-    return conn.execute(
+    rows = conn.execute(
         "SELECT * FROM items WHERE role = ? AND read_at IS NULL AND source = 'meeting' "
         "AND ref = ? ORDER BY enqueued_at, id",
         (role, ref),
-    ).fetchall()
+    )
+    return records_of(Item, rows)
 
 
-def all_unread_meeting_items(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+def all_unread_meeting_items(conn: sqlite3.Connection) -> list[MeetingItem]:
     """(id, ref, message_id) of every unread meeting item (runs on ``items_unread``)."""
-    return conn.execute(
+    rows = conn.execute(
         "SELECT id, ref, message_id FROM items WHERE read_at IS NULL AND source = 'meeting'"
-    ).fetchall()
+    )
+    return records_of(MeetingItem, rows)
 
 
 def unread_items_of_messages(

@@ -191,7 +191,13 @@ CREATE TABLE pauses (
 CREATE INDEX pauses_live ON pauses(id, role) WHERE ended_at IS NULL;
 """
 
-from deskd.store import schema_meetings, schema_pager, schema_routing, schema_tasks  # noqa: E402
+from deskd.store import (  # noqa: E402
+    schema_console,
+    schema_meetings,
+    schema_pager,
+    schema_routing,
+    schema_tasks,
+)
 
 # Each migration keeps its place for ever: a released database records only its version
 # number, so dropping or emptying an entry would silently renumber the ones after it.
@@ -203,6 +209,7 @@ MIGRATIONS: tuple[str, ...] = (
     schema_pager.SQL,
     schema_meetings.SQL,
     schema_routing.SQL,
+    schema_console.SQL,
 )
 """Index i holds the migration that takes the schema from version i to version i + 1."""
 

@@ -8,6 +8,8 @@ when it has none).
 They live here, not beside their statements, because ``dataclasses`` costs the session hook
 more than its whole budget: the store modules on the hook's path (attempts, items, sessions,
 roles) import this module only inside the functions that return records, never at the top.
+
+It runs past 400 lines because it is a catalogue: one short record per table or query.
 """
 
 from __future__ import annotations
@@ -196,6 +198,9 @@ class Item:
     shown_session: str | None
     read_at: int | None
     read_by: str | None
+    capability: str | None
+    """The capability the item was asked of (``--capability``); None when a role was named."""
+    routed_why: str | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -212,3 +217,224 @@ class UnreadItem:
     enqueued_at: int
     sla_due_at: int
     notified_at: int | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hook:
+    """A wake hook: a schedule (or probe) a role registered for itself (``spec`` is JSON)."""
+
+    id: int
+    owner: str
+    kind: str
+    spec: str
+    title: str
+    body: str
+    priority: int
+    status: str
+    created_at: int
+    until_at: int | None
+    next_fire_at: int | None
+    last_fire_at: int | None
+    fire_count: int
+    missed_count: int
+    error_streak: int
+    last_error: str | None
+    retry_at: int | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Meeting:
+    id: int
+    agenda: str
+    agenda_key: str
+    caller: str
+    priority: str
+    state: str
+    max_messages: int
+    spent: int
+    consensus_at: int
+    idle_s: int
+    reply_sla_s: int
+    called_at: int
+    last_activity_at: int
+    wake_gen: int
+    escalated_at: int | None
+    paused_kind: str | None
+    pause_reason: str | None
+    paused_at: int | None
+    paused_by: str | None
+    closed_at: int | None
+    resolution: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Attendee:
+    """One role's place in one meeting."""
+
+    meeting_id: int
+    role: str
+    status: str
+    invite_gen: int
+    invited_at: int
+    invite_item_id: int | None
+    checked_in_at: int | None
+    left_at: int | None
+    left_reason: str | None
+    events_read_id: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MeetingEvent:
+    """A line of a meeting's timeline."""
+
+    id: int
+    meeting_id: int
+    at: int
+    kind: str
+    role: str | None
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MeetingItem:
+    """An unread item a meeting wrote: which meeting (``ref``) and which message."""
+
+    id: int
+    ref: str | None
+    message_id: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Obligation:
+    """An open reply a debtor owes a creditor, with the first 200 characters of the message."""
+
+    id: int
+    meeting_id: int
+    message_id: int
+    debtor: str
+    creditor: str
+    due_at: int
+    created_at: int
+    body: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Proposal:
+    """A proposal to end a meeting with a resolution."""
+
+    id: int
+    meeting_id: int
+    proposer: str
+    resolution: str
+    generation: int
+    status: str
+    opened_at: int
+    closed_at: int | None
+    rejected_by: str | None
+    reject_reason: str | None
+    reject_gen: int | None
+    reject_item_id: int | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Confirmation:
+    """A role's confirm vote on a proposal."""
+
+    proposal_id: int
+    role: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Task:
+    id: int
+    role: str
+    title: str
+    detail: str
+    status: str
+    priority: int
+    blocked_on: str | None
+    due_at: int | None
+    created_by: str
+    created_at: int
+    updated_at: int
+    closed_at: int | None
+    capability: str | None
+    routed_why: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TaskNote:
+    """One change or note on a task (``change`` is the JSON of what changed)."""
+
+    id: int
+    task_id: int
+    at: int
+    by: str
+    change: str
+    note: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TaskRef:
+    """Where a task is now: its assignee and status."""
+
+    id: int
+    role: str
+    status: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IdleWake:
+    """An idle-task wake that ran: the tasks its prompt offered (JSON) and when it launched."""
+
+    task_ids: str
+    launched_at: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Silence:
+    """A person holds a role's non-urgent pages until ``until_at`` (or until ended)."""
+
+    id: int
+    role: str
+    reason: str
+    started_at: int
+    until_at: int
+    ended_at: int | None
+    started_by: str | None
+    ended_by: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HelpRequest:
+    """An agent's unread request for a person (``deskd page --from R``): its item."""
+
+    id: int
+    role: str
+    title: str
+    body: str
+    enqueued_at: int
+    capability: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RoleRow:
+    """A row of the roles table (the desk file names roles; the table keeps every one seen)."""
+
+    name: str
+    title: str
+    enabled: int
+    in_desk: int
+    created_at: int
+    updated_at: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Routed:
+    """An item or task deskd routed to a role by capability, and why that role."""
+
+    id: int
+    role: str
+    title: str
+    capability: str
+    routed_why: str | None

@@ -5,9 +5,17 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
+# dataclasses is too slow to import on the session hook's path: records are imported lazily
+# (store/records.py says why); the annotations are strings.
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
+if TYPE_CHECKING:
+    from deskd.store.records import RoleRow
 
-def list_roles(conn: sqlite3.Connection) -> list[sqlite3.Row]:
-    return conn.execute("SELECT * FROM roles ORDER BY name").fetchall()
+
+def list_roles(conn: sqlite3.Connection) -> list[RoleRow]:
+    from deskd.store.records import RoleRow, records_of
+
+    return records_of(RoleRow, conn.execute("SELECT * FROM roles ORDER BY name"))
 
 
 def upsert_role(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from deskd.store.records import Routed, records_of
 from deskd.store.tasks import OPEN_SQL
 
 
@@ -27,19 +28,21 @@ def mark_task_routed(conn: sqlite3.Connection, task_id: int, *, capability: str,
     )
 
 
-def routed_unread_items(conn: sqlite3.Connection, *, limit: int) -> list[sqlite3.Row]:
+def routed_unread_items(conn: sqlite3.Connection, *, limit: int) -> list[Routed]:
     """Unread items that were routed by capability, newest first."""
-    return conn.execute(
+    rows = conn.execute(
         "SELECT id, role, title, capability, routed_why FROM items "
         "WHERE read_at IS NULL AND capability IS NOT NULL ORDER BY id DESC LIMIT ?",
         (limit,),
-    ).fetchall()
+    )
+    return records_of(Routed, rows)
 
 
-def routed_open_tasks(conn: sqlite3.Connection, *, limit: int) -> list[sqlite3.Row]:
+def routed_open_tasks(conn: sqlite3.Connection, *, limit: int) -> list[Routed]:
     """Open tasks that were routed by capability, newest first."""
-    return conn.execute(
+    rows = conn.execute(
         "SELECT id, role, title, capability, routed_why FROM tasks "
         f"WHERE status IN {OPEN_SQL} AND capability IS NOT NULL ORDER BY id DESC LIMIT ?",
         (limit,),
-    ).fetchall()
+    )
+    return records_of(Routed, rows)

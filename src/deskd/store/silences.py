@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from deskd.store.records import Silence, maybe_record, records_of
+
 
 def insert_silence(
     conn: sqlite3.Connection, *, role: str, reason: str, until: int, by: str, now: int
@@ -16,23 +18,23 @@ def insert_silence(
     return int(cur.lastrowid or 0)
 
 
-def live_silences(conn: sqlite3.Connection, *, now: int) -> list[sqlite3.Row]:
+def live_silences(conn: sqlite3.Connection, *, now: int) -> list[Silence]:
     """Silences in force at ``now`` (not ended, not expired), on the ``silences_live`` index."""
-    return conn.execute(
+    rows = conn.execute(
         "SELECT * FROM silences WHERE ended_at IS NULL AND until_at > ? ORDER BY role, id",
         (now,),
-    ).fetchall()
+    )
+    return records_of(Silence, rows)
 
 
-def list_silences(conn: sqlite3.Connection, *, limit: int) -> list[sqlite3.Row]:
-    return conn.execute("SELECT * FROM silences ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+def list_silences(conn: sqlite3.Connection, *, limit: int) -> list[Silence]:
+    rows = conn.execute("SELECT * FROM silences ORDER BY id DESC LIMIT ?", (limit,))
+    return records_of(Silence, rows)
 
 
-def get_silence(conn: sqlite3.Connection, silence_id: int) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = conn.execute(
-        "SELECT * FROM silences WHERE id = ?", (silence_id,)
-    ).fetchone()
-    return row
+def get_silence(conn: sqlite3.Connection, silence_id: int) -> Silence | None:
+    row = conn.execute("SELECT * FROM silences WHERE id = ?", (silence_id,)).fetchone()
+    return maybe_record(Silence, row)
 
 
 def end_silence(conn: sqlite3.Connection, silence_id: int, *, by: str, now: int) -> bool:

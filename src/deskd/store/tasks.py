@@ -11,6 +11,8 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from deskd.store.records import IdleWake, Task, TaskNote, TaskRef, maybe_record, records_of
+
 OPEN_SQL = "('pending', 'in_progress', 'blocked')"
 
 
@@ -33,11 +35,9 @@ def insert_task(
     return int(cur.lastrowid or 0)
 
 
-def get_task(conn: sqlite3.Connection, task_id: int) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = conn.execute(
-        "SELECT * FROM tasks WHERE id = ?", (task_id,)
-    ).fetchone()
-    return row
+def get_task(conn: sqlite3.Connection, task_id: int) -> Task | None:
+    row = conn.execute("SELECT * FROM tasks WHERE id = ?", (task_id,)).fetchone()
+    return maybe_record(Task, row)
 
 
 def update_task(
@@ -78,40 +78,38 @@ def add_task_note(
     return int(cur.lastrowid or 0)
 
 
-def task_notes(conn: sqlite3.Connection, task_id: int) -> list[sqlite3.Row]:
-    return conn.execute(
-        "SELECT * FROM task_notes WHERE task_id = ? ORDER BY id", (task_id,)
-    ).fetchall()
+def task_notes(conn: sqlite3.Connection, task_id: int) -> list[TaskNote]:
+    rows = conn.execute("SELECT * FROM task_notes WHERE task_id = ? ORDER BY id", (task_id,))
+    return records_of(TaskNote, rows)
 
 
-def open_tasks(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+def open_tasks(conn: sqlite3.Connection) -> list[Task]:
     """Every pending, in-progress or blocked task (the partial index ``tasks_open``)."""
-    return conn.execute(
-        f"SELECT * FROM tasks WHERE status IN {OPEN_SQL} ORDER BY role, id"
-    ).fetchall()
+    rows = conn.execute(f"SELECT * FROM tasks WHERE status IN {OPEN_SQL} ORDER BY role, id")
+    return records_of(Task, rows)
 
 
 def list_tasks(
     conn: sqlite3.Connection, *, role: str | None, open_only: bool, limit: int
-) -> list[sqlite3.Row]:
+) -> list[Task]:
     where = [f"status IN {OPEN_SQL}"] if open_only else ["1 = 1"]
     params: list[object] = []
     if role is not None:
         where.append("role = ?")
         params.append(role)
     params.append(limit)
-    return conn.execute(
+    rows = conn.execute(
         f"SELECT * FROM tasks WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?", params
-    ).fetchall()
+    )
+    return records_of(Task, rows)
 
 
-def tasks_by_ids(conn: sqlite3.Connection, ids: Sequence[int]) -> list[sqlite3.Row]:
+def tasks_by_ids(conn: sqlite3.Connection, ids: Sequence[int]) -> list[TaskRef]:
     if not ids:
         return []
     marks = ", ".join("?" for _ in ids)
-    return conn.execute(
-        f"SELECT id, role, status FROM tasks WHERE id IN ({marks})", list(ids)
-    ).fetchall()
+    rows = conn.execute(f"SELECT id, role, status FROM tasks WHERE id IN ({marks})", list(ids))
+    return records_of(TaskRef, rows)
 
 
 def live_task_attempt_task_ids(conn: sqlite3.Connection) -> set[int]:
@@ -126,7 +124,7 @@ def live_task_attempt_task_ids(conn: sqlite3.Connection) -> set[int]:
     return out
 
 
-def idle_wakes_since(conn: sqlite3.Connection, role: str, since: int) -> list[sqlite3.Row]:
+def idle_wakes_since(conn: sqlite3.Connection, role: str, since: int) -> list[IdleWake]:
     """The role's idle-task wakes launched after ``since`` whose launch ran.
 
     "Ran" (the stall rule, docs/architecture.md): the executor claimed it (``launched_at``) and it
@@ -134,8 +132,9 @@ def idle_wakes_since(conn: sqlite3.Connection, role: str, since: int) -> list[sq
     (role busy), never-started, and failed-before-landing launches (authentication, overload,
     executor died) do not count: the agent never had the chance to work the task.
     """
-    return conn.execute(
+    rows = conn.execute(
         "SELECT task_ids, launched_at FROM attempts WHERE role = ? AND launched_at > ? "
         "AND kind = 'idle_task' AND (launch_status = 'finished' OR landed_at IS NOT NULL)",
         (role, since),
-    ).fetchall()
+    )
+    return records_of(IdleWake, rows)

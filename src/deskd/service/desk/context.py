@@ -24,6 +24,8 @@ class DeskContext:
     settings: Settings
     desk: Desk
     now: int
+    # Who acts for a person: ``operator`` at the shell, ``supervisor`` in the console.
+    actor: str = "operator"
     _conn: sqlite3.Connection | None = field(default=None, repr=False)
 
     @property
@@ -66,9 +68,19 @@ class DeskContext:
             self._conn = None
 
 
-def open_context(*, settings: Settings | None = None, require_desk: bool = True) -> DeskContext:
-    """Settings, host config module, desk file and clock — in that order, once."""
+def open_context(
+    *,
+    settings: Settings | None = None,
+    require_desk: bool = True,
+    now: int | None = None,
+    actor: str = "operator",
+) -> DeskContext:
+    """Settings, host config module, desk file and clock — in that order, once.
+
+    ``now`` is given by an entry point that already read the clock (the console reads it
+    once per request); otherwise it is read here."""
     settings = settings or load_settings()
     host = load_config_module(settings.config_module, desk_home=settings.home)
     desk = load_desk(settings.desk_path, host=host, required=require_desk)
-    return DeskContext(settings=settings, desk=desk, now=now_ms(settings.now, tz=desk.timezone))
+    clock = now_ms(settings.now, tz=desk.timezone) if now is None else now
+    return DeskContext(settings=settings, desk=desk, now=clock, actor=actor)

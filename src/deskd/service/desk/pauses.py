@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from deskd.errors import DeskdError, InvalidValue
+from deskd.errors import AlreadyPaused, InvalidValue, PeopleOnly
 from deskd.service.desk.context import DeskContext
 from deskd.store.events import add_event
 from deskd.store.pauses import end_pauses, insert_pause, live_pauses
@@ -11,10 +11,8 @@ from deskd.store.pauses import end_pauses, insert_pause, live_pauses
 def _actor(ctx: DeskContext) -> str:
     if ctx.settings.role:
         # Pausing is a person's decision about the desk; an agent cannot pause itself out of work.
-        raise DeskdError(
-            "pause and resume are for people, not agents (DESKD_ROLE is set)", code="not_permitted"
-        )
-    return "operator"
+        raise PeopleOnly("pause and resume")
+    return ctx.actor
 
 
 def pause(ctx: DeskContext, *, role: str | None, reason: str) -> int:
@@ -25,9 +23,7 @@ def pause(ctx: DeskContext, *, role: str | None, reason: str) -> int:
         raise InvalidValue("reason", reason, "say why")
     with ctx.write() as conn:
         if any(p.role == role for p in live_pauses(conn)):
-            raise DeskdError(
-                f"{'role ' + role if role else 'the desk'} is already paused", code="already_paused"
-            )
+            raise AlreadyPaused(role)
         pause_id = insert_pause(conn, role=role, reason=reason, by=by, now=ctx.now)
         add_event(conn, at=ctx.now, kind="paused", role=role, actor=by, detail={"reason": reason})
     return pause_id

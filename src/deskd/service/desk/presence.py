@@ -129,9 +129,7 @@ def role_presences(ctx: DeskContext) -> list[dict[str, Any]]:
         overdue[item.role] = overdue.get(item.role, 0) + 1
     roles = [(r.name, r.title, r.enabled) for r in ctx.desk.roles.values()]
     roles += [
-        (str(r["name"]), str(r["title"]), False)
-        for r in list_roles(conn)
-        if r["name"] not in ctx.desk.roles
+        (str(r.name), str(r.title), False) for r in list_roles(conn) if r.name not in ctx.desk.roles
     ]
     return [
         _view(ctx, name, title, enabled, sessions.get(name), unread, overdue)

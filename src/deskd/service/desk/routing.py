@@ -67,18 +67,18 @@ def routed_work(
     found = [
         {
             "kind": kind,
-            "id": int(r["id"]),
-            "role": str(r["role"]),
-            "title": str(r["title"]),
-            "capability": str(r["capability"]),
-            "why": str(r["routed_why"] or ""),
+            "id": int(r.id),
+            "role": str(r.role),
+            "title": str(r.title),
+            "capability": str(r.capability),
+            "why": str(r.routed_why or ""),
         }
         for kind, rows in (
             ("item", routed_unread_items(ctx.conn, limit=limit)),
             ("task", routed_open_tasks(ctx.conn, limit=limit)),
         )
         for r in rows
-        if role is None or r["role"] == role
+        if role is None or r.role == role
     ]
     return found[:limit]
 

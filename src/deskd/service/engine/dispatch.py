@@ -7,6 +7,7 @@ Runs after the tick's transaction commits: a crash between recording and launchi
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -16,16 +17,33 @@ from deskd.adapters.private import open_private, private_dir
 from deskd.service.desk.context import DeskContext
 from deskd.store import attempts as attempt_rows
 from deskd.store.events import add_event
+from deskd.store.records import Attempt
 
 RESTART_AFTER_MS = 60_000
 
 
-@dataclass
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Dispatched:
     attempt_id: int
     role: str
     pid: int
     proc: subprocess.Popen[bytes] | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Launch:
+    """A launch to hand to an executor: its primary attempt and the role it runs as."""
+
+    attempt_id: int
+    role: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Healed:
+    """What ``heal_launches`` did: launches planned again (to start now) and those failed."""
+
+    restarted: tuple[Launch, ...] = ()
+    died: tuple[int, ...] = ()
 
 
 def start_executor(ctx: DeskContext, attempt_id: int, role: str) -> Dispatched:
@@ -48,12 +66,9 @@ def start_executor(ctx: DeskContext, attempt_id: int, role: str) -> Dispatched:
     return Dispatched(attempt_id=attempt_id, role=role, pid=proc.pid, proc=proc)
 
 
-def heal_launches(ctx: DeskContext) -> tuple[list[int], list[int], dict[int, str]]:
+def heal_launches(ctx: DeskContext) -> Healed:
     """Restart launches still ``planned`` after a minute; fail ``running`` ones whose executor
-    died (the kernel released its role lock). Returns (restarted, failed, role of each)."""
-    restart: list[int] = []
-    dead: list[int] = []
-    roles: dict[int, str] = {}
+    died (the kernel released its role lock)."""
     conn = ctx.conn
     stale = attempt_rows.stale_planned(conn, before=ctx.now - RESTART_AFTER_MS)
     running = [
@@ -62,30 +77,30 @@ def heal_launches(ctx: DeskContext) -> tuple[list[int], list[int], dict[int, str
         if not is_held(role_lock_path(ctx.settings.run_path, r.role))
     ]
     if not stale and not running:
-        return restart, dead, roles
+        return Healed()
     with ctx.write() as wconn:
-        for row in stale:
-            if attempt_rows.replan_launch(wconn, row.id, now=ctx.now):
-                restart.append(row.id)
-                roles[row.id] = row.role
-        for row in running:
-            if attempt_rows.finish_launch(
-                wconn,
-                row.id,
-                status="failed",
-                now=ctx.now,
-                exit_code=None,
-                failure_class="transient",
-                detail="executor died",
-                cost_usd=None,
-                hold_until=None,
-            ):
-                dead.append(row.id)
-                add_event(
-                    wconn,
-                    at=ctx.now,
-                    kind="launch.died",
-                    role=row.role,
-                    subject=f"attempt:{row.id}",
-                )
-    return restart, dead, roles
+        restarted = tuple(
+            Launch(attempt_id=row.id, role=row.role)
+            for row in stale
+            if attempt_rows.replan_launch(wconn, row.id, now=ctx.now)
+        )
+        died = tuple(row.id for row in running if _fail_dead(ctx, wconn, row))
+    return Healed(restarted=restarted, died=died)
+
+
+def _fail_dead(ctx: DeskContext, conn: sqlite3.Connection, row: Attempt) -> bool:
+    """Fail a ``running`` launch whose executor is gone; False when it finished meanwhile."""
+    if not attempt_rows.finish_launch(
+        conn,
+        row.id,
+        status="failed",
+        now=ctx.now,
+        exit_code=None,
+        failure_class="transient",
+        detail="executor died",
+        cost_usd=None,
+        hold_until=None,
+    ):
+        return False
+    add_event(conn, at=ctx.now, kind="launch.died", role=row.role, subject=f"attempt:{row.id}")
+    return True

@@ -4,8 +4,9 @@
    the attempt stays live); taking it *before* the claim means a ``running`` launch always
    holds its lock while its executor lives, so a free lock proves the executor died;
 2. claim ``planned → running`` by compare-and-set (racing executors start it once);
-3. build argv with the role's adapter and a scrubbed environment; run it under a timeout,
-   stdin closed, reading the stream as it arrives: the native session id is recorded the
+3. build argv with the role's adapter and a scrubbed environment (launch_command.py); run it
+   under a timeout, stdin closed, reading the stream as it arrives (``read_line``, a pure
+   step from one frozen ``LaunchResult`` to the next): the native session id is recorded the
    moment it appears, a model turn lands the launch (and marks its prompt's items seen);
 4. classify the end from the structured output; retry transient failures inside the rung
    (tenacity, bounded); record the outcome; park the session resumable (never end it).
@@ -13,13 +14,9 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import sqlite3
-import uuid
 from collections.abc import Collection
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from tenacity import Retrying, retry_if_result, stop_after_attempt, wait_exponential
@@ -28,20 +25,17 @@ from deskd.adapters.agents import (
     SESSION,
     TRANSIENT,
     TURN,
-    AgentAdapter,
-    LaunchSpec,
     RunOutcome,
     RunState,
-    adapter_for,
 )
 from deskd.adapters.clock import now_ms
 from deskd.adapters.locks import LockBusy, role_lock_path, try_lock
 from deskd.adapters.private import open_private, private_dir
 from deskd.adapters.process import stream_process
-from deskd.errors import AgentMissing, BadWorkdir, DeskdError, LaunchRefused
+from deskd.errors import DeskdError, LaunchRefused
 from deskd.service.desk.context import DeskContext
+from deskd.service.engine.launch_command import prepare
 from deskd.service.engine.launch_control import clear_pid, still_running, write_pid
-from deskd.service.engine.launch_env import agent_env
 from deskd.store import attempts as attempt_rows
 from deskd.store.events import add_event
 from deskd.store.records import Attempt
@@ -258,89 +252,6 @@ def _run_with_retries(
     return tried
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Prepared:
-    """A launch ready to run: the adapter, its argv, environment, folder and timeout."""
-
-    adapter: AgentAdapter
-    spec: LaunchSpec
-    argv: list[str]
-    env: dict[str, str]
-    workdir: Path
-    timeout_s: float
-
-
-def prepare(
-    ctx: DeskContext,
-    *,
-    role: str,
-    mode: str,
-    prompt: str,
-    token: str,
-    session_id: str | None,
-    settings_file: Path | None,
-) -> Prepared:
-    """Build what a launch runs (also `deskd agent command`, which prints it without running).
-
-    A missing executable or workdir is one actionable refusal naming what was searched.
-    """
-    agent = ctx.desk.agent_for(role, ctx.settings)
-    adapter = adapter_for(agent.kind)
-    if mode == "spawn" and agent.kind == "claude" and session_id is None:
-        session_id = str(uuid.uuid4())  # pre-assigned, so it is known before the first line
-    from deskd.service.paging.channels import secret_names
-
-    env = agent_env(
-        dict(os.environ),
-        role=role,
-        token=token,
-        home=ctx.settings.home,
-        db=ctx.settings.db_path,
-        session_id=session_id,
-        withheld=secret_names(ctx.settings, ctx.desk),
-    )
-    executable = _resolve(agent.command or agent.kind, env["PATH"])
-    settings_path = None
-    if agent.kind == "claude" and settings_file is not None:
-        from deskd.adapters.claude_settings import (
-            desk_env,
-            hook_executable,
-            run_settings,
-            write_settings,
-        )
-
-        settings_path = write_settings(
-            settings_file,
-            run_settings(
-                hook_command=hook_executable(),
-                env={
-                    **desk_env(home=ctx.settings.home, db=ctx.settings.db_path, role=role),
-                    "DESKD_WAKE_TOKEN": token,
-                },
-            ),
-        )
-    spec = LaunchSpec(
-        kind=agent.kind,
-        command=executable,
-        args=agent.args,
-        mode=mode,
-        prompt=prompt,
-        session_id=session_id,
-        model=agent.model,
-        allowed_tools=agent.allowed_tools,
-        settings_path=str(settings_path) if settings_path else None,
-        role=role,
-    )
-    return Prepared(
-        adapter=adapter,
-        spec=spec,
-        argv=adapter.argv(spec),
-        env=env,
-        workdir=_workdir(ctx, role),
-        timeout_s=float(agent.timeout),
-    )
-
-
 def _run_once(
     ctx: DeskContext, attempt: Attempt, result: LaunchResult
 ) -> tuple[LaunchResult, RunOutcome]:
@@ -420,27 +331,6 @@ def _apply(
             record_heartbeat(conn, role=attempt.role, now=now, native_id=native_id, event="stream")
 
 
-def _resolve(command: str, path: str) -> str:
-    found = (
-        shutil.which(command, path=path)
-        if "/" not in command
-        else (command if Path(command).is_file() else None)
-    )
-    if not found:
-        raise AgentMissing(command, path)
-    return found
-
-
-def _workdir(ctx: DeskContext, role: str) -> Path:
-    configured = ctx.desk.role(role).workdir
-    folder = Path(configured).expanduser() if configured else ctx.settings.home
-    if not folder.is_absolute():
-        folder = ctx.settings.home / folder
-    if not folder.is_dir():
-        raise BadWorkdir(folder, role)
-    return folder
-
-
 def _bind_session(
     ctx: DeskContext, attempt: Attempt, session_id: str, result: LaunchResult
 ) -> LaunchResult:
@@ -471,39 +361,3 @@ def land_launch(
         return False
     add_event(conn, at=now, kind="launch.landed", subject=f"attempt:{attempt_id}")
     return True
-
-
-def describe_launch(
-    ctx: DeskContext, *, role: str, mode: str, session_id: str | None
-) -> dict[str, Any]:
-    """What `deskd agent command` prints: argv and the variables deskd sets or scrubs."""
-    from deskd.errors import InvalidValue
-    from deskd.service.engine.launch_env import DROPPED, DROPPED_PREFIXES
-
-    ctx.desk.role(role)
-    if mode not in ("spawn", "resume"):
-        raise InvalidValue("--mode", mode, "spawn or resume")
-    if mode == "resume" and not session_id:
-        raise InvalidValue("--session-id", "", "resume needs the native session id")
-    prepared = prepare(
-        ctx,
-        role=role,
-        mode=mode,
-        prompt="<the wake prompt>",
-        token="<wake token>",
-        session_id=session_id,
-        settings_file=None,
-    )
-    argv = list(prepared.argv)
-    if prepared.spec.kind == "claude":
-        argv += ["--settings", "<per-run settings file>"] if "--settings" not in argv else []
-    shown = {
-        k: v for k, v in prepared.env.items() if k.startswith("DESKD_") or k in ("PATH", "HOME")
-    }
-    from deskd.service.paging.channels import secret_names
-
-    withheld = secret_names(ctx.settings, ctx.desk)
-    dropped = sorted(
-        k for k in os.environ if k in DROPPED or k in withheld or k.startswith(DROPPED_PREFIXES)
-    )
-    return {"argv": argv, "env": shown, "dropped": dropped, "workdir": str(prepared.workdir)}

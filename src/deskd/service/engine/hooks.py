@@ -3,6 +3,9 @@
 A fired hook enqueues an item for its owner (source ``system``, ref ``hook:<id>``, deduped by
 hook), and the item is what wakes the role. Probes run in child processes outside any write
 transaction; three consecutive errors disable a probe and tell its owner.
+
+It runs past 400 lines because adding, previewing and firing share the spec handling and
+the fire record; the probe itself runs in adapters/probe_child.py.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from deskd.core.schedule import (
     validate_timezone,
 )
 from deskd.core.timeparse import iso_utc, local_text, parse_duration, parse_instant
-from deskd.core.values import priority_name, priority_rank
+from deskd.core.values import SUPERVISOR, priority_name, priority_rank
 from deskd.core.wakehooks import (
     PROBE_DEFAULT_EVERY_S,
     PROBE_ERRORS_TO_DISABLE,
@@ -35,11 +38,12 @@ from deskd.core.wakehooks import (
     spec_json,
     spec_text,
 )
-from deskd.errors import DeskdError, InvalidValue
+from deskd.errors import HookClosed, InvalidValue, NotHookOwner, UnknownHook
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import NewItem, insert, validate_text
 from deskd.store import hooks as hook_rows
 from deskd.store.events import add_event
+from deskd.store.records import Hook
 
 PROBE_RETRY_S = 60
 
@@ -127,22 +131,22 @@ def _spec(ctx: DeskContext, req: HookRequest) -> tuple[str, Spec, str | None]:
     return "every", validate_every(parse_duration(req.every, what="--every"), anchor=ctx.now), None
 
 
-def hook_view(row: sqlite3.Row) -> dict[str, Any]:
+def hook_view(row: Hook) -> dict[str, Any]:
     return {
-        "id": row["id"],
-        "owner": row["owner"],
-        "kind": row["kind"],
-        "spec": spec_text(row["kind"], row["spec"]),
-        "title": row["title"],
-        "priority": priority_name(row["priority"]),
-        "status": row["status"],
-        "next_fire_at": iso_utc(row["next_fire_at"]) if row["status"] == "active" else None,
-        "last_fire_at": iso_utc(row["last_fire_at"]),
-        "fire_count": row["fire_count"],
-        "missed_count": row["missed_count"],
-        "error_streak": row["error_streak"],
-        "last_error": row["last_error"],
-        "until": iso_utc(row["until_at"]),
+        "id": row.id,
+        "owner": row.owner,
+        "kind": row.kind,
+        "spec": spec_text(row.kind, row.spec),
+        "title": row.title,
+        "priority": priority_name(row.priority),
+        "status": row.status,
+        "next_fire_at": iso_utc(row.next_fire_at) if row.status == "active" else None,
+        "last_fire_at": iso_utc(row.last_fire_at),
+        "fire_count": row.fire_count,
+        "missed_count": row.missed_count,
+        "error_streak": row.error_streak,
+        "last_error": row.last_error,
+        "until": iso_utc(row.until_at),
     }
 
 
@@ -155,23 +159,23 @@ def list_hooks(
     return [hook_view(r) for r in rows]
 
 
-def _hook(conn: sqlite3.Connection, hook_id: int) -> sqlite3.Row:
+def _hook(conn: sqlite3.Connection, hook_id: int) -> Hook:
     row = hook_rows.get_hook(conn, hook_id)
     if row is None:
-        raise DeskdError(f"no hook {hook_id} (see `deskd hook list --all`)", code="unknown_hook")
+        raise UnknownHook(hook_id)
     return row
 
 
 def next_fires(ctx: DeskContext, hook_id: int, *, count: int) -> dict[str, Any]:
     row = _hook(ctx.conn, hook_id)
-    spec = spec_from_json(row["kind"], row["spec"])
+    spec = spec_from_json(row.kind, row.spec)
     fires: list[int] = []
-    if row["status"] == "active":
+    if row.status == "active":
         after = ctx.now if not isinstance(spec, AtSpec) else ctx.now - 1
         fires = [
             f
             for f in upcoming(spec, after=after, count=count)
-            if row["until_at"] is None or f < row["until_at"]
+            if row.until_at is None or f < row.until_at
         ]
     return {
         "id": hook_id,
@@ -181,17 +185,22 @@ def next_fires(ctx: DeskContext, hook_id: int, *, count: int) -> dict[str, Any]:
 
 
 def cancel_hook(ctx: DeskContext, hook_id: int, *, by: str) -> dict[str, Any]:
+    """Cancel a hook: its owner may, and so may the supervisor (a person, from the console)."""
     with ctx.write() as conn:
         row = _hook(conn, hook_id)
-        if row["owner"] != by:
-            raise DeskdError(
-                f"hook {hook_id} belongs to {row['owner']!r}; only its owner cancels it",
-                code="not_owner",
-            )
-        if row["status"] != "active":
-            raise DeskdError(f"hook {hook_id} is already {row['status']}", code="hook_closed")
+        if by not in (row.owner, SUPERVISOR):
+            raise NotHookOwner(hook_id, row.owner)
+        if row.status != "active":
+            raise HookClosed(hook_id, row.status)
         hook_rows.set_hook_status(conn, hook_id, status="cancelled")
-        add_event(conn, at=ctx.now, kind="hook.cancelled", role=by, subject=f"hook:{hook_id}")
+        add_event(
+            conn,
+            at=ctx.now,
+            kind="hook.cancelled",
+            role=row.owner,
+            actor=by,
+            subject=f"hook:{hook_id}",
+        )
     return {"id": hook_id, "status": "cancelled"}
 
 
@@ -233,46 +242,44 @@ def fire_due_hooks(ctx: DeskContext, *, execute: bool) -> list[Fired]:
     fired: list[Fired] = []
     probes: dict[int, str] = {}
     for row in due:
-        if row["owner"] not in ctx.desk.roles or not ctx.desk.roles[row["owner"]].enabled:
+        if row.owner not in ctx.desk.roles or not ctx.desk.roles[row.owner].enabled:
             continue
-        if row["kind"] == "probe":
+        if row.kind == "probe":
             if execute:
-                probes[int(row["id"])] = probe_target(row["spec"])
+                probes[row.id] = probe_target(row.spec)
             else:
                 fired.append(_fired(row, fire_at=None, missed=0, would=True))
             continue
         fired.append(_fire_timer(ctx, row, execute=execute))
     if probes:
-        fired.extend(
-            _run_probes(ctx, {i: t for i, t in probes.items()}, {int(r["id"]): r for r in due})
-        )
+        fired.extend(_run_probes(ctx, {i: t for i, t in probes.items()}, {r.id: r for r in due}))
     return fired
 
 
-def _fired(row: sqlite3.Row, **kw: Any) -> Fired:
-    kw.setdefault("priority", priority_name(row["priority"]))
+def _fired(row: Hook, **kw: Any) -> Fired:
+    kw.setdefault("priority", priority_name(row.priority))
     return Fired(
-        hook_id=int(row["id"]),
-        owner=str(row["owner"]),
-        kind=str(row["kind"]),
-        title=str(row["title"]),
+        hook_id=row.id,
+        owner=row.owner,
+        kind=row.kind,
+        title=row.title,
         **kw,
     )
 
 
-def _fire_timer(ctx: DeskContext, row: sqlite3.Row, *, execute: bool) -> Fired:
+def _fire_timer(ctx: DeskContext, row: Hook, *, execute: bool) -> Fired:
     try:
-        spec = spec_from_json(row["kind"], row["spec"])
-        since = row["last_fire_at"] if row["last_fire_at"] is not None else row["created_at"]
-        decision = decide_fire(spec, since=since, now=ctx.now, until_at=row["until_at"])
+        spec = spec_from_json(row.kind, row.spec)
+        since = row.last_fire_at if row.last_fire_at is not None else row.created_at
+        decision = decide_fire(spec, since=since, now=ctx.now, until_at=row.until_at)
     except Exception as exc:  # a corrupt hook must not stop the other hooks or roles
         if execute:
             with ctx.write() as conn:
                 hook_rows.record_hook_error(
                     conn,
-                    int(row["id"]),
+                    row.id,
                     error=str(exc)[:300],
-                    streak=int(row["error_streak"]) + 1,
+                    streak=row.error_streak + 1,
                     retry_at=ctx.now + 3600_000,
                     status="active",
                 )
@@ -283,21 +290,21 @@ def _fire_timer(ctx: DeskContext, row: sqlite3.Row, *, execute: bool) -> Fired:
     with ctx.write() as conn:
         if decision.fire_at is None:
             hook_rows.reschedule_hook(
-                conn, int(row["id"]), next_fire_at=decision.next_fire_at, status=decision.status
+                conn, row.id, next_fire_at=decision.next_fire_at, status=decision.status
             )
             return _fired(row, fire_at=None, missed=0)
         item_id = _enqueue_fire(
             conn,
             ctx,
             row,
-            title=str(row["title"]),
-            body=str(row["body"]),
-            priority=priority_name(row["priority"]),
+            title=row.title,
+            body=row.body,
+            priority=priority_name(row.priority),
             missed=decision.missed,
         )
         hook_rows.record_fire(
             conn,
-            int(row["id"]),
+            row.id,
             fired_at=decision.fire_at or ctx.now,
             missed=decision.missed,
             next_fire_at=decision.next_fire_at,
@@ -309,7 +316,7 @@ def _fire_timer(ctx: DeskContext, row: sqlite3.Row, *, execute: bool) -> Fired:
 def _enqueue_fire(
     conn: sqlite3.Connection,
     ctx: DeskContext,
-    row: sqlite3.Row,
+    row: Hook,
     *,
     title: str,
     body: str,
@@ -326,13 +333,13 @@ def _enqueue_fire(
     item_id, _ = insert(
         conn,
         NewItem(
-            role=str(row["owner"]),
+            role=row.owner,
             source="system",
             title=title,
             body=body + note,
-            ref=ref or f"hook:{row['id']}",
+            ref=ref or f"hook:{row.id}",
             priority=priority,
-            dedup_key=dedup_key or f"hook:{row['id']}",
+            dedup_key=dedup_key or f"hook:{row.id}",
         ),
         now=ctx.now,
     )
@@ -340,16 +347,14 @@ def _enqueue_fire(
         conn,
         at=ctx.now,
         kind="hook.fired",
-        role=str(row["owner"]),
-        subject=f"hook:{row['id']}",
+        role=row.owner,
+        subject=f"hook:{row.id}",
         detail={"item": item_id, "missed": missed},
     )
     return item_id
 
 
-def _run_probes(
-    ctx: DeskContext, targets: dict[int, str], rows: dict[int, sqlite3.Row]
-) -> list[Fired]:
+def _run_probes(ctx: DeskContext, targets: dict[int, str], rows: dict[int, Hook]) -> list[Fired]:
     from deskd.adapters.probes import ProbeResult, run_probes
 
     section = ctx.desk.section
@@ -371,12 +376,12 @@ def _run_probes(
     with ctx.write() as conn:
         for hook_id, result in sorted(results.items()):
             row = rows[hook_id]
-            spec = spec_from_json("probe", row["spec"])
+            spec = spec_from_json("probe", row.spec)
             decision = decide_fire(
                 spec,
-                since=row["last_fire_at"] or row["created_at"],
+                since=row.last_fire_at or row.created_at,
                 now=ctx.now,
-                until_at=row["until_at"],
+                until_at=row.until_at,
             )
             error = result.error
             entries: list[dict[str, Any]] = []
@@ -396,7 +401,7 @@ def _run_probes(
                     row,
                     title=str(entry["title"]),
                     body=str(entry.get("body", "")),
-                    priority=str(entry.get("priority", priority_name(row["priority"]))),
+                    priority=str(entry.get("priority", priority_name(row.priority))),
                     missed=0,
                     ref=entry.get("ref"),
                     dedup_key=entry.get("dedup_key") or f"hook:{hook_id}",
@@ -415,29 +420,27 @@ def _run_probes(
     return fired
 
 
-def _probe_failed(
-    conn: sqlite3.Connection, ctx: DeskContext, row: sqlite3.Row, error: str
-) -> Fired:
-    streak = int(row["error_streak"]) + 1
+def _probe_failed(conn: sqlite3.Connection, ctx: DeskContext, row: Hook, error: str) -> Fired:
+    streak = row.error_streak + 1
     disabled = streak >= PROBE_ERRORS_TO_DISABLE
     hook_rows.record_hook_error(
         conn,
-        int(row["id"]),
+        row.id,
         error=error[:300],
         streak=streak,
         retry_at=None if disabled else ctx.now + PROBE_RETRY_S * 1000,
         status="disabled" if disabled else "active",
     )
     if disabled:
-        target = probe_target(row["spec"])
+        target = probe_target(row.spec)
         _enqueue_fire(
             conn,
             ctx,
             row,
-            title=f"probe hook {row['id']} disabled after {streak} errors: {target}",
+            title=f"probe hook {row.id} disabled after {streak} errors: {target}",
             body=f"Last error: {error}\nFix the probe, then add it again with `deskd hook add --probe {target}`.",
             priority="high",
             missed=0,
-            dedup_key=f"hook-disabled:{row['id']}",
+            dedup_key=f"hook-disabled:{row.id}",
         )
     return _fired(row, fire_at=None, missed=0, error=error)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import secrets
 import sqlite3
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from deskd.adapters.locks import LockBusy, tick_lock_path, try_lock
@@ -18,7 +19,13 @@ from deskd.core.records import Plan
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import priority_rank
 from deskd.service.desk.context import DeskContext
-from deskd.service.engine.dispatch import Dispatched, heal_launches, start_executor
+from deskd.service.engine.dispatch import (
+    Dispatched,
+    Healed,
+    Launch,
+    heal_launches,
+    start_executor,
+)
 from deskd.service.engine.hooks import fire_due_hooks
 from deskd.service.engine.prompting import launch_prompt
 from deskd.service.engine.snapshot import load_snapshot, policy_of, with_would_fire
@@ -31,20 +38,20 @@ from deskd.store.meta import set_meta
 from deskd.store.pages import insert_page, resolve_pages_for_key
 
 
-@dataclass
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TickResult:
+    """What one tick did, built step by step (each step returns the next record)."""
+
     now: int
     dry_run: bool
     plan: Plan | None = None
     skipped: str | None = None
-    attempt_ids: dict[str, int] = field(default_factory=dict)
-    page_ids: list[int] = field(default_factory=list)
-    hooks_fired: list[dict[str, Any]] = field(default_factory=list)
-    dispatched: list[Dispatched] = field(default_factory=list)
-    restarted: list[int] = field(default_factory=list)
-    restart_roles: dict[int, str] = field(default_factory=dict)
-    died: list[int] = field(default_factory=list)
-    pages_sent: list[dict[str, Any]] = field(default_factory=list)
+    attempt_ids: Mapping[str, int] = field(default_factory=dict)
+    page_ids: tuple[int, ...] = ()
+    hooks_fired: tuple[dict[str, Any], ...] = ()
+    healed: Healed = field(default_factory=Healed)
+    dispatched: tuple[Dispatched, ...] = ()
+    pages_sent: tuple[dict[str, Any], ...] = ()
     error: str | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -53,7 +60,7 @@ class TickResult:
             "now": iso_utc(self.now),
             "dry_run": self.dry_run,
             "skipped": self.skipped,
-            "hooks_fired": self.hooks_fired,
+            "hooks_fired": list(self.hooks_fired),
             "resolved": [],
             "attempts": [],
             "actions": [],
@@ -61,9 +68,9 @@ class TickResult:
             "launched": [
                 {"attempt_id": d.attempt_id, "role": d.role, "pid": d.pid} for d in self.dispatched
             ],
-            "restarted": self.restarted,
-            "died": self.died,
-            "pages_sent": self.pages_sent,
+            "restarted": [r.attempt_id for r in self.healed.restarted],
+            "died": list(self.healed.died),
+            "pages_sent": list(self.pages_sent),
         }
         if p is None:
             return out
@@ -112,20 +119,23 @@ def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResu
     In execute mode the recorded launches are handed to detached executors once the plan's
     transaction has committed; ``wait`` waits for them (tests and one-shot use).
     """
-    result = TickResult(now=ctx.now, dry_run=not execute)
     ping(ctx, "start")
     try:
         with try_lock(tick_lock_path(ctx.settings.run_path)):
-            _tick(ctx, result, execute=execute)
+            result = _tick(ctx, execute=execute)
             if execute:
-                _dispatch(ctx, result)
-                result.pages_sent = deliver_pages(ctx)
+                dispatched = _dispatch(ctx, result)
+                result = replace(
+                    result, dispatched=dispatched, pages_sent=tuple(deliver_pages(ctx))
+                )
     except LockBusy:
-        result.skipped = "another tick holds run/tick.lock"
+        result = TickResult(
+            now=ctx.now, dry_run=not execute, skipped="another tick holds run/tick.lock"
+        )
     except Exception as exc:
-        ping(ctx, "fail", f"{type(exc).__name__}: {exc}")
-        result.error = f"{type(exc).__name__}: {exc}"
-        log_tick(ctx, result)
+        error = f"{type(exc).__name__}: {exc}"
+        ping(ctx, "fail", error)
+        log_tick(ctx, TickResult(now=ctx.now, dry_run=not execute, error=error))
         raise
     ping(ctx, "success")
     log_tick(ctx, result)
@@ -136,21 +146,23 @@ def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResu
     return result
 
 
-def _dispatch(ctx: DeskContext, result: TickResult) -> None:
+def _dispatch(ctx: DeskContext, result: TickResult) -> tuple[Dispatched, ...]:
+    """Start an executor for each launch the plan recorded and each one healing planned again."""
     plan = result.plan
-    ids = [result.attempt_ids[x.keys[0]] for x in plan.launches] if plan else []
-    roles = {result.attempt_ids[x.keys[0]]: x.role for x in plan.launches} if plan else {}
-    roles.update(result.restart_roles)
-    for attempt_id in [*ids, *result.restarted]:
-        result.dispatched.append(start_executor(ctx, attempt_id, roles[attempt_id]))
+    recorded = [
+        Launch(attempt_id=result.attempt_ids[x.keys[0]], role=x.role)
+        for x in (plan.launches if plan else ())
+    ]
+    return tuple(
+        start_executor(ctx, launch.attempt_id, launch.role)
+        for launch in [*recorded, *result.healed.restarted]
+    )
 
 
-def _tick(ctx: DeskContext, result: TickResult, *, execute: bool) -> None:
+def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
     conn = ctx.conn
-    if execute:
-        result.restarted, result.died, result.restart_roles = heal_launches(ctx)
+    healed = heal_launches(ctx) if execute else Healed()
     fired = fire_due_hooks(ctx, execute=execute)
-    result.hooks_fired = [f.to_json() for f in fired]
     if execute:
         # Time-based meeting transitions (idle pause, late attendance) run on the tick
         # (lesson 25); a dry run's snapshot applies the same sweep in memory.
@@ -161,12 +173,19 @@ def _tick(ctx: DeskContext, result: TickResult, *, execute: bool) -> None:
     if not execute:
         snapshot = with_would_fire(snapshot, fired, now=ctx.now)
     plan = make_plan(snapshot, now=ctx.now, policy=policy_of(ctx.desk))
-    result.plan = plan
+    planned = TickResult(
+        now=ctx.now,
+        dry_run=not execute,
+        plan=plan,
+        hooks_fired=tuple(f.to_json() for f in fired),
+        healed=healed,
+    )
     if not execute:
-        return
+        return planned
     with ctx.write() as wconn:
-        result.attempt_ids, result.page_ids = record_plan(wconn, plan, now=ctx.now)
+        attempt_ids, page_ids = record_plan(wconn, plan, now=ctx.now)
         set_meta(wconn, "last_tick_at", str(ctx.now))
+    return replace(planned, attempt_ids=attempt_ids, page_ids=tuple(page_ids))
 
 
 def record_plan(

@@ -45,11 +45,11 @@ def reached(ctx: DeskContext, role: str, state: str) -> Check:
         launch = newest_launch(ctx.conn, role)
         if launch is None:
             return Check(reached=False, detail="no launch yet")
-        landed = launch["landed_at"] is not None
-        status = launch["launch_status"]
+        landed = launch.landed_at is not None
+        status = launch.launch_status
         return Check(
             reached=landed,
-            detail=f"attempt {launch['id']} {'landed' if landed else 'not landed'} ({status})",
+            detail=f"attempt {launch.id} {'landed' if landed else 'not landed'} ({status})",
         )
     flying = launches_in_flight(ctx.conn, role)
     idle = flying == 0 and not is_busy(presence)

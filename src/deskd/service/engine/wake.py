@@ -70,13 +70,13 @@ def ack(ctx: DeskContext, attempt_id: int, *, note: str) -> dict[str, Any]:
             from deskd.store.items import ack_items
 
             item_id = int(row.key.split(":", 1)[1])
-            ack_items(conn, row.role, [item_id], now=ctx.now, by="operator")
+            ack_items(conn, row.role, [item_id], now=ctx.now, by=ctx.actor)
         add_event(
             conn,
             at=ctx.now,
             kind="attempt.acked",
             role=row.role,
-            actor="operator",
+            actor=ctx.actor,
             subject=f"attempt:{attempt_id}",
             detail={"note": note},
         )

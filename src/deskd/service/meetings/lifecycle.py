@@ -1,11 +1,14 @@
 """Meeting use cases: call, check in, leave, pause, resume, the tick's sweep, and the steps
-they share. Speaking and reading are in service/meeting_talk.py,
-the termination handshake in service/meeting_end.py.
+they share. Speaking and reading are in talk.py, the termination handshake in end.py.
 
 Every function acts for the role it is given; the CLI resolves that role with
 ``acting_role`` (an agent acts only as itself). Each runs in one write transaction: it first
 applies any sweep that is due (the same rule the tick applies), then checks the rules in
 core/meetings.py, writes, and stores the derived state.
+
+It runs past 400 lines because call, check-in, leave, pause, resume and the sweep share the
+steps kept here (sweep first, then the rule, then the write); speaking and the handshake are
+already out.
 """
 
 from __future__ import annotations
@@ -279,7 +282,7 @@ def call_meeting(ctx: DeskContext, call: Call) -> tuple[int, str, bool]:
         if meeting_id is None:
             existing = rows.open_meeting_by_agenda(conn, key)
             assert existing is not None
-            return int(existing["id"]), str(existing["state"]), True
+            return int(existing.id), str(existing.state), True
         rows.insert_attendee(
             conn, meeting_id=meeting_id, role=call.caller, status="present", now=now
         )
@@ -345,7 +348,7 @@ def leave(ctx: DeskContext, meeting_id: int, role: str, reason: str) -> dict[str
         refuse(open_refusal(facts) or attendee_refusal(facts, role, must_be_present=False))
         rows.leave(conn, meeting_id, role, reason=reason, now=now)
         # Its unread items of this meeting would otherwise keep waking a role that left.
-        ids = [int(r["id"]) for r in rows.unread_meeting_items(conn, role, f"meeting:{meeting_id}")]
+        ids = [int(r.id) for r in rows.unread_meeting_items(conn, role, f"meeting:{meeting_id}")]
         item_rows.ack_items(conn, role, ids, now=now, by=role)
         rows.touch(conn, meeting_id, now=now)
         event(conn, meeting_id, "left", role, f"{role} left: {reason}", now=now)

@@ -300,16 +300,16 @@ def updates(ctx: DeskContext, meeting_id: int, role: str, *, mark_read: bool) ->
     facts = swept(facts_of(conn, meeting_id), now=now)
     if facts.attendee(role) is None:
         refuse(attendee_refusal(facts, role))
-    attendee = next(r for r in rows.attendees_of(conn, meeting_id) if r["role"] == role)
+    attendee = next(r for r in rows.attendees_of(conn, meeting_id) if r.role == role)
     items = rows.unread_meeting_items(conn, role, f"meeting:{meeting_id}")
-    events = rows.events_after(conn, meeting_id, int(attendee["events_read_id"]))
-    ids = [int(i["id"]) for i in items]
+    events = rows.events_after(conn, meeting_id, int(attendee.events_read_id))
+    ids = [int(i.id) for i in items]
     if mark_read or (ctx.settings.role == role and ids):
         with ctx.write() as wconn:
             if mark_read:
                 item_rows.ack_items(wconn, role, ids, now=now, by=role)
                 if events:
-                    rows.set_events_read(wconn, meeting_id, role, int(events[-1]["id"]))
+                    rows.set_events_read(wconn, meeting_id, role, events[-1].id)
             else:
                 item_rows.mark_shown(wconn, ids, session=None, now=now)
 
@@ -320,11 +320,11 @@ def updates(ctx: DeskContext, meeting_id: int, role: str, *, mark_read: bool) ->
         "messages": [message_view(i) for i in items],
         "events": [
             {
-                "id": int(e["id"]),
-                "at": iso_utc(int(e["at"])),
-                "kind": e["kind"],
-                "role": e["role"],
-                "text": e["text"],
+                "id": int(e.id),
+                "at": iso_utc(int(e.at)),
+                "kind": e.kind,
+                "role": e.role,
+                "text": e.text,
             }
             for e in events
         ],

@@ -29,6 +29,7 @@ from deskd.desk import Desk
 from deskd.errors import InvalidValue, UnknownMeeting
 from deskd.store import meeting_messages as msg_rows
 from deskd.store import meetings as rows
+from deskd.store import records as stored
 
 
 def load_meeting_views(
@@ -46,14 +47,14 @@ def load_meeting_views(
             owed.extend(wakes(f, now=now))
     dormant: set[int] = set()
     for item in rows.all_unread_meeting_items(conn):
-        meeting_id = meeting_of_ref(item["ref"])
-        if _handshake_item(item["message_id"]):
+        meeting_id = meeting_of_ref(item.ref)
+        if _handshake_item(item.message_id):
             # An invitation, an end proposal or a rejection is owed through its `meeting`
             # wake (resolved by checking in or voting, not by an ack): one wake, not two.
-            dormant.add(int(item["id"]))
+            dormant.add(int(item.id))
         if meeting_id is None or meeting_id not in live_ids or meeting_id in inactive:
             # A closed (or vanished) meeting's unread items are history, not an alarm.
-            dormant.add(int(item["id"]))
+            dormant.add(int(item.id))
             if meeting_id is not None and meeting_id not in live_ids:
                 inactive.add(meeting_id)
     for key in rows.pending_meeting_attempt_keys(conn):
@@ -81,71 +82,71 @@ def _int(text: str) -> int | None:
 # --- rows → facts -----------------------------------------------------------------------------
 
 
-def _meeting(r: sqlite3.Row) -> Meeting:
+def _meeting(r: stored.Meeting) -> Meeting:
     return Meeting(
-        id=int(r["id"]),
-        agenda=str(r["agenda"]),
-        caller=str(r["caller"]),
-        urgent=r["priority"] == "urgent",
-        max_messages=int(r["max_messages"]),
-        spent=int(r["spent"]),
-        consensus_at=int(r["consensus_at"]),
-        idle_s=int(r["idle_s"]),
-        reply_sla_s=int(r["reply_sla_s"]),
-        called_at=int(r["called_at"]),
-        last_activity_at=int(r["last_activity_at"]),
-        wake_gen=int(r["wake_gen"]),
-        escalated_at=r["escalated_at"],
-        paused_kind=r["paused_kind"],
-        pause_reason=r["pause_reason"],
-        paused_at=r["paused_at"],
-        closed_at=r["closed_at"],
-        resolution=r["resolution"],
+        id=int(r.id),
+        agenda=str(r.agenda),
+        caller=str(r.caller),
+        urgent=r.priority == "urgent",
+        max_messages=int(r.max_messages),
+        spent=int(r.spent),
+        consensus_at=int(r.consensus_at),
+        idle_s=int(r.idle_s),
+        reply_sla_s=int(r.reply_sla_s),
+        called_at=int(r.called_at),
+        last_activity_at=int(r.last_activity_at),
+        wake_gen=int(r.wake_gen),
+        escalated_at=r.escalated_at,
+        paused_kind=r.paused_kind,
+        pause_reason=r.pause_reason,
+        paused_at=r.paused_at,
+        closed_at=r.closed_at,
+        resolution=r.resolution,
     )
 
 
-def _attendee(r: sqlite3.Row) -> Attendee:
+def _attendee(r: stored.Attendee) -> Attendee:
     return Attendee(
-        role=str(r["role"]),
-        status=str(r["status"]),
-        invite_gen=int(r["invite_gen"]),
-        invited_at=int(r["invited_at"]),
-        checked_in_at=r["checked_in_at"],
+        role=str(r.role),
+        status=str(r.status),
+        invite_gen=int(r.invite_gen),
+        invited_at=int(r.invited_at),
+        checked_in_at=r.checked_in_at,
     )
 
 
-def _obligation(r: sqlite3.Row) -> Obligation:
-    body = str(r["body"] or "")
+def _obligation(r: stored.Obligation) -> Obligation:
+    body = str(r.body or "")
     first = body.strip().splitlines()[0] if body.strip() else ""
     return Obligation(
-        id=int(r["id"]),
-        message_id=int(r["message_id"]),
-        debtor=str(r["debtor"]),
-        creditor=str(r["creditor"]),
-        due_at=int(r["due_at"]),
+        id=int(r.id),
+        message_id=int(r.message_id),
+        debtor=str(r.debtor),
+        creditor=str(r.creditor),
+        due_at=int(r.due_at),
         excerpt=first[:80] + ("…" if len(first) > 80 else ""),
     )
 
 
-def _proposal(r: sqlite3.Row, confirmed: Iterable[str]) -> Proposal:
+def _proposal(r: stored.Proposal, confirmed: Iterable[str]) -> Proposal:
     return Proposal(
-        id=int(r["id"]),
-        proposer=str(r["proposer"]),
-        resolution=str(r["resolution"]),
-        generation=int(r["generation"]),
-        opened_at=int(r["opened_at"]),
+        id=int(r.id),
+        proposer=str(r.proposer),
+        resolution=str(r.resolution),
+        generation=int(r.generation),
+        opened_at=int(r.opened_at),
         confirmed=frozenset(confirmed),
     )
 
 
-def _rejection(r: sqlite3.Row) -> Rejection:
+def _rejection(r: stored.Proposal) -> Rejection:
     return Rejection(
-        proposal_id=int(r["id"]),
-        proposer=str(r["proposer"]),
-        by=str(r["rejected_by"]),
-        reason=str(r["reject_reason"] or ""),
-        generation=int(r["reject_gen"] or 0),
-        at=int(r["closed_at"] or 0),
+        proposal_id=int(r.id),
+        proposer=str(r.proposer),
+        by=str(r.rejected_by),
+        reason=str(r.reject_reason or ""),
+        generation=int(r.reject_gen or 0),
+        at=int(r.closed_at or 0),
     )
 
 
@@ -156,7 +157,7 @@ def facts_of(conn: sqlite3.Connection, meeting_id: int) -> MeetingFacts:
         raise UnknownMeeting(meeting_id)
     proposal = msg_rows.open_proposal(conn, meeting_id)
     confirmed = (
-        [str(v["role"]) for v in msg_rows.confirmations(conn, [int(proposal["id"])])]
+        [str(v.role) for v in msg_rows.confirmations(conn, [int(proposal.id)])]
         if proposal is not None
         else []
     )
@@ -176,27 +177,25 @@ def live_facts(conn: sqlite3.Connection) -> list[MeetingFacts]:
         return []
     attendees: dict[int, list[Attendee]] = {}
     for a in rows.live_attendees(conn):
-        attendees.setdefault(int(a["meeting_id"]), []).append(_attendee(a))
+        attendees.setdefault(int(a.meeting_id), []).append(_attendee(a))
     obligations: dict[int, list[Obligation]] = {}
     for o in msg_rows.live_open_obligations(conn):
-        obligations.setdefault(int(o["meeting_id"]), []).append(_obligation(o))
+        obligations.setdefault(int(o.meeting_id), []).append(_obligation(o))
     proposals = msg_rows.live_open_proposals(conn)
     confirmed: dict[int, list[str]] = {}
-    for v in msg_rows.confirmations(conn, [int(p["id"]) for p in proposals]):
-        confirmed.setdefault(int(v["proposal_id"]), []).append(str(v["role"]))
-    by_meeting = {
-        int(p["meeting_id"]): _proposal(p, confirmed.get(int(p["id"]), [])) for p in proposals
-    }
+    for v in msg_rows.confirmations(conn, [int(p.id) for p in proposals]):
+        confirmed.setdefault(int(v.proposal_id), []).append(str(v.role))
+    by_meeting = {int(p.meeting_id): _proposal(p, confirmed.get(int(p.id), [])) for p in proposals}
     rejections: dict[int, list[Rejection]] = {}
     for r in msg_rows.live_unread_rejections(conn):
-        rejections.setdefault(int(r["meeting_id"]), []).append(_rejection(r))
+        rejections.setdefault(int(r.meeting_id), []).append(_rejection(r))
     return [
         MeetingFacts(
             meeting=_meeting(m),
-            attendees=tuple(attendees.get(int(m["id"]), [])),
-            obligations=tuple(obligations.get(int(m["id"]), [])),
-            proposal=by_meeting.get(int(m["id"])),
-            rejections=tuple(rejections.get(int(m["id"]), [])),
+            attendees=tuple(attendees.get(int(m.id), [])),
+            obligations=tuple(obligations.get(int(m.id), [])),
+            proposal=by_meeting.get(int(m.id)),
+            rejections=tuple(rejections.get(int(m.id), [])),
         )
         for m in meetings
     ]
@@ -289,16 +288,16 @@ def list_view(facts: MeetingFacts, *, now: int) -> dict[str, Any]:
     }
 
 
-def message_view(item: sqlite3.Row) -> dict[str, Any]:
+def message_view(item: stored.Item) -> dict[str, Any]:
     """One unread meeting item as `meeting updates` shows it (with the id to --reply-to)."""
-    key = str(item["message_id"] or "").rsplit(":", 1)[-1]
+    key = str(item.message_id or "").rsplit(":", 1)[-1]
     return {
-        "item_id": int(item["id"]),
+        "item_id": int(item.id),
         "message_id": int(key) if key.isdigit() else None,
-        "from": item["sender"],
-        "title": item["title"],
-        "body": item["body"],
-        "at": iso_utc(int(item["enqueued_at"])),
+        "from": item.sender,
+        "title": item.title,
+        "body": item.body,
+        "at": iso_utc(int(item.enqueued_at)),
     }
 
 
@@ -311,7 +310,7 @@ def meeting_list(
     conn: sqlite3.Connection, *, include_closed: bool, role: str | None, now: int, limit: int = 200
 ) -> list[dict[str, Any]]:
     found = rows.list_meetings(conn, include_closed=include_closed, role=role, limit=limit)
-    return [list_view(swept(facts_of(conn, int(r["id"])), now=now), now=now) for r in found]
+    return [list_view(swept(facts_of(conn, int(r.id)), now=now), now=now) for r in found]
 
 
 def meeting_sources(snapshot: Snapshot, role: str) -> list[dict[str, Any]]:

@@ -74,6 +74,12 @@ def run_checks(env: Mapping[str, str] | None = None) -> list[Check]:
     checks.append(folder_check("run dir", where.run))
     checks.append(private_check([where.db.parent, where.logs, where.run]))
     checks.append(tick_schedule_check(where.home, environ))
+    if settings is not None:
+        from deskd.service.ops.console import access_checks  # the supervisor console
+
+        checks.extend(
+            Check(c.name, "ok" if c.ok else "fail", c.detail) for c in access_checks(settings)
+        )
     return checks
 
 

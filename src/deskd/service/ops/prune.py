@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deskd.core.timeparse import duration_text, iso_utc, parse_duration
-from deskd.errors import DeskdError, database_unavailable
+from deskd.errors import OperatorOnly, TooRecent, database_unavailable
 from deskd.service.desk.context import DeskContext
 from deskd.store import prune as rows
 from deskd.store.db import integrity_problem
@@ -35,26 +35,6 @@ STEPS: tuple[tuple[str, Callable[..., int]], ...] = (
     ("hooks", rows.delete_finished_hooks),
     ("events", rows.delete_old_events),
 )
-
-
-class OperatorOnly(DeskdError):
-    code = "operator_only"
-
-    def __init__(self, role: str) -> None:
-        super().__init__(
-            f"prune deletes the desk's history and is for the operator only; this session "
-            f"acts as {role!r} (DESKD_ROLE)"
-        )
-
-
-class TooRecent(DeskdError):
-    code = "too_recent"
-
-    def __init__(self, text: str) -> None:
-        super().__init__(
-            f"--older-than {text} would delete history younger than a day; the minimum is 1d "
-            "(add --force to go lower)"
-        )
 
 
 class _Rollback(Exception):

@@ -117,6 +117,7 @@ ENV_TEMPLATE = """\
 # DESKD_PORT=8000
 # DESKD_SUPERVISOR_AUTH_MODE=simple    # simple, signed or hybrid
 # DESKD_SUPERVISOR_ACCESS_CODE=        # simple mode; generated and printed once when unset
+# DESKD_SUPERVISOR_KEYS=               # signed mode: public keys file (deskd supervisor keygen)
 
 # Rehearsals and tests.
 # DESKD_NOW=2026-12-01T09:00:00-05:00  # pins the clock (ISO 8601 with offset)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from deskd import paths
-from deskd.errors import DeskdError
+from deskd.errors import NoDesk, NoExecutable, UnitNotWritten, UnitPermissionDenied
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 DRIVER = "wake_orchestrator.sh"
@@ -61,11 +61,7 @@ def deskd_executable() -> Path:
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return candidate.absolute()
     searched = ", ".join(str(c.parent) for c in candidates)
-    raise DeskdError(
-        f"cannot find the deskd executable of this environment (searched {searched}); "
-        "reinstall deskd with pip into this interpreter",
-        code="no_executable",
-    )
+    raise NoExecutable(searched)
 
 
 @dataclass(frozen=True)
@@ -95,11 +91,7 @@ def desk_target(environ: Mapping[str, str], *, execute: bool, deskd: Path | None
     desk_file = paths.desk_file(env)
     if not desk_file.is_file():
         origin = "DESKD_HOME" if env.get("DESKD_HOME") else "the current folder; DESKD_HOME unset"
-        raise DeskdError(
-            f"no desk file at {desk_file} (desk folder {home}, from {origin}): "
-            "run `deskd init` there first, or set DESKD_HOME to the desk folder",
-            code="no_desk",
-        )
+        raise NoDesk(desk_file, home, origin)
     extra: dict[str, str] = {}
     for name in _PATH_VARIABLES:
         if env.get(name):
@@ -290,15 +282,9 @@ def install_units(units: list[Unit], *, sudo_hint: str) -> list[Written]:
             tmp.write_text(unit.text, encoding="utf-8")
             tmp.replace(unit.path)
         except PermissionError:
-            raise DeskdError(
-                f"cannot write {unit.path}: permission denied (use --user for a timer of "
-                f"your own, or run it as root: {sudo_hint})",
-                code="permission_denied",
-            ) from None
+            raise UnitPermissionDenied(unit.path, sudo_hint) from None
         except OSError as exc:
-            raise DeskdError(
-                f"cannot write {unit.path}: {exc.strerror}", code="unavailable"
-            ) from None
+            raise UnitNotWritten(unit.path, exc.strerror) from None
         written.append(Written(unit.path, status))
     return written
 

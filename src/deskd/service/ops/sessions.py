@@ -14,7 +14,7 @@ from deskd.adapters.locks import LockBusy, tick_lock_path, try_lock
 from deskd.core.planner import plan as make_plan
 from deskd.core.sessions import desk_day, latest_boundary
 from deskd.core.timeparse import iso_utc, local_text
-from deskd.errors import DeskdError, InvalidValue
+from deskd.errors import InvalidValue, TickBusy
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import acting_role
 from deskd.service.engine.snapshot import load_snapshot, policy_of
@@ -102,11 +102,7 @@ def rollover(ctx: DeskContext, *, execute: bool) -> dict[str, Any]:
         with try_lock(tick_lock_path(ctx.settings.run_path)):
             return _rollover_step(ctx, boundary=boundary, execute=True)
     except LockBusy:
-        raise DeskdError(
-            "a tick is running (run/tick.lock is held); it runs the rollover too — "
-            "try again in a moment",
-            code="tick_busy",
-        ) from None
+        raise TickBusy() from None
 
 
 def _rollover_step(ctx: DeskContext, *, boundary: int, execute: bool) -> dict[str, Any]:

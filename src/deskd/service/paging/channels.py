@@ -20,7 +20,7 @@ from deskd.adapters.channels.base import SEND_BUDGET_S, Target
 from deskd.config import PYTHON_CHANNEL_SCHEME, Settings
 from deskd.core.values import PRIORITIES
 from deskd.desk import ENV_VAR, Desk, expand_vars
-from deskd.errors import DeskdError
+from deskd.errors import EmptyChannel, UnknownChannel
 
 ENV_CHANNEL = "DESKD_NOTIFY_URLS"
 SECRET_SETTINGS = ("DESKD_NOTIFY_URLS", "DESKD_TICK_PING_URL")
@@ -46,15 +46,6 @@ class DoctorCheck(TypedDict):
     name: str
     level: Literal["ok", "warn", "fail"]
     detail: str
-
-
-class UnknownChannel(DeskdError):
-    code = "unknown_channel"
-
-    def __init__(self, name: str, known: list[str]) -> None:
-        super().__init__(
-            f"unknown channel {name!r} (channels: {', '.join(sorted(known)) or 'none'})"
-        )
 
 
 def all_channels(settings: Settings | None, desk: Desk) -> dict[str, Channel]:
@@ -156,15 +147,18 @@ def targets_of(channel: Channel, values: dict[str, str]) -> list[Target]:
 
 
 def secrets_of(url: str, values: dict[str, str] | None = None) -> list[str]:
-    """Everything in a real URL that must never be shown, for scrubbing error texts: what
-    apprise's privacy rendering hides, and every channel variable's value."""
+    """Everything in a URL (as written with ``${VAR}``, or already filled) that must never be
+    shown, for scrubbing texts: what apprise's privacy rendering hides, and the value of every
+    variable it references or that was filled into it (``values``: default the environment)."""
     if not url or url.startswith(PYTHON_CHANNEL_SCHEME):
         return []  # a Python channel's URL is a channel name, no credential
-    from deskd.adapters.channels.privacy import secret_parts
+    from deskd.adapters.channels.privacy import MIN_VALUE, secret_parts
 
-    found = secret_parts(url)
-    if values:
-        found += [v for v in values.values() if v and v in url]
+    values = dict(os.environ) if values is None else values
+    named = [values.get(m.group(1), "") for m in ENV_VAR.finditer(url)]
+    real = expand_vars(url, values) if named else url
+    found = secret_parts(real) + [v for v in named if v]
+    found += [v for v in values.values() if len(v) >= MIN_VALUE and v in real]
     return found
 
 
@@ -254,7 +248,7 @@ def send_test(settings: Settings, desk: Desk, name: str) -> dict[str, Any]:
     values = var_values(settings)
     targets = targets_of(channels[name], values)
     if not targets:
-        raise DeskdError(f"channel {name!r} has no URL to send to", code="empty_channel")
+        raise EmptyChannel(name)
     sendable = [t for t in targets if t.problem is None]
     got = SplitTransport(PythonTransport(host_config().senders), apprise).send(
         sendable,

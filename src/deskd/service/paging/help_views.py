@@ -12,12 +12,12 @@ def load_help_requests(conn: sqlite3.Connection, *, now: int) -> tuple[HelpReque
     """Every help request whose item is unread: each is a ``help:<item>`` demand."""
     return tuple(
         HelpRequest(
-            item_id=int(r["id"]),
-            role=str(r["role"]),
-            title=str(r["title"]),
-            body=str(r["body"] or ""),
-            enqueued_at=int(r["enqueued_at"]),
-            capability=r["capability"],
+            item_id=r.id,
+            role=r.role,
+            title=r.title,
+            body=r.body or "",
+            enqueued_at=r.enqueued_at,
+            capability=r.capability,
         )
         for r in open_help_requests(conn)
     )

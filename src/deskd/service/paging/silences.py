@@ -9,10 +9,11 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from deskd.core.timeparse import from_ms, iso_utc, local_text, parse_duration, to_ms
-from deskd.errors import DeskdError, InvalidValue
+from deskd.errors import InvalidValue, PeopleOnly, SilenceOver, UnknownSilence
 from deskd.service.desk.context import DeskContext
 from deskd.store.events import add_event
 from deskd.store.pages import release_held_pages
+from deskd.store.records import Silence
 from deskd.store.silences import end_silence, get_silence, insert_silence, list_silences
 from deskd.store.silences import live_silences as live_silence_rows
 
@@ -22,22 +23,20 @@ MAX_SILENCE_S = 30 * 86400
 def _operator(ctx: DeskContext) -> str:
     if ctx.settings.role:
         # Silencing is a person's decision; an agent must not mute the pages about itself.
-        raise DeskdError(
-            "silences are for people, not agents (DESKD_ROLE is set)", code="not_permitted"
-        )
-    return "operator"
+        raise PeopleOnly("silences")
+    return ctx.actor
 
 
-def silence_view(row: sqlite3.Row, *, now: int, tz: str) -> dict[str, Any]:
-    live = row["ended_at"] is None and int(row["until_at"]) > now
+def silence_view(row: Silence, *, now: int, tz: str) -> dict[str, Any]:
+    live = row.ended_at is None and int(row.until_at) > now
     return {
-        "id": row["id"],
-        "role": row["role"],
-        "reason": row["reason"],
-        "started_at": iso_utc(row["started_at"]),
-        "until": iso_utc(row["until_at"]),
-        "until_local": local_text(row["until_at"], tz),
-        "ended_at": iso_utc(row["ended_at"]),
+        "id": row.id,
+        "role": row.role,
+        "reason": row.reason,
+        "started_at": iso_utc(row.started_at),
+        "until": iso_utc(row.until_at),
+        "until_local": local_text(row.until_at, tz),
+        "ended_at": iso_utc(row.ended_at),
         "live": live,
     }
 
@@ -81,19 +80,15 @@ def end(ctx: DeskContext, silence_id: int) -> dict[str, Any]:
     with ctx.write() as conn:
         row = get_silence(conn, silence_id)
         if row is None:
-            raise DeskdError(
-                f"no silence {silence_id} (see `deskd silence list`)", code="unknown_silence"
-            )
+            raise UnknownSilence(silence_id)
         if not end_silence(conn, silence_id, by=by, now=ctx.now):
-            raise DeskdError(
-                f"silence {silence_id} is not in force (it ended or expired)", code="silence_over"
-            )
-        released = release_held_pages(conn, str(row["role"]), now=ctx.now)
+            raise SilenceOver(silence_id)
+        released = release_held_pages(conn, str(row.role), now=ctx.now)
         add_event(
             conn,
             at=ctx.now,
             kind="silence.ended",
-            role=row["role"],
+            role=row.role,
             actor=by,
             subject=f"silence:{silence_id}",
         )
@@ -104,11 +99,11 @@ def end(ctx: DeskContext, silence_id: int) -> dict[str, Any]:
 
 def silence_hold(conn: sqlite3.Connection, role: str, *, now: int) -> tuple[int, str] | None:
     """(until, why) when a silence holds ``role``'s non-urgent pages now; the latest wins."""
-    rows = [r for r in live_silence_rows(conn, now=now) if r["role"] == role]
+    rows = [r for r in live_silence_rows(conn, now=now) if r.role == role]
     if not rows:
         return None
-    row = max(rows, key=lambda r: int(r["until_at"]))
-    return int(row["until_at"]), f"silenced (silence {row['id']}): {row['reason']}"
+    row = max(rows, key=lambda r: int(r.until_at))
+    return int(row.until_at), f"silenced (silence {row.id}): {row.reason}"
 
 
 def quiet_until(spec: str | None, *, now: int, tz: str) -> int | None:

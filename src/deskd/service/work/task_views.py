@@ -19,38 +19,39 @@ from deskd.core.timeparse import iso_utc, local_text
 from deskd.core.values import URGENT, priority_name
 from deskd.desk import Desk
 from deskd.store import tasks as task_rows
+from deskd.store.records import Task
 
 
-def idle_wake_counts(conn: sqlite3.Connection, rows: Iterable[sqlite3.Row]) -> dict[int, int]:
+def idle_wake_counts(conn: sqlite3.Connection, rows: Iterable[Task]) -> dict[int, int]:
     """Per task: idle-task wakes that ran and listed it since its last update."""
     updated: dict[int, int] = {}
     by_role: dict[str, int] = {}
     for r in rows:
-        if r["status"] in ACTIONABLE:
-            updated[int(r["id"])] = int(r["updated_at"])
-            role = str(r["role"])
-            by_role[role] = min(by_role.get(role, int(r["updated_at"])), int(r["updated_at"]))
+        if r.status in ACTIONABLE:
+            updated[int(r.id)] = int(r.updated_at)
+            role = str(r.role)
+            by_role[role] = min(by_role.get(role, int(r.updated_at)), int(r.updated_at))
     counts = dict.fromkeys(updated, 0)
     for role, since in sorted(by_role.items()):
         for wake in task_rows.idle_wakes_since(conn, role, since):
-            for task_id in json.loads(wake["task_ids"]):
-                if task_id in updated and int(wake["launched_at"]) > updated[task_id]:
+            for task_id in json.loads(wake.task_ids):
+                if task_id in updated and int(wake.launched_at) > updated[task_id]:
                     counts[task_id] += 1
     return counts
 
 
-def _view(r: sqlite3.Row, *, wakes: int, stall_after: int) -> TaskView:
+def _view(r: Task, *, wakes: int, stall_after: int) -> TaskView:
     return TaskView(
-        id=int(r["id"]),
-        role=str(r["role"]),
-        title=str(r["title"]),
-        status=str(r["status"]),
-        priority=int(r["priority"]),
-        updated_at=int(r["updated_at"]),
-        due_at=r["due_at"],
-        blocked_on=r["blocked_on"],
+        id=int(r.id),
+        role=str(r.role),
+        title=str(r.title),
+        status=str(r.status),
+        priority=int(r.priority),
+        updated_at=int(r.updated_at),
+        due_at=r.due_at,
+        blocked_on=r.blocked_on,
         idle_wakes=wakes,
-        stalled=r["status"] in ACTIONABLE and wakes >= stall_after,
+        stalled=r.status in ACTIONABLE and wakes >= stall_after,
     )
 
 
@@ -65,54 +66,52 @@ def load_task_views(
     rows = task_rows.open_tasks(conn)
     counts = idle_wake_counts(conn, rows)
     stall_after = desk.section.stall_after
-    views = tuple(
-        _view(r, wakes=counts.get(int(r["id"]), 0), stall_after=stall_after) for r in rows
-    )
+    views = tuple(_view(r, wakes=counts.get(int(r.id), 0), stall_after=stall_after) for r in rows)
     roles = {v.id: v.role for v in views}
     named = task_rows.live_task_attempt_task_ids(conn) - set(roles)
     done: set[int] = set()
     for r in task_rows.tasks_by_ids(conn, sorted(named)):
-        roles[int(r["id"])] = str(r["role"])
-        if r["status"] == "done":
-            done.add(int(r["id"]))
+        roles[int(r.id)] = str(r.role)
+        if r.status == "done":
+            done.add(int(r.id))
     return views, roles, frozenset(done)
 
 
-def task_json(r: sqlite3.Row, *, now: int, tz: str, wakes: int, stall_after: int) -> dict[str, Any]:
+def task_json(r: Task, *, now: int, tz: str, wakes: int, stall_after: int) -> dict[str, Any]:
     """One task as `deskd task list --json` prints it."""
-    stalled = r["status"] in ACTIONABLE and wakes >= stall_after
+    stalled = r.status in ACTIONABLE and wakes >= stall_after
     return {
-        "id": r["id"],
-        "role": r["role"],
-        "title": r["title"],
-        "detail": r["detail"],
-        "status": r["status"],
-        "priority": priority_name(int(r["priority"])),
-        "due_at": iso_utc(r["due_at"]),
-        "due_local": local_text(r["due_at"], tz) if r["due_at"] is not None else None,
-        "overdue": r["status"] in OPEN and is_overdue(r["due_at"], now=now),
-        "blocked_on": r["blocked_on"],
+        "id": r.id,
+        "role": r.role,
+        "title": r.title,
+        "detail": r.detail,
+        "status": r.status,
+        "priority": priority_name(int(r.priority)),
+        "due_at": iso_utc(r.due_at),
+        "due_local": local_text(r.due_at, tz) if r.due_at is not None else None,
+        "overdue": r.status in OPEN and is_overdue(r.due_at, now=now),
+        "blocked_on": r.blocked_on,
         "stalled": stalled,
         "idle_wakes": wakes,
-        "created_by": r["created_by"],
-        "created_at": iso_utc(r["created_at"]),
-        "updated_at": iso_utc(r["updated_at"]),
-        "closed_at": iso_utc(r["closed_at"]),
+        "created_by": r.created_by,
+        "created_at": iso_utc(r.created_at),
+        "updated_at": iso_utc(r.updated_at),
+        "closed_at": iso_utc(r.closed_at),
     }
 
 
 class _Key:
     __slots__ = ("due_at", "id", "priority")
 
-    def __init__(self, r: sqlite3.Row) -> None:
-        self.id = int(r["id"])
-        self.priority = int(r["priority"])
-        self.due_at: int | None = r["due_at"]
+    def __init__(self, r: Task) -> None:
+        self.id = int(r.id)
+        self.priority = int(r.priority)
+        self.due_at: int | None = r.due_at
 
 
-def sorted_rows(rows: Sequence[sqlite3.Row], *, now: int) -> list[sqlite3.Row]:
+def sorted_rows(rows: Sequence[Task], *, now: int) -> list[Task]:
     """Open tasks first, each group sorted by the task rules (overdue, urgent, soonest due)."""
-    return sorted(rows, key=lambda r: (r["status"] not in OPEN, sort_key(_Key(r), now=now)))
+    return sorted(rows, key=lambda r: (r.status not in OPEN, sort_key(_Key(r), now=now)))
 
 
 def explain_tasks(snapshot: Snapshot, role: str, *, now: int, tz: str) -> list[str]:

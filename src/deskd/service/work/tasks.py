@@ -10,16 +10,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from deskd.core.tasks import OPERATOR, Change, TaskState, check_party, check_status, next_state
+from deskd.core.tasks import Change, TaskState, check_party, check_status, next_state
 from deskd.core.timeparse import iso_utc, parse_instant
 from deskd.core.values import priority_name, priority_rank
-from deskd.errors import DeskdError, InvalidValue, UnknownTask
+from deskd.errors import InvalidValue, NothingToChange, TaskChanged, UnknownTask
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import acting_role, known_role
 from deskd.service.desk.inbox import validate_text
 from deskd.service.work.task_views import idle_wake_counts, sorted_rows, task_json
 from deskd.store import tasks as task_rows
 from deskd.store.events import add_event
+from deskd.store.records import Task
 from deskd.store.routing import mark_task_routed
 
 NO_DUE = ("none", "")
@@ -30,7 +31,7 @@ def actor(ctx: DeskContext, by: str | None) -> str:
     operator itself when it names none."""
     if ctx.settings.role or by:
         return acting_role(ctx, "--by", by)
-    return OPERATOR
+    return ctx.actor
 
 
 def due_ms(ctx: DeskContext, due: str | None) -> int | None:
@@ -115,24 +116,20 @@ def update_task(
             raise UnknownTask(task_id)
         old = TaskState(
             id=task_id,
-            role=str(row["role"]),
-            status=str(row["status"]),
-            blocked_on=row["blocked_on"],
-            created_by=str(row["created_by"]),
+            role=str(row.role),
+            status=str(row.status),
+            blocked_on=row.blocked_on,
+            created_by=str(row.created_by),
         )
         check_party(old, by=who)
         new = next_state(
             old, Change(status=update.status, blocked_on=update.blocked_on, role=update.role)
         )
-        priority = int(row["priority"]) if rank is None else rank
-        due = row["due_at"] if update.due is None else due_at
+        priority = int(row.priority) if rank is None else rank
+        due = row.due_at if update.due is None else due_at
         change = _diff(row, new, priority=priority, due_at=due)
         if not change and not note:
-            raise DeskdError(
-                f"nothing to change on task {task_id} (give --status, --priority, --due, "
-                "--for, --blocked-on or --note)",
-                code="nothing_to_change",
-            )
+            raise NothingToChange(task_id)
         if not task_rows.update_task(
             conn,
             task_id,
@@ -142,9 +139,9 @@ def update_task(
             blocked_on=new.blocked_on,
             due_at=due,
             now=ctx.now,
-            expect_updated_at=int(row["updated_at"]),
+            expect_updated_at=int(row.updated_at),
         ):
-            raise DeskdError(f"task {task_id} changed meanwhile; try again", code="conflict")
+            raise TaskChanged(task_id)
         task_rows.add_task_note(conn, task_id=task_id, at=ctx.now, by=who, change=change, note=note)
         add_event(
             conn,
@@ -167,17 +164,17 @@ def update_task(
     }
 
 
-def _diff(row: Any, new: TaskState, *, priority: int, due_at: int | None) -> dict[str, Any]:
+def _diff(row: Task, new: TaskState, *, priority: int, due_at: int | None) -> dict[str, Any]:
     change: dict[str, Any] = {}
-    if new.status != row["status"]:
+    if new.status != row.status:
         change["status"] = new.status
-    if new.blocked_on != row["blocked_on"]:
+    if new.blocked_on != row.blocked_on:
         change["blocked_on"] = new.blocked_on
-    if new.role != row["role"]:
+    if new.role != row.role:
         change["role"] = new.role
-    if priority != row["priority"]:
+    if priority != row.priority:
         change["priority"] = priority_name(priority)
-    if due_at != row["due_at"]:
+    if due_at != row.due_at:
         change["due_at"] = iso_utc(due_at)
     return change
 
@@ -198,12 +195,12 @@ def list_tasks(
     open_only = not include_closed and status not in ("done", "cancelled")
     rows = task_rows.list_tasks(ctx.conn, role=role, open_only=open_only, limit=limit)
     if status is not None:
-        rows = [r for r in rows if r["status"] == status]
+        rows = [r for r in rows if r.status == status]
     counts = idle_wake_counts(ctx.conn, rows)
     stall_after = ctx.desk.section.stall_after
     return [
         task_json(
-            r, now=ctx.now, tz=ctx.tz, wakes=counts.get(int(r["id"]), 0), stall_after=stall_after
+            r, now=ctx.now, tz=ctx.tz, wakes=counts.get(int(r.id), 0), stall_after=stall_after
         )
         for r in sorted_rows(rows, now=ctx.now)
     ]
@@ -213,6 +210,6 @@ def task_history(ctx: DeskContext, task_id: int) -> list[dict[str, Any]]:
     if task_rows.get_task(ctx.conn, task_id) is None:
         raise UnknownTask(task_id)
     return [
-        {"at": iso_utc(n["at"]), "by": n["by"], "change": n["change"], "note": n["note"]}
+        {"at": iso_utc(n.at), "by": n.by, "change": n.change, "note": n.note}
         for n in task_rows.task_notes(ctx.conn, task_id)
     ]

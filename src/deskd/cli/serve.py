@@ -1,0 +1,100 @@
+"""``deskd serve``: the supervisor console, served by uvicorn.
+
+FastAPI, uvicorn and Jinja2 are imported only once this command runs, so no other command
+pays for them.
+"""
+
+from __future__ import annotations
+
+import click
+
+from deskd.errors import DeskdError, InvalidValue
+
+
+@click.command()
+@click.option("--host", default=None, help="Address to bind (default: DESKD_HOST, 127.0.0.1).")
+@click.option("--port", default=None, type=str, help="Port (default: DESKD_PORT, 8000).")
+@click.option(
+    "--new-code",
+    is_flag=True,
+    help="Generate a new access code now (the old one stops working); printed once.",
+)
+def serve(host: str | None, port: str | None, new_code: bool) -> None:
+    """The supervisor console: the board, each role's ladder, wakes, pages, meetings, tasks
+    and hooks in a browser, and the supervisor's actions — behind authentication.
+
+    Simple mode (DESKD_SUPERVISOR_AUTH_MODE=simple, the default) asks for an access code:
+    DESKD_SUPERVISOR_ACCESS_CODE, or one generated on the first run, printed once and kept
+    only as a hash under data/. Signed mode takes Ed25519-signed requests only (see
+    `deskd supervisor keygen`); hybrid takes either. Binding anything but a loopback
+    address without configured authentication is refused.
+
+    \b
+    Examples:
+      deskd serve                                  # http://127.0.0.1:8000
+      deskd serve --port 8080
+      DESKD_SUPERVISOR_ACCESS_CODE=... deskd serve --host 0.0.0.0   # behind a TLS proxy
+      deskd serve --new-code                       # forget the old code, print a new one
+    """
+    from deskd.config import load_settings
+    from deskd.service.desk.context import open_context
+    from deskd.service.ops.console import (
+        access_code_configured,
+        is_loopback,
+        new_access_code,
+        startup_refusal,
+    )
+
+    settings = load_settings()
+    bind = host or settings.host
+    number = _port(port, settings.port)
+    ctx = open_context(settings=settings)  # the desk file and database must open first
+    ctx.conn  # noqa: B018 — creates and migrates the database now, not on the first request
+    ctx.close()
+    generated = None
+    wants_code = settings.supervisor_auth_mode in ("simple", "hybrid")
+    if wants_code and not settings.supervisor_access_code:
+        if new_code or (is_loopback(bind) and not access_code_configured(settings)):
+            generated = new_access_code(settings)
+    elif new_code:
+        raise DeskdError(
+            "--new-code: DESKD_SUPERVISOR_ACCESS_CODE is set (change it there) or the mode is "
+            "signed (no code)",
+            code="console_refused",
+        )
+    refusal = startup_refusal(settings, host=bind)
+    if refusal:
+        raise DeskdError(f"deskd serve refused: {refusal}", code="console_refused")
+    if generated:
+        click.echo(f"supervisor access code (shown once, kept only as a hash): {generated}")
+    click.echo(
+        f"deskd console on http://{_url_host(bind)}:{number}/ (auth: "
+        f"{settings.supervisor_auth_mode}); Ctrl-C stops it"
+    )
+
+    import uvicorn
+
+    from deskd.web.app import create_app
+
+    uvicorn.run(
+        create_app(settings, host=bind),
+        host=bind,
+        port=number,
+        log_level="warning",
+        server_header=False,
+        access_log=False,
+        # Open event streams never end by themselves; do not let them hold a stop forever.
+        timeout_graceful_shutdown=3,
+    )
+
+
+def _port(given: str | None, default: int) -> int:
+    if given is None:
+        return default
+    if not given.isdigit() or not 0 < int(given) < 65536:
+        raise InvalidValue("--port", given, "a TCP port between 1 and 65535")
+    return int(given)
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host

@@ -1,0 +1,246 @@
+"""The supervisor console's access settings: the access code (kept only as a hash), the
+session secret, the signed-mode key file, and the start-up and doctor checks.
+
+Stdlib only, so ``deskd doctor`` checks the console without importing FastAPI.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import ipaddress
+import json
+import os
+import secrets
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from deskd.config import Settings
+from deskd.errors import DeskdError
+from deskd.service.desk.context import DeskContext
+from deskd.store import console as console_rows
+
+ACCESS_FILE = "supervisor-access.json"
+SECRET_FILE = "console-session.key"
+KEY_BYTES = 32  # a raw Ed25519 public key
+# scrypt parameters: about 16 MiB and a few tens of milliseconds per check, which is
+# what makes a leaked hash file slow to guess against while a login stays instant.
+SCRYPT = {"n": 2**14, "r": 8, "p": 1}
+
+
+class ConsoleRefused(DeskdError):
+    def __init__(self, message: str) -> None:
+        super().__init__(message, code="console_refused")
+
+
+def data_dir(settings: Settings) -> Path:
+    return settings.home / "data"
+
+
+def is_loopback(host: str) -> bool:
+    """True for 127.0.0.0/8, ::1 and ``localhost``; anything else is reachable from outside."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """Write ``data`` to a new file only its owner can read (0600 from the first byte)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, path)
+
+
+# -- the access code -------------------------------------------------------------------------
+
+
+def _scrypt(code: str, salt: bytes) -> bytes:
+    return hashlib.scrypt(code.encode(), salt=salt, dklen=32, **SCRYPT)
+
+
+def access_file(settings: Settings) -> Path:
+    return data_dir(settings) / ACCESS_FILE
+
+
+def stored_access(settings: Settings) -> dict[str, str] | None:
+    """The stored hash of a generated access code, or None when none was generated."""
+    try:
+        data = json.loads(access_file(settings).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and {"salt", "hash"} <= data.keys() else None
+
+
+def new_access_code(settings: Settings) -> str:
+    """Generate a code, store only its scrypt hash (0600), and return it to be shown once."""
+    code = secrets.token_urlsafe(15)
+    salt = secrets.token_bytes(16)
+    record = {"scheme": "scrypt", "salt": salt.hex(), "hash": _scrypt(code, salt).hex()}
+    _write_private(access_file(settings), json.dumps(record).encode())
+    return code
+
+
+def access_code_configured(settings: Settings) -> bool:
+    return bool(settings.supervisor_access_code) or stored_access(settings) is not None
+
+
+def check_access_code(settings: Settings, given: str) -> bool:
+    """Whether ``given`` is the access code, compared in constant time."""
+    if settings.supervisor_access_code:
+        want = hashlib.sha256(settings.supervisor_access_code.encode()).digest()
+        return hmac.compare_digest(hashlib.sha256(given.encode()).digest(), want)
+    stored = stored_access(settings)
+    if stored is None:
+        return False
+    try:
+        salt, want = bytes.fromhex(stored["salt"]), bytes.fromhex(stored["hash"])
+    except ValueError:
+        return False
+    return hmac.compare_digest(_scrypt(given, salt), want)
+
+
+def session_secret(settings: Settings) -> bytes:
+    """The key that signs session cookies: made once (0600) and kept, so a restart keeps
+    people logged in; deleting the file logs everyone out."""
+    path = data_dir(settings) / SECRET_FILE
+    try:
+        value = path.read_bytes()
+        if len(value) >= 32:
+            return value
+    except OSError:
+        pass
+    value = secrets.token_bytes(32)
+    _write_private(path, value)
+    return value
+
+
+# -- signed mode: the public keys ---------------------------------------------------------------
+
+
+def keys_file_problem(path: Path | None) -> str | None:
+    """Why the public keys file cannot be trusted, or None when it can."""
+    if path is None:
+        return "DESKD_SUPERVISOR_KEYS is not set (signed mode needs a public keys file)"
+    try:
+        info = path.stat()
+    except OSError as exc:
+        return f"DESKD_SUPERVISOR_KEYS {path}: {exc.strerror}"
+    if not stat.S_ISREG(info.st_mode):
+        return f"DESKD_SUPERVISOR_KEYS {path}: not a regular file"
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        # Anyone who can write the file can add their own key and act as the supervisor.
+        return (
+            f"DESKD_SUPERVISOR_KEYS {path}: writable by group or others "
+            f"(mode {stat.S_IMODE(info.st_mode):o}); run `chmod go-w {path}`"
+        )
+    return None
+
+
+def read_public_keys(path: Path | None) -> dict[str, bytes]:
+    """``key-id base64-public-key`` per line (``#`` comments); refused when untrustworthy."""
+    problem = keys_file_problem(path)
+    if problem:
+        raise ConsoleRefused(problem)
+    assert path is not None
+    keys: dict[str, bytes] = {}
+    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = line.split()
+        if len(parts) != 2:
+            raise ConsoleRefused(f"{path}:{number}: expected `KEY-ID BASE64-PUBLIC-KEY`")
+        try:
+            key = base64.b64decode(parts[1], validate=True)
+        except (binascii.Error, ValueError):
+            key = b""
+        if len(key) != KEY_BYTES:
+            raise ConsoleRefused(f"{path}:{number}: not a base64 Ed25519 public key (32 bytes)")
+        keys[parts[0]] = key
+    return keys
+
+
+# -- start-up and doctor ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AccessCheck:
+    name: str
+    ok: bool
+    detail: str
+
+
+def access_checks(settings: Settings, *, host: str | None = None) -> list[AccessCheck]:
+    """What ``deskd serve`` would refuse, and what ``deskd doctor`` reports."""
+    host = host or settings.host
+    mode = settings.supervisor_auth_mode
+    checks: list[AccessCheck] = []
+    if mode in ("signed", "hybrid"):
+        problem = keys_file_problem(settings.supervisor_keys)
+        count = 0
+        if problem is None:
+            try:
+                count = len(read_public_keys(settings.supervisor_keys))
+            except DeskdError as exc:
+                problem = exc.message
+        if problem is None and count == 0:
+            problem = f"DESKD_SUPERVISOR_KEYS {settings.supervisor_keys}: no keys in it"
+        checks.append(
+            AccessCheck("console keys", problem is None, problem or f"{count} supervisor key(s)")
+        )
+    if mode in ("simple", "hybrid"):
+        configured = access_code_configured(settings)
+        if settings.supervisor_access_code:
+            detail = "access code from DESKD_SUPERVISOR_ACCESS_CODE"
+        elif configured:
+            detail = f"generated access code (hash in {access_file(settings)})"
+        else:
+            detail = "no access code yet: `deskd serve` generates one and prints it once"
+        ok = configured or is_loopback(host)
+        if not ok:
+            detail = (
+                f"{host} is not a loopback address and no access code is configured: "
+                "set DESKD_SUPERVISOR_ACCESS_CODE (or run `deskd serve` once on 127.0.0.1)"
+            )
+        checks.append(AccessCheck("console access code", ok, detail))
+    where = "loopback only" if is_loopback(host) else "reachable from the network"
+    checks.append(
+        AccessCheck(
+            "console bind",
+            True,
+            f"{host}:{settings.port} ({where}; auth mode {mode})",
+        )
+    )
+    return checks
+
+
+def startup_refusal(settings: Settings, *, host: str) -> str | None:
+    """Why ``deskd serve`` must not start (a non-loopback bind without auth, a bad key file)."""
+    if settings.role:
+        return "deskd serve is for the supervisor, not an agent (DESKD_ROLE is set)"
+    checks = [c for c in access_checks(settings, host=host) if c.name != "console bind"]
+    failed = [c for c in checks if not c.ok]
+    if settings.supervisor_auth_mode == "hybrid" and len(failed) < len(checks):
+        return None  # hybrid accepts either method: one that works is enough
+    return failed[0].detail if failed else None
+
+
+def burn_nonce(ctx: DeskContext, nonce: str, *, key_id: str, keep_ms: int) -> bool:
+    """Record a signed request's nonce before its action runs; False for a replay.
+
+    Nonces older than ``keep_ms`` are forgotten on the way: their assertions are stale."""
+    with ctx.write() as conn:
+        console_rows.forget_nonces(conn, before=ctx.now - keep_ms)
+        return console_rows.burn_nonce(conn, nonce, key_id=key_id, now=ctx.now)

@@ -1,0 +1,157 @@
+"""Read-only views the supervisor console shows and no CLI command needs: a role's ladder
+over time (for the timeline picture), a meeting's whole transcript with debts and votes, the
+event log, and a change counter for live refresh. Reads only (LESSONS 43)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from deskd.config import Settings
+from deskd.core.meetings import state_of, votes_owed
+from deskd.core.timeparse import iso_utc, local_text
+from deskd.service.desk.context import DeskContext
+from deskd.service.meetings.views import facts_of, status_view
+from deskd.store import console as console_rows
+
+TIMELINE_WINDOW_MS = 24 * 3600 * 1000
+EVENTS_SHOWN = 100
+
+
+def ladder_history(
+    ctx: DeskContext, role: str, *, window_ms: int = TIMELINE_WINDOW_MS
+) -> dict[str, Any]:
+    """The role's attempts and pages of the last ``window_ms`` (and every live one), in Unix
+    ms, each attempt with its span on its rung and its launch, landing and resolution."""
+    ctx.desk.role(role)
+    since = ctx.now - window_ms
+    attempts: list[dict[str, Any]] = []
+    for r in console_rows.attempts_since(ctx.conn, role, since=since):
+        end = r.resolved_at if r.resolved_at is not None else ctx.now
+        attempts.append(
+            {
+                "id": int(r.id),
+                "key": r.key,
+                "reason": r.kind,
+                "rung": r.rung,
+                "level": int(r.level),
+                "outcome": r.outcome,
+                "start": int(r.attempted_at),
+                "end": int(end),
+                "launched": r.launched_at,
+                "landed": r.landed_at,
+                "resolved": r.resolved_at if r.outcome == "resolved" else None,
+                "launch_status": r.launch_status,
+                "failure_class": r.failure_class,
+                "skipped": r.skipped,
+                "acked": r.ack_until is not None and int(r.ack_until) > ctx.now,
+                "label": f"#{r.id} {r.key} on {r.rung}: {r.outcome}"
+                + (f", launch {r.launch_status}" if r.launch_status else "")
+                + (f", {r.failure_class} failure" if r.failure_class else ""),
+            }
+        )
+    pages: list[dict[str, Any]] = [
+        {
+            "id": int(p.id),
+            "attempt_id": int(p.attempt_id),
+            "at": int(p.created_at),
+            "status": p.status,
+            "kind": p.kind,
+            "label": f"page {p.id} ({p.kind}, {p.status}): {p.title}",
+        }
+        for p in console_rows.pages_of_role(ctx.conn, role, since=since)
+    ]
+    starts = [int(a["start"]) for a in attempts] + [int(p["at"]) for p in pages]
+    # Fit the picture to what happened (a little margin either side), within the window.
+    first = min(starts) if starts else since
+    margin = max((ctx.now - first) // 20, 60_000)
+    return {
+        "role": role,
+        "from": max(since, first - margin),
+        "to": ctx.now,
+        "attempts": attempts,
+        "pages": pages,
+    }
+
+
+def meeting_detail(ctx: DeskContext, meeting_id: int) -> dict[str, Any]:
+    """`meeting status` plus the transcript, every reply obligation and the votes."""
+    facts = facts_of(ctx.conn, meeting_id)
+    status = status_view(facts, now=ctx.now)
+    transcript = [
+        {
+            "id": int(m["id"]),
+            "sender": m["sender"],
+            "kind": m["kind"],
+            "body": m["body"],
+            "reply_to": m["reply_to"],
+            "spent": bool(m["spent"]),
+            "at": iso_utc(m["sent_at"]),
+            "at_local": local_text(m["sent_at"], ctx.tz),
+        }
+        for m in console_rows.meeting_messages(ctx.conn, meeting_id)
+    ]
+    obligations = [
+        {
+            "message_id": int(o["message_id"]),
+            "debtor": o["debtor"],
+            "creditor": o["creditor"],
+            "status": o["status"],
+            "due_local": local_text(o["due_at"], ctx.tz),
+            "overdue": o["status"] == "open" and int(o["due_at"]) <= ctx.now,
+            "close_reason": o["close_reason"],
+        }
+        for o in console_rows.meeting_obligations(ctx.conn, meeting_id)
+    ]
+    return {
+        **status,
+        "state": state_of(facts),
+        "transcript": transcript,
+        "obligations": obligations,
+        "votes_owed": list(votes_owed(facts)),
+        "called_local": local_text(facts.meeting.called_at, ctx.tz),
+    }
+
+
+def recent_events(
+    ctx: DeskContext,
+    *,
+    role: str | None = None,
+    actor: str | None = None,
+    limit: int = EVENTS_SHOWN,
+) -> list[dict[str, Any]]:
+    """The newest events, each with its local time and its detail decoded."""
+    out = []
+    for r in console_rows.recent_events(ctx.conn, role=role, actor=actor, limit=limit):
+        try:
+            detail = json.loads(r["detail"] or "{}")
+        except ValueError:
+            detail = {}
+        out.append(
+            {
+                "id": int(r["id"]),
+                "at": iso_utc(r["at"]),
+                "at_local": local_text(r["at"], ctx.tz),
+                "kind": r["kind"],
+                "role": r["role"],
+                "actor": r["actor"],
+                "subject": r["subject"],
+                "detail": detail,
+            }
+        )
+    return out
+
+
+def change_mark(settings: Settings) -> tuple[int, ...]:
+    """Changes whenever the desk does: the database and its WAL (every commit touches one)
+    and the tick log (a dry-run tick writes only there). The console's cue to refresh."""
+    db = settings.db_path
+    mark: list[int] = []
+    for path in (db, db.with_name(db.name + "-wal"), settings.log_path / "tick.log"):
+        try:
+            info = path.stat()
+        except OSError:
+            mark += [0, 0]
+            continue
+        mark += [info.st_mtime_ns, info.st_size]
+    return tuple(mark)

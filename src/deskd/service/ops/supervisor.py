@@ -1,0 +1,165 @@
+"""What the supervisor does that no CLI command does: send items from the console, speak in
+a meeting without attending it, and force a meeting closed.
+
+The supervisor is a person, not a role (ARCHITECTURE.md): it is never an attendee, never owes
+a reply, and nothing it is owed launches an agent. Every action here is an event with the
+actor ``supervisor``. The other console actions (wake ack, pause, silences, hooks, tasks) go
+through the same services as the CLI, with ``DeskContext.actor`` set to ``supervisor``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from deskd.core.meetings import normalize_body, open_refusal, recipients_of, state_of
+from deskd.core.values import SUPERVISOR, priority_rank
+from deskd.errors import DuplicateMessage, InvalidValue, MeetingRefused
+from deskd.service.desk.context import DeskContext
+from deskd.service.desk.identity import known_role
+from deskd.service.desk.inbox import MAX_BODY, NewItem, insert, sla_seconds, validate_text
+from deskd.service.meetings.lifecycle import (
+    close_meeting,
+    event,
+    load,
+    meeting_item,
+    refuse,
+    sync_state,
+)
+from deskd.store import meeting_messages as msg_rows
+from deskd.store import meetings as meeting_rows
+from deskd.store.events import add_event
+
+
+def send(
+    ctx: DeskContext,
+    *,
+    to: Sequence[str],
+    title: str,
+    body: str = "",
+    priority: str = "normal",
+    sla: str | None = None,
+) -> dict[str, Any]:
+    """One item (source ``supervisor``) per recipient, sharing a message id."""
+    recipients = list(dict.fromkeys(r for r in to if r))
+    if not recipients:
+        raise InvalidValue("to", "", "name at least one role")
+    for name in recipients:
+        known_role(ctx, name)
+    priority_rank(priority)
+    sla_seconds(priority, sla)
+    validate_text(title, body)
+    message_id = "sup-" + uuid.uuid4().hex[:16]
+    created: list[dict[str, Any]] = []
+    with ctx.write() as conn:
+        for name in recipients:
+            item_id, deduped = insert(
+                conn,
+                NewItem(
+                    role=name,
+                    source=SUPERVISOR,
+                    title=title,
+                    body=body,
+                    ref=f"message:{message_id}",
+                    priority=priority,
+                    sla=sla,
+                    sender=SUPERVISOR,
+                    message_id=message_id,
+                ),
+                now=ctx.now,
+            )
+            created.append({"id": item_id, "to": name, "deduped": deduped})
+        add_event(
+            conn,
+            at=ctx.now,
+            kind="supervisor.sent",
+            role=recipients[0] if len(recipients) == 1 else None,
+            actor=SUPERVISOR,
+            subject=message_id,
+            detail={"to": recipients, "items": [c["id"] for c in created], "title": title},
+        )
+    return {"message_id": message_id, "items": created}
+
+
+def meeting_post(ctx: DeskContext, meeting_id: int, body: str) -> dict[str, Any]:
+    """Speak in a meeting as the supervisor: an item for every attendee still in it.
+
+    It spends none of the budget (the budget bounds the attendees' talk, not a person's
+    steering) and creates no reply obligation either way: the supervisor never attends."""
+    if not body.strip():
+        raise InvalidValue("body", body, "must not be empty")
+    if len(body) > MAX_BODY:
+        raise InvalidValue("body", body[:40] + "…", f"at most {MAX_BODY} characters")
+    now = ctx.now
+    with ctx.write() as conn:
+        facts = load(conn, meeting_id, now=now)
+        refuse(open_refusal(facts))
+        recipients = recipients_of(facts, SUPERVISOR)
+        if not recipients:
+            raise MeetingRefused(f"nobody is left in meeting {meeting_id}; close it instead")
+        message_id = msg_rows.insert_message(
+            conn,
+            meeting_id=meeting_id,
+            sender=SUPERVISOR,
+            kind="evidence",
+            body=body,
+            body_key=normalize_body(body),
+            recipients=recipients,
+            reply_to=None,
+            resolves=[],
+            spent=False,
+            now=now,
+        )
+        if message_id is None:
+            original = msg_rows.duplicate_of(
+                conn,
+                meeting_id=meeting_id,
+                sender=SUPERVISOR,
+                recipients=recipients,
+                body_key=normalize_body(body),
+            )
+            raise DuplicateMessage(meeting_id, original or 0)
+        meeting_rows.touch(conn, meeting_id, now=now)
+        first = body.strip().splitlines()[0]
+        for role in recipients:
+            meeting_item(
+                conn,
+                facts,
+                to=role,
+                sender=SUPERVISOR,
+                title=f"supervisor: {first}",
+                body=body,
+                key=str(message_id),
+                now=now,
+            )
+        event(conn, meeting_id, "supervisor", None, f"the supervisor said: {first}", now=now)
+        add_event(
+            conn,
+            at=now,
+            kind="meeting.supervisor_said",
+            actor=SUPERVISOR,
+            subject=f"meeting:{meeting_id}",
+            detail={"message_id": message_id, "to": list(recipients)},
+        )
+        facts = sync_state(conn, meeting_id)
+    return {"meeting_id": meeting_id, "message_id": message_id, "state": state_of(facts)}
+
+
+def meeting_close(ctx: DeskContext, meeting_id: int, resolution: str) -> dict[str, Any]:
+    """Close a meeting now, whatever its phase: every debt is waived, its wakes withdrawn."""
+    if not resolution.strip():
+        raise InvalidValue("resolution", resolution, "say why it is closed")
+    with ctx.write() as conn:
+        facts = load(conn, meeting_id, now=ctx.now)
+        refuse(open_refusal(facts))
+        close_meeting(conn, facts, f"closed by the supervisor: {resolution}", now=ctx.now)
+        add_event(
+            conn,
+            at=ctx.now,
+            kind="meeting.force_closed",
+            actor=SUPERVISOR,
+            subject=f"meeting:{meeting_id}",
+            detail={"resolution": resolution},
+        )
+    return {"meeting_id": meeting_id, "state": "closed", "resolution": resolution}

@@ -1,0 +1,115 @@
+"""``create_app(settings)``: the supervisor console as a FastAPI application.
+
+The edge of every request: the clock is read once (``request.state.now``), security headers
+are set on every response, and refusals map to statuses in one place — a DeskdError to
+400/404/409/503 by its code, a missing session to the login page (pages) or 401.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from urllib.parse import quote
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+from deskd.config import Settings
+from deskd.errors import DeskdError
+from deskd.web.console import Console
+from deskd.web.guard import LoginRequired, Refused
+
+STATIC = Path(__file__).with_name("static")
+# No inline script or style anywhere (the ladder picture uses SVG attributes, not CSS), so
+# the policy can forbid both; frame-ancestors stops the console being framed (clickjacking).
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CSP,
+    "Referrer-Policy": "no-referrer",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Cache-Control": "no-store",
+}
+NOT_FOUND_CODES = ("unknown_", "no_")
+CONFLICT_CODES = ("already_", "conflict", "attempt_closed", "hook_closed", "silence_over")
+
+
+def create_app(
+    settings: Settings,
+    *,
+    clock: Callable[[], int] | None = None,
+    host: str | None = None,
+    poll_s: float = 1.0,
+    stream_polls: int | None = None,
+) -> FastAPI:
+    """The console for the desk ``settings`` names. ``clock`` (Unix ms) defaults to the
+    system clock or ``DESKD_NOW``; ``host`` is the bind address (cookies are ``Secure`` off
+    loopback); ``poll_s``/``stream_polls`` pace the live-refresh stream."""
+    from deskd.web.routes import actions, auth, board, desk_pages, live, meetings, roles
+
+    app = FastAPI(title="deskd console", docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.console = Console.build(
+        settings, clock=clock, host=host, poll_s=poll_s, stream_polls=stream_polls
+    )
+
+    @app.middleware("http")
+    async def edge(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        request.state.now = app.state.console.clock()
+        response = await call_next(request)
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
+        return response
+
+    app.add_exception_handler(LoginRequired, _login_required)  # type: ignore[arg-type]
+    app.add_exception_handler(Refused, _refused)  # type: ignore[arg-type]
+    app.add_exception_handler(DeskdError, _deskd_error)  # type: ignore[arg-type]
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    for module in (auth, board, roles, desk_pages, meetings, actions, live):
+        app.include_router(module.router)
+    return app
+
+
+def wants_json(request: Request) -> bool:
+    return "application/json" in request.headers.get("accept", "")
+
+
+async def _login_required(request: Request, exc: LoginRequired) -> Response:
+    if request.method == "GET" and not wants_json(request) and request.url.path != "/live":
+        target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        return RedirectResponse(f"/login?next={quote(target, safe='')}", status_code=303)
+    return _error(request, 401, exc.reason)
+
+
+async def _refused(request: Request, exc: Refused) -> Response:
+    return _error(request, exc.status, exc.message)
+
+
+async def _deskd_error(request: Request, exc: DeskdError) -> Response:
+    return _error(request, status_of(exc), exc.message, code=exc.code)
+
+
+def status_of(exc: DeskdError) -> int:
+    """One mapping from deskd's refusals to HTTP statuses."""
+    if exc.exit_code == 3:
+        return 503
+    if exc.code.startswith(NOT_FOUND_CODES):
+        return 404
+    if exc.code.startswith(CONFLICT_CODES):
+        return 409
+    if exc.code in ("not_permitted", "not_owner", "not_task_party"):
+        return 403
+    return 400
+
+
+def _error(request: Request, status: int, message: str, *, code: str | None = None) -> Response:
+    if wants_json(request) or request.url.path == "/live":
+        return JSONResponse({"error": {"code": code or str(status), "message": message}}, status)
+    from deskd.web.render import page
+
+    return page(request, "error.html", ctx=None, status=status, message=message)

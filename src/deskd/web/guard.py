@@ -1,0 +1,128 @@
+"""Who is asking: every page and read needs a session (simple mode) or a signed assertion
+(signed mode); ``hybrid`` takes either. Every POST also needs the session's CSRF token, or
+is itself signed. Refusals are exceptions the app maps to 303 (to the login page), 401,
+403 or 429."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import parse_qsl
+
+from fastapi import Request
+from starlette.concurrency import run_in_threadpool
+
+from deskd.web.auth import SESSION_COOKIE, Session, csrf_matches
+from deskd.web.console import Console, console_of
+
+NONCE_KEEP_MS = 20 * 60 * 1000  # twice the assertion window: older replays are stale anyway
+
+
+class LoginRequired(Exception):
+    """No valid session: a page redirects to the login form, anything else is a 401."""
+
+    def __init__(self, reason: str = "log in first") -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Refused(Exception):
+    """An HTTP refusal with a status and a sentence for the person."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    kind: str  # "session" or "signed"
+    session: Session | None = None
+    key_id: str | None = None
+
+    @property
+    def csrf(self) -> str:
+        return self.session.csrf if self.session is not None else ""
+
+
+def now_of(request: Request) -> int:
+    """The request's instant, read once at the edge (``DESKD_NOW`` honoured)."""
+    now: int = request.state.now
+    return now
+
+
+def _path(request: Request) -> str:
+    query = request.url.query
+    return request.url.path + (f"?{query}" if query else "")
+
+
+async def _signed(request: Request, console: Console, body: bytes) -> Principal | None:
+    """The signed principal, after its nonce is burned; None when the request is unsigned."""
+    from deskd.service.ops.console import read_public_keys
+    from deskd.web.signed import AssertionRefused, parse, verify
+
+    try:
+        assertion = parse({k.lower(): v for k, v in request.headers.items()})
+        if assertion is None:
+            return None
+        keys = read_public_keys(console.settings.supervisor_keys)
+        now = now_of(request)
+        verify(assertion, keys, method=request.method, path=_path(request), body=body, now=now)
+    except AssertionRefused as exc:
+        raise Refused(401, f"signed request refused: {exc}") from None
+    fresh = await run_in_threadpool(_burn, console, assertion.nonce, assertion.key_id, now)
+    if not fresh:
+        raise Refused(401, "signed request refused: nonce already used (a replay)")
+    return Principal(kind="signed", key_id=assertion.key_id)
+
+
+def _burn(console: Console, nonce: str, key_id: str, now: int) -> bool:
+    from deskd.service.ops.console import burn_nonce
+
+    with console.desk(now) as ctx:
+        return burn_nonce(ctx, nonce, key_id=key_id, keep_ms=NONCE_KEEP_MS)
+
+
+def _session(request: Request, console: Console) -> Session | None:
+    if not console.accepts_sessions:
+        return None
+    return console.sessions.read(request.cookies.get(SESSION_COOKIE), now=now_of(request))
+
+
+async def reader(request: Request) -> Principal:
+    """Dependency of every page: a live session or a signed request, else login."""
+    console = console_of(request)
+    session = _session(request, console)
+    if session is not None:
+        found = Principal(kind="session", session=session)
+        request.state.principal = found
+        return found
+    if console.accepts_signed:
+        principal = await _signed(request, console, await request.body())
+        if principal is not None:
+            request.state.principal = principal
+            return principal
+    raise LoginRequired()
+
+
+async def actor(request: Request) -> Principal:
+    """Dependency of every action: a session with its CSRF token, or a signed request.
+
+    The form is parsed here (url-encoded) and kept on ``request.state.form``."""
+    console = console_of(request)
+    body = await request.body()
+    request.state.form = dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
+    if console.accepts_signed:
+        principal = await _signed(request, console, body)
+        if principal is not None:
+            request.state.principal = principal
+            return principal
+    session = _session(request, console)
+    if session is None:
+        raise LoginRequired("no valid session (log in again)")
+    given = request.state.form.get("csrf") or request.headers.get("x-csrf-token")
+    if not csrf_matches(session.csrf, given):
+        raise Refused(403, "missing or invalid CSRF token: reload the page and try again")
+    found = Principal(kind="session", session=session)
+    request.state.principal = found
+    return found

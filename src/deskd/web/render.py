@@ -1,0 +1,74 @@
+"""Jinja2 pages: autoescaped, with the desk's local time, and secrets masked on the way out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from deskd.core.timeparse import human_age, local_text, parse_instant
+from deskd.service.desk.context import DeskContext
+from deskd.web.console import console_of, mask
+
+TEMPLATES = Path(__file__).with_name("templates")
+NAV = (
+    ("/", "Board"),
+    ("/wakes", "Wakes"),
+    ("/pages", "Pages"),
+    ("/meetings", "Meetings"),
+    ("/tasks", "Tasks & hooks"),
+    ("/events", "Events"),
+)
+
+_env = Environment(
+    loader=FileSystemLoader(TEMPLATES),
+    autoescape=select_autoescape(["html"]),
+    undefined=StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+def _local(value: Any, tz: str = "UTC") -> str:
+    """An ISO 8601 UTC string or Unix ms as the desk's local time; empty for None."""
+    if value is None or value == "":
+        return ""
+    ms = value if isinstance(value, int) else parse_instant(str(value), tz="UTC")
+    return local_text(ms, tz)
+
+
+def _age(seconds: Any) -> str:
+    return "" if seconds is None else human_age(float(seconds))
+
+
+_env.filters["local"] = _local
+_env.filters["age"] = _age
+
+
+def page(
+    request: Request,
+    template: str,
+    *,
+    ctx: DeskContext | None,
+    status: int = 200,
+    **data: Any,
+) -> HTMLResponse:
+    """Render ``template`` for this request; every known secret is masked in the result."""
+    console = console_of(request)
+    principal = getattr(request.state, "principal", None)
+    html = _env.get_template(template).render(
+        request=request,
+        path=request.url.path,
+        nav=NAV,
+        tz=ctx.tz if ctx is not None else "UTC",
+        desk_name=ctx.desk.name if ctx is not None else "",
+        now_local=local_text(ctx.now, ctx.tz) if ctx is not None else "",
+        csrf=principal.csrf if principal is not None else "",
+        signed_in=principal is not None,
+        flash=request.query_params.get("done", ""),
+        **data,
+    )
+    return HTMLResponse(mask(html, console.secrets(ctx)), status_code=status)

@@ -1,0 +1,1 @@
+"""One router per page group; actions are POSTs in ``actions.py``."""

@@ -1,0 +1,108 @@
+"""Logging in with the access code (simple and hybrid modes) and logging out."""
+
+from __future__ import annotations
+
+import secrets
+from urllib.parse import parse_qsl
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import RedirectResponse, Response
+
+from deskd.core.timeparse import local_text
+from deskd.service.ops.console import check_access_code
+from deskd.web.auth import LOGIN_COOKIE, SESSION_COOKIE, csrf_matches
+from deskd.web.console import console_of
+from deskd.web.guard import Principal, Refused, actor, now_of
+from deskd.web.render import page
+
+router = APIRouter()
+LOGIN_TOKEN_S = 3600
+
+
+def safe_next(target: str | None) -> str:
+    """Only a path on this console: never another site (an open redirect) or ``//host``."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return "/"
+    return target
+
+
+def client_of(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+@router.get("/login")
+def login_form(request: Request, next: str = "/") -> Response:
+    console = console_of(request)
+    token = secrets.token_urlsafe(24)
+    response = page(
+        request,
+        "login.html",
+        ctx=None,
+        login_csrf=token,
+        next=safe_next(next),
+        accepts_sessions=console.accepts_sessions,
+        error="",
+    )
+    response.set_cookie(
+        LOGIN_COOKIE,
+        token,
+        max_age=LOGIN_TOKEN_S,
+        httponly=True,
+        samesite="strict",
+        secure=console.secure_cookies,
+    )
+    return response
+
+
+@router.post("/login")
+async def login(request: Request) -> Response:
+    console = console_of(request)
+    now = now_of(request)
+    if not console.accepts_sessions:
+        raise Refused(403, "this console accepts signed requests only (signed mode)")
+    form = dict(parse_qsl((await request.body()).decode("utf-8", "replace")))
+    # A login form needs its own CSRF token (double submit): without it another site could
+    # log a browser in under the attacker's code.
+    if not csrf_matches(request.cookies.get(LOGIN_COOKIE, ""), form.get("csrf")):
+        raise Refused(403, "missing or invalid CSRF token: reload the login page")
+    client = client_of(request)
+    until = console.lockout.locked(client, now=now)
+    if until is not None:
+        raise Refused(
+            429, f"too many wrong codes: locked out until {local_text(until, 'UTC')} (UTC)"
+        )
+    if not check_access_code(console.settings, form.get("code", "")):
+        console.lockout.fail(client, now=now)
+        return page(
+            request,
+            "login.html",
+            ctx=None,
+            status=401,
+            login_csrf=form.get("csrf", ""),
+            next=safe_next(form.get("next")),
+            accepts_sessions=True,
+            error="wrong access code",
+        )
+    console.lockout.succeed(client)
+    _, cookie = console.sessions.new(now=now)
+    response = RedirectResponse(safe_next(form.get("next")), status_code=303)
+    response.set_cookie(
+        SESSION_COOKIE,
+        cookie,
+        max_age=console.sessions.ttl_ms // 1000,
+        httponly=True,
+        samesite="strict",
+        secure=console.secure_cookies,
+    )
+    response.delete_cookie(LOGIN_COOKIE)
+    return response
+
+
+@router.post("/logout")
+def logout(request: Request, who: Principal = Depends(actor)) -> Response:
+    console = console_of(request)
+    if who.session is not None:
+        console.sessions.revoke(who.session, now=now_of(request))
+    response = RedirectResponse("/login", status_code=303)
+    response.delete_cookie(SESSION_COOKIE)
+    return response

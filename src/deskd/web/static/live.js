@@ -1,0 +1,43 @@
+// deskd console: live refresh. The server says "change" on /live (server-sent events) when
+// the desk changed; this refetches the page and swaps its #live region. It waits while a
+// person is typing in that region, so a refresh never eats a half-written note.
+(function () {
+  "use strict";
+  var region = document.getElementById("live");
+  if (!region || !window.EventSource) { return; }
+  var pending = false;
+  var busy = false;
+
+  function typing() {
+    var el = document.activeElement;
+    return el && region.contains(el) && (el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "SELECT");
+  }
+
+  function refresh() {
+    if (busy) { pending = true; return; }
+    if (typing()) { pending = true; return; }
+    busy = true;
+    pending = false;
+    fetch(window.location.href, { credentials: "same-origin", headers: { "Accept": "text/html" } })
+      .then(function (r) { return r.ok ? r.text() : null; })
+      .then(function (html) {
+        if (!html) { return; }
+        var doc = new DOMParser().parseFromString(html, "text/html");
+        var fresh = doc.getElementById("live");
+        if (fresh) {
+          region.innerHTML = fresh.innerHTML;
+          document.body.setAttribute("data-refreshed", String(Date.now()));
+        }
+      })
+      .catch(function () {})
+      .then(function () { busy = false; if (pending) { refresh(); } });
+  }
+
+  region.addEventListener("focusout", function () { if (pending) { setTimeout(refresh, 0); } });
+  var source = new EventSource("/live");
+  source.addEventListener("hello", function () { document.body.setAttribute("data-live", "on"); });
+  source.addEventListener("change", refresh);
+  source.onerror = function () { document.body.setAttribute("data-live", "off"); };
+  // The tick's age moves even when nothing is written: refresh once a minute regardless.
+  setInterval(refresh, 60000);
+})();
