@@ -7,13 +7,36 @@ BIN := $(VENV)/bin
 # 2-core machine -n 2 finishes in well under the serial time (docs/performance.md).
 PYTEST_ARGS ?= -n 2
 
-.PHONY: demo test lint venv clean
+.PHONY: demo test test-lowest lint venv clean real-agents test-real-agents
 
 demo: $(BIN)/.installed
 	$(BIN)/deskd demo
 
+# Includes the real-agent tier (tests/real_agents): it installs the CLIs when npm can, else
+# skips with a one-line reason; `make test-real-agents` runs that tier alone.
 test: $(BIN)/.installed
 	$(BIN)/pytest $(PYTEST_ARGS)
+
+# The lowest versions pyproject.toml allows, in their own virtualenv, against the tests that
+# exercise each dependency (apprise and tenacity: pager; filelock: locks; croniter: schedule;
+# pydantic-settings: config; click: every CLI test). The floors it found: filelock 3.30
+# (fallback_to_soft), apprise 2.0 (storage_mode, per-service results, notify(timeout=)),
+# croniter 7.0 (day-of-month OR day-of-week on rare days), click 8.2 (separate stderr).
+LOWEST ?= .venv-lowest
+LOWEST_TESTS ?= tests/config tests/pager tests/schedule/test_schedule_cron.py \
+	tests/schedule/test_schedule_dst.py tests/presence/test_locks.py tests/items/test_items_send.py
+
+test-lowest:
+	test -x $(LOWEST)/bin/python || $(PYTHON) -m venv $(LOWEST)
+	$(PYTHON) scripts/lowest_deps.py > $(LOWEST)/floors.txt
+	$(LOWEST)/bin/python -m pip install --quiet --disable-pip-version-check -r $(LOWEST)/floors.txt
+	$(LOWEST)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	$(LOWEST)/bin/python -m pip install --quiet --disable-pip-version-check pytest pytest-xdist hypothesis aiosmtpd
+	$(LOWEST)/bin/python -m pip freeze | grep -i -E '^(apprise|filelock|croniter|pydantic|tenacity|click)' 
+	$(LOWEST)/bin/pytest $(PYTEST_ARGS) -q -p no:cacheprovider $(LOWEST_TESTS)
+
+test-real-agents: $(BIN)/.installed real-agents
+	$(BIN)/pytest $(PYTEST_ARGS) -m real_agents
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check src tests
@@ -21,6 +44,12 @@ lint: $(BIN)/.installed
 	$(BIN)/mypy
 
 venv: $(BIN)/.installed
+
+# The real agent CLIs for the real-agent test tier (tests/real_agents), at the versions pinned
+# in tests/real_agents/versions.json; a cache that already holds them is reused offline.
+REAL_AGENTS_CACHE ?= .cache/real-agents
+real-agents:
+	$(PYTHON) tests/real_agents/install.py $(REAL_AGENTS_CACHE)
 
 # Re-installs when pyproject.toml changes; the marker keeps repeated runs instant.
 $(BIN)/.installed: pyproject.toml
@@ -30,4 +59,4 @@ $(BIN)/.installed: pyproject.toml
 	@touch $@
 
 clean:
-	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache src/*.egg-info
+	rm -rf $(VENV) $(LOWEST) build dist .pytest_cache .mypy_cache .ruff_cache src/*.egg-info

@@ -1,13 +1,16 @@
-"""CLI latency and enqueue throughput (ISSUE 2 "Measure"; figures go to docs/performance.md).
+"""CLI latency and enqueue throughput (figures go to docs/performance.md).
 
-1. Cold wall time, median of N subprocess runs: a bare interpreter (the floor),
-   ``deskd --version`` and ``deskd inbox enqueue …`` on a temporary desk.
+1. Whole-process wall time of the agent-facing commands, ``deskd status`` and a dry tick,
+   as fresh processes interleaved with ``python -c pass`` (the floor) and ``deskd --version``
+   (bench/interleave.py): median, min–max and the ratio to the floor. Goals: agent-facing
+   commands ≤ 6×, ``status`` and ``tick --dry-run`` ≤ 8×.
 2. In-process throughput of ``deskd.service.desk.inbox.enqueue``, one call (one transaction) at
    a time through one DeskContext with ``ctx.now`` advanced per call, on a desk whose
    database already holds 100k items of history. Target: >= 2,000 items/s.
-3. What pydantic and pydantic-settings cost the CLI at import (``python -X importtime``).
+3. What the imports of a hot command cost (``python -X importtime``).
 
-Run:  .venv/bin/python bench/cli_latency.py [--runs 20] [--items 3000] [--history 100000] [--json]
+Run:  .venv/bin/python bench/cli_latency.py [--runs 20] [--items 3000] [--history 100000]
+      [--cold-only] [--json]
 """
 
 from __future__ import annotations
@@ -24,6 +27,9 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from interleave import Form, interleave, print_table, report
 
 DESK = """\
 [desk]
@@ -52,7 +58,13 @@ def deskd_argv() -> list[str]:
 
 
 def clean_env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
+    # PYTHONDONTWRITEBYTECODE would make every run recompile deskd from source; an
+    # installed package has its bytecode, so the bench measures that case.
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("DESKD_") and k != "PYTHONDONTWRITEBYTECODE"
+    }
     env["DESKD_HOME"] = str(home)
     return env
 
@@ -64,19 +76,56 @@ def make_desk(root: Path, name: str) -> Path:
     return home
 
 
-def cold_ms(argv: list[str], env: dict[str, str], runs: int) -> dict[str, float]:
-    """Median (and min/max) wall time of ``runs`` fresh processes, after one warm-up run."""
-    subprocess.run(argv, env=env, capture_output=True, check=True)
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(argv, env=env, capture_output=True, check=True)
-        times.append((time.perf_counter() - start) * 1000)
-    return {
-        "median_ms": round(statistics.median(times), 1),
-        "min_ms": round(min(times), 1),
-        "max_ms": round(max(times), 1),
+def _deskd_json(deskd: list[str], env: dict[str, str], *args: str) -> Any:
+    proc = subprocess.run([*deskd, *args, "--json"], env=env, capture_output=True, check=True)
+    return json.loads(proc.stdout)
+
+
+def hot_forms(home: Path) -> list[Form]:
+    """The commands an agent runs many times a turn, and the board and a dry tick."""
+    deskd = deskd_argv()
+    env = clean_env(home)
+    task = _deskd_json(deskd, env, "task", "add", "bench task", "--for", "alpha", "--by", "beta")
+    meeting = _deskd_json(
+        deskd,
+        env,
+        "meeting",
+        "call",
+        "--by",
+        "alpha",
+        "--agenda",
+        "bench",
+        "--attendees",
+        "beta,gamma",
+    )
+    task_id, meeting_id = str(task["id"]), str(meeting["meeting_id"])
+    commands: dict[str, list[str]] = {
+        "deskd --version": ["--version"],
+        "inbox enqueue": [
+            "inbox",
+            "enqueue",
+            "--for",
+            "alpha",
+            "--source",
+            "alert",
+            "--title",
+            "x",
+        ],
+        "inbox list": ["inbox", "list", "--for", "alpha", "--json"],
+        "inbox ack --seen": ["inbox", "ack", "--for", "alpha", "--seen"],
+        "status set": ["status", "set", "--role", "beta", "--state", "working", "--activity", "b"],
+        "heartbeat": ["heartbeat", "--role", "beta", "--session-id", "bench-session"],
+        "send": ["send", "--from", "beta", "--to", "gamma", "--subject", "s", "--body", "b"],
+        "task update": ["task", "update", task_id, "--note", "progress", "--by", "alpha"],
+        "meeting send": ["meeting", "send", meeting_id, "--role", "alpha", "--body", "point {n}"],
+        "meeting updates": ["meeting", "updates", meeting_id, "--role", "beta"],
+        "hook add": ["hook", "add", "--for", "gamma", "--title", "t", "--every", "1h"],
+        "status --json": ["status", "--json"],
+        "tick --dry-run": ["tick", "--dry-run"],
     }
+    forms = [Form("python -c pass", [sys.executable, "-c", "pass"], env)]
+    forms += [Form(name, [*deskd, *args], env) for name, args in commands.items()]
+    return forms
 
 
 def seed_history(db: Path, count: int) -> None:
@@ -198,23 +247,16 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=3000, help="enqueues per throughput run")
     parser.add_argument("--history", type=int, default=100_000, help="items seeded first")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.add_argument("--cold-only", action="store_true", help="whole-process figures only")
     args = parser.parse_args()
 
     results: dict[str, Any] = {"python": sys.version.split()[0], "runs": args.runs}
     with tempfile.TemporaryDirectory(prefix="deskd-bench-") as tmp:
         root = Path(tmp)
         cli_home = make_desk(root, "cli")
-        env = clean_env(cli_home)
-        deskd = deskd_argv()
-        results["cold"] = {
-            "python -c pass": cold_ms([sys.executable, "-c", "pass"], env, args.runs),
-            "deskd --version": cold_ms([*deskd, "--version"], env, args.runs),
-            "deskd inbox enqueue": cold_ms(
-                [*deskd, "inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "x"],
-                env,
-                args.runs,
-            ),
-        }
+        results["cold"] = report(interleave(hot_forms(cli_home), args.runs), "python -c pass")
+        if args.cold_only:
+            return _print(results, args)
         results["import_ms"] = import_cost(args.runs)
 
         home = make_desk(root, "history")
@@ -234,12 +276,17 @@ def main() -> None:
                 "SELECT COUNT(*) FROM items"
             ).fetchone()[0]
 
+    _print(results, args)
+
+
+def _print(results: dict[str, Any], args: argparse.Namespace) -> None:
     if args.json:
         print(json.dumps(results, indent=2))
         return
-    print(f"python {results['python']}, {args.runs} runs per cold figure (median, min-max)")
-    for name, fig in results["cold"].items():
-        print(f"  {name:<22} {fig['median_ms']:7.1f} ms  ({fig['min_ms']:.1f}-{fig['max_ms']:.1f})")
+    print(f"python {results['python']}, {args.runs} interleaved rounds of fresh processes")
+    print_table(results["cold"], "python -c pass")
+    if "import_ms" not in results:
+        return
     print("import (python -X importtime, median):")
     for name, ms in results["import_ms"].items():
         print(f"  {name:<48} {ms:7.1f} ms")

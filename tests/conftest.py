@@ -163,7 +163,56 @@ def desk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Desk]:
     d = Desk(home, monkeypatch)
     d.write_desk(DESK_TOML)
     monkeypatch.setenv("DESKD_HOME", str(home))
+    before = set(_pids())
     yield d
+    leaked = _leaked(f"DESKD_HOME={home}".encode(), before)
+    if leaked:
+        pytest.fail(f"the test left processes of its desk running: {leaked} (killed now)")
+
+
+def _pids() -> list[int]:
+    try:
+        return [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return []
+
+
+def processes_with(marker: bytes, *, skip: set[int] | frozenset[int] = frozenset()) -> list[int]:
+    """Live (not zombie) processes whose environment holds ``marker`` (``NAME=value``)."""
+    found = []
+    for pid in _pids():
+        if pid in skip or pid == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                if fh.read().rsplit(b")", 1)[1].split()[0] == b"Z":
+                    continue
+            with open(f"/proc/{pid}/environ", "rb") as fh:
+                if marker in fh.read().split(b"\0"):
+                    found.append(pid)
+        except (OSError, IndexError):
+            continue
+    return found
+
+
+def _leaked(marker: bytes, before: set[int], grace_s: float = 5.0) -> list[int]:
+    """Processes started during the test that carry the desk's marker and are still alive
+    after a grace period (an executor the test did not wait for may be finishing); killed."""
+    import signal
+    import time
+
+    deadline = time.monotonic() + grace_s
+    while True:
+        alive = processes_with(marker, skip=before)
+        if not alive or time.monotonic() >= deadline:
+            break
+        time.sleep(0.1)
+    for pid in alive:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    return alive
 
 
 @pytest.fixture(autouse=True)

@@ -1,7 +1,9 @@
-"""``Settings`` from the environment (pydantic-settings) and the ``DESKD_CONFIG_MODULE`` hook.
+"""``SettingsModel``: every ``DESKD_*`` variable defined and validated (pydantic-settings),
+and the ``DESKD_CONFIG_MODULE`` hook.
 
-Every deskd process reads its settings here; a validation error names the ``DESKD_``
-variable, never the Python field.
+A validation error names the ``DESKD_`` variable, never the Python field. Processes hold the
+result as a plain ``deskd.settings.Settings``; hot commands reach this module only when a
+variable needs checking (``deskd.settings.load_settings``), ``deskd doctor`` always does.
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from deskd import paths
 from deskd.errors import DeskdError, SettingsError
+from deskd.settings import Settings
 
 
-class Settings(BaseSettings):
+class SettingsModel(BaseSettings):
     """Every ``DESKD_*`` variable of docs/contract.md. Override variables default to unset."""
 
     model_config = SettingsConfigDict(env_prefix="DESKD_", extra="ignore")
@@ -72,37 +75,6 @@ class Settings(BaseSettings):
             raise ValueError("must be longer than zero")
         return value
 
-    @property
-    def execute(self) -> bool:
-        """``DESKD_WAKE_EXECUTE=1`` records and launches; anything else is a dry run."""
-        return self.wake_execute.strip() == "1"
-
-    @property
-    def desk_path(self) -> Path:
-        return self.desk if self.desk is not None else self.home / "deskd.toml"
-
-    @property
-    def db_path(self) -> Path:
-        return self.db if self.db is not None else self.home / "data" / "deskd.db"
-
-    @property
-    def log_path(self) -> Path:
-        return self.log_dir if self.log_dir is not None else self.home / "logs"
-
-    @property
-    def run_path(self) -> Path:
-        return paths.run_dir(self.home)
-
-    @property
-    def db_marker(self) -> Path:
-        """Records every database this desk created, so a lost one is not recreated empty."""
-        return paths.db_marker(self.home)
-
-    @property
-    def notify_url_list(self) -> list[str]:
-        raw = self.notify_urls or ""
-        return [u for u in raw.replace(",", " ").split() if u]
-
 
 def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     """Read the environment (and ``$DESKD_HOME/.env``); refuse with the variable's name."""
@@ -111,22 +83,38 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     env_file = home / ".env"
     try:
         if env is None:
-            settings = Settings(_env_file=env_file if env_file.is_file() else None)  # type: ignore[call-arg]
+            model = SettingsModel(_env_file=env_file if env_file.is_file() else None)  # type: ignore[call-arg]
+            if env_file.is_file():
+                _remember_env_file(home, env_file)
         else:
             values = {
                 k[len("DESKD_") :].lower(): v for k, v in environ.items() if k.startswith("DESKD_")
             }
-            settings = Settings.model_validate(values)
+            model = SettingsModel.model_validate(values)
     except ValidationError as exc:
         err = exc.errors()[0]
         name = "DESKD_" + str(err["loc"][0]).upper() if err["loc"] else "DESKD_*"
         raise SettingsError(name, _reason(err)) from None
-    settings.home = home
+    fields = model.model_dump()
     for name in ("desk", "db", "log_dir", "supervisor_keys"):
-        value = getattr(settings, name)
-        if value is not None:
-            setattr(settings, name, Path(value).expanduser())
-    return settings
+        if fields[name] is not None:
+            fields[name] = Path(fields[name]).expanduser()
+    fields["home"] = home
+    return Settings(**fields)
+
+
+def _remember_env_file(home: Path, env_file: Path) -> None:
+    """Keep the file's ``DESKD_*`` values for ``deskd.settings`` (read as pydantic-settings does)."""
+    from dotenv import dotenv_values
+
+    from deskd.desk_cache import remember_env_file
+    from deskd.settings import deskd_variables
+
+    def read() -> dict[str, str]:
+        values = {k: v for k, v in dotenv_values(env_file).items() if v is not None}
+        return deskd_variables(values)
+
+    remember_env_file(home, str(env_file), read)
 
 
 def _reason(err: Mapping[str, Any]) -> str:

@@ -13,29 +13,23 @@ import os
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from deskd.config import HostConfig, Settings
+from deskd.config import HostConfig
 from deskd.core.presence import DEFAULT_ONLINE_S, DEFAULT_SUSPECT_S
 from deskd.core.timeparse import MAX_DURATION_S, check_duration, parse_duration
 from deskd.core.values import RESERVED_SOURCES, role_name_problem
-from deskd.errors import ConfigConflict, DeskdError, DeskFileError, NoRoles, UnknownRole
+from deskd.desk_view import AGENT_KINDS as AGENT_KINDS
+from deskd.desk_view import DEFAULT_ALLOWED_TOOLS as DEFAULT_ALLOWED_TOOLS
+from deskd.desk_view import DEFAULT_LADDER as DEFAULT_LADDER
+from deskd.desk_view import RUNGS, Desk
+from deskd.desk_view import AgentSettings as AgentSettings
+from deskd.errors import ConfigConflict, DeskdError, DeskFileError
 
-AGENT_KINDS = ("claude", "codex", "gemini", "opencode", "command")
-RUNGS = ("session", "resume", "spawn", "notify", "badge")
-DEFAULT_LADDER: tuple[tuple[str, int | None], ...] = (
-    ("session", 60),
-    ("resume", 120),
-    ("spawn", 180),
-    ("notify", 300),
-    ("badge", None),
-)
-DEFAULT_ALLOWED_TOOLS = ["Read", "Grep", "Glob", "Edit", "Write", "Bash"]
 _HHMM = re.compile(r"([01]\d|2[0-3]):([0-5]\d)")
 
 
@@ -128,8 +122,10 @@ class AgentSection(_Strict):
     model: str | None = None
     timeout: int | None = None
     allowed_tools: list[str] | None = None
+    retry_wait: int | None = Field(default=None, ge=0)
+    """First wait before retrying a quick transient launch failure (doubling, at most 10×)."""
 
-    _durations = field_validator("timeout", mode="before")(_seconds)
+    _durations = field_validator("timeout", "retry_wait", mode="before")(_seconds)
 
 
 class RoleConfig(_Strict):
@@ -224,108 +220,6 @@ class _At(ValueError):
         self.reason = reason
 
 
-class Desk:
-    """The validated desk: the file plus what ``DESKD_CONFIG_MODULE`` added."""
-
-    def __init__(self, data: DeskFile, *, path: Path, host: HostConfig | None = None) -> None:
-        self.data = data
-        self.path = path
-        self.host = host or HostConfig()
-        self.roles: dict[str, RoleConfig] = {r.name: r for r in data.roles}
-
-    @property
-    def name(self) -> str:
-        return self.data.desk.name
-
-    @property
-    def timezone(self) -> str:
-        return self.data.desk.timezone
-
-    @property
-    def section(self) -> DeskSection:
-        return self.data.desk
-
-    @property
-    def presence(self) -> PresenceSection:
-        return self.data.presence
-
-    @property
-    def role_names(self) -> list[str]:
-        return sorted(self.roles)
-
-    @property
-    def enabled_roles(self) -> list[str]:
-        return sorted(n for n, r in self.roles.items() if r.enabled)
-
-    @property
-    def ladder(self) -> list[tuple[str, int | None]]:
-        if not self.data.ladder:
-            return list(DEFAULT_LADDER)
-        return [(r.rung, r.sla) for r in self.data.ladder]
-
-    def role(self, name: str) -> RoleConfig:
-        """The role named ``name``; refuses with the desk's roles listed."""
-        if not self.roles:
-            raise NoRoles()
-        try:
-            return self.roles[name]
-        except KeyError:
-            raise UnknownRole(name, self.roles) from None
-
-    def agent_for(self, name: str, settings: Settings | None = None) -> AgentSettings:
-        """The effective agent settings of a role (docs/contract.md precedence).
-
-        Environment overrides win over the role's own setting, which wins over the desk's
-        ``[agent]``, which wins over deskd's built-in default — except allowed tools, where a
-        role's own grant wins over ``DESKD_WAKE_ALLOWED_TOOLS`` (a read-only role stays read-only).
-        """
-        role = self.role(name)
-        own = role.agent or AgentSection()
-        base = self.data.agent
-        kind = own.kind or base.kind or "claude"
-        command = own.command or base.command or (kind if kind != "command" else "")
-        model = own.model if own.model is not None else (base.model or "")
-        timeout = own.timeout or base.timeout or 30 * 60
-        env_tools = None
-        if settings is not None:
-            command = settings.agent_cmd or command
-            model = settings.wake_model or model
-            if settings.wake_timeout:
-                timeout = parse_duration(settings.wake_timeout, what="DESKD_WAKE_TIMEOUT")
-            if settings.wake_allowed_tools:
-                env_tools = [t.strip() for t in settings.wake_allowed_tools.split(",") if t.strip()]
-        if own.allowed_tools is not None:
-            tools = list(own.allowed_tools)
-        elif env_tools is not None:
-            tools = env_tools
-        elif base.allowed_tools is not None:
-            tools = list(base.allowed_tools)
-        else:
-            tools = list(DEFAULT_ALLOWED_TOOLS)
-        return AgentSettings(
-            kind=kind,
-            command=command,
-            args=tuple(own.args if own.args is not None else (base.args or [])),
-            model=model,
-            timeout=timeout,
-            allowed_tools=tuple(tools),
-        )
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AgentSettings:
-    """A role's effective agent settings, after every override (``Desk.agent_for``)."""
-
-    kind: str
-    command: str
-    """The executable; empty for a ``command`` agent the desk has not given one."""
-    args: tuple[str, ...]
-    model: str
-    timeout: int
-    """Seconds a launch may run."""
-    allowed_tools: tuple[str, ...]
-
-
 def _key(loc: tuple[Any, ...]) -> str:
     out = ""
     for part in loc:
@@ -400,7 +294,7 @@ def parse_desk(text: str, *, path: Path, host: HostConfig | None = None) -> Desk
     except ValidationError as exc:
         key, reason = _explain(exc.errors()[0], DeskFile)  # type: ignore[arg-type]
         raise DeskFileError(label, key, reason) from None
-    return Desk(data, path=path, host=host)
+    return Desk(data.model_dump(), path=path, host=host)
 
 
 def _merge_host(raw: dict[str, Any], host: HostConfig, label: str) -> dict[str, Any]:

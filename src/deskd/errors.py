@@ -339,13 +339,14 @@ class PeopleOnly(DeskdError):
         super().__init__(f"{what} are for people, not agents (DESKD_ROLE is set)")
 
 
-class AckIsForPeople(DeskdError):
+class PeopleCommand(DeskdError):
+    """A command only a person runs, asked for by an agent session; ``instead`` says what the
+    agent does."""
+
     code = "not_permitted"
 
-    def __init__(self) -> None:
-        super().__init__(
-            "`deskd wake ack` is for people; an agent acks its items with `deskd inbox ack`"
-        )
+    def __init__(self, command: str, instead: str) -> None:
+        super().__init__(f"`{command}` is for people; {instead}")
 
 
 class OperatorOnly(DeskdError):
@@ -528,3 +529,47 @@ class DemoFailed(DeskdError):
         else:
             super().__init__(f"demo stopped: `deskd {command}` exited {exited}")
             self.code = "demo_failed"
+
+
+class TargetConflict(DeskdError):
+    code = "invalid_value"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "give --for ROLE or --capability NAME, not both (--capability picks the role)"
+        )
+
+
+class NoTarget(DeskdError):
+    code = "missing_role"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "give --for ROLE (the role it is for) or --capability NAME (the most available "
+            "role with that capability)"
+        )
+
+
+class WaitTimedOut(DeskdError):
+    """``deskd wait`` ran out of time before the role reached the state."""
+
+    code = "timed_out"
+
+    def __init__(self, role: str, state: str, timeout: str, now: str) -> None:
+        super().__init__(f"{role} did not reach {state} within {timeout} (now: {now})")
+
+
+class NotRunning(DeskdError):
+    code = "not_running"
+
+    def __init__(self, role: str) -> None:
+        super().__init__(
+            f"{role} has no running launch (see `deskd wake list --role {role} --open`)"
+        )
+
+
+class NoTranscript(DeskdError):
+    code = "no_transcript"
+
+    def __init__(self, role: str, folder: object) -> None:
+        super().__init__(f"{role} has no agent transcripts yet (in {folder})")

@@ -202,7 +202,9 @@ def handle(
             token = env.get("DESKD_WAKE_TOKEN")
             if token and event in LANDING_EVENTS:
                 # A model turn in the launched session: the wake landed (SessionStart only binds).
-                land_by_token(conn, token, now=now, session=native)
+                refused = land_by_token(conn, token, role=role, now=now, session=native)
+                if refused:
+                    log(env, now, role, event, f"not landed: {refused}")
             if event == "StopFailure":
                 if token:
                     note_hook_failure(

@@ -4,7 +4,8 @@
 ``$DESKD_HOME/deskd.toml``), ``DESKD_DB`` (default ``$DESKD_HOME/data/deskd.db``),
 ``DESKD_LOG_DIR`` (default ``$DESKD_HOME/logs``). The session hook uses the ``*_str``
 functions, which need only ``os.path``: pathlib alone costs the hook ~3 ms a call, which is
-most of its own cost. ``deskd.config.Settings`` agrees with this module by construction.
+most of its own cost. ``deskd.settings`` and ``deskd.config`` agree with this module by
+construction.
 """
 
 from __future__ import annotations

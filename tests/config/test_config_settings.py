@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Desk
-from deskd.config import Settings, load_settings
+from deskd.config import SettingsModel, load_settings
 from deskd.errors import SettingsError
 
 # docs/contract.md "Environment": variable -> (a value to set, the Settings attribute, expected)
@@ -73,7 +73,7 @@ def test_it_reads_each_contract_variable_from_a_mapping(clean_env: Path, variabl
 
 
 def test_it_has_a_field_for_every_contract_variable() -> None:
-    fields = {"DESKD_" + name.upper() for name in Settings.model_fields}
+    fields = {"DESKD_" + name.upper() for name in SettingsModel.model_fields}
     assert {"DESKD_HOME", *VARIABLES} <= fields
 
 

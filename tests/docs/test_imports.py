@@ -24,14 +24,19 @@ except SystemExit as exc:
 print("exit:%s" % code)
 print("\\n".join(sorted(sys.modules)))
 """
+# What the console script runs: the fast dispatch first, click when it declines.
+CONSOLE = PROBE.replace("from deskd.cli.main import main", "from deskd.cli.fast import main")
+CONSOLE = CONSOLE.replace("main(sys.argv[1:])", "sys.argv[0] = 'deskd'; main()")
 
 
-def modules_after(args: list[str], home: Path, *, exit_code: int | None = 0) -> set[str]:
+def modules_after(
+    args: list[str], home: Path, *, exit_code: int | None = 0, probe: str = PROBE
+) -> set[str]:
     """The modules a fresh interpreter imported to run `deskd ARGS`."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
     env["DESKD_HOME"] = str(home)
     proc = subprocess.run(
-        [sys.executable, "-c", PROBE, *args],
+        [sys.executable, "-c", probe, *args],
         env=env,
         cwd=home,
         capture_output=True,
@@ -83,3 +88,64 @@ def test_reading_commands_import_nothing_heavy(
     home: Path, args: list[str], exit_code: int | None
 ) -> None:
     assert heavy_in(modules_after(args, home, exit_code=exit_code)) == []
+
+
+# -- the hot commands (docs/performance.md "Agent-facing commands") -----------------------
+
+# What a hot command never loads once its desk file has been validated: the validators
+# (pydantic, pydantic-settings and what they pull in: asyncio, dotenv, typing_extensions),
+# the TOML parser, the lock library (only the tick takes a lock), HTTP and TLS, retries.
+NEVER_HOT = (
+    "pydantic", "pydantic_core", "pydantic_settings", "annotated_types", "typing_extensions",
+    "typing_inspection", "dotenv", "asyncio", "tomllib", "filelock", "logging", "apprise",
+    "fastapi", "uvicorn", "croniter", "tenacity", "http", "email", "ssl", "subprocess",
+    "secrets", "concurrent",
+)  # fmt: skip
+HOT = {
+    "inbox enqueue": ["inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "x"],
+    "inbox list": ["inbox", "list", "--for", "alpha"],
+    "inbox ack": ["inbox", "ack", "--for", "alpha", "--seen"],
+    "status set": ["status", "set", "--role", "alpha", "--state", "working"],
+    "heartbeat": ["heartbeat", "--role", "alpha", "--session-id", "s1"],
+    "send": ["send", "--from", "alpha", "--to", "beta", "--subject", "s", "--body", "b"],
+    "task update": ["task", "update", "1", "--note", "n", "--by", "alpha"],
+    "meeting send": ["meeting", "send", "1", "--role", "alpha", "--body", "b"],
+    "meeting updates": ["meeting", "updates", "1", "--role", "beta"],
+    "hook add": ["hook", "add", "--for", "alpha", "--title", "t", "--every", "1h"],
+    "status": ["status", "--json"],
+    "tick --dry-run": ["tick", "--dry-run"],
+}
+TICK_LOCK = ("filelock", "logging", "secrets")  # the tick locks run/tick.lock even when dry
+
+
+def loaded(modules: set[str], roots: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in modules if m.split(".")[0] in roots or m == "urllib.request")
+
+
+@pytest.fixture(scope="module")
+def hot_desk(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("hot")
+    (home / "deskd.toml").write_text(DESK_TOML)
+    first = modules_after(["task", "add", "t", "--for", "alpha", "--by", "beta"], home)
+    assert "pydantic" in first  # the first command validates the desk file and caches it
+    modules_after(
+        ["meeting", "call", "--by", "alpha", "--agenda", "a", "--attendees", "beta"], home
+    )
+    return home
+
+
+@pytest.mark.parametrize("name", HOT)
+def test_hot_commands_load_no_validator_lock_or_network_module(hot_desk: Path, name: str) -> None:
+    modules = modules_after(HOT[name], hot_desk, probe=CONSOLE)
+    assert "deskd.service.desk.context" in modules  # the command really ran
+    never = tuple(m for m in NEVER_HOT if not (name == "tick --dry-run" and m in TICK_LOCK))
+    never += ("click",)  # the fast dispatch ran it (deskd.cli.fast)
+    assert loaded(modules, never) == []
+
+
+def test_an_edited_desk_file_is_validated_again(hot_desk: Path, tmp_path: Path) -> None:
+    (tmp_path / "deskd.toml").write_text(DESK_TOML)
+    modules_after(["roles"], tmp_path)
+    assert "pydantic" not in modules_after(["roles"], tmp_path)
+    (tmp_path / "deskd.toml").write_text(DESK_TOML.replace('"Beta"', '"B"'))
+    assert "pydantic" in modules_after(["roles"], tmp_path)

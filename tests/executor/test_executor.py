@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Desk, urgent
+from conftest import DESK_TOML, Desk, urgent
 
 FAKES = Path(__file__).resolve().parents[1] / "fakes"
 
@@ -87,6 +87,9 @@ def test_it_classifies_how_a_launch_ended(
 
 
 def test_a_launch_that_never_lands_climbs_to_a_page(desk: Desk, fake: Path) -> None:
+    # Never landing is a transient failure, retried inside the rung: not waiting between
+    # tries keeps each tick to the fake's runs (retry waits: test_retry_wait_comes_from_the_desk).
+    desk.write_desk(DESK_TOML + '\n[agent]\nretry_wait = "0s"\n')
     desk.monkeypatch.setenv("FAKE_AGENT_MODE", "never_lands")
     urgent(desk)
     first = desk.json("tick", "--execute", "--wait")["launched"][0]["attempt_id"]
@@ -167,6 +170,8 @@ def test_racing_executors_start_one_agent_process(desk: Desk, fake: Path) -> Non
         if attempt(desk, attempt_id)["launch_status"] != "running":
             break
         time.sleep(0.1)
+    else:
+        raise AssertionError("the tick's executor was still running after 10 s")
     assert len(launches(fake)) == 1
 
 
@@ -182,13 +187,22 @@ def test_an_executor_killed_mid_run_is_healed_by_the_next_tick(desk: Desk, fake:
         if attempt(desk, attempt_id)["launch_status"] == "running":
             break
         time.sleep(0.1)
+    else:
+        raise AssertionError("the executor never recorded its launch as running within 10 s")
     os.killpg(out["launched"][0]["pid"], signal.SIGKILL)
+    pid = out["launched"][0]["pid"]
     for _ in range(50):
-        try:
-            os.kill(out["launched"][0]["pid"], 0)
-        except ProcessLookupError:
-            break
+        try:  # this test's child (the in-process tick started it): gone once reaped
+            if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                break
+        except ChildProcessError:  # already reaped elsewhere: gone once it no longer exists
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
         time.sleep(0.1)
+    else:
+        raise AssertionError("the killed executor was still alive after 5 s")
     desk.advance(minutes=1)
     healed = desk.json("tick", "--execute", "--wait")
     assert healed["died"] == [attempt_id]
@@ -278,3 +292,27 @@ def test_a_missing_agent_is_one_line_in_agent_command(desk: Desk) -> None:
     out = desk.run("agent", "command", "--role", "alpha")
     assert out.exit_code == 1
     assert out.stderr.count("\n") == 1 and "PATH searched" in out.stderr
+
+
+def test_retry_wait_comes_from_the_desk(desk: Desk) -> None:
+    """The first wait before a transient retry: 2 s by default, [agent] or the role's own."""
+    from deskd.service.desk.context import open_context
+    from deskd.service.engine.executor import retry_policy
+
+    desk.write_desk(
+        DESK_TOML.replace('title = "Beta"', 'title = "Beta"\nagent = { retry_wait = "0s" }')
+        + '\n[agent]\nretry_wait = "5s"\n'
+    )
+    ctx = open_context()
+    try:
+        waits = {r: retry_policy(ctx, r) for r in ("alpha", "beta")}
+    finally:
+        ctx.close()
+    assert (waits["alpha"].wait_min_s, waits["alpha"].wait_max_s) == (5, 50)
+    assert (waits["beta"].wait_min_s, waits["beta"].wait_max_s) == (0, 0)
+    desk.write_desk(DESK_TOML)
+    ctx = open_context()
+    try:
+        assert retry_policy(ctx, "alpha").wait_min_s == 2
+    finally:
+        ctx.close()

@@ -5,6 +5,8 @@ the role reaches a state and 1 on timeout."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -53,6 +55,13 @@ def test_agent_stop_ends_the_running_launch_and_records_it(desk: Desk, fake: Non
     pid_file = desk.home / "run" / "agents" / f"{attempt_id}.pid"
     until(pid_file.exists)
     agent_pid = int(pid_file.read_text())
+    # A follower started while the agent runs keeps printing until the process ends.
+    follower = subprocess.Popen(
+        [str(Path(sys.executable).parent / "deskd"), "logs", "--role", "alpha", "--follow"],
+        env={**os.environ, **desk.env()},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     out = desk.json("agent", "stop", "--role", "alpha")
     assert out == {
         "role": "alpha",
@@ -62,6 +71,9 @@ def test_agent_stop_ends_the_running_launch_and_records_it(desk: Desk, fake: Non
     }
     until(lambda: gone(executor))
     assert gone(agent_pid) and not pid_file.exists()
+    followed, _ = follower.communicate(timeout=10)  # returned on its own: the process ended
+    assert follower.returncode == 0
+    assert followed.startswith(f"# deskd launch attempt {attempt_id} role alpha")
     with desk.db() as conn:
         row = conn.execute("SELECT * FROM attempts WHERE id = ?", (attempt_id,)).fetchone()
         events = [r[0] for r in conn.execute("SELECT kind FROM events ORDER BY id")]

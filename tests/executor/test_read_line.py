@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from deskd.adapters.agents import SESSION, TURN
-from deskd.service.engine.executor import HEARTBEAT_EVERY_MS, TAIL_LINES, LaunchResult, read_line
+from deskd.service.engine.launch_result import (
+    HEARTBEAT_EVERY_MS,
+    TAIL_LINES,
+    LaunchResult,
+    read_line,
+)
 
 T0 = 1_796_140_800_000
 START = LaunchResult(attempt_id=1, status="running")

@@ -25,6 +25,10 @@ def test_the_rehearsal_resumes_spawns_climbs_to_a_page_and_settles_it(tmp_path: 
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
     assert "$ deskd init" in out and "$ deskd tick --execute --wait" in out
+    # Every command is printed, the quiet ones and the clock moves too: it can be replayed.
+    assert f"$ export DESKD_HOME={tmp_path / 'demo'} DESKD_NOW=2026-12-01T14:00:00Z" in out
+    assert "$ export DESKD_NOW=2026-12-01T14:" in out
+    assert "--json   # read by the demo" in out
     # alpha's parked session is resumed and lands; beta is spawned after the batch.
     assert "launch planned: resume alpha" in out
     assert "launch planned: spawn beta" in out

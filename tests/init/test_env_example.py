@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from conftest import Desk
-from deskd.config import Settings
+from deskd.config import SettingsModel
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSIGNED = re.compile(r"^#\s*(DESKD_[A-Z_]+)=", flags=re.M)
@@ -26,7 +26,7 @@ def test_the_root_example_and_the_one_init_writes_list_the_same_variables(
     desk.ok("init", DESKD_HOME=str(home))
     written = variables((home / ".env.example").read_text(encoding="utf-8"))
     root = variables((ROOT / ".env.example").read_text(encoding="utf-8"))
-    settings = {f"DESKD_{name.upper()}" for name in Settings.model_fields}
+    settings = {f"DESKD_{name.upper()}" for name in SettingsModel.model_fields}
     assert root == written == settings
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Desk
-from deskd.config import Settings
+from deskd.config import SettingsModel
 from deskd.desk import load_desk
 from deskd.store.migrations import LATEST
 
@@ -62,7 +62,7 @@ def test_env_example_names_every_deskd_variable(empty: Desk) -> None:
     text = (empty.home / ".env.example").read_text()
     missing = [
         f"DESKD_{name.upper()}"
-        for name in Settings.model_fields
+        for name in SettingsModel.model_fields
         if f"DESKD_{name.upper()}=" not in text
     ]
     assert missing == []

@@ -90,3 +90,18 @@ def test_it_refuses_a_message_to_oneself(desk: Desk) -> None:
     out = desk.run("send", "--to", "alpha", "--subject", "s", "--body", "b", role="alpha")
     assert out.exit_code == 1
     assert desk.dump() == {}
+
+
+def test_the_sender_among_recipients_is_skipped_and_told(desk: Desk) -> None:
+    out = desk.json(
+        "send", "--to", "alpha", "--to", "beta", "--subject", "standup", "--body", "10:00",
+        role="alpha",
+    )  # fmt: skip
+    assert [i["to"] for i in out["items"]] == ["beta"]
+    assert out["skipped"] == [{"to": "alpha", "why": "the sender"}]
+    text = desk.ok(
+        "send", "--from", "alpha", "--to", "alpha", "--to", "gamma", "--subject", "s", "--body", "b"
+    ).stdout
+    assert text.rstrip().endswith("— not to alpha: the sender")
+    alone = desk.run("send", "--to", "alpha", "--subject", "s", "--body", "b", role="alpha")
+    assert alone.exit_code == 1 and "cannot send a message to itself" in alone.stderr

@@ -230,7 +230,11 @@ def test_a_wake_that_never_lands_climbs_to_a_page_and_then_hears_settled(
     desk.setenv("DESKD_AGENT_CMD", str(fakes / "fake-claude"))
     desk.monkeypatch.setenv("FAKE_AGENT_MODE", mode)
     with http_receiver() as rx:
-        desk.write_desk(desk_with({"ops": [rx.url()]}, default=["ops"], short_ladder=False))
+        # retry_wait 0s: the never-landing launches are retried without real waits.
+        desk.write_desk(
+            desk_with({"ops": [rx.url()]}, default=["ops"], short_ladder=False)
+            + '\n[agent]\nretry_wait = "0s"\n'
+        )
         item = enqueue(desk, priority="urgent")
         rungs = []
         for _ in range(14):

@@ -32,3 +32,19 @@ def test_a_help_page_is_titled_as_a_request_for_help() -> None:
     (page,) = plan(snapshot, now=T0, policy=POLICY).pages
     assert page.title == "deskd: alpha asks a person for help — need a decision"
     assert "Ref: item:7" in page.body
+
+
+def test_a_page_names_each_ref_once() -> None:
+    snapshot = Snapshot(
+        roles=(role("alpha", presence="never"),),
+        items=(
+            item(1, priority="urgent", ref="https://grafana.example/d/1"),
+            item(2, priority="urgent", ref="https://grafana.example/d/1"),
+        ),
+    )
+    policy = POLICY.__class__(
+        ladder=tuple(r for r in POLICY.ladder if r.name in ("notify", "badge"))
+    )
+    (page,) = plan(snapshot, now=T0, policy=policy).pages
+    assert page.body.count('ref: "https://grafana.example/d/1"') == 2  # once per item line
+    assert "\nRef: https://grafana.example/d/1" not in page.body  # not repeated after them

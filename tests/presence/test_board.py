@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import pty
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
-from click.testing import CliRunner
 
 from conftest import DESK_TOML, Desk
-from deskd.cli.main import cli as deskd_cli
 
 
 def set_meta(desk: Desk, key: str, value: str) -> None:
@@ -32,10 +34,26 @@ def enqueue(desk: Desk, role: str, title: str, *extra: str) -> int:
 
 
 def tty_run(desk: Desk, *args: str) -> str:
-    """The CLI as a terminal sees it: click keeps the colours (``color=True``)."""
-    result = CliRunner().invoke(deskd_cli, list(args), env=desk.env(), color=True)
-    assert result.exit_code == 0, result.stderr
-    return result.stdout
+    """The CLI as a terminal sees it: a real ``deskd`` process writing to a pseudo-terminal."""
+    leader, follower = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")} | desk.env()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "deskd", *args], stdout=follower, stderr=subprocess.PIPE, env=env
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            data = os.read(leader, 65536)
+        except OSError:  # the terminal closed with the process
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(leader)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    return b"".join(chunks).decode()
 
 
 # -- what it shows -------------------------------------------------------------------------

@@ -20,7 +20,7 @@ READS = [
 ]
 
 
-# Other read views, checked when their command exists (lesson 43 began with a board view).
+# Other read views (lesson 43 began with a board view).
 OTHER_READS = [
     ("status",),
     ("status", "--json"),

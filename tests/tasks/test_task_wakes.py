@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import Desk
+from conftest import DESK_TOML, Desk
 
 FAKES = Path(__file__).resolve().parents[1] / "fakes"
 
@@ -19,6 +19,9 @@ FAKES = Path(__file__).resolve().parents[1] / "fakes"
 def fake(desk: Desk, tmp_path: Path) -> Path:
     """Every launch runs tests/fakes/fake-claude; FAKE_ARGV_FILE records each launch's argv."""
     argv_file = tmp_path / "argv.jsonl"
+    # Launches that never land are transient failures, retried inside the rung: without
+    # waiting between tries, so each tick costs the fake's runs and not 2 s + 4 s of backoff.
+    desk.write_desk(DESK_TOML + '\n[agent]\nretry_wait = "0s"\n')
     desk.setenv("DESKD_AGENT_CMD", str(FAKES / "fake-claude"))
     desk.monkeypatch.setenv("FAKE_ARGV_FILE", str(argv_file))
     return argv_file

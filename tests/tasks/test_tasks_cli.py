@@ -112,6 +112,9 @@ def test_only_the_assignee_the_creator_or_the_operator_may_change_a_task(desk: D
     assert out.exit_code == 1 and "without --by" in out.stderr
     history = desk.json("task", "history", task_id)
     assert [h["by"] for h in history] == ["alpha", "beta", "alpha", "operator"]
+    assert history[1]["change"] == {"status": "in_progress"}  # an object, not JSON text
+    text = desk.ok("task", "history", task_id).stdout
+    assert "status → in_progress" in text and "priority → high" in text and "{" not in text
 
 
 def test_priorities_and_statuses_are_refused_with_the_choices(desk: Desk) -> None:

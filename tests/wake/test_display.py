@@ -58,3 +58,14 @@ def test_the_board_and_the_ledger_use_one_word_for_each_late_item(desk: Desk) ->
     assert rows == {"climbing": "escalated", "waiting": "overdue"}
     assert [r["title"] for r in desk.json("ledger", "--state", "escalated")] == ["climbing"]
     assert [r["title"] for r in desk.json("ledger", "--state", "overdue")] == ["waiting"]
+
+
+def test_inbox_ack_says_what_is_missing(desk: Desk) -> None:
+    out = desk.run("inbox", "ack", "--for", "alpha")
+    assert out.exit_code == 1
+    assert out.stderr == (
+        "deskd: say what to ack: --seen (exactly the items alpha was shown) or --id N "
+        "(see `deskd inbox list --for alpha`)\n"
+    )
+    both = desk.run("inbox", "ack", "--for", "alpha", "--seen", "--id", "1")
+    assert both.exit_code == 1 and "not both" in both.stderr

@@ -1,12 +1,20 @@
 """Run one agent process: argv list (never a shell), stdin closed, stdout streamed line by line,
-stderr kept for its tail, a hard timeout that kills the whole process group."""
+stderr kept for its tail, a hard timeout that kills the whole process group.
+
+An agent never outlives its executor: on Linux the child asks the kernel (``PR_SET_PDEATHSIG``)
+for SIGKILL when the executor dies, however it dies; what the agent started in its own process
+group is ended by the healing tick (``end_agent_group``) before it records ``executor died``.
+"""
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
 import queue
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -45,6 +53,7 @@ def stream_process(
         encoding="utf-8",
         errors="replace",
         start_new_session=True,  # its own process group, so a timeout kills its children too
+        preexec_fn=_die_with_parent(os.getpid()),
     )
     if on_start is not None:
         on_start(proc.pid)
@@ -108,3 +117,55 @@ def _kill_group(proc: subprocess.Popen[str]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         proc.kill()
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent: int) -> Callable[[], None] | None:
+    """A preexec hook (run in the child after ``setsid``) asking for SIGKILL when ``parent``
+    dies. libc is loaded here, in the parent: the child only makes two system calls."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        prctl = libc.prctl
+    except (OSError, AttributeError):
+        return None
+
+    def hook() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:  # the executor died before the request took effect
+            os._exit(1)
+
+    return hook
+
+
+def end_agent_group(pgid: int, token: str) -> list[int]:
+    """SIGKILL every live process of group ``pgid`` that carries ``DESKD_WAKE_TOKEN=token``.
+
+    The token check makes a recycled process-group id harmless: only the launch's own agent
+    (and what it started, which inherits its environment) is ever killed. Returns the pids.
+    Needs ``/proc`` (Linux); elsewhere nothing is killed.
+    """
+    marker = f"DESKD_WAKE_TOKEN={token}".encode()
+    killed: list[int] = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return killed
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        pid = int(entry)
+        try:
+            if os.getpgid(pid) != pgid:
+                continue
+            with open(f"/proc/{pid}/environ", "rb") as fh:
+                if marker not in fh.read().split(b"\0"):
+                    continue
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+        except (OSError, ValueError):
+            continue
+    return killed

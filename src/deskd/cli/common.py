@@ -6,7 +6,6 @@ and exits with the error's code: 1 refused, 2 usage (click's own), 3 unavailable
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -14,6 +13,7 @@ from typing import Any, TypeVar
 
 import click
 
+from deskd.cli import out
 from deskd.errors import DeskdError, InvalidValue
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -57,11 +57,7 @@ def check_arguments(args: Sequence[str]) -> None:
 
 
 def _refuse(ctx: click.Context, exc: DeskdError) -> None:
-    if ctx.meta.get(_JSON_KEY):
-        click.echo(json.dumps({"error": {"code": exc.code, "message": exc.message}}), err=True)
-    else:
-        click.echo(f"deskd: {exc.message}", err=True)
-    ctx.exit(exc.exit_code)
+    ctx.exit(out.refuse(exc, bool(ctx.meta.get(_JSON_KEY))))
 
 
 def _set_json(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
@@ -83,26 +79,9 @@ def json_option(fn: F) -> F:
     )(fn)
 
 
-def emit(data: Any, as_json: bool, human: Callable[[], None] | str | None = None) -> None:
-    """Print ``data`` as JSON, or the readable form (a callable printing it, or a sentence)."""
-    if as_json:
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
-        return
-    if callable(human):
-        human()
-    elif human is not None:
-        click.echo(human)
-
-
-def table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> None:
-    """A plain left-aligned table; an empty table prints nothing."""
-    if not rows:
-        return
-    cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in r] for r in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-    for index, row in enumerate(cells):
-        line = "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
-        click.echo(click.style(line, bold=True) if index == 0 else line)
+# One implementation for click's commands and the fast dispatch (deskd.cli.out).
+emit = out.emit
+table = out.table
 
 
 @contextmanager

@@ -39,6 +39,7 @@ inbox_batch = "45s"
 [agent]
 kind = "claude"
 timeout = "60s"
+retry_wait = "0s"   # the rehearsal's clock is pinned: retries need not wait real seconds
 
 [[roles]]
 name = "alpha"
@@ -92,9 +93,13 @@ class Transcript:
         self.env["DESKD_NOW"] = self.now.strftime("%Y-%m-%dT%H:%M:%SZ")
         local = self.now.astimezone(ZoneInfo("America/New_York")).strftime("%H:%M:%S")
         click.echo(click.style(f"\n   ⏱  {local} (+{seconds}s)", fg="yellow"))
+        self._prompt(f"export DESKD_NOW={self.env['DESKD_NOW']}")
 
     def json(self, *args: str) -> Any:
-        """Run ``deskd ARGS --json`` quietly and return what it printed."""
+        """Run ``deskd ARGS --json``, print the command (not its JSON), return what it printed.
+
+        Every command the demo runs is printed, so the whole rehearsal can be replayed."""
+        self._prompt(f"deskd {shlex.join(args)} --json   # read by the demo")
         proc = subprocess.run(
             [sys.executable, "-m", "deskd", *args, "--json"],
             env=self.env,
@@ -250,8 +255,10 @@ def walkthrough(home: Path) -> None:
 def rehearse(t: Transcript, home: Path, channel: LocalChannel) -> None:
     click.echo(click.style("deskd demo", bold=True) + f": a rehearsal desk in {home}")
     t.say(
-        "Every command runs with DESKD_HOME set to that folder and the clock pinned by DESKD_NOW."
+        "Every command runs with DESKD_HOME set to that folder and the clock pinned by DESKD_NOW;"
+        " each is printed, so you can replay them in a shell."
     )
+    t._prompt(f"export DESKD_HOME={shlex.quote(str(home))} DESKD_NOW={t.env['DESKD_NOW']}")
 
     t.step("A desk with three roles")
     t.deskd("init")

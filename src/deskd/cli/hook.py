@@ -58,29 +58,9 @@ def add(
       deskd hook add --for alpha --title "weekly report" --cron "30 8 * * MON" --tz Europe/London
       deskd hook add --for alpha --title "poll CI" --every 15m --until 2026-12-02T18:00
     """
-    from deskd.service.desk.identity import acting_role
-    from deskd.service.engine.hooks import HookRequest, add_hook
+    from deskd.cli import hot
 
-    with desk_context() as ctx:
-        who = acting_role(ctx, "--for", owner)
-        req = HookRequest(
-            owner=who,
-            title=title,
-            body=body,
-            priority=priority,
-            at=at,
-            every=every,
-            cron=cron,
-            tz=tz,
-            probe=probe,
-            until=until,
-        )
-        data = add_hook(ctx, req)
-    emit(
-        data,
-        as_json,
-        f"hook {data['id']} ({data['kind']}) for {who}: next fire {data['next_fire_at']}",
-    )
+    hot.hook_add(owner, title, at, every, cron, tz, probe, body, priority, until, as_json)
 
 
 @hook.command("list")

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import click
 
-from deskd.cli.common import desk_context, emit, json_option, parse_ids, table
-from deskd.cli.routing import check_target, routed_sentence
-from deskd.core.timeparse import local_text
+from deskd.cli.common import desk_context, emit, json_option, table
 
 
 @click.group()
@@ -65,30 +63,9 @@ def enqueue(
       deskd inbox enqueue --for operator --source alert --title "disk" --dedup-key disk-91 --json
       deskd inbox enqueue --capability triage --source alert --title "new bug report"
     """
-    from deskd.service.desk.inbox import NewItem
-    from deskd.service.desk.inbox import enqueue as enqueue_item
+    from deskd.cli import hot
 
-    check_target(role, capability)
-    with desk_context() as ctx:
-        item = NewItem(
-            role=role or "",
-            source=source,
-            title=title,
-            body=body,
-            ref=ref,
-            priority=priority,
-            dedup_key=dedup_key,
-            sla=sla,
-        )
-        if capability is not None:
-            from deskd.service.ops.routing import enqueue_by_capability
-
-            out = enqueue_by_capability(ctx, item, capability)
-            emit(out, as_json, routed_sentence("item", out))
-            return
-        item_id, deduped = enqueue_item(ctx, item)
-    verb = "coalesced into" if deduped else "queued as"
-    emit({"id": item_id, "deduped": deduped}, as_json, f"{verb} item {item_id} for {role}")
+    hot.inbox_enqueue(role, capability, source, title, body, ref, priority, dedup_key, sla, as_json)
 
 
 @inbox.command("list")
@@ -104,38 +81,9 @@ def list_(role: str | None, include_read: bool, limit: int, as_json: bool) -> No
       deskd inbox list --for researcher
       DESKD_ROLE=researcher deskd inbox list --json   # inside the role's session
     """
-    from deskd.service.desk.identity import acting_role
-    from deskd.service.desk.inbox import item_view, list_inbox
+    from deskd.cli import hot
 
-    with desk_context() as ctx:
-        who = acting_role(ctx, "--for", role)
-        rows = list_inbox(ctx, who, include_read=include_read, limit=limit)
-        views = [item_view(r, now=ctx.now) for r in rows]
-        full = [item_view(r, now=ctx.now, full=True) for r in rows]
-        tz = ctx.tz
-
-    def human() -> None:
-        if not views:
-            click.echo(f"{who}: inbox empty")
-            return
-        table(
-            [
-                (
-                    v["id"],
-                    v["priority"],
-                    v["source"],
-                    f["from"] or "",
-                    v["state"],
-                    local_text(r.enqueued_at, tz),
-                    v["title"],
-                )
-                for v, f, r in zip(views, full, rows, strict=True)
-            ],
-            ["id", "priority", "source", "from", "state", "queued", "title"],
-        )
-        click.echo(f"\nack with: deskd inbox ack --for {who} --seen   (or --id N)")
-
-    emit(views, as_json, human)
+    hot.inbox_list(role, include_read, limit, as_json)
 
 
 @inbox.command("ack")
@@ -151,15 +99,9 @@ def ack(role: str | None, ids: tuple[str, ...], seen: bool, as_json: bool) -> No
       deskd inbox ack --for researcher --id 12 --id 13
       deskd inbox ack --for researcher --seen
     """
-    from deskd.service.desk.identity import acting_role
-    from deskd.service.desk.inbox import ack as ack_items
+    from deskd.cli import hot
 
-    with desk_context() as ctx:
-        who = acting_role(ctx, "--for", role)
-        count = ack_items(
-            ctx, who, ids=parse_ids(ids), seen=seen, by=ctx.settings.role or "operator"
-        )
-    emit({"acked": count}, as_json, f"acked {count} item{'s' if count != 1 else ''} for {who}")
+    hot.inbox_ack(role, ids, seen, as_json)
 
 
 @click.command()
@@ -188,20 +130,9 @@ def send(
       deskd send --from researcher --to operator --subject "root cause" --body "disk full on db-2"
       deskd send --from lead --to alpha --to beta --subject "standup" --body "10:00" --json
     """
-    from deskd.service.desk.identity import acting_role
-    from deskd.service.desk.messages import send as send_message
+    from deskd.cli import hot
 
-    with desk_context() as ctx:
-        who = acting_role(ctx, "--from", sender)
-        message_id, items = send_message(
-            ctx, sender=who, to=list(to), subject=subject, body=body, priority=priority, sla=sla
-        )
-    data = {"message_id": message_id, "items": [{"id": i, "to": r} for i, r in items]}
-    emit(
-        data,
-        as_json,
-        f"sent {message_id} to " + ", ".join(f"{r} (item {i})" for i, r in items),
-    )
+    hot.send(sender, to, subject, body, priority, sla, as_json)
 
 
 @click.command()

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from deskd.cli.common import desk_context, emit, json_option, parse_ids, table
+from deskd.cli.common import desk_context, emit, json_option, table
 
 ROLE_HELP = "The role acting (default: DESKD_ROLE; an agent may act only as itself)."
 
@@ -173,34 +173,9 @@ def send(
       deskd meeting send 3 --role alpha --body "Roll back." --kind answer --reply-to 4
       deskd meeting send 3 --role alpha --body "Both fixed in 119" --resolves 4,5 --json
     """
-    from deskd.service.meetings.talk import send as do_send
+    from deskd.cli import hot
 
-    reply = parse_ids([reply_to]) if reply_to else []
-    with desk_context() as ctx:
-        said = do_send(
-            ctx,
-            _mid(meeting_id),
-            _who(ctx, "--role", role),
-            body,
-            kind=kind,
-            reply_to=reply[0] if reply else None,
-            resolves=parse_ids(resolves),
-        )
-    data = said.to_json()
-
-    def human() -> None:
-        click.echo(
-            f"sent message {data['message_id']} in meeting {data['meeting_id']} "
-            f"({data['state']}, {data['budget_left']} left)"
-        )
-        if data["settled"]:
-            click.echo(f"  settled: {', '.join(map(str, data['settled']))}")
-        if data["reply_owed_by"]:
-            click.echo(f"  {data['reply_owed_by']} owes you a reply")
-        if data["warning"]:
-            click.echo(f"  warning: {data['warning']}")
-
-    emit(data, as_json, human)
+    hot.meeting_send(meeting_id, role, body, kind, reply_to, resolves, as_json)
 
 
 @meeting.command("updates")
@@ -218,26 +193,9 @@ def updates(meeting_id: str, role: str | None, mark_read: bool, as_json: bool) -
       deskd meeting updates 3 --role beta
       deskd meeting updates 3 --role beta --mark-read --json
     """
-    from deskd.service.meetings.talk import updates as do_updates
+    from deskd.cli import hot
 
-    with desk_context() as ctx:
-        who = _who(ctx, "--role", role)
-        data = do_updates(ctx, _mid(meeting_id), who, mark_read=mark_read)
-
-    def human() -> None:
-        click.echo(f"meeting {data['meeting_id']}: {data['state']}, {data['budget_left']} left")
-        for e in data["events"]:
-            click.echo(f"  {e['at']}  {e['text']}")
-        for m in data["messages"]:
-            click.echo(f"\n#{m['message_id'] or '-'} from {m['from']}: {m['title']}")
-            if m["body"]:
-                click.echo("  " + m["body"].replace("\n", "\n  "))
-        for o in data["owed_by_you"]:
-            click.echo(f"\nyou owe {o['creditor']} a reply to message {o['message_id']}")
-        if data["vote_owed"]:
-            click.echo("\nyour vote on ending it is owed (confirm-end / reject-end)")
-
-    emit(data, as_json, human)
+    hot.meeting_updates(meeting_id, role, mark_read, as_json)
 
 
 @meeting.command("position")

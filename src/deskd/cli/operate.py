@@ -12,7 +12,7 @@ import time
 import click
 
 from deskd.cli.common import desk_context, emit, json_option
-from deskd.errors import DeskdError
+from deskd.errors import InvalidValue, WaitTimedOut
 
 POLL_S = 0.2
 
@@ -81,7 +81,7 @@ def wait(role: str, state: str, timeout: str, as_json: bool) -> None:
     check_state(state)
     seconds = parse_duration(timeout, what="--timeout")
     if seconds <= 0:
-        raise DeskdError(f"invalid --timeout {timeout!r} ({DURATION_HINT}, above zero)")
+        raise InvalidValue("--timeout", timeout, f"{DURATION_HINT}, above zero")
     start = time.monotonic()
     while True:
         # A fresh context each round: a pinned DESKD_NOW stays pinned, a real clock moves on.
@@ -93,8 +93,5 @@ def wait(role: str, state: str, timeout: str, as_json: bool) -> None:
             emit(data, as_json, f"{role}: {state} after {waited}s ({check.detail})")
             return
         if waited >= seconds:
-            raise DeskdError(
-                f"{role} did not reach {state} within {timeout} (now: {check.detail})",
-                code="timed_out",
-            )
+            raise WaitTimedOut(role, state, timeout, check.detail)
         time.sleep(min(POLL_S * 5, max(0.05, seconds - waited)))

@@ -4,22 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from deskd.errors import DeskdError
+from deskd.errors import NoTarget, TargetConflict
 
 
 def check_target(role: str | None, capability: str | None) -> None:
     """Exactly one of ``--for ROLE`` and ``--capability NAME``."""
     if role is not None and capability is not None:
-        raise DeskdError(
-            "give --for ROLE or --capability NAME, not both (--capability picks the role)",
-            code="invalid_value",
-        )
+        raise TargetConflict()
     if role is None and capability is None:
-        raise DeskdError(
-            "give --for ROLE (the role it is for) or --capability NAME (the most available "
-            "role with that capability)",
-            code="missing_role",
-        )
+        raise NoTarget()
 
 
 def routed_sentence(what: str, out: dict[str, Any]) -> str:

@@ -58,16 +58,26 @@ def rollover(execute: bool, as_json: bool) -> None:
                     d["session"],
                     d["started_local"],
                     d["tries"],
-                    "ended" if d["ended"] else (", ".join(d["plan"]) or "; ".join(d["notes"])),
+                    _state(d, dry_run=out["dry_run"]),
                 )
                 for d in out["due"]
             ],
-            ["role", "session", "started", "tries", "state"],
+            ["role", "session", "started", "tries", "state" if out["dry_run"] else "outcome"],
         )
         if out["dry_run"]:
             click.echo("\n(dry run: add --execute to wind them down now)")
 
     emit(out, as_json, human)
+
+
+def _state(due: dict[str, Any], *, dry_run: bool) -> str:
+    """Dry: what would happen. Executed: what did — ended, or how the wind-down went."""
+    if due["ended"]:
+        return "ended" + (f" — {due['outcome']}" if due.get("outcome") else "")
+    if not dry_run and due.get("outcome"):
+        return f"still live — {due['outcome']}"
+    plan = ", ".join(due["plan"]) or "; ".join(due["notes"])
+    return plan if dry_run else f"not launched ({plan or 'nothing to do'})"
 
 
 @session.command("handoff")

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from deskd.cli.common import desk_context, emit, json_option, table
+from deskd.cli.hot import task_said
 from deskd.cli.routing import check_target, routed_sentence
 
 PRIORITY_HELP = "urgent (wakes the assignee at once), high, normal or low."
@@ -172,21 +173,9 @@ def update(
       deskd task update 3 --for gamma --note "gamma owns billing" --by alpha
       deskd task update 3 --note "half done: tests pass, docs left" --by beta
     """
-    from deskd.service.work.tasks import TaskUpdate, update_task
+    from deskd.cli import hot
 
-    change = TaskUpdate(
-        status=status, blocked_on=blocked_on, priority=priority, due=due, role=role, note=note
-    )
-    with desk_context() as ctx:
-        out = update_task(ctx, task_id, change, by=by)
-    emit(out, as_json, _said(out))
-
-
-def _said(out: dict[str, Any]) -> str:
-    parts = [f"{k} → {v}" for k, v in out["changed"].items()]
-    if out["note"]:
-        parts.append("note added")
-    return f"task {out['id']}: " + (", ".join(parts) or "unchanged")
+    hot.task_update(task_id, status, blocked_on, priority, due, role, note, by, as_json)
 
 
 def _close(status: str) -> Callable[..., None]:
@@ -199,7 +188,7 @@ def _close(status: str) -> Callable[..., None]:
 
         with desk_context() as ctx:
             out = update_task(ctx, task_id, TaskUpdate(status=status, note=note), by=by)
-        emit(out, as_json, _said(out))
+        emit(out, as_json, task_said(out))
 
     return close
 
@@ -242,7 +231,15 @@ def history(task_id: int, as_json: bool) -> None:
 
     def human() -> None:
         table(
-            [(r["at"], r["by"], r["change"], r["note"]) for r in rows],
+            [
+                (
+                    r["at"],
+                    r["by"],
+                    ", ".join(f"{k} → {v}" for k, v in r["change"].items()),
+                    r["note"],
+                )
+                for r in rows
+            ],
             ["at", "by", "change", "note"],
         )
 

@@ -2,9 +2,10 @@
 
 Each channel URL a page goes to is an ``Entry``: ``pending`` (routed, not tried yet),
 ``sent``, ``failed`` (tried again after a backoff until the 24 h window ends, then given up)
-or ``held`` (quiet hours on its channel, until an instant). The pager (service/pager.py)
-reads a page, runs these functions, and writes what they return; nothing here does I/O or
-reads the clock (docs/architecture.md "Pages and channels", lessons 12–13).
+or ``held`` (quiet hours on its channel, until an instant). The pager
+(service/paging/pager.py) reads a page, runs these functions, and writes what they return;
+nothing here does I/O or reads the clock (docs/architecture.md "Pages and channels",
+lessons 12–13).
 """
 
 from __future__ import annotations

@@ -7,7 +7,10 @@ touch SQLite or the clock; the same inputs always give the same plan.
 The rules, each from docs/architecture.md "Demand, attempts and the ladder":
 - an attempt whose key is no longer demanded closes (``resolved`` or ``withdrawn``);
 - one live attempt per key; climbing supersedes it and inserts the next rung (append-only);
-- no climbing while the role's launch runs, or after landing, until the items' own SLA;
+- no climbing while the role's launch runs, or after landing, until the items' own SLA —
+  but a landing holds only what the agent was shown: new items (once their batch is due)
+  or tasks get their own wake at the start rung, so a person is paged for an item only
+  after the agent was given it;
 - a permanent launch failure climbs on the next tick; the badge recycles with backoff;
 - resume/spawn never for a busy role (recorded ``skipped``); one launch per role per tick;
   when that role's heartbeat then goes stale (dead), the rung is re-evaluated at once;
@@ -22,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
-from deskd.core.demand import closure_for
+from deskd.core.demand import closure_for, inbox_due_at
 from deskd.core.demand import demand as generate_demand
 from deskd.core.ladder import (
     is_terminal,
@@ -228,6 +231,23 @@ def _step(
         else:
             yield Note(role=role.name, key=d.key, text=f"badge: retried after {wait_s // 60} min")
         return
+    unshown = _not_shown(policy, current, d, items, now=now)
+    if unshown:
+        # A landing holds only what the agent was shown: demand it never saw gets its own
+        # wake at the role's start rung (resuming the parked session), not the old SLA.
+        yield _supersede(current, f"not shown to the landed wake: {unshown}")
+        yield from _start(
+            snapshot,
+            policy,
+            role,
+            d,
+            items,
+            now=now,
+            generation=current.generation,
+            supersedes=current.id,
+            recycles=current.recycles,
+        )
+        return
     hold = _hold_reason(policy, role, d, current, items, now=now)
     if hold is not None:
         yield Note(role=role.name, key=d.key, text=hold)
@@ -270,6 +290,9 @@ def _hold_reason(
         return None
     if current.launch_status in _IN_FLIGHT or role.launch_running:
         return "waiting: the launch is running"
+    if _parked(role, current, now=now):
+        # Not silence: the agent cannot answer until the reset, which a person is told once.
+        return f"usage limit: parked until {iso_utc(role.held_until)}"
     items_breached = d.sla_due_at is not None and now >= d.sla_due_at
     if current.landed_at is not None:
         return None if items_breached else "landed: waiting for the items' own SLA"
@@ -281,6 +304,30 @@ def _hold_reason(
     if current.due_at is not None and now < current.due_at:
         return f"{current.rung}: SLA until {iso_utc(current.due_at)}"
     return None
+
+
+def _not_shown(
+    policy: Policy, current: AttemptView, d: Demand, items: dict[int, ItemView], *, now: int
+) -> str | None:
+    """What a landed wake's demand now holds that its prompt did not list (nor the session
+    hook show), once its own batch rule makes it due; None when there is nothing such."""
+    if current.landed_at is None:
+        return None
+    listed = set(current.item_ids)
+    new_items = [
+        items[i]
+        for i in d.item_ids
+        if i not in listed and i in items and items[i].notified_at is None
+    ]
+    due = inbox_due_at(new_items, batch_s=policy.inbox_batch_s)
+    shown_tasks = set(current.task_ids)
+    new_tasks = [t for t in d.task_ids if t not in shown_tasks]
+    parts = []
+    if due is not None and due <= now:
+        parts.append(f"{len(new_items)} new item{'s' if len(new_items) != 1 else ''}")
+    if new_tasks:
+        parts.append(f"{len(new_tasks)} new task{'s' if len(new_tasks) != 1 else ''}")
+    return ", ".join(parts) or None
 
 
 def _start(
@@ -445,33 +492,56 @@ def _launches(
     return launches, attempts
 
 
+def _parked(role: RoleView, current: AttemptView, *, now: int) -> bool:
+    """The live attempt's launch hit a usage limit whose reset has not come."""
+    held = role.held_until is not None and now < role.held_until
+    return held and current.failure_class == "usage_limit"
+
+
 def _notices(
     snapshot: Snapshot, policy: Policy, attempts: list[NewAttempt], *, now: int
 ) -> list[PageAction]:
     """Page once when a usage limit or a daily cap parks a role's launches (never per tick)."""
     out: list[PageAction] = []
     seen: set[str] = set()
-    for a in attempts:
-        role = snapshot.role(a.role)
-        if role is None or a.skipped is None or a.skipped == "role busy":
+    waiting: list[tuple[str, str, str, str, int | None]] = [
+        (a.role, a.key, a.reason, a.skipped or "", None) for a in attempts
+    ]
+    for live in snapshot.attempts:
+        role = snapshot.role(live.role)
+        if role is not None and _parked(role, live, now=now):
+            why = f"usage limit until {iso_utc(role.held_until)}"
+            waiting.append((live.role, live.key, live.kind, why, live.id))
+    for name, key, reason, skipped, attempt_id in waiting:
+        role = snapshot.role(name)
+        if role is None or not skipped or skipped == "role busy":
             continue
-        if a.skipped.startswith(PAUSED_PREFIX):  # a pause pages no one
+        if skipped.startswith(PAUSED_PREFIX):  # a pause pages no one
             continue
         if role.held_until is not None and now < role.held_until:
             notice = f"usage_limit:{role.name}:{role.held_until}"
             title = f"deskd: {role.name} paused by a usage limit until {iso_utc(role.held_until)}"
         else:
             notice = f"cap:{role.name}:{snapshot.day_start}"
-            title = f"deskd: {role.name} parked: {a.skipped}"
+            title = f"deskd: {role.name} parked: {skipped}"
         if notice in snapshot.notice_keys or notice in seen:
             continue
         seen.add(notice)
         body = (
-            f"Role: {role.name}\nLaunches are held: {a.skipped}.\n"
-            f"Waiting: {a.reason} ({a.key}). Nothing more will launch for it until then; "
+            f"Role: {role.name}\nLaunches are held: {skipped}.\n"
+            f"Waiting: {reason} ({key}). Nothing more will launch for it until then; "
             "`deskd wake explain --role " + role.name + "` shows the state."
         )
-        out.append(PageAction(key=a.key, role=role.name, title=title, body=body, notice_key=notice))
+        out.append(
+            PageAction(
+                key=key,
+                role=role.name,
+                title=title,
+                body=body,
+                notice_key=notice,
+                attempt_id=attempt_id,
+            )
+        )
     return out
 
 

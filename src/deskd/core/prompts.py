@@ -107,8 +107,10 @@ def page_text(
             title = f"deskd: {demand.titles[0]}"
     lines = [f"Role: {role}", f"Owed: {demand.kind} ({demand.key})"]
     lines += demand_lines(demand, items)[1:-1] if demand.kind == "inbox" else list(demand.lines)
-    for ref in demand.refs[:5]:
-        lines.append(f"Ref: {ref}")
+    said = "\n".join(lines)
+    for ref in dict.fromkeys(demand.refs[:5]):  # each once: an item line may already name it
+        if f"Ref: {ref}" not in said and f"ref: {quoted(ref)}" not in said:
+            lines.append(f"Ref: {ref}")
     if demand.since:
         lines.append(f"Since: {iso_utc(demand.since)}")
     if failed_rung:

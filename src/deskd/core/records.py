@@ -1,7 +1,8 @@
 """What the planner reads and writes: frozen records, no behaviour.
 
-The snapshot loader (service/snapshot.py) builds these from store rows; the planner (core/planner.py) turns a
-``Snapshot`` into a ``Plan``; the tick (service/) records the plan. Times are Unix ms.
+The snapshot loader (service/engine/snapshot.py) builds these from store records; the planner
+(core/planner.py) turns a ``Snapshot`` into a ``Plan``; the tick (service/engine/tick.py)
+records the plan. Times are Unix ms.
 """
 
 from __future__ import annotations
@@ -271,6 +272,8 @@ class PageAction:
     body: str
     follow_up: bool = False
     notice_key: str | None = None
+    attempt_id: int | None = None
+    """The live attempt it is about, when this tick inserts none for the key."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

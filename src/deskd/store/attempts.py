@@ -134,10 +134,16 @@ def in_flight_roles(conn: sqlite3.Connection) -> set[str]:
 
 
 def launch_totals_since(conn: sqlite3.Connection, since: int) -> dict[str, tuple[int, float]]:
-    """Per role: launches started since ``since`` (primaries only) and their cost."""
+    """Per role: agent CLI runs since ``since`` (primaries only; each in-rung retry is a run,
+    a launch claimed but not yet counted is one) and their cost."""
+    # Role by role (CROSS JOIN keeps roles outside), each a range of attempts_launched
+    # (role, launched_at): today's launches only. Without the roles loop SQLite reads the
+    # whole index, i.e. every launch ever (18 ms at 100k).
     rows = conn.execute(
-        "SELECT role, COUNT(*), COALESCE(SUM(cost_usd), 0) FROM attempts "
-        "WHERE launched_at >= ? AND primary_id IS NULL GROUP BY role",
+        "SELECT a.role, COALESCE(SUM(MAX(a.launch_runs, 1)), 0), COALESCE(SUM(a.cost_usd), 0) "
+        "FROM roles r "
+        "CROSS JOIN attempts a ON a.role = r.name AND a.launched_at >= ? "
+        "WHERE a.primary_id IS NULL GROUP BY a.role",
         (since,),
     ).fetchall()
     return {str(r[0]): (int(r[1]), float(r[2])) for r in rows}
@@ -145,9 +151,10 @@ def launch_totals_since(conn: sqlite3.Connection, since: int) -> dict[str, tuple
 
 def holds_after(conn: sqlite3.Connection, now: int) -> dict[str, int]:
     """Per role: the latest usage-limit reset still in the future."""
+    # Role by role over attempts_hold (role, hold_until): only holds still ahead are read.
     rows = conn.execute(
-        "SELECT role, MAX(hold_until) FROM attempts "
-        "WHERE hold_until IS NOT NULL AND hold_until > ? GROUP BY role",
+        "SELECT a.role, MAX(a.hold_until) FROM roles r "
+        "CROSS JOIN attempts a ON a.role = r.name AND a.hold_until > ? GROUP BY a.role",
         (now,),
     ).fetchall()
     return {str(r[0]): int(r[1]) for r in rows}
@@ -156,16 +163,19 @@ def holds_after(conn: sqlite3.Connection, now: int) -> dict[str, int]:
 def list_attempts(
     conn: sqlite3.Connection, *, role: str | None, open_only: bool, limit: int
 ) -> list[Attempt]:
+    # Open ones come through the partial index of pending attempts; the unary ``+`` keeps
+    # SQLite from walking the whole table (or the role's history) in id order instead.
     where = ["1 = 1"]
     params: list[object] = []
     if role is not None:
-        where.append("role = ?")
+        where.append("+role = ?" if open_only else "role = ?")
         params.append(role)
     if open_only:
         where.append("outcome = 'pending'")
     params.append(limit)
+    order = "+id" if open_only else "id"
     rows = conn.execute(
-        f"SELECT * FROM attempts WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?", params
+        f"SELECT * FROM attempts WHERE {' AND '.join(where)} ORDER BY {order} DESC LIMIT ?", params
     )
     return _attempts(rows)
 
@@ -267,6 +277,14 @@ def skip_planned_launch(conn: sqlite3.Connection, attempt_id: int, *, reason: st
     return cur.rowcount
 
 
+def count_launch_run(conn: sqlite3.Connection, attempt_id: int) -> int:
+    """One more run of the agent CLI for this launch (each counts against the daily cap)."""
+    cur = conn.execute(
+        "UPDATE attempts SET launch_runs = launch_runs + 1 WHERE id = ?", (attempt_id,)
+    )
+    return cur.rowcount
+
+
 def record_launch_session(conn: sqlite3.Connection, attempt_id: int, *, session_id: str) -> int:
     cur = conn.execute(
         "UPDATE attempts SET session_id = ? WHERE id = ? OR primary_id = ?",
@@ -341,12 +359,27 @@ def land_with_items(
     return True
 
 
-def land_by_token(conn: sqlite3.Connection, token: str, *, now: int, session: str | None) -> bool:
-    """The session hook saw a model turn carrying this wake token: land its launch."""
-    attempt_id = attempt_id_for_token(conn, token)
-    if attempt_id is None:
-        return False
-    return land_with_items(conn, attempt_id, now=now, session=session)
+def land_by_token(
+    conn: sqlite3.Connection, token: str, *, role: str, now: int, session: str | None
+) -> str | None:
+    """The session hook saw a model turn carrying this wake token: land its launch.
+
+    The token lands only the attempt it was issued for, presented by that attempt's role
+    and, once the launch recorded its native session, from that session. Returns why it
+    did not land (None when it landed or had landed already).
+    """
+    row = conn.execute(
+        "SELECT id, role, session_id FROM attempts WHERE wake_token = ?", (token,)
+    ).fetchone()
+    if row is None:
+        return "unknown wake token"
+    attempt_id, owner, recorded = int(row[0]), str(row[1]), row[2]
+    if owner != role:
+        return f"wake token of attempt {attempt_id} was issued to role {owner!r}, not {role!r}"
+    if recorded and session and str(recorded) != session:
+        return f"wake token of attempt {attempt_id} belongs to session {recorded}, not {session}"
+    land_with_items(conn, attempt_id, now=now, session=session)
+    return None
 
 
 def note_hook_failure(conn: sqlite3.Connection, token: str, *, failure: str, now: int) -> int:

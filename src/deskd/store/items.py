@@ -199,8 +199,10 @@ def overdue_unread(conn: sqlite3.Connection, *, now: int) -> list[Item]:
     return _items(
         conn.execute(
             "SELECT * FROM items WHERE read_at IS NULL AND sla_due_at <= ? "
-            "AND NOT (source = 'meeting' AND ref IN "
-            "(SELECT 'meeting:' || id FROM meetings WHERE state = 'closed')) "
+            # One primary-key lookup per overdue meeting item (ref "meeting:<id>"), never a
+            # scan of the meetings' history.
+            "AND NOT (source = 'meeting' AND EXISTS (SELECT 1 FROM meetings m WHERE "
+            "m.id = CAST(substr(items.ref, 9) AS INTEGER) AND m.state = 'closed')) "
             f"{_UNREAD_ORDER}",
             (now,),
         )

@@ -193,9 +193,11 @@ CREATE INDEX pauses_live ON pauses(id, role) WHERE ended_at IS NULL;
 
 from deskd.store import (  # noqa: E402
     schema_console,
+    schema_launches,
     schema_meetings,
     schema_pager,
     schema_routing,
+    schema_sessions_current,
     schema_tasks,
 )
 
@@ -210,6 +212,8 @@ MIGRATIONS: tuple[str, ...] = (
     schema_meetings.SQL,
     schema_routing.SQL,
     schema_console.SQL,
+    schema_sessions_current.SQL,
+    schema_launches.SQL,
 )
 """Index i holds the migration that takes the schema from version i to version i + 1."""
 

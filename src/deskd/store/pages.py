@@ -55,7 +55,8 @@ def list_pages(conn: sqlite3.Connection, *, open_only: bool, limit: int) -> list
     """Pages newest first, each with its attempt's ``ref`` (where the owed work lives)."""
     if open_only:
         rows = conn.execute(
-            f"{_WITH_REF} WHERE pages.resolved_at IS NULL ORDER BY pages.id DESC LIMIT ?",
+            # ``+``: open pages through their partial index, not history in id order.
+            f"{_WITH_REF} WHERE pages.resolved_at IS NULL ORDER BY +pages.id DESC LIMIT ?",
             (limit,),
         ).fetchall()
     else:

@@ -5,9 +5,11 @@ field name, so a column added by a later migration changes nothing until a recor
 it, and a field the query did not select falls back to the field's default (or fails loudly
 when it has none).
 
-They live here, not beside their statements, because ``dataclasses`` costs the session hook
-more than its whole budget: the store modules on the hook's path (attempts, items, sessions,
-roles) import this module only inside the functions that return records, never at the top.
+They live here, not beside their statements, because importing ``dataclasses`` (it pulls in
+``inspect``) would cost the session hook several times its margin over the floor
+(docs/performance.md): the store modules on the hook's path (attempts, items, sessions,
+roles) import this module only inside the functions that return records, never at the top,
+and the rows only the hook reads (``items_not_shown``, store/briefing.py) stay plain rows.
 
 It runs past 400 lines because it is a catalogue: one short record per table or query.
 """
@@ -17,31 +19,33 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import MISSING, dataclass, fields
-from typing import Any, TypeVar
+from typing import TypeVar
 
 T = TypeVar("T")
 
-_NAMES: dict[type, tuple[tuple[str, bool], ...]] = {}
+_NAMES: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
 
-def _fields(cls: type) -> tuple[tuple[str, bool], ...]:
-    """Each field's name and whether it has a default, cached per record class."""
+def _fields(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The record's field names without and with a default, cached per record class."""
     found = _NAMES.get(cls)
     if found is None:
-        found = tuple(
-            (f.name, f.default is not MISSING or f.default_factory is not MISSING)
-            for f in fields(cls)
+        every = fields(cls)
+        optional = tuple(
+            f.name for f in every if f.default is not MISSING or f.default_factory is not MISSING
         )
+        found = (tuple(f.name for f in every if f.name not in optional), optional)
         _NAMES[cls] = found
     return found
 
 
 def record_of(cls: type[T], row: sqlite3.Row) -> T:
     """``cls`` filled from ``row`` by column name."""
-    present = row.keys()
-    values = {
-        name: row[name] for name, has_default in _fields(cls) if not has_default or name in present
-    }
+    required, optional = _fields(cls)
+    values = {name: row[name] for name in required}
+    if optional:
+        present = row.keys()
+        values.update((name, row[name]) for name in optional if name in present)
     made: T = cls(**values)
     return made
 
@@ -52,11 +56,6 @@ def maybe_record(cls: type[T], row: sqlite3.Row | None) -> T | None:
 
 def records_of(cls: type[T], rows: Iterable[sqlite3.Row]) -> list[T]:
     return [record_of(cls, r) for r in rows]
-
-
-def as_dict(record: Any) -> dict[str, Any]:
-    """A record's fields as a plain dict (for JSON views that show every column)."""
-    return {name: getattr(record, name) for name, _ in _fields(type(record))}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -126,6 +125,8 @@ class Attempt:
     acked_at: int | None
     ack_until: int | None
     ack_note: str | None
+    launch_runs: int = 0
+    """Runs of the agent CLI for this launch (in-rung retries included)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

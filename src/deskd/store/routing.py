@@ -30,9 +30,10 @@ def mark_task_routed(conn: sqlite3.Connection, task_id: int, *, capability: str,
 
 def routed_unread_items(conn: sqlite3.Connection, *, limit: int) -> list[Routed]:
     """Unread items that were routed by capability, newest first."""
+    # ``+id``: through the partial index of unread items, not every item in id order.
     rows = conn.execute(
         "SELECT id, role, title, capability, routed_why FROM items "
-        "WHERE read_at IS NULL AND capability IS NOT NULL ORDER BY id DESC LIMIT ?",
+        "WHERE read_at IS NULL AND capability IS NOT NULL ORDER BY +id DESC LIMIT ?",
         (limit,),
     )
     return records_of(Routed, rows)
@@ -42,7 +43,7 @@ def routed_open_tasks(conn: sqlite3.Connection, *, limit: int) -> list[Routed]:
     """Open tasks that were routed by capability, newest first."""
     rows = conn.execute(
         "SELECT id, role, title, capability, routed_why FROM tasks "
-        f"WHERE status IN {OPEN_SQL} AND capability IS NOT NULL ORDER BY id DESC LIMIT ?",
+        f"WHERE status IN {OPEN_SQL} AND capability IS NOT NULL ORDER BY +id DESC LIMIT ?",
         (limit,),
     )
     return records_of(Routed, rows)

@@ -159,6 +159,16 @@ def record_heartbeat(
     return session_id
 
 
+# The role's live session, else its newest: two indexed lookups (sessions_role_live,
+# sessions_role), never the role's history. The state list repeats the partial index's
+# condition word for word: SQLite uses a partial index only for a condition it can match.
+_CURRENT_ID = (
+    "COALESCE((SELECT id FROM sessions WHERE role = {role} AND state IN ('working', 'resting') "
+    "ORDER BY id DESC LIMIT 1), (SELECT id FROM sessions WHERE role = {role} "
+    "ORDER BY id DESC LIMIT 1))"
+)
+
+
 def current_session(conn: sqlite3.Connection, role: str) -> Session | None:
     """The role's live session if it has one, else its newest row.
 
@@ -172,19 +182,20 @@ def current_session(conn: sqlite3.Connection, role: str) -> Session | None:
 
 def _current_row(conn: sqlite3.Connection, role: str) -> sqlite3.Row | None:
     row: sqlite3.Row | None = conn.execute(
-        "SELECT * FROM sessions WHERE role = ? "
-        "ORDER BY state IN ('working', 'resting') DESC, id DESC LIMIT 1",
-        (role,),
+        "SELECT * FROM sessions WHERE id = " + _CURRENT_ID.format(role="?1"), (role,)
     ).fetchone()
     return row
 
 
 def current_sessions(conn: sqlite3.Connection) -> list[Session]:
-    """``current_session`` of every role that ever had a session."""
+    """``current_session`` of every role that has had a session, by role name.
+
+    One indexed lookup per role (the roles table is the desk, not history).
+    """
     return _sessions(
         conn.execute(
-            "SELECT s.* FROM sessions s JOIN (SELECT role, COALESCE("
-            "MAX(CASE WHEN state IN ('working', 'resting') THEN id END), MAX(id)) AS id "
-            "FROM sessions GROUP BY role) cur ON cur.id = s.id ORDER BY s.role"
+            "SELECT s.* FROM roles r JOIN sessions s ON s.id = "
+            + _CURRENT_ID.format(role="r.name")
+            + " ORDER BY r.name"
         )
     )

@@ -68,6 +68,7 @@ class RunState:
     cost_usd: float | None = None
     reset_at_ms: int | None = None
     buffer: str = ""  # an adapter's partial multi-line document (gemini's pretty JSON)
+    started_at_ms: int = 0  # deskd's clock when the run started: relative reset times use it
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -88,6 +89,9 @@ class AgentAdapter(ABC):
     resumable: ClassVar[bool] = True
     login_hint: ClassVar[str] = ""
     """How to fix "not logged in" for this CLI, for the outcome's detail."""
+    keeps_unanswered_session: ClassVar[bool] = True
+    """Whether a session whose model call failed is stored and can be resumed (an in-rung
+    retry resumes it). Claude Code and Codex store it; Gemini CLI does not."""
 
     @abstractmethod
     def argv(self, spec: LaunchSpec) -> list[str]:
@@ -178,13 +182,21 @@ def number(value: object) -> float | None:
     return float(value)
 
 
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+
+
+def plain(text: str) -> str:
+    """``text`` without terminal colour and cursor codes (CLIs colour their stderr)."""
+    return _ANSI.sub("", str(text))
+
+
 def one_line(text: str, limit: int = MAX_DETAIL) -> str:
-    flat = " ".join(str(text).split())
+    flat = " ".join(plain(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
 def last_line(text: str) -> str:
-    lines = [ln.strip() for ln in str(text).splitlines() if ln.strip()]
+    lines = [ln.strip() for ln in plain(text).splitlines() if ln.strip()]
     return one_line(lines[-1], 160) if lines else ""
 
 
@@ -193,6 +205,12 @@ def last_line(text: str) -> str:
 _PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
     (cls, label, re.compile(rx, re.I | re.M))
     for cls, label, rx in (
+        (
+            # Gemini CLI exits 55, Codex exits 1: a configuration failure no retry can fix.
+            PERMANENT,
+            "untrusted folder",
+            r"not (?:running )?in(?:side)? a trusted directory|untrusted (?:folder|workspace)",
+        ),
         (
             USAGE_LIMIT,
             "usage limit",
@@ -241,7 +259,7 @@ _PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
 
 def classify_text(text: str, *, login_hint: str = "") -> tuple[str, str] | None:
     """(failure class, detail) for an error text a CLI printed, or None if unrecognised."""
-    text = str(text or "").strip()
+    text = plain(text or "").strip()
     if not text:
         return None
     for cls, label, pattern in _PATTERNS:
@@ -249,8 +267,15 @@ def classify_text(text: str, *, login_hint: str = "") -> tuple[str, str] | None:
             said = last_line(text)
             if label == "not logged in" and login_hint:
                 return cls, f"not logged in: {login_hint} ({said})"
+            if label == "untrusted folder":
+                said = last_line(_line_with(text, pattern))
+                return cls, f"untrusted folder: trust the role's workdir for this CLI ({said})"
             return cls, f"{label}: {said}"
     return None
+
+
+def _line_with(text: str, pattern: re.Pattern[str]) -> str:
+    return next((ln for ln in text.splitlines() if pattern.search(ln)), text)
 
 
 def timed_out_outcome(adapter: AgentAdapter, state: RunState) -> RunOutcome:

@@ -1,21 +1,25 @@
 """Claude Code headless (``claude -p … --output-format stream-json --verbose``).
 
-Verified against Claude Code's CLI and headless docs (as stored in this project's reference
-search, not against a running ``claude``): ``-p/--print`` with a positional prompt,
-``--session-id UUID`` (a pre-assigned id for a new session), ``--resume SID``,
-``--output-format stream-json`` (which requires ``--verbose``), ``--model``,
-``--allowedTools`` (comma or space separated), ``--settings FILE`` (a settings file or JSON
-string merged over the user's). Stream lines: ``system/init`` carries ``session_id`` before any
-model call; ``assistant``/``user`` events; ``rate_limit_event`` with ``resetsAt`` in Unix
-seconds; a final ``result`` with ``is_error``, ``terminal_reason``, ``api_error_status``,
-``total_cost_usd`` (tests/adapters/fixtures/claude).
+Confirmed with the real Claude Code 2.1.332 (npm ``@anthropic-ai/claude-code``) against a
+loopback Messages API (tests/real_agents; captures in tests/adapters/fixtures/real):
+``-p`` with a positional prompt, ``--session-id UUID`` (a pre-assigned id), ``--resume SID``
+(the model is sent the earlier turns), ``--output-format stream-json --verbose``,
+``--allowedTools`` (a ``Bash`` call runs), ``--settings FILE`` (its SessionStart,
+UserPromptSubmit, PostToolUse and Stop hooks run). ``system/init`` carries ``session_id``
+before any model call. An API failure is an ``assistant`` event with ``"model":
+"<synthetic>"`` and an ``error`` (``authentication_failed``, ``rate_limit`` …), then a
+``result`` with ``is_error: true``, ``subtype: "success"``, ``terminal_reason: "api_error"``
+and ``api_error_status`` (401, 429, 529); exit 1. A spawn whose model call failed still
+stores its session: ``--resume`` continues it, while ``--session-id`` with that id again is
+refused ("already in use"), which is why a retry resumes. With an API key a 429 prints no
+reset time (no ``rate_limit_event``): the executor then holds the role for an hour. Claude
+Code retries 429/529 itself (``CLAUDE_CODE_MAX_RETRIES``, a ``CLAUDE_CODE_*`` variable deskd
+scrubs from the agent's environment, so set it in the user's settings ``env``).
 
-Not verified (no account, no network here; built from the fixtures and SDK type names):
-an ``assistant`` event carrying an ``error`` field, or the ``<synthetic>`` model Claude Code
-uses for API-error messages, is treated as not a model turn; the subscription message
-``Claude AI usage limit reached|<unix seconds>`` is parsed for its reset time;
-``error_during_execution`` with "No conversation found" (resuming a session that does not
-exist) is permanent, so the ladder climbs to a spawn instead of retrying the resume.
+Not verified (needs a claude.ai login): ``rate_limit_event`` with ``resetsAt`` in Unix
+seconds and the subscription message ``Claude AI usage limit reached|<unix seconds>``, both
+parsed for the reset; ``error_during_execution`` with "No conversation found" (resuming a
+session that does not exist) as permanent, so the ladder climbs to a spawn.
 """
 
 from __future__ import annotations

@@ -1,23 +1,30 @@
 """OpenAI Codex CLI (``codex exec --json``), run with stdin closed.
 
-From Codex's ``exec`` docs and the fixtures (tests/adapters/fixtures/codex): JSONL events
-``thread.started`` (``thread_id``, the native session id), ``turn.started``,
-``item.started``/``item.completed`` (agent messages, reasoning, commands, file changes),
-``turn.completed`` (usage) and ``turn.failed`` (``error.message``). A top-level ``error``
-line alone is a reconnect warning, not a failure: only ``turn.failed`` fails a turn.
-Resume is ``codex exec resume SID … PROMPT``.
+Confirmed with the real Codex 0.171.0 (npm ``@openai/codex``) against a loopback Responses
+API (tests/real_agents; captures in tests/adapters/fixtures/real). Aim it with a provider
+in ``$HOME/.codex/config.toml`` (``OPENAI_BASE_URL`` is not honoured by ``codex exec``).
+JSONL events: ``thread.started`` (``thread_id``, the native session id, before any model
+call), ``turn.started``, ``item.started``/``item.completed`` (``agent_message``,
+``command_execution`` …; an ``error`` item is a warning such as unknown model metadata),
+``turn.completed`` and ``turn.failed`` (``error.message``). A top-level ``error`` line alone
+is a reconnect warning; only ``turn.failed`` fails a turn, and with nothing listening Codex
+reconnects for ever, so only deskd's timeout ends it. ``codex exec resume SID … PROMPT``
+continues the thread (the model is sent the earlier turns), also a thread whose first model
+call failed. A 401 is "unexpected status 401 Unauthorized"; a usage limit says "try again at
+12:14 PM" (a time of day, read as the next such local time after the run started) or "try
+again at Dec 1st, 2026 3:05 AM"; outside a git work tree it refuses with "Not inside a
+trusted directory and --skip-git-repo-check was not specified" (exit 1), a configuration
+failure: permanent.
 
-Not verified against a running ``codex``: whether ``-m`` is accepted after ``exec resume``
-(deskd passes it there the same way as for ``exec``); the usage-limit reset is parsed only
-from the absolute form the fixture shows ("try again at Dec 1st, 2026 3:05 AM", read in the
-machine's local time, which is how Codex prints it); relative forms ("try again in 2 hours")
-leave the reset unknown. Codex has no per-tool allow list: ``allowed_tools`` is not passed.
+Not verified: whether ``-m`` is accepted after ``exec resume`` (deskd passes it there as for
+``exec``); relative forms ("try again in 2 hours") leave the reset unknown. Codex has no
+per-tool allow list: ``allowed_tools`` is not passed.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import ClassVar
 
 from deskd.adapters.agents.base import (
@@ -47,6 +54,7 @@ _MODEL_ITEMS = frozenset(
         "todo_list",
     }
 )
+_RESET_TIME = re.compile(r"try again at\s+(\d{1,2}):(\d{2})\s*([AaPp][Mm])")
 _RESET_AT = re.compile(
     r"try again at\s+([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4}),?\s+"
     r"(\d{1,2}):(\d{2})\s*([AaPp][Mm])"
@@ -126,18 +134,23 @@ class CodexAdapter(AgentAdapter):
         if outcome.failure_class != USAGE_LIMIT or state.reset_at_ms is not None:
             return outcome
         for text in reversed(state.errors):
-            reset = parse_reset_at(text)
+            reset = parse_reset_at(text, after_ms=state.started_at_ms)
             if reset is not None:
                 state.reset_at_ms = reset
                 return self.done(state, USAGE_LIMIT, outcome.detail)
         return outcome
 
 
-def parse_reset_at(text: str) -> int | None:
-    """Unix ms of "try again at Dec 1st, 2026 3:05 AM" (machine local time), or None."""
+def parse_reset_at(text: str, *, after_ms: int = 0) -> int | None:
+    """Unix ms of "try again at Dec 1st, 2026 3:05 AM" (machine local time), or None.
+
+    Codex prints only the time of day when the reset is within the day ("try again at
+    11:27 AM"): that is the first such local time after ``after_ms`` (the run's start).
+    """
     match = _RESET_AT.search(text)
     if match is None:
-        return None
+        clock = _RESET_TIME.search(text)
+        return None if clock is None else _next_time_of_day(clock.groups(), after_ms)
     month, day, year, hour, minute, half = match.groups()
     try:
         stamp = datetime.strptime(
@@ -147,3 +160,17 @@ def parse_reset_at(text: str) -> int | None:
     except ValueError:
         return None
     return int(stamp.astimezone().timestamp() * 1000)
+
+
+def _next_time_of_day(parts: tuple[str, ...], after_ms: int) -> int | None:
+    hour_text, minute_text, half = parts
+    hour, minute = int(hour_text) % 12, int(minute_text)
+    if not 1 <= int(hour_text) <= 12 or minute > 59:
+        return None
+    if half.upper() == "PM":
+        hour += 12
+    base = datetime.fromtimestamp(after_ms / 1000).astimezone()
+    stamp = base.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    if stamp.timestamp() * 1000 <= after_ms:
+        stamp += timedelta(days=1)
+    return int(stamp.timestamp() * 1000)

@@ -1,23 +1,30 @@
 """Google Gemini CLI headless (``gemini -p PROMPT --output-format json``).
 
-From the Gemini CLI headless docs and the fixtures (tests/adapters/fixtures/gemini): one JSON
-document at the end of the run with ``session_id``, ``response``, ``stats`` and, on failure,
-``error`` (``type``, ``message``, ``code``); the documented exit codes 0 ok, 1 general error,
-41 authentication, 42 invalid input, 52 configuration, 53 turn limit, 54 fatal tool error,
-130 interrupted. The document may be pretty-printed over many lines, so ``feed`` buffers
-lines from an opening ``{`` until they parse. Resume is ``--resume SID``.
+Confirmed with the real Gemini CLI 0.61.0 (npm ``@google/gemini-cli``) against a loopback
+``streamGenerateContent`` API (tests/real_agents; captures in tests/adapters/fixtures/real).
+It needs ``GEMINI_API_KEY``, ``GOOGLE_GEMINI_BASE_URL`` and
+``{"security":{"auth":{"selectedType":"gemini-api-key"}}}`` in ``$HOME/.gemini/settings.json``
+(else exit 41). Success is one pretty-printed JSON document on stdout (``session_id``,
+``response``, ``stats``), so ``feed`` buffers lines from an opening ``{`` until they parse.
+A failed model call prints **nothing on stdout**: stderr carries warnings, a stack trace,
+then the JSON error document (``session_id``, ``error.message``, ``error.code`` 401/429/503)
+and the exit code is not a documented one (145, 173, 247 seen): the document decides. A 429
+says "Suggested retry after 3593s.", read as the reset. An untrusted workdir is refused with
+exit 55 ("not running in a trusted directory … GEMINI_CLI_TRUST_WORKSPACE=true"): a
+configuration failure, permanent. ``--resume SID`` continues a session that had a model
+turn; a session whose only model call failed is not stored ("No previous sessions found",
+exit 42), so an in-rung retry spawns again (``keeps_unanswered_session``). Without ``-m``
+each prompt first goes to a routing model (``generateContent`` with a JSON schema); the CLI
+retries 5xx itself up to ``general.maxAttempts`` (settings.json, default 10).
 
-Not verified against a running ``gemini``: whether the error document goes to stdout or
-stderr (both are read: a JSON object at the end of stderr counts too); whether
-``--resume`` takes a session UUID in every version. A document with a non-empty
-``response`` or any tool call is the model's turn; ``session_id`` alone is not. Gemini gives
-no cost and no reset time. Its tool names differ from Claude's, so ``allowed_tools`` (named
-for Claude) is not passed.
+Not verified: the documented exit codes 52, 53, 54 and 130 (mapped as documented). Gemini
+gives no cost. Its tool names differ from Claude's, so ``allowed_tools`` is not passed.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, ClassVar
 
 from deskd.adapters.agents.base import (
@@ -40,18 +47,24 @@ from deskd.adapters.agents.base import (
 from deskd.errors import InvalidLaunch
 
 MAX_BUFFER = 4 * 1024 * 1024
+_RETRY_AFTER = re.compile(r"retry (?:after|in) (\d+(?:\.\d+)?)\s*s\b", re.I)
 EXIT_CODES: dict[int, tuple[str, str]] = {
     41: (PERMANENT, "authentication failed"),
     42: (PERMANENT, "invalid input"),
     52: (PERMANENT, "configuration error"),
     53: (TASK, "reached the turn limit"),
     54: (TASK, "a tool failed fatally"),
+    55: (
+        PERMANENT,
+        "the workdir is not a trusted folder: set GEMINI_CLI_TRUST_WORKSPACE=true for the role",
+    ),
     130: (TRANSIENT, "interrupted"),
 }
 
 
 class GeminiAdapter(AgentAdapter):
     kind: ClassVar[str] = "gemini"
+    keeps_unanswered_session: ClassVar[bool] = False  # "No previous sessions found" (exit 42)
     login_hint: ClassVar[str] = (
         "run `gemini` once as the desk's user to log in, or set GEMINI_API_KEY"
     )
@@ -95,6 +108,9 @@ class GeminiAdapter(AgentAdapter):
         error = doc.get("error")
         if error:
             state.errors.append(_error_text(error))
+            wait = _RETRY_AFTER.search(_error_text(error))
+            if wait is not None and state.reset_at_ms is None:
+                state.reset_at_ms = state.started_at_ms + int(float(wait.group(1)) * 1000)
         elif str(doc.get("response") or "").strip() or _tool_calls(doc) > 0:
             if not state.landed:
                 signals.add(TURN)
@@ -134,6 +150,8 @@ class GeminiAdapter(AgentAdapter):
         said = last_line(text)
         if code == 429.0:
             return USAGE_LIMIT, f"usage limit: {said}"
+        if exit_code == 55:
+            return EXIT_CODES[55][0], f"{EXIT_CODES[55][1]} ({said})"
         if code in (401.0, 403.0) or exit_code == 41:
             return PERMANENT, f"not logged in: {self.login_hint} ({said})"
         found = classify_text(text, login_hint=self.login_hint)

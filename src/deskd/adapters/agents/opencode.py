@@ -1,15 +1,19 @@
 """OpenCode (``opencode run --format json PROMPT``).
 
-From OpenCode's ``run`` docs and the fixtures (tests/adapters/fixtures/opencode): JSONL events,
-each with ``sessionID``: ``step_start``, ``text``, ``tool_use``, ``step_finish`` (with
-``part.cost``) and ``error`` (``error.name``, ``error.data.message``). Resume is
-``--session SID``; the model is ``--model provider/model``.
+Confirmed with the real OpenCode 1.18.33 (npm ``opencode-ai``) against a loopback chat
+completions API, aimed by a provider in ``$HOME/.config/opencode/opencode.json``
+(tests/real_agents; captures in tests/adapters/fixtures/real): JSONL events, each with
+``sessionID``: ``step_start``, ``text``, ``step_finish`` (``part.cost``) and ``error``
+(``error.name`` ``APIError`` with ``data.statusCode`` and ``isRetryable``); a 401 is one
+``error`` event and exit 1. ``--session SID`` continues the session (the model is sent the
+earlier turns). OpenCode retries a 429 or a 5xx by itself, without end and printing
+nothing (it honours ``retry-after``), so deskd sees a usage limit or an overload only as a
+timeout: transient, and the reset is unknown.
 
-Not verified against a running ``opencode``: the error names other than
-``ProviderAuthError`` (taken from OpenCode's source names: ``APIError`` with ``statusCode``
-and ``isRetryable``, ``ProviderModelNotFoundError``, ``MessageAbortedError``,
-``MessageOutputLengthError``); a ``reasoning`` event counting as a model turn. OpenCode's
-tool names differ from Claude's, so ``allowed_tools`` is not passed.
+Not verified: the error names other than ``APIError`` (from OpenCode's source names:
+``ProviderAuthError``, ``ProviderModelNotFoundError``, ``MessageAbortedError``,
+``MessageOutputLengthError``); ``tool_use`` and ``reasoning`` events counting as a model
+turn. OpenCode's tool names differ from Claude's, so ``allowed_tools`` is not passed.
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 The entry point builds it once: settings from the environment, the desk file, the clock
 read once (``DESKD_NOW`` or the system clock), and a lazily opened database connection.
+Settings and the desk come through ``deskd.settings`` and ``deskd.desk_cache``, which
+import pydantic only when something needs validating.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from deskd.adapters.clock import now_ms
-from deskd.config import Settings, load_config_module, load_settings
-from deskd.desk import Desk, load_desk
+from deskd.desk_cache import load_desk
+from deskd.desk_view import Desk
 from deskd.errors import DatabaseGone, Unavailable, database_unavailable
+from deskd.settings import Settings, load_settings
 from deskd.store.db import DatabaseLost, connect, transaction
 from deskd.store.migrations import SchemaTooNew
 
@@ -80,7 +83,14 @@ def open_context(
     ``now`` is given by an entry point that already read the clock (the console reads it
     once per request); otherwise it is read here."""
     settings = settings or load_settings()
-    host = load_config_module(settings.config_module, desk_home=settings.home)
-    desk = load_desk(settings.desk_path, host=host, required=require_desk)
+    if settings.config_module:
+        # A host module's configure_deskd() is code: its additions cannot be cached.
+        from deskd.config import load_config_module
+        from deskd.desk import load_desk as validate
+
+        host = load_config_module(settings.config_module, desk_home=settings.home)
+        desk = validate(settings.desk_path, host=host, required=require_desk)
+    else:
+        desk = load_desk(settings.home, settings.desk_path, required=require_desk)
     clock = now_ms(settings.now, tz=desk.timezone) if now is None else now
     return DeskContext(settings=settings, desk=desk, now=clock, actor=actor)

@@ -16,7 +16,7 @@ from deskd.core.values import (
     priority_name,
     priority_rank,
 )
-from deskd.errors import InvalidValue, ReservedSource, UnknownItem, UnknownSource
+from deskd.errors import DeskdError, InvalidValue, ReservedSource, UnknownItem, UnknownSource
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import known_role
 from deskd.store import items as item_rows
@@ -187,8 +187,14 @@ def ack(
 ) -> int:
     """Mark read exactly the given ids, or exactly the items the role was shown."""
     ctx.desk.role(role)
-    if bool(ids) == bool(seen):
+    if ids and seen:
         raise InvalidValue("ack", "--id/--seen", "give either --id N ... or --seen, not both")
+    if not ids and not seen:
+        raise DeskdError(
+            f"say what to ack: --seen (exactly the items {role} was shown) or --id N "
+            f"(see `deskd inbox list --for {role}`)",
+            code="invalid_value",
+        )
     with ctx.write() as conn:
         if ids:
             wanted = sorted(set(ids))

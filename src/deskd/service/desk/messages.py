@@ -23,14 +23,19 @@ def send(
     priority: str = "normal",
     sla: str | None = None,
 ) -> tuple[str, list[tuple[int, str]]]:
-    """Write the message as items sharing one ``message_id``; returns (message_id, [(id, to)])."""
+    """Write the message as items sharing one ``message_id``; returns (message_id, [(id, to)]).
+
+    The sender among several recipients is skipped (a message to the whole team from one of
+    them is normal; the caller sees who got it); the sender as the only recipient is refused.
+    """
     recipients = list(dict.fromkeys(to))
     if not recipients:
         raise InvalidValue("--to", "", "name at least one recipient role")
     for name in recipients:
         known_role(ctx, name)
-    if sender in recipients:
+    if recipients == [sender]:
         raise InvalidValue("--to", sender, "a role cannot send a message to itself")
+    recipients = [r for r in recipients if r != sender]
     priority_rank(priority)
     sla_seconds(priority, sla)
     validate_text(subject, body)

@@ -8,16 +8,20 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import subprocess
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from deskd.adapters.locks import is_held, role_lock_path
 from deskd.adapters.private import open_private, private_dir
 from deskd.service.desk.context import DeskContext
+from deskd.service.engine.launch_control import clear_pid, read_pid
 from deskd.store import attempts as attempt_rows
 from deskd.store.events import add_event
 from deskd.store.records import Attempt
+
+if TYPE_CHECKING:
+    import subprocess
 
 RESTART_AFTER_MS = 60_000
 
@@ -53,6 +57,8 @@ def start_executor(ctx: DeskContext, attempt_id: int, role: str) -> Dispatched:
     env = dict(os.environ)
     env["DESKD_HOME"] = str(ctx.settings.home)
     env["DESKD_DB"] = str(ctx.settings.db_path)
+    import subprocess  # an executing tick's launches only, not a dry run
+
     with open_private(folder / f"{attempt_id}.executor.log", "ab") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "deskd", "agent", "run", "--attempt", str(attempt_id)],
@@ -68,7 +74,8 @@ def start_executor(ctx: DeskContext, attempt_id: int, role: str) -> Dispatched:
 
 def heal_launches(ctx: DeskContext) -> Healed:
     """Restart launches still ``planned`` after a minute; fail ``running`` ones whose executor
-    died (the kernel released its role lock)."""
+    died (the kernel released its role lock), after ending what is left of their agent's
+    process group."""
     conn = ctx.conn
     stale = attempt_rows.stale_planned(conn, before=ctx.now - RESTART_AFTER_MS)
     running = [
@@ -78,6 +85,16 @@ def heal_launches(ctx: DeskContext) -> Healed:
     ]
     if not stale and not running:
         return Healed()
+    for row in running:
+        # The executor died; its agent may not have (a child it started, a tool): end its
+        # process group first, so a retry never runs beside a survivor. The group id is the
+        # one `deskd agent stop` reads (run/agents/<id>.pid).
+        pgid = read_pid(ctx.settings.run_path, row.id)
+        if pgid is not None and row.wake_token:
+            from deskd.adapters.process import end_agent_group  # subprocess: not in a dry run
+
+            end_agent_group(pgid, row.wake_token)
+        clear_pid(ctx.settings.run_path, row.id)
     with ctx.write() as wconn:
         restarted = tuple(
             Launch(attempt_id=row.id, role=row.role)

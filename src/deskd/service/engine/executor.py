@@ -9,22 +9,25 @@
    step from one frozen ``LaunchResult`` to the next): the native session id is recorded the
    moment it appears, a model turn lands the launch (and marks its prompt's items seen);
 4. classify the end from the structured output; retry transient failures inside the rung
-   (tenacity, bounded); record the outcome; park the session resumable (never end it).
+   (tenacity, bounded; the first wait is the desk's ``[agent] retry_wait``); record the
+   outcome; park the session resumable (never end it).
+
+A retry never starts a second session: it resumes the session the failed try reported (a
+real Claude Code or Codex stores the conversation even when the model API refused the call;
+Gemini CLI stores none, so its retry spawns again), or reuses the failed try's pre-assigned
+id when no session was reported. Every run of the CLI is counted (``launch_runs``) against
+``max_launches_per_day``, and retries stop at that cap.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Collection
 from dataclasses import dataclass, replace
-from typing import Any
 
 from tenacity import Retrying, retry_if_result, stop_after_attempt, wait_exponential
 
 from deskd.adapters.agents import (
-    SESSION,
     TRANSIENT,
-    TURN,
     RunOutcome,
     RunState,
 )
@@ -34,15 +37,16 @@ from deskd.adapters.private import open_private, private_dir
 from deskd.adapters.process import stream_process
 from deskd.errors import DeskdError, LaunchRefused
 from deskd.service.desk.context import DeskContext
-from deskd.service.engine.launch_command import prepare
+from deskd.service.engine.launch_command import mode_of_try, prepare, runs_left
 from deskd.service.engine.launch_control import clear_pid, still_running, write_pid
+from deskd.service.engine.launch_result import LaunchResult, LineEffects, read_line
 from deskd.store import attempts as attempt_rows
 from deskd.store.events import add_event
 from deskd.store.records import Attempt
 from deskd.store.sessions import record_heartbeat
 
-HEARTBEAT_EVERY_MS = 15_000
-TAIL_LINES = 50
+USAGE_LIMIT_HOLD_MS = 60 * 60_000
+"""How long a usage limit holds the role when the CLI gives no reset time."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -57,72 +61,17 @@ class RetryPolicy:
 DEFAULT_RETRY = RetryPolicy()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LaunchResult:
-    """How one launch went; built up try by try and line by line, never changed in place."""
-
-    attempt_id: int
-    status: str
-    landed: bool = False
-    session_id: str | None = None
-    failure_class: str | None = None
-    detail: str = ""
-    tries: int = 0
-    exit_code: int | None = None
-    timed_out: bool = False
-    output_tail: tuple[str, ...] = ()
-    last_beat: int = 0
-    """When this try last recorded a stream heartbeat (they are throttled)."""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "attempt_id": self.attempt_id,
-            "status": self.status,
-            "landed": self.landed,
-            "session_id": self.session_id,
-            "failure_class": self.failure_class,
-            "detail": self.detail,
-            "tries": self.tries,
-            "exit_code": self.exit_code,
-        }
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LineEffects:
-    """What one output line asks of the database: bind a session, land, or a heartbeat."""
-
-    bind: str | None = None
-    land: bool = False
-    beat: bool = False
-
-
-def read_line(
-    result: LaunchResult,
-    line: str,
-    *,
-    signals: Collection[str],
-    native_id: str | None,
-    streaming: bool,
-    now: int,
-) -> tuple[LaunchResult, LineEffects]:
-    """The launch after one output line, and the writes it calls for.
-
-    ``signals`` are what the adapter read in the line, ``native_id`` the session id it has
-    seen so far and ``streaming`` whether structured events have arrived. A model turn lands
-    the launch once; otherwise each event counts as a heartbeat, one per HEARTBEAT_EVERY_MS.
-    """
-    tail = (*result.output_tail, line)[-TAIL_LINES:]
-    bind = native_id if SESSION in signals and native_id != result.session_id else None
-    after = replace(result, output_tail=tail, session_id=bind or result.session_id)
-    if TURN in signals and not result.landed:
-        return replace(after, landed=True), LineEffects(bind=bind, land=True)
-    if streaming and now - result.last_beat >= HEARTBEAT_EVERY_MS:
-        return replace(after, last_beat=now), LineEffects(bind=bind, beat=True)
-    return after, LineEffects(bind=bind)
+def retry_policy(ctx: DeskContext, role: str) -> RetryPolicy:
+    """The role's ``retry_wait`` (desk file, ``[agent]`` or the role's own), doubling to 10×."""
+    try:
+        wait = float(ctx.desk.agent_for(role).retry_wait)
+    except DeskdError:
+        return DEFAULT_RETRY
+    return RetryPolicy(attempts=DEFAULT_RETRY.attempts, wait_min_s=wait, wait_max_s=10 * wait)
 
 
 def run_launch(
-    ctx: DeskContext, attempt_id: int, *, retry: RetryPolicy = DEFAULT_RETRY
+    ctx: DeskContext, attempt_id: int, *, retry: RetryPolicy | None = None
 ) -> LaunchResult:
     attempt = attempt_rows.get_attempt(ctx.conn, attempt_id)
     if attempt is None:
@@ -139,7 +88,7 @@ def run_launch(
         )
     try:
         with try_lock(role_lock_path(ctx.settings.run_path, attempt.role)):
-            return _claimed(ctx, attempt, retry=retry)
+            return _claimed(ctx, attempt, retry=retry or retry_policy(ctx, attempt.role))
     except LockBusy:
         with ctx.write() as conn:
             skipped = attempt_rows.skip_planned_launch(
@@ -175,6 +124,14 @@ def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> Launc
             detail=outcome.detail,
         )
         hold = outcome.reset_at_ms if outcome.failure_class == "usage_limit" else None
+        if outcome.failure_class == "usage_limit" and hold is None:
+            # Claude Code with an API key prints no reset time for a 429; without a hold
+            # every tick would launch into the same limit.
+            hold = _now(ctx) + USAGE_LIMIT_HOLD_MS
+            minutes = USAGE_LIMIT_HOLD_MS // 60_000
+            result = replace(
+                result, detail=f"{result.detail} (no reset time given: held {minutes} min)"
+            )
         cost = outcome.cost_usd
     except DeskdError as exc:  # cannot even start: executable missing, bad workdir …
         result = replace(result, status="failed", failure_class="permanent", detail=exc.message)
@@ -232,13 +189,16 @@ def _run_with_retries(
             and not after.landed
             and not after.timed_out
             and still_running(ctx, attempt.id)  # `deskd agent stop` ends retries too
+            and runs_left(ctx, attempt.role)  # each run counts against the daily cap
         )
 
+    wait_min, wait_max = retry.wait_min_s, retry.wait_max_s
+    if retry is DEFAULT_RETRY:  # the desk's [agent] retry_wait, doubling, capped at 10x
+        wait_min = float(ctx.desk.agent_for(attempt.role, ctx.settings).retry_wait)
+        wait_max = wait_min * 10
     retrying = Retrying(
         stop=stop_after_attempt(max(1, retry.attempts)),
-        wait=wait_exponential(
-            multiplier=retry.wait_min_s, min=retry.wait_min_s, max=retry.wait_max_s
-        ),
+        wait=wait_exponential(multiplier=wait_min, min=wait_min, max=wait_max),
         retry=retry_if_result(transient_unlanded),
         retry_error_callback=lambda state: None,  # out of tries: keep the last one
     )
@@ -259,21 +219,30 @@ def _run_once(
     attempt_id, role = attempt.id, attempt.role
     logs = ctx.settings.log_path / "agents" / role
     private_dir(logs)
-    mode = "resume" if attempt.rung == "resume" and attempt.session_id else "spawn"
+    mode, session_id = mode_of_try(
+        rung=attempt.rung,
+        planned_session=attempt.session_id,
+        reported=result.reported_session,
+        assigned=result.assigned_session,
+    )
     prepared = prepare(
         ctx,
         role=role,
         mode=mode,
         prompt=attempt.prompt or "",
         token=str(attempt.wake_token),
-        session_id=attempt.session_id if mode == "resume" else None,
+        session_id=session_id,
         settings_file=logs / f"{attempt_id}.settings.json",
     )
     adapter, argv, session_id = prepared.adapter, prepared.argv, prepared.spec.session_id
     result = replace(result, tries=result.tries + 1, last_beat=0)
+    if mode == "spawn" and result.assigned_session is None:
+        result = replace(result, assigned_session=session_id)
     if session_id:
         result = _bind_session(ctx, attempt, session_id, result)
-    state = RunState()
+    with ctx.write() as conn:  # counted before it runs: a crash mid-run still used a launch
+        attempt_rows.count_launch_run(conn, attempt_id)
+    state = RunState(started_at_ms=_now(ctx))
 
     def on_line(line: str) -> None:
         nonlocal result
@@ -315,6 +284,9 @@ def _run_once(
     )
     if outcome.session_id and not result.session_id:
         result = _bind_session(ctx, attempt, outcome.session_id, result)
+    reported = state.session_id or outcome.session_id
+    if reported and (result.landed or adapter.keeps_unanswered_session):
+        result = replace(result, reported_session=reported)
     return result, outcome
 
 

@@ -158,3 +158,34 @@ def describe_launch(
         k for k in os.environ if k in DROPPED or k in withheld or k.startswith(DROPPED_PREFIXES)
     )
     return {"argv": argv, "env": shown, "dropped": dropped, "workdir": str(prepared.workdir)}
+
+
+def mode_of_try(
+    *, rung: str, planned_session: str | None, reported: str | None, assigned: str | None
+) -> tuple[str, str | None]:
+    """How one try of a launch starts: (mode, session id).
+
+    The planned rung first; a retry of a spawn resumes the session the failed try reported,
+    or reuses its pre-assigned id (a new id would be a new session, and Claude Code refuses
+    an id already in use)."""
+    if rung == "resume" and planned_session:
+        return "resume", planned_session
+    if reported:
+        return "resume", reported
+    return "spawn", assigned
+
+
+def runs_left(ctx: DeskContext, role: str) -> bool:
+    """Whether the role may run its agent CLI once more today (``max_launches_per_day``
+    counts every run, in-rung retries too)."""
+    cap = ctx.desk.data.desk.max_launches_per_day
+    if not cap:
+        return True
+    from deskd.adapters.clock import now_ms
+    from deskd.core.timeparse import local_day_start
+    from deskd.store import attempts as attempt_rows
+
+    now = now_ms(ctx.settings.now, tz=ctx.desk.timezone)
+    since = local_day_start(now, ctx.desk.timezone)
+    runs, _cost = attempt_rows.launch_totals_since(ctx.conn, since).get(role, (0, 0.0))
+    return runs < cap

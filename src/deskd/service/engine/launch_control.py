@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from deskd.errors import DeskdError, InvalidValue
+from deskd.errors import InvalidValue, NoTranscript, NotRunning, PeopleCommand
 from deskd.service.desk.context import DeskContext
 from deskd.store import attempts as attempt_rows
 from deskd.store.events import add_event
@@ -65,16 +65,11 @@ def running_launch(ctx: DeskContext, role: str) -> Attempt | None:
 def stop_role(ctx: DeskContext, role: str, *, by: str, grace_s: float = GRACE_S) -> dict[str, Any]:
     """End the running launch of ``role``: record it, then signal its process group."""
     if ctx.settings.role:
-        raise DeskdError(
-            "`deskd agent stop` is for people; an agent ends its own turn", code="not_permitted"
-        )
+        raise PeopleCommand("deskd agent stop", "an agent ends its own turn")
     ctx.desk.role(role)
     row = running_launch(ctx, role)
     if row is None:
-        raise DeskdError(
-            f"{role} has no running launch (see `deskd wake list --role {role} --open`)",
-            code="not_running",
-        )
+        raise NotRunning(role)
     attempt_id = row.id
     pid = read_pid(ctx.settings.run_path, attempt_id)
     detail = f"stopped by {by}"
@@ -155,9 +150,7 @@ def agent_logs(ctx: DeskContext, role: str, attempt_id: int | None) -> tuple[int
     )
     if attempt_id is None:
         if not found:
-            raise DeskdError(
-                f"{role} has no agent transcripts yet (in {folder})", code="no_transcript"
-            )
+            raise NoTranscript(role, folder)
         return found[-1]
     for number, path in found:
         if number == attempt_id:

@@ -8,9 +8,9 @@ deskd's prompt and an event says why.
 from __future__ import annotations
 
 import sqlite3
+import sys
 from collections.abc import Sequence
 
-from deskd.config import host_config
 from deskd.core.prompts import PROMPT_CAP_BYTES
 from deskd.store.events import add_event
 
@@ -19,7 +19,10 @@ def launch_prompt(
     conn: sqlite3.Connection, *, role: str, reasons: Sequence[str], default: str, now: int
 ) -> str:
     """The prompt to record for a launch of ``role``: the host builder's, else ``default``."""
-    builder = host_config().prompt_builder
+    # A builder exists only if DESKD_CONFIG_MODULE was loaded, through deskd.config; a tick
+    # without one never imports it (and with it, pydantic-settings).
+    config = sys.modules.get("deskd.config")
+    builder = config.host_config().prompt_builder if config is not None else None
     if builder is None:
         return default
     try:

@@ -15,7 +15,7 @@ from deskd.core.presence import presence_of
 from deskd.core.records import AttemptView, ItemView, Policy, RoleView, Rung, Snapshot
 from deskd.core.timeparse import local_day_start, local_text
 from deskd.core.values import DEFAULT_SLA_S, priority_rank
-from deskd.desk import Desk
+from deskd.desk_view import Desk
 from deskd.service.engine.hooks import Fired
 from deskd.service.meetings.views import load_meeting_views
 from deskd.service.paging.help_views import load_help_requests

@@ -7,7 +7,6 @@ records it and hands launches to the executor (until the executor lands, launche
 
 from __future__ import annotations
 
-import secrets
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -30,7 +29,6 @@ from deskd.service.engine.hooks import fire_due_hooks
 from deskd.service.engine.prompting import launch_prompt
 from deskd.service.engine.snapshot import load_snapshot, policy_of, with_would_fire
 from deskd.service.engine.ticklog import append_line
-from deskd.service.paging.pager import deliver_pages
 from deskd.service.paging.tickping import ping
 from deskd.store import attempts as attempt_rows
 from deskd.store.events import add_event
@@ -125,6 +123,9 @@ def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResu
             result = _tick(ctx, execute=execute)
             if execute:
                 dispatched = _dispatch(ctx, result)
+                # Paging loads channels and the desk-file models: an executing tick only.
+                from deskd.service.paging.pager import deliver_pages
+
                 result = replace(
                     result, dispatched=dispatched, pages_sent=tuple(deliver_pages(ctx))
                 )
@@ -223,12 +224,14 @@ def record_plan(
             recycles=a.recycles,
             skipped=a.skipped,
         )
+    from secrets import token_urlsafe  # hashlib, random: for recorded launches only
+
     for launch in plan.launches:
         primary = ids[launch.keys[0]]
         attempt_rows.plan_launch(
             conn,
             primary,
-            token=secrets.token_urlsafe(18),
+            token=token_urlsafe(18),
             prompt=launch_prompt(
                 conn, role=launch.role, reasons=launch.reasons, default=launch.prompt, now=now
             ),
@@ -246,7 +249,7 @@ def record_plan(
         page_ids.append(
             insert_page(
                 conn,
-                attempt_id=ids[page.key],
+                attempt_id=page.attempt_id if page.attempt_id is not None else ids[page.key],
                 key=page.notice_key or page.key,
                 role=page.role,
                 kind=kind,

@@ -8,8 +8,9 @@ from deskd.core.demand import inbox_due_at
 from deskd.core.ladder import role_busy
 from deskd.core.planner import explain_start
 from deskd.core.planner import plan as make_plan
+from deskd.core.records import Snapshot
 from deskd.core.timeparse import human_age, iso_utc, local_text
-from deskd.errors import AckIsForPeople, AttemptClosed, InvalidValue, UnknownAttempt
+from deskd.errors import AttemptClosed, InvalidValue, PeopleCommand, UnknownAttempt
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.snapshot import load_snapshot, policy_of
 from deskd.store import attempts as attempt_rows
@@ -53,7 +54,7 @@ def list_wakes(
 def ack(ctx: DeskContext, attempt_id: int, *, note: str) -> dict[str, Any]:
     """A person has it: the attempt stops climbing and paging until its demand changes or 4 h pass."""
     if ctx.settings.role:
-        raise AckIsForPeople()
+        raise PeopleCommand("deskd wake ack", "an agent acks its items with `deskd inbox ack`")
     if not note.strip():
         raise InvalidValue("note", note, "say who has it and what they will do")
     with ctx.write() as conn:
@@ -190,8 +191,8 @@ def sources(ctx: DeskContext, role: str) -> dict[str, Any]:
     }
 
 
-def _task_lines(snapshot: Any, role: str, ctx: DeskContext) -> list[str]:
-    """The tasks part of `wake explain --role` (service/task_views.py)."""
+def _task_lines(snapshot: Snapshot, role: str, ctx: DeskContext) -> list[str]:
+    """The tasks part of `wake explain --role` (service/work/task_views.py)."""
     from deskd.service.work.task_views import explain_tasks
 
     return explain_tasks(snapshot, role, now=ctx.now, tz=ctx.tz)
@@ -203,13 +204,13 @@ def _routed_lines(ctx: DeskContext, role: str) -> list[str]:
     return explain_lines(ctx, role)
 
 
-def _task_sources(snapshot: Any, role: str, ctx: DeskContext) -> list[dict[str, Any]]:
+def _task_sources(snapshot: Snapshot, role: str, ctx: DeskContext) -> list[dict[str, Any]]:
     from deskd.service.work.task_views import task_sources
 
     return task_sources(snapshot, role, now=ctx.now)
 
 
-def _meeting_sources(snapshot: Any, role: str) -> list[dict[str, Any]]:
+def _meeting_sources(snapshot: Snapshot, role: str) -> list[dict[str, Any]]:
     from deskd.service.meetings.views import meeting_sources
 
     return meeting_sources(snapshot, role)

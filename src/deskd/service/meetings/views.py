@@ -25,7 +25,7 @@ from deskd.core.meetings import (
 )
 from deskd.core.records import MeetingWake, Snapshot
 from deskd.core.timeparse import iso_utc
-from deskd.desk import Desk
+from deskd.desk_view import Desk
 from deskd.errors import InvalidValue, UnknownMeeting
 from deskd.store import meeting_messages as msg_rows
 from deskd.store import meetings as rows

@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from deskd.config import Settings
 from deskd.core.meetings import state_of, votes_owed
 from deskd.core.timeparse import iso_utc, local_text
 from deskd.service.desk.context import DeskContext
 from deskd.service.meetings.views import facts_of, status_view
+from deskd.settings import Settings
 from deskd.store import console as console_rows
 
 TIMELINE_WINDOW_MS = 24 * 3600 * 1000

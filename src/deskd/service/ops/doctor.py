@@ -17,9 +17,11 @@ from pathlib import Path
 from typing import Literal
 
 from deskd import __version__, paths
-from deskd.config import HostConfig, Settings, load_config_module, load_settings
-from deskd.desk import Desk, load_desk
+from deskd.config import HostConfig, load_config_module, load_settings
+from deskd.desk import load_desk
+from deskd.desk_view import Desk
 from deskd.errors import DeskdError
+from deskd.settings import Settings
 
 Level = Literal["ok", "warn", "fail"]
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from deskd.config import Settings
 from deskd.errors import AlreadyExists, Unavailable
+from deskd.settings import Settings
 
 DESK_TEMPLATE = """\
 # deskd.toml: the desk file. Every key is optional unless marked; unknown keys are refused.
@@ -43,6 +43,7 @@ kind = "claude"                      # claude | codex | gemini | opencode | comm
 command = "claude"                   # executable name (found on PATH) or absolute path
 model = ""                           # empty: the CLI's own default
 timeout = "30m"                      # longest agent turn
+retry_wait = "2s"                    # before retrying a quick transient failure (doubles, ≤ 10×)
 allowed_tools = ["Read", "Grep", "Glob", "Edit", "Write", "Bash"]
 
 [[roles]]

@@ -105,6 +105,21 @@ def rollover(ctx: DeskContext, *, execute: bool) -> dict[str, Any]:
         raise TickBusy() from None
 
 
+def _outcome(ctx: DeskContext, attempt_id: int | None) -> str | None:
+    """What the wind-down launch did, read back after it ran (None when none ran)."""
+    if attempt_id is None:
+        return None
+    from deskd.store.attempts import get_attempt
+
+    row = get_attempt(ctx.conn, attempt_id)
+    if row is None:
+        return None
+    parts = [f"attempt {attempt_id}: launch {row.launch_status or 'not started'}"]
+    parts.append("landed" if row.landed_at is not None else "did not land")
+    detail = row.launch_detail or row.outcome_reason
+    return ", ".join(parts) + (f" ({detail})" if detail else "")
+
+
 def _rollover_step(ctx: DeskContext, *, boundary: int, execute: bool) -> dict[str, Any]:
     from deskd.service.engine.dispatch import start_executor
     from deskd.service.engine.tick import record_plan
@@ -143,6 +158,7 @@ def _rollover_step(ctx: DeskContext, *, boundary: int, execute: bool) -> dict[st
                 "plan": [a.rung for a in plan.attempts if a.key == key],
                 "notes": [n.text for n in plan.notes if n.key == key],
                 "ended": session is not None and session.state == "ended",
+                "outcome": _outcome(ctx, ids.get(key)) if execute else None,
             }
         )
     return {

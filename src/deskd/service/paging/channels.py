@@ -17,10 +17,12 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
 from deskd.adapters.channels.base import SEND_BUDGET_S, Target
-from deskd.config import PYTHON_CHANNEL_SCHEME, Settings
+from deskd.config import PYTHON_CHANNEL_SCHEME
 from deskd.core.values import PRIORITIES
-from deskd.desk import ENV_VAR, Desk, expand_vars
+from deskd.desk import ENV_VAR, expand_vars
+from deskd.desk_view import Desk
 from deskd.errors import EmptyChannel, UnknownChannel
+from deskd.settings import Settings
 
 ENV_CHANNEL = "DESKD_NOTIFY_URLS"
 SECRET_SETTINGS = ("DESKD_NOTIFY_URLS", "DESKD_TICK_PING_URL")

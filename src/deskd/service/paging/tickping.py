@@ -8,8 +8,6 @@ the tick itself cannot report. A ping is short (``PING_TIMEOUT_S``) and never fa
 
 from __future__ import annotations
 
-import urllib.request
-
 from deskd.service.desk.context import DeskContext
 
 PING_TIMEOUT_S = 5.0
@@ -27,6 +25,8 @@ def ping(ctx: DeskContext, phase: str, reason: str = "") -> None:
     base = ctx.settings.tick_ping_url
     if not base or phase not in _SUFFIX:
         return None
+    import urllib.request  # only with a ping URL: it loads http, email and ssl
+
     data = reason[:1000].encode("utf-8") if phase == "fail" and reason else None
     request = urllib.request.Request(
         ping_url(base, phase),

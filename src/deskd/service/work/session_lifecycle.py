@@ -1,8 +1,8 @@
 """What happens after a launch for the session lifecycle: a ``rollover`` launch ends its
 session only when both proofs are there — the agent printed the ``SESSION_DONE`` sentinel and
 a hand-off was stored since the launch started. Otherwise the session stays live and the try
-counts (derived from the ledger, service/session_views.py): the next tick re-arms the wind-down
-(up to ``MAX_TRIES``, then it pages a person once)."""
+counts (derived from the ledger, service/work/session_views.py): the next tick re-arms the
+wind-down (up to ``MAX_TRIES``, then it pages a person once)."""
 
 from __future__ import annotations
 

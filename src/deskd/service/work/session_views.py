@@ -13,7 +13,7 @@ import sqlite3
 
 from deskd.core.records import RolloverDue
 from deskd.core.sessions import latest_boundary
-from deskd.desk import Desk
+from deskd.desk_view import Desk
 from deskd.store.handoffs import live_sessions_started_before, rollover_tries
 
 

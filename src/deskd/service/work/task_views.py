@@ -17,7 +17,7 @@ from deskd.core.records import Snapshot, TaskView
 from deskd.core.tasks import ACTIONABLE, OPEN, is_overdue, sort_key
 from deskd.core.timeparse import iso_utc, local_text
 from deskd.core.values import URGENT, priority_name
-from deskd.desk import Desk
+from deskd.desk_view import Desk
 from deskd.store import tasks as task_rows
 from deskd.store.records import Task
 

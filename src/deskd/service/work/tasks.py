@@ -7,6 +7,7 @@ creator, or the operator (a person at the shell, without ``DESKD_ROLE``).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -210,6 +211,11 @@ def task_history(ctx: DeskContext, task_id: int) -> list[dict[str, Any]]:
     if task_rows.get_task(ctx.conn, task_id) is None:
         raise UnknownTask(task_id)
     return [
-        {"at": iso_utc(n.at), "by": n.by, "change": n.change, "note": n.note}
+        {
+            "at": iso_utc(n.at),
+            "by": n.by,
+            "change": json.loads(n.change or "{}"),
+            "note": n.note,
+        }
         for n in task_rows.task_notes(ctx.conn, task_id)
     ]

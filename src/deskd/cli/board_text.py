@@ -1,0 +1,178 @@
+"""The board and the roles table as text (``deskd status``, ``deskd roles``), without click.
+
+Colour marks presence and trouble on a terminal only (``deskd.cli.out.style``), as click's
+styles did.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from deskd.cli.out import echo, secho, style
+
+PRESENCE_COLOUR = {"online": "green", "suspect": "yellow", "dead": "red"}
+
+Cell = str | tuple[str, str | None]
+
+
+def _presence_cell(row: dict[str, Any]) -> Cell:
+    text = row["presence"] if row["enabled"] else f"{row['presence']} (disabled)"
+    return (text, PRESENCE_COLOUR.get(row["presence"]) if row["enabled"] else None)
+
+
+def _age(seconds: int | None) -> str:
+    from deskd.core.timeparse import human_age
+
+    return "-" if seconds is None else f"{human_age(seconds)} ago"
+
+
+def _clip(text: str | None, width: int) -> str:
+    if not text:
+        return ""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def print_roles(rows: list[dict[str, Any]]) -> None:
+    if not rows:
+        echo("this desk has no roles: add a [[roles]] table to deskd.toml")
+        return
+    _table(
+        [
+            (
+                r["role"],
+                _clip(r["title"], 24),
+                _presence_cell(r),
+                _clip(r["session_id"], 12),
+                _clip(r["activity"], 40),
+                _age(r["heartbeat_age_s"]),
+                str(r["unread"]),
+            )
+            for r in rows
+        ],
+        ["role", "title", "presence", "session", "activity", "heartbeat", "unread"],
+    )
+
+
+def print_board(data: dict[str, Any], *, now: int, tz: str) -> None:
+    from deskd.core.timeparse import human_age, local_text
+
+    health = data["health"]
+    echo(style(f"desk {health['desk_name']}", bold=True) + f" · {local_text(now, tz)}")
+    echo()
+    _print_board_roles(data["roles"])
+    echo()
+    overdue = data["overdue"]
+    if overdue:
+        # The ledger's words: past its SLA, an item is "escalated" while a wake climbs for
+        # it and "overdue" while none does; the heading counts both, the rows say which.
+        states = Counter(i["state"] for i in overdue)
+        split = ", ".join(f"{states[s]} {s}" for s in ("overdue", "escalated") if states[s])
+        shown = "" if data["overdue_total"] == len(overdue) else f" in the first {len(overdue)}"
+        secho(f"past their SLA ({data['overdue_total']}): {split}{shown}", fg="red", bold=True)
+        _table(
+            [
+                (
+                    str(i["item_id"]),
+                    i["to"],
+                    i["priority"],
+                    i["state"],
+                    (f"{human_age(i['overdue_s'])} over", "red"),
+                    _clip(i["title"], 60),
+                )
+                for i in overdue
+            ],
+            ["item", "to", "priority", "state", "sla", "title"],
+        )
+        if data["overdue_total"] > len(overdue):
+            more = data["overdue_total"] - len(overdue)
+            echo(
+                f"… and {more} more (deskd ledger --state overdue, deskd ledger --state escalated)"
+            )
+    else:
+        echo("past their SLA: none")
+    _print_wakes(data)
+    echo()
+    if health["last_tick_at"] is None:
+        secho(f"last tick: {health['message']}", fg="yellow")
+    else:
+        colour = "red" if health["tick_stale"] else None
+        mode = f" ({health['last_tick_mode']})" if health.get("last_tick_mode") else ""
+        secho(f"last tick: {_age(health['last_tick_age_s'])}{mode}", fg=colour)
+    echo(f"database: {health['db']}")
+
+
+def _print_wakes(data: dict[str, Any]) -> None:
+    """Live attempts (badges in red), open pages, and pauses."""
+    echo()
+    if data["attempts"]:
+        secho("live wakes", bold=True)
+        _table(
+            [
+                (
+                    str(a["id"]),
+                    a["role"],
+                    a["key"],
+                    (a["rung"], "red" if a["badge"] else None),
+                    a["launch_status"] or "",
+                    _clip(a["detail"], 50),
+                )
+                for a in data["attempts"]
+            ],
+            ["id", "role", "key", "rung", "launch", "detail"],
+        )
+    else:
+        echo("live wakes: none")
+    for page in data["pages"]:
+        secho(f"page {page['id']} ({page['status']}): {page['title']}", fg="yellow")
+    for task in data.get("stalled_tasks", []):
+        secho(
+            f"stalled: task {task['id']} ({task['role']}) {task['title']} — woken "
+            f"{task['idle_wakes']} times without a change (deskd task update {task['id']} …)",
+            fg="yellow",
+        )
+    for w in data.get("routed", []):
+        echo(f"routed: {w['kind']} {w['id']} → {w['role']} — {w['why']}")
+    for pause in data["paused"]:
+        who = f"role {pause['role']}" if pause["role"] else "the desk"
+        secho(f"paused: {who} — {pause['reason']} (deskd resume)", fg="yellow")
+
+
+def _print_board_roles(rows: list[dict[str, Any]]) -> None:
+    if not rows:
+        echo("this desk has no roles: add a [[roles]] table to deskd.toml")
+        return
+    _table(
+        [
+            (
+                r["role"],
+                _presence_cell(r),
+                _clip(r["activity"], 40),
+                _age(r["heartbeat_age_s"]),
+                str(r["unread"]),
+                (str(r["overdue"]), "red" if r["overdue"] else None),
+            )
+            for r in rows
+        ],
+        ["role", "presence", "activity", "heartbeat", "unread", "past sla"],
+    )
+
+
+def _table(rows: Sequence[Sequence[Cell]], headers: Sequence[str]) -> None:
+    """A left-aligned table whose cells may carry a colour; padding is measured unstyled."""
+    plain = [[c if isinstance(c, str) else c[0] for c in row] for row in rows]
+    widths = [max(len(h), *(len(r[i]) for r in plain)) for i, h in enumerate(headers)]
+    echo(
+        style(
+            "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip(), bold=True
+        )
+    )
+    last = len(headers) - 1
+    for row in rows:
+        cells = []
+        for index, (cell, width) in enumerate(zip(row, widths, strict=True)):
+            text, colour = (cell, None) if isinstance(cell, str) else cell
+            padded = text if index == last else text.ljust(width)
+            cells.append(style(padded, fg=colour) if colour else padded)
+        echo("  ".join(cells).rstrip())

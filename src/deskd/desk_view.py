@@ -1,0 +1,195 @@
+"""The validated desk as every process holds it: plain records, no pydantic at run time.
+
+``deskd.desk`` defines the desk file's models and validates a file with them; the validated
+data (``model_dump``) becomes the records here, and the same data is kept in the desk cache
+(``deskd.desk_cache``) so a command whose desk file has not changed builds its ``Desk``
+from the cache without importing pydantic. Both ways give the same records.
+
+Records are typed as the models they were validated by (``RoleConfig`` and so on): they
+carry exactly the models' fields, and only attribute reads are used on them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from deskd.config import HostConfig
+    from deskd.desk import AgentSection, DeskFile, DeskSection, PresenceSection, RoleConfig
+    from deskd.settings import Settings
+
+AGENT_KINDS = ("claude", "codex", "gemini", "opencode", "command")
+RUNGS = ("session", "resume", "spawn", "notify", "badge")
+DEFAULT_LADDER: tuple[tuple[str, int | None], ...] = (
+    ("session", 60),
+    ("resume", 120),
+    ("spawn", 180),
+    ("notify", 300),
+    ("badge", None),
+)
+DEFAULT_ALLOWED_TOOLS = ["Read", "Grep", "Glob", "Edit", "Write", "Bash"]
+# AgentSection's fields, all unset: a role without an [agent] table of its own.
+_NO_AGENT = {
+    "kind": None,
+    "command": None,
+    "args": None,
+    "model": None,
+    "timeout": None,
+    "allowed_tools": None,
+    "retry_wait": None,
+}
+DEFAULT_RETRY_WAIT_S = 2
+
+
+class Record:
+    """Read-only attributes over one table of validated desk data."""
+
+    __slots__ = ("_fields",)
+
+    def __init__(self, fields: dict[str, Any]) -> None:
+        object.__setattr__(self, "_fields", {k: _record(v) for k, v in fields.items()})
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._fields[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"desk records are read-only ({name})")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Record) and self._fields == other._fields
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._fields))
+
+    def __repr__(self) -> str:
+        return f"Record({self._fields!r})"
+
+
+def _record(value: Any) -> Any:
+    if isinstance(value, dict):
+        return Record(value)
+    if isinstance(value, list):
+        return [_record(v) for v in value]
+    return value
+
+
+class Desk:
+    """The validated desk: the file plus what ``DESKD_CONFIG_MODULE`` added.
+
+    ``data`` is ``DeskFile.model_dump()`` of the validated file (from ``deskd.desk`` or the
+    desk cache).
+    """
+
+    def __init__(self, data: dict[str, Any], *, path: Path, host: HostConfig | None = None) -> None:
+        self.raw = data
+        self.data = cast("DeskFile", Record(data))
+        self.path = path
+        self.host = host
+        self.roles: dict[str, RoleConfig] = {r.name: r for r in self.data.roles}
+
+    @property
+    def name(self) -> str:
+        return self.data.desk.name
+
+    @property
+    def timezone(self) -> str:
+        return self.data.desk.timezone
+
+    @property
+    def section(self) -> DeskSection:
+        return self.data.desk
+
+    @property
+    def presence(self) -> PresenceSection:
+        return self.data.presence
+
+    @property
+    def role_names(self) -> list[str]:
+        return sorted(self.roles)
+
+    @property
+    def enabled_roles(self) -> list[str]:
+        return sorted(n for n, r in self.roles.items() if r.enabled)
+
+    @property
+    def ladder(self) -> list[tuple[str, int | None]]:
+        if not self.data.ladder:
+            return list(DEFAULT_LADDER)
+        return [(r.rung, r.sla) for r in self.data.ladder]
+
+    def role(self, name: str) -> RoleConfig:
+        """The role named ``name``; refuses with the desk's roles listed."""
+        from deskd.errors import NoRoles, UnknownRole
+
+        if not self.roles:
+            raise NoRoles()
+        try:
+            return self.roles[name]
+        except KeyError:
+            raise UnknownRole(name, self.roles) from None
+
+    def agent_for(self, name: str, settings: Settings | None = None) -> AgentSettings:
+        """The effective agent settings of a role (docs/contract.md precedence).
+
+        Environment overrides win over the role's own setting, which wins over the desk's
+        ``[agent]``, which wins over deskd's built-in default — except allowed tools, where a
+        role's own grant wins over ``DESKD_WAKE_ALLOWED_TOOLS`` (a read-only role stays read-only).
+        """
+        role = self.role(name)
+        own = role.agent or cast("AgentSection", Record(_NO_AGENT))
+        base = self.data.agent
+        kind = own.kind or base.kind or "claude"
+        command = own.command or base.command or (kind if kind != "command" else "")
+        model = own.model if own.model is not None else (base.model or "")
+        timeout = own.timeout or base.timeout or 30 * 60
+        env_tools = None
+        if settings is not None:
+            command = settings.agent_cmd or command
+            model = settings.wake_model or model
+            if settings.wake_timeout:
+                from deskd.core.timeparse import parse_duration
+
+                timeout = parse_duration(settings.wake_timeout, what="DESKD_WAKE_TIMEOUT")
+            if settings.wake_allowed_tools:
+                env_tools = [t.strip() for t in settings.wake_allowed_tools.split(",") if t.strip()]
+        if own.allowed_tools is not None:
+            tools = list(own.allowed_tools)
+        elif env_tools is not None:
+            tools = env_tools
+        elif base.allowed_tools is not None:
+            tools = list(base.allowed_tools)
+        else:
+            tools = list(DEFAULT_ALLOWED_TOOLS)
+        return AgentSettings(
+            kind=kind,
+            command=command,
+            args=tuple(own.args if own.args is not None else (base.args or [])),
+            model=model,
+            timeout=timeout,
+            allowed_tools=tuple(tools),
+            retry_wait=next(
+                (w for w in (own.retry_wait, base.retry_wait) if w is not None),
+                DEFAULT_RETRY_WAIT_S,
+            ),
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AgentSettings:
+    """A role's effective agent settings, after every override (``Desk.agent_for``)."""
+
+    kind: str
+    command: str
+    """The executable; empty for a ``command`` agent the desk has not given one."""
+    args: tuple[str, ...]
+    model: str
+    timeout: int
+    """Seconds a launch may run."""
+    allowed_tools: tuple[str, ...]
+    retry_wait: int = DEFAULT_RETRY_WAIT_S
+    """Seconds before retrying a quick transient launch failure (doubling, at most 10×)."""

@@ -1,0 +1,82 @@
+"""How one launch went, read line by line: a frozen ``LaunchResult`` and the pure step
+``read_line`` from one result to the next, with the writes each line calls for. The executor
+applies those writes at the edge; keeping this apart keeps it table-testable."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass, replace
+from typing import Any
+
+from deskd.adapters.agents import SESSION, TURN
+
+HEARTBEAT_EVERY_MS = 15_000
+TAIL_LINES = 50
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LaunchResult:
+    """How one launch went; built up try by try and line by line, never changed in place."""
+
+    attempt_id: int
+    status: str
+    landed: bool = False
+    session_id: str | None = None
+    failure_class: str | None = None
+    detail: str = ""
+    tries: int = 0
+    exit_code: int | None = None
+    timed_out: bool = False
+    output_tail: tuple[str, ...] = ()
+    last_beat: int = 0
+    """When this try last recorded a stream heartbeat (they are throttled)."""
+    reported_session: str | None = None
+    """The resumable session a failed try's CLI reported: the next try resumes it."""
+    assigned_session: str | None = None
+    """The pre-assigned id of the first spawn (claude): a retry with no session reuses it."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "attempt_id": self.attempt_id,
+            "status": self.status,
+            "landed": self.landed,
+            "session_id": self.session_id,
+            "failure_class": self.failure_class,
+            "detail": self.detail,
+            "tries": self.tries,
+            "exit_code": self.exit_code,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LineEffects:
+    """What one output line asks of the database: bind a session, land, or a heartbeat."""
+
+    bind: str | None = None
+    land: bool = False
+    beat: bool = False
+
+
+def read_line(
+    result: LaunchResult,
+    line: str,
+    *,
+    signals: Collection[str],
+    native_id: str | None,
+    streaming: bool,
+    now: int,
+) -> tuple[LaunchResult, LineEffects]:
+    """The launch after one output line, and the writes it calls for.
+
+    ``signals`` are what the adapter read in the line, ``native_id`` the session id it has
+    seen so far and ``streaming`` whether structured events have arrived. A model turn lands
+    the launch once; otherwise each event counts as a heartbeat, one per HEARTBEAT_EVERY_MS.
+    """
+    tail = (*result.output_tail, line)[-TAIL_LINES:]
+    bind = native_id if SESSION in signals and native_id != result.session_id else None
+    after = replace(result, output_tail=tail, session_id=bind or result.session_id)
+    if TURN in signals and not result.landed:
+        return replace(after, landed=True), LineEffects(bind=bind, land=True)
+    if streaming and now - result.last_beat >= HEARTBEAT_EVERY_MS:
+        return replace(after, last_beat=now), LineEffects(bind=bind, beat=True)
+    return after, LineEffects(bind=bind)

@@ -1,0 +1,142 @@
+"""The settings a deskd process runs with, read without pydantic when nothing needs checking.
+
+``deskd.config.SettingsModel`` (pydantic-settings) defines and validates every ``DESKD_*``
+variable. Importing pydantic-settings costs a command more than everything else it does
+(~60 ms of a ~90 ms start), so hot commands go through ``load_settings`` here: when every
+variable set is one pydantic would only copy as a string or a path (no ``DESKD_PORT``,
+``DESKD_SUPERVISOR_AUTH_MODE`` or ``DESKD_WAKE_TIMEOUT`` to check, no ``DESKD_CONFIG_MODULE``
+to import) the values are taken as they are, the way ``deskd.paths`` does for the session
+hook; otherwise ``deskd.config.load_settings`` validates them. Either way the result is this
+plain ``Settings``; tests/config/test_fast_settings.py checks both paths agree.
+
+``$DESKD_HOME/.env`` is honoured the same way: its ``DESKD_*`` values are read once with
+pydantic-settings' own reader and kept in the desk cache (``deskd.desk_cache``) keyed by the
+file's bytes, the environment winning over it as in pydantic-settings.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from deskd import paths
+
+# Fields pydantic copies without checking: a plain string, or a path (then ``expanduser``).
+PLAIN_TEXT = frozenset(
+    (
+        "wake_execute",
+        "agent_cmd",
+        "wake_model",
+        "wake_allowed_tools",
+        "notify_urls",
+        "host",
+        "supervisor_access_code",
+        "now",
+        "tick_ping_url",
+        "role",
+        "wake_token",
+        "session_id",
+    )
+)
+PLAIN_PATHS = frozenset(("desk", "db", "log_dir", "supervisor_keys"))
+
+
+@dataclass
+class Settings:
+    """Every ``DESKD_*`` variable (fields and defaults as ``deskd.config.SettingsModel``)."""
+
+    home: Path
+    desk: Path | None = None
+    db: Path | None = None
+    config_module: str | None = None
+    wake_execute: str = "0"
+    agent_cmd: str | None = None
+    wake_model: str | None = None
+    wake_timeout: str | None = None
+    wake_allowed_tools: str | None = None
+    notify_urls: str | None = None
+    log_dir: Path | None = None
+    host: str = "127.0.0.1"
+    port: int = 8000
+    supervisor_auth_mode: str = "simple"
+    supervisor_access_code: str | None = None
+    supervisor_keys: Path | None = None
+    now: str | None = None
+    tick_ping_url: str | None = None
+    role: str | None = None
+    wake_token: str | None = None
+    session_id: str | None = None
+
+    @property
+    def execute(self) -> bool:
+        """``DESKD_WAKE_EXECUTE=1`` records and launches; anything else is a dry run."""
+        return self.wake_execute.strip() == "1"
+
+    @property
+    def desk_path(self) -> Path:
+        return self.desk if self.desk is not None else self.home / "deskd.toml"
+
+    @property
+    def db_path(self) -> Path:
+        return self.db if self.db is not None else self.home / "data" / "deskd.db"
+
+    @property
+    def log_path(self) -> Path:
+        return self.log_dir if self.log_dir is not None else self.home / "logs"
+
+    @property
+    def run_path(self) -> Path:
+        return paths.run_dir(self.home)
+
+    @property
+    def db_marker(self) -> Path:
+        """Records every database this desk created, so a lost one is not recreated empty."""
+        return paths.db_marker(self.home)
+
+    @property
+    def notify_url_list(self) -> list[str]:
+        raw = self.notify_urls or ""
+        return [u for u in raw.replace(",", " ").split() if u]
+
+
+def deskd_variables(environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
+    """``DESKD_*`` variables by field name (pydantic-settings matches names case-blind)."""
+    return {k[6:].lower(): v for k, v in environ.items() if k[:6].upper() == "DESKD_"}
+
+
+def from_plain(home: Path, values: dict[str, str]) -> Settings | None:
+    """``Settings`` from variables pydantic would not check, or None when one needs checking."""
+    fields: dict[str, object] = {}
+    for name, value in values.items():
+        if name in PLAIN_TEXT:
+            fields[name] = value
+        elif name in PLAIN_PATHS:
+            fields[name] = Path(value).expanduser()
+        elif name in Settings.__dataclass_fields__ and name != "home":
+            return None  # port, auth mode, wake timeout, config module: pydantic's job
+    return Settings(home=home, **fields)  # type: ignore[arg-type]
+
+
+def load_settings(env: dict[str, str] | None = None) -> Settings:
+    """The process's settings: the fast path when it is exact, else pydantic's (refusing)."""
+    environ = os.environ if env is None else env
+    home = Path(paths.home_str(environ))
+    values = deskd_variables(environ)
+    if env is None:
+        env_file = home / ".env"
+        if env_file.is_file():
+            from deskd.desk_cache import env_file_values
+
+            file_values = env_file_values(home, str(env_file))
+            if file_values is None:
+                return _validated(env)
+            values = {**file_values, **values}
+    settings = from_plain(home, values)
+    return settings if settings is not None else _validated(env)
+
+
+def _validated(env: dict[str, str] | None) -> Settings:
+    from deskd.config import load_settings as validate
+
+    return validate(env)

@@ -1,0 +1,164 @@
+"""The fast dispatch runs exactly what click declares for the hot commands, prints what click
+prints, and hands every other command line to click (help and usage errors unchanged)."""
+
+from __future__ import annotations
+
+import inspect
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+
+from conftest import DESK_TOML
+from deskd.cli import fast
+from deskd.cli.main import cli
+
+
+def click_command(path: tuple[str, ...]) -> click.Command:
+    ctx = click.Context(cli)
+    command: Any = cli
+    for part in path:
+        command = command.get_command(ctx, part)
+    assert isinstance(command, click.Command), path
+    return command
+
+
+def declared(command: click.Command) -> tuple[fast.Param, ...]:
+    """The fast dispatch's form of what click declares."""
+    params = []
+    for p in command.params:
+        assert isinstance(p, click.Option | click.Argument)
+        if isinstance(p.type, click.IntRange):
+            kind = f"int:{p.type.min}:{p.type.max}"
+        elif isinstance(p, click.Option) and p.is_flag and isinstance(p.flag_value, str):
+            kind = f"const:{p.flag_value}"
+        elif isinstance(p, click.Option) and p.is_flag:
+            kind = "flag"
+        elif isinstance(p, click.Option) and p.multiple:
+            kind = "many"
+        else:
+            kind = {"text": "text", "integer": "int"}[p.type.name]
+        default = p.get_default(click.Context(command))
+        if not isinstance(default, str | int | tuple | list | None):
+            default = None  # click's "no default" sentinel
+        if kind == "flag":
+            default = bool(default)
+        elif kind == "many":
+            default = tuple(default or ())
+        option = p.opts[0] if isinstance(p, click.Option) else None
+        if isinstance(p, click.Option):
+            assert p.opts == [option] and not p.secondary_opts, p.opts  # one long option each
+            assert p.envvar is None and p.nargs == 1 and p.count is False
+        assert p.name is not None
+        params.append((p.name, option, kind, p.required, default))
+    return tuple(params)
+
+
+@pytest.mark.parametrize("path", list(fast.SPEC), ids=" ".join)
+def test_the_spec_is_what_click_declares(path: tuple[str, ...]) -> None:
+    command = click_command(path)
+    body, params = fast.SPEC[path]
+    assert params == declared(command)
+    assert command.callback is not None  # click's command runs the same body
+    assert f"hot.{body}(" in inspect.getsource(inspect.unwrap(command.callback))
+
+
+PLAIN = [
+    ["inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "x"],
+    ["inbox", "list", "--for=alpha", "--limit", "5", "--all"],
+    ["inbox", "ack", "--id", "3", "--id", "4,5", "--for", "alpha"],
+    ["send", "--to", "beta", "--to", "gamma", "--subject", "s", "--body", "b", "--json"],
+    ["task", "update", "12", "--note", "n", "--note", "last wins"],
+    ["meeting", "send", "3", "--body", "b", "--resolves", "4"],
+    ["status", "--json"],
+    ["tick", "--dry-run", "--execute", "--wait"],
+    ["tick"],
+]
+
+
+def test_plain_command_lines_are_parsed_as_click_parses_them() -> None:
+    for argv in PLAIN:
+        parsed = fast.parse(argv)
+        assert parsed is not None, argv
+        _, values = parsed
+        n = 2 if tuple(argv[:2]) in fast.SPEC else 1
+        command = click_command(tuple(argv[:n]))
+        ctx = command.make_context("deskd", argv[n:])
+        assert values == ctx.params, argv
+
+
+DECLINED = [
+    ["inbox", "enqueue", "--help"],
+    ["inbox", "enqueue", "-h"],
+    ["inbox", "enqueue", "--for", "alpha", "--source", "alert"],  # --title missing
+    ["inbox", "list", "--limit", "0"],
+    ["inbox", "list", "--limit", "ten"],
+    ["inbox", "list", "--limt", "5"],
+    ["inbox", "list", "--for"],
+    ["inbox", "list", "--for", "--all"],
+    ["inbox", "list", "--all=yes"],
+    ["inbox", "list", "--", "x"],
+    ["inbox", "list", "extra"],
+    ["task", "update", "--note", "n"],
+    ["task", "update", "-3", "--note", "n"],
+    ["task", "update", "١٢", "--note", "n"],
+    ["inbox"],
+    ["--version"],
+    ["status", "end", "--role", "alpha"],
+    ["status", "--role", "alpha"],
+    ["tick", "--execute=1"],
+]
+
+
+@pytest.mark.parametrize("argv", DECLINED, ids=" ".join)
+def test_anything_else_goes_to_click(argv: list[str]) -> None:
+    assert fast.parse(argv) is None
+
+
+# -- the same bytes either way, as real processes ------------------------------------------
+
+CLICK_ONLY = "import sys; from deskd.cli.main import main; sys.argv[0] = 'deskd'; main()"
+
+
+def run(argv: list[str], home: Path, *, through_click: bool) -> tuple[int, str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
+    env.update({"DESKD_HOME": str(home), "DESKD_NOW": "2026-12-01T14:00:00Z"})
+    entry = [sys.executable, "-c", CLICK_ONLY] if through_click else [sys.executable, "-m", "deskd"]
+    proc = subprocess.run([*entry, *argv], env=env, capture_output=True, text=True, timeout=60)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+# Each line runs twice as a real process: kept to what differs between commands' output
+# (a table, JSON, a refusal in both forms, the board, the tick).
+SCRIPT = [
+    ["inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "disk 91%"],
+    ["inbox", "list", "--for", "alpha"],
+    ["inbox", "ack", "--for", "alpha", "--id", "1", "--json"],
+    ["inbox", "enqueue", "--for", "nobody", "--source", "alert", "--title", "x"],
+    ["task", "update", "99", "--note", "n", "--json"],
+    ["status"],
+    ["tick", "--dry-run"],
+]
+
+
+def test_both_paths_print_the_same_and_exit_the_same(tmp_path: Path) -> None:
+    homes = {}
+    for label in ("fast", "click"):
+        homes[label] = tmp_path / label
+        homes[label].mkdir()
+        (homes[label] / "deskd.toml").write_text(DESK_TOML)
+    for argv in SCRIPT:
+        ran = {
+            label: run(argv, home, through_click=label == "click") for label, home in homes.items()
+        }
+        fast_out, click_out = (
+            tuple(re.sub(r"msg-[0-9a-f]+", "msg-ID", str(v)).replace(str(homes[k]), "HOME")
+                  for v in ran[k])
+            for k in ("fast", "click")
+        )  # fmt: skip
+        assert fast_out == click_out, argv

@@ -1,0 +1,77 @@
+"""An agent never outlives its executor: kill -9 the executor, and neither the agent nor what
+it started is left running once the next tick has healed the launch."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+from conftest import Desk, processes_with, urgent
+
+DESK = """\
+[desk]
+name = "kill"
+timezone = "UTC"
+inbox_sources = ["alert"]
+
+[agent]
+kind = "command"
+command = "/bin/sh"
+# The agent starts a grandchild in its process group, then waits: both must die.
+args = ["-c", "sleep 300 & wait"]
+
+[[roles]]
+name = "alpha"
+"""
+
+
+def wait_until(check: object, timeout_s: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not check():  # type: ignore[operator]
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.05)
+
+
+def test_killing_the_executor_leaves_no_agent_process(desk: Desk) -> None:
+    desk.write_desk(DESK)
+    urgent(desk)
+    launched = desk.json("tick", "--execute")["launched"][0]
+    executor, attempt_id = int(launched["pid"]), int(launched["attempt_id"])
+
+    pid_file = desk.home / "run" / "agents" / f"{attempt_id}.pid"
+
+    def group() -> int | None:
+        try:
+            return int(pid_file.read_text().strip())
+        except (OSError, ValueError):
+            return None
+
+    wait_until(lambda: group() is not None)
+    with desk.db() as conn:
+        token = conn.execute("SELECT wake_token FROM attempts WHERE id = ?", (attempt_id,))
+        marker = f"DESKD_WAKE_TOKEN={token.fetchone()[0]}".encode()
+    wait_until(lambda: len(processes_with(marker)) == 2)  # sh and its sleep
+    agent = group()
+    assert agent is not None
+
+    os.kill(executor, signal.SIGKILL)
+    os.waitpid(executor, 0)  # the in-process tick started it: reap it here
+    # The kernel kills the agent itself (PR_SET_PDEATHSIG) at once …
+    wait_until(lambda: not _alive(agent))
+    # … and the healing tick ends what it started before recording the death.
+    desk.advance(minutes=1)
+    healed = desk.json("tick", "--execute", "--wait")
+    assert healed["died"] == [attempt_id]
+    assert processes_with(marker) == []
+    with desk.db() as conn:
+        row = conn.execute("SELECT launch_status, launch_detail, launch_runs FROM attempts")
+        assert tuple(row.fetchone()) == ("failed", "executor died", 1)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except OSError:
+        return False
