@@ -55,13 +55,16 @@ def test_no_channel_secret_reaches_any_output_log_row_or_agent(desk: Desk, tmp_p
             1,
         )
         desk.write_desk(text)
-        (desk.home / ".env").write_text(f"OPS_PATH={OPS_PATH}\n", encoding="utf-8")
+        # .env holds a channel variable and a secret setting (the run/ cache must not copy it).
+        (desk.home / ".env").write_text(
+            f"OPS_PATH={OPS_PATH}\nDESKD_TICK_PING_URL=http://127.0.0.1:{closed}/{PING_SECRET}\n",
+            encoding="utf-8",
+        )
         desk.monkeypatch.setenv("OPS_PASS", OPS_PASS)
         desk.setenv(
             "DESKD_NOTIFY_URLS",
             f"json://127.0.0.1:{rx.port}/{NOTIFY_PATH}?+X-Token={NOTIFY_TOKEN}",
         )
-        desk.setenv("DESKD_TICK_PING_URL", f"http://127.0.0.1:{closed}/{PING_SECRET}")
         desk.setenv("DESKD_SUPERVISOR_ACCESS_CODE", ACCESS_CODE)
 
         outputs: list[tuple[str, str]] = []
