@@ -25,7 +25,7 @@ class DeskdGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            args = [*ctx.protected_args, *ctx.args]
+            args = [*_protected_args(ctx), *ctx.args]
             if "--json" in args:  # a refusal before the command parsed its own --json
                 ctx.meta[_JSON_KEY] = True
             check_arguments(args)
@@ -38,6 +38,16 @@ class DeskdGroup(click.Group):
             from deskd.paths import db_file_str
 
             _refuse(ctx, database_unavailable(db_file_str(), exc))
+
+
+def _protected_args(ctx: click.Context) -> list[str]:
+    """The subcommand and its arguments, which click 8.2+ keeps apart from ``ctx.args`` (and
+    deprecates reading; click 9 folds them into ``ctx.args``)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return list(getattr(ctx, "protected_args", ()))
 
 
 def check_arguments(args: Sequence[str]) -> None:
