@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -20,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from deskd.config import HostConfig
 from deskd.core.presence import DEFAULT_ONLINE_S, DEFAULT_SUSPECT_S
-from deskd.core.timeparse import parse_duration
+from deskd.core.timeparse import MAX_DURATION_S, check_duration, parse_duration
 from deskd.core.values import RESERVED_SOURCES, role_name_problem
 from deskd.desk_view import AGENT_KINDS as AGENT_KINDS
 from deskd.desk_view import DEFAULT_ALLOWED_TOOLS as DEFAULT_ALLOWED_TOOLS
@@ -39,11 +40,13 @@ class _Strict(BaseModel):
 def _seconds(value: Any) -> int:
     if isinstance(value, bool):
         raise ValueError("must be a duration like 90s, 5m, 2h, 1d")
-    if isinstance(value, int):
-        return value
     try:
+        if isinstance(value, int):
+            return check_duration(value)
         return parse_duration(str(value))
-    except DeskdError:
+    except DeskdError as exc:
+        if "at most" in exc.message:
+            raise ValueError(f"must be at most {MAX_DURATION_S // 86400}d") from None
         raise ValueError("must be a duration like 90s, 5m, 2h, 1d") from None
 
 
@@ -272,12 +275,15 @@ def _model_at(model: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] |
 
 
 ENV_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-"""``${VAR}`` in a channel URL: filled from the environment, so secrets stay out of the file."""
+"""``${VAR}`` in a channel URL: filled from the environment (and the desk's ``.env``, see
+``service.channels.var_values``), so secrets stay out of the file."""
 
 
-def expand_vars(text: str) -> str:
-    """``text`` with every ``${VAR}`` filled from the environment (unset: empty)."""
-    return ENV_VAR.sub(lambda m: os.environ.get(m.group(1), ""), text)
+def expand_vars(text: str, values: Mapping[str, str] | None = None) -> str:
+    """``text`` with every ``${VAR}`` filled from ``values`` (default: the environment;
+    unset: empty — callers that send refuse an unset variable first)."""
+    source = os.environ if values is None else values
+    return ENV_VAR.sub(lambda m: source.get(m.group(1), ""), text)
 
 
 def parse_desk(text: str, *, path: Path, host: HostConfig | None = None) -> Desk:
@@ -287,6 +293,8 @@ def parse_desk(text: str, *, path: Path, host: HostConfig | None = None) -> Desk
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise DeskFileError(label, "", f"not valid TOML: {exc}") from None
+    except RecursionError:
+        raise DeskFileError(label, "", "nested too deeply to read (arrays or tables)") from None
     host = host or HostConfig()
     raw = _merge_host(raw, host, label)
     try:
@@ -324,7 +332,7 @@ def _merge_host(raw: dict[str, Any], host: HostConfig, label: str) -> dict[str, 
 def load_desk(path: Path, *, host: HostConfig | None = None, required: bool = True) -> Desk:
     """Read and validate the desk file; a missing file is refused (or empty when not required)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = decode_desk_file(path.read_bytes(), path.name)
     except FileNotFoundError:
         if required:
             raise DeskFileError(
@@ -336,6 +344,19 @@ def load_desk(path: Path, *, host: HostConfig | None = None, required: bool = Tr
     except OSError as exc:
         raise DeskFileError(str(path), "", f"cannot read: {exc.strerror}") from None
     return parse_desk(text, path=path, host=host)
+
+
+def decode_desk_file(data: bytes, label: str) -> str:
+    """The desk file's text; refuses UTF-16 and other non-UTF-8 bytes with the reason."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise DeskFileError(label, "", "UTF-16 text: save it as UTF-8 (TOML is UTF-8)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise DeskFileError(
+            label, "", f"not UTF-8 text (byte {exc.start}, line {line}): save it as UTF-8"
+        ) from None
 
 
 def channel_urls(channel: ChannelConfig) -> list[str]:

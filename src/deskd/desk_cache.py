@@ -122,7 +122,7 @@ def load_desk(home: Path, path: Path, *, required: bool = True) -> Desk:
 
 
 # Never copied into the cache: with one of these in .env, settings are read by pydantic.
-SECRETS = frozenset(("supervisor_access_code", "wake_token"))
+SECRETS = frozenset(("supervisor_access_code", "wake_token", "notify_urls", "tick_ping_url"))
 
 
 def _fingerprint(path: str) -> list[int] | None:

@@ -158,6 +158,29 @@ class Unavailable(DeskdError):
     exit_code = 3
 
 
+DOCTOR_ADVICE = "run `deskd doctor`; restore it from a backup if it is damaged"
+
+
+def database_unavailable(path: object, exc: BaseException) -> Unavailable:
+    """A database error as deskd's exit 3: the file, SQLite's words and what to do."""
+    reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return Unavailable(f"database {path}: {reason} ({DOCTOR_ADVICE})")
+
+
+class DatabaseGone(Unavailable):
+    """The desk had a database and it is gone or empty: never recreated behind anyone's back."""
+
+    code = "database_lost"
+
+    def __init__(self, path: object) -> None:
+        super().__init__(
+            f"database {path} is missing or empty, but this desk had one (recorded in "
+            "run/databases): its items and attempts are gone. Restore it from a backup, or "
+            "start over with an empty one: `deskd init --new-db`"
+        )
+        self.path = path
+
+
 class NoLiveSession(DeskdError):
     """``deskd status end`` for a role whose current session is not working or resting."""
 

@@ -75,3 +75,10 @@ def log_dir(env: Env | None = None) -> Path:
 def run_dir(home_dir: Path) -> Path:
     """Lock files live here, under the desk — never in a world-writable /tmp."""
     return home_dir / "run"
+
+
+def db_marker(home_dir: Path) -> Path:
+    """``run/databases``: one absolute database path a line, written when deskd creates it.
+
+    Under run/, not data/, so that deleting the database (or data/ itself) leaves it."""
+    return run_dir(home_dir) / "databases"

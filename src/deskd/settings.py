@@ -122,6 +122,11 @@ class Settings:
         return paths.run_dir(self.home)
 
     @property
+    def db_marker(self) -> Path:
+        """Records every database this desk created, so a lost one is not recreated empty."""
+        return paths.db_marker(self.home)
+
+    @property
     def notify_url_list(self) -> list[str]:
         raw = self.notify_urls or ""
         return [u for u in raw.replace(",", " ").split() if u]

@@ -39,9 +39,9 @@ def test_it_surfaces_unread_items_urgent_first(hd: HookDesk, name: str, event: s
     assert run.event() == event
     text = run.context()
     assert ids_in(text) == [urgent, high, low]
-    assert f"#{urgent} [urgent] alert: 5xx above 2%" in text
-    assert "ref: https://grafana/x" in text
-    assert "   db-2\n   /var is full" in text  # the body keeps its line breaks, indented
+    assert f'#{urgent} [urgent] alert: "5xx above 2%"' in text
+    assert 'ref: "https://grafana/x"' in text
+    assert "   | db-2\n   | /var is full" in text  # the body keeps its line breaks, fenced
     assert "deskd inbox ack --for alpha --seen" in text
     assert "--id N" in text
 
@@ -71,8 +71,8 @@ def test_it_shows_the_senders_name_for_a_message(hd: HookDesk) -> None:
         "send", "--from", "beta", "--to", "alpha", "--subject", "root cause", "--body", "a\nb"
     )
     text = hd.hook(fixture("post_tool_use")).context()
-    assert "message from beta: root cause" in text
-    assert "   a\n   b" in text
+    assert 'message from beta: "root cause"' in text
+    assert "   | a\n   | b" in text
 
 
 def test_it_never_shows_the_same_item_twice_in_a_session(hd: HookDesk) -> None:

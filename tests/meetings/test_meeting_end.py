@@ -131,6 +131,11 @@ def test_a_closed_meeting_leaves_no_pending_attempt_and_no_alarm(desk: Desk) -> 
     assert status(desk, m)["owed"] == []
     states = {r["state"] for r in desk.json("ledger", "--for", "beta") if r["read_at"] is None}
     assert states == {"overdue"}
+    # ... but closed is history, not an alarm: the board's gauges leave it out.
+    board = desk.json("status")
+    assert board["overdue_total"] == 0 and board["overdue"] == []
+    (beta,) = [r for r in board["roles"] if r["role"] == "beta"]
+    assert not beta.get("overdue")
     desk.advance(minutes=30)
     assert tick(desk, execute=True)["attempts"] == []
 

@@ -9,48 +9,58 @@ import pytest
 from pager_helpers import desk_with, enqueue, free_port, http_receiver
 
 from conftest import Desk
-from deskd.adapters.channels.base import mask_url, scrub, secret_parts
+from deskd.adapters.channels.base import scrub
+from deskd.adapters.channels.privacy import private_url, secret_parts
+from deskd.desk import expand_vars
 
 PASSWORD = "hunter2-literal"
 TOKEN = "tok3nAbCdEfGh123456"
 ENV_SECRET = "W3bh00kSecretFromEnv987"
 
 
+VALUES = {"WEBHOOK_ID": "123456789012345678", "WEBHOOK_TOKEN": "AbCdEfGhIjKlMnOpQrStUv"}
+
+
 @pytest.mark.parametrize(
-    ("url", "shown", "hidden"),
+    ("url", "starts", "hidden"),
     [
-        ("json://user:pw@127.0.0.1:80/hook", "json://user:****@127.0.0.1:80/hook", ["pw"]),
+        ("json://user:pw@127.0.0.1:80/hook", "json://user:****@127.0.0.1/hook", ["pw"]),
         (
             "discord://${WEBHOOK_ID}/${WEBHOOK_TOKEN}",
-            "discord://${WEBHOOK_ID}/${WEBHOOK_TOKEN}",
-            [],
+            "discord://1...8/A...v/",
+            ["123456789012345678", "AbCdEfGhIjKlMnOpQrStUv"],
         ),
         (
             "discord://123456789012345678/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
-            "discord://1…8/A…9",
+            "discord://1...8/A...9/",
             ["123456789012345678", "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"],
         ),
         (
             "tgram://123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/12345",
-            "tgram://1…w/12345",
+            "tgram://1...w/12345/",
             ["123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"],
         ),
-        ("ntfy://ntfy.sh/alerts?token=abc", "ntfy://ntfy.sh/alerts?token=****", ["abc"]),
-        (
-            "mailto://${SMTP_USER}:${SMTP_PASS}@example.com",
-            "mailto://${SMTP_USER}:${SMTP_PASS}@example.com",
-            [],
-        ),
+        # What the hand-written mask missed (issue 11): apprise's parse knows each format.
+        ("ntfy://host.example.com/mytopic123secret", "ntfy://host.example.com/m...t", []),
+        ("gotify://host.example.com/AbCdEfGhIjKlMnOp123", "gotify://host.example.com/A...3/", []),
+        ("json://host.example.com/?+X-Token=supersecret99", "json://host.example.com/?", []),
+        ("mailto://user:p%2Fss@example.com", "mailto://user:****@example.com/", ["p/ss"]),
+        # apprise cannot read this one: only the scheme and host are shown.
+        ("mailto://user:p/ss@example.com", "mailto://****:****/****@example.com", []),
+        ("discord://${UNSET_HOOK}", "discord://${UNSET_HOOK}", []),
     ],
 )
-def test_it_masks_every_credential_and_keeps_placeholders(
-    url: str, shown: str, hidden: list[str]
+def test_it_shows_a_url_through_apprises_privacy_rendering(
+    url: str, starts: str, hidden: list[str]
 ) -> None:
-    assert mask_url(url) == shown
-    assert secret_parts(url) == hidden
+    shown = private_url(url, VALUES)
+    assert shown.startswith(starts), shown
+    real = expand_vars(url, VALUES)
+    for secret in [*hidden, "mytopic123secret", "AbCdEfGhIjKlMnOp123", "supersecret99", "p/ss"]:
+        assert secret not in shown
     for secret in hidden:
-        assert secret not in mask_url(url)
-        assert scrub(f"failed posting to {url}", hidden).count(secret) == 0
+        assert secret in secret_parts(real)
+        assert secret not in scrub(f"failed posting to {real}", secret_parts(real))
 
 
 def test_secrets_are_masked_everywhere_deskd_shows_them(desk: Desk) -> None:
@@ -79,9 +89,10 @@ def test_secrets_are_masked_everywhere_deskd_shows_them(desk: Desk) -> None:
             assert secret not in text, (secret, text[:2000])
     page = desk.json("pages")[0]
     assert page["status"] == "partial"
-    assert {c["url"] for c in page["channels"]} == {
-        f"json://ops:****@127.0.0.1:{rx.port}/hook?token=t…6",
+    shown_urls = {c["url"].split("?")[0] for c in page["channels"]}
+    assert shown_urls == {
         f"json://ops:****@127.0.0.1:{closed}/" + "${HOOK_SECRET}",
+        f"json://ops:****@127.0.0.1:{rx.port}/hook",
     }
 
 
@@ -108,3 +119,27 @@ def test_doctor_is_content_when_every_role_pages_through_variables(desk: Desk) -
     desk.monkeypatch.delenv("OPS_HOOK")
     checks = {c["name"]: c for c in desk.run("doctor", "--json").json()["checks"]}
     assert checks["channel variables"]["detail"] == "not set: ops: ${OPS_HOOK}"
+
+
+@pytest.mark.parametrize(
+    ("url", "literal"),
+    [
+        ("gotify://host.example.com/AbCdEfGhIjKlMnOp123", True),
+        ("json://host.example.com/?+X-Token=supersecret99", True),
+        ("mailto://user:p%2Fss@example.com", True),
+        ("discord://${OPS_ID}/${OPS_TOKEN}", False),
+        ("mailto://ops:${SMTP_PASS}@example.com", False),
+        ("json://127.0.0.1:8080/hook", False),
+    ],
+)
+def test_doctor_finds_literal_credentials_with_apprises_parse(
+    desk: Desk, url: str, literal: bool
+) -> None:
+    desk.monkeypatch.setenv("OPS_ID", "123456789012345678")
+    desk.monkeypatch.setenv("OPS_TOKEN", "AbCdEfGhIjKlMnOpQrStUv")
+    desk.monkeypatch.setenv("SMTP_PASS", "smtp-pass-99")
+    desk.write_desk(desk_with({"ops": [url]}, default=["ops"]))
+    checks = {c["name"]: c for c in desk.run("doctor", "--json").json()["checks"]}
+    assert (checks["channel secrets"]["level"] == "warn") is literal, checks["channel secrets"]
+    for secret in ("AbCdEfGhIjKlMnOp123", "supersecret99", "p/ss", "smtp-pass-99"):
+        assert secret not in checks["channel secrets"]["detail"]

@@ -135,7 +135,8 @@ def test_a_channel_can_reuse_an_existing_apprise_config_file(desk: Desk, tmp_pat
 
 
 @pytest.mark.parametrize(
-    "args", [["pages"], ["silence", "list"], ["channels", "--no-check"], ["tick"]]
+    "args",
+    [["pages"], ["silence", "list"], ["tick"], ["status"], ["agent", "command", "--role", "alpha"]],
 )
 def test_commands_that_send_nothing_never_load_apprise(desk: Desk, args: list[str]) -> None:
     import os

@@ -46,5 +46,5 @@ def test_a_page_names_each_ref_once() -> None:
         ladder=tuple(r for r in POLICY.ladder if r.name in ("notify", "badge"))
     )
     (page,) = plan(snapshot, now=T0, policy=policy).pages
-    assert page.body.count("Ref: https://grafana.example/d/1") == 2  # once per item line
+    assert page.body.count('ref: "https://grafana.example/d/1"') == 2  # once per item line
     assert "\nRef: https://grafana.example/d/1" not in page.body  # not repeated after them

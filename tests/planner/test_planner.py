@@ -202,12 +202,15 @@ def test_a_new_urgent_item_at_notify_retries_the_machine_rungs_and_follows_up_th
     assert [(pg.follow_up) for pg in p.pages] == [True]
 
 
-def test_pause_holds_new_attempts_and_launches() -> None:
+def test_pause_records_the_demand_but_launches_and_pages_nothing() -> None:
     s = snap(role(paused=True, pause_reason="maintenance"), items=[item(1, priority="urgent")])
     p = plan(s, now=T0, policy=POLICY)
-    assert p.attempts == () and p.launches == () and "maintenance" in p.notes[0].text
+    assert [(a.key, a.skipped) for a in p.attempts] == [("inbox:alpha", "paused: maintenance")]
+    assert p.launches == () and p.pages == () and "maintenance" in p.notes[0].text
     s = snap(role(), items=[item(1, priority="urgent")], desk_paused=True)
-    assert plan(s, now=T0, policy=POLICY).attempts == ()
+    p = plan(s, now=T0, policy=POLICY)
+    assert [a.skipped for a in p.attempts] == ["paused: desk paused"]
+    assert p.launches == () and p.pages == ()
 
 
 @pytest.mark.parametrize(

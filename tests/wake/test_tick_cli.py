@@ -107,12 +107,22 @@ def test_pause_holds_wakes_and_resume_releases_them(desk: Desk) -> None:
     desk.ok("pause", "--role", "alpha", "--reason", "maintenance")
     urgent(desk)
     out = desk.json("tick", "--execute")
-    assert out["attempts"] == [] and "maintenance" in out["notes"][0]["text"]
+    # The demand is recorded (the design: "demand is still recorded"), nothing launches.
+    (held,) = out["attempts"]
+    assert held["role"] == "alpha" and out["launched"] == [] and out["actions"] == []
+    assert "maintenance" in out["notes"][0]["text"]
+    (row,) = desk.json("wake", "list", "--role", "alpha")
+    assert row["outcome"] == "pending" and "paused: maintenance" in (row["detail"] or "")
+    desk.advance(minutes=30)  # nothing climbs while paused
+    out = desk.json("tick", "--execute")
+    assert out["attempts"] == [] and out["pages"] == [] and out["launched"] == []
     assert any(
         "paused" in line for line in desk.json("wake", "explain", "--role", "alpha")["lines"]
     )
     desk.ok("resume", "--role", "alpha")
-    assert desk.json("tick", "--execute")["attempts"][0]["role"] == "alpha"
+    out = desk.json("tick", "--execute")
+    assert out["attempts"][0]["role"] == "alpha" and len(out["launched"]) == 1
+    assert [(c["reason"]) for c in out["resolved"]] == ["resumed"]
 
 
 def test_agents_cannot_pause_or_ack(desk: Desk) -> None:

@@ -92,7 +92,9 @@ def desk_env(*, home: Path, db: str | Path, role: str | None) -> dict[str, str]:
 
 def write_settings(path: Path, settings: Mapping[str, Any]) -> Path:
     """Write a settings file (the per-run one is private to the desk's user)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    from deskd.adapters.private import private_dir
+
+    private_dir(path.parent)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         json.dump(settings, handle, indent=2)

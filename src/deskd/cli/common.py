@@ -14,22 +14,56 @@ from typing import Any, TypeVar
 import click
 
 from deskd.cli import out
-from deskd.errors import DeskdError, InvalidValue, Unavailable
+from deskd.errors import DeskdError, InvalidValue
 
 F = TypeVar("F", bound=Callable[..., Any])
 _JSON_KEY = "deskd.json"
 
 
 class DeskdGroup(click.Group):
-    """Maps DeskdError (and an unopenable database) to the contract's exit codes."""
+    """Maps DeskdError (and any database error) to the contract's exit codes."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
+            args = [*_protected_args(ctx), *ctx.args]
+            if "--json" in args:  # a refusal before the command parsed its own --json
+                ctx.meta[_JSON_KEY] = True
+            check_arguments(args)
             return super().invoke(ctx)
         except DeskdError as exc:
             _refuse(ctx, exc)
-        except sqlite3.OperationalError as exc:
-            _refuse(ctx, Unavailable(f"database: {exc}"))
+        except sqlite3.DatabaseError as exc:
+            # Corruption found mid-query, a locked or read-only file: exit 3, never a traceback.
+            from deskd.errors import database_unavailable
+            from deskd.paths import db_file_str
+
+            _refuse(ctx, database_unavailable(db_file_str(), exc))
+
+
+def _protected_args(ctx: click.Context) -> list[str]:
+    """The subcommand and its arguments, which click 8.2+ keeps apart from ``ctx.args`` (and
+    deprecates reading; click 9 folds them into ``ctx.args``)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return list(getattr(ctx, "protected_args", ()))
+
+
+def check_arguments(args: Sequence[str]) -> None:
+    """Every command-line value is storable text within its cap (``core.values.MAX_TEXT``),
+    checked before any command runs: a refused value writes nothing."""
+    from deskd.core.values import check_text
+
+    option = "argument"
+    for arg in args:
+        if arg.startswith("--") and "=" in arg:
+            name, _, value = arg.partition("=")
+            check_text(name, value)
+            option = "argument"
+        else:
+            check_text(option, arg)
+            option = arg if arg.startswith("--") else "argument"
 
 
 def _refuse(ctx: click.Context, exc: DeskdError) -> None:

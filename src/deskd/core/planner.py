@@ -23,6 +23,7 @@ order, which applies); the ladder's own arithmetic lives in core/ladder.py.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from deskd.core.demand import closure_for, inbox_due_at
 from deskd.core.demand import demand as generate_demand
@@ -110,6 +111,8 @@ def plan(snapshot: Snapshot, *, now: int, policy: Policy) -> Plan:
 
 
 Step = Closure | NewAttempt | PageAction | Note
+PAUSED_PREFIX = "paused: "
+"""How an attempt recorded while its role (or the desk) was paused says so (``skipped``)."""
 
 
 def _step(
@@ -124,7 +127,39 @@ def _step(
 ) -> Iterator[Step]:
     paused = snapshot.desk_paused or role.paused
     if paused:
-        yield Note(role=role.name, key=d.key, text=f"paused: {role.pause_reason or 'desk paused'}")
+        # The demand is still recorded (the ledger shows what waits), nothing climbs,
+        # launches or pages until resume.
+        why = f"paused: {role.pause_reason or 'desk paused'}"
+        if current is None:
+            rung = start_rung(policy, role, d)
+            new = _new(
+                policy,
+                role,
+                d,
+                rung,
+                now=now,
+                generation=d.generation,
+                supersedes=None,
+                recycles=0,
+                snapshot=snapshot,
+                items=items,
+            )
+            yield replace(new, skipped=why, due_at=None)
+        yield Note(role=role.name, key=d.key, text=why)
+        return
+    if current is not None and (current.skipped or "").startswith(PAUSED_PREFIX):
+        # Resumed: what was recorded while paused starts its climb now, at the bottom.
+        yield _supersede(current, "resumed")
+        yield from _start(
+            snapshot,
+            policy,
+            role,
+            d,
+            items,
+            now=now,
+            generation=d.generation,
+            supersedes=current.id,
+        )
         return
     if current is None:
         yield from _start(snapshot, policy, role, d, items, now=now, generation=d.generation)
@@ -480,6 +515,8 @@ def _notices(
     for name, key, reason, skipped, attempt_id in waiting:
         role = snapshot.role(name)
         if role is None or not skipped or skipped == "role busy":
+            continue
+        if skipped.startswith(PAUSED_PREFIX):  # a pause pages no one
             continue
         if role.held_until is not None and now < role.held_until:
             notice = f"usage_limit:{role.name}:{role.held_until}"

@@ -104,6 +104,8 @@ class AttemptView:
     recycles: int = 0
     item_ids: tuple[int, ...] = ()
     task_ids: tuple[int, ...] = ()
+    skipped: str | None = None
+    """Why its rung could not act when it was recorded (``paused: …`` while paused)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -14,18 +14,44 @@ from deskd.errors import InvalidValue
 _DURATION = re.compile(r"\s*(\d+)\s*([smhd]?)\s*")
 _UNIT_S = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 DURATION_HINT = "a duration like 90s, 5m, 2h, 1d or bare seconds"
+MAX_DURATION_S = 3650 * 86400
+"""The longest duration deskd accepts anywhere (an SLA, ``--every``, ``--for``, ``--loop``,
+``--older-than``, a desk-file duration): 3650d, about ten years."""
+MIN_INSTANT_MS = 0
+MAX_INSTANT_MS = 221_845_392_000_000
+"""Times are accepted from 1970-01-01T00:00:00Z to 9000-01-01T00:00:00Z: far enough that a
+time plus the longest duration still prints (Python's datetime stops at year 9999)."""
+TIME_RANGE = "between 1970-01-01 and 9000-01-01 (UTC)"
 
 
 def parse_duration(text: str, *, what: str = "duration") -> int:
-    """Seconds in ``text`` (``90s``, ``5m``, ``2h``, ``1d``, ``120``); refuses anything else."""
+    """Seconds in ``text`` (``90s``, ``5m``, ``2h``, ``1d``, ``120``); refuses anything else,
+    and anything longer than ``MAX_DURATION_S``."""
     match = _DURATION.fullmatch(str(text).lower())
     if not match:
-        raise InvalidValue(what, text, DURATION_HINT)
-    return int(match.group(1)) * _UNIT_S[match.group(2)]
+        raise InvalidValue(what, _short(text), DURATION_HINT)
+    digits = match.group(1).lstrip("0") or "0"
+    if len(digits) > 12:  # before int(): Python refuses to convert 4,300+ digits at all
+        raise InvalidValue(what, _short(text), f"at most {MAX_DURATION_S // 86400}d")
+    return check_duration(int(digits) * _UNIT_S[match.group(2)], what=what, text=text)
+
+
+def check_duration(seconds: int, *, what: str = "duration", text: object = None) -> int:
+    """``seconds`` when within 0..MAX_DURATION_S; refused otherwise."""
+    if not 0 <= seconds <= MAX_DURATION_S:
+        shown = _short(text) if text is not None else seconds
+        raise InvalidValue(what, shown, f"at most {MAX_DURATION_S // 86400}d")
+    return seconds
+
+
+def _short(text: object) -> str:
+    raw = str(text)
+    return raw if len(raw) <= 40 else raw[:37] + "..."
 
 
 def parse_instant(text: str, *, tz: str, what: str = "time") -> int:
-    """Unix ms of an ISO 8601 time; a naive time is read in the desk timezone ``tz``."""
+    """Unix ms of an ISO 8601 time; a naive time is read in the desk timezone ``tz``.
+    Refused outside 1970-01-01 .. 9000-01-01 UTC (``MAX_INSTANT_MS``)."""
     raw = str(text).strip()
     if raw.endswith(("Z", "z")):
         raw = raw[:-1] + "+00:00"
@@ -37,7 +63,13 @@ def parse_instant(text: str, *, tz: str, what: str = "time") -> int:
         ) from None
     if value.tzinfo is None:
         value = value.replace(tzinfo=ZoneInfo(tz))
-    return to_ms(value)
+    try:
+        ms = to_ms(value)
+    except (OverflowError, ValueError, OSError):
+        raise InvalidValue(what, _short(text), TIME_RANGE) from None
+    if not MIN_INSTANT_MS <= ms < MAX_INSTANT_MS:
+        raise InvalidValue(what, _short(text), TIME_RANGE)
+    return ms
 
 
 def to_ms(value: datetime) -> int:

@@ -50,3 +50,37 @@ def role_name_problem(name: str) -> str | None:
     if name in RESERVED_ROLE_NAMES:
         return f"{name!r} is reserved (the supervisor is a person, not a role)"
     return None
+
+
+MAX_ARGUMENT = 64 * 1024
+"""The longest text any one command-line value may be (an item body's own cap)."""
+MAX_TEXT: dict[str, int] = {
+    "--ref": 300,
+    "--dedup-key": 200,
+    "--activity": 200,
+    "--session-id": 200,
+    "--reason": 2000,
+    "--note": 2000,
+    "--blocked-on": 500,
+    "--resolution": 2000,
+    "--agenda": 500,
+}
+"""Caps for short fields (refs, keys, reasons): every one of them is stored and shown often."""
+
+
+def check_text(what: str, value: str | None, limit: int | None = None) -> str | None:
+    """``value`` when it is UTF-8-encodable text within ``limit`` characters (default: the
+    cap ``MAX_TEXT`` names for ``what``, else ``MAX_ARGUMENT``); refused otherwise. A lone
+    surrogate (undecodable bytes in argv, a ``\\udXXX`` JSON escape) cannot be stored."""
+    if value is None:
+        return None
+    cap = limit if limit is not None else MAX_TEXT.get(what, MAX_ARGUMENT)
+    if len(value) > cap:
+        raise InvalidValue(what, value[:40] + "…", f"at most {cap} characters")
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = value.encode("utf-8", "backslashreplace").decode()[:40]
+            raise InvalidValue(what, shown, "not valid UTF-8 text (a lone surrogate)") from None
+    return value

@@ -14,9 +14,26 @@ DEFAULT_BUSY_MS = 5000
 URL_SCHEMES = ("postgresql://", "postgres://")
 """A ``DESKD_DB`` starting with one of these is a PostgreSQL database; anything else a path."""
 
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+"""The database holds every item and attempt (and agents run as the same user): no one
+else reads it. SQLite gives the -wal and -shm files the database file's own mode."""
+
 
 class DatabaseMissing(Exception):
-    """The database file does not exist and the caller asked not to create it."""
+    """The database file does not exist (or is empty) and the caller asked not to create it."""
+
+
+class DatabaseLost(Exception):
+    """The desk had a database here and it is gone (deleted, or truncated to 0 bytes).
+
+    Recreating it empty would silently drop every item and attempt, so only ``deskd init``
+    may (see ``connect``'s ``marker``).
+    """
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self.path = path
 
 
 def is_url(target: str | os.PathLike[str]) -> bool:
@@ -44,31 +61,48 @@ def dialect(conn: object) -> str:
 def connect(
     path: str | os.PathLike[str],
     *,
-    busy_ms: int = DEFAULT_BUSY_MS,
+    busy_ms: int | None = None,
     create: bool = True,
     migrate: bool = True,
+    marker: str | os.PathLike[str] | None = None,
 ) -> sqlite3.Connection:
     """Open the database in autocommit mode with deskd's pragmas, migrating it if it is behind.
 
     Autocommit (``isolation_level=None``) means nothing is written outside an explicit
     ``transaction()``; read paths therefore never hold the write lock.
 
+    A missing or 0-byte file is a new database only when ``create`` is true and ``marker``
+    (a file outside the data folder that records every database this desk created) does not
+    name it; when it does, the database was lost and ``DatabaseLost`` is raised instead.
+    A new file is made 0600 in a 0700 folder.
+
     A ``postgresql://`` URL opens PostgreSQL instead (``store.pg``, psycopg loaded only
     then): the same calls, statements and rows, typed as ``sqlite3.Connection`` because the
-    store uses nothing of it the adapter lacks.
+    store uses nothing of it the adapter lacks. The server keeps that database; ``marker``
+    is about files and does not apply.
     """
     if is_url(path):
         from deskd.store.pg import connect_pg
 
-        return connect_pg(str(path), busy_ms=busy_ms, create=create, migrate=migrate)
+        wait = DEFAULT_BUSY_MS if busy_ms is None else busy_ms
+        return connect_pg(str(path), busy_ms=wait, create=create, migrate=migrate)
     # os.path, not pathlib: the session hook opens the database on every tool call, and
     # importing pathlib is most of what it would cost beyond the floor.
     path = os.fspath(path)
-    if not os.path.exists(path):
+    busy_ms = DEFAULT_BUSY_MS if busy_ms is None else busy_ms  # read now: tests shorten it
+    try:
+        fresh = os.stat(path).st_size == 0
+    except FileNotFoundError:
+        fresh = True
+    if fresh:
+        if marker is not None and was_created(marker, path):
+            raise DatabaseLost(path)
         if not create:
             raise DatabaseMissing(path)
-        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        os.makedirs(os.path.dirname(path) or ".", mode=DIR_MODE, exist_ok=True)
     conn = sqlite3.connect(path, isolation_level=None, timeout=busy_ms / 1000)
+    if fresh:
+        os.chmod(path, FILE_MODE)
     conn.row_factory = sqlite3.Row
     conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
     conn.execute("PRAGMA foreign_keys = ON")
@@ -79,7 +113,40 @@ def connect(
         from deskd.store.migrations import ensure_current
 
         ensure_current(conn)
+    if marker is not None and (fresh or not was_created(marker, path)):
+        # Also for a database older than the marker: from now on its loss is noticed.
+        note_created(marker, path)
     return conn
+
+
+def was_created(marker: str | os.PathLike[str], path: str) -> bool:
+    """Whether ``marker`` records that the database at ``path`` was created."""
+    try:
+        with open(marker, encoding="utf-8") as fh:
+            return os.path.abspath(path) in fh.read().splitlines()
+    except OSError:
+        return False
+
+
+def note_created(marker: str | os.PathLike[str], path: str) -> None:
+    """Record in ``marker`` that the database at ``path`` exists (one absolute path a line)."""
+    folder = os.path.dirname(os.fspath(marker)) or "."
+    os.makedirs(folder, mode=DIR_MODE, exist_ok=True)
+    fd = os.open(marker, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
+    with os.fdopen(fd, "a", encoding="utf-8") as fh:
+        fh.write(os.path.abspath(path) + "\n")
+
+
+def forget_created(marker: str | os.PathLike[str], path: str) -> None:
+    """Drop ``path`` from ``marker``: ``deskd init`` is about to create it anew."""
+    try:
+        with open(marker, encoding="utf-8") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return
+    keep = [line for line in lines if line != os.path.abspath(path)]
+    with open(marker, "w", encoding="utf-8") as fh:
+        fh.write("".join(line + "\n" for line in keep))
 
 
 @contextmanager
@@ -108,6 +175,33 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
             conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
+
+
+@contextmanager
+def read_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """Every read inside sees one point in time (a deferred ``BEGIN``: in WAL mode it takes
+    no lock writers wait on). Inside a write transaction it is that transaction's view."""
+    if conn.in_transaction:
+        yield conn
+        return
+    conn.execute("BEGIN")
+    try:
+        yield conn
+    finally:
+        if conn.in_transaction:
+            conn.execute("COMMIT")
+
+
+def integrity_problem(conn: sqlite3.Connection) -> str | None:
+    """``PRAGMA quick_check``'s first complaint, or None when the file is sound.
+
+    It reads every page (O(size)): for ``deskd doctor`` and before ``prune`` rewrites pages,
+    not for every command."""
+    try:
+        first = str(conn.execute("PRAGMA quick_check(1)").fetchone()[0])
+    except sqlite3.DatabaseError as exc:
+        return str(exc)
+    return None if first == "ok" else f"database disk image is malformed: {first}"
 
 
 def journal_mode(conn: sqlite3.Connection) -> str:

@@ -194,9 +194,16 @@ def count_unread_by_role(conn: sqlite3.Connection) -> dict[str, int]:
 
 
 def overdue_unread(conn: sqlite3.Connection, *, now: int) -> list[Item]:
+    """Unread items past their SLA, for the board's gauges: an item of a closed meeting is
+    history (the ledger still says ``overdue``), not an alarm, so it is left out."""
     return _items(
         conn.execute(
-            f"SELECT * FROM items WHERE read_at IS NULL AND sla_due_at <= ? {_UNREAD_ORDER}",
+            "SELECT * FROM items WHERE read_at IS NULL AND sla_due_at <= ? "
+            # One primary-key lookup per overdue meeting item (ref "meeting:<id>"), never a
+            # scan of the meetings' history.
+            "AND NOT (source = 'meeting' AND EXISTS (SELECT 1 FROM meetings m WHERE "
+            "m.id = CAST(substr(items.ref, 9) AS INTEGER) AND m.state = 'closed')) "
+            f"{_UNREAD_ORDER}",
             (now,),
         )
     )

@@ -75,11 +75,12 @@ class Console:
         """Values that must never appear on a page: the access code, channel credentials."""
         found = [self.settings.supervisor_access_code or ""]
         if ctx is not None:
-            from deskd.service.paging.channels import all_channels, secrets_of
+            from deskd.service.paging.channels import all_channels, secrets_of, var_values
 
+            values = var_values(self.settings)
             for channel in all_channels(self.settings, ctx.desk).values():
                 for url in channel.urls:
-                    found.extend(secrets_of(url))
+                    found.extend(secrets_of(url, values))
         return sorted({s for s in found if len(s) >= MIN_SECRET}, key=len, reverse=True)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from deskd.adapters.channels.base import Delivery, Target, scrub, secret_parts
+from deskd.adapters.channels.base import Delivery, Target, scrub
 
 if TYPE_CHECKING:
     import apprise as apprise_module
@@ -64,7 +64,7 @@ class AppriseTransport:
         return results
 
 
-def _asset() -> apprise_module.AppriseAsset:
+def asset() -> apprise_module.AppriseAsset:
     import apprise
 
     return apprise.AppriseAsset(
@@ -78,7 +78,7 @@ def _notify_once(
     import apprise
 
     out: dict[str, Delivery] = {}
-    notifier = apprise.Apprise(asset=_asset())
+    notifier = apprise.Apprise(asset=asset())
     for t in targets:
         if not notifier.add(t.url, tag=t.key):
             out[t.key] = Delivery(
@@ -101,6 +101,8 @@ def _notify_once(
         key = next((tag for tag in service.tag if tag in by_key), None)
         if key is None:
             continue
+        from deskd.adapters.channels.privacy import secret_parts
+
         out[key] = _delivery(key, service, secret_parts(by_key[key].url))
     for t in targets:
         out.setdefault(t.key, Delivery(key=t.key, ok=False, error="apprise did not send it"))
@@ -124,25 +126,27 @@ def expand_config(path: str) -> list[tuple[str, str]]:
     (YAML or TEXT), so a team reuses the configuration it already has."""
     import apprise
 
-    config = apprise.AppriseConfig(asset=_asset())
+    config = apprise.AppriseConfig(asset=asset())
     if not config.add(path):
         return []
     services: list[Any] = list(config.services())
-    return [(str(s.url()), str(s.url(privacy=True))) for s in services]
+    from deskd.adapters.channels.privacy import rendered
+
+    return [(str(s.url()), rendered(s)) for s in services]
 
 
 def readable(url: str) -> bool:
     """True when apprise knows the service and the URL carries what it needs."""
     import apprise
 
-    return apprise.Apprise.instantiate(url, asset=_asset()) is not None
+    return apprise.Apprise.instantiate(url, asset=asset()) is not None
 
 
 def endpoint(url: str) -> tuple[str, int] | None:
     """The (host, port) a URL's service connects to, when the URL names it (for a probe)."""
     import apprise
 
-    service = apprise.Apprise.instantiate(url, asset=_asset())
+    service = apprise.Apprise.instantiate(url, asset=asset())
     if service is None:
         return None
     host = getattr(service, "smtp_host", None) or getattr(service, "host", None)

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from deskd.adapters.clock import now_ms
 from deskd.desk_cache import load_desk
 from deskd.desk_view import Desk
-from deskd.errors import Unavailable
+from deskd.errors import DatabaseGone, Unavailable, database_unavailable
 from deskd.settings import Settings, load_settings
-from deskd.store.db import connect, transaction
+from deskd.store.db import DatabaseLost, connect, transaction
 from deskd.store.migrations import SchemaTooNew
 
 
@@ -37,18 +37,20 @@ class DeskContext:
 
     @property
     def conn(self) -> sqlite3.Connection:
-        """The database, created and migrated on first use (exit 3 when it cannot be opened)."""
+        """The database, created and migrated on first use (exit 3 when it cannot be opened,
+        or when this desk had one and it is gone: that is never silently recreated)."""
         if self._conn is None:
+            path = self.settings.database_shown
             try:
-                self._conn = connect(self.settings.database)
+                self._conn = connect(self.settings.database, marker=self.settings.db_marker)
             except SchemaTooNew as exc:
                 raise Unavailable(str(exc)) from None
+            except DatabaseLost:
+                raise DatabaseGone(path) from None
             except sqlite3.Error as exc:
-                raise Unavailable(f"database {self.settings.database_shown}: {exc}") from None
+                raise database_unavailable(path, exc) from None
             except OSError as exc:
-                raise Unavailable(
-                    f"database {self.settings.database_shown}: {exc.strerror}"
-                ) from None
+                raise Unavailable(f"database {path}: {exc.strerror}") from None
         return self._conn
 
     @contextmanager
@@ -60,8 +62,8 @@ class DeskContext:
             with transaction(self.conn) as conn:
                 sync_roles(conn, self.desk, now=self.now)
                 yield conn
-        except sqlite3.OperationalError as exc:
-            raise Unavailable(f"database {self.settings.database_shown}: {exc}") from None
+        except sqlite3.DatabaseError as exc:
+            raise database_unavailable(self.settings.database_shown, exc) from None
 
     def close(self) -> None:
         if self._conn is not None:

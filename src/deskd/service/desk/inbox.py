@@ -9,7 +9,13 @@ from typing import Any
 
 from deskd.core.delivery import LEDGER_STATES, ledger_state
 from deskd.core.timeparse import iso_utc, parse_duration
-from deskd.core.values import DEFAULT_SLA_S, RESERVED_SOURCES, priority_name, priority_rank
+from deskd.core.values import (
+    DEFAULT_SLA_S,
+    RESERVED_SOURCES,
+    check_text,
+    priority_name,
+    priority_rank,
+)
 from deskd.errors import DeskdError, InvalidValue, ReservedSource, UnknownItem, UnknownSource
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import known_role
@@ -57,6 +63,8 @@ def sla_seconds(priority: str, sla: str | int | None) -> int:
 
 
 def validate_text(title: str, body: str) -> None:
+    check_text("title", title, MAX_TITLE)
+    check_text("body", body, MAX_BODY)
     if not title.strip():
         raise InvalidValue("title", title, "must not be empty")
     if len(title) > MAX_TITLE:
@@ -91,6 +99,8 @@ def check_item(ctx: DeskContext, item: NewItem) -> None:
     priority_rank(item.priority)
     sla_seconds(item.priority, item.sla)
     validate_text(item.title, item.body)
+    check_text("--ref", item.ref)
+    check_text("--dedup-key", item.dedup_key)
 
 
 def enqueue(

@@ -13,7 +13,7 @@ from typing import Any
 
 from deskd.core.presence import presence_of
 from deskd.core.timeparse import iso_utc
-from deskd.core.values import SESSION_STATES
+from deskd.core.values import SESSION_STATES, check_text
 from deskd.errors import InvalidValue, NoLiveSession
 from deskd.service.desk.context import DeskContext
 from deskd.store import items as item_rows
@@ -53,6 +53,8 @@ def set_status(
 ) -> dict[str, Any]:
     """Record a heartbeat now with the declared state; returns the role's presence after it."""
     check_state(state)
+    check_text("--activity", activity)
+    check_text("--session-id", native_id)
     ctx.desk.role(role)
     with ctx.write() as conn:
         session_id = session_rows.record_heartbeat(

@@ -12,6 +12,7 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from deskd.adapters.private import open_private, private_dir
 from deskd.service.desk import locks
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.launch_control import clear_pid, read_pid
@@ -55,13 +56,13 @@ class Healed:
 def start_executor(ctx: DeskContext, attempt_id: int, role: str) -> Dispatched:
     """Start ``deskd agent run --attempt ID`` detached, its output in logs/agents/<role>/."""
     folder = ctx.settings.log_path / "agents" / role
-    folder.mkdir(parents=True, exist_ok=True)
+    private_dir(folder)
     env = dict(os.environ)
     env["DESKD_HOME"] = str(ctx.settings.home)
     env["DESKD_DB"] = ctx.settings.database
     import subprocess  # an executing tick's launches only, not a dry run
 
-    with (folder / f"{attempt_id}.executor.log").open("ab") as out:
+    with open_private(folder / f"{attempt_id}.executor.log", "ab") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "deskd", "agent", "run", "--attempt", str(attempt_id)],
             cwd=str(ctx.settings.home),

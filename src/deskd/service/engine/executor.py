@@ -33,6 +33,7 @@ from deskd.adapters.agents import (
 )
 from deskd.adapters.clock import now_ms
 from deskd.adapters.locks import LockBusy
+from deskd.adapters.private import open_private, private_dir
 from deskd.adapters.process import stream_process
 from deskd.errors import DeskdError, LaunchRefused
 from deskd.service.desk import locks
@@ -224,7 +225,7 @@ def _run_once(
     """One try: run the agent, read its output line by line, and say how it ended."""
     attempt_id, role = attempt.id, attempt.role
     logs = ctx.settings.log_path / "agents" / role
-    logs.mkdir(parents=True, exist_ok=True)
+    private_dir(logs)
     mode, session_id = mode_of_try(
         rung=attempt.rung,
         planned_session=attempt.session_id,
@@ -263,7 +264,7 @@ def _run_once(
         )
         _apply(ctx, attempt, effects, native_id=state.session_id or session_id, now=_now(ctx))
 
-    with (logs / f"{attempt_id}.log").open("a", encoding="utf-8") as log:
+    with open_private(logs / f"{attempt_id}.log", "a", encoding="utf-8") as log:
         log.write(
             f"# deskd launch attempt {attempt_id} role {role} mode {mode}\n# argv[0] {argv[0]}\n"
         )

@@ -50,6 +50,8 @@ def prepare(
     adapter = adapter_for(agent.kind)
     if mode == "spawn" and agent.kind == "claude" and session_id is None:
         session_id = str(uuid.uuid4())  # pre-assigned, so it is known before the first line
+    from deskd.service.paging.channels import secret_names
+
     env = agent_env(
         dict(os.environ),
         role=role,
@@ -57,6 +59,7 @@ def prepare(
         home=ctx.settings.home,
         db=ctx.settings.database,
         session_id=session_id,
+        withheld=secret_names(ctx.settings, ctx.desk),
     )
     executable = _resolve(agent.command or agent.kind, env["PATH"])
     settings_path = None
@@ -148,7 +151,12 @@ def describe_launch(
     shown = {
         k: v for k, v in prepared.env.items() if k.startswith("DESKD_") or k in ("PATH", "HOME")
     }
-    dropped = sorted(k for k in os.environ if k in DROPPED or k.startswith(DROPPED_PREFIXES))
+    from deskd.service.paging.channels import secret_names
+
+    withheld = secret_names(ctx.settings, ctx.desk)
+    dropped = sorted(
+        k for k in os.environ if k in DROPPED or k in withheld or k.startswith(DROPPED_PREFIXES)
+    )
     return {"argv": argv, "env": shown, "dropped": dropped, "workdir": str(prepared.workdir)}
 
 

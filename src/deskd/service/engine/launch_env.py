@@ -2,20 +2,30 @@
 
 lesson 30: a child that inherits ``CLAUDECODE`` refuses to start, one that inherits
 ``CLAUDE_CODE_*`` (``CLAUDE_CODE_CHILD_SESSION``…) writes no transcript and can never be
-resumed; the supervisor's secrets never reach an agent.
+resumed; the supervisor's secrets never reach an agent, nor do the channel secrets
+(``DESKD_NOTIFY_URLS``, ``DESKD_TICK_PING_URL`` and every variable a channel URL references:
+an agent that could read a webhook could page people as deskd).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 DROPPED_PREFIXES = ("CLAUDE_CODE_", "DESKD_SUPERVISOR_")
 DROPPED = frozenset(
-    {"CLAUDECODE", "DESKD_WAKE_EXECUTE", "DESKD_ROLE", "DESKD_WAKE_TOKEN", "DESKD_SESSION_ID"}
+    {
+        "CLAUDECODE",
+        "DESKD_WAKE_EXECUTE",
+        "DESKD_ROLE",
+        "DESKD_WAKE_TOKEN",
+        "DESKD_SESSION_ID",
+        "DESKD_NOTIFY_URLS",
+        "DESKD_TICK_PING_URL",
+    }
 )
 
 
@@ -27,11 +37,17 @@ def agent_env(
     home: Path,
     db: str | Path,
     session_id: str | None,
+    withheld: Collection[str] = (),
 ) -> dict[str, str]:
     """``base`` without the scrubbed variables, plus DESKD_ROLE, DESKD_WAKE_TOKEN, DESKD_DB,
     DESKD_HOME (absolute) and a PATH that finds this environment's ``deskd`` first.
+    ``withheld`` names more variables to drop (the channel secrets of this desk).
     ``DESKD_NOW`` passes through, so a rehearsal keeps one pinned clock."""
-    env = {k: v for k, v in base.items() if k not in DROPPED and not k.startswith(DROPPED_PREFIXES)}
+    env = {
+        k: v
+        for k, v in base.items()
+        if k not in DROPPED and k not in withheld and not k.startswith(DROPPED_PREFIXES)
+    }
     env["DESKD_ROLE"] = role
     env["DESKD_WAKE_TOKEN"] = token
     env["DESKD_HOME"] = str(home.absolute())

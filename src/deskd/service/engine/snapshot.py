@@ -23,6 +23,7 @@ from deskd.service.work.session_views import load_rollovers
 from deskd.service.work.task_views import load_task_views
 from deskd.store import attempts as attempt_rows
 from deskd.store import items as item_rows
+from deskd.store.db import read_transaction
 from deskd.store.pages import notice_keys_since, open_page_keys
 from deskd.store.pauses import live_pauses
 from deskd.store.records import Attempt, Session
@@ -40,6 +41,13 @@ def policy_of(desk: Desk) -> Policy:
 
 
 def load_snapshot(conn: sqlite3.Connection, desk: Desk, *, now: int) -> Snapshot:
+    """The planner's input, read inside one read transaction: ~15 queries, one point in time
+    (a write committed between two of them would otherwise make the plan inconsistent)."""
+    with read_transaction(conn):
+        return _load_snapshot(conn, desk, now=now)
+
+
+def _load_snapshot(conn: sqlite3.Connection, desk: Desk, *, now: int) -> Snapshot:
     sessions = {r.role: r for r in current_sessions(conn)}
     in_flight = attempt_rows.in_flight_roles(conn)
     day_start = local_day_start(now, desk.timezone)
@@ -170,6 +178,7 @@ def _attempt_view(r: Attempt) -> AttemptView:
         recycles=r.recycles,
         item_ids=tuple(int(i) for i in json.loads(r.item_ids)),
         task_ids=tuple(int(i) for i in json.loads(r.task_ids)),
+        skipped=r.skipped,
     )
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from deskd.adapters.private import open_private, private_dir
+
 MAX_BYTES = 1024 * 1024
 KEEP = 3
 
@@ -14,7 +16,7 @@ KEEP = 3
 def append_line(folder: Path, line: str) -> None:
     """Append one line to ``folder/tick.log``, rotating it past ``MAX_BYTES``."""
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        private_dir(folder)
         path = folder / "tick.log"
         if path.exists() and path.stat().st_size > MAX_BYTES:
             for n in range(KEEP - 1, 0, -1):
@@ -22,7 +24,7 @@ def append_line(folder: Path, line: str) -> None:
                 if older.exists():
                     older.replace(folder / f"tick.log.{n + 1}")
             path.replace(folder / "tick.log.1")
-        with path.open("a", encoding="utf-8") as fh:
+        with open_private(path, "a", encoding="utf-8") as fh:
             fh.write(line.rstrip("\n") + "\n")
     except OSError:
         # A full disk or a read-only log folder must not fail the tick itself.

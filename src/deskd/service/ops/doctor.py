@@ -63,7 +63,7 @@ def run_checks(env: Mapping[str, str] | None = None) -> list[Check]:
     checks.insert(2, hook_check(environ.get("PATH", os.defpath)))
     host = _host(settings, where, checks)
     desk = _desk(where, host, checks)
-    checks.extend(database_checks(where.db))
+    checks.extend(database_checks(where.db, marker=paths.db_marker(where.home)))
     if desk is not None:
         checks.extend(agent_checks(desk, settings, environ.get("PATH", os.defpath)))
         checks.extend(workdir_checks(desk, where.home))
@@ -74,6 +74,8 @@ def run_checks(env: Mapping[str, str] | None = None) -> list[Check]:
         )
     checks.append(folder_check("log dir", where.logs))
     checks.append(folder_check("run dir", where.run))
+    data = [where.db.parent] if isinstance(where.db, Path) else []  # a URL has no folder
+    checks.append(private_check([*data, where.logs, where.run]))
     checks.append(tick_schedule_check(where.home, environ))
     if settings is not None:
         from deskd.service.ops.console import access_checks  # the supervisor console
@@ -82,6 +84,41 @@ def run_checks(env: Mapping[str, str] | None = None) -> list[Check]:
             Check(c.name, "ok" if c.ok else "fail", c.detail) for c in access_checks(settings)
         )
     return checks
+
+
+MAX_MODE_SCAN = 2000
+"""Files looked at by the file-modes check (a desk with years of transcripts stays fast)."""
+
+
+def private_check(folders: list[Path]) -> Check:
+    """The data, logs and run folders and what is in them are readable by this user only
+    (0700 / 0600): the database and agent transcripts hold every item's text."""
+    exposed: list[str] = []
+    seen = 0
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        for root, dirs, files in os.walk(folder):
+            for name in [root, *(os.path.join(root, f) for f in files)]:
+                seen += 1
+                try:
+                    mode = os.stat(name).st_mode & 0o777
+                except OSError:
+                    continue
+                if mode & 0o077:
+                    exposed.append(f"{name} ({mode:o})")
+            if seen > MAX_MODE_SCAN:
+                dirs.clear()
+    if not exposed:
+        return Check("file modes", "ok", "data, logs and run are readable by this user only")
+    shown = "; ".join(exposed[:5]) + (f" and {len(exposed) - 5} more" if len(exposed) > 5 else "")
+    return Check(
+        "file modes",
+        "warn",
+        f"group/world-readable: {shown} (chmod -R go-rwx "
+        + " ".join(str(f) for f in folders if f.is_dir())
+        + ")",
+    )
 
 
 def tick_schedule_check(home: Path, environ: Mapping[str, str]) -> Check:
@@ -188,15 +225,25 @@ def _desk(where: Where, host: HostConfig | None, checks: list[Check]) -> Desk | 
     return desk
 
 
-def database_checks(db: Path | str) -> list[Check]:
-    """The database opens, its schema is current, and it is in WAL mode. Never writes."""
-    from deskd.store.db import connect, is_url, journal_mode
+def database_checks(db: Path | str, *, marker: Path | None = None) -> list[Check]:
+    """The database opens, is sound (``quick_check``), its schema is current, and it is in
+    WAL mode. Never writes. A PostgreSQL desk gets the server's checks instead."""
+    from deskd.store.db import connect, integrity_problem, is_url, journal_mode, was_created
     from deskd.store.migrations import schema_version
 
     if is_url(db):
         return postgres_checks(str(db))
     db = Path(db)
-    if not db.exists():
+    if not db.exists() or db.stat().st_size == 0:
+        if marker is not None and was_created(marker, str(db)):
+            return [
+                Check(
+                    "database",
+                    "fail",
+                    f"{db} is missing or empty but this desk had one ({marker}): restore it "
+                    "from a backup, or start over empty with `deskd init --new-db`",
+                )
+            ]
         return [
             Check(
                 "database",
@@ -211,11 +258,24 @@ def database_checks(db: Path | str) -> list[Check]:
     try:
         version = schema_version(conn)
         mode = journal_mode(conn)
+        damaged = integrity_problem(conn)
     except sqlite3.Error as exc:
         return [Check("database", "fail", f"{db}: not a deskd database: {exc}")]
     finally:
         conn.close()
-    checks = [Check("database", "ok", f"{db} opens"), *_schema_checks(version)]
+    checks = [Check("database", "ok", f"{db} opens")]
+    if damaged is None:
+        checks.append(Check("integrity", "ok", "quick_check: ok"))
+    else:
+        checks.append(
+            Check(
+                "integrity",
+                "fail",
+                f"{db}: {damaged}; stop the tick (timer or cron), restore the file from a "
+                f"backup, or salvage rows with `sqlite3 {db} .recover`",
+            )
+        )
+    checks.extend(_schema_checks(version))
     if mode == "wal":
         checks.append(Check("wal mode", "ok", "journal_mode = wal"))
     else:

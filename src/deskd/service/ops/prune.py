@@ -3,14 +3,16 @@ one write transaction; live rows are never touched (see ``deskd.store.prune``)."
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from deskd.core.timeparse import duration_text, iso_utc, parse_duration
-from deskd.errors import OperatorOnly, TooRecent
+from deskd.errors import OperatorOnly, TooRecent, database_unavailable
 from deskd.service.desk.context import DeskContext
 from deskd.store import prune as rows
+from deskd.store.db import integrity_problem
 from deskd.store.events import add_event
 
 MIN_AGE_S = 86400
@@ -78,6 +80,10 @@ def prune(
     """
     seconds = check_prune(ctx, older_than=older_than, force=force)
     result = PruneResult(older_than_s=seconds, cutoff=ctx.now - seconds * 1000, dry_run=dry_run)
+    damaged = integrity_problem(ctx.conn)
+    if damaged is not None:
+        # Deleting rows rewrites pages across the file: never into a damaged one.
+        raise database_unavailable(ctx.settings.db_path, sqlite3.DatabaseError(damaged))
     try:
         with ctx.write() as conn:
             for name, step in STEPS:

@@ -161,13 +161,19 @@ def desk_name(home: Path) -> str:
     return cleaned or "desk"
 
 
-def init_desk(settings: Settings, *, force: bool = False, now: int | None = None) -> Scaffold:
+def init_desk(
+    settings: Settings, *, force: bool = False, now: int | None = None, new_db: bool = False
+) -> Scaffold:
     """Write the desk file, ``.env.example`` and the folders; create the database if missing.
 
     Refuses when either file exists unless ``force``; with it, each file it replaces is kept
     first as ``NAME.bak-<UTC YYYYMMDDTHHMMSSZ>`` (``now``, epoch ms). The database is never
     opened when it already exists: ``--force`` rewrites files, never rows or the schema.
+    ``new_db`` creates only an empty database, where a lost one was (nothing else is written).
+    Folders are 0700: the database, logs and transcripts are for this user alone.
     """
+    if new_db:
+        return _new_database(settings)
     home = settings.home
     desk_path = settings.desk_path
     env_path = home / ".env.example"
@@ -180,15 +186,14 @@ def init_desk(settings: Settings, *, force: bool = False, now: int | None = None
         )
     try:
         backups = [_backup(p, now=now or 0) for p in existing]
-        for folder in FOLDERS:
-            (home / folder).mkdir(parents=True, exist_ok=True)
-        settings.log_path.mkdir(parents=True, exist_ok=True)
+        for folder in (*(home / f for f in FOLDERS), settings.log_path, settings.db_path.parent):
+            private_folder(folder)
         desk_path.parent.mkdir(parents=True, exist_ok=True)
         desk_path.write_text(desk_text(desk_name(home)), encoding="utf-8")
         env_path.write_text(ENV_TEMPLATE, encoding="utf-8")
     except OSError as exc:
         raise Unavailable(f"cannot write the desk in {home}: {exc.strerror}") from None
-    db_created = _create_database(settings.db_path)
+    db_created = _create_database(settings.db_path, marker=settings.db_marker)
     return Scaffold(
         home=home,
         desk=desk_path,
@@ -197,6 +202,12 @@ def init_desk(settings: Settings, *, force: bool = False, now: int | None = None
         db_created=db_created,
         backups=backups,
     )
+
+
+def private_folder(folder: Path) -> None:
+    """Create ``folder`` 0700 (or take an existing one to 0700)."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    folder.chmod(0o700)
 
 
 def _backup(path: Path, *, now: int) -> Path:
@@ -212,16 +223,35 @@ def _backup(path: Path, *, now: int) -> Path:
     return target
 
 
-def _create_database(path: Path) -> bool:
-    if path.exists():
+def _create_database(path: Path, *, marker: Path) -> bool:
+    if path.exists() and path.stat().st_size > 0:
         return False
-    from deskd.store.db import connect
+    from deskd.store.db import DatabaseLost, connect
 
     try:
-        connect(path).close()
+        connect(path, marker=marker).close()
+    except DatabaseLost:
+        return False  # a lost database is only recreated by `deskd init --new-db`
     except Exception as exc:
         raise Unavailable(f"cannot create the database {path}: {exc}") from None
     return True
+
+
+def _new_database(settings: Settings) -> Scaffold:
+    """``deskd init --new-db``: an empty database where the desk's was lost."""
+    from deskd.store.db import forget_created
+
+    path = settings.db_path
+    if path.exists() and path.stat().st_size > 0:
+        raise AlreadyExists(
+            f"{path} already exists and is not empty: --new-db never replaces a database "
+            "(move it away first if you really mean to start over)"
+        )
+    for leftover in (Path(f"{path}-wal"), Path(f"{path}-shm")):
+        leftover.unlink(missing_ok=True)  # a stale WAL would be replayed into the new file
+    forget_created(settings.db_marker, str(path))
+    _create_database(path, marker=settings.db_marker)
+    return Scaffold(home=settings.home, desk=settings.desk_path, db=path, db_created=True)
 
 
 def _shown(path: Path, home: Path) -> str:

@@ -1,6 +1,12 @@
 """Channels: which apprise URLs exist (desk file, ``DESKD_NOTIFY_URLS``, apprise config
 files), which of them a role's pages go to, whether they look reachable, and the doctor's
-checks. URLs are shown only through ``mask_url``; apprise is loaded only to send or probe.
+checks. URLs are shown only through ``privacy.private_url`` (apprise's privacy rendering);
+apprise is loaded only where a URL is shown, sent or probed.
+
+``${VAR}`` in a URL is filled from the environment, then from ``$DESKD_HOME/.env`` (the
+environment wins); a URL whose variable is unset is refused, never sent half-filled. Those
+variables, ``DESKD_NOTIFY_URLS`` and ``DESKD_TICK_PING_URL`` are the channel secrets: they
+never reach an agent (``secret_names``).
 """
 
 from __future__ import annotations
@@ -10,7 +16,7 @@ import socket
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
-from deskd.adapters.channels.base import SEND_BUDGET_S, Target, mask_url, secret_parts
+from deskd.adapters.channels.base import SEND_BUDGET_S, Target
 from deskd.config import PYTHON_CHANNEL_SCHEME
 from deskd.core.values import PRIORITIES
 from deskd.desk import ENV_VAR, expand_vars
@@ -19,6 +25,8 @@ from deskd.errors import EmptyChannel, UnknownChannel
 from deskd.settings import Settings
 
 ENV_CHANNEL = "DESKD_NOTIFY_URLS"
+SECRET_SETTINGS = ("DESKD_NOTIFY_URLS", "DESKD_TICK_PING_URL")
+"""Settings that hold channel URLs (webhook tokens): never passed to an agent."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -72,36 +80,88 @@ def routes(settings: Settings | None, desk: Desk, role: str) -> list[Channel]:
     return picked
 
 
-def shown_url(url: str) -> str:
-    """A URL as deskd shows it: masked, except a Python channel's, which holds no secret."""
-    return url if url.startswith(PYTHON_CHANNEL_SCHEME) else mask_url(url)
+def shown_url(url: str, values: dict[str, str]) -> str:
+    """A URL as deskd shows it: apprise's privacy rendering (``privacy.private_url``), except
+    a Python channel's, which holds no secret. Loads apprise for an apprise URL."""
+    if url.startswith(PYTHON_CHANNEL_SCHEME):
+        return url
+    from deskd.adapters.channels.privacy import private_url
+
+    return private_url(url, values)
 
 
-def missing_vars(url: str) -> list[str]:
-    return [m.group(1) for m in ENV_VAR.finditer(url) if not os.environ.get(m.group(1))]
+def var_values(settings: Settings | None) -> dict[str, str]:
+    """What ``${VAR}`` is filled from: ``$DESKD_HOME/.env``, overridden by the environment.
+
+    Read here only, for channel URLs: ``.env`` is never loaded into any process's
+    environment (an agent inherits the environment, not this)."""
+    values: dict[str, str] = {}
+    if settings is not None:
+        env_file = settings.home / ".env"
+        if env_file.is_file():
+            from dotenv import dotenv_values
+
+            values.update({k: v for k, v in dotenv_values(env_file).items() if v is not None})
+    values.update(os.environ)
+    return values
 
 
-def targets_of(channel: Channel) -> list[Target]:
-    """The channel's URLs, ``${VAR}`` filled; a config file is read (this loads apprise)."""
-    found = [
-        Target(key=f"{channel.name}#{i}", url=expand_vars(u), masked=shown_url(u))
-        for i, u in enumerate(channel.urls)
-    ]
+def missing_vars(url: str, values: dict[str, str] | None = None) -> list[str]:
+    values = dict(os.environ) if values is None else values
+    return [m.group(1) for m in ENV_VAR.finditer(url) if not values.get(m.group(1))]
+
+
+def secret_names(settings: Settings | None, desk: Desk) -> set[str]:
+    """Every variable that holds a channel secret: the settings with channel URLs and every
+    ``${VAR}`` a channel URL (desk file, host module, ``DESKD_NOTIFY_URLS``) references."""
+    names = set(SECRET_SETTINGS)
+    urls = [u for c in desk.data.channels for u in c.urls]
+    urls += settings.notify_url_list if settings is not None else []
+    for url in urls:
+        names.update(m.group(1) for m in ENV_VAR.finditer(url))
+    return names
+
+
+def targets_of(channel: Channel, values: dict[str, str]) -> list[Target]:
+    """The channel's URLs, ``${VAR}`` filled from ``values``; a URL whose variable is unset
+    carries the problem instead. Loads apprise (to render each URL privately)."""
+    found = []
+    for i, u in enumerate(channel.urls):
+        unset = missing_vars(u, values)
+        problem = None
+        if unset:
+            problem = "not sent: " + ", ".join(f"${{{m}}}" for m in unset) + " is not set"
+            problem += " (in the environment or $DESKD_HOME/.env)"
+        found.append(
+            Target(
+                key=f"{channel.name}#{i}",
+                url="" if unset else expand_vars(u, values),
+                masked=shown_url(u, values),
+                problem=problem,
+            )
+        )
     if channel.config:
         from deskd.adapters.channels.apprise import expand_config
 
         for i, (url, private) in enumerate(expand_config(channel.config)):
-            found.append(Target(key=f"{channel.name}#c{i}", url=url, masked=mask_url(private)))
+            found.append(Target(key=f"{channel.name}#c{i}", url=url, masked=private))
     return found
 
 
-def secrets_of(url: str) -> list[str]:
-    """Everything in a URL (expanded) that must never be shown, for scrubbing error texts."""
-    if url.startswith(PYTHON_CHANNEL_SCHEME):
-        return []  # a channel name, no credential
-    return secret_parts(expand_vars(url)) + [
-        os.environ[m.group(1)] for m in ENV_VAR.finditer(url) if os.environ.get(m.group(1))
-    ]
+def secrets_of(url: str, values: dict[str, str] | None = None) -> list[str]:
+    """Everything in a URL (as written with ``${VAR}``, or already filled) that must never be
+    shown, for scrubbing texts: what apprise's privacy rendering hides, and the value of every
+    variable it references or that was filled into it (``values``: default the environment)."""
+    if not url or url.startswith(PYTHON_CHANNEL_SCHEME):
+        return []  # a Python channel's URL is a channel name, no credential
+    from deskd.adapters.channels.privacy import MIN_VALUE, secret_parts
+
+    values = dict(os.environ) if values is None else values
+    named = [values.get(m.group(1), "") for m in ENV_VAR.finditer(url)]
+    real = expand_vars(url, values) if named else url
+    found = secret_parts(real) + [v for v in named if v]
+    found += [v for v in values.values() if len(v) >= MIN_VALUE and v in real]
+    return found
 
 
 # -- `deskd channels` -----------------------------------------------------------------
@@ -109,14 +169,18 @@ def secrets_of(url: str) -> list[str]:
 
 def channel_views(settings: Settings, desk: Desk, *, check: bool) -> list[dict[str, Any]]:
     """Every channel with masked URLs, who it serves, and (``check``) a reachability probe."""
+    values = var_values(settings)
     views = []
     for channel in all_channels(settings, desk).values():
         serves = [r for r in desk.role_names if channel in routes(settings, desk, r)]
         urls = []
         for url in channel.urls:
-            entry: dict[str, Any] = {"url": shown_url(url), "missing": missing_vars(url)}
+            entry: dict[str, Any] = {
+                "url": shown_url(url, values),
+                "missing": missing_vars(url, values),
+            }
             if check:
-                entry["check"] = _probe(url)
+                entry["check"] = _probe(url, values)
             urls.append(entry)
         view: dict[str, Any] = {
             "name": channel.name,
@@ -133,9 +197,9 @@ def channel_views(settings: Settings, desk: Desk, *, check: bool) -> list[dict[s
     return views
 
 
-def _probe(url: str) -> str:
+def _probe(url: str, values: dict[str, str]) -> str:
     """``ok``-ish words for one URL: can apprise read it, and does its host answer on TCP?"""
-    missing = missing_vars(url)
+    missing = missing_vars(url, values)
     if missing:
         return "not set: " + ", ".join(f"${{{m}}}" for m in missing)
     if url.startswith(PYTHON_CHANNEL_SCHEME):
@@ -146,7 +210,7 @@ def _probe(url: str) -> str:
         return "registered Python channel" if known else "invalid: no Python channel registered"
     from deskd.adapters.channels.apprise import endpoint, readable
 
-    real = expand_vars(url)
+    real = expand_vars(url, values)
     if not readable(real):
         return "invalid: apprise cannot read this URL"
     where = endpoint(real)
@@ -183,11 +247,13 @@ def send_test(settings: Settings, desk: Desk, name: str) -> dict[str, Any]:
     channels = all_channels(settings, desk)
     if name not in channels:
         raise UnknownChannel(name, list(channels))
-    targets = targets_of(channels[name])
+    values = var_values(settings)
+    targets = targets_of(channels[name], values)
     if not targets:
         raise EmptyChannel(name)
+    sendable = [t for t in targets if t.problem is None]
     got = SplitTransport(PythonTransport(host_config().senders), apprise).send(
-        targets,
+        sendable,
         title=f"deskd: test page from desk {desk.name}",
         body=f"A test of channel {name!r} (`deskd channels test {name}`). No action needed.",
         kind="notice",
@@ -197,8 +263,8 @@ def send_test(settings: Settings, desk: Desk, name: str) -> dict[str, Any]:
         {
             "name": name,
             "url": t.masked,
-            "status": "sent" if got[t.key].ok else "failed",
-            "error": got[t.key].error,
+            "status": "sent" if t.key in got and got[t.key].ok else "failed",
+            "error": t.problem or got[t.key].error,
         }
         for t in targets
     ]
@@ -213,9 +279,10 @@ def send_test(settings: Settings, desk: Desk, name: str) -> dict[str, Any]:
 def doctor_checks(settings: Settings | None, desk: Desk) -> list[DoctorCheck]:
     """Checks for ``deskd doctor``: each ``{"name", "level" (ok|warn|fail), "detail"}``.
 
-    Reads the desk and the environment only (no apprise, no network): the human rung is
-    wired for every role, no literal credential sits in deskd.toml (agents running as the
-    same user can read it), and every ``${VAR}`` a URL needs is set.
+    Reads the desk, the environment and ``.env`` (no network): the human rung is wired for
+    every role, no literal credential sits in deskd.toml (agents running as the same user can
+    read it: apprise's own parse of each URL says which parts are credentials; this is the one
+    check that loads apprise), and every ``${VAR}`` a URL needs is set.
     """
     checks: list[DoctorCheck] = []
     channels = all_channels(settings, desk)
@@ -240,11 +307,12 @@ def doctor_checks(settings: Settings | None, desk: Desk) -> list[DoctorCheck]:
             )
     literal = []
     missing = []
+    values = var_values(settings)
     for channel in desk.data.channels:
         for url in channel.urls:
-            if secret_parts(url):
-                literal.append(f"{channel.name}: {mask_url(url)}")
-            missing += [f"{channel.name}: ${{{m}}}" for m in missing_vars(url)]
+            if literal_credentials(url, values):
+                literal.append(f"{channel.name}: {shown_url(url, values)}")
+            missing += [f"{channel.name}: ${{{m}}}" for m in missing_vars(url, values)]
         if channel.apprise_config and not os.path.isfile(channel.apprise_config):
             missing.append(f"{channel.name}: apprise_config {channel.apprise_config} not found")
     if literal:
@@ -271,3 +339,23 @@ def doctor_checks(settings: Settings | None, desk: Desk) -> list[DoctorCheck]:
             }
         )
     return checks
+
+
+def literal_credentials(url: str, values: dict[str, str]) -> list[str]:
+    """The credentials apprise finds in ``url`` that are written in the file, not ``${VAR}``.
+
+    The URL is expanded and parsed by apprise; a part it hides that no variable supplied
+    is literal. Unset variables are stood in for by a placeholder, so the rest still parses.
+    """
+    if url.startswith(PYTHON_CHANNEL_SCHEME):
+        return []  # a channel name in the host's code, no credential
+    from deskd.adapters.channels.privacy import secret_parts
+
+    names = {m.group(1) for m in ENV_VAR.finditer(url)}
+    filled = {n: values.get(n) or f"deskdVar{i}Placeholder" for i, n in enumerate(sorted(names))}
+    supplied = [v for v in filled.values() if v]
+    return [
+        part
+        for part in secret_parts(expand_vars(url, filled))
+        if not any(part in v or v in part for v in supplied)
+    ]

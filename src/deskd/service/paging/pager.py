@@ -38,7 +38,14 @@ from deskd.core.paging import (
 from deskd.core.timeparse import local_text
 from deskd.core.values import URGENT, priority_name
 from deskd.service.desk.context import DeskContext
-from deskd.service.paging.channels import Channel, all_channels, routes, secrets_of, targets_of
+from deskd.service.paging.channels import (
+    Channel,
+    all_channels,
+    routes,
+    secrets_of,
+    targets_of,
+    var_values,
+)
 from deskd.service.paging.pages import channel_view
 from deskd.service.paging.silences import quiet_until, silence_hold
 from deskd.store import pages as page_rows
@@ -174,7 +181,8 @@ def _send(
     transport: Transport | None,
 ) -> dict[int, Delivery]:
     """The side effect: send the due entries, and say how each went (errors scrubbed)."""
-    targets, unresolved = _targets(entries, due, channels)
+    values = var_values(ctx.settings)
+    targets, unresolved = _targets(entries, due, channels, values)
     results = {
         index: Delivery(key="", ok=False, error=error) for index, error in unresolved.items()
     }
@@ -191,7 +199,7 @@ def _send(
     for target, index in targets:
         result = delivered.get(target.key) or Delivery(key=target.key, ok=False, error="not sent")
         if result.error:
-            error = scrub(result.error, secrets_of(target.url))
+            error = scrub(result.error, secrets_of(target.url, values))
             result = Delivery(key=result.key, ok=False, error=error)
         results[index] = result
     return results
@@ -219,13 +227,16 @@ def _route(ctx: DeskContext, page: Page) -> tuple[tuple[Entry, ...], str]:
     priority = priority_name(page.priority)
     picked = routes(ctx.settings, ctx.desk, page.role)
     taking = [c for c in picked if c.takes(priority)]
-    entries = tuple(Entry(name=c.name, url=t.masked) for c in taking for t in _safe_targets(c))
+    values = var_values(ctx.settings)
+    entries = tuple(
+        Entry(name=c.name, url=t.masked) for c in taking for t in _safe_targets(c, values)
+    )
     return entries, outbox_reason(page.role, priority, filtered=bool(picked) and not taking)
 
 
-def _safe_targets(channel: Channel) -> list[Target]:
+def _safe_targets(channel: Channel, values: dict[str, str]) -> list[Target]:
     try:
-        return targets_of(channel)
+        return targets_of(channel, values)
     except Exception:  # an unreadable apprise config file: its channel has nothing to send to
         return []
 
@@ -261,9 +272,13 @@ def _quiet(
 
 
 def _targets(
-    entries: Sequence[Entry], due: Sequence[int], channels: dict[str, Channel]
+    entries: Sequence[Entry],
+    due: Sequence[int],
+    channels: dict[str, Channel],
+    values: dict[str, str],
 ) -> tuple[list[tuple[Target, int]], dict[int, str]]:
-    """The real URL behind each due entry (found again by channel and masked URL)."""
+    """The real URL behind each due entry (found again by channel and masked URL); an entry
+    whose URL needs an unset ``${VAR}`` fails with that reason instead of being sent."""
     found: list[tuple[Target, int]] = []
     missing: dict[int, str] = {}
     cache: dict[str, list[Target]] = {}
@@ -274,10 +289,13 @@ def _targets(
             missing[index] = f"channel {e.name!r} is no longer configured"
             continue
         if channel.name not in cache:
-            cache[channel.name] = _safe_targets(channel)
+            cache[channel.name] = _safe_targets(channel, values)
         match = next((t for t in cache[channel.name] if t.masked == e.url), None)
         if match is None:
             missing[index] = f"URL no longer in channel {channel.name!r}"
+            continue
+        if match.problem is not None:
+            missing[index] = match.problem
             continue
         found.append((Target(key=f"e{index}", url=match.url, masked=match.masked), index))
     return found, missing
