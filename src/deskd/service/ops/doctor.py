@@ -232,6 +232,8 @@ def database_checks(db: Path | str, *, marker: Path | None = None) -> list[Check
     from deskd.store.migrations import schema_version
 
     if is_url(db):
+        from deskd.service.ops.doctor_pg import postgres_checks
+
         return postgres_checks(str(db))
     db = Path(db)
     if not db.exists() or db.stat().st_size == 0:
@@ -302,42 +304,6 @@ def _schema_checks(version: int) -> list[Check]:
     return [
         Check("schema", "fail", f"version {version} is newer than this deskd ({LATEST}); upgrade")
     ]
-
-
-OLDEST_SERVER = 130000
-"""PostgreSQL 13: the oldest server deskd is tested against."""
-
-
-def postgres_checks(url: str) -> list[Check]:
-    """A PostgreSQL desk: it connects, the server is recent enough, the schema is current,
-    and an advisory lock taken on one connection is seen and refused on another."""
-    from deskd.store.db import redact
-
-    shown = redact(url)
-    try:
-        from deskd.store.pg import probe
-    except ImportError:
-        return [Check("database", "fail", "PostgreSQL needs psycopg: pip install 'deskd[pg]'")]
-    try:
-        found = probe(url)
-    except sqlite3.Error as exc:
-        return [Check("database", "fail", f"{shown}: cannot connect: {exc}")]
-    checks = [Check("database", "ok", f"{shown} connects")]
-    if found.server_version_num >= OLDEST_SERVER:
-        checks.append(Check("server", "ok", f"PostgreSQL {found.server_version}"))
-    else:
-        checks.append(
-            Check("server", "fail", f"PostgreSQL {found.server_version}; deskd needs 13 or newer")
-        )
-    if found.schema == 0:
-        checks.append(Check("schema", "warn", "empty: the first deskd command sets it up"))
-    else:
-        checks.extend(_schema_checks(found.schema))
-    if found.lock_round_trip is None:
-        checks.append(Check("locks", "ok", "advisory lock round trip between two connections"))
-    else:
-        checks.append(Check("locks", "fail", found.lock_round_trip))
-    return checks
 
 
 def agent_checks(desk: Desk, settings: Settings | None, search_path: str) -> list[Check]:

@@ -1,0 +1,42 @@
+"""``deskd doctor`` for a PostgreSQL desk: the server's checks in place of the file's."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from deskd.service.ops.doctor import Check, _schema_checks
+
+OLDEST_SERVER = 130000
+"""PostgreSQL 13: the oldest server deskd is tested against."""
+
+
+def postgres_checks(url: str) -> list[Check]:
+    """A PostgreSQL desk: it connects, the server is recent enough, the schema is current,
+    and an advisory lock taken on one connection is seen and refused on another."""
+    from deskd.store.db import redact
+
+    shown = redact(url)
+    try:
+        from deskd.store.pg import probe
+    except ImportError:
+        return [Check("database", "fail", "PostgreSQL needs psycopg: pip install 'deskd[pg]'")]
+    try:
+        found = probe(url)
+    except sqlite3.Error as exc:
+        return [Check("database", "fail", f"{shown}: cannot connect: {exc}")]
+    checks = [Check("database", "ok", f"{shown} connects")]
+    if found.server_version_num >= OLDEST_SERVER:
+        checks.append(Check("server", "ok", f"PostgreSQL {found.server_version}"))
+    else:
+        checks.append(
+            Check("server", "fail", f"PostgreSQL {found.server_version}; deskd needs 13 or newer")
+        )
+    if found.schema == 0:
+        checks.append(Check("schema", "warn", "empty: the first deskd command sets it up"))
+    else:
+        checks.extend(_schema_checks(found.schema))
+    if found.lock_round_trip is None:
+        checks.append(Check("locks", "ok", "advisory lock round trip between two connections"))
+    else:
+        checks.append(Check("locks", "fail", found.lock_round_trip))
+    return checks
