@@ -234,7 +234,8 @@ def _step(
     unshown = _not_shown(policy, current, d, items, now=now)
     if unshown:
         # A landing holds only what the agent was shown: demand it never saw gets its own
-        # wake at the role's start rung (resuming the parked session), not the old SLA.
+        # wake at the role's start rung (resuming the parked session), not the old SLA. It is
+        # a new climb, so a new generation: within one the rung never goes down.
         yield _supersede(current, f"not shown to the landed wake: {unshown}")
         yield from _start(
             snapshot,
@@ -243,7 +244,7 @@ def _step(
             d,
             items,
             now=now,
-            generation=current.generation,
+            generation=current.generation + 1,
             supersedes=current.id,
             recycles=current.recycles,
         )
