@@ -18,10 +18,11 @@ from deskd.service.desk.context import DeskContext
 from deskd.service.engine.launch_control import clear_pid, read_pid
 from deskd.store import attempts as attempt_rows
 from deskd.store.events import add_event
-from deskd.store.records import Attempt
 
 if TYPE_CHECKING:
     import subprocess
+
+    from deskd.store.records.attempts import Attempt
 
 RESTART_AFTER_MS = 60_000
 
