@@ -117,6 +117,22 @@ HOT = {
 }
 TICK_LOCK = ("filelock", "logging", "secrets")  # the tick locks run/tick.lock even when dry
 
+# The store's records each hot command may build (deskd.store.records.<module>): a frozen
+# dataclass costs ~1 ms of CPU to build, so a command imports only the records it reads.
+# `status` and the tick read every table and are not pinned.
+RECORDS = {
+    "inbox enqueue": set(),
+    "inbox list": {"items"},
+    "inbox ack": set(),
+    "status set": {"sessions"},
+    "heartbeat": {"sessions"},
+    "send": set(),
+    "task update": {"tasks"},
+    "meeting send": {"items", "meetings", "meeting_messages"},
+    "meeting updates": {"items", "meetings", "meeting_messages"},
+    "hook add": {"hooks"},
+}
+
 
 def loaded(modules: set[str], roots: tuple[str, ...]) -> list[str]:
     return sorted(m for m in modules if m.split(".")[0] in roots or m == "urllib.request")
@@ -141,6 +157,10 @@ def test_hot_commands_load_no_validator_lock_or_network_module(hot_desk: Path, n
     never = tuple(m for m in NEVER_HOT if not (name == "tick --dry-run" and m in TICK_LOCK))
     never += ("click",)  # the fast dispatch ran it (deskd.cli.fast)
     assert loaded(modules, never) == []
+    records = {m.rsplit(".", 1)[1] for m in modules if m.startswith("deskd.store.records.")}
+    assert records <= RECORDS.get(name, records), records
+    if name in RECORDS:  # nor the planner's records (deskd.core.records), which they never read
+        assert "deskd.core.records" not in modules
 
 
 def test_an_edited_desk_file_is_validated_again(hot_desk: Path, tmp_path: Path) -> None:

@@ -33,6 +33,7 @@ HEAVY = (
     "deskd.service",
     "deskd.adapters",
     "deskd.cli",
+    "deskd.store.records",
 )
 
 PROBE = """

@@ -8,9 +8,28 @@ way (a paused meeting can still end).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from deskd.core.meetings import Meeting, MeetingFacts, Obligation, is_inactive, votes_owed
-from deskd.core.records import MeetingWake
 from deskd.core.timeparse import human_age, iso_utc
+
+
+# Defined here, not in core/records.py, so that a meeting command builds it without building
+# every record the planner reads (~1 ms of CPU each); core/records.py re-exports it.
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MeetingWake:
+    """One meeting-derived reason to wake one role (owned by core/meetings.py): an invitation
+    not checked in, a termination vote owed, or an overdue reply obligation."""
+
+    meeting_id: int
+    role: str
+    kind: str
+    """``meeting`` (check in / vote) or ``owed_reply``."""
+    generation: int
+    since: int
+    urgent: bool
+    lines: tuple[str, ...]
+    due_at: int | None = None
 
 
 def _title(m: Meeting) -> str:

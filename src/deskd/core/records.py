@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from deskd.core.meeting_wakes import MeetingWake as MeetingWake  # defined with its rules
+
 RUNGS: tuple[str, ...] = ("session", "resume", "spawn", "notify", "badge")
 LAUNCH_RUNGS: frozenset[str] = frozenset({"resume", "spawn"})
 FAILURE_CLASSES: tuple[str, ...] = ("permanent", "transient", "usage_limit", "task")
@@ -123,22 +125,6 @@ class TaskView:
     blocked_on: str | None = None
     stalled: bool = False
     idle_wakes: int = 0
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class MeetingWake:
-    """One meeting-derived reason to wake one role (owned by core/meetings.py): an invitation
-    not checked in, a termination vote owed, or an overdue reply obligation."""
-
-    meeting_id: int
-    role: str
-    kind: str
-    """``meeting`` (check in / vote) or ``owed_reply``."""
-    generation: int
-    since: int
-    urgent: bool
-    lines: tuple[str, ...]
-    due_at: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -12,20 +12,22 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 
 # dataclasses is too slow to import on the session hook's path: records are imported lazily
-# (store/records.py says why); the annotations are strings.
+# (store/records/__init__.py says why); the annotations are strings.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
-    from deskd.store.records import Attempt
+    from deskd.store.records.attempts import Attempt
 
 
 def _attempts(rows: Iterable[sqlite3.Row]) -> list[Attempt]:
-    from deskd.store.records import Attempt, records_of
+    from deskd.store.records import records_of
+    from deskd.store.records.attempts import Attempt
 
     return records_of(Attempt, rows)
 
 
 def _attempt(row: sqlite3.Row | None) -> Attempt | None:
-    from deskd.store.records import Attempt, maybe_record
+    from deskd.store.records import maybe_record
+    from deskd.store.records.attempts import Attempt
 
     return maybe_record(Attempt, row)
 

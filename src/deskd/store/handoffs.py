@@ -6,7 +6,10 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from deskd.store.records import Attempt, Handoff, Session, maybe_record, records_of
+from deskd.store.records import maybe_record, records_of
+from deskd.store.records.attempts import Attempt
+from deskd.store.records.handoffs import Handoff
+from deskd.store.records.sessions import Session
 
 # A rollover try is a launch of the key that ended: it ran (finished, failed, timed out) or
 # its executor found the role lock held. A launch skipped by the planner (never planned) or

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from deskd.store.records import HelpRequest, records_of
+from deskd.store.records import records_of
+from deskd.store.records.help import HelpRequest
 
 
 def insert_help_request(conn: sqlite3.Connection, *, item_id: int, role: str, now: int) -> None:

@@ -9,10 +9,10 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 
 # dataclasses is too slow to import on the session hook's path: records are imported lazily
-# (store/records.py says why); the annotations are strings.
+# (store/records/__init__.py says why); the annotations are strings.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
-    from deskd.store.records import Item, UnreadItem
+    from deskd.store.records.items import Item, UnreadItem
 
 _UNREAD_ORDER = "ORDER BY priority DESC, enqueued_at, id"
 _NOT_HELP = "id NOT IN (SELECT item_id FROM help_requests)"
@@ -57,7 +57,8 @@ def insert_item(
 
 
 def _items(rows: Iterable[sqlite3.Row]) -> list[Item]:
-    from deskd.store.records import Item, records_of
+    from deskd.store.records import records_of
+    from deskd.store.records.items import Item
 
     return records_of(Item, rows)
 
@@ -219,7 +220,8 @@ def unread_count(conn: sqlite3.Connection, role: str) -> int:
 
 def all_unread_items(conn: sqlite3.Connection) -> list[UnreadItem]:
     """Every unread item of every role (the planner's snapshot; runs on ``items_unread``)."""
-    from deskd.store.records import UnreadItem, records_of
+    from deskd.store.records import records_of
+    from deskd.store.records.items import UnreadItem
 
     rows = conn.execute(
         "SELECT id, role, priority, source, sender, title, ref, enqueued_at, sla_due_at, "

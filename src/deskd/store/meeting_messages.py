@@ -10,7 +10,8 @@ from collections.abc import Sequence
 
 from deskd.store.meetings import LIVE_MEETINGS as _LIVE
 from deskd.store.meetings import marks as _marks
-from deskd.store.records import Confirmation, Obligation, Proposal, maybe_record, records_of
+from deskd.store.records import maybe_record, records_of
+from deskd.store.records.meeting_messages import Confirmation, Obligation, Proposal
 
 # --- messages ---------------------------------------------------------------------------------
 

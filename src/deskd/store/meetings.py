@@ -10,15 +10,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from deskd.store.records import (
-    Attendee,
-    Item,
-    Meeting,
-    MeetingEvent,
-    MeetingItem,
-    maybe_record,
-    records_of,
-)
+from deskd.store.records import maybe_record, records_of
+from deskd.store.records.items import Item
+from deskd.store.records.meetings import Attendee, Meeting, MeetingEvent, MeetingItem
 
 LIVE_MEETINGS = "SELECT id FROM meetings WHERE state != 'closed'"
 _LIVE = LIVE_MEETINGS

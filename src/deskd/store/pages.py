@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from deskd.store.records import Page, records_of
+from deskd.store.records import records_of
+from deskd.store.records.pages import Page
 
 
 def insert_page(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from deskd.store.records import Pause, records_of
+from deskd.store.records import records_of
+from deskd.store.records.pauses import Pause
 
 
 def live_pauses(conn: sqlite3.Connection) -> list[Pause]:

@@ -6,14 +6,15 @@ import sqlite3
 from collections.abc import Sequence
 
 # dataclasses is too slow to import on the session hook's path: records are imported lazily
-# (store/records.py says why); the annotations are strings.
+# (store/records/__init__.py says why); the annotations are strings.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
-    from deskd.store.records import RoleRow
+    from deskd.store.records.roles import RoleRow
 
 
 def list_roles(conn: sqlite3.Connection) -> list[RoleRow]:
-    from deskd.store.records import RoleRow, records_of
+    from deskd.store.records import records_of
+    from deskd.store.records.roles import RoleRow
 
     return records_of(RoleRow, conn.execute("SELECT * FROM roles ORDER BY name"))
 

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import sqlite3
+from typing import TYPE_CHECKING
 
-from deskd.store.records import Routed, records_of
+from deskd.store.records import records_of
 from deskd.store.tasks import OPEN_SQL
+
+# Each record is imported where it is built, so an inbox command that reads OPEN_SQL or
+# marks a route builds none of them (store/records/__init__.py says why).
+if TYPE_CHECKING:
+    from deskd.store.records.routing import Routed
 
 
 def open_tasks_by_role(conn: sqlite3.Connection) -> dict[str, int]:
@@ -36,6 +42,8 @@ def routed_unread_items(conn: sqlite3.Connection, *, limit: int) -> list[Routed]
         "WHERE read_at IS NULL AND capability IS NOT NULL ORDER BY +id DESC LIMIT ?",
         (limit,),
     )
+    from deskd.store.records.routing import Routed
+
     return records_of(Routed, rows)
 
 
@@ -46,4 +54,6 @@ def routed_open_tasks(conn: sqlite3.Connection, *, limit: int) -> list[Routed]:
         f"WHERE status IN {OPEN_SQL} AND capability IS NOT NULL ORDER BY +id DESC LIMIT ?",
         (limit,),
     )
+    from deskd.store.records.routing import Routed
+
     return records_of(Routed, rows)

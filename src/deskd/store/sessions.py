@@ -10,16 +10,17 @@ import sqlite3
 from collections.abc import Iterable
 
 # dataclasses is too slow to import on the session hook's path: records are imported lazily
-# (store/records.py says why), and the heartbeat below reads plain rows.
+# (store/records/__init__.py says why), and the heartbeat below reads plain rows.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
-    from deskd.store.records import Session
+    from deskd.store.records.sessions import Session
 
 LIVE_STATES = ("working", "resting")
 
 
 def _sessions(rows: Iterable[sqlite3.Row]) -> list[Session]:
-    from deskd.store.records import Session, records_of
+    from deskd.store.records import records_of
+    from deskd.store.records.sessions import Session
 
     return records_of(Session, rows)
 

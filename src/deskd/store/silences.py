@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from deskd.store.records import Silence, maybe_record, records_of
+from deskd.store.records import maybe_record, records_of
+from deskd.store.records.silences import Silence
 
 
 def insert_silence(

@@ -9,9 +9,15 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from deskd.store.records import IdleWake, Task, TaskNote, TaskRef, maybe_record, records_of
+from deskd.store.records import maybe_record, records_of
+
+# Each record is imported where it is built, so an inbox command that reads OPEN_SQL or
+# marks a route builds none of them (store/records/__init__.py says why).
+if TYPE_CHECKING:
+    from deskd.store.records.task_wakes import IdleWake, TaskRef
+    from deskd.store.records.tasks import Task, TaskNote
 
 OPEN_SQL = "('pending', 'in_progress', 'blocked')"
 
@@ -37,6 +43,8 @@ def insert_task(
 
 def get_task(conn: sqlite3.Connection, task_id: int) -> Task | None:
     row = conn.execute("SELECT * FROM tasks WHERE id = ?", (task_id,)).fetchone()
+    from deskd.store.records.tasks import Task
+
     return maybe_record(Task, row)
 
 
@@ -80,12 +88,16 @@ def add_task_note(
 
 def task_notes(conn: sqlite3.Connection, task_id: int) -> list[TaskNote]:
     rows = conn.execute("SELECT * FROM task_notes WHERE task_id = ? ORDER BY id", (task_id,))
+    from deskd.store.records.tasks import TaskNote
+
     return records_of(TaskNote, rows)
 
 
 def open_tasks(conn: sqlite3.Connection) -> list[Task]:
     """Every pending, in-progress or blocked task (the partial index ``tasks_open``)."""
     rows = conn.execute(f"SELECT * FROM tasks WHERE status IN {OPEN_SQL} ORDER BY role, id")
+    from deskd.store.records.tasks import Task
+
     return records_of(Task, rows)
 
 
@@ -101,6 +113,8 @@ def list_tasks(
     rows = conn.execute(
         f"SELECT * FROM tasks WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?", params
     )
+    from deskd.store.records.tasks import Task
+
     return records_of(Task, rows)
 
 
@@ -109,6 +123,8 @@ def tasks_by_ids(conn: sqlite3.Connection, ids: Sequence[int]) -> list[TaskRef]:
         return []
     marks = ", ".join("?" for _ in ids)
     rows = conn.execute(f"SELECT id, role, status FROM tasks WHERE id IN ({marks})", list(ids))
+    from deskd.store.records.task_wakes import TaskRef
+
     return records_of(TaskRef, rows)
 
 
@@ -137,4 +153,6 @@ def idle_wakes_since(conn: sqlite3.Connection, role: str, since: int) -> list[Id
         "AND kind = 'idle_task' AND (launch_status = 'finished' OR landed_at IS NOT NULL)",
         (role, since),
     )
+    from deskd.store.records.task_wakes import IdleWake
+
     return records_of(IdleWake, rows)

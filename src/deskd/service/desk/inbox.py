@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deskd.core.delivery import LEDGER_STATES, ledger_state
 from deskd.core.timeparse import iso_utc, parse_duration
@@ -22,8 +22,10 @@ from deskd.service.desk.identity import known_role
 from deskd.store import items as item_rows
 from deskd.store.attempts import covered_item_ids
 from deskd.store.events import add_event
-from deskd.store.records import Item
 from deskd.store.routing import mark_item_routed
+
+if TYPE_CHECKING:
+    from deskd.store.records.items import Item
 
 MAX_TITLE = 500
 _MAX_ROWID = 2**63 - 1

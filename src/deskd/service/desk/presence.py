@@ -9,7 +9,7 @@ functions here never open a write transaction.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deskd.core.presence import presence_of
 from deskd.core.timeparse import iso_utc
@@ -19,8 +19,10 @@ from deskd.service.desk.context import DeskContext
 from deskd.store import items as item_rows
 from deskd.store import sessions as session_rows
 from deskd.store.events import add_event
-from deskd.store.records import Session
 from deskd.store.roles import list_roles
+
+if TYPE_CHECKING:
+    from deskd.store.records.sessions import Session
 
 END_REASON = "ended by status end"
 

@@ -19,10 +19,11 @@ from deskd.service.engine.launch_control import clear_pid, read_pid
 from deskd.store import attempts as attempt_rows
 from deskd.store import hosts as desk_hosts
 from deskd.store.events import add_event
-from deskd.store.records import Attempt
 
 if TYPE_CHECKING:
     import subprocess
+
+    from deskd.store.records.attempts import Attempt
 
 RESTART_AFTER_MS = 60_000
 HOST_DOWN_AFTER_MS = 2 * RESTART_AFTER_MS

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from tenacity import Retrying, retry_if_result, stop_after_attempt, wait_exponential
 
@@ -43,8 +44,10 @@ from deskd.service.engine.launch_control import clear_pid, still_running, write_
 from deskd.service.engine.launch_result import LaunchResult, LineEffects, read_line
 from deskd.store import attempts as attempt_rows
 from deskd.store.events import add_event
-from deskd.store.records import Attempt
 from deskd.store.sessions import record_heartbeat
+
+if TYPE_CHECKING:
+    from deskd.store.records.attempts import Attempt
 
 USAGE_LIMIT_HOLD_MS = 60 * 60_000
 """How long a usage limit holds the role when the CLI gives no reset time."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deskd.core.schedule import (
     AtSpec,
@@ -43,7 +43,9 @@ from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import NewItem, insert, validate_text
 from deskd.store import hooks as hook_rows
 from deskd.store.events import add_event
-from deskd.store.records import Hook
+
+if TYPE_CHECKING:
+    from deskd.store.records.hooks import Hook
 
 PROBE_RETRY_S = 60
 

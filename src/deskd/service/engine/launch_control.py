@@ -13,13 +13,15 @@ import os
 import signal
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deskd.errors import InvalidValue, NoTranscript, NotRunning, PeopleCommand
 from deskd.service.desk.context import DeskContext
 from deskd.store import attempts as attempt_rows
 from deskd.store.events import add_event
-from deskd.store.records import Attempt
+
+if TYPE_CHECKING:
+    from deskd.store.records.attempts import Attempt
 
 STOPPED = "stopped"
 GRACE_S = 3.0

@@ -10,6 +10,7 @@ import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from deskd.core.presence import presence_of
 from deskd.core.records import AttemptView, ItemView, Policy, RoleView, Rung, Snapshot
@@ -26,8 +27,11 @@ from deskd.store import items as item_rows
 from deskd.store.db import read_transaction
 from deskd.store.pages import notice_keys_since, open_page_keys
 from deskd.store.pauses import live_pauses
-from deskd.store.records import Attempt, Session
 from deskd.store.sessions import current_sessions
+
+if TYPE_CHECKING:
+    from deskd.store.records.attempts import Attempt
+    from deskd.store.records.sessions import Session
 
 
 def policy_of(desk: Desk) -> Policy:

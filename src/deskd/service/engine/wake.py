@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deskd.core.demand import inbox_due_at
 from deskd.core.ladder import role_busy
@@ -15,7 +15,9 @@ from deskd.service.desk.context import DeskContext
 from deskd.service.engine.snapshot import load_snapshot, policy_of
 from deskd.store import attempts as attempt_rows
 from deskd.store.events import add_event
-from deskd.store.records import Attempt
+
+if TYPE_CHECKING:
+    from deskd.store.records.attempts import Attempt
 
 ACK_TIMEOUT_S = 4 * 3600
 

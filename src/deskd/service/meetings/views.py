@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from deskd.core.meeting_wakes import waiting_on, wakes
+from deskd.core.meeting_wakes import MeetingWake, waiting_on, wakes
 from deskd.core.meetings import (
     Attendee,
     Meeting,
@@ -23,13 +23,15 @@ from deskd.core.meetings import (
     state_of,
     swept,
 )
-from deskd.core.records import MeetingWake, Snapshot
 from deskd.core.timeparse import iso_utc
 from deskd.desk_view import Desk
 from deskd.errors import InvalidValue, UnknownMeeting
 from deskd.store import meeting_messages as msg_rows
 from deskd.store import meetings as rows
 from deskd.store import records as stored
+
+if TYPE_CHECKING:
+    from deskd.core.records import Snapshot
 
 
 def load_meeting_views(

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deskd.adapters.channels.base import SEND_BUDGET_S, Delivery, Target, Transport, scrub
 from deskd.adapters.channels.outbox import outbox_reason
@@ -52,7 +52,9 @@ from deskd.store import pages as page_rows
 from deskd.store.attempts import attempts_for_key
 from deskd.store.events import add_event
 from deskd.store.pauses import live_pauses
-from deskd.store.records import Page
+
+if TYPE_CHECKING:
+    from deskd.store.records.pages import Page
 
 LEASE_MS = 2 * 60 * 1000
 RUN_BUDGET_S = 40.0

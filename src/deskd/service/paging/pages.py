@@ -6,13 +6,15 @@ Read-only: listing pages never sends or writes (lesson 43).
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deskd.core.timeparse import iso_utc, local_text
 from deskd.core.values import priority_name
 from deskd.service.desk.context import DeskContext
 from deskd.store.pages import list_pages
-from deskd.store.records import Page
+
+if TYPE_CHECKING:
+    from deskd.store.records.pages import Page
 
 
 def channel_view(entry: dict[str, Any]) -> dict[str, Any]:

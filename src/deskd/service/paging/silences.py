@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from deskd.core.timeparse import from_ms, iso_utc, local_text, parse_duration, to_ms
@@ -13,9 +13,11 @@ from deskd.errors import InvalidValue, PeopleOnly, SilenceOver, UnknownSilence
 from deskd.service.desk.context import DeskContext
 from deskd.store.events import add_event
 from deskd.store.pages import release_held_pages
-from deskd.store.records import Silence
 from deskd.store.silences import end_silence, get_silence, insert_silence, list_silences
 from deskd.store.silences import live_silences as live_silence_rows
+
+if TYPE_CHECKING:
+    from deskd.store.records.silences import Silence
 
 MAX_SILENCE_S = 30 * 86400
 

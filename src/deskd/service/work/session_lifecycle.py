@@ -7,13 +7,16 @@ wind-down (up to ``MAX_TRIES``, then it pages a person once)."""
 from __future__ import annotations
 
 import sqlite3
+from typing import TYPE_CHECKING
 
 from deskd.core.sessions import sentinel_seen
 from deskd.service.desk.context import DeskContext
 from deskd.store import handoffs as handoff_rows
 from deskd.store.events import add_event
-from deskd.store.records import Attempt
 from deskd.store.sessions import end_session
+
+if TYPE_CHECKING:
+    from deskd.store.records.attempts import Attempt
 
 
 def after_launch(ctx: DeskContext, attempt: Attempt, *, output_tail: str, landed: bool) -> None:

@@ -11,15 +11,17 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from deskd.core.records import Snapshot, TaskView
 from deskd.core.tasks import ACTIONABLE, OPEN, is_overdue, sort_key
 from deskd.core.timeparse import iso_utc, local_text
 from deskd.core.values import URGENT, priority_name
 from deskd.desk_view import Desk
 from deskd.store import tasks as task_rows
-from deskd.store.records import Task
+
+if TYPE_CHECKING:
+    from deskd.core.records import Snapshot, TaskView
+    from deskd.store.records.tasks import Task
 
 
 def idle_wake_counts(conn: sqlite3.Connection, rows: Iterable[Task]) -> dict[int, int]:
@@ -41,6 +43,10 @@ def idle_wake_counts(conn: sqlite3.Connection, rows: Iterable[Task]) -> dict[int
 
 
 def _view(r: Task, *, wakes: int, stall_after: int) -> TaskView:
+    # Imported here: building core/records.py's ~16 records would cost `task update`,
+    # which never reads a snapshot, ~15 ms of CPU.
+    from deskd.core.records import TaskView
+
     return TaskView(
         id=int(r.id),
         role=str(r.role),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deskd.core.tasks import Change, TaskState, check_party, check_status, next_state
 from deskd.core.timeparse import iso_utc, parse_instant
@@ -21,8 +21,10 @@ from deskd.service.desk.inbox import validate_text
 from deskd.service.work.task_views import idle_wake_counts, sorted_rows, task_json
 from deskd.store import tasks as task_rows
 from deskd.store.events import add_event
-from deskd.store.records import Task
 from deskd.store.routing import mark_task_routed
+
+if TYPE_CHECKING:
+    from deskd.store.records.tasks import Task
 
 NO_DUE = ("none", "")
 

@@ -1,0 +1,67 @@
+"""Meetings, their attendees and timeline (store/meetings.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Meeting:
+    id: int
+    agenda: str
+    agenda_key: str
+    caller: str
+    priority: str
+    state: str
+    max_messages: int
+    spent: int
+    consensus_at: int
+    idle_s: int
+    reply_sla_s: int
+    called_at: int
+    last_activity_at: int
+    wake_gen: int
+    escalated_at: int | None
+    paused_kind: str | None
+    pause_reason: str | None
+    paused_at: int | None
+    paused_by: str | None
+    closed_at: int | None
+    resolution: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Attendee:
+    """One role's place in one meeting."""
+
+    meeting_id: int
+    role: str
+    status: str
+    invite_gen: int
+    invited_at: int
+    invite_item_id: int | None
+    checked_in_at: int | None
+    left_at: int | None
+    left_reason: str | None
+    events_read_id: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MeetingEvent:
+    """A line of a meeting's timeline."""
+
+    id: int
+    meeting_id: int
+    at: int
+    kind: str
+    role: str | None
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MeetingItem:
+    """An unread item a meeting wrote: which meeting (``ref``) and which message."""
+
+    id: int
+    ref: str | None
+    message_id: str | None

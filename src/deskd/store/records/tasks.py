@@ -1,0 +1,35 @@
+"""Tasks and their notes (store/tasks.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Task:
+    id: int
+    role: str
+    title: str
+    detail: str
+    status: str
+    priority: int
+    blocked_on: str | None
+    due_at: int | None
+    created_by: str
+    created_at: int
+    updated_at: int
+    closed_at: int | None
+    capability: str | None
+    routed_why: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TaskNote:
+    """One change or note on a task (``change`` is the JSON of what changed)."""
+
+    id: int
+    task_id: int
+    at: int
+    by: str
+    change: str
+    note: str
