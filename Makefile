@@ -33,7 +33,7 @@ test-lowest:
 	$(LOWEST)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	$(LOWEST)/bin/python -m pip install --quiet --disable-pip-version-check pytest pytest-xdist hypothesis aiosmtpd
 	$(LOWEST)/bin/python -m pip freeze | grep -i -E '^(apprise|filelock|croniter|pydantic|tenacity|click)' 
-	$(LOWEST)/bin/pytest $(PYTEST_ARGS) -q -p no:cacheprovider $(LOWEST_TESTS)
+	$(LOWEST)/bin/pytest $(PYTEST_ARGS) -p no:cacheprovider $(LOWEST_TESTS)
 
 test-real-agents: $(BIN)/.installed real-agents
 	$(BIN)/pytest $(PYTEST_ARGS) -m real_agents
