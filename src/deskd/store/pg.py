@@ -225,6 +225,17 @@ def connect_pg(url: str, *, busy_ms: int, create: bool, migrate: bool) -> sqlite
     return as_sqlite
 
 
+def wal_position(url: str, *, busy_ms: int = 2000) -> int:
+    """The server's write-ahead log position in bytes: it moves on every commit that wrote,
+    and not on reads (the console polls it to know when to refresh). It is the cluster's
+    position, so another database's writes move it too: a refresh cue, not a change log."""
+    conn = open_pg(url, busy_ms=busy_ms)
+    try:
+        return int(conn.raw_execute("SELECT pg_current_wal_lsn() - '0/0'").fetchone()[0])
+    finally:
+        conn.close()
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Probe:
     """What ``deskd doctor`` learns from a PostgreSQL desk, writing nothing."""

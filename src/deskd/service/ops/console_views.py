@@ -5,6 +5,7 @@ event log, and a change counter for live refresh. Reads only (LESSONS 43)."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from typing import Any
 
 from deskd.core.meetings import state_of, votes_owed
@@ -143,11 +144,22 @@ def recent_events(
 
 
 def change_mark(settings: Settings) -> tuple[int, ...]:
-    """Changes whenever the desk does: the database and its WAL (every commit touches one)
-    and the tick log (a dry-run tick writes only there). The console's cue to refresh."""
-    db = settings.db_path
+    """Changes whenever the desk does: the database (a SQLite file and its WAL, which every
+    commit touches; PostgreSQL's write-ahead log position) and the tick log (a dry-run tick
+    writes only there). The console's cue to refresh."""
     mark: list[int] = []
-    for path in (db, db.with_name(db.name + "-wal"), settings.log_path / "tick.log"):
+    files = [settings.log_path / "tick.log"]
+    if settings.shared_database:
+        from deskd.store.pg import wal_position
+
+        try:
+            mark.append(wal_position(settings.database))
+        except sqlite3.Error:
+            mark.append(0)  # the server is away: the page shows it on the next refresh
+    else:
+        db = settings.db_path
+        files = [db, db.with_name(db.name + "-wal"), *files]
+    for path in files:
         try:
             info = path.stat()
         except OSError:
