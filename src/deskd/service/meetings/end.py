@@ -13,7 +13,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from deskd.core.meetings import MeetingFacts, propose_refusal, state_of, vote_refusal
+from deskd.core.meetings import propose_refusal, vote_refusal
 from deskd.errors import InvalidValue
 from deskd.service.desk.context import DeskContext
 from deskd.service.meetings.lifecycle import (
@@ -26,18 +26,9 @@ from deskd.service.meetings.lifecycle import (
     refuse,
     sync_state,
 )
-from deskd.service.meetings.views import facts_of, waiting_view
+from deskd.service.meetings.views import facts_of, outcome_view
 from deskd.store import meeting_messages as msg_rows
 from deskd.store import meetings as rows
-
-
-def _result(facts: MeetingFacts, *, now: int, **extra: Any) -> dict[str, Any]:
-    return {
-        "meeting_id": facts.meeting.id,
-        "state": state_of(facts),
-        "waiting_on": waiting_view(facts, now=now),
-        **extra,
-    }
 
 
 def _settle_voter(conn: sqlite3.Connection, meeting_id: int, role: str, *, now: int) -> None:
@@ -96,7 +87,7 @@ def propose_end(ctx: DeskContext, meeting_id: int, role: str, resolution: str) -
             )
         close_if_agreed(conn, facts, now=now)
         facts = sync_state(conn, meeting_id)
-    return _result(facts, now=now, proposal_id=proposal_id)
+    return outcome_view(facts, now=now, proposal_id=proposal_id)
 
 
 def confirm_end(ctx: DeskContext, meeting_id: int, role: str) -> dict[str, Any]:
@@ -115,7 +106,7 @@ def confirm_end(ctx: DeskContext, meeting_id: int, role: str) -> dict[str, Any]:
             event(conn, meeting_id, "confirmed_end", role, f"{role} confirms ending it", now=now)
             close_if_agreed(conn, facts_of(conn, meeting_id), now=now)
         facts = sync_state(conn, meeting_id)
-    return _result(facts, now=now, proposal_id=proposal_id)
+    return outcome_view(facts, now=now, proposal_id=proposal_id)
 
 
 def reject_end(ctx: DeskContext, meeting_id: int, role: str, reason: str) -> dict[str, Any]:
@@ -169,4 +160,4 @@ def reject_end(ctx: DeskContext, meeting_id: int, role: str, reason: str) -> dic
                 now=now,
             )
         facts = sync_state(conn, meeting_id)
-    return _result(facts, now=now, proposal_id=p.id)
+    return outcome_view(facts, now=now, proposal_id=p.id)

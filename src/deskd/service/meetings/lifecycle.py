@@ -38,7 +38,7 @@ from deskd.errors import InvalidValue, MeetingRefused
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import known_role
 from deskd.service.desk.inbox import MAX_TITLE, NewItem, insert
-from deskd.service.meetings.views import facts_of, live_facts, waiting_view
+from deskd.service.meetings.views import facts_of, live_facts, outcome_view
 from deskd.store import items as item_rows
 from deskd.store import meeting_messages as msg_rows
 from deskd.store import meetings as rows
@@ -331,11 +331,7 @@ def check_in(ctx: DeskContext, meeting_id: int, role: str) -> dict[str, Any]:
             if before == 2:
                 waive(conn, meeting_id, f"{role} joined: three attendees are a discussion", now=now)
         facts = sync_state(conn, meeting_id)
-    return {
-        "meeting_id": meeting_id,
-        "state": state_of(facts),
-        "waiting_on": waiting_view(facts, now=now),
-    }
+    return outcome_view(facts, now=now)
 
 
 def leave(ctx: DeskContext, meeting_id: int, role: str, reason: str) -> dict[str, Any]:
@@ -359,11 +355,7 @@ def leave(ctx: DeskContext, meeting_id: int, role: str, reason: str) -> dict[str
         else:
             close_if_agreed(conn, facts, now=now)
         facts = sync_state(conn, meeting_id)
-    return {
-        "meeting_id": meeting_id,
-        "state": state_of(facts),
-        "waiting_on": waiting_view(facts, now=now),
-    }
+    return outcome_view(facts, now=now)
 
 
 def pause(ctx: DeskContext, meeting_id: int, role: str, reason: str) -> dict[str, Any]:
@@ -376,11 +368,7 @@ def pause(ctx: DeskContext, meeting_id: int, role: str, reason: str) -> dict[str
         rows.pause(conn, meeting_id, kind="manual", reason=reason, by=role, now=now)
         event(conn, meeting_id, "paused", role, f"{role} paused it: {reason}", now=now)
         facts = sync_state(conn, meeting_id)
-    return {
-        "meeting_id": meeting_id,
-        "state": state_of(facts),
-        "waiting_on": waiting_view(facts, now=now),
-    }
+    return outcome_view(facts, now=now)
 
 
 def resume(ctx: DeskContext, meeting_id: int, role: str) -> dict[str, Any]:
@@ -394,11 +382,7 @@ def resume(ctx: DeskContext, meeting_id: int, role: str) -> dict[str, Any]:
         msg_rows.push_due(conn, meeting_id, due_at=now + facts.meeting.reply_sla_s * 1000)
         event(conn, meeting_id, "resumed", role, f"{role} resumed it", now=now)
         facts = sync_state(conn, meeting_id)
-    return {
-        "meeting_id": meeting_id,
-        "state": state_of(facts),
-        "waiting_on": waiting_view(facts, now=now),
-    }
+    return outcome_view(facts, now=now)
 
 
 def read_notices(conn: sqlite3.Connection, facts: MeetingFacts, role: str, *, now: int) -> None:

@@ -219,6 +219,16 @@ def waiting_view(facts: MeetingFacts, *, now: int) -> list[dict[str, str]]:
     return [{"role": role, "why": why} for role, why in waiting_on(facts, now=now)]
 
 
+def outcome_view(facts: MeetingFacts, *, now: int, **extra: Any) -> dict[str, Any]:
+    """What a meeting command answers: the meeting, its state, who it waits on, and extras."""
+    return {
+        "meeting_id": facts.meeting.id,
+        "state": state_of(facts),
+        "waiting_on": waiting_view(facts, now=now),
+        **extra,
+    }
+
+
 def status_view(facts: MeetingFacts, *, now: int) -> dict[str, Any]:
     """`deskd meeting status`: who is waited on and why, debts, budget, the open proposal."""
     m = facts.meeting

@@ -1,7 +1,7 @@
 """What the supervisor does that no CLI command does: send items from the console, speak in
 a meeting without attending it, and force a meeting closed.
 
-The supervisor is a person, not a role (ARCHITECTURE.md): it is never an attendee, never owes
+The supervisor is a person, not a role (docs/architecture.md): it is never an attendee, never owes
 a reply, and nothing it is owed launches an agent. Every action here is an event with the
 actor ``supervisor``. The other console actions (wake ack, pause, silences, hooks, tasks) go
 through the same services as the CLI, with ``DeskContext.actor`` set to ``supervisor``.

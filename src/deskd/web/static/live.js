@@ -10,7 +10,7 @@
 
   function typing() {
     var el = document.activeElement;
-    return el && region.contains(el) && (el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "SELECT");
+    return el && region.contains(el) && ("form" in el && el.tagName !== "BUTTON");
   }
 
   function refresh() {
