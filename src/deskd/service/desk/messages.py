@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import uuid
 from collections.abc import Sequence
 
@@ -36,26 +37,22 @@ def send(
     if recipients == [sender]:
         raise InvalidValue("--to", sender, "a role cannot send a message to itself")
     recipients = [r for r in recipients if r != sender]
-    priority_rank(priority)
-    sla_seconds(priority, sla)
-    validate_text(subject, body)
+    check_message(priority, sla, subject, body)
     message_id = "msg-" + uuid.uuid4().hex[:16]
-    created: list[tuple[int, str]] = []
     with ctx.write() as conn:
-        for name in recipients:
-            item = NewItem(
-                role=name,
-                source="message",
-                title=subject,
-                body=body,
-                ref=f"message:{message_id}",
-                priority=priority,
-                sla=sla,
-                sender=sender,
-                message_id=message_id,
-            )
-            item_id, _ = insert(conn, item, now=ctx.now)
-            created.append((item_id, name))
+        inserted = insert_message(
+            conn,
+            recipients,
+            message_id=message_id,
+            source="message",
+            sender=sender,
+            title=subject,
+            body=body,
+            priority=priority,
+            sla=sla,
+            now=ctx.now,
+        )
+        created = [(item_id, name) for item_id, name, _ in inserted]
         add_event(
             conn,
             at=ctx.now,
@@ -66,3 +63,42 @@ def send(
             detail={"to": recipients, "items": [i for i, _ in created]},
         )
     return message_id, created
+
+
+def check_message(priority: str, sla: str | None, title: str, body: str) -> None:
+    """Refuse a message's bad priority, SLA or text before anything is written."""
+    priority_rank(priority)
+    sla_seconds(priority, sla)
+    validate_text(title, body)
+
+
+def insert_message(
+    conn: sqlite3.Connection,
+    recipients: Sequence[str],
+    *,
+    message_id: str,
+    source: str,
+    sender: str,
+    title: str,
+    body: str,
+    priority: str,
+    sla: str | None,
+    now: int,
+) -> list[tuple[int, str, bool]]:
+    """One item per recipient sharing ``message_id``; (item id, recipient, deduped) each."""
+    created = []
+    for name in recipients:
+        item = NewItem(
+            role=name,
+            source=source,
+            title=title,
+            body=body,
+            ref=f"message:{message_id}",
+            priority=priority,
+            sla=sla,
+            sender=sender,
+            message_id=message_id,
+        )
+        item_id, deduped = insert(conn, item, now=now)
+        created.append((item_id, name, deduped))
+    return created

@@ -14,11 +14,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from deskd.core.meetings import normalize_body, open_refusal, recipients_of, state_of
-from deskd.core.values import SUPERVISOR, priority_rank
+from deskd.core.values import SUPERVISOR
 from deskd.errors import DuplicateMessage, InvalidValue, MeetingRefused
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import known_role
-from deskd.service.desk.inbox import MAX_BODY, NewItem, insert, sla_seconds, validate_text
+from deskd.service.desk.inbox import MAX_BODY
+from deskd.service.desk.messages import check_message, insert_message
 from deskd.service.meetings.lifecycle import (
     close_meeting,
     event,
@@ -47,29 +48,22 @@ def send(
         raise InvalidValue("to", "", "name at least one role")
     for name in recipients:
         known_role(ctx, name)
-    priority_rank(priority)
-    sla_seconds(priority, sla)
-    validate_text(title, body)
+    check_message(priority, sla, title, body)
     message_id = "sup-" + uuid.uuid4().hex[:16]
-    created: list[dict[str, Any]] = []
     with ctx.write() as conn:
-        for name in recipients:
-            item_id, deduped = insert(
-                conn,
-                NewItem(
-                    role=name,
-                    source=SUPERVISOR,
-                    title=title,
-                    body=body,
-                    ref=f"message:{message_id}",
-                    priority=priority,
-                    sla=sla,
-                    sender=SUPERVISOR,
-                    message_id=message_id,
-                ),
-                now=ctx.now,
-            )
-            created.append({"id": item_id, "to": name, "deduped": deduped})
+        inserted = insert_message(
+            conn,
+            recipients,
+            message_id=message_id,
+            source=SUPERVISOR,
+            sender=SUPERVISOR,
+            title=title,
+            body=body,
+            priority=priority,
+            sla=sla,
+            now=ctx.now,
+        )
+        created = [{"id": i, "to": name, "deduped": deduped} for i, name, deduped in inserted]
         add_event(
             conn,
             at=ctx.now,
