@@ -7,6 +7,7 @@ usage limit or an overload by itself until deskd's timeout ends it), the test sa
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -74,6 +75,9 @@ def test_not_logged_in_is_permanent_and_climbs_at_once(real: Real) -> None:
 @each_cli
 def test_usage_limit_parks_the_role_until_the_reset_with_one_page(real: Real) -> None:
     real.api.mode = "429"
+    # The CLIs see the reset on the real clock (Codex prints only its time of day), deskd
+    # reads it against the pinned one: two hours past the later of both holds either way.
+    real.api.reset_at = max(int(time.time()), real.desk.now_ms // 1000) + 7200
     if real.kind == "opencode":
         # OpenCode waits out a 429 by itself (retry-after), printing nothing: only deskd's
         # timeout ends the run, a transient failure.
