@@ -1,5 +1,6 @@
 """The tick's snapshot is one point in time: a write committed while it is being read (between
-two of its ~15 queries) is not half-seen."""
+two of its ~15 queries) is not half-seen — on SQLite (one read transaction) and on PostgreSQL
+(REPEATABLE READ), where the writer may be another host."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from deskd.service.desk.context import open_context
 from deskd.service.engine.snapshot import load_snapshot
 
 
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"], indirect=True)
 def test_a_write_committed_mid_snapshot_is_not_seen(
     desk: Desk, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -22,7 +24,8 @@ def test_a_write_committed_mid_snapshot_is_not_seen(
     real = snapshot_module.load_task_views
 
     def task_views_then_a_concurrent_enqueue(*args: Any, **kwargs: Any) -> Any:
-        other = sqlite3.connect(desk.db_path, isolation_level=None)
+        # Another connection, in autocommit: the write is committed when execute returns.
+        other = desk.db() if desk.url else sqlite3.connect(desk.db_path, isolation_level=None)
         try:
             other.execute(
                 "INSERT INTO items (role, source, priority, title, enqueued_at, sla_due_at) "
@@ -42,7 +45,8 @@ def test_a_write_committed_mid_snapshot_is_not_seen(
         assert not ctx.conn.in_transaction  # the read transaction ended
     finally:
         ctx.close()
-    assert {r[0] for r in sqlite3.connect(desk.db_path).execute("SELECT title FROM items")} == {
-        "first",
-        "late",
-    }
+    after = desk.db()
+    try:
+        assert {r[0] for r in after.execute("SELECT title FROM items")} == {"first", "late"}
+    finally:
+        after.close()

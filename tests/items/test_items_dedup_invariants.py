@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,8 +27,12 @@ KEYS = ("disk", "cpu", None)
 RACE = 100  # enqueues per process
 
 
-def _context(home: Path, *, role: str | None = None, now: int = T0) -> DeskContext:
+def _context(
+    home: Path, *, role: str | None = None, now: int = T0, db: str | None = None
+) -> DeskContext:
     env = {"DESKD_HOME": str(home)}
+    if db:
+        env["DESKD_DB"] = db
     if role:
         env["DESKD_ROLE"] = role
     settings_ = load_settings(env)
@@ -130,11 +135,11 @@ def test_it_keeps_at_most_one_unread_item_per_role_and_key(ops: list[tuple[Any, 
                 c.close()
 
 
-def _enqueue_many(home: str, barrier: Any, results: Any, count: int) -> None:
+def _enqueue_many(home: str, db: str | None, barrier: Any, results: Any, count: int) -> None:
     os.environ.pop("DESKD_ROLE", None)
     outcomes: list[Any] = []
     try:
-        ctx = _context(Path(home))
+        ctx = _context(Path(home), db=db)
         barrier.wait(timeout=60)
         try:
             for n in range(count):
@@ -148,14 +153,19 @@ def _enqueue_many(home: str, barrier: Any, results: Any, count: int) -> None:
     results.put(outcomes)
 
 
-def test_it_keeps_one_live_item_when_two_processes_race_on_a_key(tmp_path: Path) -> None:
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_it_keeps_one_live_item_when_two_processes_race_on_a_key(
+    tmp_path: Path, backend: str, request: pytest.FixtureRequest
+) -> None:
+    """On PostgreSQL the race is between two connections to one server, as between hosts."""
+    db = request.getfixturevalue("pg_database") if backend == "postgresql" else None
     (tmp_path / "deskd.toml").write_text(DESK_TOML, encoding="utf-8")
-    _context(tmp_path).conn.close()  # a migrated desk; each process opens its own connection
+    _context(tmp_path, db=db).conn.close()  # a migrated desk; each process opens its own connection
     fork = multiprocessing.get_context("fork")
     barrier = fork.Barrier(2)
     results = fork.Queue()
     workers = [
-        fork.Process(target=_enqueue_many, args=(str(tmp_path), barrier, results, RACE))
+        fork.Process(target=_enqueue_many, args=(str(tmp_path), db, barrier, results, RACE))
         for _ in range(2)
     ]
     for w in workers:
@@ -168,7 +178,7 @@ def test_it_keeps_one_live_item_when_two_processes_race_on_a_key(tmp_path: Path)
     assert len(flat) == 2 * RACE
     assert {item_id for item_id, _ in flat} == {1}
     assert sum(1 for _, deduped in flat if not deduped) == 1
-    ctx = _context(tmp_path)
+    ctx = _context(tmp_path, db=db)
     try:
         rows = ctx.conn.execute("SELECT id, dedup_count FROM items").fetchall()
         assert [tuple(r) for r in rows] == [(1, 2 * RACE - 1)]
