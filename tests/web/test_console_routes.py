@@ -185,3 +185,32 @@ def test_the_live_stream_says_change_when_the_desk_changes(desk: Desk) -> None:
     assert quiet.startswith("retry: 2000\nevent: hello")
     assert "event: change" not in quiet
     assert "event: change" in changed
+
+
+def test_the_board_shows_each_host_and_names_the_one_that_stopped_ticking(desk: Desk) -> None:
+    desk.write_desk(WEB_DESK.replace('name = "beta"', 'name = "beta"\nhost = "gpu"', 1))
+    desk.json("tick", "--execute", DESKD_HOST_NAME="build")
+    desk.json("tick", "--execute", DESKD_HOST_NAME="gpu")
+    desk.advance(minutes=3)
+    desk.json("tick", "--execute", DESKD_HOST_NAME="build")  # gpu went quiet 3 minutes ago
+    app = make_app(desk, DESKD_SUPERVISOR_ACCESS_CODE=CODE)
+    with TestClient(app) as client:
+        log_in(client)
+        board = client.get("/").text
+    gauge = re.search(r'<div class="gauge bad" id="gauge-hosts">(.*?)</div>', board, re.S)
+    assert gauge is not None and "<b>gpu</b> not ticking" in gauge.group(1)
+    rows = dict(re.findall(r'<tr data-host="([^"]+)"([^>]*)>', board))
+    assert rows == {"build": "", "gpu": ' class="bad"'}
+    gpu_row = board.split('data-host="gpu"')[1].split("</tr>")[0]
+    assert "3m ago" in gpu_row and "stopped?" in gpu_row and "beta" in gpu_row
+    build_row = board.split('data-host="build"')[1].split("</tr>")[0]
+    assert "stopped?" not in build_row and "any unbound role" in build_row
+
+
+def test_a_one_host_desk_shows_no_hosts_card(desk: Desk) -> None:
+    desk.write_desk(WEB_DESK)
+    app = make_app(desk, DESKD_SUPERVISOR_ACCESS_CODE=CODE)
+    with TestClient(app) as client:
+        log_in(client)
+        board = client.get("/").text
+    assert 'id="hosts"' not in board and 'id="gauge-hosts"' not in board

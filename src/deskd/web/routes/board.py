@@ -36,6 +36,7 @@ def gauges(ctx: DeskContext, data: dict[str, Any]) -> dict[str, Any]:
         "paused": data["paused"],
         "desk_paused": any(p["role"] is None for p in data["paused"]),
         "badges": sum(1 for a in data["attempts"] if a["badge"]),
+        "stale_hosts": [h["name"] for h in data["hosts"] if h["stale"]],
         "live_by_role": live_by_role,
     }
 
