@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from deskd.core.meeting_wakes import MeetingWake as MeetingWake  # defined with its rules
+from deskd.core.task_view import TaskView as TaskView  # the board builds it alone
 
 RUNGS: tuple[str, ...] = ("session", "resume", "spawn", "notify", "badge")
 LAUNCH_RUNGS: frozenset[str] = frozenset({"resume", "spawn"})
@@ -108,23 +109,6 @@ class AttemptView:
     task_ids: tuple[int, ...] = ()
     skipped: str | None = None
     """Why its rung could not act when it was recorded (``paused: …`` while paused)."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TaskView:
-    """An open task (pending, in progress or blocked), as demand sees it. Owned by the tasks
-    rules (core/tasks.py); ``stalled`` is derived from the attempt ledger by the loader."""
-
-    id: int
-    role: str
-    title: str
-    status: str
-    priority: int
-    updated_at: int
-    due_at: int | None = None
-    blocked_on: str | None = None
-    stalled: bool = False
-    idle_wakes: int = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -17,7 +17,6 @@ from deskd.core.records import AttemptView, ItemView, Policy, RoleView, Rung, Sn
 from deskd.core.timeparse import local_day_start, local_text
 from deskd.core.values import DEFAULT_SLA_S, priority_rank
 from deskd.desk_view import Desk
-from deskd.service.engine.hooks import Fired
 from deskd.service.meetings.views import load_meeting_views
 from deskd.service.paging.help_views import load_help_requests
 from deskd.service.work.session_views import load_rollovers
@@ -30,6 +29,7 @@ from deskd.store.pauses import live_pauses
 from deskd.store.sessions import current_sessions
 
 if TYPE_CHECKING:
+    from deskd.service.engine.hook_fire import Fired
     from deskd.store.records.attempts import Attempt
     from deskd.store.records.sessions import Session
 

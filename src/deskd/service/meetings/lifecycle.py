@@ -37,7 +37,8 @@ from deskd.core.timeparse import human_age, parse_duration
 from deskd.errors import InvalidValue, MeetingRefused
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import known_role
-from deskd.service.desk.inbox import MAX_TITLE, NewItem, insert
+from deskd.service.desk.inbox import MAX_TITLE, insert
+from deskd.service.desk.new_item import NewItem
 from deskd.service.meetings.views import facts_of, live_facts, outcome_view
 from deskd.store import items as item_rows
 from deskd.store import meeting_messages as msg_rows

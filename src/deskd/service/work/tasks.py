@@ -11,7 +11,8 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from deskd.core.tasks import Change, TaskState, check_party, check_status, next_state
+from deskd.core.task_changes import Change, TaskState, check_party, next_state
+from deskd.core.tasks import check_status
 from deskd.core.timeparse import iso_utc, parse_instant
 from deskd.core.values import priority_name, priority_rank
 from deskd.errors import InvalidValue, NothingToChange, TaskChanged, UnknownTask
