@@ -9,13 +9,12 @@ whether it went.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from deskd.core.presence import is_busy
 from deskd.core.records import (
-    AttemptView,
     Closure,
     Demand,
-    HelpRequest,
     ItemView,
     Policy,
     Snapshot,
@@ -25,6 +24,10 @@ from deskd.core.sessions import MAX_TRIES
 from deskd.core.tasks import sort_key as task_sort_key
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import DEFAULT_SLA_S, URGENT, priority_name
+
+if TYPE_CHECKING:
+    from deskd.core.attempt_view import AttemptView
+    from deskd.core.help_request import HelpRequest
 
 ACTIONABLE = frozenset({"pending", "in_progress"})
 IDLE_TASK_CAP = "spawn"

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from deskd.core.demand import closure_for, inbox_due_at
 from deskd.core.demand import demand as generate_demand
@@ -40,7 +41,6 @@ from deskd.core.prompts import page_text, wake_prompt
 from deskd.core.records import (
     LAUNCH_RUNGS,
     RUNGS,
-    AttemptView,
     Closure,
     Demand,
     ItemView,
@@ -55,6 +55,9 @@ from deskd.core.records import (
 )
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import URGENT
+
+if TYPE_CHECKING:
+    from deskd.core.attempt_view import AttemptView
 
 _IN_FLIGHT = frozenset({"planned", "running"})
 

@@ -7,11 +7,18 @@ records the plan. Times are Unix ms.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from deskd.core.meeting_wakes import MeetingWake as MeetingWake  # defined with its rules
 from deskd.core.task_view import TaskView as TaskView  # the board builds it alone
+
+if TYPE_CHECKING:
+    from deskd.core.attempt_view import AttemptView as AttemptView
+    from deskd.core.help_request import HelpRequest as HelpRequest
+    from deskd.core.rollover_due import RolloverDue as RolloverDue
 
 RUNGS: tuple[str, ...] = ("session", "resume", "spawn", "notify", "badge")
 LAUNCH_RUNGS: frozenset[str] = frozenset({"resume", "spawn"})
@@ -84,54 +91,6 @@ class ItemView:
     notified_at: int | None = None
     live: bool = True
     """False for items that must raise no demand (a paused or closed meeting's messages)."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AttemptView:
-    """A live (``pending``) attempt of the wake ledger."""
-
-    id: int
-    key: str
-    kind: str
-    role: str
-    rung: str
-    generation: int = 0
-    attempted_at: int
-    due_at: int | None = None
-    launch_status: str | None = None
-    launched_at: int | None = None
-    landed_at: int | None = None
-    finished_at: int | None = None
-    failure_class: str | None = None
-    ack_until: int | None = None
-    recycles: int = 0
-    item_ids: tuple[int, ...] = ()
-    task_ids: tuple[int, ...] = ()
-    skipped: str | None = None
-    """Why its rung could not act when it was recorded (``paused: …`` while paused)."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HelpRequest:
-    """An agent asked a person (`deskd page --from R`): its item, until acked."""
-
-    item_id: int
-    role: str
-    title: str
-    enqueued_at: int
-    body: str = ""
-    capability: str | None = None
-    """Set when the request is work no enabled role could take (``--capability``)."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RolloverDue:
-    """A session from an earlier desk day that must wind down (core/sessions rules)."""
-
-    role: str
-    session_key: str
-    started_at: int
-    tries: int = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -268,3 +227,21 @@ class Plan:
     @property
     def empty(self) -> bool:
         return not (self.closures or self.attempts or self.launches or self.pages)
+
+
+# The snapshot's records that only live rows make (an open attempt, a help request, a
+# rollover) live in modules of their own and are built with the first such row: a quiet
+# desk's tick does not build them (~1 ms of CPU each). Named from here, each is imported
+# on first use (PEP 562), like deskd.store.records.
+_HOME = {
+    "AttemptView": "deskd.core.attempt_view",
+    "HelpRequest": "deskd.core.help_request",
+    "RolloverDue": "deskd.core.rollover_due",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)

@@ -12,48 +12,18 @@ their records (a frozen dataclass costs ~1 ms of CPU to build, docs/performance.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from deskd.core.timeparse import iso_utc
 from deskd.core.values import priority_name
 from deskd.service.desk.context import DeskContext
 from deskd.store import hooks as hook_rows
 from deskd.store.events import add_event
 
 if TYPE_CHECKING:
+    from deskd.service.engine.fired import Fired
     from deskd.store.records.hooks import Hook
 
 PROBE_RETRY_S = 60
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Fired:
-    hook_id: int
-    owner: str
-    kind: str
-    title: str
-    fire_at: int | None
-    missed: int
-    item_id: int | None = None
-    error: str | None = None
-    would: bool = False
-    priority: str = "normal"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "hook_id": self.hook_id,
-            "owner": self.owner,
-            "kind": self.kind,
-            "title": self.title,
-            "fire_at": iso_utc(self.fire_at),
-            "missed": self.missed,
-            "item_id": self.item_id,
-            "error": self.error,
-            "would": "run"
-            if self.would and self.kind == "probe"
-            else ("fire" if self.would else None),
-        }
 
 
 def fire_due_hooks(ctx: DeskContext, *, execute: bool) -> list[Fired]:
@@ -81,6 +51,8 @@ def fire_due_hooks(ctx: DeskContext, *, execute: bool) -> list[Fired]:
 
 
 def _fired(row: Hook, **kw: Any) -> Fired:
+    from deskd.service.engine.fired import Fired  # with the first due hook
+
     kw.setdefault("priority", priority_name(row.priority))
     return Fired(
         hook_id=row.id,

@@ -33,24 +33,24 @@ if TYPE_CHECKING:
     from deskd.store.records.help import HelpRequest as HelpRequest
     from deskd.store.records.hooks import Hook as Hook
     from deskd.store.records.items import Item as Item
-    from deskd.store.records.items import UnreadItem as UnreadItem
+    from deskd.store.records.meeting_events import MeetingEvent as MeetingEvent
+    from deskd.store.records.meeting_items import MeetingItem as MeetingItem
     from deskd.store.records.meeting_messages import Confirmation as Confirmation
     from deskd.store.records.meeting_messages import Obligation as Obligation
     from deskd.store.records.meeting_messages import Proposal as Proposal
     from deskd.store.records.meetings import Attendee as Attendee
     from deskd.store.records.meetings import Meeting as Meeting
-    from deskd.store.records.meetings import MeetingEvent as MeetingEvent
-    from deskd.store.records.meetings import MeetingItem as MeetingItem
     from deskd.store.records.pages import Page as Page
     from deskd.store.records.pauses import Pause as Pause
     from deskd.store.records.roles import RoleRow as RoleRow
     from deskd.store.records.routing import Routed as Routed
     from deskd.store.records.sessions import Session as Session
     from deskd.store.records.silences import Silence as Silence
+    from deskd.store.records.task_notes import TaskNote as TaskNote
     from deskd.store.records.task_wakes import IdleWake as IdleWake
     from deskd.store.records.task_wakes import TaskRef as TaskRef
     from deskd.store.records.tasks import Task as Task
-    from deskd.store.records.tasks import TaskNote as TaskNote
+    from deskd.store.records.unread_items import UnreadItem as UnreadItem
 
 T = TypeVar("T")
 
@@ -97,19 +97,19 @@ _HOME = {
     "Session": "sessions",
     "Handoff": "handoffs",
     "Item": "items",
-    "UnreadItem": "items",
+    "UnreadItem": "unread_items",
     "HelpRequest": "help",
     "Routed": "routing",
     "Hook": "hooks",
     "Meeting": "meetings",
     "Attendee": "meetings",
-    "MeetingEvent": "meetings",
-    "MeetingItem": "meetings",
+    "MeetingEvent": "meeting_events",
+    "MeetingItem": "meeting_items",
     "Obligation": "meeting_messages",
     "Proposal": "meeting_messages",
     "Confirmation": "meeting_messages",
     "Task": "tasks",
-    "TaskNote": "tasks",
+    "TaskNote": "task_notes",
     "TaskRef": "task_wakes",
     "IdleWake": "task_wakes",
     "Pause": "pauses",
