@@ -43,6 +43,8 @@ DEFAULT_REPLY_SLA_S = 10 * 60
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Meeting:
+    """A meeting as its rules read it: its budget, clocks and pause or close."""
+
     id: int
     agenda: str
     caller: str
@@ -74,6 +76,8 @@ class Meeting:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Attendee:
+    """One role's place in a meeting, as the rules read it."""
+
     role: str
     status: str
     """``invited`` (not checked in), ``present`` (checked in) or ``left``."""
@@ -84,6 +88,8 @@ class Attendee:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MeetingFacts:
+    """Everything the rules read about one meeting: the meeting, its attendees and what it owes."""
+
     meeting: Meeting
     attendees: tuple[Attendee, ...]
     obligations: tuple[Obligation, ...] = ()

@@ -27,6 +27,8 @@ FAILURE_CLASSES: tuple[str, ...] = ("permanent", "transient", "usage_limit", "ta
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Rung:
+    """One step of the wake ladder and its SLA (None: the last rung waits for a person)."""
+
     name: str
     sla_s: int | None
 
@@ -58,6 +60,8 @@ class Policy:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RoleView:
+    """A role as the planner reads it: presence, pause, limits, its resumable session."""
+
     name: str
     enabled: bool = True
     presence: str = "never"
@@ -95,6 +99,8 @@ class ItemView:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Snapshot:
+    """Everything the planner reads, from one read transaction at one instant."""
+
     roles: tuple[RoleView, ...]
     items: tuple[ItemView, ...] = ()
     attempts: tuple[AttemptView, ...] = ()
@@ -152,6 +158,8 @@ class Demand:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NewAttempt:
+    """An attempt the plan records: one rung tried for one demand."""
+
     key: str
     kind: str
     role: str
@@ -171,6 +179,8 @@ class NewAttempt:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Closure:
+    """A live attempt the plan closes, with its outcome and why."""
+
     attempt_id: int
     outcome: str
     reason: str
@@ -216,6 +226,8 @@ class Note:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Plan:
+    """What one tick decided: demands, closures, new attempts, launches, pages, notes."""
+
     now: int
     demands: tuple[Demand, ...] = ()
     closures: tuple[Closure, ...] = ()

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NewItem:
+    """An item to enqueue for ``role``, before its priority, SLA and text are checked."""
+
     role: str
     source: str
     title: str

@@ -14,6 +14,8 @@ from deskd.core.timeparse import iso_utc
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Fired:
+    """One due hook: the item it enqueued (or would), or why it could not fire."""
+
     hook_id: int
     owner: str
     kind: str

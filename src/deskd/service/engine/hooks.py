@@ -46,6 +46,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HookRequest:
+    """A hook to add, as given on the command line (validated by ``add_hook``)."""
+
     owner: str
     title: str
     body: str = ""

@@ -30,6 +30,8 @@ from deskd.store import meetings as rows
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Call:
+    """A meeting to call, as given on the command line (validated by ``call_meeting``)."""
+
     caller: str
     agenda: str
     attendees: Sequence[str]

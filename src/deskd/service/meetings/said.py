@@ -12,6 +12,8 @@ from typing import Any
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Said:
+    """What a message in a meeting did: its id, the meeting's state and budget, what it settled."""
+
     meeting_id: int
     message_id: int
     state: str

@@ -92,6 +92,8 @@ def add_task(
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TaskUpdate:
+    """What ``task update`` asked to change (None: leave as is)."""
+
     status: str | None = None
     blocked_on: str | None = None
     priority: str | None = None

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Meeting:
+    """One meeting row: its agenda, budget, clocks, pause and close."""
+
     id: int
     agenda: str
     agenda_key: str

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Task:
+    """One task row."""
+
     id: int
     role: str
     title: str
