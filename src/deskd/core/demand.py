@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from deskd.core.presence import is_busy
 from deskd.core.records import (
-    Closure,
     Demand,
     ItemView,
     Policy,
@@ -28,6 +27,7 @@ from deskd.core.values import DEFAULT_SLA_S, URGENT, priority_name
 if TYPE_CHECKING:
     from deskd.core.attempt_view import AttemptView
     from deskd.core.help_request import HelpRequest
+    from deskd.core.plan_steps import Closure
 
 ACTIONABLE = frozenset({"pending", "in_progress"})
 IDLE_TASK_CAP = "spawn"
@@ -319,6 +319,7 @@ GENERATORS: tuple[Generator, ...] = (
 
 def closure_for(snapshot: Snapshot, attempt: AttemptView) -> Closure:
     """Why a live attempt's key is no longer demanded: the work happened, or it cannot."""
+    from deskd.core.plan_steps import Closure  # with the first closure (core/plan_steps.py)
 
     def close(outcome: str, reason: str) -> Closure:
         return Closure(attempt_id=attempt.id, outcome=outcome, reason=reason)

@@ -18,6 +18,9 @@ from deskd.core.task_view import TaskView as TaskView  # the board builds it alo
 if TYPE_CHECKING:
     from deskd.core.attempt_view import AttemptView as AttemptView
     from deskd.core.help_request import HelpRequest as HelpRequest
+    from deskd.core.plan_steps import Closure as Closure
+    from deskd.core.plan_steps import Note as Note
+    from deskd.core.plan_steps import PageAction as PageAction
     from deskd.core.rollover_due import RolloverDue as RolloverDue
 
 RUNGS: tuple[str, ...] = ("session", "resume", "spawn", "notify", "badge")
@@ -178,15 +181,6 @@ class NewAttempt:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Closure:
-    """A live attempt the plan closes, with its outcome and why."""
-
-    attempt_id: int
-    outcome: str
-    reason: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class LaunchAction:
     """One launch for a role this tick, carrying every launch-rung attempt it planned."""
 
@@ -198,30 +192,6 @@ class LaunchAction:
     reasons: tuple[str, ...]
     prompt: str
     item_ids: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PageAction:
-    """A page to queue. ``key`` is the demand key it is about; a ``notice`` (a usage limit or a
-    daily cap parking launches) carries its own once-only ``notice_key``."""
-
-    key: str
-    role: str
-    title: str
-    body: str
-    follow_up: bool = False
-    notice_key: str | None = None
-    attempt_id: int | None = None
-    """The live attempt it is about, when this tick inserts none for the key."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Note:
-    """Why a role is or is not being woken this tick (for `wake explain`, `--json`)."""
-
-    role: str
-    key: str | None
-    text: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -242,13 +212,17 @@ class Plan:
 
 
 # The snapshot's records that only live rows make (an open attempt, a help request, a
-# rollover) live in modules of their own and are built with the first such row: a quiet
-# desk's tick does not build them (~1 ms of CPU each). Named from here, each is imported
-# on first use (PEP 562), like deskd.store.records.
+# rollover), and the plan's steps on a live attempt (close it, page, say why it holds), live
+# in modules of their own and are built with the first such row or step: a quiet desk's tick
+# does not build them (~1 ms of CPU each). Named from here, each is imported on first use
+# (PEP 562), like deskd.store.records.
 _HOME = {
     "AttemptView": "deskd.core.attempt_view",
     "HelpRequest": "deskd.core.help_request",
     "RolloverDue": "deskd.core.rollover_due",
+    "Closure": "deskd.core.plan_steps",
+    "PageAction": "deskd.core.plan_steps",
+    "Note": "deskd.core.plan_steps",
 }
 
 
