@@ -7,10 +7,11 @@ when it has none).
 
 Building a frozen, slotted dataclass costs about 1 ms of CPU (``dataclass`` compiles six
 methods for it), so the records live in one small module per table or query
-(``deskd.store.records.items``…) and a command builds only those it reads. Import a record
-from its module; ``from deskd.store.records import Item`` still works (the module
-``__getattr__`` below imports only that record's module), but a store module importing from
-here names the submodule, so that the import is what the command pays for.
+(``deskd.store.records.items``…) and a command builds only those of the rows it reads: a
+store reader imports its record after the query, and returns ``[]`` (or ``None``) without
+importing it when no row came back — a board or tick on a desk without pauses, pages or
+attempts builds none of their records. ``from deskd.store.records import Item`` still works
+(the module ``__getattr__`` below imports only that record's module).
 
 Importing ``dataclasses`` (it pulls in ``inspect``) would also cost the session hook several
 times its margin over the floor (docs/performance.md): the store modules on the hook's path
