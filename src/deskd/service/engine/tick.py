@@ -1,6 +1,7 @@
 """``deskd tick``: lock, read the clock once, plan purely, record the plan in one transaction.
 
-Dry-run (the default) computes the same plan and writes nothing at all; execute mode
+Dry-run (the default) computes the same plan and writes nothing at all (so it takes no
+lock); execute mode
 records it and hands launches to the executor (until the executor lands, launches stay
 ``planned``) and pages to the pager (until then, pages stay ``queued`` in the outbox).
 """
@@ -122,7 +123,7 @@ def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResu
         # row, no launch, no page — and reads one committed point in time (``_tick``), so
         # there is nothing for it to race. It prints its plan while an executing tick runs
         # instead of "skipped", and starts without the lock library (filelock loads
-        # logging, secrets and decimal: ~15% of a dry tick's CPU, docs/performance.md).
+        # logging, secrets and decimal: about a fifth of a dry tick's CPU, docs/performance.md).
         result = _locked_tick(ctx) if execute else _tick(ctx, execute=False)
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"
