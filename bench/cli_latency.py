@@ -10,7 +10,11 @@
 3. What the imports of a hot command cost (``python -X importtime``).
 
 Run:  .venv/bin/python bench/cli_latency.py [--runs 20] [--items 3000] [--history 100000]
-      [--cold-only] [--json]
+      [--cold-only] [--json] [--against SRC]
+
+``--against SRC`` also runs every command from another source tree (SRC/src first on
+``PYTHONPATH``; e.g. ``git archive main src | tar -x -C /tmp/base``), in the same rounds: a
+before/after comparison under the same load, each on its own desk.
 """
 
 from __future__ import annotations
@@ -81,10 +85,13 @@ def _deskd_json(deskd: list[str], env: dict[str, str], *args: str) -> Any:
     return json.loads(proc.stdout)
 
 
-def hot_forms(home: Path) -> list[Form]:
-    """The commands an agent runs many times a turn, and the board and a dry tick."""
+def hot_forms(home: Path, *, src: str | None = None) -> list[Form]:
+    """The commands an agent runs many times a turn, and the board and a dry tick; with
+    ``src``, run from that source tree instead (named ``… (SRC's basename)``)."""
     deskd = deskd_argv()
     env = clean_env(home)
+    if src is not None:
+        env["PYTHONPATH"] = str(Path(src) / "src")
     task = _deskd_json(deskd, env, "task", "add", "bench task", "--for", "alpha", "--by", "beta")
     meeting = _deskd_json(
         deskd,
@@ -123,6 +130,9 @@ def hot_forms(home: Path) -> list[Form]:
         "status --json": ["status", "--json"],
         "tick --dry-run": ["tick", "--dry-run"],
     }
+    if src is not None:
+        tag = f" ({Path(src).name})"
+        return [Form(name + tag, [*deskd, *args], env) for name, args in commands.items()]
     forms = [Form("python -c pass", [sys.executable, "-c", "pass"], env)]
     forms += [Form(name, [*deskd, *args], env) for name, args in commands.items()]
     return forms
@@ -173,7 +183,8 @@ def throughput(home: Path, items: int, *, dedup: bool) -> dict[str, float]:
     """Items per second through ``service.inbox.enqueue``, one call and one commit each."""
     from deskd.config import load_settings
     from deskd.service.desk.context import open_context
-    from deskd.service.desk.inbox import NewItem, enqueue
+    from deskd.service.desk.inbox import enqueue
+    from deskd.service.desk.new_item import NewItem
 
     settings = load_settings(clean_env(home))
     ctx = open_context(settings=settings)
@@ -248,13 +259,16 @@ def main() -> None:
     parser.add_argument("--history", type=int, default=100_000, help="items seeded first")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.add_argument("--cold-only", action="store_true", help="whole-process figures only")
+    parser.add_argument("--against", metavar="SRC", help="also run the commands from SRC/src")
     args = parser.parse_args()
 
     results: dict[str, Any] = {"python": sys.version.split()[0], "runs": args.runs}
     with tempfile.TemporaryDirectory(prefix="deskd-bench-") as tmp:
         root = Path(tmp)
-        cli_home = make_desk(root, "cli")
-        results["cold"] = report(interleave(hot_forms(cli_home), args.runs), "python -c pass")
+        forms = hot_forms(make_desk(root, "cli"))
+        if args.against:
+            forms += hot_forms(make_desk(root, "against"), src=args.against)
+        results["cold"] = report(interleave(forms, args.runs), "python -c pass")
         if args.cold_only:
             return _print(results, args)
         results["import_ms"] = import_cost(args.runs)

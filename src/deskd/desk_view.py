@@ -11,11 +11,11 @@ carry exactly the models' fields, and only attribute reads are used on them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
+    from deskd.agent_settings import AgentSettings
     from deskd.config import HostConfig
     from deskd.desk import AgentSection, DeskFile, DeskSection, PresenceSection, RoleConfig
     from deskd.settings import Settings
@@ -150,6 +150,8 @@ class Desk:
         ``[agent]``, which wins over deskd's built-in default — except allowed tools, where a
         role's own grant wins over ``DESKD_WAKE_ALLOWED_TOOLS`` (a read-only role stays read-only).
         """
+        from deskd.agent_settings import AgentSettings
+
         role = self.role(name)
         own = role.agent or cast("AgentSection", Record(_NO_AGENT))
         base = self.data.agent
@@ -187,19 +189,3 @@ class Desk:
                 DEFAULT_RETRY_WAIT_S,
             ),
         )
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AgentSettings:
-    """A role's effective agent settings, after every override (``Desk.agent_for``)."""
-
-    kind: str
-    command: str
-    """The executable; empty for a ``command`` agent the desk has not given one."""
-    args: tuple[str, ...]
-    model: str
-    timeout: int
-    """Seconds a launch may run."""
-    allowed_tools: tuple[str, ...]
-    retry_wait: int = DEFAULT_RETRY_WAIT_S
-    """Seconds before retrying a quick transient launch failure (doubling, at most 10×)."""

@@ -143,6 +143,13 @@ SCRIPT = [
     ["task", "update", "99", "--note", "n", "--json"],
     ["status"],
     ["tick", "--dry-run"],
+    # The meeting, hook, board and tick bodies import their records where they build them.
+    ["meeting", "call", "--by", "alpha", "--agenda", "a", "--attendees", "beta"],
+    ["meeting", "send", "1", "--role", "alpha", "--body", "b", "--json"],
+    ["meeting", "updates", "1", "--role", "beta"],
+    ["hook", "add", "--for", "alpha", "--title", "t", "--every", "1h"],
+    ["status", "--json"],
+    ["tick", "--json"],
 ]
 
 

@@ -94,6 +94,17 @@ def test_overlapping_ticks_skip(desk: Desk) -> None:
     assert out["skipped"] == f"another tick holds {where}"
 
 
+def test_a_dry_tick_plans_while_an_executing_tick_holds_the_lock(desk: Desk) -> None:
+    # A dry run records nothing, so it takes no tick lock (service/engine/tick.py).
+    urgent(desk)
+    before = desk.dump()
+    with desk.holding("tick"):
+        out = desk.json("tick", "--dry-run")
+    assert out["dry_run"] is True and out["skipped"] is None
+    assert [(a["role"], a["rung"]) for a in out["actions"]] == [("alpha", "spawn")]
+    assert desk.dump() == before
+
+
 def test_every_tick_logs_one_line_even_when_quiet(desk: Desk) -> None:
     desk.ok("tick")
     desk.ok("tick", "--execute")

@@ -91,7 +91,7 @@ def call(
       deskd meeting call --by alpha --agenda "incident 42" --attendees beta,gamma \\
           --priority urgent --max-messages 12 --reply-sla 5m --json
     """
-    from deskd.service.meetings.lifecycle import Call, call_meeting
+    from deskd.service.meetings.calling import Call, call_meeting
 
     names = [n.strip() for value in attendees for n in value.split(",") if n.strip()]
     with desk_context() as ctx:

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from deskd.core.presence import is_busy
-from deskd.core.records import LAUNCH_RUNGS, RUNGS, AttemptView, Demand, Policy, RoleView
+from deskd.core.records import LAUNCH_RUNGS, RUNGS, Demand, Policy, RoleView
+
+if TYPE_CHECKING:
+    from deskd.core.attempt_view import AttemptView
 
 IN_FLIGHT = frozenset({"planned", "running"})
 

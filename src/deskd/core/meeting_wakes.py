@@ -1,4 +1,5 @@
-"""What a meeting owes, and to whom: the wakes it raises and who it is waiting on (pure).
+"""What a meeting owes, and to whom: the wakes it raises (pure). Who it is waiting on is
+``waiting_on`` in core/meetings.py, which the meeting commands read without this record.
 
 Labels say exactly what is owed and where (lesson 17): "check in", "your vote closes it",
 "X rejected your proposal: why", "you owe N replies". A paused meeting's debts raise nothing
@@ -9,9 +10,13 @@ way (a paused meeting can still end).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from deskd.core.meetings import Meeting, MeetingFacts, Obligation, is_inactive, votes_owed
+from deskd.core.meetings import Meeting, MeetingFacts, is_inactive, votes_owed
 from deskd.core.timeparse import human_age, iso_utc
+
+if TYPE_CHECKING:
+    from deskd.core.meeting_owed import Obligation
 
 
 # Defined here, not in core/records.py, so that a meeting command builds it without building
@@ -162,36 +167,6 @@ def _owed_replies(facts: MeetingFacts, *, now: int) -> list[MeetingWake]:
                 lines=tuple(lines),
                 # Once a wake landed, give the reply one more SLA before climbing on.
                 due_at=owed[0].due_at + m.reply_sla_s * 1000,
-            )
-        )
-    return out
-
-
-def waiting_on(facts: MeetingFacts, *, now: int) -> list[tuple[str, str]]:
-    """(role, why) for everyone the meeting is waiting on, in the order they block it."""
-    m = facts.meeting
-    if m.closed_at is not None:
-        return []
-    out: list[tuple[str, str]] = []
-    for a in facts.attendees:
-        if a.status == "invited":
-            age = human_age((now - a.invited_at) / 1000)
-            late = " (overdue: escalated)" if m.escalated_at is not None else ""
-            out.append((a.role, f"not checked in; invited {age} ago{late}"))
-    p = facts.proposal
-    if p is not None:
-        for role in votes_owed(facts):
-            out.append((role, f"vote owed on ending (proposed by {p.proposer})"))
-    for r in facts.rejections:
-        out.append((r.proposer, f"unread: {r.by} rejected ending ({r.reason})"))
-    for o in sorted(facts.obligations, key=lambda o: (o.due_at, o.id)):
-        when = "overdue since" if o.due_at <= now else "due"
-        paused = " — paused, raises nothing" if m.paused_kind is not None else ""
-        out.append(
-            (
-                o.debtor,
-                f"reply owed to {o.creditor} for message #{o.message_id}, "
-                f"{when} {iso_utc(o.due_at)}{paused}",
             )
         )
     return out

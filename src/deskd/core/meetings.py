@@ -23,8 +23,12 @@ that the ladder climbs to a person as for any wake.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from deskd.core.timeparse import human_age
+from deskd.core.timeparse import human_age, iso_utc
+
+if TYPE_CHECKING:
+    from deskd.core.meeting_owed import Obligation, Proposal, Rejection
 
 KINDS: tuple[str, ...] = ("evidence", "question", "answer", "proposal", "decision")
 """What `meeting send --kind` accepts; a ``position`` has its own command."""
@@ -39,6 +43,8 @@ DEFAULT_REPLY_SLA_S = 10 * 60
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Meeting:
+    """A meeting as its rules read it: its budget, clocks and pause or close."""
+
     id: int
     agenda: str
     caller: str
@@ -70,6 +76,8 @@ class Meeting:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Attendee:
+    """One role's place in a meeting, as the rules read it."""
+
     role: str
     status: str
     """``invited`` (not checked in), ``present`` (checked in) or ``left``."""
@@ -79,43 +87,9 @@ class Attendee:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Obligation:
-    """An open reply obligation: ``debtor`` owes ``creditor`` a reply to ``message_id``."""
-
-    id: int
-    message_id: int
-    debtor: str
-    creditor: str
-    due_at: int
-    excerpt: str = ""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Proposal:
-    """The open proposal to end the meeting, with the roles that confirmed it."""
-
-    id: int
-    proposer: str
-    resolution: str
-    generation: int
-    opened_at: int
-    confirmed: frozenset[str] = frozenset()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Rejection:
-    """A rejected proposal whose notice the proposer has not read yet."""
-
-    proposal_id: int
-    proposer: str
-    by: str
-    reason: str
-    generation: int
-    at: int
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class MeetingFacts:
+    """Everything the rules read about one meeting: the meeting, its attendees and what it owes."""
+
     meeting: Meeting
     attendees: tuple[Attendee, ...]
     obligations: tuple[Obligation, ...] = ()
@@ -382,3 +356,33 @@ def swept(facts: MeetingFacts, *, now: int) -> MeetingFacts:
         )
         return replace(facts, meeting=meeting, attendees=attendees)
     return facts
+
+
+def waiting_on(facts: MeetingFacts, *, now: int) -> list[tuple[str, str]]:
+    """(role, why) for everyone the meeting is waiting on, in the order they block it."""
+    m = facts.meeting
+    if m.closed_at is not None:
+        return []
+    out: list[tuple[str, str]] = []
+    for a in facts.attendees:
+        if a.status == "invited":
+            age = human_age((now - a.invited_at) / 1000)
+            late = " (overdue: escalated)" if m.escalated_at is not None else ""
+            out.append((a.role, f"not checked in; invited {age} ago{late}"))
+    p = facts.proposal
+    if p is not None:
+        for role in votes_owed(facts):
+            out.append((role, f"vote owed on ending (proposed by {p.proposer})"))
+    for r in facts.rejections:
+        out.append((r.proposer, f"unread: {r.by} rejected ending ({r.reason})"))
+    for o in sorted(facts.obligations, key=lambda o: (o.due_at, o.id)):
+        when = "overdue since" if o.due_at <= now else "due"
+        paused = " — paused, raises nothing" if m.paused_kind is not None else ""
+        out.append(
+            (
+                o.debtor,
+                f"reply owed to {o.creditor} for message #{o.message_id}, "
+                f"{when} {iso_utc(o.due_at)}{paused}",
+            )
+        )
+    return out

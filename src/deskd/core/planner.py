@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from deskd.core.demand import closure_for, inbox_due_at
 from deskd.core.demand import demand as generate_demand
@@ -40,14 +41,10 @@ from deskd.core.prompts import page_text, wake_prompt
 from deskd.core.records import (
     LAUNCH_RUNGS,
     RUNGS,
-    AttemptView,
-    Closure,
     Demand,
     ItemView,
     LaunchAction,
     NewAttempt,
-    Note,
-    PageAction,
     Plan,
     Policy,
     RoleView,
@@ -55,6 +52,13 @@ from deskd.core.records import (
 )
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import URGENT
+
+if TYPE_CHECKING:
+    from deskd.core.attempt_view import AttemptView
+    from deskd.core.plan_steps import Closure, Note, PageAction
+
+    Step = Closure | NewAttempt | PageAction | Note
+
 
 _IN_FLIGHT = frozenset({"planned", "running"})
 
@@ -76,7 +80,7 @@ def plan(snapshot: Snapshot, *, now: int, policy: Policy) -> Plan:
 
     broken = dict(snapshot.broken)
     for name, why in sorted(broken.items()):
-        notes.append(Note(role=name, key=None, text=f"error: {why}; skipped this tick"))
+        notes.append(_note(name, None, f"error: {why}; skipped this tick"))
 
     for attempt in sorted(snapshot.attempts, key=lambda a: a.key):
         if (attempt.key not in demanded or attempt.key in moved) and attempt.role not in broken:
@@ -88,10 +92,13 @@ def plan(snapshot: Snapshot, *, now: int, policy: Policy) -> Plan:
         if role is None or d.role in broken:
             continue
         for step in _step(snapshot, policy, role, d, live.get(key), items, now=now):
+            if isinstance(step, NewAttempt):
+                attempts.append(step)
+                continue
+            from deskd.core.plan_steps import Closure, PageAction  # built with this step
+
             if isinstance(step, Closure):
                 closures.append(step)
-            elif isinstance(step, NewAttempt):
-                attempts.append(step)
             elif isinstance(step, PageAction):
                 pages.append(step)
             else:
@@ -110,7 +117,6 @@ def plan(snapshot: Snapshot, *, now: int, policy: Policy) -> Plan:
     )
 
 
-Step = Closure | NewAttempt | PageAction | Note
 PAUSED_PREFIX = "paused: "
 """How an attempt recorded while its role (or the desk) was paused says so (``skipped``)."""
 
@@ -145,7 +151,7 @@ def _step(
                 items=items,
             )
             yield replace(new, skipped=why, due_at=None)
-        yield Note(role=role.name, key=d.key, text=why)
+        yield _note(role.name, d.key, why)
         return
     if current is not None and (current.skipped or "").startswith(PAUSED_PREFIX):
         # Resumed: what was recorded while paused starts its climb now, at the bottom.
@@ -179,7 +185,7 @@ def _step(
         )
         return
     if current.ack_until is not None and now < current.ack_until and _same_work(current, d):
-        yield Note(role=role.name, key=d.key, text="acknowledged by a person")
+        yield _note(role.name, d.key, "acknowledged by a person")
         return
     if went_dead(policy, role, d, current):
         # It was busy when this rung was chosen (a launch rung skipped as "role busy"); its
@@ -229,7 +235,7 @@ def _step(
                 supersedes=current.id,
             )
         else:
-            yield Note(role=role.name, key=d.key, text=f"badge: retried after {wait_s // 60} min")
+            yield _note(role.name, d.key, f"badge: retried after {wait_s // 60} min")
         return
     unshown = _not_shown(policy, current, d, items, now=now)
     if unshown:
@@ -251,7 +257,7 @@ def _step(
         return
     hold = _hold_reason(policy, role, d, current, items, now=now)
     if hold is not None:
-        yield Note(role=role.name, key=d.key, text=hold)
+        yield _note(role.name, d.key, hold)
         return
     rung = next_rung(policy, current.rung, role, d)
     yield _supersede(current, f"{current.rung} did not land")
@@ -417,7 +423,15 @@ def _reason_text(d: Demand) -> str:
     return d.kind
 
 
+def _note(role: str, key: str | None, text: str) -> Note:
+    from deskd.core.plan_steps import Note  # with the first note (core/plan_steps.py)
+
+    return Note(role=role, key=key, text=text)
+
+
 def _supersede(current: AttemptView, why: str) -> Closure:
+    from deskd.core.plan_steps import Closure  # with the first closure
+
     return Closure(attempt_id=current.id, outcome="superseded", reason=why)
 
 
@@ -442,11 +456,15 @@ def _page_if_due(
     if rung != "notify" or d.key in snapshot.open_page_keys:
         return None
     title, body = page_text(role=role.name, demand=d, items=items, failed_rung=failed_rung)
+    from deskd.core.plan_steps import PageAction  # with the first page
+
     return PageAction(key=d.key, role=role.name, title=title, body=body)
 
 
 def _follow_up(role: RoleView, d: Demand, items: dict[int, ItemView]) -> PageAction:
     title, body = page_text(role=role.name, demand=d, items=items, failed_rung=None)
+    from deskd.core.plan_steps import PageAction  # with the first page
+
     return PageAction(
         key=d.key, role=role.name, title="follow-up: " + title, body=body, follow_up=True
     )
@@ -533,6 +551,8 @@ def _notices(
             f"Waiting: {reason} ({key}). Nothing more will launch for it until then; "
             "`deskd wake explain --role " + role.name + "` shows the state."
         )
+        from deskd.core.plan_steps import PageAction  # with the first notice
+
         out.append(
             PageAction(
                 key=key,

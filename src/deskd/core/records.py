@@ -7,10 +7,21 @@ records the plan. Times are Unix ms.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from deskd.core.meeting_wakes import MeetingWake as MeetingWake  # defined with its rules
+from deskd.core.task_view import TaskView as TaskView  # the board builds it alone
+
+if TYPE_CHECKING:
+    from deskd.core.attempt_view import AttemptView as AttemptView
+    from deskd.core.help_request import HelpRequest as HelpRequest
+    from deskd.core.plan_steps import Closure as Closure
+    from deskd.core.plan_steps import Note as Note
+    from deskd.core.plan_steps import PageAction as PageAction
+    from deskd.core.rollover_due import RolloverDue as RolloverDue
 
 RUNGS: tuple[str, ...] = ("session", "resume", "spawn", "notify", "badge")
 LAUNCH_RUNGS: frozenset[str] = frozenset({"resume", "spawn"})
@@ -19,6 +30,8 @@ FAILURE_CLASSES: tuple[str, ...] = ("permanent", "transient", "usage_limit", "ta
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Rung:
+    """One step of the wake ladder and its SLA (None: the last rung waits for a person)."""
+
     name: str
     sla_s: int | None
 
@@ -50,6 +63,8 @@ class Policy:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RoleView:
+    """A role as the planner reads it: presence, pause, limits, its resumable session."""
+
     name: str
     enabled: bool = True
     presence: str = "never"
@@ -86,72 +101,9 @@ class ItemView:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AttemptView:
-    """A live (``pending``) attempt of the wake ledger."""
-
-    id: int
-    key: str
-    kind: str
-    role: str
-    rung: str
-    generation: int = 0
-    attempted_at: int
-    due_at: int | None = None
-    launch_status: str | None = None
-    launched_at: int | None = None
-    landed_at: int | None = None
-    finished_at: int | None = None
-    failure_class: str | None = None
-    ack_until: int | None = None
-    recycles: int = 0
-    item_ids: tuple[int, ...] = ()
-    task_ids: tuple[int, ...] = ()
-    skipped: str | None = None
-    """Why its rung could not act when it was recorded (``paused: …`` while paused)."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TaskView:
-    """An open task (pending, in progress or blocked), as demand sees it. Owned by the tasks
-    rules (core/tasks.py); ``stalled`` is derived from the attempt ledger by the loader."""
-
-    id: int
-    role: str
-    title: str
-    status: str
-    priority: int
-    updated_at: int
-    due_at: int | None = None
-    blocked_on: str | None = None
-    stalled: bool = False
-    idle_wakes: int = 0
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HelpRequest:
-    """An agent asked a person (`deskd page --from R`): its item, until acked."""
-
-    item_id: int
-    role: str
-    title: str
-    enqueued_at: int
-    body: str = ""
-    capability: str | None = None
-    """Set when the request is work no enabled role could take (``--capability``)."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RolloverDue:
-    """A session from an earlier desk day that must wind down (core/sessions rules)."""
-
-    role: str
-    session_key: str
-    started_at: int
-    tries: int = 0
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class Snapshot:
+    """Everything the planner reads, from one read transaction at one instant."""
+
     roles: tuple[RoleView, ...]
     items: tuple[ItemView, ...] = ()
     attempts: tuple[AttemptView, ...] = ()
@@ -209,6 +161,8 @@ class Demand:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NewAttempt:
+    """An attempt the plan records: one rung tried for one demand."""
+
     key: str
     kind: str
     role: str
@@ -227,13 +181,6 @@ class NewAttempt:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Closure:
-    attempt_id: int
-    outcome: str
-    reason: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class LaunchAction:
     """One launch for a role this tick, carrying every launch-rung attempt it planned."""
 
@@ -248,31 +195,9 @@ class LaunchAction:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PageAction:
-    """A page to queue. ``key`` is the demand key it is about; a ``notice`` (a usage limit or a
-    daily cap parking launches) carries its own once-only ``notice_key``."""
-
-    key: str
-    role: str
-    title: str
-    body: str
-    follow_up: bool = False
-    notice_key: str | None = None
-    attempt_id: int | None = None
-    """The live attempt it is about, when this tick inserts none for the key."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Note:
-    """Why a role is or is not being woken this tick (for `wake explain`, `--json`)."""
-
-    role: str
-    key: str | None
-    text: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class Plan:
+    """What one tick decided: demands, closures, new attempts, launches, pages, notes."""
+
     now: int
     demands: tuple[Demand, ...] = ()
     closures: tuple[Closure, ...] = ()
@@ -284,3 +209,25 @@ class Plan:
     @property
     def empty(self) -> bool:
         return not (self.closures or self.attempts or self.launches or self.pages)
+
+
+# The snapshot's records that only live rows make (an open attempt, a help request, a
+# rollover), and the plan's steps on a live attempt (close it, page, say why it holds), live
+# in modules of their own and are built with the first such row or step: a quiet desk's tick
+# does not build them (~1 ms of CPU each). Named from here, each is imported on first use
+# (PEP 562), like deskd.store.records.
+_HOME = {
+    "AttemptView": "deskd.core.attempt_view",
+    "HelpRequest": "deskd.core.help_request",
+    "RolloverDue": "deskd.core.rollover_due",
+    "Closure": "deskd.core.plan_steps",
+    "PageAction": "deskd.core.plan_steps",
+    "Note": "deskd.core.plan_steps",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)

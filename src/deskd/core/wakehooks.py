@@ -19,6 +19,8 @@ PROBE_KEYS = frozenset({"title", "body", "priority", "ref", "dedup_key"})
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FireDecision:
+    """Whether a hook fires now, what it absorbed, and when it fires next."""
+
     fire_at: int | None
     missed: int
     next_fire_at: int | None

@@ -19,17 +19,22 @@ if TYPE_CHECKING:
 
 
 def _attempts(rows: Iterable[sqlite3.Row]) -> list[Attempt]:
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
     from deskd.store.records import records_of
     from deskd.store.records.attempts import Attempt
 
-    return records_of(Attempt, rows)
+    return records_of(Attempt, found)
 
 
 def _attempt(row: sqlite3.Row | None) -> Attempt | None:
-    from deskd.store.records import maybe_record
+    if row is None:
+        return None
+    from deskd.store.records import record_of
     from deskd.store.records.attempts import Attempt
 
-    return maybe_record(Attempt, row)
+    return record_of(Attempt, row)
 
 
 def live_attempts(conn: sqlite3.Connection) -> list[Attempt]:

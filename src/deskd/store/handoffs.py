@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from deskd.store.records import maybe_record, records_of
-from deskd.store.records.attempts import Attempt
-from deskd.store.records.handoffs import Handoff
-from deskd.store.records.sessions import Session
+from deskd.store.records import record_of, records_of
+
+if TYPE_CHECKING:
+    from deskd.store.records.attempts import Attempt
+    from deskd.store.records.handoffs import Handoff
+    from deskd.store.records.sessions import Session
 
 # A rollover try is a launch of the key that ended: it ran (finished, failed, timed out) or
 # its executor found the role lock held. A launch skipped by the planner (never planned) or
@@ -40,14 +43,23 @@ def latest_handoff(conn: sqlite3.Connection, role: str) -> Handoff | None:
     row = conn.execute(
         "SELECT * FROM handoffs WHERE role = ? ORDER BY id DESC LIMIT 1", (role,)
     ).fetchone()
-    return maybe_record(Handoff, row)
+    if row is None:
+        return None
+    from deskd.store.records.handoffs import Handoff
+
+    return record_of(Handoff, row)
 
 
 def handoffs_of(conn: sqlite3.Connection, role: str, *, limit: int = 50) -> list[Handoff]:
     rows = conn.execute(
         "SELECT * FROM handoffs WHERE role = ? ORDER BY id DESC LIMIT ?", (role, limit)
     )
-    return records_of(Handoff, rows)
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
+    from deskd.store.records.handoffs import Handoff
+
+    return records_of(Handoff, found)
 
 
 def live_sessions_started_before(conn: sqlite3.Connection, before: int) -> list[Session]:
@@ -57,12 +69,21 @@ def live_sessions_started_before(conn: sqlite3.Connection, before: int) -> list[
         "ORDER BY started_at, id",
         (before,),
     )
-    return records_of(Session, rows)
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
+    from deskd.store.records.sessions import Session
+
+    return records_of(Session, found)
 
 
 def get_session(conn: sqlite3.Connection, session_id: int) -> Session | None:
     row = conn.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
-    return maybe_record(Session, row)
+    if row is None:
+        return None
+    from deskd.store.records.sessions import Session
+
+    return record_of(Session, row)
 
 
 def rollover_tries(conn: sqlite3.Connection, key: str) -> int:
@@ -77,7 +98,12 @@ def launch_attempts(conn: sqlite3.Connection, attempt_id: int) -> list[Attempt]:
         "SELECT * FROM attempts WHERE id = ? OR primary_id = ? ORDER BY id",
         (attempt_id, attempt_id),
     )
-    return records_of(Attempt, rows)
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
+    from deskd.store.records.attempts import Attempt
+
+    return records_of(Attempt, found)
 
 
 def session_wake_totals(

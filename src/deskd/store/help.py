@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import sqlite3
+from typing import TYPE_CHECKING
 
 from deskd.store.records import records_of
-from deskd.store.records.help import HelpRequest
+
+if TYPE_CHECKING:
+    from deskd.store.records.help import HelpRequest
 
 
 def insert_help_request(conn: sqlite3.Connection, *, item_id: int, role: str, now: int) -> None:
@@ -24,4 +27,9 @@ def open_help_requests(conn: sqlite3.Connection) -> list[HelpRequest]:
         "CROSS JOIN help_requests AS h ON h.item_id = i.id "
         "WHERE i.read_at IS NULL ORDER BY i.id"
     )
-    return records_of(HelpRequest, rows)
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
+    from deskd.store.records.help import HelpRequest
+
+    return records_of(HelpRequest, found)

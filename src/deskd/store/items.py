@@ -12,7 +12,8 @@ from collections.abc import Iterable, Sequence
 # (store/records/__init__.py says why); the annotations are strings.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
-    from deskd.store.records.items import Item, UnreadItem
+    from deskd.store.records.items import Item
+    from deskd.store.records.unread_items import UnreadItem
 
 _UNREAD_ORDER = "ORDER BY priority DESC, enqueued_at, id"
 _NOT_HELP = "id NOT IN (SELECT item_id FROM help_requests)"
@@ -57,10 +58,13 @@ def insert_item(
 
 
 def _items(rows: Iterable[sqlite3.Row]) -> list[Item]:
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
     from deskd.store.records import records_of
     from deskd.store.records.items import Item
 
-    return records_of(Item, rows)
+    return records_of(Item, found)
 
 
 def get_item(conn: sqlite3.Connection, item_id: int) -> Item | None:
@@ -220,11 +224,14 @@ def unread_count(conn: sqlite3.Connection, role: str) -> int:
 
 def all_unread_items(conn: sqlite3.Connection) -> list[UnreadItem]:
     """Every unread item of every role (the planner's snapshot; runs on ``items_unread``)."""
-    from deskd.store.records import records_of
-    from deskd.store.records.items import UnreadItem
-
     rows = conn.execute(
         "SELECT id, role, priority, source, sender, title, ref, enqueued_at, sla_due_at, "
         f"notified_at FROM items WHERE read_at IS NULL {_UNREAD_ORDER}"
     )
-    return records_of(UnreadItem, rows)
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
+    from deskd.store.records import records_of
+    from deskd.store.records.unread_items import UnreadItem
+
+    return records_of(UnreadItem, found)

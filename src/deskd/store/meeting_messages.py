@@ -7,11 +7,14 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from deskd.store.meetings import LIVE_MEETINGS as _LIVE
 from deskd.store.meetings import marks as _marks
-from deskd.store.records import maybe_record, records_of
-from deskd.store.records.meeting_messages import Confirmation, Obligation, Proposal
+from deskd.store.records import record_of, records_of
+
+if TYPE_CHECKING:
+    from deskd.store.records.meeting_messages import Confirmation, Obligation, Proposal
 
 # --- messages ---------------------------------------------------------------------------------
 
@@ -116,7 +119,12 @@ def open_obligations(conn: sqlite3.Connection, meeting_id: int) -> list[Obligati
         "WHERE o.meeting_id = ? AND o.status = 'open' ORDER BY o.due_at, o.id",
         (meeting_id,),
     )
-    return records_of(Obligation, rows)
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
+    from deskd.store.records.meeting_messages import Obligation
+
+    return records_of(Obligation, found)
 
 
 def live_open_obligations(conn: sqlite3.Connection) -> list[Obligation]:
@@ -125,7 +133,12 @@ def live_open_obligations(conn: sqlite3.Connection) -> list[Obligation]:
         "JOIN meeting_messages m ON m.id = o.message_id "
         f"WHERE o.meeting_id IN ({_LIVE}) AND o.status = 'open' ORDER BY o.due_at, o.id"
     )
-    return records_of(Obligation, rows)
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
+    from deskd.store.records.meeting_messages import Obligation
+
+    return records_of(Obligation, found)
 
 
 def settle_obligations(
@@ -205,14 +218,23 @@ def open_proposal(conn: sqlite3.Connection, meeting_id: int) -> Proposal | None:
     row = conn.execute(
         "SELECT * FROM meeting_proposals WHERE meeting_id = ? AND status = 'open'", (meeting_id,)
     ).fetchone()
-    return maybe_record(Proposal, row)
+    if row is None:
+        return None
+    from deskd.store.records.meeting_messages import Proposal
+
+    return record_of(Proposal, row)
 
 
 def live_open_proposals(conn: sqlite3.Connection) -> list[Proposal]:
     rows = conn.execute(
         f"SELECT * FROM meeting_proposals WHERE meeting_id IN ({_LIVE}) AND status = 'open'"
     )
-    return records_of(Proposal, rows)
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
+    from deskd.store.records.meeting_messages import Proposal
+
+    return records_of(Proposal, found)
 
 
 def confirmations(conn: sqlite3.Connection, proposal_ids: Sequence[int]) -> list[Confirmation]:
@@ -223,7 +245,12 @@ def confirmations(conn: sqlite3.Connection, proposal_ids: Sequence[int]) -> list
         f"AND proposal_id IN ({_marks(proposal_ids)})",
         tuple(proposal_ids),
     )
-    return records_of(Confirmation, rows)
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
+    from deskd.store.records.meeting_messages import Confirmation
+
+    return records_of(Confirmation, found)
 
 
 def insert_vote(
@@ -283,9 +310,19 @@ _UNREAD_REJECTIONS = (
 def unread_rejections(conn: sqlite3.Connection, meeting_id: int) -> list[Proposal]:
     """Rejected proposals of the meeting whose notice the proposer has not read."""
     rows = conn.execute(f"{_UNREAD_REJECTIONS} AND p.meeting_id = ? ORDER BY p.id", (meeting_id,))
-    return records_of(Proposal, rows)
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
+    from deskd.store.records.meeting_messages import Proposal
+
+    return records_of(Proposal, found)
 
 
 def live_unread_rejections(conn: sqlite3.Connection) -> list[Proposal]:
     rows = conn.execute(f"{_UNREAD_REJECTIONS} AND p.meeting_id IN ({_LIVE}) ORDER BY p.id")
-    return records_of(Proposal, rows)
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
+    from deskd.store.records.meeting_messages import Proposal
+
+    return records_of(Proposal, found)

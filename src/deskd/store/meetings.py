@@ -9,10 +9,15 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from deskd.store.records import maybe_record, records_of
-from deskd.store.records.items import Item
-from deskd.store.records.meetings import Attendee, Meeting, MeetingEvent, MeetingItem
+from deskd.store.records import record_of, records_of
+
+if TYPE_CHECKING:
+    from deskd.store.records.items import Item
+    from deskd.store.records.meeting_events import MeetingEvent
+    from deskd.store.records.meeting_items import MeetingItem
+    from deskd.store.records.meetings import Attendee, Meeting
 
 LIVE_MEETINGS = "SELECT id FROM meetings WHERE state != 'closed'"
 _LIVE = LIVE_MEETINGS
@@ -66,18 +71,31 @@ def open_meeting_by_agenda(conn: sqlite3.Connection, agenda_key: str) -> Meeting
     row = conn.execute(
         "SELECT * FROM meetings WHERE agenda_key = ? AND state != 'closed'", (agenda_key,)
     ).fetchone()
-    return maybe_record(Meeting, row)
+    if row is None:
+        return None
+    from deskd.store.records.meetings import Meeting
+
+    return record_of(Meeting, row)
 
 
 def get_meeting(conn: sqlite3.Connection, meeting_id: int) -> Meeting | None:
     row = conn.execute("SELECT * FROM meetings WHERE id = ?", (meeting_id,)).fetchone()
-    return maybe_record(Meeting, row)
+    if row is None:
+        return None
+    from deskd.store.records.meetings import Meeting
+
+    return record_of(Meeting, row)
 
 
 def live_meetings(conn: sqlite3.Connection) -> list[Meeting]:
     """Every meeting not closed (waiting, active, consensus, closing, paused)."""
     rows = conn.execute("SELECT * FROM meetings WHERE state != 'closed' ORDER BY id")
-    return records_of(Meeting, rows)
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
+    from deskd.store.records.meetings import Meeting
+
+    return records_of(Meeting, found)
 
 
 def list_meetings(
@@ -95,7 +113,12 @@ def list_meetings(
     rows = conn.execute(
         f"SELECT * FROM meetings WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?", params
     )
-    return records_of(Meeting, rows)
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
+    from deskd.store.records.meetings import Meeting
+
+    return records_of(Meeting, found)
 
 
 def set_state(conn: sqlite3.Connection, meeting_id: int, state: str) -> None:
@@ -203,7 +226,12 @@ def attendees_of(conn: sqlite3.Connection, meeting_id: int) -> list[Attendee]:
         "SELECT * FROM meeting_attendees WHERE meeting_id = ? ORDER BY invited_at, role",
         (meeting_id,),
     )
-    return records_of(Attendee, rows)
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
+    from deskd.store.records.meetings import Attendee
+
+    return records_of(Attendee, found)
 
 
 def live_attendees(conn: sqlite3.Connection) -> list[Attendee]:
@@ -211,7 +239,12 @@ def live_attendees(conn: sqlite3.Connection) -> list[Attendee]:
         f"SELECT * FROM meeting_attendees WHERE meeting_id IN ({_LIVE}) "
         "ORDER BY meeting_id, invited_at, role"
     )
-    return records_of(Attendee, rows)
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
+    from deskd.store.records.meetings import Attendee
+
+    return records_of(Attendee, found)
 
 
 def check_in(conn: sqlite3.Connection, meeting_id: int, role: str, *, now: int) -> bool:
@@ -277,7 +310,12 @@ def events_after(conn: sqlite3.Connection, meeting_id: int, after_id: int) -> li
         "SELECT * FROM meeting_events WHERE meeting_id = ? AND id > ? ORDER BY id",
         (meeting_id, after_id),
     )
-    return records_of(MeetingEvent, rows)
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
+    from deskd.store.records.meeting_events import MeetingEvent
+
+    return records_of(MeetingEvent, found)
 
 
 # --- the items a meeting wrote ----------------------------------------------------------------
@@ -290,7 +328,12 @@ def unread_meeting_items(conn: sqlite3.Connection, role: str, ref: str) -> list[
         "AND ref = ? ORDER BY enqueued_at, id",
         (role, ref),
     )
-    return records_of(Item, rows)
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
+    from deskd.store.records.items import Item
+
+    return records_of(Item, found)
 
 
 def all_unread_meeting_items(conn: sqlite3.Connection) -> list[MeetingItem]:
@@ -298,7 +341,12 @@ def all_unread_meeting_items(conn: sqlite3.Connection) -> list[MeetingItem]:
     rows = conn.execute(
         "SELECT id, ref, message_id FROM items WHERE read_at IS NULL AND source = 'meeting'"
     )
-    return records_of(MeetingItem, rows)
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
+    from deskd.store.records.meeting_items import MeetingItem
+
+    return records_of(MeetingItem, found)
 
 
 def unread_items_of_messages(

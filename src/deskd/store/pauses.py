@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import sqlite3
+from typing import TYPE_CHECKING
 
 from deskd.store.records import records_of
-from deskd.store.records.pauses import Pause
+
+if TYPE_CHECKING:
+    from deskd.store.records.pauses import Pause
 
 
 def live_pauses(conn: sqlite3.Connection) -> list[Pause]:
     rows = conn.execute("SELECT * FROM pauses WHERE ended_at IS NULL ORDER BY id")
-    return records_of(Pause, rows)
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
+    from deskd.store.records.pauses import Pause
+
+    return records_of(Pause, found)
 
 
 def insert_pause(

@@ -42,9 +42,12 @@ def routed_unread_items(conn: sqlite3.Connection, *, limit: int) -> list[Routed]
         "WHERE read_at IS NULL AND capability IS NOT NULL ORDER BY +id DESC LIMIT ?",
         (limit,),
     )
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
     from deskd.store.records.routing import Routed
 
-    return records_of(Routed, rows)
+    return records_of(Routed, found)
 
 
 def routed_open_tasks(conn: sqlite3.Connection, *, limit: int) -> list[Routed]:
@@ -54,6 +57,9 @@ def routed_open_tasks(conn: sqlite3.Connection, *, limit: int) -> list[Routed]:
         f"WHERE status IN {OPEN_SQL} AND capability IS NOT NULL ORDER BY +id DESC LIMIT ?",
         (limit,),
     )
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
     from deskd.store.records.routing import Routed
 
-    return records_of(Routed, rows)
+    return records_of(Routed, found)

@@ -19,10 +19,13 @@ LIVE_STATES = ("working", "resting")
 
 
 def _sessions(rows: Iterable[sqlite3.Row]) -> list[Session]:
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
     from deskd.store.records import records_of
     from deskd.store.records.sessions import Session
 
-    return records_of(Session, rows)
+    return records_of(Session, found)
 
 
 def session_by_native(conn: sqlite3.Connection, role: str, native_id: str) -> Session | None:

@@ -11,13 +11,14 @@ import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from deskd.store.records import maybe_record, records_of
+from deskd.store.records import record_of, records_of
 
 # Each record is imported where it is built, so an inbox command that reads OPEN_SQL or
 # marks a route builds none of them (store/records/__init__.py says why).
 if TYPE_CHECKING:
+    from deskd.store.records.task_notes import TaskNote
     from deskd.store.records.task_wakes import IdleWake, TaskRef
-    from deskd.store.records.tasks import Task, TaskNote
+    from deskd.store.records.tasks import Task
 
 OPEN_SQL = "('pending', 'in_progress', 'blocked')"
 
@@ -43,9 +44,11 @@ def insert_task(
 
 def get_task(conn: sqlite3.Connection, task_id: int) -> Task | None:
     row = conn.execute("SELECT * FROM tasks WHERE id = ?", (task_id,)).fetchone()
+    if row is None:
+        return None
     from deskd.store.records.tasks import Task
 
-    return maybe_record(Task, row)
+    return record_of(Task, row)
 
 
 def update_task(
@@ -88,17 +91,23 @@ def add_task_note(
 
 def task_notes(conn: sqlite3.Connection, task_id: int) -> list[TaskNote]:
     rows = conn.execute("SELECT * FROM task_notes WHERE task_id = ? ORDER BY id", (task_id,))
-    from deskd.store.records.tasks import TaskNote
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
+    from deskd.store.records.task_notes import TaskNote
 
-    return records_of(TaskNote, rows)
+    return records_of(TaskNote, found)
 
 
 def open_tasks(conn: sqlite3.Connection) -> list[Task]:
     """Every pending, in-progress or blocked task (the partial index ``tasks_open``)."""
     rows = conn.execute(f"SELECT * FROM tasks WHERE status IN {OPEN_SQL} ORDER BY role, id")
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
     from deskd.store.records.tasks import Task
 
-    return records_of(Task, rows)
+    return records_of(Task, found)
 
 
 def list_tasks(
@@ -113,9 +122,12 @@ def list_tasks(
     rows = conn.execute(
         f"SELECT * FROM tasks WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?", params
     )
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
     from deskd.store.records.tasks import Task
 
-    return records_of(Task, rows)
+    return records_of(Task, found)
 
 
 def tasks_by_ids(conn: sqlite3.Connection, ids: Sequence[int]) -> list[TaskRef]:
@@ -123,9 +135,12 @@ def tasks_by_ids(conn: sqlite3.Connection, ids: Sequence[int]) -> list[TaskRef]:
         return []
     marks = ", ".join("?" for _ in ids)
     rows = conn.execute(f"SELECT id, role, status FROM tasks WHERE id IN ({marks})", list(ids))
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
     from deskd.store.records.task_wakes import TaskRef
 
-    return records_of(TaskRef, rows)
+    return records_of(TaskRef, found)
 
 
 def live_task_attempt_task_ids(conn: sqlite3.Connection) -> set[int]:
@@ -153,6 +168,9 @@ def idle_wakes_since(conn: sqlite3.Connection, role: str, since: int) -> list[Id
         "AND kind = 'idle_task' AND (launch_status = 'finished' OR landed_at IS NOT NULL)",
         (role, since),
     )
+    found = list(rows)
+    if not found:  # nothing read, no record built (store/records/__init__.py)
+        return []
     from deskd.store.records.task_wakes import IdleWake
 
-    return records_of(IdleWake, rows)
+    return records_of(IdleWake, found)

@@ -24,6 +24,9 @@ from deskd.store.migrations import SchemaTooNew
 
 @dataclass
 class DeskContext:
+    """What one unit of work runs against: settings, the desk, the clock read once, the
+    database."""
+
     settings: Settings
     desk: Desk
     now: int

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from deskd.core.delivery import LEDGER_STATES, ledger_state
@@ -25,25 +24,12 @@ from deskd.store.events import add_event
 from deskd.store.routing import mark_item_routed
 
 if TYPE_CHECKING:
+    from deskd.service.desk.new_item import NewItem as NewItem
     from deskd.store.records.items import Item
 
 MAX_TITLE = 500
 _MAX_ROWID = 2**63 - 1
 MAX_BODY = 64 * 1024
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class NewItem:
-    role: str
-    source: str
-    title: str
-    body: str = ""
-    ref: str | None = None
-    priority: str = "normal"
-    dedup_key: str | None = None
-    sla: str | int | None = None
-    sender: str | None = None
-    message_id: str | None = None
 
 
 def check_source(ctx: DeskContext, source: str) -> None:
@@ -278,3 +264,13 @@ def _ledger_pages(
         if len(rows) < page:
             return
         before = int(rows[-1].id)
+
+
+def __getattr__(name: str) -> object:
+    """``NewItem`` named from here, where it used to live: its module is imported on first
+    use (PEP 562), so the commands that only read the inbox do not build it."""
+    if name == "NewItem":
+        from deskd.service.desk.new_item import NewItem
+
+        return NewItem
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

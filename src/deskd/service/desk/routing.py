@@ -1,5 +1,6 @@
 """Capability routing, the reading half: which enabled role is most available for a
-capability (core/routing.py ranks), and why routed work went where it did.
+capability (core/routing.py ranks). Why routed work went where it did is
+service/desk/routed.py (the board reads it without the ranking's records).
 
 The writing half — enqueueing or assigning through it, and paging a person when no role
 can take the work — is service/ops/routing.py.
@@ -7,15 +8,13 @@ can take the work — is service/ops/routing.py.
 
 from __future__ import annotations
 
-from typing import Any
-
 from deskd.core.routing import Candidate, Routing, capability_problem, choose
 from deskd.errors import InvalidValue, NoRoles
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.presence import derive
 from deskd.store import items as item_rows
 from deskd.store import sessions as session_rows
-from deskd.store.routing import open_tasks_by_role, routed_open_tasks, routed_unread_items
+from deskd.store.routing import open_tasks_by_role
 
 
 def declared_capabilities(ctx: DeskContext) -> list[str]:
@@ -58,39 +57,3 @@ def holder_for_unroutable(ctx: DeskContext) -> str:
     if found.role is None:
         raise NoRoles()
     return found.role
-
-
-def routed_work(
-    ctx: DeskContext, *, role: str | None = None, limit: int = 50
-) -> list[dict[str, Any]]:
-    """Open work that capability routing placed, newest first, each with why (the board)."""
-    found = [
-        {
-            "kind": kind,
-            "id": int(r.id),
-            "role": str(r.role),
-            "title": str(r.title),
-            "capability": str(r.capability),
-            "why": str(r.routed_why or ""),
-        }
-        for kind, rows in (
-            ("item", routed_unread_items(ctx.conn, limit=limit)),
-            ("task", routed_open_tasks(ctx.conn, limit=limit)),
-        )
-        for r in rows
-        if role is None or r.role == role
-    ]
-    return found[:limit]
-
-
-def explain_lines(ctx: DeskContext, role: str) -> list[str]:
-    """The part of `wake explain --role` that says why routed work came to ``role``."""
-    return [
-        f"{w['kind']} {w['id']} came by capability — {w['why']}"
-        for w in routed_work(ctx, role=role)
-        if not w["why"].startswith("unroutable")
-    ] + [
-        f"item {w['id']} holds unroutable work for a person: {w['title']}"
-        for w in routed_work(ctx, role=role)
-        if w["why"].startswith("unroutable")
-    ]

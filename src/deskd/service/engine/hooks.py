@@ -4,8 +4,8 @@ A fired hook enqueues an item for its owner (source ``system``, ref ``hook:<id>`
 hook), and the item is what wakes the role. Probes run in child processes outside any write
 transaction; three consecutive errors disable a probe and tell its owner.
 
-It runs past 400 lines because adding, previewing and firing share the spec handling and
-the fire record; the probe itself runs in adapters/probe_child.py.
+Firing lives in service/engine/hook_fire.py: a tick that finds no hook due builds none of
+the schedule's records, and ``hook add`` none of the tick's.
 """
 
 from __future__ import annotations
@@ -28,30 +28,26 @@ from deskd.core.timeparse import iso_utc, local_text, parse_duration, parse_inst
 from deskd.core.values import SUPERVISOR, priority_name, priority_rank
 from deskd.core.wakehooks import (
     PROBE_DEFAULT_EVERY_S,
-    PROBE_ERRORS_TO_DISABLE,
     check_probe_target,
     decide_fire,
-    probe_allowed,
-    probe_items,
-    probe_target,
     spec_from_json,
     spec_json,
     spec_text,
 )
 from deskd.errors import HookClosed, InvalidValue, NotHookOwner, UnknownHook
 from deskd.service.desk.context import DeskContext
-from deskd.service.desk.inbox import NewItem, insert, validate_text
+from deskd.service.desk.inbox import validate_text
 from deskd.store import hooks as hook_rows
 from deskd.store.events import add_event
 
 if TYPE_CHECKING:
     from deskd.store.records.hooks import Hook
 
-PROBE_RETRY_S = 60
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HookRequest:
+    """A hook to add, as given on the command line (validated by ``add_hook``)."""
+
     owner: str
     title: str
     body: str = ""
@@ -204,245 +200,3 @@ def cancel_hook(ctx: DeskContext, hook_id: int, *, by: str) -> dict[str, Any]:
             subject=f"hook:{hook_id}",
         )
     return {"id": hook_id, "status": "cancelled"}
-
-
-# -- firing, on the tick -------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Fired:
-    hook_id: int
-    owner: str
-    kind: str
-    title: str
-    fire_at: int | None
-    missed: int
-    item_id: int | None = None
-    error: str | None = None
-    would: bool = False
-    priority: str = "normal"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "hook_id": self.hook_id,
-            "owner": self.owner,
-            "kind": self.kind,
-            "title": self.title,
-            "fire_at": iso_utc(self.fire_at),
-            "missed": self.missed,
-            "item_id": self.item_id,
-            "error": self.error,
-            "would": "run"
-            if self.would and self.kind == "probe"
-            else ("fire" if self.would else None),
-        }
-
-
-def fire_due_hooks(ctx: DeskContext, *, execute: bool) -> list[Fired]:
-    """Fire every due hook. Dry-run evaluates timers in memory and lists due probes, writing nothing."""
-    due = hook_rows.due_hooks(ctx.conn, now=ctx.now)
-    fired: list[Fired] = []
-    probes: dict[int, str] = {}
-    for row in due:
-        if row.owner not in ctx.desk.roles or not ctx.desk.roles[row.owner].enabled:
-            continue
-        if row.kind == "probe":
-            if execute:
-                probes[row.id] = probe_target(row.spec)
-            else:
-                fired.append(_fired(row, fire_at=None, missed=0, would=True))
-            continue
-        fired.append(_fire_timer(ctx, row, execute=execute))
-    if probes:
-        fired.extend(_run_probes(ctx, {i: t for i, t in probes.items()}, {r.id: r for r in due}))
-    return fired
-
-
-def _fired(row: Hook, **kw: Any) -> Fired:
-    kw.setdefault("priority", priority_name(row.priority))
-    return Fired(
-        hook_id=row.id,
-        owner=row.owner,
-        kind=row.kind,
-        title=row.title,
-        **kw,
-    )
-
-
-def _fire_timer(ctx: DeskContext, row: Hook, *, execute: bool) -> Fired:
-    try:
-        spec = spec_from_json(row.kind, row.spec)
-        since = row.last_fire_at if row.last_fire_at is not None else row.created_at
-        decision = decide_fire(spec, since=since, now=ctx.now, until_at=row.until_at)
-    except Exception as exc:  # a corrupt hook must not stop the other hooks or roles
-        if execute:
-            with ctx.write() as conn:
-                hook_rows.record_hook_error(
-                    conn,
-                    row.id,
-                    error=str(exc)[:300],
-                    streak=row.error_streak + 1,
-                    retry_at=ctx.now + 3600_000,
-                    status="active",
-                )
-        return _fired(row, fire_at=None, missed=0, error=str(exc)[:300])
-    if not execute:
-        return _fired(row, fire_at=decision.fire_at, missed=decision.missed, would=True)
-    item_id = None
-    with ctx.write() as conn:
-        if decision.fire_at is None:
-            hook_rows.reschedule_hook(
-                conn, row.id, next_fire_at=decision.next_fire_at, status=decision.status
-            )
-            return _fired(row, fire_at=None, missed=0)
-        item_id = _enqueue_fire(
-            conn,
-            ctx,
-            row,
-            title=row.title,
-            body=row.body,
-            priority=priority_name(row.priority),
-            missed=decision.missed,
-        )
-        hook_rows.record_fire(
-            conn,
-            row.id,
-            fired_at=decision.fire_at or ctx.now,
-            missed=decision.missed,
-            next_fire_at=decision.next_fire_at,
-            status=decision.status,
-        )
-    return _fired(row, fire_at=decision.fire_at, missed=decision.missed, item_id=item_id)
-
-
-def _enqueue_fire(
-    conn: sqlite3.Connection,
-    ctx: DeskContext,
-    row: Hook,
-    *,
-    title: str,
-    body: str,
-    priority: str,
-    missed: int,
-    ref: str | None = None,
-    dedup_key: str | None = None,
-) -> int:
-    note = (
-        f"\n\n(coalesced {missed} missed fire{'s' if missed != 1 else ''} during downtime)"
-        if missed
-        else ""
-    )
-    item_id, _ = insert(
-        conn,
-        NewItem(
-            role=row.owner,
-            source="system",
-            title=title,
-            body=body + note,
-            ref=ref or f"hook:{row.id}",
-            priority=priority,
-            dedup_key=dedup_key or f"hook:{row.id}",
-        ),
-        now=ctx.now,
-    )
-    add_event(
-        conn,
-        at=ctx.now,
-        kind="hook.fired",
-        role=row.owner,
-        subject=f"hook:{row.id}",
-        detail={"item": item_id, "missed": missed},
-    )
-    return item_id
-
-
-def _run_probes(ctx: DeskContext, targets: dict[int, str], rows: dict[int, Hook]) -> list[Fired]:
-    from deskd.adapters.probes import ProbeResult, run_probes
-
-    section = ctx.desk.section
-    # The allowlist is checked again at fire: a module removed from it since the hook was
-    # added must not run.
-    refused = {
-        i: ProbeResult(error=f"{t} is no longer in probe_allowlist")
-        for i, t in targets.items()
-        if not probe_allowed(t, section.probe_allowlist)
-    }
-    results = run_probes(
-        {i: t for i, t in targets.items() if i not in refused},
-        cwd=ctx.settings.home,
-        timeout_s=section.probe_timeout,
-        budget_s=section.probe_budget,
-    )
-    results.update(refused)
-    fired: list[Fired] = []
-    with ctx.write() as conn:
-        for hook_id, result in sorted(results.items()):
-            row = rows[hook_id]
-            spec = spec_from_json("probe", row.spec)
-            decision = decide_fire(
-                spec,
-                since=row.last_fire_at or row.created_at,
-                now=ctx.now,
-                until_at=row.until_at,
-            )
-            error = result.error
-            entries: list[dict[str, Any]] = []
-            if error is None:
-                try:
-                    entries = probe_items(result.value)
-                except ValueError as exc:
-                    error = str(exc)
-            if error is not None:
-                fired.append(_probe_failed(conn, ctx, row, error))
-                continue
-            item_id = None
-            for entry in entries:
-                item_id = _enqueue_fire(
-                    conn,
-                    ctx,
-                    row,
-                    title=str(entry["title"]),
-                    body=str(entry.get("body", "")),
-                    priority=str(entry.get("priority", priority_name(row.priority))),
-                    missed=0,
-                    ref=entry.get("ref"),
-                    dedup_key=entry.get("dedup_key") or f"hook:{hook_id}",
-                )
-            hook_rows.record_fire(
-                conn,
-                hook_id,
-                fired_at=decision.fire_at or ctx.now,
-                missed=decision.missed,
-                next_fire_at=decision.next_fire_at,
-                status=decision.status,
-            )
-            fired.append(
-                _fired(row, fire_at=decision.fire_at, missed=decision.missed, item_id=item_id)
-            )
-    return fired
-
-
-def _probe_failed(conn: sqlite3.Connection, ctx: DeskContext, row: Hook, error: str) -> Fired:
-    streak = row.error_streak + 1
-    disabled = streak >= PROBE_ERRORS_TO_DISABLE
-    hook_rows.record_hook_error(
-        conn,
-        row.id,
-        error=error[:300],
-        streak=streak,
-        retry_at=None if disabled else ctx.now + PROBE_RETRY_S * 1000,
-        status="disabled" if disabled else "active",
-    )
-    if disabled:
-        target = probe_target(row.spec)
-        _enqueue_fire(
-            conn,
-            ctx,
-            row,
-            title=f"probe hook {row.id} disabled after {streak} errors: {target}",
-            body=f"Last error: {error}\nFix the probe, then add it again with `deskd hook add --probe {target}`.",
-            priority="high",
-            missed=0,
-            dedup_key=f"hook-disabled:{row.id}",
-        )
-    return _fired(row, fire_at=None, missed=0, error=error)

@@ -13,11 +13,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from deskd.core.presence import presence_of
-from deskd.core.records import AttemptView, ItemView, Policy, RoleView, Rung, Snapshot
+from deskd.core.records import ItemView, Policy, RoleView, Rung, Snapshot
 from deskd.core.timeparse import local_day_start, local_text
 from deskd.core.values import DEFAULT_SLA_S, priority_rank
 from deskd.desk_view import Desk
-from deskd.service.engine.hooks import Fired
 from deskd.service.meetings.views import load_meeting_views
 from deskd.service.paging.help_views import load_help_requests
 from deskd.service.work.session_views import load_rollovers
@@ -30,6 +29,8 @@ from deskd.store.pauses import live_pauses
 from deskd.store.sessions import current_sessions
 
 if TYPE_CHECKING:
+    from deskd.core.attempt_view import AttemptView
+    from deskd.service.engine.fired import Fired
     from deskd.store.records.attempts import Attempt
     from deskd.store.records.sessions import Session
 
@@ -164,6 +165,8 @@ def with_would_fire(snapshot: Snapshot, fired: Sequence[Fired], *, now: int) -> 
 
 
 def _attempt_view(r: Attempt) -> AttemptView:
+    from deskd.core.attempt_view import AttemptView  # with the first live attempt
+
     return AttemptView(
         id=r.id,
         key=r.key,

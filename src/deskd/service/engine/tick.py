@@ -1,6 +1,7 @@
 """``deskd tick``: lock, read the clock once, plan purely, record the plan in one transaction.
 
-Dry-run (the default) computes the same plan and writes nothing at all; execute mode
+Dry-run (the default) computes the same plan and writes nothing at all (so it takes no
+lock); execute mode
 records it and hands launches to the executor (until the executor lands, launches stay
 ``planned``) and pages to the pager (until then, pages stay ``queued`` in the outbox).
 """
@@ -10,33 +11,27 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from deskd.adapters.locks import LockBusy
 from deskd.core.planner import plan as make_plan
 from deskd.core.records import Plan
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import priority_rank
-from deskd.service.desk import locks
 from deskd.service.desk.context import DeskContext
-from deskd.service.engine.dispatch import (
-    Dispatched,
-    Healed,
-    hand_launches,
-    heal_launches,
-    start_executor,
-    take_launches,
-)
-from deskd.service.engine.hooks import fire_due_hooks
+from deskd.service.engine.hook_fire import fire_due_hooks
 from deskd.service.engine.prompting import launch_prompt
 from deskd.service.engine.snapshot import load_snapshot, policy_of, with_would_fire
 from deskd.service.engine.ticklog import append_line
 from deskd.service.paging.tickping import ping
 from deskd.store import attempts as attempt_rows
+from deskd.store.db import read_transaction
 from deskd.store.events import add_event
 from deskd.store.hosts import record_tick
 from deskd.store.meta import set_meta
 from deskd.store.pages import insert_page, resolve_pages_for_key
+
+if TYPE_CHECKING:
+    from deskd.service.engine.dispatch import Dispatched, Healed
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -50,7 +45,8 @@ class TickResult:
     attempt_ids: Mapping[str, int] = field(default_factory=dict)
     page_ids: tuple[int, ...] = ()
     hooks_fired: tuple[dict[str, Any], ...] = ()
-    healed: Healed = field(default_factory=Healed)
+    healed: Healed | None = None
+    """What healing did; None for a dry run, which heals nothing."""
     dispatched: tuple[Dispatched, ...] = ()
     pages_sent: tuple[dict[str, Any], ...] = ()
     error: str | None = None
@@ -69,8 +65,8 @@ class TickResult:
             "launched": [
                 {"attempt_id": d.attempt_id, "role": d.role, "pid": d.pid} for d in self.dispatched
             ],
-            "restarted": [r.attempt_id for r in self.healed.restarted],
-            "died": list(self.healed.died),
+            "restarted": [r.attempt_id for r in self.healed.restarted] if self.healed else [],
+            "died": list(self.healed.died) if self.healed else [],
             "pages_sent": list(self.pages_sent),
         }
         if p is None:
@@ -115,34 +111,20 @@ class TickResult:
 
 
 def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResult:
-    """One tick. Overlapping ticks: the second returns at once with ``skipped`` set.
+    """One tick. Overlapping executing ticks: the second returns at once with ``skipped`` set.
 
     In execute mode the recorded launches are handed to detached executors once the plan's
     transaction has committed; ``wait`` waits for them (tests and one-shot use).
     """
     ping(ctx, "start")
     try:
-        with locks.hold(ctx, locks.TICK):
-            result = _tick(ctx, execute=execute)
-            if execute:
-                dispatched = _dispatch(ctx, result)
-                # Paging loads channels and the desk-file models: an executing tick only.
-                from deskd.service.paging.pager import deliver_pages
-
-                result = replace(
-                    result, dispatched=dispatched, pages_sent=tuple(deliver_pages(ctx))
-                )
-    except LockBusy:
-        result = TickResult(
-            now=ctx.now,
-            dry_run=not execute,
-            skipped=f"another tick holds {locks.where(ctx, locks.TICK)}",
-        )
-        if execute and ctx.settings.shared_database:
-            # Another host is planning; this host still starts what was handed to it.
-            result = replace(result, dispatched=_dispatch(ctx, result))
-            with ctx.write() as wconn:
-                record_tick(wconn, ctx.settings.host_id, now=ctx.now)
+        # A dry run takes no tick lock. The lock keeps two ticks from recording plans at
+        # once (two attempts, two launches for one demand); a dry run records nothing — no
+        # row, no launch, no page — and reads one committed point in time (``_tick``), so
+        # there is nothing for it to race. It prints its plan while an executing tick runs
+        # instead of "skipped", and starts without the lock library (filelock loads
+        # logging, secrets and decimal: about a fifth of a dry tick's CPU, docs/performance.md).
+        result = _locked_tick(ctx) if execute else _tick(ctx, execute=False)
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"
         ping(ctx, "fail", error)
@@ -157,27 +139,72 @@ def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResu
     return result
 
 
+def _locked_tick(ctx: DeskContext) -> TickResult:
+    """An executing tick under the tick lock; ``skipped`` when another tick holds it."""
+    from deskd.adapters.locks import LockBusy
+    from deskd.service.desk import locks
+
+    try:
+        with locks.hold(ctx, locks.TICK):
+            result = _tick(ctx, execute=True)
+            dispatched = _dispatch(ctx, result)
+            # Paging loads channels and the desk-file models: an executing tick only.
+            from deskd.service.paging.pager import deliver_pages
+
+            return replace(result, dispatched=dispatched, pages_sent=tuple(deliver_pages(ctx)))
+    except LockBusy:
+        result = TickResult(
+            now=ctx.now, dry_run=False, skipped=f"another tick holds {locks.where(ctx, locks.TICK)}"
+        )
+        if ctx.settings.shared_database:
+            # Another host is planning; this host still starts what was handed to it.
+            result = replace(result, dispatched=_dispatch(ctx, result))
+            with ctx.write() as wconn:
+                record_tick(wconn, ctx.settings.host_id, now=ctx.now)
+        return result
+
+
+def start_executor(ctx: DeskContext, attempt_id: int, role: str) -> Dispatched:
+    """Start one launch's executor (dispatch.py), imported by an executing tick only: a dry
+    run starts nothing and does not build dispatch's records or load its process helpers."""
+    from deskd.service.engine.dispatch import start_executor as start
+
+    return start(ctx, attempt_id, role)
+
+
 def _dispatch(ctx: DeskContext, result: TickResult) -> tuple[Dispatched, ...]:
     """Start an executor for each launch handed to this host (this tick's own, and those
     another host's tick planned for a role bound here), then each one healing planned again."""
+    from deskd.service.engine.dispatch import take_launches
+
+    restarted = result.healed.restarted if result.healed else ()
     return tuple(
         start_executor(ctx, launch.attempt_id, launch.role)
-        for launch in [*take_launches(ctx), *result.healed.restarted]
+        for launch in [*take_launches(ctx), *restarted]
     )
 
 
 def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
     conn = ctx.conn
-    healed = heal_launches(ctx) if execute else Healed()
-    fired = fire_due_hooks(ctx, execute=execute)
     if execute:
+        from deskd.service.engine.dispatch import heal_launches
+
+        healed: Healed | None = heal_launches(ctx)
+        fired = fire_due_hooks(ctx, execute=True)
         # Time-based meeting transitions (idle pause, late attendance) run on the tick
         # (lesson 25); a dry run's snapshot applies the same sweep in memory.
         from deskd.service.meetings.lifecycle import sweep_meetings
 
         sweep_meetings(ctx)
-    snapshot = load_snapshot(conn, ctx.desk, now=ctx.now)
-    if not execute:
+        snapshot = load_snapshot(conn, ctx.desk, now=ctx.now)
+    else:
+        # One read transaction for the hooks and the snapshot: an executing tick that
+        # commits in between (a dry run does not wait for its lock) cannot make a hook both
+        # "would fire" and already fired.
+        healed = None
+        with read_transaction(conn):
+            fired = fire_due_hooks(ctx, execute=False)
+            snapshot = load_snapshot(conn, ctx.desk, now=ctx.now)
         snapshot = with_would_fire(snapshot, fired, now=ctx.now)
     plan = make_plan(snapshot, now=ctx.now, policy=policy_of(ctx.desk))
     planned = TickResult(
@@ -189,6 +216,8 @@ def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
     )
     if not execute:
         return planned
+    from deskd.service.engine.dispatch import hand_launches
+
     with ctx.write() as wconn:
         attempt_ids, page_ids = record_plan(wconn, plan, now=ctx.now)
         hand_launches(ctx, wconn, {attempt_ids[x.keys[0]]: x.role for x in plan.launches})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from deskd.core.demand import inbox_due_at
 from deskd.core.ladder import role_busy
@@ -12,36 +12,12 @@ from deskd.core.records import Snapshot
 from deskd.core.timeparse import human_age, iso_utc, local_text
 from deskd.errors import AttemptClosed, InvalidValue, PeopleCommand, UnknownAttempt
 from deskd.service.desk.context import DeskContext
+from deskd.service.engine.attempt_views import attempt_view
 from deskd.service.engine.snapshot import load_snapshot, policy_of
 from deskd.store import attempts as attempt_rows
 from deskd.store.events import add_event
 
-if TYPE_CHECKING:
-    from deskd.store.records.attempts import Attempt
-
 ACK_TIMEOUT_S = 4 * 3600
-
-
-def attempt_view(row: Attempt) -> dict[str, Any]:
-    return {
-        "id": row.id,
-        "role": row.role,
-        "reason": row.kind,
-        "key": row.key,
-        "ref": row.ref,
-        "rung": row.rung,
-        "level": row.level,
-        "generation": row.generation,
-        "outcome": row.outcome,
-        "launch_status": row.launch_status,
-        "attempted_at": iso_utc(row.attempted_at),
-        "due_at": iso_utc(row.due_at),
-        "launched_at": iso_utc(row.launched_at),
-        "landed_at": iso_utc(row.landed_at),
-        "resolved_at": iso_utc(row.resolved_at),
-        "detail": row.launch_detail or row.outcome_reason or row.reason,
-        "acked": row.ack_until is not None,
-    }
 
 
 def list_wakes(
@@ -201,7 +177,7 @@ def _task_lines(snapshot: Snapshot, role: str, ctx: DeskContext) -> list[str]:
 
 
 def _routed_lines(ctx: DeskContext, role: str) -> list[str]:
-    from deskd.service.desk.routing import explain_lines
+    from deskd.service.desk.routed import explain_lines
 
     return explain_lines(ctx, role)
 

@@ -1,5 +1,6 @@
-"""Meeting use cases: call, check in, leave, pause, resume, the tick's sweep, and the steps
-they share. Speaking and reading are in talk.py, the termination handshake in end.py.
+"""Meeting use cases: check in, leave, pause, resume, the tick's sweep, and the steps they
+share. Calling is in calling.py, speaking and reading in talk.py, the termination handshake
+in end.py.
 
 Every function acts for the role it is given; the CLI resolves that role with
 ``acting_role`` (an agent acts only as itself). Each runs in one write transaction: it first
@@ -15,29 +16,22 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from deskd.core.meetings import (
-    DEFAULT_CONSENSUS_AT,
-    DEFAULT_IDLE_S,
-    DEFAULT_MAX_MESSAGES,
-    DEFAULT_REPLY_SLA_S,
     MeetingFacts,
     attendee_refusal,
     closes,
     due_sweep,
-    normalize_agenda,
     open_refusal,
     paused_refusal,
     resume_refusal,
     state_of,
 )
-from deskd.core.timeparse import human_age, parse_duration
+from deskd.core.timeparse import human_age
 from deskd.errors import InvalidValue, MeetingRefused
 from deskd.service.desk.context import DeskContext
-from deskd.service.desk.identity import known_role
-from deskd.service.desk.inbox import MAX_TITLE, NewItem, insert
+from deskd.service.desk.inbox import MAX_TITLE, insert
 from deskd.service.meetings.views import facts_of, live_facts, outcome_view
 from deskd.store import items as item_rows
 from deskd.store import meeting_messages as msg_rows
@@ -92,6 +86,8 @@ def meeting_item(
 ) -> int:
     """One meeting item in ``to``'s ledger (source ``meeting``): the session hook surfaces it,
     the ledger shows it; an urgent meeting's items are urgent (no inbox batch)."""
+    from deskd.service.desk.new_item import NewItem  # `meeting updates` writes none
+
     m = facts.meeting
     line = " ".join(title.split())
     title = f"[meeting {m.id}] {line}"
@@ -207,113 +203,6 @@ def sweep_meetings(ctx: DeskContext) -> list[dict[str, Any]]:
 
 
 # --- calling and attending --------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Call:
-    caller: str
-    agenda: str
-    attendees: Sequence[str]
-    priority: str = "normal"
-    max_messages: int = DEFAULT_MAX_MESSAGES
-    idle: str | int = DEFAULT_IDLE_S
-    reply_sla: str | int = DEFAULT_REPLY_SLA_S
-    consensus_at: int = DEFAULT_CONSENSUS_AT
-
-
-def _seconds(value: str | int, what: str) -> int:
-    seconds = value if isinstance(value, int) else parse_duration(value, what=what)
-    if seconds <= 0:
-        raise InvalidValue(what, value, "must be longer than zero")
-    return seconds
-
-
-def _validate_call(ctx: DeskContext, call: Call) -> tuple[list[str], int, int]:
-    agenda = call.agenda.strip()
-    if not agenda:
-        raise InvalidValue("agenda", call.agenda, "must not be empty")
-    if len(agenda) > 300:
-        raise InvalidValue("agenda", agenda[:40] + "…", "at most 300 characters")
-    if call.priority not in PRIORITIES:
-        raise InvalidValue("priority", call.priority, "a meeting is normal or urgent")
-    invited = [a for a in dict.fromkeys(call.attendees) if a and a != call.caller]
-    if not invited:
-        raise InvalidValue(
-            "--attendees",
-            ",".join(call.attendees),
-            "name the roles to invite (other than the caller), e.g. --attendees beta,gamma",
-        )
-    for name in invited:
-        known_role(ctx, name)
-    if call.max_messages < 1:
-        raise InvalidValue("--max-messages", call.max_messages, "at least 1")
-    if not 0 <= call.consensus_at < call.max_messages:
-        raise InvalidValue(
-            "--consensus-at",
-            call.consensus_at,
-            f"from 0 to {call.max_messages - 1} (below --max-messages)",
-        )
-    return invited, _seconds(call.idle, "--idle"), _seconds(call.reply_sla, "--reply-sla")
-
-
-def call_meeting(ctx: DeskContext, call: Call) -> tuple[int, str, bool]:
-    """Open a meeting, or return the open (or paused) one with the same agenda.
-
-    Returns (meeting id, state, existing). Every invited role but the caller (checked in at
-    once) gets an invitation item and a ``meeting`` wake until it checks in.
-    """
-    invited, idle_s, reply_sla_s = _validate_call(ctx, call)
-    key = normalize_agenda(call.agenda)
-    now = ctx.now
-    with ctx.write() as conn:
-        meeting_id = rows.insert_meeting(
-            conn,
-            agenda=call.agenda.strip(),
-            agenda_key=key,
-            caller=call.caller,
-            priority=call.priority,
-            state="waiting",
-            max_messages=call.max_messages,
-            consensus_at=call.consensus_at,
-            idle_s=idle_s,
-            reply_sla_s=reply_sla_s,
-            now=now,
-        )
-        if meeting_id is None:
-            existing = rows.open_meeting_by_agenda(conn, key)
-            assert existing is not None
-            return int(existing.id), str(existing.state), True
-        rows.insert_attendee(
-            conn, meeting_id=meeting_id, role=call.caller, status="present", now=now
-        )
-        for role in invited:
-            rows.insert_attendee(conn, meeting_id=meeting_id, role=role, status="invited", now=now)
-        facts = facts_of(conn, meeting_id)
-        for role in invited:
-            meeting_item(
-                conn,
-                facts,
-                to=role,
-                sender=call.caller,
-                title=f"{call.caller} invites you: {facts.meeting.agenda}",
-                body=(
-                    f"Attendees: {call.caller} (caller), {', '.join(invited)}.\n"
-                    f"Check in: deskd meeting check-in {meeting_id} --role {role}\n"
-                    f'Cannot attend: deskd meeting leave {meeting_id} --role {role} --reason "…"'
-                ),
-                key="invite",
-                now=now,
-            )
-        event(
-            conn,
-            meeting_id,
-            "called",
-            call.caller,
-            f"{call.caller} called it; invited {', '.join(invited)}",
-            now=now,
-        )
-        state = state_of(sync_state(conn, meeting_id))
-    return meeting_id, state, False
 
 
 def check_in(ctx: DeskContext, meeting_id: int, role: str) -> dict[str, Any]:

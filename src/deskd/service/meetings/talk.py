@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deskd.core.meetings import (
     MeetingFacts,
@@ -41,29 +40,8 @@ from deskd.store import items as item_rows
 from deskd.store import meeting_messages as msg_rows
 from deskd.store import meetings as rows
 
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Said:
-    meeting_id: int
-    message_id: int
-    state: str
-    budget_left: int
-    settled: list[int] = field(default_factory=list)
-    owed_by_you: list[dict[str, Any]] = field(default_factory=list)
-    owed_to_you: str | None = None
-    warnings: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "meeting_id": self.meeting_id,
-            "message_id": self.message_id,
-            "state": self.state,
-            "budget_left": self.budget_left,
-            "settled": self.settled,
-            "owed_by_you": self.owed_by_you,
-            "reply_owed_by": self.owed_to_you,
-            "warning": "; ".join(self.warnings) or None,
-        }
+if TYPE_CHECKING:
+    from deskd.service.meetings.said import Said
 
 
 def _check_body(body: str) -> None:
@@ -150,6 +128,8 @@ def send(
         warnings.insert(
             0, f"you still owe a reply to message {ids} (--reply-to / --resolves {ids})"
         )
+    from deskd.service.meetings.said import Said  # `meeting updates` says nothing
+
     return Said(
         meeting_id=meeting_id,
         message_id=message_id,
@@ -275,6 +255,8 @@ def position(ctx: DeskContext, meeting_id: int, role: str, body: str) -> Said:
             now=now,
         )
         facts = sync_state(conn, meeting_id)
+    from deskd.service.meetings.said import Said  # `meeting updates` says nothing
+
     return Said(
         meeting_id=meeting_id,
         message_id=message_id,

@@ -11,17 +11,14 @@ import sqlite3
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from deskd.core.meeting_wakes import MeetingWake, waiting_on, wakes
 from deskd.core.meetings import (
     Attendee,
     Meeting,
     MeetingFacts,
-    Obligation,
-    Proposal,
-    Rejection,
     is_inactive,
     state_of,
     swept,
+    waiting_on,
 )
 from deskd.core.timeparse import iso_utc
 from deskd.desk_view import Desk
@@ -31,6 +28,8 @@ from deskd.store import meetings as rows
 from deskd.store import records as stored
 
 if TYPE_CHECKING:
+    from deskd.core.meeting_owed import Obligation, Proposal, Rejection
+    from deskd.core.meeting_wakes import MeetingWake
     from deskd.core.records import Snapshot
 
 
@@ -38,6 +37,8 @@ def load_meeting_views(
     conn: sqlite3.Connection, desk: Desk, *, now: int
 ) -> tuple[tuple[MeetingWake, ...], frozenset[int], frozenset[int]]:
     """(wakes owed to roles, paused-or-closed meeting ids, item ids whose meeting is not open)."""
+    from deskd.core.meeting_wakes import wakes  # the tick's and the board's: not `meeting send`'s
+
     facts = [swept(f, now=now) for f in live_facts(conn)]
     owed: list[MeetingWake] = []
     inactive: set[int] = set()
@@ -117,7 +118,10 @@ def _attendee(r: stored.Attendee) -> Attendee:
     )
 
 
+# The three below import their record when a meeting first holds one (core/meeting_owed.py).
 def _obligation(r: stored.Obligation) -> Obligation:
+    from deskd.core.meeting_owed import Obligation
+
     body = str(r.body or "")
     first = body.strip().splitlines()[0] if body.strip() else ""
     return Obligation(
@@ -131,6 +135,8 @@ def _obligation(r: stored.Obligation) -> Obligation:
 
 
 def _proposal(r: stored.Proposal, confirmed: Iterable[str]) -> Proposal:
+    from deskd.core.meeting_owed import Proposal
+
     return Proposal(
         id=int(r.id),
         proposer=str(r.proposer),
@@ -142,6 +148,8 @@ def _proposal(r: stored.Proposal, confirmed: Iterable[str]) -> Proposal:
 
 
 def _rejection(r: stored.Proposal) -> Rejection:
+    from deskd.core.meeting_owed import Rejection
+
     return Rejection(
         proposal_id=int(r.id),
         proposer=str(r.proposer),

@@ -13,7 +13,7 @@ from deskd.core.timeparse import iso_utc, to_ms
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import ledger_entry
 from deskd.service.desk.presence import role_presences
-from deskd.service.engine.wake import attempt_view
+from deskd.service.engine.attempt_views import attempt_view
 from deskd.store.attempts import covered_item_ids, list_attempts
 from deskd.store.hosts import list_hosts
 from deskd.store.items import overdue_unread
@@ -66,7 +66,7 @@ def stalled_tasks(ctx: DeskContext) -> list[dict[str, Any]]:
 
 def routed(ctx: DeskContext) -> list[dict[str, Any]]:
     """Open items and tasks that capability routing placed, with why that role was chosen."""
-    from deskd.service.desk.routing import routed_work
+    from deskd.service.desk.routed import routed_work
 
     return routed_work(ctx)
 

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import sqlite3
+from typing import TYPE_CHECKING
 
-from deskd.core.records import HelpRequest
 from deskd.store.help import open_help_requests
+
+if TYPE_CHECKING:
+    from deskd.core.help_request import HelpRequest
 
 
 def load_help_requests(conn: sqlite3.Connection, *, now: int) -> tuple[HelpRequest, ...]:
     """Every help request whose item is unread: each is a ``help:<item>`` demand."""
+    rows = open_help_requests(conn)
+    if not rows:
+        return ()
+    from deskd.core.help_request import HelpRequest  # with the first open request
+
     return tuple(
         HelpRequest(
             item_id=r.id,
@@ -19,5 +27,5 @@ def load_help_requests(conn: sqlite3.Connection, *, now: int) -> tuple[HelpReque
             enqueued_at=r.enqueued_at,
             capability=r.capability,
         )
-        for r in open_help_requests(conn)
+        for r in rows
     )

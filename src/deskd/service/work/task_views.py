@@ -20,7 +20,8 @@ from deskd.desk_view import Desk
 from deskd.store import tasks as task_rows
 
 if TYPE_CHECKING:
-    from deskd.core.records import Snapshot, TaskView
+    from deskd.core.records import Snapshot
+    from deskd.core.task_view import TaskView
     from deskd.store.records.tasks import Task
 
 
@@ -43,9 +44,10 @@ def idle_wake_counts(conn: sqlite3.Connection, rows: Iterable[Task]) -> dict[int
 
 
 def _view(r: Task, *, wakes: int, stall_after: int) -> TaskView:
-    # Imported here: building core/records.py's ~16 records would cost `task update`,
-    # which never reads a snapshot, ~15 ms of CPU.
-    from deskd.core.records import TaskView
+    # Imported here: `task update` imports this module and never builds a view (a frozen
+    # dataclass costs ~1 ms of CPU to build); the board builds this one record, not the
+    # planner's others (core/records.py).
+    from deskd.core.task_view import TaskView
 
     return TaskView(
         id=int(r.id),

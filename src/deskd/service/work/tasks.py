@@ -11,7 +11,8 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from deskd.core.tasks import Change, TaskState, check_party, check_status, next_state
+from deskd.core.task_changes import Change, TaskState, check_party, next_state
+from deskd.core.tasks import check_status
 from deskd.core.timeparse import iso_utc, parse_instant
 from deskd.core.values import priority_name, priority_rank
 from deskd.errors import InvalidValue, NothingToChange, TaskChanged, UnknownTask
@@ -91,6 +92,8 @@ def add_task(
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TaskUpdate:
+    """What ``task update`` asked to change (None: leave as is)."""
+
     status: str | None = None
     blocked_on: str | None = None
     priority: str | None = None

@@ -7,10 +7,11 @@ when it has none).
 
 Building a frozen, slotted dataclass costs about 1 ms of CPU (``dataclass`` compiles six
 methods for it), so the records live in one small module per table or query
-(``deskd.store.records.items``…) and a command builds only those it reads. Import a record
-from its module; ``from deskd.store.records import Item`` still works (the module
-``__getattr__`` below imports only that record's module), but a store module importing from
-here names the submodule, so that the import is what the command pays for.
+(``deskd.store.records.items``…) and a command builds only those of the rows it reads: a
+store reader imports its record after the query, and returns ``[]`` (or ``None``) without
+importing it when no row came back — a board or tick on a desk without pauses, pages or
+attempts builds none of their records. ``from deskd.store.records import Item`` still works
+(the module ``__getattr__`` below imports only that record's module).
 
 Importing ``dataclasses`` (it pulls in ``inspect``) would also cost the session hook several
 times its margin over the floor (docs/performance.md): the store modules on the hook's path
@@ -33,24 +34,24 @@ if TYPE_CHECKING:
     from deskd.store.records.help import HelpRequest as HelpRequest
     from deskd.store.records.hooks import Hook as Hook
     from deskd.store.records.items import Item as Item
-    from deskd.store.records.items import UnreadItem as UnreadItem
+    from deskd.store.records.meeting_events import MeetingEvent as MeetingEvent
+    from deskd.store.records.meeting_items import MeetingItem as MeetingItem
     from deskd.store.records.meeting_messages import Confirmation as Confirmation
     from deskd.store.records.meeting_messages import Obligation as Obligation
     from deskd.store.records.meeting_messages import Proposal as Proposal
     from deskd.store.records.meetings import Attendee as Attendee
     from deskd.store.records.meetings import Meeting as Meeting
-    from deskd.store.records.meetings import MeetingEvent as MeetingEvent
-    from deskd.store.records.meetings import MeetingItem as MeetingItem
     from deskd.store.records.pages import Page as Page
     from deskd.store.records.pauses import Pause as Pause
     from deskd.store.records.roles import RoleRow as RoleRow
     from deskd.store.records.routing import Routed as Routed
     from deskd.store.records.sessions import Session as Session
     from deskd.store.records.silences import Silence as Silence
+    from deskd.store.records.task_notes import TaskNote as TaskNote
     from deskd.store.records.task_wakes import IdleWake as IdleWake
     from deskd.store.records.task_wakes import TaskRef as TaskRef
     from deskd.store.records.tasks import Task as Task
-    from deskd.store.records.tasks import TaskNote as TaskNote
+    from deskd.store.records.unread_items import UnreadItem as UnreadItem
 
 T = TypeVar("T")
 
@@ -97,19 +98,19 @@ _HOME = {
     "Session": "sessions",
     "Handoff": "handoffs",
     "Item": "items",
-    "UnreadItem": "items",
+    "UnreadItem": "unread_items",
     "HelpRequest": "help",
     "Routed": "routing",
     "Hook": "hooks",
     "Meeting": "meetings",
     "Attendee": "meetings",
-    "MeetingEvent": "meetings",
-    "MeetingItem": "meetings",
+    "MeetingEvent": "meeting_events",
+    "MeetingItem": "meeting_items",
     "Obligation": "meeting_messages",
     "Proposal": "meeting_messages",
     "Confirmation": "meeting_messages",
     "Task": "tasks",
-    "TaskNote": "tasks",
+    "TaskNote": "task_notes",
     "TaskRef": "task_wakes",
     "IdleWake": "task_wakes",
     "Pause": "pauses",

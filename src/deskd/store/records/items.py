@@ -1,4 +1,4 @@
-"""Inbox items (store/items.py, meetings)."""
+"""Inbox items (store/items.py, meetings); the snapshot's unread rows are unread_items.py."""
 
 from __future__ import annotations
 
@@ -30,19 +30,3 @@ class Item:
     capability: str | None
     """The capability the item was asked of (``--capability``); None when a role was named."""
     routed_why: str | None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class UnreadItem:
-    """The columns of an unread item the planner's snapshot reads (no body)."""
-
-    id: int
-    role: str
-    priority: int
-    source: str
-    sender: str | None
-    title: str
-    ref: str | None
-    enqueued_at: int
-    sla_due_at: int
-    notified_at: int | None

@@ -1,4 +1,5 @@
-"""Meetings, their attendees and timeline (store/meetings.py)."""
+"""Meetings and their attendees (store/meetings.py); the timeline is meeting_events.py and
+the items a meeting wrote meeting_items.py, each built only when a row of it is read."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Meeting:
+    """One meeting row: its agenda, budget, clocks, pause and close."""
+
     id: int
     agenda: str
     agenda_key: str
@@ -44,24 +47,3 @@ class Attendee:
     left_at: int | None
     left_reason: str | None
     events_read_id: int
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class MeetingEvent:
-    """A line of a meeting's timeline."""
-
-    id: int
-    meeting_id: int
-    at: int
-    kind: str
-    role: str | None
-    text: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class MeetingItem:
-    """An unread item a meeting wrote: which meeting (``ref``) and which message."""
-
-    id: int
-    ref: str | None
-    message_id: str | None

@@ -1,4 +1,4 @@
-"""Tasks and their notes (store/tasks.py)."""
+"""Tasks (store/tasks.py); their notes are task_notes.py."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Task:
+    """One task row."""
+
     id: int
     role: str
     title: str
@@ -21,15 +23,3 @@ class Task:
     closed_at: int | None
     capability: str | None
     routed_why: str | None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TaskNote:
-    """One change or note on a task (``change`` is the JSON of what changed)."""
-
-    id: int
-    task_id: int
-    at: int
-    by: str
-    change: str
-    note: str

@@ -1,0 +1,28 @@
+"""``AgentSettings``: a role's effective agent settings, in a module of its own.
+
+Only what launches an agent (the executor, ``deskd agent command``, ``doctor``) asks for them
+(``Desk.agent_for``); every other command reads the desk without building this record (a
+frozen dataclass costs ~1 ms of CPU to build, docs/performance.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from deskd.desk_view import DEFAULT_RETRY_WAIT_S
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AgentSettings:
+    """A role's effective agent settings, after every override (``Desk.agent_for``)."""
+
+    kind: str
+    command: str
+    """The executable; empty for a ``command`` agent the desk has not given one."""
+    args: tuple[str, ...]
+    model: str
+    timeout: int
+    """Seconds a launch may run."""
+    allowed_tools: tuple[str, ...]
+    retry_wait: int = DEFAULT_RETRY_WAIT_S
+    """Seconds before retrying a quick transient launch failure (doubling, at most 10×)."""

@@ -1,0 +1,36 @@
+"""An attempt row as the contract's JSON, for the wake ledger and the board.
+
+Apart from service/engine/wake.py, which also plans and explains: the board (``deskd
+status``) shows attempts and must not import the planner and its records to do so.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from deskd.core.timeparse import iso_utc
+
+if TYPE_CHECKING:
+    from deskd.store.records.attempts import Attempt
+
+
+def attempt_view(row: Attempt) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "role": row.role,
+        "reason": row.kind,
+        "key": row.key,
+        "ref": row.ref,
+        "rung": row.rung,
+        "level": row.level,
+        "generation": row.generation,
+        "outcome": row.outcome,
+        "launch_status": row.launch_status,
+        "attempted_at": iso_utc(row.attempted_at),
+        "due_at": iso_utc(row.due_at),
+        "launched_at": iso_utc(row.launched_at),
+        "landed_at": iso_utc(row.landed_at),
+        "resolved_at": iso_utc(row.resolved_at),
+        "detail": row.launch_detail or row.outcome_reason or row.reason,
+        "acked": row.ack_until is not None,
+    }

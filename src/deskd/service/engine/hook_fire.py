@@ -1,0 +1,250 @@
+"""Fire the due wake hooks on each tick (added, listed and cancelled in hooks.py).
+
+A fired hook enqueues an item for its owner (source ``system``, ref ``hook:<id>``, deduped by
+hook), and the item is what wakes the role. Probes run in child processes outside any write
+transaction; three consecutive errors disable a probe and tell its owner.
+
+Apart from hooks.py, and with the schedule's rules (core/wakehooks.py, core/schedule.py) and
+the inbox's writer imported only when a hook is due: a tick that finds none builds none of
+their records (a frozen dataclass costs ~1 ms of CPU to build, docs/performance.md).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import TYPE_CHECKING, Any
+
+from deskd.core.values import priority_name
+from deskd.service.desk.context import DeskContext
+from deskd.store import hooks as hook_rows
+from deskd.store.events import add_event
+
+if TYPE_CHECKING:
+    from deskd.service.engine.fired import Fired
+    from deskd.store.records.hooks import Hook
+
+PROBE_RETRY_S = 60
+
+
+def fire_due_hooks(ctx: DeskContext, *, execute: bool) -> list[Fired]:
+    """Fire every due hook. Dry-run evaluates timers in memory and lists due probes, writing nothing."""
+    due = hook_rows.due_hooks(ctx.conn, now=ctx.now)
+    if not due:
+        return []
+    from deskd.core.wakehooks import probe_target
+
+    fired: list[Fired] = []
+    probes: dict[int, str] = {}
+    for row in due:
+        if row.owner not in ctx.desk.roles or not ctx.desk.roles[row.owner].enabled:
+            continue
+        if row.kind == "probe":
+            if execute:
+                probes[row.id] = probe_target(row.spec)
+            else:
+                fired.append(_fired(row, fire_at=None, missed=0, would=True))
+            continue
+        fired.append(_fire_timer(ctx, row, execute=execute))
+    if probes:
+        fired.extend(_run_probes(ctx, {i: t for i, t in probes.items()}, {r.id: r for r in due}))
+    return fired
+
+
+def _fired(row: Hook, **kw: Any) -> Fired:
+    from deskd.service.engine.fired import Fired  # with the first due hook
+
+    kw.setdefault("priority", priority_name(row.priority))
+    return Fired(
+        hook_id=row.id,
+        owner=row.owner,
+        kind=row.kind,
+        title=row.title,
+        **kw,
+    )
+
+
+def _fire_timer(ctx: DeskContext, row: Hook, *, execute: bool) -> Fired:
+    from deskd.core.wakehooks import decide_fire, spec_from_json
+
+    try:
+        spec = spec_from_json(row.kind, row.spec)
+        since = row.last_fire_at if row.last_fire_at is not None else row.created_at
+        decision = decide_fire(spec, since=since, now=ctx.now, until_at=row.until_at)
+    except Exception as exc:  # a corrupt hook must not stop the other hooks or roles
+        if execute:
+            with ctx.write() as conn:
+                hook_rows.record_hook_error(
+                    conn,
+                    row.id,
+                    error=str(exc)[:300],
+                    streak=row.error_streak + 1,
+                    retry_at=ctx.now + 3600_000,
+                    status="active",
+                )
+        return _fired(row, fire_at=None, missed=0, error=str(exc)[:300])
+    if not execute:
+        return _fired(row, fire_at=decision.fire_at, missed=decision.missed, would=True)
+    item_id = None
+    with ctx.write() as conn:
+        if decision.fire_at is None:
+            hook_rows.reschedule_hook(
+                conn, row.id, next_fire_at=decision.next_fire_at, status=decision.status
+            )
+            return _fired(row, fire_at=None, missed=0)
+        item_id = _enqueue_fire(
+            conn,
+            ctx,
+            row,
+            title=row.title,
+            body=row.body,
+            priority=priority_name(row.priority),
+            missed=decision.missed,
+        )
+        hook_rows.record_fire(
+            conn,
+            row.id,
+            fired_at=decision.fire_at or ctx.now,
+            missed=decision.missed,
+            next_fire_at=decision.next_fire_at,
+            status=decision.status,
+        )
+    return _fired(row, fire_at=decision.fire_at, missed=decision.missed, item_id=item_id)
+
+
+def _enqueue_fire(
+    conn: sqlite3.Connection,
+    ctx: DeskContext,
+    row: Hook,
+    *,
+    title: str,
+    body: str,
+    priority: str,
+    missed: int,
+    ref: str | None = None,
+    dedup_key: str | None = None,
+) -> int:
+    from deskd.service.desk.inbox import insert
+    from deskd.service.desk.new_item import NewItem
+
+    note = (
+        f"\n\n(coalesced {missed} missed fire{'s' if missed != 1 else ''} during downtime)"
+        if missed
+        else ""
+    )
+    item_id, _ = insert(
+        conn,
+        NewItem(
+            role=row.owner,
+            source="system",
+            title=title,
+            body=body + note,
+            ref=ref or f"hook:{row.id}",
+            priority=priority,
+            dedup_key=dedup_key or f"hook:{row.id}",
+        ),
+        now=ctx.now,
+    )
+    add_event(
+        conn,
+        at=ctx.now,
+        kind="hook.fired",
+        role=row.owner,
+        subject=f"hook:{row.id}",
+        detail={"item": item_id, "missed": missed},
+    )
+    return item_id
+
+
+def _run_probes(ctx: DeskContext, targets: dict[int, str], rows: dict[int, Hook]) -> list[Fired]:
+    from deskd.adapters.probes import ProbeResult, run_probes
+    from deskd.core.wakehooks import decide_fire, probe_allowed, probe_items, spec_from_json
+
+    section = ctx.desk.section
+    # The allowlist is checked again at fire: a module removed from it since the hook was
+    # added must not run.
+    refused = {
+        i: ProbeResult(error=f"{t} is no longer in probe_allowlist")
+        for i, t in targets.items()
+        if not probe_allowed(t, section.probe_allowlist)
+    }
+    results = run_probes(
+        {i: t for i, t in targets.items() if i not in refused},
+        cwd=ctx.settings.home,
+        timeout_s=section.probe_timeout,
+        budget_s=section.probe_budget,
+    )
+    results.update(refused)
+    fired: list[Fired] = []
+    with ctx.write() as conn:
+        for hook_id, result in sorted(results.items()):
+            row = rows[hook_id]
+            spec = spec_from_json("probe", row.spec)
+            decision = decide_fire(
+                spec,
+                since=row.last_fire_at or row.created_at,
+                now=ctx.now,
+                until_at=row.until_at,
+            )
+            error = result.error
+            entries: list[dict[str, Any]] = []
+            if error is None:
+                try:
+                    entries = probe_items(result.value)
+                except ValueError as exc:
+                    error = str(exc)
+            if error is not None:
+                fired.append(_probe_failed(conn, ctx, row, error))
+                continue
+            item_id = None
+            for entry in entries:
+                item_id = _enqueue_fire(
+                    conn,
+                    ctx,
+                    row,
+                    title=str(entry["title"]),
+                    body=str(entry.get("body", "")),
+                    priority=str(entry.get("priority", priority_name(row.priority))),
+                    missed=0,
+                    ref=entry.get("ref"),
+                    dedup_key=entry.get("dedup_key") or f"hook:{hook_id}",
+                )
+            hook_rows.record_fire(
+                conn,
+                hook_id,
+                fired_at=decision.fire_at or ctx.now,
+                missed=decision.missed,
+                next_fire_at=decision.next_fire_at,
+                status=decision.status,
+            )
+            fired.append(
+                _fired(row, fire_at=decision.fire_at, missed=decision.missed, item_id=item_id)
+            )
+    return fired
+
+
+def _probe_failed(conn: sqlite3.Connection, ctx: DeskContext, row: Hook, error: str) -> Fired:
+    from deskd.core.wakehooks import PROBE_ERRORS_TO_DISABLE, probe_target
+
+    streak = row.error_streak + 1
+    disabled = streak >= PROBE_ERRORS_TO_DISABLE
+    hook_rows.record_hook_error(
+        conn,
+        row.id,
+        error=error[:300],
+        streak=streak,
+        retry_at=None if disabled else ctx.now + PROBE_RETRY_S * 1000,
+        status="disabled" if disabled else "active",
+    )
+    if disabled:
+        target = probe_target(row.spec)
+        _enqueue_fire(
+            conn,
+            ctx,
+            row,
+            title=f"probe hook {row.id} disabled after {streak} errors: {target}",
+            body=f"Last error: {error}\nFix the probe, then add it again with `deskd hook add --probe {target}`.",
+            priority="high",
+            missed=0,
+            dedup_key=f"hook-disabled:{row.id}",
+        )
+    return _fired(row, fire_at=None, missed=0, error=error)
