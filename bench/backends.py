@@ -106,7 +106,13 @@ def ticks(runs: int) -> dict[str, float]:
 
 
 def commands(env: dict[str, str], runs: int) -> dict[str, float]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")} | env
+    # Without PYTHONDONTWRITEBYTECODE: installed code has its bytecode cached, and a sandbox
+    # that sets it would recompile deskd's modules in every process.
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("DESKD_") and k != "PYTHONDONTWRITEBYTECODE"
+    } | env
     hook_env = base | {"DESKD_ROLE": "r01"}
     payload = json.dumps(
         {"hook_event_name": "PostToolUse", "session_id": "bench-1", "tool_name": "Bash"}

@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any, cast
@@ -164,6 +163,17 @@ class PgConnection:
                 self.raw.execute("ROLLBACK")
             raise _as_sqlite_error(exc) from exc
 
+    def stored_version(self) -> int:
+        """``deskd_schema``'s version, 0 when there is no such table (outside a transaction:
+        the failed read would abort one). See ``pg_schema.schema_version``."""
+        try:
+            row = self.raw.execute("SELECT version FROM deskd_schema").fetchone()
+        except pg_errors.UndefinedTable:
+            return 0
+        except psycopg.Error as exc:
+            raise _as_sqlite_error(exc) from exc
+        return int(row[0]) if row is not None else 0
+
     def raw_execute(self, sql: str) -> Any:
         """A statement in PostgreSQL's own dialect (migrations, locks, the doctor)."""
         try:
@@ -247,49 +257,3 @@ def wal_position(url: str, *, busy_ms: int = 2000) -> int:
         return int(conn.raw_execute("SELECT pg_current_wal_lsn() - '0/0'").fetchone()[0])
     finally:
         conn.close()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Probe:
-    """What ``deskd doctor`` learns from a PostgreSQL desk, writing nothing."""
-
-    server_version: str
-    server_version_num: int
-    schema: int
-    lock_round_trip: str | None
-    """None when a lock taken on one connection was seen, refused and freed on another."""
-
-
-PROBE_LOCK = "doctor-probe"
-
-
-def probe(url: str, *, busy_ms: int = 2000) -> Probe:
-    """Connect twice: the server's version, the schema version, and a lock round trip (taken
-    here, seen held and refused there, released, seen free) on a lock no tick uses."""
-    from deskd.store import locks
-    from deskd.store.pg_schema import schema_version
-
-    first, second = open_pg(url, busy_ms=busy_ms), open_pg(url, busy_ms=busy_ms)
-    try:
-        version = str(first.raw_execute("SHOW server_version").fetchone()[0])
-        number = int(first.raw_execute("SHOW server_version_num").fetchone()[0])
-        a, b = cast(sqlite3.Connection, first), cast(sqlite3.Connection, second)
-        problem = None
-        if not locks.try_hold(a, PROBE_LOCK):
-            problem = "another process holds the probe lock (a doctor running elsewhere?)"
-        else:
-            seen, refused = locks.is_held(b, PROBE_LOCK), not locks.try_hold(b, PROBE_LOCK)
-            locks.release(a, PROBE_LOCK)
-            if not (seen and refused):
-                problem = "a lock held on one connection was not seen from another"
-            elif locks.is_held(b, PROBE_LOCK):
-                problem = "a released lock still shows as held"
-        return Probe(
-            server_version=version,
-            server_version_num=number,
-            schema=schema_version(first),
-            lock_round_trip=problem,
-        )
-    finally:
-        first.close()
-        second.close()

@@ -60,13 +60,7 @@ def schema_version(conn: Any) -> int:
     """
     if conn.in_transaction and not _has_version_table(conn):
         return 0
-    from psycopg import errors
-
-    try:
-        row = conn.raw.execute("SELECT version FROM deskd_schema").fetchone()
-    except errors.UndefinedTable:
-        return 0
-    return int(row[0]) if row is not None else 0
+    return int(conn.stored_version())
 
 
 def _has_version_table(conn: Any) -> bool:
