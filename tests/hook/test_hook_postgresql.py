@@ -5,6 +5,9 @@ test_hook_events, test_hook_surfacing, test_hook_tokens and test_briefing."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import time
 
 import pytest
@@ -54,3 +57,30 @@ def test_a_role_the_desk_file_declares_is_seeded_on_a_fresh_database(hd: HookDes
     assert len(hd.sessions()) == 1  # alpha is in deskd.toml: seeded, heartbeat recorded
     assert_silent(hd.hook(fixture("post_tool_use"), role="zeta"))
     assert "unknown role 'zeta'" in hd.log_text()
+
+
+PROBE = """
+import json, sys
+from deskd.hook import run
+run()
+sys.stderr.write(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_surfacing_loads_the_store_and_psycopg_and_nothing_else_of_deskd(hd: HookDesk) -> None:
+    hd.enqueue("alpha", "disk 91%")
+    env = hd.env()
+    env.pop("DESKD_NOW")  # the real clock, as in a session
+    stdin = json.dumps(fixture("post_tool_use")).encode()
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], input=stdin, env=env, capture_output=True, check=True
+    )
+    modules = json.loads(done.stderr)
+    assert hd.shown_ids() != [] and "psycopg" in modules
+    ours = [m for m in modules if m.split(".")[0] == "deskd"]
+    assert [m for m in ours if not m.startswith(("deskd.store", "deskd.paths", "deskd.hook"))] == [
+        "deskd"
+    ]
+    # Not the stored records (dataclasses), nor the doctor's probe; no CLI or settings stack.
+    assert not [m for m in ours if m.startswith(("deskd.store.records", "deskd.store.pg_probe"))]
+    assert not [m for m in modules if m.split(".")[0] in ("pydantic", "click", "apprise")]
