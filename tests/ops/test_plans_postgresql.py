@@ -190,7 +190,7 @@ def grow_history(desk: Desk) -> None:
         "INSERT INTO help_requests (item_id, role, created_at) "
         "SELECT id, role, enqueued_at FROM items WHERE read_at IS NOT NULL"
     )
-    raw("VACUUM ANALYZE")
+    raw("ANALYZE")
 
 
 def scans_of_history(plan: dict[str, Any], under_limit: bool = False) -> Iterator[str]:
