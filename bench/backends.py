@@ -2,8 +2,10 @@
 
 One desk of 20 roles with 1k historical items and attempts per backend, built with deskd's
 own store functions. Measured: the median wall time of in-process ticks (dry run with
-demand, execute with nothing new to do), and of fresh processes for the hot commands
-(`inbox enqueue`, `inbox list`, `status --json`, the session hook's PostToolUse). The
+demand, execute with nothing new to do), and fresh processes for the hot commands
+(`inbox enqueue`, `inbox list`, `status --json`, the session hook's PostToolUse) on both
+backends, all interleaved (bench/interleave.py) with ``python -c pass`` and, on PostgreSQL,
+the hook's floor: a minimal psycopg script sending the hook's statements. The
 PostgreSQL server is ``DESKD_BENCH_PG_URL`` (an empty database) or a throwaway cluster
 started here (deskd.sim.pgcluster) and stopped at the end.
 
@@ -16,11 +18,13 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from hook_latency import PG_FLOOR, interpreter_of
+from interleave import Form, interleave, report
 
 from deskd.service.desk.context import open_context
 from deskd.service.engine.tick import run_tick
@@ -33,6 +37,7 @@ NOW = "2026-12-01T14:00:00Z"
 ROLES = 20
 HISTORY = 1000
 BIN = Path(sys.executable).parent
+PYTHON = interpreter_of(BIN / "deskd-session-hook")
 
 
 def make_desk(home: Path, database: str) -> dict[str, str]:
@@ -105,29 +110,32 @@ def ticks(runs: int) -> dict[str, float]:
     return out
 
 
-def commands(env: dict[str, str], runs: int) -> dict[str, float]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")} | env
+def command_forms(backend: str, env: dict[str, str], floor: Path) -> list[Form]:
+    """The hot commands as fresh processes on one backend's desk (PostgreSQL: plus the
+    hook's floor, a minimal psycopg script doing the hook's statements)."""
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        # Without PYTHONDONTWRITEBYTECODE: installed code has its bytecode cached, and a
+        # sandbox that sets it would recompile deskd's modules in every process.
+        if not k.startswith("DESKD_") and k != "PYTHONDONTWRITEBYTECODE"
+    } | env
     hook_env = base | {"DESKD_ROLE": "r01"}
     payload = json.dumps(
         {"hook_event_name": "PostToolUse", "session_id": "bench-1", "tool_name": "Bash"}
-    )
-    cases = {
-        "inbox enqueue": ([str(BIN / "deskd"), "inbox", "enqueue", "--for", "r02", "--source",
-                           "alert", "--title", "bench"], base, None),
-        "inbox list": ([str(BIN / "deskd"), "inbox", "list", "--for", "r02"], base, None),
-        "status --json": ([str(BIN / "deskd"), "status", "--json"], base, None),
-        "session hook": ([str(BIN / "deskd-session-hook")], hook_env, payload),
-    }  # fmt: skip
-    out: dict[str, float] = {}
-    for label, (argv, e, stdin) in cases.items():
-        subprocess.run(argv, env=e, input=stdin, capture_output=True, text=True, check=True)
-        samples = []
-        for _ in range(runs):
-            start = time.perf_counter()
-            subprocess.run(argv, env=e, input=stdin, capture_output=True, text=True, check=True)
-            samples.append(time.perf_counter() - start)
-        out[label] = median_ms(samples)
-    return out
+    ).encode()
+    forms = [
+        Form(f"inbox enqueue|{backend}", [str(BIN / "deskd"), "inbox", "enqueue", "--for",
+             "r02", "--source", "alert", "--title", "bench"], base),
+        Form(f"inbox list|{backend}", [str(BIN / "deskd"), "inbox", "list", "--for", "r02"],
+             base),
+        Form(f"status --json|{backend}", [str(BIN / "deskd"), "status", "--json"], base),
+        Form(f"session hook|{backend}", [str(BIN / "deskd-session-hook")], hook_env, payload),
+    ]  # fmt: skip
+    if backend == "postgresql":
+        forms.append(Form(f"hook floor (psycopg)|{backend}", [PYTHON, str(floor)], hook_env,
+                          payload))  # fmt: skip
+    return forms
 
 
 def main() -> None:
@@ -142,19 +150,33 @@ def main() -> None:
         cluster = Cluster().start()
         url = cluster.url()
     try:
-        results: dict[str, dict[str, float]] = {}
+        ticked: dict[str, dict[str, float]] = {}
+        forms: list[Form] = []
         with tempfile.TemporaryDirectory() as tmp:
+            floor = Path(tmp) / "floor.py"
+            floor.write_text(PG_FLOOR, encoding="utf-8")
             for backend, database in (
                 ("sqlite", str(Path(tmp) / "sqlite" / "data" / "deskd.db")),
                 ("postgresql", url),
             ):
                 env = make_desk(Path(tmp) / backend, database)
-                results[backend] = {**ticks(args.runs), **commands(env, args.runs)}
-        width = max(len(k) for k in results["sqlite"])
-        print(f"{'median ms'.ljust(width)}  {'sqlite':>8}  {'postgresql':>10}")
-        for key in results["sqlite"]:
+                ticked[backend] = ticks(args.runs)
+                forms += command_forms(backend, env, floor)
+            bare = Form("python -c pass|", [PYTHON, "-c", "pass"], dict(os.environ))
+            figures = report(interleave([*forms, bare], args.runs), bare.name)
+        print(f"in-process ticks, median ms of {args.runs}")
+        for label in ticked["sqlite"]:
+            print(f"  {label:<28} {ticked['sqlite'][label]:>8}  {ticked['postgresql'][label]:>10}")
+        print(f"fresh processes, {args.runs} interleaved rounds: wall median (CPU median) ms")
+        print(f"  {'':<28} {'sqlite':>16}  {'postgresql':>16}")
+        rows: dict[str, dict[str, str]] = {}
+        for name, fig in figures.items():
+            label, _, backend = name.partition("|")
+            cell = f"{fig['wall']['median_ms']:.1f} ({fig['cpu']['median_ms']:.1f})"
+            rows.setdefault(label, {})[backend or "sqlite"] = cell
+        for label, cells in rows.items():
             print(
-                f"{key.ljust(width)}  {results['sqlite'][key]:>8}  {results['postgresql'][key]:>10}"
+                f"  {label:<28} {cells.get('sqlite', '-'):>16}  {cells.get('postgresql', '-'):>16}"
             )
     finally:
         if cluster is not None:

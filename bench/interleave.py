@@ -44,11 +44,13 @@ _serial = itertools.count()
 def run_once(form: Form) -> Sample:
     """One fresh process; a failing command stops the bench loudly.
 
-    ``{n}`` in an argument becomes a fresh number each run (for commands that refuse an
-    exact repeat, such as a duplicate meeting message).
+    ``{n}`` in an argument or in stdin becomes a fresh number each run (for commands that
+    refuse an exact repeat, such as a duplicate meeting message, or a hook payload that must
+    open a new session every time).
     """
     n = str(next(_serial))
     argv = [a.replace("{n}", n) for a in form.argv]
+    stdin = form.stdin.replace(b"{n}", n.encode())
     start = time.perf_counter()
     proc = subprocess.Popen(
         argv,
@@ -58,7 +60,7 @@ def run_once(form: Form) -> Sample:
         stderr=subprocess.PIPE,
     )
     assert proc.stdin is not None and proc.stderr is not None
-    proc.stdin.write(form.stdin)
+    proc.stdin.write(stdin)
     proc.stdin.close()
     _, status, usage = os.wait4(proc.pid, 0)
     wall = (time.perf_counter() - start) * 1000

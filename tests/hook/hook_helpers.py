@@ -25,6 +25,16 @@ HOOK = Path(sys.executable).parent / "deskd-session-hook"
 SESSION = "3f1c9a7e-5b2d-4c8e-9a61-0d2e7b4f8c13"  # the fixtures' session_id
 
 
+def both_backends(metafunc: Any) -> None:
+    """``pytest_generate_tests`` for a hook test module whose tests touch the database: each
+    ``desk`` test runs once per backend (the conftest's ``BOTH_BACKENDS`` does this for whole
+    folders; most of this folder is about input handling and stays on SQLite)."""
+    if "backend" in metafunc.fixturenames and not metafunc.definition.get_closest_marker(
+        "sqlite_only"
+    ):
+        metafunc.parametrize("backend", ["sqlite", "postgresql"], indirect=True)
+
+
 def fixture(name: str, **overrides: Any) -> dict[str, Any]:
     """A fixture payload (``post_tool_use`` …) with fields replaced."""
     data: dict[str, Any] = json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
@@ -83,6 +93,8 @@ class HookDesk:
         self.desk = desk
 
     def env(self, role: str | None = "alpha", **extra: str) -> dict[str, str]:
+        if self.desk.url is not None:  # a PostgreSQL desk: the hook finds it by DESKD_DB
+            extra = {"DESKD_DB": self.desk.url, **extra}
         return hook_env(self.desk.home, role=role, now=self.desk.now_iso, **extra)
 
     def hook(

@@ -8,12 +8,15 @@ an agent reads on every session or tool call stay under stated ceilings:
 from __future__ import annotations
 
 import pytest
-from hook_helpers import HookDesk, fixture
+from hook_helpers import HookDesk, both_backends, fixture
 
 from conftest import DESK_TOML, Desk
 
 BRIEFING_CEILING = 1_500
 TYPICAL_CONTEXT_CEILING = 1_500
+
+
+pytest_generate_tests = both_backends  # the heartbeat, surfacing and briefing on PostgreSQL too
 
 
 @pytest.fixture

@@ -6,9 +6,11 @@ import json
 import re
 
 import pytest
-from hook_helpers import SESSION, HookDesk, fixture
+from hook_helpers import SESSION, HookDesk, both_backends, fixture
 
 from conftest import Desk
+
+pytest_generate_tests = both_backends  # the heartbeat, surfacing and briefing on PostgreSQL too
 
 
 @pytest.fixture

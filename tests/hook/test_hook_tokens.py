@@ -7,9 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hook_helpers import SESSION, HookDesk, fixture
+from hook_helpers import SESSION, HookDesk, both_backends, fixture
 
 from conftest import Desk
+
+pytest_generate_tests = both_backends  # the heartbeat, surfacing and briefing on PostgreSQL too
 
 
 @pytest.fixture

@@ -9,6 +9,15 @@ import pytest
 from conftest import DESK_TOML, Desk
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Presence is read and written in the database: every ``desk`` test runs on both
+    backends (as the conftest's ``BOTH_BACKENDS`` folders do)."""
+    if "backend" in metafunc.fixturenames and not metafunc.definition.get_closest_marker(
+        "sqlite_only"
+    ):
+        metafunc.parametrize("backend", ["sqlite", "postgresql"], indirect=True)
+
+
 def presence(desk: Desk, role: str = "alpha") -> dict[str, Any]:
     rows = {r["role"]: r for r in desk.json("roles")}
     return dict(rows[role])

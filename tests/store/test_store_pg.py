@@ -178,6 +178,22 @@ def test_a_writer_waits_for_the_write_lock_then_gives_up(pg_database: str) -> No
     waiter.close()
 
 
+def test_connection_settings_travel_with_the_connect_and_keep_the_urls_own(
+    pg_database: str,
+) -> None:
+    from deskd.store.db import DatabaseMissing
+
+    with pytest.raises(DatabaseMissing):  # never set up: refused, and left so
+        connect(pg_database, create=False)
+    sep = "&" if "?" in pg_database else "?"
+    conn = connect(f"{pg_database}{sep}options=-c%20work_mem%3D7MB", busy_ms=1234)
+    raw = conn.raw_execute  # type: ignore[attr-defined]
+    assert raw("SHOW lock_timeout").fetchone()[0] == "1234ms"
+    assert raw("SHOW work_mem").fetchone()[0] == "7MB"
+    conn.close()
+    connect(pg_database, create=False).close()  # set up by the open above
+
+
 def test_a_lock_dies_with_the_process_that_held_it(pg_database: str) -> None:
     from deskd.store import locks
 

@@ -26,7 +26,8 @@ from deskd.service.engine.snapshot import load_snapshot
 # Rows per role or per desk, not per event: scanning these is not scanning history.
 SMALL = {"roles", "meta", "sqlite_sequence", "r", "hosts"}
 
-# The plans read here are SQLite's (EXPLAIN QUERY PLAN); PostgreSQL plans by statistics.
+# The plans read here are SQLite's (EXPLAIN QUERY PLAN); PostgreSQL plans by statistics,
+# so its counterpart (tests/ops/test_plans_postgresql.py) first grows a long history.
 pytestmark = pytest.mark.sqlite_only
 
 

@@ -16,7 +16,9 @@ if TYPE_CHECKING:
     from deskd.store.records.unread_items import UnreadItem
 
 _UNREAD_ORDER = "ORDER BY priority DESC, enqueued_at, id"
-_NOT_HELP = "id NOT IN (SELECT item_id FROM help_requests)"
+# A probe per unread item, not ``id NOT IN (SELECT …)``: PostgreSQL reads that subquery whole
+# (every help request ever made), where this is an anti-join on the primary key.
+_NOT_HELP = "NOT EXISTS (SELECT 1 FROM help_requests AS h WHERE h.item_id = items.id)"
 
 
 def insert_item(

@@ -19,15 +19,16 @@ never loads for a SQLite desk. What the store relies on, and how it is kept here
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any, cast
 
 import psycopg
 from psycopg import errors as pg_errors
+from psycopg.conninfo import conninfo_to_dict
 from psycopg.pq import TransactionStatus
 
 from deskd.store.pg_sql import translate
@@ -153,14 +154,25 @@ class PgConnection:
         """A write transaction waits for deskd's write lock; a read one reads one snapshot."""
         try:
             if write:
-                self.raw.execute("BEGIN")
-                self.raw.execute(f"SELECT pg_advisory_xact_lock({LOCK_CLASS}, {WRITE_LOCK})")
+                # One round trip: a client-side cursor sends both statements in one message.
+                self.raw.execute(f"BEGIN; SELECT pg_advisory_xact_lock({LOCK_CLASS}, {WRITE_LOCK})")
             else:
                 self.raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         except psycopg.Error as exc:
             if self.in_transaction:
                 self.raw.execute("ROLLBACK")
             raise _as_sqlite_error(exc) from exc
+
+    def stored_version(self) -> int:
+        """``deskd_schema``'s version, 0 when there is no such table (outside a transaction:
+        the failed read would abort one). See ``pg_schema.schema_version``."""
+        try:
+            row = self.raw.execute("SELECT version FROM deskd_schema").fetchone()
+        except pg_errors.UndefinedTable:
+            return 0
+        except psycopg.Error as exc:
+            raise _as_sqlite_error(exc) from exc
+        return int(row[0]) if row is not None else 0
 
     def raw_execute(self, sql: str) -> Any:
         """A statement in PostgreSQL's own dialect (migrations, locks, the doctor)."""
@@ -179,11 +191,24 @@ class PgConnection:
         self.close()
 
 
+SESSION_SETTINGS = (
+    "-c tcp_keepalives_idle=30 -c tcp_keepalives_interval=10 -c tcp_keepalives_count=3"
+)
+"""Server settings every deskd connection starts with (besides ``lock_timeout``)."""
+
+
 def open_pg(url: str, *, busy_ms: int) -> PgConnection:
     """Connect, with the busy timeout as ``lock_timeout`` and TCP keepalives on the server
     side, so a host that vanishes (power off, cable out) loses its locks within about a
-    minute instead of the kernel's two hours."""
+    minute instead of the kernel's two hours.
+
+    The settings travel in the startup message (libpq's ``options``, after any the URL or
+    ``PGOPTIONS`` gives, so deskd's win): no round trip after connecting. The session hook
+    opens a connection on every tool call of every agent.
+    """
+    settings = f"-c lock_timeout={int(busy_ms)}ms {SESSION_SETTINGS}"
     try:
+        given = conninfo_to_dict(url).get("options") or os.environ.get("PGOPTIONS")
         raw = psycopg.connect(
             url,
             autocommit=True,
@@ -191,16 +216,10 @@ def open_pg(url: str, *, busy_ms: int) -> PgConnection:
             row_factory=_row_factory,
             connect_timeout=max(2, busy_ms // 1000),
             application_name="deskd",
+            options=f"{given} {settings}" if given else settings,
         )
     except psycopg.Error as exc:
         raise _as_sqlite_error(exc) from exc
-    raw.execute(
-        "SELECT set_config('lock_timeout', %s, false), "
-        "set_config('tcp_keepalives_idle', '30', false), "
-        "set_config('tcp_keepalives_interval', '10', false), "
-        "set_config('tcp_keepalives_count', '3', false)",
-        (f"{int(busy_ms)}ms",),
-    )
     return PgConnection(raw, url=url)
 
 
@@ -213,12 +232,16 @@ def connect_pg(url: str, *, busy_ms: int, create: bool, migrate: bool) -> sqlite
     conn = open_pg(url, busy_ms=busy_ms)
     as_sqlite = cast(sqlite3.Connection, conn)
     try:
-        if not create and schema_version(conn) == 0:
+        found = schema_version(conn)  # read once, for both the check and the migration
+        if not create and found == 0:
             raise DatabaseMissing(redact(url))
         if migrate:
-            from deskd.store.migrations import ensure_current
+            from deskd.store import pg_schema
+            from deskd.store.migrations import LATEST, MIGRATIONS
 
-            ensure_current(as_sqlite)
+            pg_schema.ensure_current(
+                conn, migrations=MIGRATIONS, target=LATEST, latest=LATEST, found=found
+            )
     except BaseException:
         conn.close()
         raise
@@ -234,49 +257,3 @@ def wal_position(url: str, *, busy_ms: int = 2000) -> int:
         return int(conn.raw_execute("SELECT pg_current_wal_lsn() - '0/0'").fetchone()[0])
     finally:
         conn.close()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Probe:
-    """What ``deskd doctor`` learns from a PostgreSQL desk, writing nothing."""
-
-    server_version: str
-    server_version_num: int
-    schema: int
-    lock_round_trip: str | None
-    """None when a lock taken on one connection was seen, refused and freed on another."""
-
-
-PROBE_LOCK = "doctor-probe"
-
-
-def probe(url: str, *, busy_ms: int = 2000) -> Probe:
-    """Connect twice: the server's version, the schema version, and a lock round trip (taken
-    here, seen held and refused there, released, seen free) on a lock no tick uses."""
-    from deskd.store import locks
-    from deskd.store.pg_schema import schema_version
-
-    first, second = open_pg(url, busy_ms=busy_ms), open_pg(url, busy_ms=busy_ms)
-    try:
-        version = str(first.raw_execute("SHOW server_version").fetchone()[0])
-        number = int(first.raw_execute("SHOW server_version_num").fetchone()[0])
-        a, b = cast(sqlite3.Connection, first), cast(sqlite3.Connection, second)
-        problem = None
-        if not locks.try_hold(a, PROBE_LOCK):
-            problem = "another process holds the probe lock (a doctor running elsewhere?)"
-        else:
-            seen, refused = locks.is_held(b, PROBE_LOCK), not locks.try_hold(b, PROBE_LOCK)
-            locks.release(a, PROBE_LOCK)
-            if not (seen and refused):
-                problem = "a lock held on one connection was not seen from another"
-            elif locks.is_held(b, PROBE_LOCK):
-                problem = "a released lock still shows as held"
-        return Probe(
-            server_version=version,
-            server_version_num=number,
-            schema=schema_version(first),
-            lock_round_trip=problem,
-        )
-    finally:
-        first.close()
-        second.close()

@@ -52,12 +52,15 @@ def identity_tables() -> frozenset[str]:
 
 
 def schema_version(conn: Any) -> int:
-    row = conn.execute(
-        "SELECT version FROM deskd_schema"
-        if _has_version_table(conn)
-        else "SELECT 0 AS version"  # a database deskd never touched
-    ).fetchone()
-    return int(row[0]) if row is not None else 0
+    """The version in ``deskd_schema``; 0 for a database deskd never touched.
+
+    One round trip when the table is there (every open but a desk's first): the statement is
+    tried and a missing table answers 0. Inside a transaction an error would abort it, so
+    there the catalog is asked first.
+    """
+    if conn.in_transaction and not _has_version_table(conn):
+        return 0
+    return int(conn.stored_version())
 
 
 def _has_version_table(conn: Any) -> bool:
@@ -65,11 +68,21 @@ def _has_version_table(conn: Any) -> bool:
     return bool(row[0])
 
 
-def ensure_current(conn: Any, *, migrations: tuple[str, ...], target: int, latest: int) -> int:
-    """Run the migrations the database lacks, under the migration lock; the version reached."""
+def ensure_current(
+    conn: Any,
+    *,
+    migrations: tuple[str, ...],
+    target: int,
+    latest: int,
+    found: int | None = None,
+) -> int:
+    """Run the migrations the database lacks, under the migration lock; the version reached.
+
+    ``found``: the version the caller has just read on this connection (not read again).
+    """
     from deskd.store.migrations import SchemaTooNew, _statements
 
-    found = schema_version(conn)
+    found = schema_version(conn) if found is None else found
     if found > latest:
         raise SchemaTooNew(found)
     if found >= target:

@@ -19,9 +19,9 @@ touched):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
+from typing import NamedTuple
 
 from deskd.store.pg_schema import identity_tables
 
@@ -76,8 +76,11 @@ _KEYWORDS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Statement:
+class Statement(NamedTuple):
+    """A named tuple, not a frozen dataclass: building that class costs about a millisecond
+    at import, and the session hook imports this module on every tool call of a PostgreSQL
+    desk."""
+
     sql: str
     returns_id: bool  # the adapter reads the id the statement returns as ``lastrowid``
     order: tuple[int, ...] | None = None

@@ -17,7 +17,7 @@ def postgres_checks(url: str) -> list[Check]:
 
     shown = redact(url)
     try:
-        from deskd.store.pg import probe
+        from deskd.store.pg_probe import probe
     except ImportError:
         return [Check("database", "fail", "PostgreSQL needs psycopg: pip install 'deskd[pg]'")]
     try:
