@@ -19,6 +19,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from deskd.cli.main import cli as deskd_cli
+from pg_databases import pg_fixture_for, pg_migrated_database, pg_template  # noqa: F401
 
 NOW = "2026-12-01T14:00:00Z"  # 09:00 in America/New_York
 
@@ -240,9 +241,7 @@ def desk(
             monkeypatch.delenv(key)
     home = tmp_path / "desk"
     home.mkdir()
-    url = None
-    if backend == "postgresql":
-        url = request.getfixturevalue(_pg_fixture_for(request))
+    url = request.getfixturevalue(pg_fixture_for(request)) if backend == "postgresql" else None
     d = Desk(home, monkeypatch, url=url)
     d.write_desk(DESK_TOML)
     monkeypatch.setenv("DESKD_HOME", str(home))
@@ -388,54 +387,6 @@ def pg_database(pg_server: str) -> Iterator[str]:
     yield _with_dbname(pg_server, name)
     with psycopg.connect(pg_server, autocommit=True) as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-@pytest.fixture(scope="session")
-def pg_template(pg_server: str) -> Iterator[str]:
-    """The name of a database migrated to the current schema, once per test session (each
-    xdist worker has its own session; the name is unique, so workers sharing one server via
-    DESKD_TEST_PG_URL each have their own). Copying it skips the migrations per test."""
-    import uuid
-
-    import psycopg
-
-    from deskd.store.db import connect
-
-    name = f"deskd_tpl_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(pg_server, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    connect(_with_dbname(pg_server, name)).close()  # deskd's own migrations, as in production
-    yield name
-    with psycopg.connect(pg_server, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-@pytest.fixture
-def pg_migrated_database(pg_server: str, pg_template: str) -> Iterator[str]:
-    """A database of one test's own, already at the current schema (a copy of ``pg_template``:
-    CREATE DATABASE … TEMPLATE is a file copy, about half the cost of migrating an empty one)."""
-    import uuid
-
-    import psycopg
-
-    name = f"deskd_t_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(pg_server, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{pg_template}"')
-    yield _with_dbname(pg_server, name)
-    with psycopg.connect(pg_server, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-def _pg_fixture_for(request: pytest.FixtureRequest) -> str:
-    """The database fixture a PostgreSQL ``desk`` uses: the migrated copy where the backend is
-    parametrised by folder (those tests judge what deskd does with a desk, not how it sets one
-    up), an empty database for a test marked ``empty_database`` and for tests elsewhere that
-    choose the backend themselves (a database deskd never set up, first-open seeding)."""
-    if request.node.get_closest_marker("empty_database"):
-        return "pg_database"
-    if BOTH_BACKENDS & set(Path(str(request.node.path)).parts):
-        return "pg_migrated_database"
-    return "pg_database"
 
 
 def _with_dbname(url: str, name: str) -> str:
