@@ -19,6 +19,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from deskd.cli.main import cli as deskd_cli
+from pg_databases import pg_fixture_for, pg_migrated_database, pg_template  # noqa: F401
 
 NOW = "2026-12-01T14:00:00Z"  # 09:00 in America/New_York
 
@@ -231,14 +232,16 @@ def desk(
 ) -> Iterator[Desk]:
     """alpha, beta, gamma in America/New_York; the clock pinned at 2026-12-01 09:00 local.
 
-    On the ``postgresql`` backend the desk's DESKD_DB is a fresh database of its own.
+    On the ``postgresql`` backend the desk's DESKD_DB is a database of its own: under the
+    BOTH_BACKENDS folders a copy of the migrated template (what deskd's first command would
+    have made of an empty one), unless the test is marked ``empty_database``; elsewhere empty.
     """
     for key in list(os.environ):
         if key.startswith("DESKD_"):
             monkeypatch.delenv(key)
     home = tmp_path / "desk"
     home.mkdir()
-    url = request.getfixturevalue("pg_database") if backend == "postgresql" else None
+    url = request.getfixturevalue(pg_fixture_for(request)) if backend == "postgresql" else None
     d = Desk(home, monkeypatch, url=url)
     d.write_desk(DESK_TOML)
     monkeypatch.setenv("DESKD_HOME", str(home))

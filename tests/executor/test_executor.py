@@ -96,10 +96,12 @@ def test_a_launch_that_never_lands_climbs_to_a_page(desk: Desk, fake: Path) -> N
     row = attempt(desk, first)
     assert row["landed_at"] is None and row["session_id"]
     rungs = []
-    for _ in range(12):
+    for _ in range(12):  # it climbs within three; past notify the ticks have nothing to prove
         desk.advance(minutes=1)
         out = desk.json("tick", "--execute", "--wait")
         rungs += [a["rung"] for a in out["attempts"]]
+        if "notify" in rungs:
+            break
     assert "notify" in rungs
     assert desk.json("pages")[0]["role"] == "alpha"
 

@@ -140,11 +140,15 @@ def test_an_executor_killed_on_one_host_is_healed_by_another_hosts_tick(
         if status == "running":
             break
         time.sleep(0.05)
+    else:
+        raise AssertionError(f"host-c's launch was still {status!r} after 5 s, not running")
     pid_file = hosts_desk.home / "run" / "agents" / f"{attempt_id}.pid"
     for _ in range(100):
         if pid_file.exists() and pid_file.read_text().strip():
             break
         time.sleep(0.05)
+    else:
+        raise AssertionError(f"no agent pid in {pid_file} 5 s after the launch was running")
     agent = int(pid_file.read_text())
     os.kill(pid, signal.SIGKILL)  # host-c's executor only; its agent must not outlive it
     for _ in range(100):

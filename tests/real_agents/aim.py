@@ -89,5 +89,14 @@ def _opencode(home: Path, url: str) -> dict[str, str]:
             }
         },
     }
-    _write(home / ".config" / "opencode" / "opencode.json", json.dumps(config))
+    folder = home / ".config" / "opencode"
+    _write(folder / "opencode.json", json.dumps(config))
+    # On every start OpenCode installs its plugin SDK into each config folder in the
+    # background (npm, from registry.npmjs.org) unless the folder's node_modules and lock file
+    # already list it: a network call and seconds of CPU per run. Nothing here loads a plugin,
+    # so an empty install that records the dependency keeps it offline.
+    plugin = {"dependencies": {"@opencode-ai/plugin": "*"}}
+    _write(folder / "package.json", json.dumps(plugin))
+    _write(folder / "package-lock.json", json.dumps({"packages": {"": plugin}}))
+    (folder / "node_modules").mkdir()
     return {}

@@ -67,6 +67,7 @@ def test_it_lets_8_processes_open_a_fresh_database_at_once(
 
 
 @pytest.mark.slow
+@pytest.mark.empty_database  # the processes race to migrate it
 def test_it_lets_cli_processes_enqueue_into_a_fresh_desk_at_once(desk: Desk) -> None:
     deskd = Path(sys.executable).parent / "deskd"
     env = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
