@@ -150,6 +150,22 @@ def test_the_agent_gets_a_scrubbed_environment(desk: Desk, fake: Path, tmp_path:
     assert env["DESKD_DB"] == desk.db_target and env["DESKD_NOW"] == desk.now_iso
 
 
+def test_the_agent_s_pwd_names_its_workdir_not_deskd_s(
+    desk: Desk, fake: Path, tmp_path: Path
+) -> None:
+    # A child started in the workdir but handed deskd's own $PWD runs, under a CLI that trusts
+    # $PWD (OpenCode), in deskd's folder instead of the role's.
+    elsewhere = tmp_path / "deskd-started-here"
+    elsewhere.mkdir()
+    desk.monkeypatch.setenv("PWD", str(elsewhere))
+    dump = tmp_path / "env.json"
+    desk.monkeypatch.setenv("FAKE_ENV_FILE", str(dump))
+    urgent(desk)
+    desk.json("tick", "--execute", "--wait")
+    workdir = desk.json("agent", "command", "--role", "alpha", "--mode", "spawn")["workdir"]
+    assert json.loads(dump.read_text())["PWD"] == workdir != str(elsewhere)
+
+
 def test_racing_executors_start_one_agent_process(desk: Desk, fake: Path) -> None:
     urgent(desk)
     out = desk.json("tick", "--execute")  # recorded and started once

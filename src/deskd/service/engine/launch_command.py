@@ -93,12 +93,17 @@ def prepare(
         settings_path=str(settings_path) if settings_path else None,
         role=role,
     )
+    workdir = _workdir(ctx, role)
+    # The child starts in the workdir, so $PWD must name it too: inherited, it names deskd's
+    # own folder, and CLIs that trust $PWD over getcwd() (OpenCode's Bun binary) take that as
+    # the project: its tools, and its git snapshot of the whole tree on every run, land there.
+    env["PWD"] = str(workdir)
     return Prepared(
         adapter=adapter,
         spec=spec,
         argv=adapter.argv(spec),
         env=env,
-        workdir=_workdir(ctx, role),
+        workdir=workdir,
         timeout_s=float(agent.timeout),
     )
 
