@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 import pytest
-from tier import KINDS, SLOW_START, Real, dump_requests, installed_bin, real_desk  # noqa: F401
+from tier import HANG_TIMEOUT_S, KINDS, Real, dump_requests, installed_bin, real_desk  # noqa: F401
 
 from conftest import urgent
 
@@ -81,11 +81,12 @@ def test_usage_limit_parks_the_role_until_the_reset_with_one_page(real: Real) ->
     if real.kind == "opencode":
         # OpenCode waits out a 429 by itself (retry-after), printing nothing: only deskd's
         # timeout ends the run, a transient failure.
-        real.configure(timeout_s=10)
+        real.configure(timeout_s=HANG_TIMEOUT_S["opencode"])
     urgent(real.desk)
     failed = real.launched(real.tick())
     if real.kind == "opencode":
         assert (failed["launch_status"], failed["failure_class"]) == ("timed_out", "transient")
+        assert real.api.model_calls(), dump_requests(real.api)  # it was refused, then waited
         return
     assert (failed["launch_status"], failed["failure_class"]) == ("failed", "usage_limit"), failed
     assert failed["hold_until"] > real.desk.now_ms, failed
@@ -103,11 +104,13 @@ def test_usage_limit_parks_the_role_until_the_reset_with_one_page(real: Real) ->
 def test_overloaded_is_retried_inside_the_rung_in_the_same_session(real: Real) -> None:
     real.api.mode = "529"
     if real.kind == "opencode":
-        real.configure(timeout_s=10)  # OpenCode retries an overload by itself, like a 429
+        # OpenCode retries an overload by itself, like a 429
+        real.configure(timeout_s=HANG_TIMEOUT_S["opencode"])
     urgent(real.desk)
     failed = real.launched(real.tick())
     if real.kind == "opencode":
         assert (failed["launch_status"], failed["failure_class"]) == ("timed_out", "transient")
+        assert real.api.model_calls(), dump_requests(real.api)  # it was refused, then retried
         return
     assert (failed["launch_status"], failed["failure_class"]) == ("failed", "transient"), (
         failed["launch_detail"],
@@ -124,10 +127,12 @@ def test_overloaded_is_retried_inside_the_rung_in_the_same_session(real: Real) -
 @each_cli
 def test_a_hung_model_call_times_out(real: Real) -> None:
     real.api.mode = "hang"
-    real.configure(timeout_s=12 if real.kind in SLOW_START else 6)
+    real.configure(timeout_s=HANG_TIMEOUT_S[real.kind])
     urgent(real.desk)
     failed = real.launched(real.tick())
     assert (failed["launch_status"], failed["failure_class"]) == ("timed_out", "transient")
+    # The kill came while the model call hung, not while the CLI was still starting.
+    assert real.api.model_calls(), dump_requests(real.api)
     assert failed["launch_runs"] == 1  # a hang is not retried inside the rung
     assert failed["launch_detail"] == "timed out before any model turn"
 
