@@ -11,7 +11,15 @@ import time
 from typing import Any
 
 import pytest
-from tier import HANG_TIMEOUT_S, KINDS, Real, dump_requests, installed_bin, real_desk  # noqa: F401
+from tier import (  # noqa: F401
+    HANG_TIMEOUT_S,
+    KINDS,
+    Real,
+    dump_requests,
+    installed_bin,
+    reached,
+    real_desk,
+)
 
 from conftest import urgent
 
@@ -86,7 +94,7 @@ def test_usage_limit_parks_the_role_until_the_reset_with_one_page(real: Real) ->
     failed = real.launched(real.tick())
     if real.kind == "opencode":
         assert (failed["launch_status"], failed["failure_class"]) == ("timed_out", "transient")
-        assert real.api.model_calls(), dump_requests(real.api)  # it was refused, then waited
+        assert real.api.model_calls(), reached(real)  # it was refused, then waited
         return
     assert (failed["launch_status"], failed["failure_class"]) == ("failed", "usage_limit"), failed
     assert failed["hold_until"] > real.desk.now_ms, failed
@@ -110,7 +118,7 @@ def test_overloaded_is_retried_inside_the_rung_in_the_same_session(real: Real) -
     failed = real.launched(real.tick())
     if real.kind == "opencode":
         assert (failed["launch_status"], failed["failure_class"]) == ("timed_out", "transient")
-        assert real.api.model_calls(), dump_requests(real.api)  # it was refused, then retried
+        assert real.api.model_calls(), reached(real)  # it was refused, then retried
         return
     assert (failed["launch_status"], failed["failure_class"]) == ("failed", "transient"), (
         failed["launch_detail"],
@@ -132,7 +140,7 @@ def test_a_hung_model_call_times_out(real: Real) -> None:
     failed = real.launched(real.tick())
     assert (failed["launch_status"], failed["failure_class"]) == ("timed_out", "transient")
     # The kill came while the model call hung, not while the CLI was still starting.
-    assert real.api.model_calls(), dump_requests(real.api)
+    assert real.api.model_calls(), reached(real)
     assert failed["launch_runs"] == 1  # a hang is not retried inside the rung
     assert failed["launch_detail"] == "timed out before any model turn"
 
