@@ -8,11 +8,15 @@ interleaved by bench/interleave.py; the CPU figure (user + system from ``wait4``
 the CLI's own children cost (git, a relaunched Node), and holds on a busy machine where wall
 time does not.
 
+``--first-call`` instead times, per CLI, how long after its start the stand-in (mode ``hang``)
+gets its first model call, then kills it: what the timeout tests' timeouts must exceed.
+
 ``--before REV`` adds, for each CLI, a form aimed by the aim.py of git revision ``REV`` and
 launched with ``$PWD`` naming this checkout instead of the workdir (what deskd passed before
 it set ``$PWD``): the same run before and after, side by side.
 
     .venv/bin/python bench/real_agent_cpu.py --runs 5 --before 78b49be
+    .venv/bin/python bench/real_agent_cpu.py --runs 5 --first-call
 """
 
 from __future__ import annotations
@@ -20,9 +24,12 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import signal
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
 import types
 from pathlib import Path
 
@@ -86,17 +93,52 @@ def form(
     return Form(name, argv, env)
 
 
+def first_call(forms: list[Form], api: StandIn, runs: int) -> None:
+    """Seconds from each CLI's start to its first model call, ``runs`` times in turn."""
+    api.mode = "hang"
+    seen: dict[str, list[float]] = {f.name: [] for f in forms}
+    for _ in range(runs):
+        for f in forms:
+            before = len(api.model_calls())
+            start = time.perf_counter()
+            proc = subprocess.Popen(
+                f.argv,
+                env=dict(f.env),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+            while len(api.model_calls()) == before and time.perf_counter() - start < 60:
+                time.sleep(0.02)
+            seen[f.name].append(time.perf_counter() - start)
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    for name, values in seen.items():
+        low, high = min(values), max(values)
+        print(
+            f"{name:<10} first model call {statistics.median(values):.2f} s ({low:.2f}-{high:.2f})"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--kinds", default=",".join(KINDS))
     parser.add_argument("--before", metavar="REV", help="also time aim.py of this revision")
+    parser.add_argument("--first-call", action="store_true", help="time start to model call")
     args = parser.parse_args()
     if importlib.util.find_spec("deskd") is None:
         raise SystemExit("run with the project's .venv/bin/python")
     now = aim_module(None)
     then = aim_module(args.before) if args.before else None
     with tempfile.TemporaryDirectory() as tmp, StandIn() as api:
+        if args.first_call:
+            kinds = args.kinds.split(",")
+            first_call(
+                [form(k, k, now, Path(tmp), api.url, pwd=None) for k in kinds], api, args.runs
+            )
+            return
         forms: list[Form] = [Form("sh (floor)", ["/bin/sh", "-c", ":"], dict(os.environ))]
         for kind in args.kinds.split(","):
             if then is not None:
