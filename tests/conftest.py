@@ -19,7 +19,12 @@ import pytest
 from click.testing import CliRunner, Result
 
 from deskd.cli.main import cli as deskd_cli
-from pg_databases import pg_fixture_for, pg_migrated_database, pg_template  # noqa: F401
+from pg_databases import (  # noqa: F401  (fixtures, found by pytest through this import)
+    pg_database,
+    pg_fixture_for,
+    pg_migrated_database,
+    pg_template,
+)
 
 NOW = "2026-12-01T14:00:00Z"  # 09:00 in America/New_York
 
@@ -372,25 +377,3 @@ def _no_postgres(reason: str) -> None:
     if os.environ.get("CI") == "true":
         pytest.fail(f"PostgreSQL is required under CI: {reason}")
     pytest.skip(f"no PostgreSQL: {reason}")
-
-
-@pytest.fixture
-def pg_database(pg_server: str) -> Iterator[str]:
-    """A fresh, empty database on the test server for one test; dropped after it."""
-    import uuid
-
-    import psycopg
-
-    name = f"deskd_t_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(pg_server, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    yield _with_dbname(pg_server, name)
-    with psycopg.connect(pg_server, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-def _with_dbname(url: str, name: str) -> str:
-    from urllib.parse import urlsplit, urlunsplit
-
-    parts = urlsplit(url)
-    return urlunsplit(parts._replace(path="/" + name))

@@ -9,10 +9,30 @@ measures both). The empty path stays for tests that judge a first open.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+
+
+@contextmanager
+def database(server: str, *, prefix: str, template: str | None = None) -> Iterator[str]:
+    """A database of a unique name on ``server`` (a copy of ``template``, else empty), dropped
+    afterwards even with a connection still open; yields its name."""
+    import uuid
+
+    import psycopg
+
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    copy = f' TEMPLATE "{template}"' if template else ""
+    with psycopg.connect(server, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"{copy}')
+    try:
+        yield name
+    finally:
+        with psycopg.connect(server, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture(scope="session")
@@ -20,35 +40,26 @@ def pg_template(pg_server: str) -> Iterator[str]:
     """The name of a database migrated to the current schema, once per test session (each
     xdist worker has its own session; the name is unique, so workers sharing one server via
     DESKD_TEST_PG_URL each have their own). Copying it skips the migrations per test."""
-    import uuid
-
-    import psycopg
-
     from deskd.store.db import connect
 
-    name = f"deskd_tpl_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(pg_server, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    connect(with_dbname(pg_server, name)).close()  # deskd's own migrations, as in production
-    yield name
-    with psycopg.connect(pg_server, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with database(pg_server, prefix="deskd_tpl") as name:
+        connect(with_dbname(pg_server, name)).close()  # deskd's own migrations, as in production
+        yield name
+
+
+@pytest.fixture
+def pg_database(pg_server: str) -> Iterator[str]:
+    """A fresh, empty database on the test server for one test; dropped after it."""
+    with database(pg_server, prefix="deskd_t") as name:
+        yield with_dbname(pg_server, name)
 
 
 @pytest.fixture
 def pg_migrated_database(pg_server: str, pg_template: str) -> Iterator[str]:
     """A database of one test's own, already at the current schema (a copy of ``pg_template``:
     CREATE DATABASE … TEMPLATE copies its files, migrations and all)."""
-    import uuid
-
-    import psycopg
-
-    name = f"deskd_t_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(pg_server, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{pg_template}"')
-    yield with_dbname(pg_server, name)
-    with psycopg.connect(pg_server, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with database(pg_server, prefix="deskd_t", template=pg_template) as name:
+        yield with_dbname(pg_server, name)
 
 
 def pg_fixture_for(request: pytest.FixtureRequest) -> str:
