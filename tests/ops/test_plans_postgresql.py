@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from conftest import DESK_TOML, Desk
+from desk_history import LIVE, busy_desk
 from deskd.service.desk.context import open_context
 from deskd.service.engine.snapshot import load_snapshot
 from deskd.store.pg import PgConnection
@@ -38,16 +39,6 @@ ROLES = ["alpha", "beta", "gamma", *(f"r{n:02d}" for n in range(17))]
 
 SMALL = {"roles", "meta", "hosts", "deskd_schema"}
 """Rows per role or per desk, not per event: scanning these is not scanning history."""
-
-LIVE = {
-    "items_unread", "items_dedup_live", "attempts_live_key", "attempts_in_flight",
-    "pages_open", "pages_due", "pages_unsettled", "hooks_due", "pauses_live", "silences_live",
-    "tasks_open", "sessions_live", "sessions_role_live", "meetings_live",
-    "meetings_open_agenda", "meeting_obligations_open", "meeting_proposals_open",
-    "attempts_handed",
-}  # fmt: skip
-"""Partial indexes over live rows (the same list as the SQLite test's): reading one whole
-reads no history."""
 
 ROLE = "(ARRAY[{}])[1 + g % {}]".format(", ".join(f"'{r}'" for r in ROLES), len(ROLES))
 """SQL for the role of history row ``g``: spread over every role."""
@@ -123,36 +114,24 @@ GROWN: dict[str, tuple[str, dict[str, str]]] = {
 old, closed row of some role (the others keep the copied row's values)."""
 
 
-def busy_desk(desk: Desk) -> None:
-    """Live rows of every kind the tick reads, and some history beside them: the SQLite
-    test's desk, plus a page, a silence and a pause that ended, and a meeting that spoke."""
+def long_desk(desk: Desk) -> None:
+    """The SQLite test's busy desk over twenty roles, plus a page, a silence and a pause that
+    ended, and a meeting that spoke; then a long history (``grow_history``)."""
     roles = "".join(f'\n[[roles]]\nname = "{r}"\n' for r in ROLES[3:])
     desk.write_desk(DESK_TOML + roles)
-    desk.ok("inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "x",
-            "--priority", "urgent")  # fmt: skip
-    desk.ok("inbox", "enqueue", "--for", "beta", "--source", "alert", "--title", "old")
-    desk.ok("inbox", "ack", "--for", "beta", "--id", "2")
-    desk.ok("status", "set", "--role", "gamma", "--state", "resting", "--session-id", "g-1")
-    desk.ok("status", "set", "--role", "gamma", "--state", "working", "--session-id", "g-2")
-    desk.ok("heartbeat", "--role", "beta", "--session-id", "b-1")
-    desk.ok("task", "add", "open one", "--for", "alpha")
-    desk.ok("task", "add", "closed one", "--for", "beta")
-    desk.ok("task", "done", "2")
-    desk.ok("hook", "add", "--for", "beta", "--title", "check", "--every", "1h")
-    desk.ok("page", "--from", "gamma", "--title", "need a human")
-    desk.ok("silence", "add", "--role", "beta", "--for", "2h", "--reason", "x")
-    desk.ok("silence", "end", "1")
-    desk.ok("pause", "--role", "gamma", "--reason", "x")
-    desk.ok("resume", "--role", "gamma")
-    meeting = str(desk.json("meeting", "call", "--by", "alpha", "--agenda", "plan",
-                            "--attendees", "beta")["meeting_id"])  # fmt: skip
-    desk.ok("meeting", "check-in", meeting, "--role", "beta")
-    desk.ok("meeting", "send", meeting, "--role", "alpha", "--body", "ok?", "--kind", "question")
-    desk.ok("meeting", "propose-end", meeting, "--role", "alpha", "--resolution", "done")
-    desk.ok("session", "handoff", "--role", "gamma", "--note", "x")
-    desk.json("tick", "--execute")
-    desk.advance(minutes=2)
-    desk.monkeypatch.setenv("DESKD_NOW", desk.now_iso)
+
+    def more(meeting: str) -> None:
+        desk.ok("page", "--from", "gamma", "--title", "need a human")
+        desk.ok("silence", "add", "--role", "beta", "--for", "2h", "--reason", "x")
+        desk.ok("silence", "end", "1")
+        desk.ok("pause", "--role", "gamma", "--reason", "x")
+        desk.ok("resume", "--role", "gamma")
+        desk.ok("meeting", "check-in", meeting, "--role", "beta")
+        desk.ok("meeting", "send", meeting, "--role", "alpha", "--body", "ok?", "--kind",
+                "question")  # fmt: skip
+        desk.ok("meeting", "propose-end", meeting, "--role", "alpha", "--resolution", "done")
+
+    busy_desk(desk, more)
     grow_history(desk)
 
 
@@ -253,7 +232,7 @@ def test_the_snapshot_board_hook_and_tick_read_only_live_rows(
     from deskd.service.engine.tick import run_tick
     from deskd.service.ops.board import board
 
-    busy_desk(desk)
+    long_desk(desk)
     ctx = open_context()
     conn = desk.db()
     try:

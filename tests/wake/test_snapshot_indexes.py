@@ -3,7 +3,7 @@ rows through indexes: its cost follows live rows, not history.
 
 A plan line ``SCAN t`` reads all of ``t``; ``SCAN t USING [COVERING] INDEX i`` reads all of
 ``i``, which for a history table is as long as the history (``current_sessions`` did this:
-85 ms at 100k session rows) unless ``i`` is a partial index over live rows only (LIVE below:
+85 ms at 100k session rows) unless ``i`` is a partial index over live rows only (``LIVE``, in tests/desk_history.py:
 a partial index such as ``launched_at IS NOT NULL`` grows with history all the same).
 Every other scan is refused on every table but the desk's own small ones.
 """
@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from conftest import Desk
+from desk_history import LIVE, busy_desk
 from deskd.service.desk.context import DeskContext, open_context
 from deskd.service.engine.snapshot import load_snapshot
 
@@ -29,17 +30,6 @@ SMALL = {"roles", "meta", "sqlite_sequence", "r", "hosts"}
 # The plans read here are SQLite's (EXPLAIN QUERY PLAN); PostgreSQL plans by statistics,
 # so its counterpart (tests/ops/test_plans_postgresql.py) first grows a long history.
 pytestmark = pytest.mark.sqlite_only
-
-
-# Partial indexes whose rows are live state (unread, pending, open, active, in flight): a
-# scan of one reads no history. A new index joins this list only if its condition says so.
-LIVE = {
-    "items_unread", "items_dedup_live", "attempts_live_key", "attempts_in_flight",
-    "pages_open", "pages_due", "pages_unsettled", "hooks_due", "pauses_live", "silences_live",
-    "tasks_open", "sessions_live", "sessions_role_live", "meetings_live",
-    "meetings_open_agenda", "meeting_obligations_open", "meeting_proposals_open",
-    "attempts_handed",
-}  # fmt: skip
 
 
 def test_every_live_index_is_partial(desk: Desk) -> None:
@@ -86,26 +76,6 @@ def traced(ctx: DeskContext) -> Iterator[list[str]]:
         yield statements
     finally:
         ctx.conn.set_trace_callback(None)
-
-
-def busy_desk(desk: Desk) -> None:
-    """Live rows of every kind the tick reads, and some history beside them."""
-    desk.ok("inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "x",
-            "--priority", "urgent")  # fmt: skip
-    desk.ok("inbox", "enqueue", "--for", "beta", "--source", "alert", "--title", "old")
-    desk.ok("inbox", "ack", "--for", "beta", "--id", "2")
-    desk.ok("status", "set", "--role", "gamma", "--state", "resting", "--session-id", "g-1")
-    desk.ok("status", "set", "--role", "gamma", "--state", "working", "--session-id", "g-2")
-    desk.ok("heartbeat", "--role", "beta", "--session-id", "b-1")
-    desk.ok("task", "add", "open one", "--for", "alpha")
-    desk.ok("task", "add", "closed one", "--for", "beta")
-    desk.ok("task", "done", "2")
-    desk.ok("hook", "add", "--for", "beta", "--title", "check", "--every", "1h")
-    desk.ok("meeting", "call", "--by", "alpha", "--agenda", "plan", "--attendees", "beta")
-    desk.ok("session", "handoff", "--role", "gamma", "--note", "x")
-    desk.json("tick", "--execute")
-    desk.advance(minutes=2)
-    desk.monkeypatch.setenv("DESKD_NOW", desk.now_iso)
 
 
 def check(desk: Desk, work: Callable[[DeskContext], Any]) -> None:
