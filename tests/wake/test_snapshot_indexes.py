@@ -3,8 +3,9 @@ rows through indexes: its cost follows live rows, not history.
 
 A plan line ``SCAN t`` reads all of ``t``; ``SCAN t USING [COVERING] INDEX i`` reads all of
 ``i``, which for a history table is as long as the history (``current_sessions`` did this:
-85 ms at 100k session rows) unless ``i`` is a partial index over live rows only (``LIVE``, in tests/desk_history.py:
-a partial index such as ``launched_at IS NOT NULL`` grows with history all the same).
+85 ms at 100k session rows) unless ``i`` is a partial index over live rows only (``LIVE`` in
+tests/desk_history.py: a partial index such as ``launched_at IS NOT NULL`` grows with history
+all the same).
 Every other scan is refused on every table but the desk's own small ones.
 """
 
