@@ -24,7 +24,7 @@ from deskd.store.events import add_event
 from deskd.store.routing import mark_item_routed
 
 if TYPE_CHECKING:
-    from deskd.service.desk.new_item import NewItem as NewItem
+    from deskd.service.desk.new_item import NewItem
     from deskd.store.records.items import Item
 
 MAX_TITLE = 500
@@ -264,13 +264,3 @@ def _ledger_pages(
         if len(rows) < page:
             return
         before = int(rows[-1].id)
-
-
-def __getattr__(name: str) -> object:
-    """``NewItem`` named from here, where it used to live: its module is imported on first
-    use (PEP 562), so the commands that only read the inbox do not build it."""
-    if name == "NewItem":
-        from deskd.service.desk.new_item import NewItem
-
-        return NewItem
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
