@@ -15,10 +15,11 @@ from tier import (  # noqa: F401
     HANG_TIMEOUT_S,
     KINDS,
     Real,
+    assert_timed_out_after_a_model_call,
     dump_requests,
     installed_bin,
-    reached,
     real_desk,
+    waits_it_out,
 )
 
 from conftest import urgent
@@ -86,15 +87,11 @@ def test_usage_limit_parks_the_role_until_the_reset_with_one_page(real: Real) ->
     # The CLIs see the reset on the real clock (Codex prints only its time of day), deskd
     # reads it against the pinned one: two hours past the later of both holds either way.
     real.api.reset_at = max(int(time.time()), real.desk.now_ms // 1000) + 7200
-    if real.kind == "opencode":
-        # OpenCode waits out a 429 by itself (retry-after), printing nothing: only deskd's
-        # timeout ends the run, a transient failure.
-        real.configure(timeout_s=HANG_TIMEOUT_S["opencode"])
+    waits = waits_it_out(real)  # OpenCode waits out a 429 by itself (retry-after)
     urgent(real.desk)
     failed = real.launched(real.tick())
-    if real.kind == "opencode":
-        assert (failed["launch_status"], failed["failure_class"]) == ("timed_out", "transient")
-        assert real.api.model_calls(), reached(real)  # it was refused, then waited
+    if waits:
+        assert_timed_out_after_a_model_call(real, failed)  # it was refused, then waited
         return
     assert (failed["launch_status"], failed["failure_class"]) == ("failed", "usage_limit"), failed
     assert failed["hold_until"] > real.desk.now_ms, failed
@@ -111,14 +108,11 @@ def test_usage_limit_parks_the_role_until_the_reset_with_one_page(real: Real) ->
 @each_cli
 def test_overloaded_is_retried_inside_the_rung_in_the_same_session(real: Real) -> None:
     real.api.mode = "529"
-    if real.kind == "opencode":
-        # OpenCode retries an overload by itself, like a 429
-        real.configure(timeout_s=HANG_TIMEOUT_S["opencode"])
+    waits = waits_it_out(real)  # OpenCode retries an overload by itself, like a 429
     urgent(real.desk)
     failed = real.launched(real.tick())
-    if real.kind == "opencode":
-        assert (failed["launch_status"], failed["failure_class"]) == ("timed_out", "transient")
-        assert real.api.model_calls(), reached(real)  # it was refused, then retried
+    if waits:
+        assert_timed_out_after_a_model_call(real, failed)  # it was refused, then retried
         return
     assert (failed["launch_status"], failed["failure_class"]) == ("failed", "transient"), (
         failed["launch_detail"],
@@ -138,9 +132,7 @@ def test_a_hung_model_call_times_out(real: Real) -> None:
     real.configure(timeout_s=HANG_TIMEOUT_S[real.kind])
     urgent(real.desk)
     failed = real.launched(real.tick())
-    assert (failed["launch_status"], failed["failure_class"]) == ("timed_out", "transient")
-    # The kill came while the model call hung, not while the CLI was still starting.
-    assert real.api.model_calls(), reached(real)
+    assert_timed_out_after_a_model_call(real, failed)  # while the model call hung
     assert failed["launch_runs"] == 1  # a hang is not retried inside the rung
     assert failed["launch_detail"] == "timed out before any model turn"
 

@@ -128,10 +128,23 @@ def real_desk(
         yield r
 
 
-def reached(real: Real) -> str:
-    """For the timeout tests' assertion: why a kill before any model call proves nothing."""
+def waits_it_out(real: Real) -> bool:
+    """OpenCode retries a usage limit or an overload by itself, without end and printing
+    nothing, so only deskd's timeout ends its run: aim that timeout at the waits (True)."""
+    if real.kind != "opencode":
+        return False
+    real.configure(timeout_s=HANG_TIMEOUT_S[real.kind])
+    return True
+
+
+def assert_timed_out_after_a_model_call(real: Real, failed: dict[str, Any]) -> None:
+    """deskd's timeout ended the run — a transient failure — while the CLI was at its model
+    call, not while it was still starting (a kill then would prove nothing)."""
+    assert (failed["launch_status"], failed["failure_class"]) == ("timed_out", "transient")
     timeout = HANG_TIMEOUT_S[real.kind]
-    return f"{real.kind} never reached the stand-in before deskd's {timeout}s timeout killed it"
+    assert real.api.model_calls(), (
+        f"{real.kind} never reached the stand-in before deskd's {timeout}s timeout killed it"
+    )
 
 
 def dump_requests(api: StandIn) -> str:
