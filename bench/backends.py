@@ -142,14 +142,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
-    cluster = None
-    url = os.environ.get("DESKD_BENCH_PG_URL")
-    if not url:
-        from deskd.sim.pgcluster import Cluster
+    from deskd.sim.pgcluster import server
 
-        cluster = Cluster().start()
-        url = cluster.url()
-    try:
+    with server(os.environ.get("DESKD_BENCH_PG_URL")) as url:
         ticked: dict[str, dict[str, float]] = {}
         forms: list[Form] = []
         with tempfile.TemporaryDirectory() as tmp:
@@ -178,9 +173,6 @@ def main() -> None:
             print(
                 f"  {label:<28} {cells.get('sqlite', '-'):>16}  {cells.get('postgresql', '-'):>16}"
             )
-    finally:
-        if cluster is not None:
-            cluster.stop()
 
 
 if __name__ == "__main__":

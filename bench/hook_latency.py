@@ -267,43 +267,37 @@ def main_postgresql(runs: int) -> int:
     """The same desk in PostgreSQL: the console script against the psycopg floor."""
     from interleave import Form, interleave, print_table, report
 
-    from deskd.sim.pgcluster import Cluster
+    from deskd.sim.pgcluster import server
 
     console = Path(sys.executable).parent / "deskd-session-hook"
     python = interpreter_of(console)
     payload = json.dumps(dict(json.loads(FIXTURE.read_text(encoding="utf-8")), session_id="S"))
-    cluster = None
-    url = os.environ.get("DESKD_BENCH_PG_URL")
-    if not url:
-        cluster = Cluster().start()
-        url = cluster.url()
-    try:
-        with tempfile.TemporaryDirectory(prefix="deskd-hook-bench-") as tmp:
-            home = Path(tmp) / "desk"
-            home.mkdir()
-            env = bench_env(home, make_desk(home, url))
-            floor = Path(tmp) / "floor.py"
-            floor.write_text(PG_FLOOR, encoding="utf-8")
-            floor_exit = Path(tmp) / "floor_exit.py"
-            floor_exit.write_text(PG_FLOOR + "os._exit(0)\n", encoding="utf-8")
-            # Once by hand, output checked: the hook surfaces the queue with a cut.
-            timed([str(console)], payload.replace('"S"', '"check"').encode(), env, True)
-            stdin = payload.replace('"S"', '"bench-{n}"').encode()  # a new session each run
-            forms = [
-                Form("console", [str(console)], env, stdin),
-                Form("floor", [python, str(floor)], env, stdin),
-                Form("floor+exit", [python, str(floor_exit)], env, stdin),
-                Form("import psycopg", [python, "-c", "import psycopg"], env),
-                Form("bare", [python, "-c", "pass"], env),
-            ]
-            figures = report(interleave(forms, runs), "floor")
-            if (home / "logs" / "hook.log").exists():
-                raise SystemExit(
-                    "the hook logged a problem:\n" + (home / "logs" / "hook.log").read_text()
-                )
-    finally:
-        if cluster is not None:
-            cluster.stop()
+    with (
+        server(os.environ.get("DESKD_BENCH_PG_URL")) as url,
+        tempfile.TemporaryDirectory(prefix="deskd-hook-bench-") as tmp,
+    ):
+        home = Path(tmp) / "desk"
+        home.mkdir()
+        env = bench_env(home, make_desk(home, url))
+        floor = Path(tmp) / "floor.py"
+        floor.write_text(PG_FLOOR, encoding="utf-8")
+        floor_exit = Path(tmp) / "floor_exit.py"
+        floor_exit.write_text(PG_FLOOR + "os._exit(0)\n", encoding="utf-8")
+        # Once by hand, output checked: the hook surfaces the queue with a cut.
+        timed([str(console)], payload.replace('"S"', '"check"').encode(), env, True)
+        stdin = payload.replace('"S"', '"bench-{n}"').encode()  # a new session each run
+        forms = [
+            Form("console", [str(console)], env, stdin),
+            Form("floor", [python, str(floor)], env, stdin),
+            Form("floor+exit", [python, str(floor_exit)], env, stdin),
+            Form("import psycopg", [python, "-c", "import psycopg"], env),
+            Form("bare", [python, "-c", "pass"], env),
+        ]
+        figures = report(interleave(forms, runs), "floor")
+        if (home / "logs" / "hook.log").exists():
+            raise SystemExit(
+                "the hook logged a problem:\n" + (home / "logs" / "hook.log").read_text()
+            )
     print(f"interpreter: {python} (Python {sys.version.split()[0]}), {runs} rounds")
     print("PostgreSQL: PostToolUse fixture, fresh session_id per run, 50 queued items")
     print_table(figures, "floor")

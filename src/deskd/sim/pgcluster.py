@@ -15,6 +15,8 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 USER = "deskd"
@@ -97,3 +99,17 @@ class Cluster:
         except (OSError, subprocess.SubprocessError) as exc:
             detail = getattr(exc, "stderr", None) or str(exc)
             raise ClusterUnavailable(f"{program} failed: {detail.strip()[-300:]}") from None
+
+
+@contextmanager
+def server(url: str | None = None) -> Iterator[str]:
+    """An admin URL for the block: ``url`` when one is given (a server someone runs, e.g.
+    ``DESKD_BENCH_PG_URL``), else a throwaway cluster started now and stopped after it."""
+    if url:
+        yield url
+        return
+    cluster = Cluster().start()
+    try:
+        yield cluster.url()
+    finally:
+        cluster.stop()
