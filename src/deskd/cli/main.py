@@ -4,6 +4,7 @@ single command import only what they use (no apprise, fastapi or croniter unless
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from typing import Any
 
@@ -45,6 +46,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "meeting": ("deskd.cli.meeting", "meeting"),
     "serve": ("deskd.cli.serve", "serve"),
     "supervisor": ("deskd.cli.supervisor", "supervisor"),
+    "completion": ("deskd.cli.completion", "completion"),
 }
 
 
@@ -82,4 +84,8 @@ def cli() -> None:
 
 
 def main(argv: list[str] | None = None) -> Any:
+    if "_DESKD_COMPLETE" in os.environ:  # the shell asks for completions (deskd completion)
+        from deskd.cli.completion import attach
+
+        attach(cli)
     return cli.main(args=argv if argv is not None else sys.argv[1:], prog_name="deskd")

@@ -1,0 +1,196 @@
+"""Shell completion: ``deskd completion bash|zsh|fish`` prints click's script, and values
+(role names, capabilities, open meeting and task ids, channels, …) come from the desk.
+
+The values are attached here, by parameter name, instead of on each of the hundred option
+declarations: one table says that every ``--role``/``--for``/``--to`` completes with role
+names. ``attach`` runs only when the shell asks for completions (``_DESKD_COMPLETE`` is set),
+so an ordinary command pays nothing for it, and the fast dispatch never sees such a line
+(the shell's words travel in the environment, not in argv).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import click
+from click.shell_completion import CompletionItem, get_completion_class
+
+COMPLETE_VAR = "_DESKD_COMPLETE"
+SHELLS = ("bash", "zsh", "fish")
+
+Source = Callable[[Any], list[tuple[str, str]]]
+"""A desk context -> (value, help) pairs."""
+
+
+def _roles(ctx: Any) -> list[tuple[str, str]]:
+    return [(name, ctx.desk.roles[name].title or "") for name in ctx.desk.enabled_roles]
+
+
+def _capabilities(ctx: Any) -> list[tuple[str, str]]:
+    found: dict[str, list[str]] = {}
+    for name in ctx.desk.enabled_roles:
+        for capability in ctx.desk.roles[name].capabilities or ():
+            found.setdefault(capability, []).append(name)
+    return [(cap, ", ".join(roles)) for cap, roles in sorted(found.items())]
+
+
+def _channels(ctx: Any) -> list[tuple[str, str]]:
+    return [(c.name, "") for c in ctx.desk.data.channels or ()]
+
+
+def _sources(ctx: Any) -> list[tuple[str, str]]:
+    return [(s, "") for s in ctx.desk.section.inbox_sources or ()]
+
+
+def _meetings(ctx: Any) -> list[tuple[str, str]]:
+    from deskd.store.meetings import live_meetings
+
+    return [(str(m.id), m.agenda) for m in live_meetings(ctx.conn)]
+
+
+def _tasks(ctx: Any) -> list[tuple[str, str]]:
+    from deskd.store.tasks import open_tasks
+
+    return [(str(t.id), f"{t.role}: {t.title}") for t in open_tasks(ctx.conn)]
+
+
+def _hooks(ctx: Any) -> list[tuple[str, str]]:
+    from deskd.store.hooks import list_hooks
+
+    hooks = list_hooks(ctx.conn, owner=None, include_closed=False)
+    return [(str(h.id), f"{h.owner}: {h.title}") for h in hooks]
+
+
+def _silences(ctx: Any) -> list[tuple[str, str]]:
+    from deskd.store.silences import live_silences
+
+    return [(str(s.id), f"{s.role}: {s.reason}") for s in live_silences(ctx.conn, now=ctx.now)]
+
+
+def _timezones(_ctx: Any) -> list[tuple[str, str]]:
+    import zoneinfo
+
+    return [(zone, "") for zone in sorted(zoneinfo.available_timezones())]
+
+
+# Parameter name -> where its values come from. A parameter with its own completion (a
+# click.Choice such as --priority) keeps it.
+BY_NAME: dict[str, Source] = {
+    "role": _roles,
+    "owner": _roles,
+    "sender": _roles,
+    "to": _roles,
+    "attendees": _roles,
+    "capability": _capabilities,
+    "source": _sources,
+    "meeting_id": _meetings,
+    "task_id": _tasks,
+    "hook_id": _hooks,
+    "silence_id": _silences,
+    "tz": _timezones,
+}
+# (command path, parameter name) -> source, where a parameter's name alone is too generic.
+BY_COMMAND: dict[tuple[str, ...], dict[str, Source]] = {
+    ("channels", "test"): {"name": _channels},
+}
+
+
+def source_for(path: tuple[str, ...], param: click.Parameter) -> Source | None:
+    """Where ``param`` of the command at ``path`` takes its values from, or None."""
+    by_command = BY_COMMAND.get(path, {})
+    name = param.name or ""
+    return by_command.get(name) or BY_NAME.get(name)
+
+
+@contextmanager
+def _quiet_context() -> Iterator[Any]:
+    from deskd.service.desk.context import open_context
+
+    ctx = open_context()
+    try:
+        yield ctx
+    finally:
+        ctx.close()
+
+
+def desk_values(source: Source, incomplete: str) -> list[CompletionItem]:
+    """The desk's values from ``source`` that start with ``incomplete``; none when the desk
+    cannot be read: a completion never prints an error into the user's prompt."""
+    try:
+        with _quiet_context() as ctx:
+            pairs = source(ctx)
+    except Exception:  # any failure means "nothing to offer", never a traceback at the prompt
+        return []
+    # A comma-separated list (--attendees alpha,be<TAB>) completes its last element.
+    head, _, last = incomplete.rpartition(",")
+    prefix = f"{head}," if head else ""
+    return [
+        CompletionItem(prefix + value, help=text or None)
+        for value, text in pairs
+        if value.startswith(last)
+    ]
+
+
+def attach(group: click.Group) -> None:
+    """Give every parameter in ``group``'s tree that names desk values its completion."""
+    ctx = click.Context(group)
+    _attach(group, (), ctx)
+
+
+def _attach(command: click.Command, path: tuple[str, ...], ctx: click.Context) -> None:
+    if isinstance(command, click.Group):
+        for name in command.list_commands(ctx):
+            sub = command.get_command(ctx, name)
+            if sub is not None and not sub.hidden:
+                _attach(sub, (*path, name), ctx)
+        return
+    for param in command.params:
+        source = source_for(path, param)
+        if source is None or isinstance(param.type, click.Choice):
+            continue
+        # The instance's shell_complete shadows the class's: what click calls for this
+        # parameter's values, as a shell_complete= declaration would.
+        param.shell_complete = _completer(source)  # type: ignore[method-assign,assignment]
+
+
+def _completer(source: Source) -> Callable[[click.Context, str], list[CompletionItem]]:
+    def complete(_ctx: click.Context, incomplete: str) -> list[CompletionItem]:
+        return desk_values(source, incomplete)
+
+    return complete
+
+
+def script(group: click.Group, shell: str) -> str:
+    """The completion script for ``shell``, the one click's ``_DESKD_COMPLETE=<shell>_source``
+    prints."""
+    cls = get_completion_class(shell)
+    if cls is None:  # click.Choice already refused anything else
+        raise click.BadParameter(f"{shell!r} is not one of {', '.join(SHELLS)}")
+    return cls(group, {}, "deskd", COMPLETE_VAR).source()
+
+
+def requested() -> bool:
+    """Whether the shell is asking for completions (click's protocol)."""
+    return COMPLETE_VAR in os.environ
+
+
+@click.command("completion")
+@click.argument("shell", type=click.Choice(SHELLS))
+def completion(shell: str) -> None:
+    """Print the completion script for SHELL (bash, zsh or fish).
+
+    \b
+    Examples (install it once):
+      bash:  deskd completion bash > ~/.local/share/bash-completion/completions/deskd
+      zsh:   deskd completion zsh > "${fpath[1]}/_deskd"
+      fish:  deskd completion fish > ~/.config/fish/completions/deskd.fish
+    Commands and options complete, and so do the desk's values: role names,
+    capabilities, inbox sources, open meeting, task, wake hook and silence ids, channel
+    names and time zones (read from the desk in DESKD_HOME when you press TAB).
+    """
+    from deskd.cli.main import cli
+
+    click.echo(script(cli, shell), nl=False)
