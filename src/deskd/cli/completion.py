@@ -180,10 +180,10 @@ def requested() -> bool:
 @click.command("completion")
 @click.argument("shell", type=click.Choice(SHELLS))
 def completion(shell: str) -> None:
-    """Print the completion script for SHELL (bash, zsh or fish).
+    """Print the completion script for SHELL (bash, zsh or fish); install it once.
 
     \b
-    Examples (install it once):
+    Examples:
       bash:  deskd completion bash > ~/.local/share/bash-completion/completions/deskd
       zsh:   deskd completion zsh > "${fpath[1]}/_deskd"
       fish:  deskd completion fish > ~/.config/fish/completions/deskd.fish
