@@ -151,14 +151,18 @@ class Desk:
             with try_lock(self.home / "run" / f"{name}.lock"):
                 yield
             return
+        import os
+
+        from deskd.adapters.lease_owner import me
         from deskd.store import locks
 
         conn = self.db()
-        assert locks.try_hold(conn, name)
+        token = int.from_bytes(os.urandom(7), "big")
+        assert locks.take(conn, name, owner=me("elsewhere"), token=token, ttl_ms=600_000)
         try:
             yield
         finally:
-            locks.release(conn, name)
+            locks.release(conn, name, token=token)
 
     def close(self) -> None:
         for conn in self._opened:

@@ -167,6 +167,19 @@ def database_unavailable(path: object, exc: BaseException) -> Unavailable:
     return Unavailable(f"database {path}: {reason} ({DOCTOR_ADVICE})")
 
 
+class LeaseLost(Unavailable):
+    """A holder's lock was taken over (it was seen gone): its writes must stop."""
+
+    code = "lease_lost"
+
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f"the database's {name} lock is no longer this process's (it lapsed, and a tick "
+            "took it as gone): nothing more is written by it"
+        )
+        self.name = name
+
+
 class DatabaseGone(Unavailable):
     """The desk had a database and it is gone or empty: never recreated behind anyone's back."""
 

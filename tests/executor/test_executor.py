@@ -230,7 +230,9 @@ def test_an_executor_killed_mid_run_is_healed_by_the_next_tick(desk: Desk, fake:
 
 def test_a_launch_planned_but_never_started_is_restarted(desk: Desk, fake: Path) -> None:
     urgent(desk)
-    desk.json("tick", "--execute")  # under tests/executor the launcher is real
+    # Under tests/executor the launcher is real; --wait, so no executor of this first launch
+    # is still running when the restarted one is (it would outlive the test).
+    desk.json("tick", "--execute", "--wait")
     with desk.db() as conn:  # as if the tick was killed between recording and launching
         conn.execute("UPDATE attempts SET launch_status = 'planned', launched_at = NULL")
     desk.advance(minutes=2)

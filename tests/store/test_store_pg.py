@@ -1,6 +1,5 @@
 """The PostgreSQL backend's own promises: the statement rewrite, the connection adapter's
-transactions and errors, migrations once under an advisory lock, locks that die with their
-process, `deskd doctor` and `deskd migrate-db` on a real server."""
+transactions and errors, migrations once under an advisory lock, lease locks that no connection holds, `deskd doctor` and `deskd migrate-db` on a real server."""
 
 from __future__ import annotations
 
@@ -178,9 +177,11 @@ def test_a_writer_waits_for_the_write_lock_then_gives_up(pg_database: str) -> No
     waiter.close()
 
 
-def test_connection_settings_travel_with_the_connect_and_keep_the_urls_own(
+def test_the_busy_timeout_is_the_write_transactions_own_and_the_urls_options_are_kept(
     pg_database: str,
 ) -> None:
+    """No session state (a pooler in transaction mode shares the server connection): the
+    lock timeout is set inside each write transaction, and nothing outlives it."""
     from deskd.store.db import DatabaseMissing
 
     with pytest.raises(DatabaseMissing):  # never set up: refused, and left so
@@ -188,37 +189,66 @@ def test_connection_settings_travel_with_the_connect_and_keep_the_urls_own(
     sep = "&" if "?" in pg_database else "?"
     conn = connect(f"{pg_database}{sep}options=-c%20work_mem%3D7MB", busy_ms=1234)
     raw = conn.raw_execute  # type: ignore[attr-defined]
-    assert raw("SHOW lock_timeout").fetchone()[0] == "1234ms"
+    default = raw("SHOW lock_timeout").fetchone()[0]
+    assert default != "1234ms"
+    with transaction(conn):
+        assert raw("SHOW lock_timeout").fetchone()[0] == "1234ms"
+    assert raw("SHOW lock_timeout").fetchone()[0] == default
     assert raw("SHOW work_mem").fetchone()[0] == "7MB"
     conn.close()
     connect(pg_database, create=False).close()  # set up by the open above
 
 
-def test_a_lock_dies_with_the_process_that_held_it(pg_database: str) -> None:
+def test_a_lease_is_refused_while_live_and_freed_when_its_process_dies(pg_database: str) -> None:
+    """A lease held by a process is refused to others; once that process is gone (kill -9),
+    a holder on the same machine is seen gone at once, without waiting for the lapse."""
+    from deskd.adapters.lease_owner import gone, me
     from deskd.store import locks
 
+    connect(pg_database).close()  # migrated
     code = (
         "import sys, time; from deskd.store.db import connect; from deskd.store import locks; "
-        f"c = connect({pg_database!r}); assert locks.try_hold(c, 'role-alpha'); "
+        "from deskd.adapters.lease_owner import me; "
+        f"c = connect({pg_database!r}); "
+        "assert locks.take(c, 'role-alpha', owner=me('h1'), token=7, ttl_ms=600000); "
         "print('held', flush=True); time.sleep(60)"
     )
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
         observer = connect(pg_database)
-        assert locks.is_held(observer, "role-alpha") and not locks.try_hold(observer, "role-alpha")
-        assert not locks.is_held(observer, "role-beta")
+        found = locks.holder(observer, "role-alpha")
+        assert found is not None and found.token == 7 and not gone(found.owner)
+        assert not locks.take(observer, "role-alpha", owner=me("h2"), token=8, ttl_ms=60_000)
+        assert locks.holder(observer, "role-beta") is None
     finally:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
-    for _ in range(100):
-        if not locks.is_held(observer, "role-alpha"):
-            break
-        import time
-
-        time.sleep(0.02)
-    assert locks.try_hold(observer, "role-alpha")
+    assert gone(found.owner)
+    assert locks.replace(observer, "role-alpha", dead=7, owner=me("h2"), token=8, ttl_ms=60_000)
+    # A second taker that also saw the holder gone loses: the lease changed hands once.
+    assert not locks.replace(observer, "role-alpha", dead=7, owner=me("h3"), token=9, ttl_ms=60_000)
+    assert locks.holds(observer, "role-alpha", token=8)
+    assert not locks.holds(observer, "role-alpha", token=7)
     observer.close()
+
+
+def test_a_lapsed_lease_can_be_taken_and_its_holder_is_fenced(pg_database: str) -> None:
+    from deskd.store import locks
+
+    conn = connect(pg_database)
+    assert locks.take(conn, "tick", owner="h1 other-machine 1 1", token=1, ttl_ms=-1)
+    assert locks.holder(conn, "tick") is None  # lapsed: nobody holds it
+    assert locks.holds(conn, "tick", token=1)  # ... but nobody took it over yet
+    assert locks.take(conn, "tick", owner="h2 other-machine 2 2", token=2, ttl_ms=60_000)
+    assert not locks.holds(conn, "tick", token=1)
+    assert not locks.renew(conn, "tick", token=1, ttl_ms=60_000)
+    assert locks.renew(conn, "tick", token=2, ttl_ms=60_000)
+    locks.release(conn, "tick", token=1)  # not the holder's: nothing happens
+    assert locks.holder(conn, "tick") is not None
+    locks.release(conn, "tick", token=2)
+    assert locks.holder(conn, "tick") is None
+    conn.close()
 
 
 @pytest.mark.sqlite_only  # the desk fixture's own database is not used: pg_database is
@@ -228,10 +258,12 @@ def test_doctor_checks_connection_server_schema_and_locks(desk: Desk, pg_databas
     checks = {c["name"]: c for c in json.loads(out.stdout)["checks"]}
     assert checks["database"]["level"] == "ok" and checks["server"]["level"] == "ok"
     assert checks["schema"]["level"] == "warn"  # nothing set it up yet
-    assert checks["locks"]["level"] == "ok", checks["locks"]
+    assert checks["locks"]["level"] == "warn", checks["locks"]  # no leases table yet
+    assert checks["pooler"]["level"] == "ok", checks["pooler"]
     desk.ok("inbox", "list", "--for", "alpha")
     checks = {c["name"]: c for c in json.loads(desk.run("doctor", "--json").stdout)["checks"]}
     assert checks["schema"]["level"] == "ok"
+    assert checks["locks"]["level"] == "ok", checks["locks"]
     gone = pg_database.rsplit("/", 1)[0] + "/no_such_database?" + pg_database.split("?", 1)[1]
     out = desk.run("doctor", "--json", DESKD_DB=gone)
     assert out.exit_code == 1

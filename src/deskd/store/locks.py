@@ -1,33 +1,50 @@
-"""Locks that span hosts: PostgreSQL session-level advisory locks on one connection.
+"""Locks that span hosts: lease rows in a PostgreSQL desk's ``leases`` table.
 
 A SQLite desk lives on one machine and keeps its lock files under ``run/``
 (``adapters/locks.py``); a PostgreSQL desk's ticks and executors run on several hosts, so
-its tick lock and role locks live in the server. Each is held by the connection that took
-it, for as long as that connection lives: a process that dies (``kill -9``, a crash, a host
-whose TCP keepalives stop answering) loses its connection and so its locks, exactly as the
-kernel drops a dead process's file lock. Keys are (deskd's lock class, a stable 31-bit hash
-of the lock's name), so they never meet another application's advisory locks.
+its tick lock and role locks live in the server — as rows, not as locks held by a
+connection. A lock held by a connection (a session advisory lock) costs one server
+connection for as long as it is held, a whole agent run for a role lock, and breaks behind a
+pooler in transaction mode, which hands the connection to someone else between
+transactions. A lease needs no connection between its statements:
+
+- ``take`` writes the row when there is none or the last one lapsed (``expires_at`` is the
+  server's clock, so hosts whose clocks disagree still agree on it), with a new ``token``;
+- the holder ``renew``\\s it well within its time to live, and ``release``\\s it at the end;
+- a holder that died stops renewing, and its lease lapses; ``replace`` takes over the lease
+  of a holder known dead before that (a process gone on this machine), by its token, so two
+  tickers that both saw it dead take it over once;
+- ``holds`` is the fencing check: a holder's writes check, in their transaction, that the
+  lease is still theirs.
+
+Every statement is one autocommit round trip in PostgreSQL's own dialect.
 """
 
 from __future__ import annotations
 
 import sqlite3
-import zlib
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from deskd.store.db import dialect
 
 if TYPE_CHECKING:
     from deskd.store.pg import PgConnection
 
+SERVER_NOW = "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT"
+"""The server's clock in Unix milliseconds: one clock for every host of the desk."""
+
+
+class Lease(NamedTuple):
+    """The live holder of a lock: who, with which token, lapsing when."""
+
+    owner: str
+    token: int
+    expires_at: int
+
 
 def in_database(conn: sqlite3.Connection) -> bool:
     """Whether this database keeps the desk's locks (PostgreSQL) or ``run/`` does (SQLite)."""
     return dialect(conn) == "postgresql"
-
-
-def lock_key(name: str) -> int:
-    return zlib.crc32(name.encode("utf-8")) & 0x7FFFFFFF
 
 
 def _pg(conn: sqlite3.Connection) -> PgConnection:
@@ -36,32 +53,77 @@ def _pg(conn: sqlite3.Connection) -> PgConnection:
     return cast("PgConnection", conn)
 
 
-def _keys(conn: sqlite3.Connection, name: str) -> str:
-    return f"{_pg(conn).lock_class}, {lock_key(name)}"
+def _run(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> Any:
+    return _pg(conn).raw_execute(sql, params)
 
 
-def try_hold(conn: sqlite3.Connection, name: str) -> bool:
-    """Take the lock ``name`` for this connection's life, without waiting; False when held
-    elsewhere. Re-taking a lock this connection holds succeeds (and must be released twice)."""
-    row = _raw(conn, f"SELECT pg_try_advisory_lock({_keys(conn, name)})").fetchone()
-    return bool(row[0])
-
-
-def release(conn: sqlite3.Connection, name: str) -> None:
-    _raw(conn, f"SELECT pg_advisory_unlock({_keys(conn, name)})")
-
-
-def is_held(conn: sqlite3.Connection, name: str) -> bool:
-    """Whether any connection to this database holds ``name`` now (takes nothing itself)."""
-    klass, key = _pg(conn).lock_class, lock_key(name)
-    row = _raw(
+def take(conn: sqlite3.Connection, name: str, *, owner: str, token: int, ttl_ms: int) -> bool:
+    """Write the lease ``name`` for ``owner`` with ``token`` when nobody holds it (no row, or
+    a lapsed one); False when a live lease is someone else's."""
+    cur = _run(
         conn,
-        "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted "
-        "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
-        f"AND classid = {klass} AND objid = {key} AND objsubid = 2)",
+        "INSERT INTO leases (name, owner, token, expires_at) "
+        f"VALUES (%s, %s, %s, {SERVER_NOW} + %s) "
+        "ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, token = EXCLUDED.token, "
+        "expires_at = EXCLUDED.expires_at "
+        f"WHERE leases.expires_at < {SERVER_NOW}",
+        (name, owner, token, ttl_ms),
+    )
+    return bool(cur.rowcount == 1)
+
+
+def replace(
+    conn: sqlite3.Connection, name: str, *, dead: int, owner: str, token: int, ttl_ms: int
+) -> bool:
+    """Take over the lease whose holder (token ``dead``) is known to be gone; False when it
+    changed hands meanwhile."""
+    cur = _run(
+        conn,
+        f"UPDATE leases SET owner = %s, token = %s, expires_at = {SERVER_NOW} + %s "
+        "WHERE name = %s AND token = %s",
+        (owner, token, ttl_ms, name, dead),
+    )
+    return bool(cur.rowcount == 1)
+
+
+def renew(conn: sqlite3.Connection, name: str, *, token: int, ttl_ms: int) -> bool:
+    """Push the lease's lapse ``ttl_ms`` past now; False when it is no longer this token's."""
+    cur = _run(
+        conn,
+        f"UPDATE leases SET expires_at = {SERVER_NOW} + %s WHERE name = %s AND token = %s",
+        (ttl_ms, name, token),
+    )
+    return bool(cur.rowcount == 1)
+
+
+def release(conn: sqlite3.Connection, name: str, *, token: int) -> None:
+    _run(conn, "DELETE FROM leases WHERE name = %s AND token = %s", (name, token))
+
+
+def holder(conn: sqlite3.Connection, name: str) -> Lease | None:
+    """The live (unlapsed) lease on ``name``, or None."""
+    row = _run(
+        conn,
+        f"SELECT owner, token, expires_at FROM leases WHERE name = %s "
+        f"AND expires_at >= {SERVER_NOW}",
+        (name,),
     ).fetchone()
-    return bool(row[0])
+    return None if row is None else Lease(str(row[0]), int(row[1]), int(row[2]))
 
 
-def _raw(conn: sqlite3.Connection, sql: str) -> Any:
-    return _pg(conn).raw_execute(sql)
+def holds(conn: sqlite3.Connection, name: str, *, token: int) -> bool:
+    """Whether the lease ``name`` is still ``token``'s (the fencing check; lapsed or not: a
+    lapsed lease nobody took over is still the holder's)."""
+    row = _run(
+        conn, "SELECT 1 FROM leases WHERE name = %s AND token = %s", (name, token)
+    ).fetchone()
+    return row is not None
+
+
+def reap(conn: sqlite3.Connection, name: str, *, dead: int | None) -> None:
+    """Remove the lease of a holder seen gone: the one with token ``dead``, or with None a
+    lapsed one."""
+    if dead is not None:
+        release(conn, name, token=dead)
+        return
+    _run(conn, f"DELETE FROM leases WHERE name = %s AND expires_at < {SERVER_NOW}", (name,))

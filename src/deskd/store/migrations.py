@@ -195,6 +195,7 @@ from deskd.store import (  # noqa: E402
     schema_console,
     schema_hosts,
     schema_launches,
+    schema_leases,
     schema_meetings,
     schema_pager,
     schema_routing,
@@ -217,6 +218,7 @@ MIGRATIONS: tuple[str, ...] = (
     schema_sessions_current.SQL,
     schema_launches.SQL,
     schema_hosts.SQL,
+    schema_leases.SQL,
 )
 """Index i holds the migration that takes the schema from version i to version i + 1."""
 

@@ -14,12 +14,13 @@ never loads for a SQLite desk. What the store relies on, and how it is kept here
   SQLite; a plain ``BEGIN`` (a point-in-time read) becomes ``REPEATABLE READ``;
 - errors surface as the ``sqlite3`` exception of the same meaning (``IntegrityError``,
   ``OperationalError``, …), the psycopg error kept as the cause, so callers handle one set;
-- a write that waits longer than ``busy_ms`` for the lock fails, as SQLite's busy timeout.
+- a write that waits longer than ``busy_ms`` for the lock fails, as SQLite's busy timeout;
+- nothing is kept on the server session between transactions, so a pooler in transaction
+  mode (PgBouncer) may hand the server connection to another client at each commit.
 """
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from collections.abc import Iterator, Sequence
 from decimal import Decimal
@@ -28,7 +29,6 @@ from typing import Any, cast
 
 import psycopg
 from psycopg import errors as pg_errors
-from psycopg.conninfo import conninfo_to_dict
 from psycopg.pq import TransactionStatus
 
 from deskd.store.pg_sql import translate
@@ -127,9 +127,10 @@ class PgConnection:
     dialect = "postgresql"
     lock_class = LOCK_CLASS
 
-    def __init__(self, raw: psycopg.Connection[Any], *, url: str) -> None:
+    def __init__(self, raw: psycopg.Connection[Any], *, url: str, busy_ms: int) -> None:
         self.raw = raw
         self.url = url
+        self.busy_ms = busy_ms
 
     @property
     def in_transaction(self) -> bool:
@@ -154,8 +155,13 @@ class PgConnection:
         """A write transaction waits for deskd's write lock; a read one reads one snapshot."""
         try:
             if write:
-                # One round trip: a client-side cursor sends both statements in one message.
-                self.raw.execute(f"BEGIN; SELECT pg_advisory_xact_lock({LOCK_CLASS}, {WRITE_LOCK})")
+                # One round trip: a client-side cursor sends the three statements in one
+                # message. The timeout is the transaction's own (SET LOCAL): nothing outlives
+                # it on a server connection a pooler shares.
+                self.raw.execute(
+                    f"BEGIN; SET LOCAL lock_timeout = {int(self.busy_ms)}; "
+                    f"SELECT pg_advisory_xact_lock({LOCK_CLASS}, {WRITE_LOCK})"
+                )
             else:
                 self.raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         except psycopg.Error as exc:
@@ -174,10 +180,11 @@ class PgConnection:
             raise _as_sqlite_error(exc) from exc
         return int(row[0]) if row is not None else 0
 
-    def raw_execute(self, sql: str) -> Any:
-        """A statement in PostgreSQL's own dialect (migrations, locks, the doctor)."""
+    def raw_execute(self, sql: str, params: Sequence[Any] | None = None) -> Any:
+        """A statement in PostgreSQL's own dialect, ``%s`` placeholders (migrations, leases,
+        the doctor)."""
         try:
-            return self.raw.execute(sql)
+            return self.raw.execute(sql, params)
         except psycopg.Error as exc:
             raise _as_sqlite_error(exc) from exc
 
@@ -191,24 +198,74 @@ class PgConnection:
         self.close()
 
 
-SESSION_SETTINGS = (
-    "-c tcp_keepalives_idle=30 -c tcp_keepalives_interval=10 -c tcp_keepalives_count=3"
+KEEPALIVES: dict[str, Any] = {
+    "keepalives": 1,
+    "keepalives_idle": 30,
+    "keepalives_interval": 10,
+    "keepalives_count": 3,
+}
+"""libpq's client-side TCP keepalives: a server that vanished (power off, cable out) fails
+this connection's next statement within about a minute instead of the kernel's two hours."""
+
+
+CONNECT_RETRY_S = 15.0
+"""How long opening a connection keeps trying while the server (or a pooler) has no slot
+free, is starting, or refuses the socket: a burst of agents at a full server waits its turn
+instead of failing its command."""
+
+_BUSY_STATES = frozenset({"53300", "57P03", "08000", "08001", "08004", "08006"})
+_BUSY_WORDS = (
+    "too many clients",
+    "connection slots are reserved",
+    "no more connections allowed",
+    "the database system is starting up",
+    "connection refused",
+    "server closed the connection unexpectedly",
 )
-"""Server settings every deskd connection starts with (besides ``lock_timeout``)."""
 
 
-def open_pg(url: str, *, busy_ms: int) -> PgConnection:
-    """Connect, with the busy timeout as ``lock_timeout`` and TCP keepalives on the server
-    side, so a host that vanishes (power off, cable out) loses its locks within about a
-    minute instead of the kernel's two hours.
+def busy_server(exc: BaseException) -> bool:
+    """Whether a failed connect is worth retrying: the server is full or restarting, not
+    refusing us (a wrong password or a missing database fails at once)."""
+    cause = exc.__cause__ if isinstance(exc, sqlite3.Error) else exc
+    if getattr(cause, "sqlstate", None) in _BUSY_STATES:
+        return True
+    text = str(cause).lower()
+    return any(word in text for word in _BUSY_WORDS)
 
-    The settings travel in the startup message (libpq's ``options``, after any the URL or
-    ``PGOPTIONS`` gives, so deskd's win): no round trip after connecting. The session hook
-    opens a connection on every tool call of every agent.
+
+def open_pg(url: str, *, busy_ms: int, retry_s: float = CONNECT_RETRY_S) -> PgConnection:
+    """Connect in autocommit mode, with nothing set on the server session.
+
+    No session state (no ``options`` startup parameter, no ``SET``, no session lock): a pooler
+    in transaction mode (PgBouncer) hands the server connection to someone else between
+    transactions, so the busy timeout is set inside each write transaction instead
+    (``SET LOCAL lock_timeout``, in the message that begins it). The session hook opens a
+    connection on every tool call of every agent: connecting is one round trip.
+
+    A server with no slot free is tried again with growing, jittered waits for ``retry_s``
+    (tenacity, imported only then); the last refusal is raised after that.
     """
-    settings = f"-c lock_timeout={int(busy_ms)}ms {SESSION_SETTINGS}"
     try:
-        given = conninfo_to_dict(url).get("options") or os.environ.get("PGOPTIONS")
+        return _open(url, busy_ms=busy_ms)
+    except sqlite3.OperationalError as exc:
+        if retry_s <= 0 or not busy_server(exc):
+            raise
+    from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random_exponential
+
+    for attempt in Retrying(
+        stop=stop_after_delay(retry_s),
+        wait=wait_random_exponential(multiplier=0.05, max=2.0),
+        retry=retry_if_exception(busy_server),
+        reraise=True,
+    ):
+        with attempt:
+            return _open(url, busy_ms=busy_ms)
+    raise AssertionError("unreachable: tenacity re-raises the last refusal")  # pragma: no cover
+
+
+def _open(url: str, *, busy_ms: int) -> PgConnection:
+    try:
         raw = psycopg.connect(
             url,
             autocommit=True,
@@ -216,11 +273,11 @@ def open_pg(url: str, *, busy_ms: int) -> PgConnection:
             row_factory=_row_factory,
             connect_timeout=max(2, busy_ms // 1000),
             application_name="deskd",
-            options=f"{given} {settings}" if given else settings,
+            **KEEPALIVES,
         )
     except psycopg.Error as exc:
         raise _as_sqlite_error(exc) from exc
-    return PgConnection(raw, url=url)
+    return PgConnection(raw, url=url, busy_ms=busy_ms)
 
 
 def connect_pg(url: str, *, busy_ms: int, create: bool, migrate: bool) -> sqlite3.Connection:

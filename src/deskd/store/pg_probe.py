@@ -7,50 +7,85 @@ import sqlite3
 from dataclasses import dataclass
 from typing import cast
 
-from deskd.store.pg import open_pg
+from deskd.store.pg import PgConnection, open_pg
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Probe:
-    """What ``deskd doctor`` learns from a PostgreSQL desk, writing nothing."""
+    """What ``deskd doctor`` learns from a PostgreSQL desk."""
 
     server_version: str
     server_version_num: int
     schema: int
     lock_round_trip: str | None
-    """None when a lock taken on one connection was seen, refused and freed on another."""
+    """None when a lease taken on one connection was seen, refused and freed on another (or
+    the schema is not set up yet: then ``schema`` is 0 and there is nothing to take)."""
+    pooler: str | None
+    """What sits between deskd and the server (a pooler or proxy), None when nothing does."""
+    pooler_problem: str | None
+    """Why that pooler cannot serve deskd, None when it can."""
 
 
 PROBE_LOCK = "doctor-probe"
 
 
 def probe(url: str, *, busy_ms: int = 2000) -> Probe:
-    """Connect twice: the server's version, the schema version, and a lock round trip (taken
-    here, seen held and refused there, released, seen free) on a lock no tick uses."""
-    from deskd.store import locks
+    """Connect twice: the server's version, the schema version, a lease round trip (taken
+    here, seen held and refused there, released, seen free) on a lock no tick uses, and
+    whether a pooler sits in between."""
     from deskd.store.pg_schema import schema_version
 
     first, second = open_pg(url, busy_ms=busy_ms), open_pg(url, busy_ms=busy_ms)
     try:
         version = str(first.raw_execute("SHOW server_version").fetchone()[0])
         number = int(first.raw_execute("SHOW server_version_num").fetchone()[0])
-        a, b = cast(sqlite3.Connection, first), cast(sqlite3.Connection, second)
-        problem = None
-        if not locks.try_hold(a, PROBE_LOCK):
-            problem = "another process holds the probe lock (a doctor running elsewhere?)"
-        else:
-            seen, refused = locks.is_held(b, PROBE_LOCK), not locks.try_hold(b, PROBE_LOCK)
-            locks.release(a, PROBE_LOCK)
-            if not (seen and refused):
-                problem = "a lock held on one connection was not seen from another"
-            elif locks.is_held(b, PROBE_LOCK):
-                problem = "a released lock still shows as held"
+        schema = schema_version(first)
+        pooler, pooler_problem = _pooler(first)
         return Probe(
             server_version=version,
             server_version_num=number,
-            schema=schema_version(first),
-            lock_round_trip=problem,
+            schema=schema,
+            lock_round_trip=_lease_round_trip(first, second) if schema else None,
+            pooler=pooler,
+            pooler_problem=pooler_problem,
         )
     finally:
         first.close()
         second.close()
+
+
+def _lease_round_trip(first: PgConnection, second: PgConnection) -> str | None:
+    from deskd.store import locks
+
+    a, b = cast(sqlite3.Connection, first), cast(sqlite3.Connection, second)
+    owner, token = "deskd-doctor", 1
+    if not locks.take(a, PROBE_LOCK, owner=owner, token=token, ttl_ms=10_000):
+        return "another process holds the probe lease (a doctor running elsewhere?)"
+    try:
+        seen = locks.holder(b, PROBE_LOCK)
+        refused = not locks.take(b, PROBE_LOCK, owner="other", token=2, ttl_ms=10_000)
+    finally:
+        locks.release(a, PROBE_LOCK, token=token)
+    if seen is None or seen.token != token or not refused:
+        return "a lease taken on one connection was not seen and refused on another"
+    if locks.holder(b, PROBE_LOCK) is not None:
+        return "a released lease still shows as held"
+    return None
+
+
+def _pooler(conn: PgConnection) -> tuple[str | None, str | None]:
+    """A pooler shows as a server process that is not the one the connection was told of at
+    start-up (PgBouncer answers the start-up itself); one in statement mode refuses a
+    transaction, which deskd needs."""
+    told = conn.raw.info.backend_pid
+    row = conn.raw_execute("SELECT pg_backend_pid()").fetchone()
+    if row is None or int(row[0]) == told:
+        return None, None
+    found = "a pooler sits between deskd and the server"
+    try:
+        conn.raw_execute("BEGIN; SELECT 1; COMMIT")
+    except sqlite3.Error as exc:
+        if conn.in_transaction:
+            conn.raw_execute("ROLLBACK")
+        return found, f"it refuses transactions ({exc}): use session or transaction pooling"
+    return found, None

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from deskd.adapters.clock import now_ms
 from deskd.desk_cache import load_desk
 from deskd.desk_view import Desk
-from deskd.errors import DatabaseGone, Unavailable, database_unavailable
+from deskd.errors import DatabaseGone, LeaseLost, Unavailable, database_unavailable
 from deskd.settings import Settings, load_settings
 from deskd.store.db import DatabaseLost, connect, transaction
 from deskd.store.migrations import SchemaTooNew
@@ -32,6 +32,12 @@ class DeskContext:
     now: int
     # Who acts for a person: ``operator`` at the shell, ``supervisor`` in the console.
     actor: str = "operator"
+    # Locks this unit of work holds as leases (name -> token, a PostgreSQL desk's): every
+    # write checks they are still its own, so a holder taken for dead writes nothing more.
+    fences: dict[str, int] = field(default_factory=dict)
+    # Close the connection after each write: an executor on a shared desk holds none while
+    # its agent runs (one server connection per running agent would cap the desk).
+    transient: bool = False
     _conn: sqlite3.Connection | None = field(default=None, repr=False)
 
     @property
@@ -63,10 +69,22 @@ class DeskContext:
 
         try:
             with transaction(self.conn) as conn:
+                if self.fences:
+                    self._check_fences(conn)
                 sync_roles(conn, self.desk, now=self.now)
                 yield conn
         except sqlite3.DatabaseError as exc:
             raise database_unavailable(self.settings.database_shown, exc) from None
+        finally:
+            if self.transient and self._conn is not None and not self._conn.in_transaction:
+                self.close()
+
+    def _check_fences(self, conn: sqlite3.Connection) -> None:
+        from deskd.store.locks import holds
+
+        for name, token in self.fences.items():
+            if not holds(conn, name, token=token):
+                raise LeaseLost(name)
 
     def close(self) -> None:
         if self._conn is not None:

@@ -77,6 +77,8 @@ def retry_policy(ctx: DeskContext, role: str) -> RetryPolicy:
 def run_launch(
     ctx: DeskContext, attempt_id: int, *, retry: RetryPolicy | None = None
 ) -> LaunchResult:
+    # On a shared desk an executor connects only to write: a run holds no server connection.
+    ctx.transient = ctx.settings.shared_database
     attempt = attempt_rows.get_attempt(ctx.conn, attempt_id)
     if attempt is None:
         raise LaunchRefused(attempt_id)

@@ -12,7 +12,8 @@ OLDEST_SERVER = 130000
 
 def postgres_checks(url: str) -> list[Check]:
     """A PostgreSQL desk: it connects, the server is recent enough, the schema is current,
-    and an advisory lock taken on one connection is seen and refused on another."""
+    a lease taken on one connection is seen and refused on another, and what sits between
+    deskd and the server (a pooler) can serve it."""
     from deskd.store.db import redact
 
     shown = redact(url)
@@ -35,8 +36,23 @@ def postgres_checks(url: str) -> list[Check]:
         checks.append(Check("schema", "warn", "empty: the first deskd command sets it up"))
     else:
         checks.extend(_schema_checks(found.schema))
-    if found.lock_round_trip is None:
-        checks.append(Check("locks", "ok", "advisory lock round trip between two connections"))
+    if found.schema == 0:
+        checks.append(Check("locks", "warn", "leases are checked once the schema is set up"))
+    elif found.lock_round_trip is None:
+        checks.append(Check("locks", "ok", "lease round trip between two connections"))
     else:
         checks.append(Check("locks", "fail", found.lock_round_trip))
+    if found.pooler is None:
+        checks.append(Check("pooler", "ok", "connected to the server itself"))
+    elif found.pooler_problem is None:
+        checks.append(
+            Check(
+                "pooler",
+                "ok",
+                f"{found.pooler}: supported in session and transaction pooling "
+                "(deskd keeps no session state)",
+            )
+        )
+    else:
+        checks.append(Check("pooler", "fail", f"{found.pooler}: {found.pooler_problem}"))
     return checks

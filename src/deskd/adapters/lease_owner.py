@@ -1,0 +1,57 @@
+"""Who holds a lease, and whether that holder is gone: a process on this machine.
+
+An owner names its host (``DESKD_HOST_NAME``), its machine, its process id and the process's
+start time: a tick on the same machine can tell at once that the holder died (``kill -9``,
+OOM) instead of waiting for the lease to lapse, and a reused process id is not mistaken for
+the holder. A holder on another machine is judged only by its lease's lapse.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+
+
+def _machine() -> str:
+    try:
+        with open("/etc/machine-id", encoding="ascii") as f:
+            found = f.read().strip()
+    except OSError:
+        found = ""
+    # No spaces: the owner is space-separated.
+    return (found or socket.gethostname()).replace(" ", "_")
+
+
+def _started(pid: int) -> str:
+    """The process's start time in clock ticks since boot (Linux), "-" elsewhere."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            stat = f.read()
+    except OSError:
+        return "-"
+    # Field 22, counted after the command name, which may itself hold spaces and parentheses.
+    fields = stat.rsplit(")", 1)[-1].split()
+    return fields[19] if len(fields) > 19 else "-"
+
+
+def me(host: str) -> str:
+    """This process as a lease owner."""
+    pid = os.getpid()
+    return f"{host.replace(' ', '_')} {_machine()} {pid} {_started(pid)}"
+
+
+def gone(owner: str) -> bool:
+    """True when ``owner`` was a process on this machine that no longer runs; False when it
+    runs, or lives on another machine (only its lease's lapse tells then)."""
+    parts = owner.split(" ")
+    if len(parts) != 4 or parts[1] != _machine() or not parts[2].isdecimal():
+        return False
+    pid = int(parts[2])
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        pass  # another user's process: alive
+    started = _started(pid)
+    return started != "-" and parts[3] != "-" and started != parts[3]
