@@ -33,6 +33,10 @@ compared with the tool name (``PostToolUse``), the source (``SessionStart``) or 
   ``deskd session handoff --note TEXT`` (``DESKD_SIM_HANDOFF``, else a stock note) and its
   closing message ends with ``SESSION_DONE`` on a line of its own; otherwise like ``success``.
 - ``rollover_no_handoff``: prints ``SESSION_DONE`` but stores no hand-off.
+- ``long``: like ``success``, with ``DESKD_SIM_TOOLS`` tool calls (default 6), each after
+  ``DESKD_SIM_TOOL_EVERY`` seconds (default 5): a run that lasts and calls its session hook
+  every few seconds, for the scale bench. With ``DESKD_SIM_TIMINGS`` (a file), every hook
+  call appends ``{"event", "ms"}`` to it as a JSON line.
 
 It runs past 400 lines because it mirrors one real CLI's whole surface (flags, stream,
 hooks, run modes) in one file a test author reads top to bottom.
@@ -64,6 +68,7 @@ MODES = (
     "overloaded",
     "rollover_ok",
     "rollover_no_handoff",
+    "long",
 )
 HANDOFF = "Open: nothing urgent. First next step: read the inbox."
 MODEL = "claude-sim-1"
@@ -201,6 +206,12 @@ class Session:
             return self.api_failure(
                 429, "API Error: Rate limit reached", "rate_limit", "429 rate_limit_error"
             )
+        if mode == "long":
+            every = float(os.environ.get("DESKD_SIM_TOOL_EVERY") or 5)
+            for _ in range(int(os.environ.get("DESKD_SIM_TOOLS") or 6) - 1):
+                time.sleep(every)  # a model thinking: real time, the point of this mode
+                self.tool_turn()
+            time.sleep(every)
         self.tool_turn()
         if mode == "task_failed":
             self.result(
@@ -362,7 +373,13 @@ class Session:
             "hook_event_name": event,
             **fields,
         }
+        started = time.monotonic()
         self.context += run_hooks(self.settings, payload, cwd=self.cwd)
+        timings = os.environ.get("DESKD_SIM_TIMINGS")
+        if timings:
+            ms = round((time.monotonic() - started) * 1000, 1)
+            with open(timings, "a", encoding="utf-8") as f:
+                f.write(json.dumps({"event": event, "ms": ms}) + "\n")
 
 
 def run_deskd(args: list[str], cwd: str) -> tuple[int, str, str]:

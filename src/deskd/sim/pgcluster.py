@@ -46,6 +46,8 @@ def find_bindir() -> str:
 class Cluster:
     root: str = ""
     bindir: str = ""
+    settings: dict[str, str] = field(default_factory=dict)
+    """Server settings for the start (``{"max_connections": "40"}``)."""
     _user: str | None = field(default=None, repr=False)
 
     @property
@@ -66,6 +68,7 @@ class Cluster:
         try:
             self._run("initdb", "-D", data, "-U", USER, "--auth=trust", "-E", "UTF8", "--no-sync")
             options = f"-k {self.root} -c listen_addresses='' -c fsync=off -c full_page_writes=off"
+            options += "".join(f" -c {k}={v}" for k, v in self.settings.items())
             log = os.path.join(self.root, "server.log")
             self._run("pg_ctl", "-D", data, "-l", log, "-o", options, "-w", "-t", "30", "start")
         except ClusterUnavailable:

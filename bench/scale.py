@@ -1,0 +1,79 @@
+"""A desk of many agents on several hosts, on one PostgreSQL: directly, and through PgBouncer.
+
+Each run starts a throwaway cluster with ``--max-connections``, optionally PgBouncer in
+transaction pooling in front of it, a desk folder per simulated host, and ``--roles`` roles
+(bound to the hosts in turn) served by the simulated ``claude -p`` in its ``long`` mode
+(``--tools`` tool calls ``--every`` seconds apart, each calling the session hook); every
+role gets an urgent item at once, each host ticks every ``--tick-every`` seconds and runs
+``status``/``inbox enqueue`` beside it. Reported (deskd.sim.scale): launches, roles run,
+duplicates (overlapping launches of one role), refused commands (any non-zero exit), hook
+failures (lines in logs/hook.log), the peak of server connections to the desk's database,
+tick and hook p50/p99 (ms).
+
+Goals: every role runs, 0 refused, 0 hook failures, 0 duplicates, peak server connections
+≤ 30 with ``--max-connections 40``, directly and through the pooler.
+
+    .venv/bin/python bench/scale.py --hosts 3 --roles 200 --max-connections 40 \\
+        --pooler none transaction [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import asdict
+
+from deskd.sim.scale import Scale, run
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hosts", type=int, default=3)
+    parser.add_argument("--roles", type=int, default=50)
+    parser.add_argument("--max-connections", type=int, default=40)
+    parser.add_argument("--pooler", nargs="+", default=["none", "transaction"])
+    parser.add_argument("--pool-size", type=int, default=20)
+    parser.add_argument("--tools", type=int, default=4)
+    parser.add_argument("--every", type=float, default=5.0)
+    parser.add_argument("--tick-every", type=float, default=10.0)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    reports = []
+    for pooler in args.pooler:
+        scale = Scale(
+            hosts=args.hosts,
+            roles=args.roles,
+            max_connections=args.max_connections,
+            pooler=pooler,
+            pool_size=args.pool_size,
+            tools=args.tools,
+            tool_every_s=args.every,
+            tick_every_s=args.tick_every,
+        )
+        reports.append(asdict(run(scale)))
+    if args.json:
+        print(json.dumps(reports, indent=2))
+        return
+    keys = (
+        "launches",
+        "roles_run",
+        "duplicates",
+        "refused",
+        "hook_failures",
+        "peak_connections",
+        "tick_ms_p50",
+        "tick_ms_p99",
+        "hook_ms_p50",
+        "hook_ms_p99",
+        "seconds",
+    )
+    print("| pooler | " + " | ".join(keys) + " |")
+    print("|---" * (len(keys) + 1) + "|")
+    for r in reports:
+        print(f"| {r['scale']['pooler']} | " + " | ".join(str(r[k]) for k in keys) + " |")
+        for line in r["refusals"]:
+            print(f"  refused: {line}")
+
+
+if __name__ == "__main__":
+    main()

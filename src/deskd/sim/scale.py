@@ -1,0 +1,306 @@
+"""A desk of many roles on several simulated hosts, on one PostgreSQL, for the scale bench.
+
+``run(Scale(...))`` starts a throwaway cluster (with ``max_connections`` as given), optionally
+a PgBouncer in front of it, and a desk folder per host (every host's processes get their own
+``DESKD_HOST_NAME``), with ``roles`` roles bound to the hosts in turn and served by the
+simulated ``claude -p`` in its ``long`` mode (a run of several tool calls a few seconds
+apart, each calling the session hook). Every role gets one urgent item; each host ticks
+every ``tick_every_s`` (``deskd tick --execute``) until every launch has ended; meanwhile
+each host runs ``deskd status`` and ``deskd inbox enqueue`` now and then, as people and
+scripts would. It reports what a desk of that size needs to hold: launches, duplicates,
+refused commands, hook failures, the peak of server connections, and tick and hook times.
+
+The real clock runs here (agents take real time), not a pinned one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+OBSERVER = "deskd-scale-observer"
+"""The bench's own connections: not counted in the peak."""
+
+
+@dataclass(frozen=True)
+class Scale:
+    hosts: int = 3
+    roles: int = 50
+    max_connections: int = 40
+    pooler: str = "none"
+    """``none`` (straight to the server) or a PgBouncer pool mode: ``transaction``."""
+    pool_size: int = 20
+    tools: int = 4
+    tool_every_s: float = 5.0
+    tick_every_s: float = 10.0
+    give_up_s: float = 900.0
+
+
+@dataclass
+class Report:
+    scale: dict[str, Any]
+    launches: int = 0
+    roles_run: int = 0
+    duplicates: int = 0
+    refused: int = 0
+    refusals: list[str] = field(default_factory=list)
+    hook_failures: int = 0
+    peak_connections: int = 0
+    tick_ms_p50: float = 0.0
+    tick_ms_p99: float = 0.0
+    hook_ms_p50: float = 0.0
+    hook_ms_p99: float = 0.0
+    seconds: float = 0.0
+
+
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 1)
+
+
+@contextmanager
+def _database(scale: Scale) -> Iterator[tuple[str, str]]:
+    """(the URL deskd uses, a direct admin URL for the observer)."""
+    from deskd.sim.pgbouncer import Bouncer
+    from deskd.sim.pgcluster import Cluster
+
+    cluster = Cluster(settings={"max_connections": str(scale.max_connections)}).start()
+    bouncer = None
+    try:
+        import psycopg
+
+        with psycopg.connect(cluster.url(), autocommit=True) as admin:
+            admin.execute("CREATE DATABASE desk")
+        direct = cluster.url("desk")
+        if scale.pooler != "none":
+            bouncer = Bouncer(
+                cluster.socket_dir, pool_mode=scale.pooler, pool_size=scale.pool_size
+            ).start()
+            yield bouncer.url("desk"), direct
+        else:
+            yield direct, direct
+    finally:
+        if bouncer is not None:
+            bouncer.stop()
+        cluster.stop()
+
+
+def _desk_file(scale: Scale, command: str) -> str:
+    roles = "".join(
+        f'\n[[roles]]\nname = "r{i:04d}"\nhost = "h{i % scale.hosts}"\n' for i in range(scale.roles)
+    )
+    return (
+        '[desk]\nname = "scale"\ntimezone = "UTC"\ninbox_sources = ["alert"]\n\n'
+        f'[agent]\nkind = "claude"\ncommand = "{command}"\ntimeout = "30m"\n{roles}'
+    )
+
+
+class _Peak(threading.Thread):
+    """The most server connections to the desk's database seen at once (polled)."""
+
+    def __init__(self, direct: str) -> None:
+        super().__init__(daemon=True)
+        self.direct, self.peak = direct, 0
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self.direct, autocommit=True, application_name=OBSERVER) as conn:
+            while not self.stopping.wait(0.2):
+                row = conn.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = 'desk' "
+                    "AND application_name <> %s",
+                    (OBSERVER,),
+                ).fetchone()
+                self.peak = max(self.peak, int(row[0]) if row else 0)
+
+
+def run(scale: Scale, *, root: Path | None = None) -> Report:
+    """One wave: every role woken at once, until every launch ended (or ``give_up_s``)."""
+    from deskd.sim.agent import write_launcher
+
+    report = Report(scale=asdict(scale))
+    with (
+        tempfile.TemporaryDirectory(prefix="deskd-scale-", dir=root) as tmp,
+        _database(scale) as (url, direct),
+    ):
+        base = Path(tmp)
+        timings = base / "hooks.jsonl"
+        agent = write_launcher(
+            base / "claude",
+            {
+                "DESKD_SIM_MODE": "long",
+                "DESKD_SIM_TOOLS": str(scale.tools),
+                "DESKD_SIM_TOOL_EVERY": str(scale.tool_every_s),
+                "DESKD_SIM_TIMINGS": str(timings),
+            },
+        )
+        homes = []
+        for h in range(scale.hosts):
+            home = base / f"h{h}"
+            home.mkdir()
+            (home / "deskd.toml").write_text(_desk_file(scale, str(agent)), encoding="utf-8")
+            homes.append(home)
+
+        def env(h: int) -> dict[str, str]:
+            out = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
+            out.update(
+                DESKD_HOME=str(homes[h]),
+                DESKD_DB=url,
+                DESKD_HOST_NAME=f"h{h}",
+                DESKD_WAKE_EXECUTE="1",
+            )
+            return out
+
+        def deskd(h: int, *args: str) -> subprocess.CompletedProcess[str]:
+            return subprocess.run(
+                [sys.executable, "-m", "deskd", *args],
+                env=env(h),
+                capture_output=True,
+                text=True,
+                timeout=600,
+                check=False,
+            )
+
+        first = deskd(0, "inbox", "list", "--for", "r0000", "--json")  # sets the schema up
+        if first.returncode != 0:
+            raise RuntimeError(f"the desk did not open: {first.stderr.strip()}")
+        for i in range(scale.roles):
+            done = deskd(
+                i % scale.hosts,
+                "inbox",
+                "enqueue",
+                "--for",
+                f"r{i:04d}",
+                "--source",
+                "alert",
+                "--title",
+                f"wake {i}",
+                "--priority",
+                "urgent",
+            )
+            if done.returncode != 0:
+                raise RuntimeError(f"enqueue failed: {done.stderr.strip()}")
+        peak = _Peak(direct)
+        peak.start()
+        started = time.monotonic()
+        tick_ms: list[float] = []
+        lock = threading.Lock()
+
+        def refused(what: str, done: subprocess.CompletedProcess[str]) -> None:
+            with lock:
+                report.refused += 1
+                if len(report.refusals) < 10:
+                    report.refusals.append(f"{what}: {done.stderr.strip()[-200:]}")
+
+        def host_loop(h: int, stop: threading.Event) -> None:
+            n = 0
+            while not stop.is_set():
+                t0 = time.monotonic()
+                done = deskd(h, "tick", "--execute", "--json")
+                with lock:
+                    tick_ms.append((time.monotonic() - t0) * 1000)
+                if done.returncode != 0:
+                    refused(f"h{h} tick", done)
+                n += 1
+                side = (
+                    deskd(h, "status", "--json")
+                    if n % 2
+                    else deskd(
+                        h,
+                        "inbox",
+                        "enqueue",
+                        "--for",
+                        f"r{h:04d}",
+                        "--source",
+                        "alert",
+                        "--title",
+                        f"later {n}",
+                    )
+                )
+                if side.returncode != 0:
+                    refused(f"h{h} {'status' if n % 2 else 'enqueue'}", side)
+                stop.wait(max(0.0, scale.tick_every_s - (time.monotonic() - t0)))
+
+        stop = threading.Event()
+        loops = [threading.Thread(target=host_loop, args=(h, stop)) for h in range(scale.hosts)]
+        for t in loops:
+            t.start()
+        import psycopg
+
+        try:
+            with psycopg.connect(direct, autocommit=True, application_name=OBSERVER) as watch:
+                while time.monotonic() - started < scale.give_up_s:
+                    time.sleep(2.0)
+                    row = watch.execute(
+                        "SELECT count(*) FILTER (WHERE launch_status IN ('planned', 'running')), "
+                        "count(*) FILTER (WHERE launch_status IS NOT NULL "
+                        "AND primary_id IS NULL), count(DISTINCT role) FILTER (WHERE "
+                        "launch_status IN ('finished', 'failed', 'timed_out')) FROM attempts"
+                    ).fetchone()
+                    if row is not None and row[0] == 0 and row[2] >= scale.roles:
+                        break
+        finally:
+            stop.set()
+            for t in loops:
+                t.join()
+            peak.stopping.set()
+            peak.join()
+        report.seconds = round(time.monotonic() - started, 1)
+        with psycopg.connect(direct, autocommit=True) as conn:
+            per_role = conn.execute(
+                "SELECT role, count(*) FROM attempts WHERE launch_status IS NOT NULL "
+                "AND primary_id IS NULL AND launch_status <> 'skipped' GROUP BY role"
+            ).fetchall()
+        report.launches = sum(int(n) for _, n in per_role)
+        report.roles_run = len(per_role)
+        # Two launches of one role at once would be a duplicate; more than one launch a role
+        # is the ladder or the later items (one at a time, by the role lock).
+        report.duplicates = _overlaps(direct)
+        report.peak_connections = peak.peak
+        report.tick_ms_p50, report.tick_ms_p99 = _pct(tick_ms, 0.5), _pct(tick_ms, 0.99)
+        hooks = []
+        if timings.exists():
+            hooks = [json.loads(line)["ms"] for line in timings.read_text().splitlines()]
+        report.hook_ms_p50, report.hook_ms_p99 = _pct(hooks, 0.5), _pct(hooks, 0.99)
+        report.hook_failures = sum(_hook_failures(home) for home in homes)
+    return report
+
+
+def _overlaps(direct: str) -> int:
+    """Pairs of one role's launches whose runs overlapped in time (never allowed)."""
+    import psycopg
+
+    with psycopg.connect(direct, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM attempts a JOIN attempts b ON a.role = b.role AND a.id < b.id "
+            "WHERE a.launched_at IS NOT NULL AND b.launched_at IS NOT NULL "
+            "AND b.launched_at < COALESCE(a.finished_at, a.launched_at) "
+            "AND a.primary_id IS NULL AND b.primary_id IS NULL"
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _hook_failures(home: Path) -> int:
+    log = home / "logs" / "hook.log"
+    if not log.exists():
+        return 0
+    return sum(1 for line in log.read_text(errors="replace").splitlines() if line.strip())
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else 0.0
