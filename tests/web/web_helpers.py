@@ -178,7 +178,8 @@ def make_app(
     from deskd.config import load_settings
     from deskd.web.app import create_app
 
-    settings = load_settings({**desk.env(), **env})
+    # The in-process client calls itself ``testserver``: a name the console must be told.
+    settings = load_settings({**desk.env(), "DESKD_CONSOLE_HOSTS": "testserver", **env})
     return create_app(settings, clock=clock, poll_s=0.01, stream_polls=stream_polls)
 
 
