@@ -240,8 +240,8 @@ class Served:
 
 
 @contextmanager
-def serve(desk: Desk, **env: str) -> Iterator[Served]:
-    """Start `deskd serve` on a free loopback port; stopped (and reaped) on the way out."""
+def serve(desk: Desk, *args: str, **env: str) -> Iterator[Served]:
+    """Start `deskd serve ARGS` on a free loopback port; stopped (and reaped) on the way out."""
     import os
     import subprocess
     import time
@@ -251,7 +251,7 @@ def serve(desk: Desk, **env: str) -> Iterator[Served]:
     full_env.update(desk.env(**env))
     deskd = Path(sys.executable).with_name("deskd")
     proc = subprocess.Popen(
-        [str(deskd), "serve", "--port", str(port)],
+        [str(deskd), "serve", "--port", str(port), *args],
         env=full_env,
         cwd=desk.home,
         stdout=subprocess.PIPE,
