@@ -66,14 +66,17 @@ def _path(request: Request) -> str:
 
 async def _signed(request: Request, console: Console, body: bytes) -> Principal | None:
     """The signed principal, after its nonce is burned; None when the request is unsigned."""
-    from deskd.service.ops.console import read_public_keys
+    from deskd.service.ops.console import ConsoleRefused, read_public_keys
     from deskd.web.signed import AssertionRefused, parse, verify
 
     try:
         assertion = parse({k.lower(): v for k, v in request.headers.items()})
         if assertion is None:
             return None
-        keys = read_public_keys(console.settings.supervisor_keys)
+        try:
+            keys = read_public_keys(console.settings.supervisor_keys)
+        except ConsoleRefused as exc:  # the server's own keys file: not the caller's fault
+            raise Refused(503, f"signed requests cannot be checked: {exc.message}") from None
         now = now_of(request)
         verify(assertion, keys, method=request.method, path=_path(request), body=body, now=now)
     except AssertionRefused as exc:
