@@ -43,9 +43,12 @@ def test_a_new_code_ends_every_session_of_the_old_one(desk: Desk) -> None:
         with client(served.url) as c:
             assert log_in(c, str(old)).status_code == 401
             assert new and log_in(c, new).status_code == 303
-    with serve(desk) as served:  # and it stays over on the next start
-        with client(served.url, cookies={"deskd_session": cookie}) as c:
-            assert c.get("/").status_code == 303
+    # and it stays over on the next start
+    with (
+        serve(desk) as served,
+        client(served.url, cookies={"deskd_session": cookie}) as c,
+    ):
+        assert c.get("/").status_code == 303
 
 
 def test_a_changed_configured_code_ends_the_old_sessions(desk: Desk) -> None:
@@ -54,12 +57,17 @@ def test_a_changed_configured_code_ends_the_old_sessions(desk: Desk) -> None:
     with serve(desk, DESKD_SUPERVISOR_ACCESS_CODE=first) as served, client(served.url) as c:
         assert log_in(c, first).status_code == 303
         cookie = str(c.cookies.get("deskd_session"))
-    with serve(desk, DESKD_SUPERVISOR_ACCESS_CODE=first) as served:  # unchanged: still in
-        with client(served.url, cookies={"deskd_session": cookie}) as c:
-            assert c.get("/").status_code == 200
-    with serve(desk, DESKD_SUPERVISOR_ACCESS_CODE=second) as served:
-        with client(served.url, cookies={"deskd_session": cookie}) as c:
-            assert c.get("/").status_code == 303
+    # unchanged: still in
+    with (
+        serve(desk, DESKD_SUPERVISOR_ACCESS_CODE=first) as served,
+        client(served.url, cookies={"deskd_session": cookie}) as c,
+    ):
+        assert c.get("/").status_code == 200
+    with (
+        serve(desk, DESKD_SUPERVISOR_ACCESS_CODE=second) as served,
+        client(served.url, cookies={"deskd_session": cookie}) as c,
+    ):
+        assert c.get("/").status_code == 303
 
 
 def serve_refusal(desk: Desk, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -91,7 +99,9 @@ def test_a_short_code_is_refused_off_loopback_and_doctor_says_why(desk: Desk) ->
         assert found["ok"], (host, found)
 
 
-@pytest.mark.parametrize("damage", ["world-writable folder", "another owner", "group-writable parent"])
+@pytest.mark.parametrize(
+    "damage", ["world-writable folder", "another owner", "group-writable parent"]
+)
 def test_a_keys_file_others_could_change_is_refused(
     desk: Desk, tmp_path: Path, damage: str
 ) -> None:

@@ -139,7 +139,11 @@ def test_cookies_are_httponly_strict_and_secure_off_loopback(desk: Desk) -> None
     desk.write_desk(WEB_DESK)
     for host, secure in (("127.0.0.1", False), ("0.0.0.0", True)):
         settings = load_settings(
-            {**desk.env(), "DESKD_SUPERVISOR_ACCESS_CODE": CODE, "DESKD_CONSOLE_HOSTS": "testserver"}
+            {
+                **desk.env(),
+                "DESKD_SUPERVISOR_ACCESS_CODE": CODE,
+                "DESKD_CONSOLE_HOSTS": "testserver",
+            }
         )
         # Off loopback the console is behind TLS: the test client speaks https there.
         base = "https://testserver" if secure else "http://testserver"

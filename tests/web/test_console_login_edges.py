@@ -45,13 +45,18 @@ def test_a_flood_slows_its_client_not_the_supervisor_and_a_restart_forgets_nothi
             assert early.status_code == 429 and "wait 1 s" in early.text
         with client(served.url, "127.0.0.1") as supervisor:
             assert log_in(supervisor, CODE).status_code == 303  # another client: no wait
-    with serve(desk, DESKD_SUPERVISOR_ACCESS_CODE=CODE) as served:  # the same instant
-        with client(served.url, "127.0.0.2") as attacker:
-            assert log_in(attacker, CODE).status_code == 429  # remembered across the restart
+    # the same instant
+    with (
+        serve(desk, DESKD_SUPERVISOR_ACCESS_CODE=CODE) as served,
+        client(served.url, "127.0.0.2") as attacker,
+    ):
+        assert log_in(attacker, CODE).status_code == 429  # remembered across the restart
     desk.advance(seconds=1)
-    with serve(desk, DESKD_SUPERVISOR_ACCESS_CODE=CODE) as served:
-        with client(served.url, "127.0.0.2") as attacker:
-            assert log_in(attacker, CODE).status_code == 303  # the wait is over
+    with (
+        serve(desk, DESKD_SUPERVISOR_ACCESS_CODE=CODE) as served,
+        client(served.url, "127.0.0.2") as attacker,
+    ):
+        assert log_in(attacker, CODE).status_code == 303  # the wait is over
 
 
 def test_a_host_the_console_does_not_answer_to_is_refused_in_one_line(desk: Desk) -> None:
