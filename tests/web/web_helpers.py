@@ -244,6 +244,7 @@ def serve(desk: Desk, *args: str, **env: str) -> Iterator[Served]:
     """Start `deskd serve ARGS` on a free loopback port; stopped (and reaped) on the way out."""
     import os
     import subprocess
+    import threading
     import time
 
     port = free_port()
@@ -268,6 +269,9 @@ def serve(desk: Desk, *args: str, **env: str) -> Iterator[Served]:
             printed.append(line.rstrip("\n"))
             if line.startswith("deskd console on"):
                 break
+        # Keep reading what it prints (tracebacks, if any) so a full pipe never stalls it.
+        drain = threading.Thread(target=_drain, args=(proc.stdout, printed), daemon=True)
+        drain.start()
         deadline = time.monotonic() + 15
         while True:  # readiness: the port accepts connections
             with socket.socket() as s:
@@ -286,3 +290,11 @@ def serve(desk: Desk, *args: str, **env: str) -> Iterator[Served]:
             proc.wait()
         if proc.stdout is not None:
             proc.stdout.close()
+
+
+def _drain(stream: Any, printed: list[str]) -> None:
+    try:
+        for line in stream:
+            printed.append(line.rstrip("\n"))
+    except (ValueError, OSError):  # closed on the way out
+        pass
