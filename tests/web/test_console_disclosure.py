@@ -68,7 +68,6 @@ def test_every_supervisor_action_says_how_the_supervisor_was_authenticated(
             "/actions/resume",
             content=body,
             headers={**headers, "Content-Type": "application/x-www-form-urlencoded"},
-            cookies={},
         )
         assert resumed.status_code == 303
         events = c.get("/events").text
