@@ -109,11 +109,11 @@ class CodeChecker:
             raise PoolFull()
         self.busy += 1
 
-    async def check(self, check: Callable[[], bool]) -> bool:
-        """Run ``check`` on the pool with a place taken by ``reserve``; frees it after."""
+    def release(self) -> None:
+        self.busy -= 1
+
+    async def run(self, check: Callable[[], bool]) -> bool:
+        """Run ``check`` on the pool, with a place taken by ``reserve``."""
         import asyncio
 
-        try:
-            return await asyncio.get_running_loop().run_in_executor(self.pool, check)
-        finally:
-            self.busy -= 1
+        return await asyncio.get_running_loop().run_in_executor(self.pool, check)

@@ -74,19 +74,17 @@ async def login(request: Request) -> Response:
     try:
         client = client_of(request)
         until = await run_in_threadpool(_attempt, console, client, now)
-    except BaseException:
-        console.checker.busy -= 1
-        raise
-    if until is not None:
-        console.checker.busy -= 1
-        wait_s = max(1, -(-(until - now) // 1000))
-        raise Refused(
-            429,
-            f"too many wrong codes from this client: wait {wait_s} s (until "
-            f"{local_text(until, 'UTC')} UTC) before the next try",
-        )
-    settings, code = console.settings, form.get("code", "")
-    right = await console.checker.check(lambda: console_service.check_access_code(settings, code))
+        if until is not None:
+            wait_s = max(1, -(-(until - now) // 1000))
+            raise Refused(
+                429,
+                f"too many wrong codes from this client: wait {wait_s} s (until "
+                f"{local_text(until, 'UTC')} UTC) before the next try",
+            )
+        settings, code = console.settings, form.get("code", "")
+        right = await console.checker.run(lambda: console_service.check_access_code(settings, code))
+    finally:
+        console.checker.release()
     if not right:
         return page(
             request,
