@@ -49,6 +49,8 @@ class SettingsModel(BaseSettings):
     supervisor_auth_mode: Literal["simple", "signed", "hybrid"] = "simple"
     supervisor_access_code: str | None = None
     supervisor_keys: Path | None = None
+    trusted_proxies: str | None = None
+    console_hosts: str | None = None
     now: str | None = None
     tick_ping_url: str | None = None
     role: str | None = None

@@ -33,6 +33,8 @@ PLAIN_TEXT = frozenset(
         "notify_urls",
         "host",
         "supervisor_access_code",
+        "trusted_proxies",
+        "console_hosts",
         "now",
         "tick_ping_url",
         "role",
@@ -67,6 +69,8 @@ class Settings:
     supervisor_auth_mode: str = "simple"
     supervisor_access_code: str | None = None
     supervisor_keys: Path | None = None
+    trusted_proxies: str | None = None
+    console_hosts: str | None = None
     now: str | None = None
     tick_ping_url: str | None = None
     role: str | None = None

@@ -178,7 +178,8 @@ def make_app(
     from deskd.config import load_settings
     from deskd.web.app import create_app
 
-    settings = load_settings({**desk.env(), **env})
+    # The in-process client calls itself ``testserver``: a name the console must be told.
+    settings = load_settings({**desk.env(), "DESKD_CONSOLE_HOSTS": "testserver", **env})
     return create_app(settings, clock=clock, poll_s=0.01, stream_polls=stream_polls)
 
 
@@ -239,10 +240,11 @@ class Served:
 
 
 @contextmanager
-def serve(desk: Desk, **env: str) -> Iterator[Served]:
-    """Start `deskd serve` on a free loopback port; stopped (and reaped) on the way out."""
+def serve(desk: Desk, *args: str, **env: str) -> Iterator[Served]:
+    """Start `deskd serve ARGS` on a free loopback port; stopped (and reaped) on the way out."""
     import os
     import subprocess
+    import threading
     import time
 
     port = free_port()
@@ -250,7 +252,7 @@ def serve(desk: Desk, **env: str) -> Iterator[Served]:
     full_env.update(desk.env(**env))
     deskd = Path(sys.executable).with_name("deskd")
     proc = subprocess.Popen(
-        [str(deskd), "serve", "--port", str(port)],
+        [str(deskd), "serve", "--port", str(port), *args],
         env=full_env,
         cwd=desk.home,
         stdout=subprocess.PIPE,
@@ -267,7 +269,10 @@ def serve(desk: Desk, **env: str) -> Iterator[Served]:
             printed.append(line.rstrip("\n"))
             if line.startswith("deskd console on"):
                 break
-        deadline = time.monotonic() + 15
+        # Keep reading what it prints (tracebacks, if any) so a full pipe never stalls it.
+        drain = threading.Thread(target=_drain, args=(proc.stdout, printed), daemon=True)
+        drain.start()
+        deadline = time.monotonic() + 60  # a loaded machine can be slow to start it
         while True:  # readiness: the port accepts connections
             with socket.socket() as s:
                 if s.connect_ex(("127.0.0.1", port)) == 0:
@@ -285,3 +290,11 @@ def serve(desk: Desk, **env: str) -> Iterator[Served]:
             proc.wait()
         if proc.stdout is not None:
             proc.stdout.close()
+
+
+def _drain(stream: Any, printed: list[str]) -> None:
+    try:
+        for line in stream:
+            printed.append(line.rstrip("\n"))
+    except (ValueError, OSError):  # closed on the way out
+        pass

@@ -62,9 +62,18 @@ def serve(host: str | None, port: str | None, new_code: bool) -> None:
             "signed (no code)",
             code="console_refused",
         )
-    refusal = startup_refusal(settings, host=bind)
+    refusal = startup_refusal(settings, host=bind) or _proxies_refusal(settings.trusted_proxies)
     if refusal:
         raise DeskdError(f"deskd serve refused: {refusal}", code="console_refused")
+    if wants_code:
+        from deskd.service.ops.console_sessions import sync_code_generation
+
+        # A new or changed code ends every session made under the old one, for good.
+        ctx = open_context(settings=settings)
+        try:
+            sync_code_generation(ctx, new_code=generated is not None and new_code)
+        finally:
+            ctx.close()
     if generated:
         click.echo(f"supervisor access code (shown once, kept only as a hash): {generated}")
     click.echo(
@@ -76,6 +85,7 @@ def serve(host: str | None, port: str | None, new_code: bool) -> None:
 
     from deskd.web.app import create_app
 
+    proxies = _proxy_list(settings.trusted_proxies)
     uvicorn.run(
         create_app(settings, host=bind),
         host=bind,
@@ -83,6 +93,10 @@ def serve(host: str | None, port: str | None, new_code: bool) -> None:
         log_level="warning",
         server_header=False,
         access_log=False,
+        # X-Forwarded-For is believed only from the proxies the operator names: otherwise
+        # any local process could claim to be a new client on every login guess.
+        proxy_headers=bool(proxies),
+        forwarded_allow_ips=proxies or None,
         # Open event streams never end by themselves; do not let them hold a stop forever.
         timeout_graceful_shutdown=3,
     )
@@ -94,6 +108,25 @@ def _port(given: str | None, default: int) -> int:
     if not given.isdigit() or not 0 < int(given) < 65536:
         raise InvalidValue("--port", given, "a TCP port between 1 and 65535")
     return int(given)
+
+
+def _proxy_list(raw: str | None) -> list[str]:
+    return [p for p in (raw or "").replace(",", " ").split() if p]
+
+
+def _proxies_refusal(raw: str | None) -> str | None:
+    """Why DESKD_TRUSTED_PROXIES is not a list of addresses or networks, or None."""
+    import ipaddress
+
+    for entry in _proxy_list(raw):
+        try:
+            ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            return (
+                f"DESKD_TRUSTED_PROXIES: {entry!r} is not an IP address or network "
+                "(e.g. 127.0.0.1 or 10.0.0.0/8, separated by commas)"
+            )
+    return None
 
 
 def _url_host(host: str) -> str:

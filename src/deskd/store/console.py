@@ -1,4 +1,6 @@
-"""What only the supervisor console reads or writes: burned nonces and the read-only views a person browses (a meeting's transcript, the event log)."""
+"""What only the supervisor console reads or writes: burned nonces, sessions, the login
+throttle, how each supervisor action was authenticated, and the read-only views a person
+browses (a meeting's transcript, the event log)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,92 @@ def burn_nonce(conn: sqlite3.Connection, nonce: str, *, key_id: str, now: int) -
 def forget_nonces(conn: sqlite3.Connection, *, before: int) -> int:
     """Delete nonces seen before ``before`` (older assertions are refused as stale anyway)."""
     return conn.execute("DELETE FROM console_nonces WHERE seen_at < ?", (before,)).rowcount
+
+
+def add_session(
+    conn: sqlite3.Connection, sid: str, *, generation: int, now: int, expires_at: int
+) -> int:
+    """Record a new access-code session; its row id names it on /events."""
+    row = conn.execute(
+        "INSERT INTO console_sessions (sid, generation, created_at, expires_at) "
+        "VALUES (?, ?, ?, ?) RETURNING id",
+        (sid, generation, now, expires_at),
+    ).fetchone()
+    return int(row[0])
+
+
+def session_row(conn: sqlite3.Connection, sid: str) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM console_sessions WHERE sid = ?", (sid,)
+    ).fetchone()
+    return row
+
+
+def revoke_session(conn: sqlite3.Connection, sid: str, *, now: int) -> None:
+    conn.execute(
+        "UPDATE console_sessions SET revoked_at = ? WHERE sid = ? AND revoked_at IS NULL",
+        (now, sid),
+    )
+
+
+def forget_sessions(conn: sqlite3.Connection, *, before: int) -> int:
+    """Delete sessions that expired before ``before`` (their cookies are refused anyway)."""
+    return conn.execute("DELETE FROM console_sessions WHERE expires_at < ?", (before,)).rowcount
+
+
+def meta(conn: sqlite3.Connection, name: str) -> str | None:
+    row = conn.execute("SELECT value FROM console_meta WHERE name = ?", (name,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def set_meta(conn: sqlite3.Connection, name: str, value: str) -> None:
+    conn.execute(
+        "INSERT INTO console_meta (name, value) VALUES (?, ?) "
+        "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+        (name, value),
+    )
+
+
+def throttle_row(conn: sqlite3.Connection, client: str) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM console_throttle WHERE client = ?", (client,)
+    ).fetchone()
+    return row
+
+
+def set_throttle(
+    conn: sqlite3.Connection, client: str, *, failures: int, now: int, wait_until: int
+) -> None:
+    conn.execute(
+        "INSERT INTO console_throttle (client, failures, last_failure_at, wait_until) "
+        "VALUES (?, ?, ?, ?) ON CONFLICT (client) DO UPDATE SET failures = excluded.failures, "
+        "last_failure_at = excluded.last_failure_at, wait_until = excluded.wait_until",
+        (client, failures, now, wait_until),
+    )
+
+
+def clear_throttle(conn: sqlite3.Connection, client: str) -> None:
+    conn.execute("DELETE FROM console_throttle WHERE client = ?", (client,))
+
+
+def forget_throttles(conn: sqlite3.Connection, *, before: int) -> int:
+    """Forget clients whose last wrong code is older than ``before``."""
+    return conn.execute(
+        "DELETE FROM console_throttle WHERE last_failure_at < ?", (before,)
+    ).rowcount
+
+
+def last_event_id(conn: sqlite3.Connection) -> int:
+    row = conn.execute("SELECT MAX(id) FROM events").fetchone()
+    return int(row[0] or 0)
+
+
+def stamp_auth(conn: sqlite3.Connection, *, after: int, actor: str, auth: str) -> int:
+    """Say how ``actor`` was authenticated on its events written after event ``after``."""
+    return conn.execute(
+        "UPDATE events SET auth = ? WHERE id > ? AND actor = ? AND auth IS NULL",
+        (auth, after, actor),
+    ).rowcount
 
 
 def meeting_messages(conn: sqlite3.Connection, meeting_id: int) -> list[sqlite3.Row]:

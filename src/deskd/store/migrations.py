@@ -193,6 +193,7 @@ CREATE INDEX pauses_live ON pauses(id, role) WHERE ended_at IS NULL;
 
 from deskd.store import (  # noqa: E402
     schema_console,
+    schema_console_guard,
     schema_hosts,
     schema_launches,
     schema_leases,
@@ -219,6 +220,7 @@ MIGRATIONS: tuple[str, ...] = (
     schema_launches.SQL,
     schema_hosts.SQL,
     schema_leases.SQL,
+    schema_console_guard.SQL,
 )
 """Index i holds the migration that takes the schema from version i to version i + 1."""
 

@@ -12,12 +12,12 @@ from pathlib import Path
 from urllib.parse import quote
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, RedirectResponse, Response
+from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from deskd.errors import DeskdError
 from deskd.settings import Settings
-from deskd.web.console import Console
+from deskd.web.console import Console, host_of
 from deskd.web.guard import LoginRequired, Refused
 
 STATIC = Path(__file__).with_name("static")
@@ -60,8 +60,12 @@ def create_app(
     async def edge(
         request: Request, call_next: Callable[[Request], Awaitable[Response]]
     ) -> Response:
-        request.state.now = app.state.console.clock()
-        response = await call_next(request)
+        refusal = _wrong_host(request, app.state.console)
+        if refusal is not None:
+            response: Response = PlainTextResponse(refusal + "\n", status_code=421)
+        else:
+            request.state.now = app.state.console.clock()
+            response = await call_next(request)
         for name, value in SECURITY_HEADERS.items():
             response.headers.setdefault(name, value)
         return response
@@ -73,6 +77,20 @@ def create_app(
     for module in (auth, board, roles, desk_pages, meetings, actions, live):
         app.include_router(module.router)
     return app
+
+
+def _wrong_host(request: Request, console: Console) -> str | None:
+    """Why a request's Host is not this console's (a DNS-rebinding page names its own
+    domain, which resolves to this address), or None."""
+    given = request.headers.get("host", "")
+    if host_of(given) in console.hosts:
+        return None
+    allowed = ", ".join(sorted(console.hosts))
+    shown = given if given.isprintable() and len(given) <= 100 else repr(given[:100])
+    return (
+        f"Host {shown!r} is not this console's (allowed: {allowed}); add a name it is "
+        "reached by to DESKD_CONSOLE_HOSTS"
+    )
 
 
 def wants_json(request: Request) -> bool:

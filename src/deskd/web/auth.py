@@ -1,9 +1,9 @@
-"""Simple-mode sessions: a signed, expiring cookie with its own CSRF token, logout that
-revokes it, and a lockout after repeated wrong codes. Stdlib only; time is an argument.
+"""Simple-mode sessions: a signed, expiring cookie with its own CSRF token, and the bounded
+pool that checks access codes off the event loop. Stdlib only; time is an argument.
 
-State kept in memory (revoked sessions, failure counts) is per server process: a restart
-forgets a lockout, and the console runs as one process (``deskd serve``), so nothing is
-shared that needs the database.
+A cookie only says which session it is; whether that session is still live (not logged out,
+not from before a new code) is the database's answer (``service.ops.console``), so a
+restart forgets neither a logout nor a throttled client.
 """
 
 from __future__ import annotations
@@ -13,13 +13,17 @@ import hashlib
 import hmac
 import json
 import secrets
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 SESSION_COOKIE = "deskd_session"
 LOGIN_COOKIE = "deskd_login"
 SESSION_TTL_MS = 8 * 3600 * 1000
-MAX_FAILURES = 5
-LOCKOUT_MS = 15 * 60 * 1000
+# Access codes are checked by this many threads, with this many more logins allowed to wait;
+# any further login is refused at once (503) rather than queued behind a flood.
+HASH_WORKERS = 2
+HASH_QUEUE = 4
 
 
 def _b64(data: bytes) -> str:
@@ -43,7 +47,6 @@ class SessionCodec:
 
     secret: bytes
     ttl_ms: int = SESSION_TTL_MS
-    revoked: dict[str, int] = field(default_factory=dict)
 
     def _mac(self, payload: str) -> str:
         return _b64(hmac.new(self.secret, payload.encode(), hashlib.sha256).digest())
@@ -59,56 +62,58 @@ class SessionCodec:
         return session, f"{payload}.{self._mac(payload)}"
 
     def read(self, cookie: str | None, *, now: int) -> Session | None:
-        """The session a cookie carries, or None when it is absent, forged, expired or revoked."""
-        if not cookie or "." not in cookie:
+        """The session a cookie carries, or None when it is absent, malformed, forged or
+        expired (whether it was revoked is the database's answer)."""
+        if not cookie or "." not in cookie or not cookie.isascii() or len(cookie) > 4096:
             return None
         payload, mac = cookie.rsplit(".", 1)
         if not hmac.compare_digest(mac, self._mac(payload)):
             return None
         try:
             data = json.loads(_unb64(payload))
-            session = Session(sid=str(data["sid"]), expires_at=int(data["exp"]), csrf=data["csrf"])
+            session = Session(
+                sid=str(data["sid"]), expires_at=int(data["exp"]), csrf=str(data["csrf"])
+            )
         except (ValueError, KeyError, TypeError):
             return None
-        if session.expires_at <= now or session.sid in self.revoked:
-            return None
-        return session
-
-    def revoke(self, session: Session, *, now: int) -> None:
-        self.revoked[session.sid] = session.expires_at
-        # Forget revocations whose cookies have expired anyway, so the map stays small.
-        for sid in [s for s, exp in self.revoked.items() if exp <= now]:
-            del self.revoked[sid]
+        return session if session.expires_at > now else None
 
 
 def csrf_matches(expected: str, given: str | None) -> bool:
-    return bool(given) and hmac.compare_digest(expected.encode(), str(given).encode())
+    if not given:
+        return False
+    raw = str(given).encode("utf-8", "surrogatepass")
+    return hmac.compare_digest(expected.encode("utf-8", "surrogatepass"), raw)
+
+
+class PoolFull(Exception):
+    """Every worker is busy and the queue is full: refuse the login now."""
 
 
 @dataclass
-class Lockout:
-    """Five wrong codes from one client lock it out for fifteen minutes."""
+class CodeChecker:
+    """Checks access codes (scrypt: tens of milliseconds of CPU) on a few threads, so pages
+    keep being served during a login flood; at most ``HASH_WORKERS + HASH_QUEUE`` at once."""
 
-    failures: dict[str, list[int]] = field(default_factory=dict)
-    locked_until: dict[str, int] = field(default_factory=dict)
+    workers: int = HASH_WORKERS
+    queue: int = HASH_QUEUE
+    busy: int = 0
+    pool: ThreadPoolExecutor = field(init=False)
 
-    def locked(self, client: str, *, now: int) -> int | None:
-        """Until when ``client`` is locked out (Unix ms), or None."""
-        until = self.locked_until.get(client)
-        if until is None:
-            return None
-        if until <= now:
-            del self.locked_until[client]
-            self.failures.pop(client, None)
-            return None
-        return until
+    def __post_init__(self) -> None:
+        self.pool = ThreadPoolExecutor(self.workers, thread_name_prefix="deskd-login")
 
-    def fail(self, client: str, *, now: int) -> None:
-        recent = [t for t in self.failures.get(client, []) if t > now - LOCKOUT_MS]
-        recent.append(now)
-        self.failures[client] = recent
-        if len(recent) >= MAX_FAILURES:
-            self.locked_until[client] = now + LOCKOUT_MS
+    def reserve(self) -> None:
+        """Take a place (on the event loop's thread, so the count needs no lock)."""
+        if self.busy >= self.workers + self.queue:
+            raise PoolFull()
+        self.busy += 1
 
-    def succeed(self, client: str) -> None:
-        self.failures.pop(client, None)
+    def release(self) -> None:
+        self.busy -= 1
+
+    async def run(self, check: Callable[[], bool]) -> bool:
+        """Run ``check`` on the pool, with a place taken by ``reserve``."""
+        import asyncio
+
+        return await asyncio.get_running_loop().run_in_executor(self.pool, check)

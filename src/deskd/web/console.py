@@ -1,8 +1,10 @@
-"""What one console process holds: settings, the clock, the session codec and lockout, and
-the per-request edge (the clock read once, the desk opened for the supervisor)."""
+"""What one console process holds: settings, the clock, the session codec, the code checker,
+the names it answers to, and the per-request edge (the clock read once, the desk opened for
+the supervisor)."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -13,9 +15,10 @@ from deskd.core.values import SUPERVISOR
 from deskd.service.desk.context import DeskContext, open_context
 from deskd.service.ops.console import is_loopback, session_secret
 from deskd.settings import Settings
-from deskd.web.auth import Lockout, SessionCodec
+from deskd.web.auth import CodeChecker, SessionCodec
 
 MIN_SECRET = 4  # shorter values are too common to mask without mangling the page
+MAX_ID = 2**63 - 1  # SQLite's INTEGER (and PostgreSQL's BIGINT) range
 
 
 @dataclass
@@ -23,8 +26,12 @@ class Console:
     settings: Settings
     clock: Callable[[], int]
     sessions: SessionCodec
-    lockout: Lockout = field(default_factory=Lockout)
+    checker: CodeChecker = field(default_factory=CodeChecker)
+    hosts: frozenset[str] = frozenset()
+    """The names a request's Host may carry (a DNS-rebinding page carries its own)."""
     secure_cookies: bool = False
+    acting: threading.Lock = field(default_factory=threading.Lock)
+    """One supervisor action at a time, so its events can be stamped with how it was authed."""
     poll_s: float = 1.0
     stream_polls: int | None = None
     """How many polls one event stream lasts (None: until the client leaves); tests bound it."""
@@ -39,13 +46,15 @@ class Console:
         poll_s: float = 1.0,
         stream_polls: int | None = None,
     ) -> Console:
+        bind = host or settings.host
         return cls(
             settings=settings,
             clock=clock or (lambda: now_ms(settings.now)),
             sessions=SessionCodec(session_secret(settings)),
+            hosts=allowed_hosts(bind, settings.console_hosts),
             # Off loopback the console sits behind TLS (docs/operations.md): a cookie that
             # could travel in clear text would hand the session to anyone on the path.
-            secure_cookies=not is_loopback(host or settings.host),
+            secure_cookies=not is_loopback(bind),
             poll_s=poll_s,
             stream_polls=stream_polls,
         )
@@ -74,6 +83,9 @@ class Console:
     def secrets(self, ctx: DeskContext | None) -> list[str]:
         """Values that must never appear on a page: the access code, channel credentials."""
         found = [self.settings.supervisor_access_code or ""]
+        found.extend(_url_secrets(self.settings.tick_ping_url))
+        for url in self.settings.notify_url_list:
+            found.extend(_url_secrets(url))
         if ctx is not None:
             from deskd.service.paging.channels import all_channels, secrets_of, var_values
 
@@ -84,22 +96,89 @@ class Console:
         return sorted({s for s in found if len(s) >= MIN_SECRET}, key=len, reverse=True)
 
 
-def mask(text: str, secrets: list[str]) -> str:
-    """Every secret (as written and as HTML-escaped) replaced by a fixed mask."""
+def _url_secrets(url: str | None) -> list[str]:
+    """A URL that is itself a credential (a ping URL's path is its token): the whole URL,
+    and its path and query, which pages may show without the scheme and host."""
+    if not url:
+        return []
+    rest = url.split("://", 1)[-1]
+    path = rest.split("/", 1)[1] if "/" in rest else ""
+    return [url, rest] + ([path] if len(path) >= 8 else [])
+
+
+def _encodings(secret: str) -> set[str]:
+    """A secret as a page may carry it: as written, HTML-escaped, JSON-escaped (``tojson``
+    writes ``<>&'`` and non-ASCII as ``\\u…``), and JSON-escaped then HTML-escaped."""
+    import json
+
     from markupsafe import escape
 
+    forms = {secret, str(escape(secret))}
+    for ascii_only in (True, False):
+        dumped = json.dumps(secret, ensure_ascii=ascii_only)[1:-1]
+        html_safe = (
+            dumped.replace("<", "\\u003c")
+            .replace(">", "\\u003e")
+            .replace("&", "\\u0026")
+            .replace("'", "\\u0027")
+        )
+        forms |= {dumped, html_safe, str(escape(dumped)), str(escape(html_safe))}
+    return {f for f in forms if f}
+
+
+def mask(text: str, secrets: list[str]) -> str:
+    """Every secret (as written and in every encoding a page uses) replaced by a mask."""
     for secret in secrets:
-        for form in {secret, str(escape(secret))}:
+        for form in sorted(_encodings(secret), key=len, reverse=True):
             text = text.replace(form, "••••")
     return text
 
 
+def mask_data(value: Any, secrets: list[str]) -> Any:
+    """``value`` with every secret masked in every string inside it, before any template
+    encodes it (masking afterwards cannot know every encoding a filter might choose)."""
+    from markupsafe import Markup
+
+    if not secrets:
+        return value
+    if isinstance(value, Markup):
+        return Markup(mask(str(value), secrets))
+    if isinstance(value, str):
+        return mask(value, secrets)
+    if isinstance(value, dict):
+        return {k: mask_data(v, secrets) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(mask_data(v, secrets) for v in value)
+    return value
+
+
+def allowed_hosts(bind: str, configured: str | None) -> frozenset[str]:
+    """The bound address, ``localhost`` (and the loopback addresses when bound to loopback),
+    and the names ``DESKD_CONSOLE_HOSTS`` lists."""
+    names = {bind.strip("[]").lower(), "localhost"}
+    if is_loopback(bind):
+        names |= {"127.0.0.1", "::1"}
+    names |= {n.strip().lower() for n in (configured or "").replace(",", " ").split()}
+    return frozenset(n for n in names if n)
+
+
+def host_of(header: str) -> str:
+    """The name in a Host header, without its port (``[::1]:8000`` is ``::1``)."""
+    value = header.strip().lower()
+    if value.startswith("["):
+        return value[1:].split("]", 1)[0]
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
 def as_int(value: Any, what: str) -> int:
+    """An id or count from a form or query: ASCII digits only (``²`` and ``١`` are digits to
+    Python, not to SQLite) and within the database's integer range."""
     from deskd.errors import InvalidValue
 
     text = str(value or "").strip()
-    if not text.isdigit():
-        raise InvalidValue(what, text, "a whole number")
+    shown = text if len(text) <= 40 else text[:40] + "…"
+    if not (text.isascii() and text.isdigit()) or len(text) > 19 or int(text) > MAX_ID:
+        raise InvalidValue(what, shown, f"a whole number from 0 to {MAX_ID}")
     return int(text)
 
 

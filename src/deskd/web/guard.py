@@ -39,10 +39,18 @@ class Principal:
     kind: str  # "session" or "signed"
     session: Session | None = None
     key_id: str | None = None
+    number: int | None = None  # the session's row in the database
 
     @property
     def csrf(self) -> str:
         return self.session.csrf if self.session is not None else ""
+
+    @property
+    def auth(self) -> str:
+        """How the supervisor was authenticated, as recorded on its events."""
+        if self.kind == "signed":
+            return f"signed, key {self.key_id}"
+        return f"access code, session {self.number}"
 
 
 def now_of(request: Request) -> int:
@@ -58,14 +66,17 @@ def _path(request: Request) -> str:
 
 async def _signed(request: Request, console: Console, body: bytes) -> Principal | None:
     """The signed principal, after its nonce is burned; None when the request is unsigned."""
-    from deskd.service.ops.console import read_public_keys
+    from deskd.service.ops.console import ConsoleRefused, read_public_keys
     from deskd.web.signed import AssertionRefused, parse, verify
 
     try:
         assertion = parse({k.lower(): v for k, v in request.headers.items()})
         if assertion is None:
             return None
-        keys = read_public_keys(console.settings.supervisor_keys)
+        try:
+            keys = read_public_keys(console.settings.supervisor_keys)
+        except ConsoleRefused as exc:  # the server's own keys file: not the caller's fault
+            raise Refused(503, f"signed requests cannot be checked: {exc.message}") from None
         now = now_of(request)
         verify(assertion, keys, method=request.method, path=_path(request), body=body, now=now)
     except AssertionRefused as exc:
@@ -83,18 +94,31 @@ def _burn(console: Console, nonce: str, key_id: str, now: int) -> bool:
         return burn_nonce(ctx, nonce, key_id=key_id, keep_ms=NONCE_KEEP_MS)
 
 
-def _session(request: Request, console: Console) -> Session | None:
+async def _session(request: Request, console: Console) -> Principal | None:
+    """The cookie's session while the database says it is live (not logged out, not from
+    before a new access code)."""
     if not console.accepts_sessions:
         return None
-    return console.sessions.read(request.cookies.get(SESSION_COOKIE), now=now_of(request))
+    now = now_of(request)
+    session = console.sessions.read(request.cookies.get(SESSION_COOKIE), now=now)
+    if session is None:
+        return None
+    number = await run_in_threadpool(_live, console, session.sid, now)
+    return None if number is None else Principal(kind="session", session=session, number=number)
+
+
+def _live(console: Console, sid: str, now: int) -> int | None:
+    from deskd.service.ops.console_sessions import live_session
+
+    with console.desk(now) as ctx:
+        return live_session(ctx, sid)
 
 
 async def reader(request: Request) -> Principal:
     """Dependency of every page: a live session or a signed request, else login."""
     console = console_of(request)
-    session = _session(request, console)
-    if session is not None:
-        found = Principal(kind="session", session=session)
+    found = await _session(request, console)
+    if found is not None:
         request.state.principal = found
         return found
     if console.accepts_signed:
@@ -117,12 +141,11 @@ async def actor(request: Request) -> Principal:
         if principal is not None:
             request.state.principal = principal
             return principal
-    session = _session(request, console)
-    if session is None:
+    found = await _session(request, console)
+    if found is None:
         raise LoginRequired("no valid session (log in again)")
     given = request.state.form.get("csrf") or request.headers.get("x-csrf-token")
-    if not csrf_matches(session.csrf, given):
+    if not csrf_matches(found.csrf, given):
         raise Refused(403, "missing or invalid CSRF token: reload the page and try again")
-    found = Principal(kind="session", session=session)
     request.state.principal = found
     return found

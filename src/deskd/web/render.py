@@ -11,7 +11,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 
 from deskd.core.timeparse import human_age, local_text, parse_instant
 from deskd.service.desk.context import DeskContext
-from deskd.web.console import console_of, mask
+from deskd.web.console import console_of, mask, mask_data
 
 TEMPLATES = Path(__file__).with_name("templates")
 NAV = (
@@ -56,8 +56,12 @@ def page(
     status: int = 200,
     **data: Any,
 ) -> HTMLResponse:
-    """Render ``template`` for this request; every known secret is masked in the result."""
+    """Render ``template`` for this request. Every known secret is masked in the data before
+    any template encodes it (``tojson`` writes ``<`` as ``\\u003c``, which a mask of the raw
+    text would miss), and once more in the result."""
     console = console_of(request)
+    secrets = console.secrets(ctx)
+    data = mask_data(data, secrets)
     principal = getattr(request.state, "principal", None)
     html = _env.get_template(template).render(
         request=request,
@@ -71,4 +75,4 @@ def page(
         flash=request.query_params.get("done", ""),
         **data,
     )
-    return HTMLResponse(mask(html, console.secrets(ctx)), status_code=status)
+    return HTMLResponse(mask(html, secrets), status_code=status)

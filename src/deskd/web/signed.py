@@ -76,8 +76,11 @@ def parse(headers: dict[str, str]) -> Assertion | None:
     if missing:
         raise AssertionRefused("incomplete assertion: missing " + ", ".join(missing))
     raw_time, nonce = str(found[HEADER_TIME]), str(found[HEADER_NONCE])
-    if not raw_time.isdigit():
-        raise AssertionRefused(f"{HEADER_TIME} must be Unix milliseconds")
+    # ASCII digits only (``²`` is a digit to Python) and short enough to be a time at all.
+    if not (raw_time.isascii() and raw_time.isdigit()) or len(raw_time) > 16:
+        raise AssertionRefused(f"{HEADER_TIME} must be Unix milliseconds (up to 16 digits)")
+    if len(str(found[HEADER_KEY])) > 64:
+        raise AssertionRefused(f"{HEADER_KEY} is longer than 64 characters")
     if not 16 <= len(nonce) <= 128 or not nonce.isascii() or not nonce.isalnum():
         raise AssertionRefused(f"{HEADER_NONCE} must be 16-128 letters or digits")
     try:

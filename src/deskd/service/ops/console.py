@@ -26,6 +26,8 @@ from deskd.store import console as console_rows
 ACCESS_FILE = "supervisor-access.json"
 SECRET_FILE = "console-session.key"
 KEY_BYTES = 32  # a raw Ed25519 public key
+# Off loopback anyone on the network can guess; a generated code has 20 characters.
+MIN_CODE_OFF_LOOPBACK = 16
 # scrypt parameters: about 16 MiB and a few tens of milliseconds per check, which is
 # what makes a leaked hash file slow to guess against while a login stays instant.
 SCRYPT = {"n": 2**14, "r": 8, "p": 1}
@@ -134,18 +136,45 @@ def keys_file_problem(path: Path | None) -> str | None:
     if path is None:
         return "DESKD_SUPERVISOR_KEYS is not set (signed mode needs a public keys file)"
     try:
-        info = path.stat()
-    except OSError as exc:
-        return f"DESKD_SUPERVISOR_KEYS {path}: {exc.strerror}"
+        real = path.resolve(strict=True)
+        info = real.stat()
+    except (OSError, RuntimeError) as exc:
+        return f"DESKD_SUPERVISOR_KEYS {path}: {getattr(exc, 'strerror', None) or exc}"
     if not stat.S_ISREG(info.st_mode):
         return f"DESKD_SUPERVISOR_KEYS {path}: not a regular file"
-    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        # Anyone who can write the file can add their own key and act as the supervisor.
-        return (
-            f"DESKD_SUPERVISOR_KEYS {path}: writable by group or others "
-            f"(mode {stat.S_IMODE(info.st_mode):o}); run `chmod go-w {path}`"
-        )
+    # Whoever can write the file, or replace it or any folder above it, can add their own
+    # key and act as the supervisor: so, as ssh does for authorized_keys, every one of them
+    # must belong to this user or root and be writable by nobody else.
+    problem = _untrusted(real, info, what="the file")
+    if problem:
+        return f"DESKD_SUPERVISOR_KEYS {path}: {problem}"
+    for folder in real.parents:
+        try:
+            problem = _untrusted(folder, folder.stat(), what="folder")
+        except OSError as exc:
+            problem = f"folder {folder}: {exc.strerror}"
+        if problem:
+            return f"DESKD_SUPERVISOR_KEYS {path}: {problem}"
     return None
+
+
+def _untrusted(path: Path, info: os.stat_result, *, what: str) -> str | None:
+    me = os.geteuid()
+    label = "the file" if what == "the file" else f"{what} {path}"
+    if info.st_uid not in (0, me):
+        return (
+            f"{label} is owned by uid {info.st_uid}, not by this user ({me}) or root; "
+            f"run `chown {me} {path}`"
+        )
+    if not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return None
+    # A sticky folder owned by root (/tmp) lets nobody else rename or remove what is in it.
+    if what != "the file" and info.st_mode & stat.S_ISVTX and info.st_uid == 0:
+        return None
+    return (
+        f"{label} is writable by group or others (mode {stat.S_IMODE(info.st_mode):o}); "
+        f"run `chmod go-w {path}`"
+    )
 
 
 def read_public_keys(path: Path | None) -> dict[str, bytes]:
@@ -214,6 +243,9 @@ def access_checks(settings: Settings, *, host: str | None = None) -> list[Access
                 f"{host} is not a loopback address and no access code is configured: "
                 "set DESKD_SUPERVISOR_ACCESS_CODE (or run `deskd serve` once on 127.0.0.1)"
             )
+        weak = weak_code(settings, host=host)
+        if weak:
+            ok, detail = False, weak
         checks.append(AccessCheck("console access code", ok, detail))
     where = "loopback only" if is_loopback(host) else "reachable from the network"
     checks.append(
@@ -226,10 +258,26 @@ def access_checks(settings: Settings, *, host: str | None = None) -> list[Access
     return checks
 
 
+def weak_code(settings: Settings, *, host: str) -> str | None:
+    """Why the configured access code is too short for ``host``, or None."""
+    code = settings.supervisor_access_code or ""
+    if not code or is_loopback(host) or len(code) >= MIN_CODE_OFF_LOOPBACK:
+        return None
+    return (
+        f"DESKD_SUPERVISOR_ACCESS_CODE has {len(code)} characters; off loopback ({host}) it "
+        f"needs at least {MIN_CODE_OFF_LOOPBACK}, or unset it and let `deskd serve` generate "
+        "one on 127.0.0.1"
+    )
+
+
 def startup_refusal(settings: Settings, *, host: str) -> str | None:
-    """Why ``deskd serve`` must not start (a non-loopback bind without auth, a bad key file)."""
+    """Why ``deskd serve`` must not start (a non-loopback bind without auth, a weak code, a
+    bad key file)."""
     if settings.role:
         return "deskd serve is for the supervisor, not an agent (DESKD_ROLE is set)"
+    weak = weak_code(settings, host=host)
+    if weak and settings.supervisor_auth_mode in ("simple", "hybrid"):
+        return weak  # a weak code stays guessable even when signed requests work too
     checks = [c for c in access_checks(settings, host=host) if c.name != "console bind"]
     failed = [c for c in checks if not c.ok]
     if settings.supervisor_auth_mode == "hybrid" and len(failed) < len(checks):

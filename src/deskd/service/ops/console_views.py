@@ -136,6 +136,7 @@ def recent_events(
                 "kind": r["kind"],
                 "role": r["role"],
                 "actor": r["actor"],
+                "auth": r["auth"],
                 "subject": r["subject"],
                 "detail": detail,
             }

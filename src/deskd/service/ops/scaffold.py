@@ -122,6 +122,8 @@ ENV_TEMPLATE = """\
 # DESKD_SUPERVISOR_AUTH_MODE=simple    # simple, signed or hybrid
 # DESKD_SUPERVISOR_ACCESS_CODE=        # simple mode; generated and printed once when unset
 # DESKD_SUPERVISOR_KEYS=               # signed mode: public keys file (deskd supervisor keygen)
+# DESKD_CONSOLE_HOSTS=                 # names the console answers to (e.g. desk.example.com behind a proxy)
+# DESKD_TRUSTED_PROXIES=               # proxies whose X-Forwarded-For is believed (e.g. 127.0.0.1)
 
 # Rehearsals and tests.
 # DESKD_NOW=2026-12-01T09:00:00-05:00  # pins the clock (ISO 8601 with offset)

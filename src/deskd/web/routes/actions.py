@@ -16,6 +16,7 @@ from deskd.service.desk import pauses
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine import hooks, wake
 from deskd.service.ops import supervisor
+from deskd.service.ops.console_sessions import authenticated_as
 from deskd.service.paging import silences
 from deskd.service.paging.channels import send_test
 from deskd.service.work import tasks
@@ -27,10 +28,13 @@ router = APIRouter(prefix="/actions")
 Action = Callable[[DeskContext, dict[str, str]], tuple[str, Any]]
 
 
-def _run(request: Request, action: Action) -> Response:
-    """Run one action for the supervisor; answer JSON or send the browser back."""
+def _run(request: Request, action: Action, who: Principal) -> Response:
+    """Run one action for the supervisor; answer JSON or send the browser back. Its events
+    then say how the supervisor was authenticated (one action at a time, so the events
+    after the mark are this action's)."""
     form: dict[str, str] = request.state.form
-    with console_of(request).desk(now_of(request)) as ctx:
+    console = console_of(request)
+    with console.acting, console.desk(now_of(request)) as ctx, authenticated_as(ctx, who.auth):
         sentence, result = action(ctx, form)
     if "application/json" in request.headers.get("accept", ""):
         return JSONResponse({"ok": True, "message": sentence, "result": result})
@@ -140,7 +144,7 @@ ACTIONS: dict[str, Action] = {
 
 def _route(name: str, action: Action) -> None:
     def endpoint(request: Request, who: Principal = Depends(actor)) -> Response:
-        return _run(request, action)
+        return _run(request, action, who)
 
     endpoint.__name__ = "action_" + name.replace("-", "_")
     router.add_api_route(f"/{name}", endpoint, methods=["POST"])

@@ -7,11 +7,13 @@ from urllib.parse import parse_qsl
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 from deskd.core.timeparse import local_text
-from deskd.service.ops.console import check_access_code
-from deskd.web.auth import LOGIN_COOKIE, SESSION_COOKIE, csrf_matches
-from deskd.web.console import console_of
+from deskd.service.ops import console as console_service
+from deskd.service.ops import console_sessions
+from deskd.web.auth import LOGIN_COOKIE, SESSION_COOKIE, PoolFull, csrf_matches
+from deskd.web.console import Console, console_of
 from deskd.web.guard import Principal, Refused, actor, now_of
 from deskd.web.render import page
 
@@ -65,14 +67,25 @@ async def login(request: Request) -> Response:
     # log a browser in under the attacker's code.
     if not csrf_matches(request.cookies.get(LOGIN_COOKIE, ""), form.get("csrf")):
         raise Refused(403, "missing or invalid CSRF token: reload the login page")
-    client = client_of(request)
-    until = console.lockout.locked(client, now=now)
-    if until is not None:
-        raise Refused(
-            429, f"too many wrong codes: locked out until {local_text(until, 'UTC')} (UTC)"
-        )
-    if not check_access_code(console.settings, form.get("code", "")):
-        console.lockout.fail(client, now=now)
+    try:
+        console.checker.reserve()
+    except PoolFull:
+        raise Refused(503, "too many logins at once: try again in a moment") from None
+    try:
+        client = client_of(request)
+        until = await run_in_threadpool(_attempt, console, client, now)
+        if until is not None:
+            wait_s = max(1, -(-(until - now) // 1000))
+            raise Refused(
+                429,
+                f"too many wrong codes from this client: wait {wait_s} s (until "
+                f"{local_text(until, 'UTC')} UTC) before the next try",
+            )
+        settings, code = console.settings, form.get("code", "")
+        right = await console.checker.run(lambda: console_service.check_access_code(settings, code))
+    finally:
+        console.checker.release()
+    if not right:
         return page(
             request,
             "login.html",
@@ -83,8 +96,8 @@ async def login(request: Request) -> Response:
             accepts_sessions=True,
             error="wrong access code",
         )
-    console.lockout.succeed(client)
-    _, cookie = console.sessions.new(now=now)
+    session, cookie = console.sessions.new(now=now)
+    await run_in_threadpool(_start, console, client, session.sid, session.expires_at, now)
     response = RedirectResponse(safe_next(form.get("next")), status_code=303)
     response.set_cookie(
         SESSION_COOKIE,
@@ -98,11 +111,27 @@ async def login(request: Request) -> Response:
     return response
 
 
+def _attempt(console: Console, client: str, now: int) -> int | None:
+    with console.desk(now) as ctx:
+        return console_sessions.login_attempt(ctx, client)
+
+
+def _start(console: Console, client: str, sid: str, expires_at: int, now: int) -> None:
+    with console.desk(now) as ctx:
+        console_sessions.login_succeeded(ctx, client)
+        console_sessions.start_session(ctx, sid, expires_at=expires_at)
+
+
 @router.post("/logout")
-def logout(request: Request, who: Principal = Depends(actor)) -> Response:
+async def logout(request: Request, who: Principal = Depends(actor)) -> Response:
     console = console_of(request)
     if who.session is not None:
-        console.sessions.revoke(who.session, now=now_of(request))
+        await run_in_threadpool(_end, console, who.session.sid, now_of(request))
     response = RedirectResponse("/login", status_code=303)
     response.delete_cookie(SESSION_COOKIE)
     return response
+
+
+def _end(console: Console, sid: str, now: int) -> None:
+    with console.desk(now) as ctx:
+        console_sessions.end_session(ctx, sid)

@@ -7,7 +7,7 @@ from fastapi.responses import Response
 
 from deskd.service.meetings.views import meeting_list
 from deskd.service.ops.console_views import meeting_detail
-from deskd.web.console import console_of
+from deskd.web.console import as_int, console_of
 from deskd.web.guard import Principal, now_of, reader
 from deskd.web.render import page
 
@@ -22,6 +22,7 @@ def meetings_page(request: Request, who: Principal = Depends(reader)) -> Respons
 
 
 @router.get("/meetings/{meeting_id}")
-def meeting_page(request: Request, meeting_id: int, who: Principal = Depends(reader)) -> Response:
+def meeting_page(request: Request, meeting_id: str, who: Principal = Depends(reader)) -> Response:
+    number = as_int(meeting_id, "meeting")
     with console_of(request).desk(now_of(request)) as ctx:
-        return page(request, "meeting.html", ctx=ctx, m=meeting_detail(ctx, meeting_id))
+        return page(request, "meeting.html", ctx=ctx, m=meeting_detail(ctx, number))
