@@ -35,6 +35,8 @@ PLAIN_TEXT = frozenset(
         "supervisor_access_code",
         "now",
         "tick_ping_url",
+        "tick_overdue",
+        "metrics_token",
         "role",
         "wake_token",
         "session_id",
@@ -69,6 +71,8 @@ class Settings:
     supervisor_keys: Path | None = None
     now: str | None = None
     tick_ping_url: str | None = None
+    tick_overdue: str | None = None
+    metrics_token: str | None = None
     role: str | None = None
     wake_token: str | None = None
     session_id: str | None = None
