@@ -55,7 +55,9 @@ class DeskCollector(Collector):
             yield from self._launches_and_pages()
             yield from self._roles()
             yield from self._hosts()
-        info = GaugeMetricFamily("deskd_info", "The deskd release serving these metrics.", labels=["version"])
+        info = GaugeMetricFamily(
+            "deskd_info", "The deskd release serving these metrics.", labels=["version"]
+        )
         info.add_metric([__version__], 1)
         yield info
 
