@@ -27,5 +27,6 @@ def overdue_after_s(settings: Settings) -> int:
 
 
 def is_overdue(last_tick_at: int | None, *, now: int, after_s: int) -> bool:
-    """Whether a host whose last executing tick was at ``last_tick_at`` (ms) is overdue."""
-    return last_tick_at is None or now - last_tick_at > after_s * 1000
+    """Whether a host whose last executing tick was at ``last_tick_at`` (ms) is overdue: no
+    tick for ``after_s`` or longer (a never-ticked host is)."""
+    return last_tick_at is None or now - last_tick_at >= after_s * 1000
