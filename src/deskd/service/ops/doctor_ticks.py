@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Literal
 
 from deskd.core.timeparse import human_age
 from deskd.service.ops.tick_overdue import is_overdue, overdue_after_s
 from deskd.settings import Settings
 
+Line = tuple[str, Literal["ok", "warn", "fail"], str]
 HOW_TO_LOOK = "`deskd timer status` or `deskd cron-line --check` shows the schedule"
 
 
-def tick_checks(settings: Settings, db: Path | str, *, now: int) -> list[tuple[str, str, str]]:
+def tick_checks(settings: Settings, db: Path | str, *, now: int) -> list[Line]:
     """(name, level, detail) per host that ever ran an executing tick; a warning when one is
     overdue (never a failure: a desk may be ticked by hand)."""
     from deskd.errors import DeskdError
@@ -45,7 +47,7 @@ def tick_checks(settings: Settings, db: Path | str, *, now: int) -> list[tuple[s
                 "no executing tick recorded yet (a dry run records none); " + HOW_TO_LOOK,
             )
         ]
-    checks = []
+    checks: list[Line] = []
     for name, _first, last, _count in hosts:
         age = human_age((now - last) / 1000)
         if is_overdue(last, now=now, after_s=after_s):
