@@ -200,6 +200,7 @@ from deskd.store import (  # noqa: E402
     schema_routing,
     schema_sessions_current,
     schema_tasks,
+    schema_tick_alarms,
 )
 from deskd.store.db import dialect  # noqa: E402
 
@@ -217,6 +218,7 @@ MIGRATIONS: tuple[str, ...] = (
     schema_sessions_current.SQL,
     schema_launches.SQL,
     schema_hosts.SQL,
+    schema_tick_alarms.SQL,
 )
 """Index i holds the migration that takes the schema from version i to version i + 1."""
 
