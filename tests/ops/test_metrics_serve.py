@@ -47,3 +47,16 @@ def test_off_loopback_it_needs_the_metrics_token_and_never_the_access_code(desk:
     assert code.status_code == 401
     assert good.status_code == 200
     assert "deskd_items_unread" in good.text
+
+
+def test_the_metrics_token_never_reaches_an_agent(desk: Desk) -> None:
+    out = desk.json(
+        "agent",
+        "command",
+        "--role",
+        "alpha",
+        DESKD_METRICS_TOKEN=TOKEN,
+        DESKD_AGENT_CMD="/bin/true",
+    )
+    assert "DESKD_METRICS_TOKEN" in out["dropped"]
+    assert TOKEN not in str(out)
