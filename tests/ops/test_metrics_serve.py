@@ -60,3 +60,14 @@ def test_the_metrics_token_never_reaches_an_agent(desk: Desk) -> None:
     )
     assert "DESKD_METRICS_TOKEN" in out["dropped"]
     assert TOKEN not in str(out)
+
+
+def test_only_the_metrics_commands_load_prometheus_client(tmp_path: Path) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs"))
+    from test_imports import modules_after
+
+    (tmp_path / "deskd.toml").write_text(WEB_DESK)
+    for args in (["status"], ["tick"], ["doctor"], ["timer", "status"]):
+        loaded = modules_after(args, tmp_path, exit_code=None)
+        assert not [m for m in loaded if m.startswith("prometheus_client")], args
+    assert "prometheus_client" in modules_after(["metrics"], tmp_path)

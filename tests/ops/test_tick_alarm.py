@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from conftest import Desk
 
@@ -17,6 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pager"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web"))
 from pager_helpers import desk_with, http_receiver
 from web_helpers import serve
+
+both = pytest.mark.parametrize("backend", ["sqlite", "postgresql"], indirect=True)
 
 
 def check(desk: Desk) -> list[dict[str, Any]]:
@@ -36,6 +39,7 @@ def alarms(desk: Desk) -> list[dict[str, Any]]:
         return [dict(r) for r in conn.execute("SELECT * FROM tick_alarms ORDER BY id")]
 
 
+@both
 def test_it_pages_once_when_a_host_stops_and_settles_when_it_resumes(desk: Desk) -> None:
     with http_receiver() as ops:
         desk.write_desk(desk_with({"ops": [ops.url()]}, default=["ops"], short_ladder=False))
@@ -62,6 +66,7 @@ def test_it_pages_once_when_a_host_stops_and_settles_when_it_resumes(desk: Desk)
     assert "deskd timer status" in rows[0]["body"]
 
 
+@both
 def test_a_paused_desk_holds_the_alarm_until_it_resumes(desk: Desk) -> None:
     with http_receiver() as ops:
         desk.write_desk(desk_with({"ops": [ops.url()]}, default=["ops"], short_ladder=False))
@@ -77,6 +82,7 @@ def test_a_paused_desk_holds_the_alarm_until_it_resumes(desk: Desk) -> None:
         assert sent["status"] == "sent" and ops.titles == ["deskd: host build stopped ticking"]
 
 
+@both
 def test_a_stop_nobody_heard_of_settles_silently(desk: Desk) -> None:
     desk.ok("tick", "--execute", DESKD_HOST_NAME="build")  # no channel at all
     desk.advance(minutes=4)
