@@ -53,6 +53,8 @@ class SettingsModel(BaseSettings):
     console_hosts: str | None = None
     now: str | None = None
     tick_ping_url: str | None = None
+    tick_overdue: str | None = None
+    metrics_token: str | None = None
     role: str | None = None
     wake_token: str | None = None
     session_id: str | None = None

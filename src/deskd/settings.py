@@ -37,6 +37,8 @@ PLAIN_TEXT = frozenset(
         "console_hosts",
         "now",
         "tick_ping_url",
+        "tick_overdue",
+        "metrics_token",
         "role",
         "wake_token",
         "session_id",
@@ -73,6 +75,8 @@ class Settings:
     console_hosts: str | None = None
     now: str | None = None
     tick_ping_url: str | None = None
+    tick_overdue: str | None = None
+    metrics_token: str | None = None
     role: str | None = None
     wake_token: str | None = None
     session_id: str | None = None

@@ -101,14 +101,20 @@ def print_board(data: dict[str, Any], *, now: int, tz: str) -> None:
         mode = f" ({health['last_tick_mode']})" if health.get("last_tick_mode") else ""
         secho(f"last tick: {_age(health['last_tick_age_s'])}{mode}", fg=colour)
     echo(f"database: {health['db']}")
+    from deskd.core.timeparse import human_age
+
     for host in data.get("hosts", []):
         roles = f" · runs {', '.join(host['roles'])}" if host["roles"] else ""
         if host["last_tick_at"] is None:
             secho(f"host {host['name']}: never ticked{roles}", fg="red")
         else:
             colour = "red" if host["stale"] else None
+            after = host.get("overdue_after_s")
+            late = f" · overdue (none for {human_age(after)} or more)" if host["stale"] else ""
             secho(
-                f"host {host['name']}: last tick {_age(host['last_tick_age_s'])}{roles}", fg=colour
+                f"host {host['name']}: last executing tick {_age(host['last_tick_age_s'])}"
+                f"{late}{roles}",
+                fg=colour,
             )
 
 

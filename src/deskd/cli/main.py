@@ -45,6 +45,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "session": ("deskd.cli.session", "session"),
     "meeting": ("deskd.cli.meeting", "meeting"),
     "serve": ("deskd.cli.serve", "serve"),
+    "metrics": ("deskd.cli.metrics", "metrics"),
     "supervisor": ("deskd.cli.supervisor", "supervisor"),
     "completion": ("deskd.cli.completion", "completion"),
 }

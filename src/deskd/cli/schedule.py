@@ -23,8 +23,14 @@ F = TypeVar("F", bound=Callable[..., Any])
     is_flag=True,
     help="Add DESKD_WAKE_EXECUTE=1: ticks record and launch (default: a dry run).",
 )
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Instead: is a line installed, for this desk and database, and how did it last run?",
+)
 @json_option
-def cron_line(execute: bool, as_json: bool) -> None:
+@click.pass_context
+def cron_line(ctx: click.Context, execute: bool, check: bool, as_json: bool) -> None:
     """Print the crontab line that ticks this desk every minute.
 
     The desk is DESKD_HOME (default: this folder), made absolute; it must hold a desk file.
@@ -39,7 +45,13 @@ def cron_line(execute: bool, as_json: bool) -> None:
       deskd cron-line --execute         # once logs/tick.log looks right
       (crontab -l; deskd cron-line) | crontab -
       deskd cron-line --json
+      deskd cron-line --check           # installed? this desk? last run and exit code
     """
+    if check:
+        from deskd.cli.timer_status import check_cron_line
+
+        check_cron_line(ctx, as_json=as_json)
+        return
     from deskd.service.ops.scheduling import cron_line as render
     from deskd.service.ops.scheduling import desk_target
 
@@ -181,3 +193,12 @@ def _print_units(units: list[Unit]) -> None:
     for unit in units:
         click.echo(f"# ---- {unit.path}")
         click.echo(unit.text, nl=False)
+
+
+def _status() -> click.Command:
+    from deskd.cli.timer_status import timer_status
+
+    return timer_status
+
+
+timer.add_command(_status())

@@ -6,6 +6,8 @@ pays for them.
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from deskd.errors import DeskdError, InvalidValue
@@ -85,9 +87,39 @@ def serve(host: str | None, port: str | None, new_code: bool) -> None:
 
     from deskd.web.app import create_app
 
-    proxies = _proxy_list(settings.trusted_proxies)
+    stop = _watch_ticks(settings)
+    try:
+        _run(uvicorn, create_app(settings, host=bind), bind, number, settings.trusted_proxies)
+    finally:
+        stop.set()
+
+
+def _watch_ticks(settings: Any) -> Any:
+    """The missed-tick alarm, checked in a background thread while the console runs."""
+    import threading
+
+    from deskd.adapters.clock import now_ms
+    from deskd.service.ops.tick_alarm import watch_ticks
+
+    stop = threading.Event()
+    threading.Thread(
+        target=watch_ticks,
+        kwargs={
+            "settings": settings,
+            "clock": lambda: now_ms(settings.now),
+            "stop": stop,
+            "say": lambda line: click.echo(line, err=True),
+        },
+        name="deskd-tick-watch",
+        daemon=True,
+    ).start()
+    return stop
+
+
+def _run(uvicorn: Any, app: Any, bind: str, number: int, trusted: str | None) -> None:
+    proxies = _proxy_list(trusted)
     uvicorn.run(
-        create_app(settings, host=bind),
+        app,
         host=bind,
         port=number,
         log_level="warning",

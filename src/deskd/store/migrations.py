@@ -202,6 +202,7 @@ from deskd.store import (  # noqa: E402
     schema_routing,
     schema_sessions_current,
     schema_tasks,
+    schema_tick_alarms,
 )
 from deskd.store.db import dialect  # noqa: E402
 
@@ -221,6 +222,7 @@ MIGRATIONS: tuple[str, ...] = (
     schema_hosts.SQL,
     schema_leases.SQL,
     schema_console_guard.SQL,
+    schema_tick_alarms.SQL,
 )
 """Index i holds the migration that takes the schema from version i to version i + 1."""
 

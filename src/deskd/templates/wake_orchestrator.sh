@@ -12,7 +12,8 @@
 #   - It cds to DESKD_HOME and runs `deskd tick`, adding --execute only when
 #     DESKD_WAKE_EXECUTE=1 (otherwise a dry run: nothing is written or launched).
 #   - deskd's output is appended to $DESKD_LOG_DIR/tick.log (default $DESKD_HOME/logs);
-#     the tick writes its own one-line summary there too. The exit code is deskd's.
+#     the tick writes its own one-line summary there too. The exit code is deskd's; a
+#     non-zero one is also logged ("… wake_orchestrator: deskd tick exited N").
 #
 # `deskd cron-line` prints the exact crontab line for a desk, with absolute paths:
 #   * * * * * DESKD_HOME=/srv/desk DESKD_BIN=/opt/deskd/.venv/bin /path/to/wake_orchestrator.sh
@@ -79,6 +80,12 @@ fi
 
 if [ -d "$log_dir" ] && [ -w "$log_dir" ]; then
     "$deskd_exe" "${args[@]}" >>"$log" 2>&1
+    rc=$?
+    # A failed run says so in the log, with its exit code (`deskd cron-line --check` reads it).
+    if [ "$rc" -ne 0 ]; then
+        echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) $me: deskd tick exited $rc" >>"$log"
+    fi
+    exit "$rc"
 else
     echo "$me: cannot write $log; deskd's output goes to stderr" >&2
     "$deskd_exe" "${args[@]}"

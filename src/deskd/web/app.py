@@ -76,6 +76,9 @@ def create_app(
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     for module in (auth, board, roles, desk_pages, meetings, actions, live):
         app.include_router(module.router)
+    from deskd.web.routes import metrics  # its own rule: loopback, or a bearer token
+
+    app.include_router(metrics.router)
     return app
 
 

@@ -25,6 +25,7 @@ DROPPED = frozenset(
         "DESKD_SESSION_ID",
         "DESKD_NOTIFY_URLS",
         "DESKD_TICK_PING_URL",
+        "DESKD_METRICS_TOKEN",
     }
 )
 

@@ -9,6 +9,7 @@ records it and hands launches to the executor (until the executor lands, launche
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -117,6 +118,7 @@ def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResu
     transaction has committed; ``wait`` waits for them (tests and one-shot use).
     """
     ping(ctx, "start")
+    started = time.monotonic()
     try:
         # A dry run takes no tick lock. The lock keeps two ticks from recording plans at
         # once (two attempts, two launches for one demand); a dry run records nothing — no
@@ -124,7 +126,7 @@ def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResu
         # there is nothing for it to race. It prints its plan while an executing tick runs
         # instead of "skipped", and starts without the lock library (filelock loads
         # logging, secrets and decimal: about a fifth of a dry tick's CPU, docs/performance.md).
-        result = _locked_tick(ctx) if execute else _tick(ctx, execute=False)
+        result = _locked_tick(ctx, started) if execute else _tick(ctx, execute=False)
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"
         ping(ctx, "fail", error)
@@ -139,7 +141,7 @@ def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResu
     return result
 
 
-def _locked_tick(ctx: DeskContext) -> TickResult:
+def _locked_tick(ctx: DeskContext, started: float) -> TickResult:
     """An executing tick under the tick lock; ``skipped`` when another tick holds it."""
     from deskd.adapters.locks import LockBusy
     from deskd.service.desk import locks
@@ -151,7 +153,15 @@ def _locked_tick(ctx: DeskContext) -> TickResult:
             # Paging loads channels and the desk-file models: an executing tick only.
             from deskd.service.paging.pager import deliver_pages
 
-            return replace(result, dispatched=dispatched, pages_sent=tuple(deliver_pages(ctx)))
+            result = replace(result, dispatched=dispatched, pages_sent=tuple(deliver_pages(ctx)))
+            # How long the whole tick took (planning, launches handed out, pages sent), for
+            # the metrics: a tick nearing its one-minute period is worth an alert.
+            from deskd.store.metrics import TICK_MS_KEY
+
+            took_ms = int((time.monotonic() - started) * 1000)
+            with ctx.write() as wconn:
+                set_meta(wconn, f"{TICK_MS_KEY}{ctx.settings.host_id}", str(took_ms))
+            return result
     except LockBusy:
         result = TickResult(
             now=ctx.now, dry_run=False, skipped=f"another tick holds {locks.where(ctx, locks.TICK)}"

@@ -14,6 +14,7 @@ from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import ledger_entry
 from deskd.service.desk.presence import role_presences
 from deskd.service.engine.attempt_views import attempt_view
+from deskd.service.ops.tick_overdue import is_overdue, overdue_after_s
 from deskd.store.attempts import covered_item_ids, list_attempts
 from deskd.store.hosts import list_hosts
 from deskd.store.items import overdue_unread
@@ -24,7 +25,6 @@ from deskd.store.pauses import live_pauses
 LAST_TICK_KEY = "last_tick_at"
 NO_TICK_HINT = "no tick has run yet: see `deskd cron-line`"
 # The tick runs every minute; three missed minutes means the timer or cron line is not running.
-TICK_STALE_S = 180
 OVERDUE_SHOWN = 50
 
 
@@ -115,9 +115,11 @@ def hosts(ctx: DeskContext) -> list[dict[str, Any]]:
             bound.setdefault(host, []).append(name)
     out = []
     seen = set()
+    after_s = overdue_after_s(ctx.settings)
     for name, first, last, ticks in list_hosts(ctx.conn):
         seen.add(name)
         age = max(0, (ctx.now - last) // 1000)
+        late = is_overdue(last, now=ctx.now, after_s=after_s)
         out.append(
             {
                 "name": name,
@@ -125,7 +127,9 @@ def hosts(ctx: DeskContext) -> list[dict[str, Any]]:
                 "last_tick_at": iso_utc(last),
                 "last_tick_age_s": age,
                 "ticks": ticks,
-                "stale": age >= TICK_STALE_S,
+                "stale": late,
+                "overdue": late,
+                "overdue_after_s": after_s,
                 "roles": bound.get(name, []),
             }
         )
@@ -138,6 +142,8 @@ def hosts(ctx: DeskContext) -> list[dict[str, Any]]:
                 "last_tick_age_s": None,
                 "ticks": 0,
                 "stale": True,
+                "overdue": True,
+                "overdue_after_s": after_s,
                 "roles": bound[name],
             }
         )
@@ -163,7 +169,7 @@ def health(ctx: DeskContext) -> dict[str, Any]:
         "db": ctx.settings.database_shown,
         "last_tick_at": iso_utc(last),
         "last_tick_age_s": age,
-        "tick_stale": age is None or age >= TICK_STALE_S,
+        "tick_stale": age is None or age >= overdue_after_s(ctx.settings),
         "message": NO_TICK_HINT if last is None else None,
     }
 

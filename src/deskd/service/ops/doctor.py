@@ -78,6 +78,11 @@ def run_checks(env: Mapping[str, str] | None = None) -> list[Check]:
     checks.append(private_check([*data, where.logs, where.run]))
     checks.append(tick_schedule_check(where.home, environ))
     if settings is not None:
+        from deskd.adapters.clock import now_ms
+        from deskd.service.ops.doctor_ticks import tick_checks  # each host's last tick
+
+        now = now_ms(settings.now)
+        checks.extend(Check(*c) for c in tick_checks(settings, where.db, now=now))
         from deskd.service.ops.console import access_checks  # the supervisor console
 
         checks.extend(

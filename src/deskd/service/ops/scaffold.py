@@ -115,6 +115,7 @@ ENV_TEMPLATE = """\
 # DESKD_WAKE_ALLOWED_TOOLS=Read,Grep   # overrides [agent] allowed_tools (a role's own grant wins)
 # DESKD_NOTIFY_URLS=                   # extra apprise URLs paged for every role (space or comma)
 # DESKD_TICK_PING_URL=                 # dead-man's switch: /start before a tick, the URL after, /fail on error
+# DESKD_TICK_OVERDUE=3m               # a host with no executing tick for this long is overdue
 
 # The supervisor console.
 # DESKD_HOST=127.0.0.1
@@ -124,6 +125,7 @@ ENV_TEMPLATE = """\
 # DESKD_SUPERVISOR_KEYS=               # signed mode: public keys file (deskd supervisor keygen)
 # DESKD_CONSOLE_HOSTS=                 # names the console answers to (e.g. desk.example.com behind a proxy)
 # DESKD_TRUSTED_PROXIES=               # proxies whose X-Forwarded-For is believed (e.g. 127.0.0.1)
+# DESKD_METRICS_TOKEN=                 # bearer token for /metrics off loopback (not the access code)
 
 # Rehearsals and tests.
 # DESKD_NOW=2026-12-01T09:00:00-05:00  # pins the clock (ISO 8601 with offset)

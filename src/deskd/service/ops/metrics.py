@@ -1,0 +1,185 @@
+"""The desk in Prometheus' text format, built from the database on every scrape.
+
+deskd keeps no process between ticks, so nothing could count in memory: a custom collector
+reads the ledger's aggregates (store/metrics.py, a bounded number of rows each) at ``now``
+and turns them into metric families. ``/metrics`` in ``deskd serve`` and ``deskd metrics``
+(for node_exporter's textfile collector) print the same text. prometheus_client is imported
+here only, and this module only by those two.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
+from prometheus_client.registry import Collector
+
+from deskd import __version__
+from deskd.service.ops.tick_overdue import is_overdue, overdue_after_s
+from deskd.store import metrics as agg
+from deskd.store.hosts import list_hosts
+
+if TYPE_CHECKING:
+    from deskd.service.desk.context import DeskContext
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+LANDING_BUCKETS_S = (5, 15, 30, 60, 120, 300, 600, 1800, 3600)
+"""From a resume that lands in seconds to a wake that needed a person within the hour."""
+
+
+def render(ctx: DeskContext) -> bytes:
+    """The exposition text of the desk at ``ctx.now``."""
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(DeskCollector(ctx))
+    return generate_latest(registry)
+
+
+class DeskCollector(Collector):
+    """Every deskd metric, read from the database in one read transaction per scrape."""
+
+    def __init__(self, ctx: DeskContext) -> None:
+        self.ctx = ctx
+
+    def collect(self) -> Iterator[Metric]:
+        from deskd.store.db import read_transaction
+
+        with read_transaction(self.ctx.conn):
+            yield from self._wakes()
+            yield from self._launches_and_pages()
+            yield from self._roles()
+            yield from self._hosts()
+        info = GaugeMetricFamily(
+            "deskd_info", "The deskd release serving these metrics.", labels=["version"]
+        )
+        info.add_metric([__version__], 1)
+        yield info
+
+    def _wakes(self) -> Iterator[Metric]:
+        conn = self.ctx.conn
+        attempts = CounterMetricFamily(
+            "deskd_wake_attempts",
+            "Closed wake attempts by rung and outcome (pending ones: deskd_wakes_live).",
+            labels=["rung", "outcome"],
+        )
+        for rung, outcome, count in agg.closed_attempts(conn):
+            attempts.add_metric([rung, outcome], count)
+        yield attempts
+        live = GaugeMetricFamily(
+            "deskd_wakes_live", "Pending wake attempts by role and rung.", labels=["role", "rung"]
+        )
+        for role, rung, count in agg.live_wakes(conn):
+            live.add_metric([role, rung], count)
+        yield live
+        bounds = [s * 1000 for s in LANDING_BUCKETS_S]
+        cumulative, count, total_ms = agg.landing_histogram(conn, bounds)
+        landing = HistogramMetricFamily(
+            "deskd_wake_landing_seconds", "Time from a wake attempt to its landing."
+        )
+        buckets = [(_le(s), n) for s, n in zip(LANDING_BUCKETS_S, cumulative, strict=True)]
+        landing.add_metric([], [*buckets, ("+Inf", count)], sum_value=total_ms / 1000)
+        yield landing
+
+    def _launches_and_pages(self) -> Iterator[Metric]:
+        conn = self.ctx.conn
+        launches = CounterMetricFamily(
+            "deskd_launches",
+            "Launches that ended, by result and failure class (none when it did not fail).",
+            labels=["result", "failure_class"],
+        )
+        for status, failure, count in agg.finished_launches(conn):
+            launches.add_metric([status, failure or "none"], count)
+        yield launches
+        pages = CounterMetricFamily(
+            "deskd_pages",
+            "Page deliveries by channel and result: sent, or gave_up after a day of retries.",
+            labels=["channel", "result"],
+        )
+        failing = GaugeMetricFamily(
+            "deskd_pages_failing",
+            "Open pages whose delivery to the channel failed and is being retried.",
+            labels=["channel"],
+        )
+        sent: dict[tuple[str, str], int] = {}
+        retrying: dict[str, int] = {}
+        for channel, status, gave_up, open_page, count in agg.page_deliveries(conn):
+            if status == "sent":
+                sent[(channel, "sent")] = sent.get((channel, "sent"), 0) + count
+            elif status == "failed" and gave_up:
+                sent[(channel, "gave_up")] = sent.get((channel, "gave_up"), 0) + count
+            elif status == "failed" and open_page:
+                retrying[channel] = retrying.get(channel, 0) + count
+            retrying.setdefault(channel, 0)
+        for (channel, result), count in sorted(sent.items()):
+            pages.add_metric([channel, result], count)
+        for channel, count in sorted(retrying.items()):
+            failing.add_metric([channel], count)
+        yield pages
+        yield failing
+
+    def _roles(self) -> Iterator[Metric]:
+        ctx = self.ctx
+        roles = ctx.desk.role_names
+        unread = GaugeMetricFamily("deskd_items_unread", "Unread items per role.", labels=["role"])
+        overdue = GaugeMetricFamily(
+            "deskd_items_overdue", "Unread items past their SLA per role.", labels=["role"]
+        )
+        counts = {role: (n, late) for role, n, late in agg.unread_items(ctx.conn, now=ctx.now)}
+        for role in sorted({*roles, *counts}):
+            n, late = counts.get(role, (0, 0))
+            unread.add_metric([role], n)
+            overdue.add_metric([role], late)
+        yield unread
+        yield overdue
+        paused = set(agg.paused_roles(ctx.conn))
+        role_paused = GaugeMetricFamily(
+            "deskd_role_paused", "1 while the role is paused (by itself).", labels=["role"]
+        )
+        for role in sorted({*roles, *(p for p in paused if p)}):
+            role_paused.add_metric([role], 1 if role in paused else 0)
+        yield role_paused
+        yield GaugeMetricFamily(
+            "deskd_desk_paused", "1 while the whole desk is paused.", value=1 if "" in paused else 0
+        )
+
+    def _hosts(self) -> Iterator[Metric]:
+        ctx = self.ctx
+        after_s = overdue_after_s(ctx.settings)
+        last = GaugeMetricFamily(
+            "deskd_host_last_tick_timestamp_seconds",
+            "When the host's last executing tick ran (Unix time).",
+            labels=["host"],
+        )
+        ticks = CounterMetricFamily(
+            "deskd_host_ticks", "Executing ticks the host ran.", labels=["host"]
+        )
+        overdue = GaugeMetricFamily(
+            "deskd_host_tick_overdue",
+            f"1 when the host has not ticked for more than {after_s} s (DESKD_TICK_OVERDUE).",
+            labels=["host"],
+        )
+        for name, _first, last_at, count in list_hosts(ctx.conn):
+            last.add_metric([name], last_at / 1000)
+            ticks.add_metric([name], count)
+            overdue.add_metric([name], int(is_overdue(last_at, now=ctx.now, after_s=after_s)))
+        yield last
+        yield ticks
+        yield overdue
+        took = GaugeMetricFamily(
+            "deskd_host_tick_duration_seconds",
+            "How long the host's last executing tick took, paging included.",
+            labels=["host"],
+        )
+        for name, ms in agg.tick_durations(ctx.conn):
+            took.add_metric([name], ms / 1000)
+        yield took
+
+
+def _le(seconds: int) -> str:
+    return f"{float(seconds)}"

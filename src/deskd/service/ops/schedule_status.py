@@ -1,0 +1,231 @@
+"""Is the tick's schedule installed, does it tick this desk and database, and how did its last
+run end? For ``deskd timer status`` and ``deskd cron-line --check`` (like ``systemctl
+list-timers``, for one desk).
+
+A timer is read from its unit files and from ``systemctl show`` (when it last started, its
+exit status, when it fires next); a crontab line from ``crontab -l`` and from the desk's
+``logs/tick.log``, where every tick leaves a summary line and the cron driver a line with
+deskd's exit code when it was not 0. Only reads: nothing here starts, enables or edits.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from deskd.service.ops.scheduling import (
+    DRIVER,
+    SERVICE,
+    TIMER,
+    read_crontab,
+    unit_dir,
+)
+
+Runner = Callable[[Sequence[str]], str | None]
+"""Runs an argv, returns its stdout (None when it could not run or failed)."""
+
+LOG_TAIL_BYTES = 256 * 1024
+_SUMMARY = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z) desk=\S+ db=\S+ (\S+) (.*)$")
+_EXITED = re.compile(
+    r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ) wake_orchestrator: deskd tick exited (\d+)$"
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Schedule:
+    """One installed schedule: a systemd timer (one per scope) or a crontab line."""
+
+    kind: str  # "timer" or "cron"
+    where: str  # the timer's unit file, or the crontab line
+    home: str | None
+    db: str | None  # DESKD_DB the schedule sets; None: the desk's own
+    execute: bool
+    this_desk: bool
+    this_database: bool
+    last_run: str | None = None
+    exit_code: int | None = None
+    state: str | None = None  # the timer's state and next run; None for cron
+
+    @property
+    def healthy(self) -> bool:
+        return self.this_desk and self.this_database and self.exit_code in (None, 0)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "kind": self.kind,
+            "where": self.where,
+            "home": self.home,
+            "db": self.db,
+            "execute": self.execute,
+            "this_desk": self.this_desk,
+            "this_database": self.this_database,
+            "last_run": self.last_run,
+            "exit_code": self.exit_code,
+            "state": self.state,
+            "healthy": self.healthy,
+        }
+
+
+def run_quietly(argv: Sequence[str]) -> str | None:
+    """``argv``'s stdout, or None when the program is missing, fails or hangs."""
+    exe = shutil.which(argv[0])
+    if exe is None:
+        return None
+    try:
+        done = subprocess.run(
+            [exe, *argv[1:]], capture_output=True, text=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def timers(home: Path, environ: Mapping[str, str], *, run: Runner = run_quietly) -> list[Schedule]:
+    """The installed deskd-tick timers (user scope, then system), whichever desk they tick."""
+    found = []
+    for user in (True, False):
+        folder = unit_dir(environ, user=user)
+        try:
+            text = (folder / SERVICE).read_text("utf-8")
+        except OSError:
+            continue
+        if not (folder / TIMER).is_file():
+            continue
+        env = _unit_environment(text)
+        scope = ["--user"] if user else []
+        service = _show(run, ["systemctl", *scope, "show", SERVICE, "--property=" + _SERVICE_PROPS])
+        timer = _show(run, ["systemctl", *scope, "show", TIMER, "--property=" + _TIMER_PROPS])
+        exec_line = next((x for x in text.splitlines() if x.startswith("ExecStart=")), "")
+        started = _systemd_time(service.get("ExecMainStartTimestamp"))
+        found.append(
+            Schedule(
+                kind="timer",
+                where=str(folder / TIMER),
+                home=env.get("DESKD_HOME"),
+                db=env.get("DESKD_DB"),
+                execute="--execute" in exec_line.split() or env.get("DESKD_WAKE_EXECUTE") == "1",
+                this_desk=env.get("DESKD_HOME") == str(home),
+                this_database=_same_db(env.get("DESKD_DB"), environ.get("DESKD_DB")),
+                last_run=started,
+                exit_code=_int(service.get("ExecMainStatus")) if started else None,
+                state=_timer_state(timer),
+            )
+        )
+    return found
+
+
+def cron_lines(
+    home: Path, environ: Mapping[str, str], *, crontab: str | bool | None = True
+) -> list[Schedule]:
+    """The crontab lines that run the cron driver, whichever desk they tick, each with its
+    desk's last run read from that desk's tick.log."""
+    text = read_crontab() if crontab is True else (crontab or None)
+    found = []
+    for line in (text or "").splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#") or DRIVER not in stripped:
+            continue
+        try:
+            words = shlex.split(stripped.replace("\\%", "%"))
+        except ValueError:
+            words = stripped.split()
+        env = dict(w.split("=", 1) for w in words if "=" in w and not w.startswith("/"))
+        desk = env.get("DESKD_HOME")
+        logs = Path(env["DESKD_LOG_DIR"]) if env.get("DESKD_LOG_DIR") else None
+        last, code = last_logged_run((logs or Path(desk or ".") / "logs") / "tick.log")
+        found.append(
+            Schedule(
+                kind="cron",
+                where=stripped,
+                home=desk,
+                db=env.get("DESKD_DB"),
+                execute=env.get("DESKD_WAKE_EXECUTE") == "1",
+                this_desk=desk == str(home),
+                this_database=_same_db(env.get("DESKD_DB"), environ.get("DESKD_DB")),
+                last_run=last,
+                exit_code=code,
+            )
+        )
+    return found
+
+
+def last_logged_run(log: Path) -> tuple[str | None, int | None]:
+    """(when, exit code) of the last tick ``log`` records: a summary line is exit 0 unless the
+    driver's ``exited N`` line follows it; (None, None) when there is none."""
+    try:
+        with log.open("rb") as fh:
+            fh.seek(0, 2)
+            size = fh.tell()
+            fh.seek(max(0, size - LOG_TAIL_BYTES))
+            tail = fh.read().decode("utf-8", errors="replace")
+    except OSError:
+        return None, None
+    last: tuple[str | None, int | None] = (None, None)
+    for line in tail.splitlines():
+        summary = _SUMMARY.match(line)
+        if summary:
+            last = (summary.group(1), 0)
+            continue
+        exited = _EXITED.match(line)
+        if exited:
+            last = (exited.group(1), int(exited.group(2)))
+    return last
+
+
+_SERVICE_PROPS = "ExecMainStartTimestamp,ExecMainExitTimestamp,ExecMainStatus,Result"
+_TIMER_PROPS = "ActiveState,UnitFileState,LastTriggerUSec,NextElapseUSecRealtime"
+
+
+def _show(run: Runner, argv: list[str]) -> dict[str, str]:
+    out = run(argv)
+    if not out:
+        return {}
+    return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+
+
+def _unit_environment(text: str) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for line in text.splitlines():
+        if not line.startswith("Environment="):
+            continue
+        for word in shlex.split(line.removeprefix("Environment=")):
+            if "=" in word:
+                key, value = word.split("=", 1)
+                env[key] = value.replace("%%", "%")
+    return env
+
+
+def _timer_state(timer: Mapping[str, str]) -> str:
+    if not timer:
+        return "systemd not reachable (systemctl show failed)"
+    state = f"{timer.get('ActiveState', '?')} ({timer.get('UnitFileState', '?')})"
+    following = _systemd_time(timer.get("NextElapseUSecRealtime"))
+    return state + (f", next {following}" if following else "")
+
+
+def _systemd_time(value: str | None) -> str | None:
+    """systemd's own rendering of a time (``Tue 2026-12-01 14:00:00 UTC``); None when unset."""
+    if not value or value in ("n/a", "0"):
+        return None
+    return value
+
+
+def _int(value: str | None) -> int | None:
+    return int(value) if value and value.lstrip("-").isdigit() else None
+
+
+def _same_db(scheduled: str | None, here: str | None) -> bool:
+    """Both read the desk's ``.env`` (the schedule runs in the desk folder), so they reach
+    the same database unless one of them overrides DESKD_DB differently."""
+
+    def norm(value: str | None) -> str | None:
+        if not value:
+            return None
+        return value if "://" in value else str(Path(value).expanduser().absolute())
+
+    return norm(scheduled) == norm(here)
