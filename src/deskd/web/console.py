@@ -4,7 +4,6 @@ the supervisor)."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -30,8 +29,6 @@ class Console:
     hosts: frozenset[str] = frozenset()
     """The names a request's Host may carry (a DNS-rebinding page carries its own)."""
     secure_cookies: bool = False
-    acting: threading.Lock = field(default_factory=threading.Lock)
-    """One supervisor action at a time, so its events can be stamped with how it was authed."""
     poll_s: float = 1.0
     stream_polls: int | None = None
     """How many polls one event stream lasts (None: until the client leaves); tests bound it."""

@@ -38,6 +38,9 @@ class DeskContext:
     # Close the connection after each write: an executor on a shared desk holds none while
     # its agent runs (one server connection per running agent would cap the desk).
     transient: bool = False
+    # How the acting person was authenticated (the console: "access code, session N" or
+    # "signed, key ID"): stamped on the events this unit of work writes as ``actor``.
+    auth: str | None = None
     _conn: sqlite3.Connection | None = field(default=None, repr=False)
 
     @property
@@ -72,12 +75,26 @@ class DeskContext:
                 if self.fences:
                     self._check_fences(conn)
                 sync_roles(conn, self.desk, now=self.now)
-                yield conn
+                if self.auth is None:
+                    yield conn
+                else:
+                    with self._stamping(conn):
+                        yield conn
         except sqlite3.DatabaseError as exc:
             raise database_unavailable(self.settings.database_shown, exc) from None
         finally:
             if self.transient and self._conn is not None and not self._conn.in_transaction:
                 self.close()
+
+    @contextmanager
+    def _stamping(self, conn: sqlite3.Connection) -> Iterator[None]:
+        """Stamp ``auth`` on this transaction's events: writers take the write lock one at a
+        time, so every event after the mark read under it is this transaction's own."""
+        from deskd.store.console import last_event_id, stamp_auth
+
+        mark = last_event_id(conn)
+        yield
+        stamp_auth(conn, after=mark, actor=self.actor, auth=str(self.auth))
 
     def _check_fences(self, conn: sqlite3.Connection) -> None:
         from deskd.store.locks import holds

@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import hmac
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 
-from deskd.core.values import SUPERVISOR
 from deskd.service.desk.context import DeskContext
 from deskd.service.ops.console import session_secret, stored_access
 from deskd.store import console as console_rows
@@ -104,16 +101,3 @@ def login_attempt(ctx: DeskContext, client: str) -> int | None:
 def login_succeeded(ctx: DeskContext, client: str) -> None:
     with ctx.write() as conn:
         console_rows.clear_throttle(conn, client)
-
-
-# -- how the supervisor was authenticated ----------------------------------------------------
-
-
-@contextmanager
-def authenticated_as(ctx: DeskContext, auth: str) -> Iterator[None]:
-    """Stamp ``auth`` on the supervisor's events written inside the block (the caller runs
-    one action at a time, so those are the block's own)."""
-    mark = console_rows.last_event_id(ctx.conn)
-    yield
-    with ctx.write() as conn:
-        console_rows.stamp_auth(conn, after=mark, actor=SUPERVISOR, auth=auth)

@@ -16,7 +16,6 @@ from deskd.service.desk import pauses
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine import hooks, wake
 from deskd.service.ops import supervisor
-from deskd.service.ops.console_sessions import authenticated_as
 from deskd.service.paging import silences
 from deskd.service.paging.channels import send_test
 from deskd.service.work import tasks
@@ -30,11 +29,11 @@ Action = Callable[[DeskContext, dict[str, str]], tuple[str, Any]]
 
 def _run(request: Request, action: Action, who: Principal) -> Response:
     """Run one action for the supervisor; answer JSON or send the browser back. Its events
-    then say how the supervisor was authenticated (one action at a time, so the events
-    after the mark are this action's)."""
+    say how the supervisor was authenticated (stamped in each write's own transaction)."""
     form: dict[str, str] = request.state.form
     console = console_of(request)
-    with console.acting, console.desk(now_of(request)) as ctx, authenticated_as(ctx, who.auth):
+    with console.desk(now_of(request)) as ctx:
+        ctx.auth = who.auth
         sentence, result = action(ctx, form)
     if "application/json" in request.headers.get("accept", ""):
         return JSONResponse({"ok": True, "message": sentence, "result": result})
