@@ -65,7 +65,9 @@ def run_checks(env: Mapping[str, str] | None = None) -> list[Check]:
     desk = _desk(where, host, checks)
     checks.extend(database_checks(where.db, marker=paths.db_marker(where.home)))
     if desk is not None:
-        checks.extend(agent_checks(desk, settings, environ.get("PATH", os.defpath)))
+        search = environ.get("PATH", os.defpath)
+        due = launching(settings, where.db)
+        checks.extend(agent_checks(desk, settings, search, launching=due))
         checks.extend(workdir_checks(desk, where.home))
         from deskd.service.paging.channels import doctor_checks as channel_checks  # the pager issue
 
@@ -306,9 +308,26 @@ def _schema_checks(version: int) -> list[Check]:
     ]
 
 
-def agent_checks(desk: Desk, settings: Settings | None, search_path: str) -> list[Check]:
-    """Each enabled role's agent executable, found on PATH the way a launch would find it."""
+INSTALL_HINTS = {
+    "claude": "npm install -g @anthropic-ai/claude-code",
+    "codex": "npm install -g @openai/codex",
+    "gemini": "npm install -g @google/gemini-cli",
+    "opencode": "npm install -g opencode-ai",
+}
+"""How each agent kind's CLI is installed (what a missing executable's check suggests)."""
+
+
+def agent_checks(
+    desk: Desk, settings: Settings | None, search_path: str, *, launching: bool = True
+) -> list[Check]:
+    """Each enabled role's agent executable, found on PATH the way a launch would find it.
+
+    A missing executable fails only once the desk launches (``launching``: ticks execute);
+    before that it is a warning with the install hint, so a fresh desk is not red for a CLI
+    nothing has asked for yet.
+    """
     checks = []
+    missing_level: Level = "fail" if launching else "warn"
     for role in desk.enabled_roles:
         agent = desk.agent_for(role, settings)
         command = agent.command
@@ -326,26 +345,44 @@ def agent_checks(desk: Desk, settings: Settings | None, search_path: str) -> lis
         found = shutil.which(command, path=search_path)
         if found:
             checks.append(Check(name, "ok", f"{agent.kind}: {command} → {found}"))
-        elif os.sep in command:
-            checks.append(
-                Check(
-                    name,
-                    "fail",
-                    f"{command} is missing or not executable; fix command in deskd.toml "
-                    "or DESKD_AGENT_CMD",
-                )
+            continue
+        hint = INSTALL_HINTS.get(agent.kind)
+        install = f"install the {agent.kind} CLI ({hint})" if hint else "install it"
+        when = "" if launching else " (needed before its first launch: ticks run dry now)"
+        if os.sep in command:
+            detail = (
+                f"{command} is missing or not executable{when}; {install}, or fix command "
+                "in deskd.toml or DESKD_AGENT_CMD"
             )
         else:
-            checks.append(
-                Check(
-                    name,
-                    "fail",
-                    f"{command!r} not found on PATH ({search_path}); install the "
-                    f"{agent.kind} CLI, or set command in [agent] (or DESKD_AGENT_CMD) "
-                    "to its absolute path",
-                )
+            detail = (
+                f"{command!r} not found on PATH ({search_path}){when}; {install}, or set "
+                "command in [agent] (or DESKD_AGENT_CMD) to its absolute path"
             )
+        checks.append(Check(name, missing_level, detail))
     return checks
+
+
+def launching(settings: Settings | None, db: Path | str) -> bool:
+    """Whether this desk's roles are due to launch: ticks execute (DESKD_WAKE_EXECUTE=1), or
+    an executing tick has run against its database."""
+    if settings is not None and settings.execute:
+        return True
+    from deskd.store.db import connect, is_url
+    from deskd.store.meta import get_meta
+
+    if not is_url(db) and (not Path(db).exists() or Path(db).stat().st_size == 0):
+        return False
+    try:
+        conn = connect(db, create=False, migrate=False, busy_ms=1000)
+    except Exception:  # the database checks report why it does not open
+        return False
+    try:
+        return get_meta(conn, "last_tick_at") is not None
+    except Exception:  # an old or damaged schema: the database checks say so
+        return False
+    finally:
+        conn.close()
 
 
 def workdir_checks(desk: Desk, home: Path) -> list[Check]:
