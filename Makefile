@@ -46,6 +46,11 @@ lint: $(BIN)/.installed
 
 venv: $(BIN)/.installed
 
+# docs/cli.md's usage and options blocks, rewritten from the click commands (scripts/cli_docs.py;
+# tests/docs/test_cli_reference.py fails when they are stale).
+docs: $(BIN)/.installed
+	$(BIN)/python scripts/cli_docs.py --write
+
 # The real agent CLIs for the real-agent test tier (tests/real_agents), at the versions pinned
 # in tests/real_agents/versions.json; a cache that already holds them is reused offline.
 REAL_AGENTS_CACHE ?= .cache/real-agents

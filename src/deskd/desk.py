@@ -1,7 +1,7 @@
 """The desk file (``deskd.toml``) validated into models, merged with ``DESKD_CONFIG_MODULE``.
 
 Unknown keys are refused (typo protection); every refusal names the file, the key and the
-reason, e.g. ``deskd.toml: roles[1].name: must match [a-z][a-z0-9_-]{0,31}``.
+reason, e.g. ``deskd.toml: roles[1].name: 'Alpha' is not a role name: lowercase letters…``.
 
 It runs past 400 lines because every key of the desk file is validated here, beside the
 model that names it, so one file answers "what may deskd.toml say".

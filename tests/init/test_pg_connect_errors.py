@@ -64,3 +64,16 @@ def test_an_unreachable_server_says_so_and_what_to_check(home: Path) -> None:
     assert "server unreachable" in line and "Connection refused" in line
     assert "host and port" in line
     assert "backup" not in line
+
+
+def test_doctor_on_a_working_postgresql_desk_writes_nothing_in_the_desk_folder(
+    home: Path, pg_migrated_database: str
+) -> None:
+    before = sorted(p.name for p in home.iterdir())
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DESKD_", "PG"))}
+    env.update({"DESKD_HOME": str(home), "DESKD_DB": pg_migrated_database, "PATH": str(BIN)})
+    out = subprocess.run(
+        [str(BIN / "deskd"), "doctor"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert "✓ database" in out.stdout, out.stdout
+    assert sorted(p.name for p in home.iterdir()) == before
