@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -101,6 +102,9 @@ def main(argv: list[str]) -> int:
     optional = "--if-possible" in argv
     args = [a for a in argv[1:] if a != "--if-possible"]
     cache = Path(args[0]).resolve() if args else DEFAULT_CACHE
+    if optional and os.environ.get("DESKD_REAL_AGENTS") == "0":
+        print("real agents: DESKD_REAL_AGENTS=0: not installed; the real-agent tier skips")
+        return 0
     todo = missing(cache)
     if todo and shutil.which("npm") is not None:
         print(
