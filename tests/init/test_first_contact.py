@@ -27,7 +27,7 @@ def deskd(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str
         cwd=home,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,
         stdin=subprocess.DEVNULL,
     )
 
