@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 # 2-core machine -n 2 finishes in well under the serial time (docs/performance.md).
 PYTEST_ARGS ?= -n 2
 
-.PHONY: demo test test-lowest lint venv clean real-agents test-real-agents
+.PHONY: demo test test-lowest lint venv clean real-agents test-real-agents docs
 
 demo: $(BIN)/.installed
 	$(BIN)/deskd demo
@@ -15,6 +15,7 @@ demo: $(BIN)/.installed
 # Includes the real-agent tier (tests/real_agents): it installs the CLIs when npm can, else
 # skips with a one-line reason; `make test-real-agents` runs that tier alone.
 test: $(BIN)/.installed
+	@$(PYTHON) tests/real_agents/install.py --if-possible $(REAL_AGENTS_CACHE)
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 # The lowest versions pyproject.toml allows, in their own virtualenv, against the tests that
@@ -44,6 +45,11 @@ lint: $(BIN)/.installed
 	$(BIN)/mypy
 
 venv: $(BIN)/.installed
+
+# docs/cli.md's usage and options blocks, rewritten from the click commands (scripts/cli_docs.py;
+# tests/docs/test_cli_reference.py fails when they are stale).
+docs: $(BIN)/.installed
+	$(BIN)/python scripts/cli_docs.py --write
 
 # The real agent CLIs for the real-agent test tier (tests/real_agents), at the versions pinned
 # in tests/real_agents/versions.json; a cache that already holds them is reused offline.

@@ -1,7 +1,7 @@
 """The desk file (``deskd.toml``) validated into models, merged with ``DESKD_CONFIG_MODULE``.
 
 Unknown keys are refused (typo protection); every refusal names the file, the key and the
-reason, e.g. ``deskd.toml: roles[1].name: must match [a-z][a-z0-9_-]{0,31}``.
+reason, e.g. ``deskd.toml: roles[1].name: 'Alpha' is not a role name: lowercase letters…``.
 
 It runs past 400 lines because every key of the desk file is validated here, beside the
 model that names it, so one file answers "what may deskd.toml say".
@@ -292,7 +292,9 @@ def parse_desk(text: str, *, path: Path, host: HostConfig | None = None) -> Desk
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise DeskFileError(label, "", f"not valid TOML: {exc}") from None
+        raise DeskFileError(
+            label, "", f"not valid TOML: {exc}{toml_hint(str(exc), text)}"
+        ) from None
     except RecursionError:
         raise DeskFileError(label, "", "nested too deeply to read (arrays or tables)") from None
     host = host or HostConfig()
@@ -303,6 +305,33 @@ def parse_desk(text: str, *, path: Path, host: HostConfig | None = None) -> Desk
         key, reason = _explain(exc.errors()[0], DeskFile)  # type: ignore[arg-type]
         raise DeskFileError(label, key, reason) from None
     return Desk(data.model_dump(), path=path, host=host)
+
+
+_TOML_HINTS = (
+    ("Invalid value", 'text needs double quotes ("alpha", "5m"), lists are ["a", "b"]'),
+    ("after a statement", 'one key = value per line; text needs double quotes ("5m")'),
+    ("Expected '=' after a key", 'each line is key = value, like name = "alpha"'),
+    ("Cannot overwrite a value", "a key is set twice in one table; start each role with [[roles]]"),
+    ("twice", "a [table] appears twice; use [[roles]] (double brackets) to repeat one"),
+    ("Unterminated string", 'a string lacks its closing quote "'),
+    ("Unclosed array", 'a list lacks its closing ] or a comma between items: ["a", "b"]'),
+    ("at the end of a table", "a table header is [name] or [[roles]]"),
+    ("initial character for a key", "a trailing comma in { } or a key that needs quotes"),
+)
+"""Plain words for tomllib's common errors: a desk file is edited by hand."""
+
+
+def toml_hint(error: str, text: str) -> str:
+    """`` — the line: a hint`` for a TOML syntax error, or "" when there is nothing to add."""
+    hint = next((h for needle, h in _TOML_HINTS if needle in error), "")
+    found = re.search(r"at line (\d+)", error)
+    lines = text.splitlines()
+    shown = ""
+    if found and 0 < int(found.group(1)) <= len(lines):
+        line = lines[int(found.group(1)) - 1].strip()
+        shown = f"`{line[:80]}`" if line else ""
+    parts = [p for p in (shown, hint) if p]
+    return f" — {': '.join(parts)}" if parts else ""
 
 
 def _merge_host(raw: dict[str, Any], host: HostConfig, label: str) -> dict[str, Any]:

@@ -164,7 +164,8 @@ DOCTOR_ADVICE = "run `deskd doctor`; restore it from a backup if it is damaged"
 def database_unavailable(path: object, exc: BaseException) -> Unavailable:
     """A database error as deskd's exit 3: the file, SQLite's words and what to do."""
     reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return Unavailable(f"database {path}: {reason} ({DOCTOR_ADVICE})")
+    advice = getattr(exc, "advice", None) or DOCTOR_ADVICE  # a refused connect: no restore
+    return Unavailable(f"database {path}: {reason} ({advice})")
 
 
 class LeaseLost(Unavailable):

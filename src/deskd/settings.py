@@ -7,7 +7,8 @@ variable set is one pydantic would only copy as a string or a path (no ``DESKD_P
 ``DESKD_SUPERVISOR_AUTH_MODE`` or ``DESKD_WAKE_TIMEOUT`` to check, no ``DESKD_CONFIG_MODULE``
 to import) the values are taken as they are, the way ``deskd.paths`` does for the session
 hook; otherwise ``deskd.config.load_settings`` validates them. Either way the result is this
-plain ``Settings``; tests/config/test_fast_settings.py checks both paths agree.
+plain ``Settings``; tests/config/test_config_settings.py checks both paths name the same
+variables.
 
 ``$DESKD_HOME/.env`` is honoured the same way: its ``DESKD_*`` values are read once with
 pydantic-settings' own reader and kept in the desk cache (``deskd.desk_cache``) keyed by the

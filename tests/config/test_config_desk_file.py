@@ -25,11 +25,11 @@ def _refusal(text: str) -> str:
 INVALID = {
     "bad role name": (
         HEAD + '[[roles]]\nname = "alpha"\n[[roles]]\nname = "Research Lead"\n',
-        "deskd.toml: roles[1].name: must match [a-z][a-z0-9_-]{0,31}",
+        "deskd.toml: roles[1].name: 'Research Lead' is not a role name: lowercase letters",
     ),
     "role name too long": (
         HEAD + f'[[roles]]\nname = "{"a" * 33}"\n',
-        "deskd.toml: roles[0].name: must match [a-z][a-z0-9_-]{0,31}",
+        f"deskd.toml: roles[0].name: '{'a' * 33}' is not a role name",
     ),
     "supervisor reserved": (
         HEAD + '[[roles]]\nname = "supervisor"\n',
@@ -137,7 +137,11 @@ def test_it_refuses_an_invalid_desk_file_in_the_cli_with_one_line(desk: Desk) ->
     desk.write_desk(HEAD + '[[roles]]\nname = "alpha"\n[[roles]]\nname = "Bad"\n')
     out = desk.run("inbox", "list", "--for", "alpha")
     assert out.exit_code == 1
-    assert out.stderr == "deskd: deskd.toml: roles[1].name: must match [a-z][a-z0-9_-]{0,31}\n"
+    assert out.stderr == (
+        "deskd: deskd.toml: roles[1].name: 'Bad' is not a role name: lowercase letters, digits, "
+        "- and _, starting with a letter, at most 32 characters ([a-z][a-z0-9_-]{0,31}); "
+        "did you mean 'bad'?\n"
+    )
     out = desk.run("ledger", "--json")
     assert out.error()["code"] == "invalid_desk"
 

@@ -3,6 +3,7 @@ CLI, session hook and pager, and tells the story it promises."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -43,6 +44,10 @@ def test_the_rehearsal_resumes_spawns_climbs_to_a_page_and_settles_it(tmp_path: 
     assert context.index("5xx above 2% on api") < context.index("nightly report")
     assert "acked 2 items for alpha" in out
     assert (tmp_path / "demo" / "data" / "deskd.db").exists()
+    # The hook command it prints can be replayed: its event file is in the kept desk.
+    assert "$ DESKD_ROLE=alpha deskd-session-hook < PostToolUse.json" in out
+    event = json.loads((tmp_path / "demo" / "PostToolUse.json").read_text())
+    assert event["hook_event_name"] == "PostToolUse" and event["tool_name"] == "Bash"
 
 
 def test_it_stops_with_one_line_when_the_folder_already_has_a_desk(tmp_path: Path) -> None:

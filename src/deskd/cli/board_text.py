@@ -100,6 +100,15 @@ def print_board(data: dict[str, Any], *, now: int, tz: str) -> None:
         colour = "red" if health["tick_stale"] else None
         mode = f" ({health['last_tick_mode']})" if health.get("last_tick_mode") else ""
         secho(f"last tick: {_age(health['last_tick_age_s'])}{mode}", fg=colour)
+        if health.get("last_tick_mode") == "dry-run":
+            if health.get("last_execute_at") is None:
+                secho(
+                    "no executing tick has run yet: dry runs launch nothing "
+                    "(`deskd tick --execute`, or `deskd cron-line --execute`)",
+                    fg="yellow",
+                )
+            else:
+                echo(f"last executing tick: {_age(health['last_execute_age_s'])}")
     echo(f"database: {health['db']}")
     from deskd.core.timeparse import human_age
 

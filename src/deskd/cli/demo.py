@@ -148,13 +148,17 @@ class Transcript:
     def hook(
         self, executable: str, payload: dict[str, object], *, role: str
     ) -> subprocess.CompletedProcess[str]:
-        """Feed the session hook one Claude Code event, as Claude Code would."""
-        self._prompt(f"DESKD_ROLE={role} deskd-session-hook < {payload['hook_event_name']}.json")
+        """Feed the session hook one Claude Code event, as Claude Code would. The event is
+        written into the desk folder first, so the printed command can be replayed."""
+        event = self.home / f"{payload['hook_event_name']}.json"
+        event.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+        click.echo(f"  ({event.name} in the desk folder: {json.dumps(payload)})")
+        self._prompt(f"DESKD_ROLE={role} deskd-session-hook < {event.name}")
         env = dict(self.env)
         env["DESKD_ROLE"] = role
         return subprocess.run(
             [executable],
-            input=json.dumps(payload),
+            input=event.read_text(encoding="utf-8"),
             env=env,
             cwd=self.home,
             capture_output=True,

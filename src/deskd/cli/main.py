@@ -63,6 +63,20 @@ class LazyGroup(DeskdGroup):
         command: click.Command = getattr(module, target[1])
         return command
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        # click suggests from ``self.commands``, which a lazy group leaves empty: suggest
+        # from the names it lists, as click does for a mistyped option.
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and name not in COMMANDS and not ctx.resilient_parsing:
+            import difflib
+
+            close = difflib.get_close_matches(name, list(COMMANDS), n=3, cutoff=0.6)
+            hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+            ctx.fail(f"No such command {name!r}.{hint}")
+        return super().resolve_command(ctx, args)
+
 
 @click.group(
     cls=LazyGroup,

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from deskd.errors import DeskdError, InvalidValue
+from deskd.errors import DeskdError, InvalidValue, Unavailable
 
 
 @click.command()
@@ -48,8 +48,9 @@ def serve(host: str | None, port: str | None, new_code: bool) -> None:
     )
 
     settings = load_settings()
-    bind = host or settings.host
+    bind = _unbracketed(host or settings.host)
     number = _port(port, settings.port)
+    _check_bind(bind, number)  # before a code is generated or a URL printed
     ctx = open_context(settings=settings)  # the desk file and database must open first
     ctx.conn  # noqa: B018 — creates and migrates the database now, not on the first request
     ctx.close()
@@ -163,3 +164,38 @@ def _proxies_refusal(raw: str | None) -> str | None:
 
 def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
+
+
+def _unbracketed(host: str) -> str:
+    """``[::1]`` as written in a URL is the address ``::1``."""
+    return host[1:-1] if host.startswith("[") and host.endswith("]") else host
+
+
+def _check_bind(host: str, port: int) -> None:
+    """Refuse (exit 3) when ``host:port`` cannot be bound — the port is taken, or the address
+    is not this machine's — before anything is printed; uvicorn would fail only after."""
+    import errno
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise Unavailable(
+            f"cannot serve on {host!r}: {exc.strerror} (--host takes an address of "
+            "this machine, like 127.0.0.1 or ::1)"
+        ) from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        # As uvicorn binds: SO_REUSEADDR, so a port in TIME_WAIT is free but a listener is not.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            hint = (
+                "choose another with --port (or DESKD_PORT), or stop what listens there"
+                if exc.errno == errno.EADDRINUSE
+                else "--host takes an address of this machine, like 127.0.0.1 or ::1"
+            )
+            raise Unavailable(
+                f"cannot serve on {_url_host(host)}:{port}: {exc.strerror}; {hint}"
+            ) from None

@@ -46,7 +46,12 @@ def priority_name(rank: int) -> str:
 def role_name_problem(name: str) -> str | None:
     """Why ``name`` cannot be a role name, or None when it can."""
     if not ROLE_NAME.fullmatch(name):
-        return "must match [a-z][a-z0-9_-]{0,31}"
+        fixed = re.sub(r"[^a-z0-9_-]+", "-", name.strip().lower()).strip("-_")[:32]
+        guess = f"; did you mean {fixed!r}?" if ROLE_NAME.fullmatch(fixed) else ""
+        return (
+            f"{name!r} is not a role name: lowercase letters, digits, - and _, starting with a "
+            f"letter, at most 32 characters ([a-z][a-z0-9_-]{{0,31}}){guess}"
+        )
     if name in RESERVED_ROLE_NAMES:
         return f"{name!r} is reserved (the supervisor is a person, not a role)"
     return None

@@ -275,9 +275,52 @@ def _open(url: str, *, busy_ms: int) -> PgConnection:
             application_name="deskd",
             **KEEPALIVES,
         )
+    except psycopg.OperationalError as exc:
+        raise connect_error(exc) from exc
     except psycopg.Error as exc:
         raise _as_sqlite_error(exc) from exc
     return PgConnection(raw, url=url, busy_ms=busy_ms)
+
+
+class ConnectFailed(sqlite3.OperationalError):
+    """PostgreSQL refused or could not be reached: what failed, and ``advice`` on what to
+    check (the data is not damaged, so no restore advice)."""
+
+    def __init__(self, message: str, advice: str) -> None:
+        super().__init__(message)
+        self.advice = advice
+
+
+_CONNECT_FAILURES = (
+    (
+        ("authentication failed", "pg_hba.conf", "role ", "password"),
+        "authentication failed",
+        "check the user and password in DESKD_DB (or ~/.pgpass, PGPASSWORD) and that the "
+        "server's pg_hba.conf lets this user in from this host",
+    ),
+    (
+        ("database ",),
+        "no such database",
+        "create it (createdb NAME) or fix the database name at the end of DESKD_DB",
+    ),
+    (
+        ("refused", "resolve host", "translate host", "timeout", "route to host", "unreachable",
+         "No such file or directory"),
+        "server unreachable",
+        "check the host and port in DESKD_DB, that PostgreSQL runs there and accepts TCP "
+        "connections from this host (listen_addresses, firewall)",
+    ),
+)  # fmt: skip
+
+
+def connect_error(exc: psycopg.Error) -> sqlite3.OperationalError:
+    """A failed connect in one line: what the server said, what kind of failure, and what to check."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    said = text.split("FATAL:", 1)[-1].strip()
+    for needles, what, advice in _CONNECT_FAILURES:
+        if any(n in said for n in needles):
+            return ConnectFailed(f"{what}: {said}", advice)
+    return ConnectFailed(f"cannot connect: {said}", "run `deskd doctor`")
 
 
 def connect_pg(url: str, *, busy_ms: int, create: bool, migrate: bool) -> sqlite3.Connection:

@@ -171,6 +171,9 @@ def health(ctx: DeskContext) -> dict[str, Any]:
         "last_tick_age_s": age,
         "tick_stale": age is None or age >= overdue_after_s(ctx.settings),
         "message": NO_TICK_HINT if last is None else None,
+        # A desk whose ticks still run dry has never launched anything: say so apart.
+        "last_execute_at": iso_utc(executed),
+        "last_execute_age_s": None if executed is None else max(0, (ctx.now - executed) // 1000),
     }
 
 

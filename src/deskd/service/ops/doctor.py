@@ -63,9 +63,15 @@ def run_checks(env: Mapping[str, str] | None = None) -> list[Check]:
     checks.insert(2, hook_check(environ.get("PATH", os.defpath)))
     host = _host(settings, where, checks)
     desk = _desk(where, host, checks)
-    checks.extend(database_checks(where.db, marker=paths.db_marker(where.home)))
+    found = database_checks(where.db, marker=paths.db_marker(where.home))
+    checks.extend(found)
     if desk is not None:
-        checks.extend(agent_checks(desk, settings, environ.get("PATH", os.defpath)))
+        from deskd.service.ops.doctor_agents import agent_checks, launching, workdir_checks
+
+        search = environ.get("PATH", os.defpath)
+        opens = all(c.ok for c in found)  # else do not try (and wait for) it a second time
+        due = launching(settings, where.db if opens else None)
+        checks.extend(agent_checks(desk, settings, search, launching=due))
         checks.extend(workdir_checks(desk, where.home))
         from deskd.service.paging.channels import doctor_checks as channel_checks  # the pager issue
 
@@ -309,73 +315,6 @@ def _schema_checks(version: int) -> list[Check]:
     return [
         Check("schema", "fail", f"version {version} is newer than this deskd ({LATEST}); upgrade")
     ]
-
-
-def agent_checks(desk: Desk, settings: Settings | None, search_path: str) -> list[Check]:
-    """Each enabled role's agent executable, found on PATH the way a launch would find it."""
-    checks = []
-    for role in desk.enabled_roles:
-        agent = desk.agent_for(role, settings)
-        command = agent.command
-        name = f"agent {role}"
-        if not command:
-            checks.append(
-                Check(
-                    name,
-                    "fail",
-                    f'kind = "{agent.kind}" needs a command: set command in [agent] '
-                    "(or the role's agent table, or DESKD_AGENT_CMD)",
-                )
-            )
-            continue
-        found = shutil.which(command, path=search_path)
-        if found:
-            checks.append(Check(name, "ok", f"{agent.kind}: {command} → {found}"))
-        elif os.sep in command:
-            checks.append(
-                Check(
-                    name,
-                    "fail",
-                    f"{command} is missing or not executable; fix command in deskd.toml "
-                    "or DESKD_AGENT_CMD",
-                )
-            )
-        else:
-            checks.append(
-                Check(
-                    name,
-                    "fail",
-                    f"{command!r} not found on PATH ({search_path}); install the "
-                    f"{agent.kind} CLI, or set command in [agent] (or DESKD_AGENT_CMD) "
-                    "to its absolute path",
-                )
-            )
-    return checks
-
-
-def workdir_checks(desk: Desk, home: Path) -> list[Check]:
-    """Each enabled role's workdir exists (resolved as a launch resolves it): a missing one
-    fails every launch of that role."""
-    checks = []
-    for role in desk.enabled_roles:
-        configured = desk.roles[role].workdir
-        if configured is None:
-            continue
-        folder = Path(configured).expanduser()
-        folder = folder if folder.is_absolute() else home / folder
-        if folder.is_dir():
-            checks.append(Check(f"workdir {role}", "ok", str(folder)))
-        else:
-            what = "is not a folder" if folder.exists() else "does not exist"
-            checks.append(
-                Check(
-                    f"workdir {role}",
-                    "fail",
-                    f"{folder} {what}: every launch of {role} would fail; create it or fix "
-                    f'workdir under [[roles]] name = "{role}" in deskd.toml',
-                )
-            )
-    return checks
 
 
 def folder_check(name: str, folder: Path) -> Check:

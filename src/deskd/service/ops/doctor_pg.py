@@ -24,7 +24,9 @@ def postgres_checks(url: str) -> list[Check]:
     try:
         found = probe(url)
     except sqlite3.Error as exc:
-        return [Check("database", "fail", f"{shown}: cannot connect: {exc}")]
+        advice = getattr(exc, "advice", None)
+        detail = f"{shown}: {exc}; {advice}" if advice else f"{shown}: cannot connect: {exc}"
+        return [Check("database", "fail", detail)]
     checks = [Check("database", "ok", f"{shown} connects")]
     if found.server_version_num >= OLDEST_SERVER:
         checks.append(Check("server", "ok", f"PostgreSQL {found.server_version}"))

@@ -40,7 +40,8 @@ suspect = "10m"                      # younger than this: suspect; older: dead
 
 [agent]                              # defaults for every role (DESKD_AGENT_CMD etc. override)
 kind = "claude"                      # claude | codex | gemini | opencode | command
-command = "claude"                   # executable name (found on PATH) or absolute path
+command = "claude"                   # executable name (found on PATH) or absolute path;
+                                     # install: npm install -g @anthropic-ai/claude-code
 model = ""                           # empty: the CLI's own default
 timeout = "30m"                      # longest agent turn
 retry_wait = "2s"                    # before retrying a quick transient failure (doubles, ≤ 10×)
@@ -50,8 +51,9 @@ allowed_tools = ["Read", "Grep", "Glob", "Edit", "Write", "Bash"]
 name = "researcher"                  # [a-z][a-z0-9_-]{{0,31}}; "supervisor" is reserved
 title = "Researcher"
 capabilities = ["research", "review"]
-workdir = "~/src/myapp"              # where its agent runs (keep it outside the desk folder:
-                                     # agents can read whatever their Unix user can)
+# workdir = "~/src/myapp"            # where its agent runs; unset: the desk folder. Point it
+                                     # at the project the role works on (it must exist);
+                                     # agents can read whatever their Unix user can
 enabled = true                       # false: no wakes, demand withdrawn, history kept
 prompt = "Load the agent-orchestration skill, declare role={{role}}, follow its playbook."
 channels = []                        # who is paged when this role's wake reaches a person
@@ -61,7 +63,7 @@ channels = []                        # who is paged when this role's wake reache
 name = "operator"
 title = "Operator"
 capabilities = ["deploy", "incident"]
-workdir = "~/src/myapp"
+# workdir = "~/src/myapp"
 prompt = "Load the agent-orchestration skill, declare role={{role}}, follow its playbook."
 
 # The escalation ladder. Leave it out for this default; drop rungs or change SLAs here.

@@ -1,0 +1,118 @@
+"""``deskd doctor``'s checks of each role: its agent executable and its workdir.
+
+A missing agent CLI fails only once the desk's roles are due to launch (ticks execute); a
+fresh desk from ``deskd init`` is not red for a CLI nothing has asked for yet.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from deskd.desk_view import Desk
+from deskd.service.ops.doctor import Check, Level
+from deskd.settings import Settings
+
+INSTALL_HINTS = {
+    "claude": "npm install -g @anthropic-ai/claude-code",
+    "codex": "npm install -g @openai/codex",
+    "gemini": "npm install -g @google/gemini-cli",
+    "opencode": "npm install -g opencode-ai",
+}
+"""How each agent kind's CLI is installed (what a missing executable's check suggests)."""
+
+
+def agent_checks(
+    desk: Desk, settings: Settings | None, search_path: str, *, launching: bool = True
+) -> list[Check]:
+    """Each enabled role's agent executable, found on PATH the way a launch would find it.
+
+    A missing executable fails only once the desk launches (``launching``: ticks execute);
+    before that it is a warning with the install hint, so a fresh desk is not red for a CLI
+    nothing has asked for yet.
+    """
+    checks = []
+    missing_level: Level = "fail" if launching else "warn"
+    for role in desk.enabled_roles:
+        agent = desk.agent_for(role, settings)
+        command = agent.command
+        name = f"agent {role}"
+        if not command:
+            checks.append(
+                Check(
+                    name,
+                    "fail",
+                    f'kind = "{agent.kind}" needs a command: set command in [agent] '
+                    "(or the role's agent table, or DESKD_AGENT_CMD)",
+                )
+            )
+            continue
+        found = shutil.which(command, path=search_path)
+        if found:
+            checks.append(Check(name, "ok", f"{agent.kind}: {command} → {found}"))
+            continue
+        hint = INSTALL_HINTS.get(agent.kind)
+        install = f"install the {agent.kind} CLI ({hint})" if hint else "install it"
+        when = "" if launching else " (needed before its first launch: ticks run dry now)"
+        if os.sep in command:
+            detail = (
+                f"{command} is missing or not executable{when}; {install}, or fix command "
+                "in deskd.toml or DESKD_AGENT_CMD"
+            )
+        else:
+            detail = (
+                f"{command!r} not found on PATH ({search_path}){when}; {install}, or set "
+                "command in [agent] (or DESKD_AGENT_CMD) to its absolute path"
+            )
+        checks.append(Check(name, missing_level, detail))
+    return checks
+
+
+def launching(settings: Settings | None, db: Path | str | None) -> bool:
+    """Whether this desk's roles are due to launch: ticks execute (DESKD_WAKE_EXECUTE=1), or
+    an executing tick has run against its database (None: one that does not open)."""
+    if settings is not None and settings.execute:
+        return True
+    if db is None:
+        return False
+    from deskd.store.db import connect, is_url
+    from deskd.store.meta import get_meta
+
+    if not is_url(db) and (not Path(db).exists() or Path(db).stat().st_size == 0):
+        return False
+    try:
+        conn = connect(db, create=False, migrate=False, busy_ms=1000)
+    except Exception:  # the database checks report why it does not open
+        return False
+    try:
+        return get_meta(conn, "last_tick_at") is not None
+    except Exception:  # an old or damaged schema: the database checks say so
+        return False
+    finally:
+        conn.close()
+
+
+def workdir_checks(desk: Desk, home: Path) -> list[Check]:
+    """Each enabled role's workdir exists (resolved as a launch resolves it): a missing one
+    fails every launch of that role."""
+    checks = []
+    for role in desk.enabled_roles:
+        configured = desk.roles[role].workdir
+        if configured is None:
+            continue
+        folder = Path(configured).expanduser()
+        folder = folder if folder.is_absolute() else home / folder
+        if folder.is_dir():
+            checks.append(Check(f"workdir {role}", "ok", str(folder)))
+        else:
+            what = "is not a folder" if folder.exists() else "does not exist"
+            checks.append(
+                Check(
+                    f"workdir {role}",
+                    "fail",
+                    f"{folder} {what}: every launch of {role} would fail; create it or fix "
+                    f'workdir under [[roles]] name = "{role}" in deskd.toml',
+                )
+            )
+    return checks
