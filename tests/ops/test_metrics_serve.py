@@ -18,6 +18,7 @@ from web_helpers import WEB_DESK, serve
 CODE = "correct-horse-battery"
 TOKEN = "scrape-token-0123456789"
 OUTSIDE = {"X-Forwarded-For": "203.0.113.9"}
+PROXIED = {"DESKD_TRUSTED_PROXIES": "127.0.0.1"}  # the local proxy whose header is believed
 
 
 def test_loopback_reads_the_metrics_without_a_login(desk: Desk) -> None:
@@ -34,11 +35,13 @@ def test_loopback_reads_the_metrics_without_a_login(desk: Desk) -> None:
 
 def test_off_loopback_it_needs_the_metrics_token_and_never_the_access_code(desk: Desk) -> None:
     desk.write_desk(WEB_DESK)
-    with serve(desk, DESKD_SUPERVISOR_ACCESS_CODE=CODE) as served:
+    with serve(desk, DESKD_SUPERVISOR_ACCESS_CODE=CODE, **PROXIED) as served:
         unset = httpx.get(f"{served.url}/metrics", headers=OUTSIDE)
     assert unset.status_code == 403
     assert "DESKD_METRICS_TOKEN" in unset.text
-    with serve(desk, DESKD_SUPERVISOR_ACCESS_CODE=CODE, DESKD_METRICS_TOKEN=TOKEN) as served:
+    with serve(
+        desk, DESKD_SUPERVISOR_ACCESS_CODE=CODE, DESKD_METRICS_TOKEN=TOKEN, **PROXIED
+    ) as served:
         url = f"{served.url}/metrics"
         bare = httpx.get(url, headers=OUTSIDE)
         code = httpx.get(url, headers={**OUTSIDE, "Authorization": f"Bearer {CODE}"})
