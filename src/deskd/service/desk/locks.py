@@ -4,6 +4,10 @@ A SQLite desk (one machine) locks files under ``run/``; a PostgreSQL desk (sever
 takes advisory locks in the database, held by this process's connection. Either way a
 lock is never waited for (``LockBusy`` at once) and dies with the process that held it, so
 a free role lock proves a ``running`` launch's executor is gone.
+
+The tick lock is taken with the stdlib (``try_flock``), a role lock with filelock
+(``try_lock``): the same kernel lock either way, see ``adapters/locks.py`` for why. The
+database's lock helpers load only for a shared desk.
 """
 
 from __future__ import annotations
@@ -11,9 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from deskd.adapters.locks import LockBusy, is_held, try_lock
+from deskd.adapters.locks import LockBusy, is_held, try_flock, try_lock
 from deskd.service.desk.context import DeskContext
-from deskd.store import locks as db_locks
 
 TICK = "tick"
 
@@ -23,7 +26,11 @@ def role_lock(role: str) -> str:
 
 
 def _shared(ctx: DeskContext) -> bool:
-    return ctx.settings.shared_database and db_locks.in_database(ctx.conn)
+    if not ctx.settings.shared_database:
+        return False
+    from deskd.store import locks as db_locks
+
+    return db_locks.in_database(ctx.conn)
 
 
 def where(ctx: DeskContext, name: str) -> str:
@@ -37,9 +44,12 @@ def where(ctx: DeskContext, name: str) -> str:
 def hold(ctx: DeskContext, name: str) -> Iterator[None]:
     """Hold the lock ``name`` for the block, or raise ``LockBusy`` at once."""
     if not _shared(ctx):
-        with try_lock(ctx.settings.run_path / f"{name}.lock"):
+        take = try_flock if name == TICK else try_lock
+        with take(ctx.settings.run_path / f"{name}.lock"):
             yield
         return
+    from deskd.store import locks as db_locks
+
     conn = ctx.conn
     if not db_locks.try_hold(conn, name):
         raise LockBusy(where(ctx, name))
@@ -53,4 +63,6 @@ def held(ctx: DeskContext, name: str) -> bool:
     """True when some live process (on any host, for a shared desk) holds ``name`` now."""
     if not _shared(ctx):
         return is_held(ctx.settings.run_path / f"{name}.lock")
+    from deskd.store import locks as db_locks
+
     return db_locks.is_held(ctx.conn, name)
