@@ -185,12 +185,13 @@ def test_an_edited_desk_file_is_validated_again(hot_desk: Path, tmp_path: Path) 
 
 # What an executing tick with nothing to launch, page or sweep never loads, beyond what no
 # hot command loads: the pager and its channels, the desk-file validators they pulled in
-# (deskd.config, deskd.desk), the meeting use cases, the agents' process helpers, and the
-# lock library (the tick lock is one stdlib flock, adapters/locks.py).
+# (deskd.config, deskd.desk), the meeting use cases, dispatch and the agents' process
+# helpers (no launch is planned or running), and the lock library (the tick lock is one
+# stdlib flock, adapters/locks.py).
 NOT_QUIET = (
     "deskd.service.paging.pager", "deskd.service.paging.channels", "deskd.config",
     "deskd.desk", "deskd.service.meetings.lifecycle", "deskd.adapters.process",
-    "deskd.adapters.channels.apprise",
+    "deskd.adapters.channels.apprise", "deskd.service.engine.dispatch",
 )  # fmt: skip
 
 
@@ -212,7 +213,7 @@ def test_an_executing_tick_with_nothing_to_do_loads_no_pager_validator_or_lock_l
     quiet_desk: Path,
 ) -> None:
     modules = modules_after(["tick", "--execute"], quiet_desk, probe=CONSOLE)
-    assert "deskd.service.engine.dispatch" in modules  # it executed: it looked for launches
+    assert "deskd.service.desk.locks" in modules  # it executed: it took the tick lock
     log = (quiet_desk / "logs" / "tick.log").read_text().splitlines()
     assert " execute demands=0 " in log[-1] and "launches=0 pages=0" in log[-1]
     never = (*NEVER_HOT, "click", "socket")

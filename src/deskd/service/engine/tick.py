@@ -186,9 +186,27 @@ def start_executor(ctx: DeskContext, attempt_id: int, role: str) -> Dispatched:
     return start(ctx, attempt_id, role)
 
 
+def _launches_live(ctx: DeskContext) -> bool:
+    """Whether any launch is planned (this tick's, another host's, a stale one) or running.
+
+    When none is, healing and taking this host's handed launches would find nothing, and the
+    tick does not load dispatch (its records and process helpers: a twelfth of a quiet tick's
+    CPU). Both reads build no record when they find no row."""
+    conn = ctx.conn
+    return bool(
+        attempt_rows.running_launches(conn) or attempt_rows.stale_planned(conn, before=_ANY_TIME)
+    )
+
+
+_ANY_TIME = 2**62
+"""``planned_at`` is Unix ms: every planned launch was planned before this."""
+
+
 def _dispatch(ctx: DeskContext, result: TickResult) -> tuple[Dispatched, ...]:
     """Start an executor for each launch handed to this host (this tick's own, and those
     another host's tick planned for a role bound here), then each one healing planned again."""
+    if not _launches_live(ctx):
+        return ()
     from deskd.service.engine.dispatch import take_launches
 
     restarted = result.healed.restarted if result.healed else ()
@@ -201,9 +219,11 @@ def _dispatch(ctx: DeskContext, result: TickResult) -> tuple[Dispatched, ...]:
 def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
     conn = ctx.conn
     if execute:
-        from deskd.service.engine.dispatch import heal_launches
+        healed: Healed | None = None
+        if _launches_live(ctx):
+            from deskd.service.engine.dispatch import heal_launches
 
-        healed: Healed | None = heal_launches(ctx)
+            healed = heal_launches(ctx)
         fired = fire_due_hooks(ctx, execute=True)
         # Time-based meeting transitions (idle pause, late attendance) run on the tick
         # (lesson 25); a dry run's snapshot applies the same sweep in memory.
@@ -228,11 +248,12 @@ def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
     )
     if not execute:
         return planned
-    from deskd.service.engine.dispatch import hand_launches
-
     with ctx.write() as wconn:
         attempt_ids, page_ids = record_plan(wconn, plan, now=ctx.now)
-        hand_launches(ctx, wconn, {attempt_ids[x.keys[0]]: x.role for x in plan.launches})
+        if plan.launches:
+            from deskd.service.engine.dispatch import hand_launches
+
+            hand_launches(ctx, wconn, {attempt_ids[x.keys[0]]: x.role for x in plan.launches})
         set_meta(wconn, "last_tick_at", str(ctx.now))
         record_tick(wconn, ctx.settings.host_id, now=ctx.now)
     return replace(planned, attempt_ids=attempt_ids, page_ids=tuple(page_ids))
