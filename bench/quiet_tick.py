@@ -10,7 +10,7 @@ demands (its launches go to a recorder, not to agents) and the bench marks those
 landed and finished: the measured executing ticks find attempts pending within their SLA,
 nothing to launch, page or sweep. The clock is pinned (``DESKD_NOW``), so every run sees
 the same desk. ``meeting send`` runs on its own copy of each desk (its messages would
-otherwise become the ticks' demands).
+otherwise become the ticks' demands), whose live meeting gets a budget for every run.
 
 Measured as fresh processes interleaved with ``python -c pass`` (bench/interleave.py): CPU
 median as a multiple of the floor (and wall), and peak resident memory of each command
@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -266,7 +267,13 @@ def build(root: Path, sizes: dict[str, int]) -> dict[str, Path]:
         if proc.returncode != 0:
             raise SystemExit(proc.stderr)
         home = Path(proc.stdout.strip().splitlines()[-1])
-        shutil.copytree(home, home.parent / (home.name + "-send"))
+        send = home.parent / (home.name + "-send")
+        shutil.copytree(home, send)
+        # Bench-only SQL: a budget for every run's message (a meeting pauses at 20 by default).
+        conn = sqlite3.connect(send / "data" / "deskd.db")
+        with conn:
+            conn.execute("UPDATE meetings SET max_messages = 100000 WHERE closed_at IS NULL")
+        conn.close()
         homes[label] = home
     return homes
 

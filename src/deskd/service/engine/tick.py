@@ -47,7 +47,8 @@ class TickResult:
     page_ids: tuple[int, ...] = ()
     hooks_fired: tuple[dict[str, Any], ...] = ()
     healed: Healed | None = None
-    """What healing did; None for a dry run, which heals nothing."""
+    """What healing did; None when nothing was healed: a dry run, or no launch was planned
+    or running."""
     dispatched: tuple[Dispatched, ...] = ()
     pages_sent: tuple[dict[str, Any], ...] = ()
     error: str | None = None
@@ -190,8 +191,8 @@ def _launches_live(ctx: DeskContext) -> bool:
     """Whether any launch is planned (this tick's, another host's, a stale one) or running.
 
     When none is, healing and taking this host's handed launches would find nothing, and the
-    tick does not load dispatch (its records and process helpers: a twelfth of a quiet tick's
-    CPU). Both reads build no record when they find no row."""
+    tick does not load dispatch (its records and process helpers: a twentieth of a quiet
+    tick's CPU). Both reads build no record when they find no row."""
     conn = ctx.conn
     return bool(
         attempt_rows.running_launches(conn) or attempt_rows.stale_planned(conn, before=_ANY_TIME)
