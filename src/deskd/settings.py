@@ -118,9 +118,9 @@ class Settings:
         """This host's name (``DESKD_HOST_NAME``, default: the machine's hostname)."""
         if self.host_name:
             return self.host_name
-        import socket
-
-        return socket.gethostname()
+        # The kernel's node name, which gethostname(2) returns: without importing socket
+        # (selectors, select, array), which a tick that opens no connection does not need.
+        return os.uname().nodename
 
     @property
     def log_path(self) -> Path:

@@ -179,3 +179,63 @@ def test_an_edited_desk_file_is_validated_again(hot_desk: Path, tmp_path: Path) 
     assert "pydantic" not in modules_after(["roles"], tmp_path)
     (tmp_path / "deskd.toml").write_text(DESK_TOML.replace('"Beta"', '"B"'))
     assert "pydantic" in modules_after(["roles"], tmp_path)
+
+
+# -- the executing tick (docs/performance.md "Executing tick") ------------------------------
+
+# What an executing tick with nothing to launch, page or sweep never loads, beyond what no
+# hot command loads: the pager and its channels, the desk-file validators they pulled in
+# (deskd.config, deskd.desk), the meeting use cases, dispatch and the agents' process
+# helpers (no launch is planned or running), and the lock library (the tick lock is one
+# stdlib flock, adapters/locks.py).
+NOT_QUIET = (
+    "deskd.service.paging.pager", "deskd.service.paging.channels", "deskd.config",
+    "deskd.desk", "deskd.service.meetings.lifecycle", "deskd.adapters.process",
+    "deskd.adapters.channels.apprise", "deskd.service.engine.dispatch",
+)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def quiet_desk(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A desk with history and nothing due: a read item, a closed task, a hook for later."""
+    home = tmp_path_factory.mktemp("quiet")
+    (home / "deskd.toml").write_text(DESK_TOML)
+    modules_after(["inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "x"], home)
+    modules_after(["inbox", "ack", "--for", "alpha", "--seen"], home)
+    modules_after(["task", "add", "t", "--for", "beta", "--by", "alpha"], home)
+    modules_after(["task", "update", "1", "--status", "done", "--by", "beta"], home)
+    modules_after(["hook", "add", "--for", "gamma", "--title", "t", "--every", "1h"], home)
+    modules_after(["tick", "--execute"], home)  # records what the history left to record
+    return home
+
+
+def test_an_executing_tick_with_nothing_to_do_loads_no_pager_validator_or_lock_library(
+    quiet_desk: Path,
+) -> None:
+    modules = modules_after(["tick", "--execute"], quiet_desk, probe=CONSOLE)
+    assert "deskd.service.desk.locks" in modules  # it executed: it took the tick lock
+    log = (quiet_desk / "logs" / "tick.log").read_text().splitlines()
+    assert " execute demands=0 " in log[-1] and "launches=0 pages=0" in log[-1]
+    never = (*NEVER_HOT, "click", "socket")
+    assert loaded(modules, never) == []
+    assert sorted(set(NOT_QUIET) & modules) == []
+
+
+def test_an_executing_tick_with_pages_due_still_sends_and_settles_them(tmp_path: Path) -> None:
+    import sys as _sys
+
+    _sys.path.insert(0, str(Path(__file__).parent.parent / "pager"))
+    from pager_helpers import desk_with, http_receiver
+
+    with http_receiver() as rx:
+        (tmp_path / "deskd.toml").write_text(desk_with({"ops": [rx.url()]}, default=["ops"]))
+        args = ["inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "disk"]
+        modules_after([*args, "--priority", "urgent"], tmp_path)
+        modules = modules_after(["tick", "--execute"], tmp_path, probe=CONSOLE)
+        assert "deskd.service.paging.pager" in modules
+        assert [t.startswith("deskd: alpha has not answered") for t in rx.titles] == [True]
+        modules_after(["inbox", "ack", "--for", "alpha", "--id", "1"], tmp_path)
+        modules_after(["tick", "--execute"], tmp_path, probe=CONSOLE)  # resolves the page
+        modules_after(["tick", "--execute"], tmp_path, probe=CONSOLE)  # nothing left to send
+        assert len(rx.titles) == 2
+        assert rx.titles[1].startswith("deskd: settled — no action needed (alpha")

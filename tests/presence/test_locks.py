@@ -100,3 +100,39 @@ def test_it_is_free_when_nobody_ever_took_it(lock_path: Path) -> None:
     with try_lock(lock_path):
         pass
     assert not is_held(lock_path)
+
+
+FLOCK_HOLDER = HOLDER.replace("try_lock", "try_flock")
+
+
+@pytest.mark.parametrize(
+    ("holder_code", "taker"),
+    [(HOLDER, "try_flock"), (FLOCK_HOLDER, "try_lock"), (FLOCK_HOLDER, "try_flock")],
+    ids=["filelock holds, stdlib asks", "stdlib holds, filelock asks", "stdlib both"],
+)
+def test_the_tick_locks_stdlib_flock_and_filelock_refuse_each_other(
+    lock_path: Path, holder_code: str, taker: str
+) -> None:
+    # The tick takes its lock with one stdlib flock, the executor its role lock with
+    # filelock: the same kernel lock, so either refuses the other, and a kill frees it.
+    from deskd.adapters import locks
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", holder_code, str(lock_path)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+        with pytest.raises(LockBusy), getattr(locks, taker)(lock_path):
+            pass
+        assert is_held(lock_path)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+        assert not is_held(lock_path)
+        with getattr(locks, taker)(lock_path):
+            assert stat.S_IMODE(lock_path.stat().st_mode) & 0o077 == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=10)
+        if proc.stdout is not None:
+            proc.stdout.close()

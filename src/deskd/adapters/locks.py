@@ -1,17 +1,27 @@
-"""Role and tick locks over filelock: non-blocking, kernel-released when a process dies.
+"""Role and tick locks: non-blocking ``flock(2)`` locks, kernel-released when a process dies.
 
 Lock files live in ``run/`` under the desk folder (never a world-writable /tmp, where
 another user could pre-create them). ``is_held`` lets a later tick tell whether the
 executor that claimed a launch is still alive: the kernel drops the lock with the process.
 
-filelock is imported when a lock is taken, not with this module: it loads ``logging``,
-``secrets`` and ``decimal`` (~30 ms of CPU on the project machine, twice the interpreter's
-own start), which a command that imports the lock helpers without taking a lock should not
-pay for.
+Two ways to take the same lock, which refuse each other (both are an exclusive ``flock`` on
+the same file; filelock's own ``lock_descriptor`` documents that it contends with
+``FileLock`` this way):
+
+- ``try_lock``, over filelock, for an executor's role lock: held for an agent's whole run,
+  by a process that starts agents and threads, where filelock's handling of re-entry, fork
+  and odd filesystems is worth its import;
+- ``try_flock``, one stdlib ``flock`` call, for the tick lock and for ``is_held`` probes:
+  the per-minute tick holds its lock for milliseconds in one thread. Importing filelock
+  loads ``logging``, ``threading``, ``secrets`` (``hashlib``, ``random``), ``decimal`` and
+  ``platform``: about a fifth of a quiet executing tick's CPU (docs/performance.md,
+  "Executing tick"), for one system call.
 """
 
 from __future__ import annotations
 
+import errno
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -45,7 +55,7 @@ def _lock(path: Path) -> FileLock:
 
 @contextmanager
 def try_lock(path: Path) -> Iterator[FileLock]:
-    """Hold the lock at ``path`` for the block, or raise ``LockBusy`` at once."""
+    """Hold the lock at ``path`` for the block, or raise ``LockBusy`` at once (filelock)."""
     from filelock import Timeout
 
     lock = _lock(path)
@@ -59,12 +69,46 @@ def try_lock(path: Path) -> Iterator[FileLock]:
         lock.release()
 
 
+# flock reports contention as EWOULDBLOCK (EAGAIN), and as EACCES on some filesystems.
+_BUSY = frozenset({errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES})
+
+
+@contextmanager
+def try_flock(path: Path) -> Iterator[None]:
+    """Hold the lock at ``path`` for the block, or raise ``LockBusy`` at once (stdlib).
+
+    The same lock ``try_lock`` takes: an exclusive ``flock`` on the file, opened without
+    following a symlink, created ``0600``; the file stays when released (a later taker locks
+    the same inode). A filesystem without ``flock`` raises ``OSError``, as filelock does
+    when told never to fall back to an existence-based lock.
+    """
+    import fcntl
+
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    # os.open's descriptors are not inherited: an executor started while the tick holds
+    # its lock does not keep the lock after the tick exits.
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno in _BUSY:
+                raise LockBusy(path) from None
+            raise
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
 def is_held(path: Path) -> bool:
     """True when some live process holds the lock at ``path`` right now."""
     if not path.exists():
         return False
     try:
-        with try_lock(path):
+        with try_flock(path):
             return False
     except LockBusy:
         return True

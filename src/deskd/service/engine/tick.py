@@ -25,6 +25,7 @@ from deskd.service.engine.snapshot import load_snapshot, policy_of, with_would_f
 from deskd.service.engine.ticklog import append_line
 from deskd.service.paging.tickping import ping
 from deskd.store import attempts as attempt_rows
+from deskd.store import pages as page_rows
 from deskd.store.db import read_transaction
 from deskd.store.events import add_event
 from deskd.store.hosts import record_tick
@@ -47,7 +48,8 @@ class TickResult:
     page_ids: tuple[int, ...] = ()
     hooks_fired: tuple[dict[str, Any], ...] = ()
     healed: Healed | None = None
-    """What healing did; None for a dry run, which heals nothing."""
+    """What healing did; None when nothing was healed: a dry run, or no launch was planned
+    or running."""
     dispatched: tuple[Dispatched, ...] = ()
     pages_sent: tuple[dict[str, Any], ...] = ()
     error: str | None = None
@@ -150,10 +152,7 @@ def _locked_tick(ctx: DeskContext, started: float) -> TickResult:
         with locks.hold(ctx, locks.TICK):
             result = _tick(ctx, execute=True)
             dispatched = _dispatch(ctx, result)
-            # Paging loads channels and the desk-file models: an executing tick only.
-            from deskd.service.paging.pager import deliver_pages
-
-            result = replace(result, dispatched=dispatched, pages_sent=tuple(deliver_pages(ctx)))
+            result = replace(result, dispatched=dispatched, pages_sent=_deliver_pages(ctx))
             # How long the whole tick took (planning, launches handed out, pages sent), for
             # the metrics: a tick nearing its one-minute period is worth an alert.
             from deskd.store.metrics import TICK_MS_KEY
@@ -174,6 +173,22 @@ def _locked_tick(ctx: DeskContext, started: float) -> TickResult:
         return result
 
 
+def _deliver_pages(ctx: DeskContext) -> tuple[dict[str, Any], ...]:
+    """The pager's run, when it has a page to send or settle; else nothing is imported.
+
+    The pager loads channels, the desk-file models (pydantic, pydantic-settings) and the
+    transports: about two thirds of a quiet executing tick's CPU, for a run that would read
+    two empty lists. The two reads below are the pager's own first reads
+    (``deliver_pages``): when both are empty it would send and settle nothing.
+    """
+    conn = ctx.conn
+    if not (page_rows.due_pages(conn, now=ctx.now, limit=1) or page_rows.unsettled_pages(conn)):
+        return ()
+    from deskd.service.paging.pager import deliver_pages
+
+    return tuple(deliver_pages(ctx))
+
+
 def start_executor(ctx: DeskContext, attempt_id: int, role: str) -> Dispatched:
     """Start one launch's executor (dispatch.py), imported by an executing tick only: a dry
     run starts nothing and does not build dispatch's records or load its process helpers."""
@@ -182,9 +197,27 @@ def start_executor(ctx: DeskContext, attempt_id: int, role: str) -> Dispatched:
     return start(ctx, attempt_id, role)
 
 
+def _launches_live(ctx: DeskContext) -> bool:
+    """Whether any launch is planned (this tick's, another host's, a stale one) or running.
+
+    When none is, healing and taking this host's handed launches would find nothing, and the
+    tick does not load dispatch (its records and process helpers: a twentieth of a quiet
+    tick's CPU). Both reads build no record when they find no row."""
+    conn = ctx.conn
+    return bool(
+        attempt_rows.running_launches(conn) or attempt_rows.stale_planned(conn, before=_ANY_TIME)
+    )
+
+
+_ANY_TIME = 2**62
+"""``planned_at`` is Unix ms: every planned launch was planned before this."""
+
+
 def _dispatch(ctx: DeskContext, result: TickResult) -> tuple[Dispatched, ...]:
     """Start an executor for each launch handed to this host (this tick's own, and those
     another host's tick planned for a role bound here), then each one healing planned again."""
+    if not _launches_live(ctx):
+        return ()
     from deskd.service.engine.dispatch import take_launches
 
     restarted = result.healed.restarted if result.healed else ()
@@ -197,15 +230,15 @@ def _dispatch(ctx: DeskContext, result: TickResult) -> tuple[Dispatched, ...]:
 def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
     conn = ctx.conn
     if execute:
-        from deskd.service.engine.dispatch import heal_launches
+        healed: Healed | None = None
+        if _launches_live(ctx):
+            from deskd.service.engine.dispatch import heal_launches
 
-        healed: Healed | None = heal_launches(ctx)
+            healed = heal_launches(ctx)
         fired = fire_due_hooks(ctx, execute=True)
         # Time-based meeting transitions (idle pause, late attendance) run on the tick
         # (lesson 25); a dry run's snapshot applies the same sweep in memory.
-        from deskd.service.meetings.lifecycle import sweep_meetings
-
-        sweep_meetings(ctx)
+        _sweep_meetings(ctx)
         snapshot = load_snapshot(conn, ctx.desk, now=ctx.now)
     else:
         # One read transaction for the hooks and the snapshot: an executing tick that
@@ -226,14 +259,29 @@ def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
     )
     if not execute:
         return planned
-    from deskd.service.engine.dispatch import hand_launches
-
     with ctx.write() as wconn:
         attempt_ids, page_ids = record_plan(wconn, plan, now=ctx.now)
-        hand_launches(ctx, wconn, {attempt_ids[x.keys[0]]: x.role for x in plan.launches})
+        if plan.launches:
+            from deskd.service.engine.dispatch import hand_launches
+
+            hand_launches(ctx, wconn, {attempt_ids[x.keys[0]]: x.role for x in plan.launches})
         set_meta(wconn, "last_tick_at", str(ctx.now))
         record_tick(wconn, ctx.settings.host_id, now=ctx.now)
     return replace(planned, attempt_ids=attempt_ids, page_ids=tuple(page_ids))
+
+
+def _sweep_meetings(ctx: DeskContext) -> None:
+    """The meeting sweep, when a live meeting has one due: the sweep's module loads the
+    meeting use cases and the inbox's writers, which a tick with nothing due does not use.
+    ``sweep_meetings`` makes the same check first, inside its own transaction."""
+    from deskd.core.meetings import due_sweep
+    from deskd.service.meetings.views import live_facts
+
+    if all(due_sweep(f, now=ctx.now).empty for f in live_facts(ctx.conn)):
+        return
+    from deskd.service.meetings.lifecycle import sweep_meetings
+
+    sweep_meetings(ctx)
 
 
 def record_plan(
@@ -271,9 +319,9 @@ def record_plan(
             recycles=a.recycles,
             skipped=a.skipped,
         )
-    from secrets import token_urlsafe  # hashlib, random: for recorded launches only
-
     for launch in plan.launches:
+        from secrets import token_urlsafe  # hashlib, random: for recorded launches only
+
         primary = ids[launch.keys[0]]
         attempt_rows.plan_launch(
             conn,
