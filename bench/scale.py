@@ -73,6 +73,8 @@ def main() -> None:
         print(f"| {r['scale']['pooler']} | " + " | ".join(str(r[k]) for k in keys) + " |")
         for line in r["refusals"]:
             print(f"  refused: {line}")
+        for line in r["hook_samples"]:
+            print(f"  hook: {line}")
 
 
 if __name__ == "__main__":

@@ -22,15 +22,20 @@ def _machine() -> str:
     return (found or socket.gethostname()).replace(" ", "_")
 
 
-def _started(pid: int) -> str:
-    """The process's start time in clock ticks since boot (Linux), "-" elsewhere."""
+def _stat(pid: int) -> list[str]:
+    """The fields of /proc/PID/stat after the command name (Linux); [] elsewhere."""
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
             stat = f.read()
     except OSError:
-        return "-"
-    # Field 22, counted after the command name, which may itself hold spaces and parentheses.
-    fields = stat.rsplit(")", 1)[-1].split()
+        return []
+    # Counted after the command name, which may itself hold spaces and parentheses.
+    return stat.rsplit(")", 1)[-1].split()
+
+
+def _started(pid: int) -> str:
+    """The process's start time in clock ticks since boot (field 22), "-" when unknown."""
+    fields = _stat(pid)
     return fields[19] if len(fields) > 19 else "-"
 
 
@@ -53,5 +58,8 @@ def gone(owner: str) -> bool:
         return True
     except PermissionError:
         pass  # another user's process: alive
-    started = _started(pid)
+    fields = _stat(pid)
+    if fields and fields[0] == "Z":
+        return True  # killed, not yet reaped by its parent: it runs no more
+    started = fields[19] if len(fields) > 19 else "-"
     return started != "-" and parts[3] != "-" and started != parts[3]

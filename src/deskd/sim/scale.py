@@ -56,6 +56,7 @@ class Report:
     refused: int = 0
     refusals: list[str] = field(default_factory=list)
     hook_failures: int = 0
+    hook_samples: list[str] = field(default_factory=list)
     peak_connections: int = 0
     tick_ms_p50: float = 0.0
     tick_ms_p99: float = 0.0
@@ -277,7 +278,10 @@ def run(scale: Scale, *, root: Path | None = None) -> Report:
         if timings.exists():
             hooks = [json.loads(line)["ms"] for line in timings.read_text().splitlines()]
         report.hook_ms_p50, report.hook_ms_p99 = _pct(hooks, 0.5), _pct(hooks, 0.99)
-        report.hook_failures = sum(_hook_failures(home) for home in homes)
+        for home in homes:
+            lines = _hook_failures(home)
+            report.hook_failures += len(lines)
+            report.hook_samples.extend(lines[: max(0, 5 - len(report.hook_samples))])
     return report
 
 
@@ -295,11 +299,11 @@ def _overlaps(direct: str) -> int:
     return int(row[0]) if row else 0
 
 
-def _hook_failures(home: Path) -> int:
+def _hook_failures(home: Path) -> list[str]:
     log = home / "logs" / "hook.log"
     if not log.exists():
-        return 0
-    return sum(1 for line in log.read_text(errors="replace").splitlines() if line.strip())
+        return []
+    return [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
 
 
 def median(values: list[float]) -> float:
