@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from deskd.cli.out import echo, emit, table
+from deskd.ids import parse_ids
 
 if TYPE_CHECKING:
     from deskd.service.desk.context import DeskContext
@@ -29,22 +30,6 @@ def desk_context() -> Iterator[DeskContext]:
         yield ctx
     finally:
         ctx.close()
-
-
-def parse_ids(values: tuple[str, ...] | list[str]) -> list[int]:
-    """Item ids given as ``--id 3 --id 4`` or ``--id 3,4``."""
-    from deskd.errors import InvalidValue
-
-    ids: list[int] = []
-    for value in values:
-        for part in str(value).split(","):
-            part = part.strip()
-            if not part:
-                continue
-            if not part.isdigit():
-                raise InvalidValue("id", part, "item ids are whole numbers")
-            ids.append(int(part))
-    return ids
 
 
 def _acting(ctx: DeskContext, flag: str, value: str | None) -> str:
@@ -338,7 +323,7 @@ def meeting_send(
 ) -> None:
     from deskd.service.meetings.talk import send as do_send
 
-    reply = parse_ids([reply_to]) if reply_to else []
+    reply = parse_ids([reply_to], "--reply-to") if reply_to else []
     with desk_context() as ctx:
         said = do_send(
             ctx,
@@ -347,7 +332,7 @@ def meeting_send(
             body,
             kind=kind,
             reply_to=reply[0] if reply else None,
-            resolves=parse_ids(resolves),
+            resolves=parse_ids(resolves, "--resolves"),
         )
     data = said.to_json()
 
