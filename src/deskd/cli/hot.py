@@ -203,12 +203,26 @@ def status_board(as_json: bool) -> None:
     emit(data, as_json, lambda: print_board(data, now=now, tz=tz))
 
 
+MIN_LOOP_S = 10
+"""``deskd tick --loop`` ticks at most this often (docs/cli.md): ``--loop 0`` ran ~35 ticks
+a second, a busy loop on the database and the agents' machine."""
+
+
 def tick(mode: str | None, wait: bool, loop: str | None, as_json: bool) -> None:
     import time
 
     from deskd.core.timeparse import parse_duration
 
-    every = parse_duration(loop, what="--loop") if loop else None
+    every = parse_duration(loop, what="--loop") if loop is not None else None
+    if every is not None and every < MIN_LOOP_S:
+        from deskd.errors import InvalidValue
+
+        raise InvalidValue(
+            "--loop",
+            loop,
+            f"at least {MIN_LOOP_S}s: each tick reads the whole desk, and "
+            "the planner's times are whole minutes (60s or 1m is the usual interval)",
+        )
     while True:
         _tick_once(mode, as_json, wait)
         if every is None:
