@@ -183,18 +183,24 @@ def test_doctor_says_when_the_database_is_write_locked(desk: Desk) -> None:
     assert {c["name"]: c["level"] for c in unlocked}["write lock"] == "ok"
 
 
-@pytest.mark.parametrize("target", ["/dev/null", "folder", "fifo"])
+@pytest.mark.parametrize("target", ["device", "folder", "fifo"])
 def test_a_database_that_is_no_regular_file_is_refused_and_left_alone(
     desk: Desk, target: str
 ) -> None:
-    if target == "/dev/null":
-        path = Path(os.devnull)
+    """`DESKD_DB=/dev/null deskd status` once made /dev/null 0600 for every user. The device
+    here is a node of its own (the null device's numbers) in the test's folder, never the
+    machine's /dev/null, so a regression cannot break the machine running the tests."""
+    path = desk.home / target
+    if target == "device":
+        try:
+            os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        except PermissionError:
+            pytest.skip("creating a device node needs root")
+        path.chmod(0o666)
+    elif target == "folder":
+        path.mkdir()
     else:
-        path = desk.home / target
-        if target == "folder":
-            path.mkdir()
-        else:
-            os.mkfifo(path)
+        os.mkfifo(path)
     before = path.stat()
     for args in (("status",), (*ENQUEUE, "--title", "x"), ("wake", "list")):
         line = refused_in_one_line(deskd(desk, *args, DESKD_DB=str(path)), 3)

@@ -23,19 +23,36 @@ def check_arguments(args: Sequence[str]) -> None:
 
     option = "argument"
     for arg in args:
+        name, value = option, arg
         if arg.startswith("--") and "=" in arg:
             name, _, value = arg.partition("=")
-            check_text(name, value)
-            option = "argument"
-        else:
-            check_text(option, arg)
-            option = arg if arg.startswith("--") else "argument"
+        check_text(name, value)
+        if "\x00" in value:  # no file name, URL or text deskd keeps may hold one
+            from deskd.errors import InvalidValue
+
+            raise InvalidValue(name, value[:40].replace("\x00", "\\0"), "no NUL characters")
+        option = "argument" if "=" in arg or not arg.startswith("--") else arg
+
+
+_UNAVAILABLE_ERRNOS = frozenset(("ENOSPC", "EDQUOT", "EIO", "EROFS", "EMFILE", "ENFILE"))
 
 
 def refusal(exc: BaseException) -> DeskdError | None:
     """The refusal ``exc`` stands for (None: not one deskd answers; let it raise)."""
     if isinstance(exc, DeskdError):
         return exc
+    if isinstance(exc, OSError) and not isinstance(exc, ConnectionError):
+        # A file the command was told to use (a name too long, a folder that is not there):
+        # the user's to fix, exit 1; a full or failing disk is exit 3 like the database.
+        import errno
+
+        from deskd.errors import Unavailable
+
+        where = f"{exc.filename}: " if exc.filename else ""
+        said = f"{where}{exc.strerror or exc}"
+        if errno.errorcode.get(exc.errno or 0) in _UNAVAILABLE_ERRNOS:
+            return Unavailable(said)
+        return DeskdError(said, code="os_error")
     if not isinstance(exc, sqlite3.Error):
         return None
     from deskd import paths

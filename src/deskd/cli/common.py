@@ -32,7 +32,7 @@ class DeskdGroup(click.Group):
                 ctx.meta[_JSON_KEY] = True
             check_arguments(args)
             return super().invoke(ctx)
-        except (DeskdError, sqlite3.Error) as exc:
+        except (DeskdError, sqlite3.Error, OSError) as exc:
             # Corruption found mid-query, a locked or read-only file: exit 3, never a traceback
             # (deskd.cli.boundary: the fast dispatch answers through the same function).
             refused = refusal(exc)

@@ -204,7 +204,7 @@ def dispatch(argv: Sequence[str]) -> int | None:
         from deskd.cli import hot
 
         getattr(hot, body)(**values)
-    except (DeskdError, sqlite3.Error) as exc:
+    except (DeskdError, sqlite3.Error, OSError) as exc:
         refused = refusal(exc)
         if refused is None:
             raise

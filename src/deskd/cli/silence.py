@@ -38,11 +38,10 @@ def add(role: str, duration: str, reason: str, as_json: bool) -> None:
 
     with desk_context() as ctx:
         out = add_silence(ctx, role=role, duration=duration, reason=reason)
-    emit(
-        out,
-        as_json,
-        f"silence {out['id']}: {role}'s non-urgent pages held until {out['until_local']}",
-    )
+    said = f"silence {out['id']}: {role}'s non-urgent pages held until {out['until_local']}"
+    if out["replaced"]:
+        said += " (replaces silence " + ", ".join(map(str, out["replaced"])) + ")"
+    emit(out, as_json, said)
 
 
 @silence.command("list")

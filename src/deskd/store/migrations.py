@@ -199,6 +199,7 @@ from deskd.store import (  # noqa: E402
     schema_pager,
     schema_routing,
     schema_sessions_current,
+    schema_silences,
     schema_tasks,
 )
 from deskd.store.db import dialect  # noqa: E402
@@ -217,6 +218,7 @@ MIGRATIONS: tuple[str, ...] = (
     schema_sessions_current.SQL,
     schema_launches.SQL,
     schema_hosts.SQL,
+    schema_silences.SQL,
 )
 """Index i holds the migration that takes the schema from version i to version i + 1."""
 
