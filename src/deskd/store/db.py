@@ -240,6 +240,17 @@ def integrity_problem(conn: sqlite3.Connection, *, full: bool = False) -> str | 
     return f"database disk image is malformed: {said[0]}"
 
 
+def write_locked(conn: sqlite3.Connection) -> str | None:
+    """SQLite's words when another connection holds the write lock (past this connection's
+    busy timeout), else None. ``BEGIN IMMEDIATE`` then ``ROLLBACK`` writes nothing."""
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        return str(exc)
+    conn.execute("ROLLBACK")
+    return None
+
+
 # -- a damaged file stops every later write ----------------------------------------------------
 
 DAMAGE_MARKER = "damaged"

@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from deskd.service.ops.doctor import Check
-from deskd.store.db import clear_damage, damage_noted, integrity_problem
+from deskd.store.db import clear_damage, damage_noted, integrity_problem, write_locked
 
 
 def integrity_checks(conn: sqlite3.Connection, db: Path, run: Path) -> list[Check]:
@@ -40,14 +40,12 @@ def integrity_checks(conn: sqlite3.Connection, db: Path, run: Path) -> list[Chec
 def write_lock_check(conn: sqlite3.Connection, db: Path) -> Check:
     """Whether a write could start now: ``BEGIN IMMEDIATE`` then ``ROLLBACK`` writes nothing,
     and waits only the connection's short busy timeout."""
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError as exc:
+    held = write_locked(conn)
+    if held is not None:
         return Check(
             "write lock",
             "warn",
-            f"{db} is write-locked by another process ({exc}): every command that writes "
+            f"{db} is write-locked by another process ({held}): every command that writes "
             f"waits up to 5 s, then exits 3; find the holder with `fuser {db}`",
         )
-    conn.execute("ROLLBACK")
     return Check("write lock", "ok", "no other process holds the write lock")
