@@ -73,6 +73,16 @@ class SettingsModel(BaseSettings):
             raise ValueError("must be a file path or a postgresql:// URL")
         return value
 
+    @field_validator("tick_ping_url")
+    @classmethod
+    def _ping_url(cls, value: str | None) -> str | None:
+        from deskd.settings import ping_url_problem
+
+        problem = ping_url_problem(value) if value is not None else None
+        if problem:
+            raise ValueError(problem)
+        return value
+
     @field_validator("wake_timeout")
     @classmethod
     def _timeout(cls, value: str | None) -> str | None:

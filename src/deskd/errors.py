@@ -181,6 +181,33 @@ class LeaseLost(Unavailable):
         self.name = name
 
 
+class DatabaseDamaged(Unavailable):
+    """The database reported damage earlier (``run/damaged``): nothing is written into it."""
+
+    code = "database_damaged"
+
+    def __init__(self, path: object, reason: str) -> None:
+        super().__init__(
+            f"database {path} is damaged ({reason}); deskd writes nothing more into it: run "
+            "`deskd doctor` (restore it from a backup if it is damaged; doctor clears this "
+            "once the file passes its integrity check)"
+        )
+        self.path = path
+
+
+class NotADatabaseFile(Unavailable):
+    """``DESKD_DB`` names something that is not a regular file (a device, a folder, a FIFO)."""
+
+    code = "not_a_database"
+
+    def __init__(self, path: object, kind: str) -> None:
+        super().__init__(
+            f"database {path} is {kind}, not a regular file: deskd refuses it and leaves it "
+            "as it is (point DESKD_DB at a file, or unset it; run `deskd doctor`)"
+        )
+        self.path = path
+
+
 class DatabaseGone(Unavailable):
     """The desk had a database and it is gone or empty: never recreated behind anyone's back."""
 

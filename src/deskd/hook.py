@@ -438,6 +438,10 @@ def plural(count: int, noun: str, nouns: str | None = None) -> str:
     return f"{count} {noun if count == 1 else (nouns or noun + 's')}"
 
 
+LOG_CAP = 256 * 1024
+"""``logs/hook.log`` is rotated to ``hook.log.1`` at this size (docs/operations.md)."""
+
+
 def log(
     env: os._Environ[str], now: int | None, role: str | None, event: str | None, message: str
 ) -> None:
@@ -450,9 +454,13 @@ def log(
         seconds = time.time() if now is None else now / 1000
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
         line = f"{stamp} pid={os.getpid()} role={role or '-'} event={event or '-'} {message}"
-        fd = os.open(
-            os.path.join(folder, "hook.log"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600
-        )
+        path = os.path.join(folder, "hook.log")
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        if os.fstat(fd).st_size >= LOG_CAP:
+            # Rotate: this line goes to the old file as it becomes hook.log.1 (replacing the
+            # one before), the next call starts a new hook.log. One fstat per logged line,
+            # nothing on the hook's quiet path; at most about 2 x LOG_CAP on disk.
+            os.replace(path, path + ".1")
         with os.fdopen(fd, "a", encoding="utf-8") as handle:
             handle.write(line.replace("\n", " ")[:2000] + "\n")
     except Exception:

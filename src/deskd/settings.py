@@ -141,6 +141,29 @@ class Settings:
         return [u for u in raw.replace(",", " ").split() if u]
 
 
+def ping_url_problem(value: str) -> str | None:
+    """Why ``DESKD_TICK_PING_URL`` cannot be pinged, or None. Checked when settings load, so a
+    value such as ``hc-ping.com/UUID`` (no scheme) is one line naming the variable on every
+    command and in ``deskd doctor``, not a traceback in tick.log at 3 am."""
+    text = value.strip()
+    if not text:
+        return None
+    from urllib.parse import urlsplit  # stdlib and light (no http, email or ssl)
+
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018  (a bad port or IPv6 literal raises here)
+    except ValueError as exc:
+        return f"must be an http:// or https:// URL ({exc})"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return (
+            "must be an http:// or https:// URL with a host (e.g. https://hc-ping.com/<check id>)"
+        )
+    if any(c.isspace() or ord(c) < 32 for c in text):
+        return "must be a URL without spaces or control characters"
+    return None
+
+
 def deskd_variables(environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
     """``DESKD_*`` variables by field name (pydantic-settings matches names case-blind)."""
     return {k[6:].lower(): v for k, v in environ.items() if k[:6].upper() == "DESKD_"}
@@ -150,6 +173,8 @@ def from_plain(home: Path, values: dict[str, str]) -> Settings | None:
     """``Settings`` from variables pydantic would not check, or None when one needs checking."""
     fields: dict[str, object] = {}
     for name, value in values.items():
+        if name == "tick_ping_url" and ping_url_problem(value):
+            return None  # pydantic refuses it, naming the variable
         if name in PLAIN_TEXT:
             fields[name] = value
         elif name in PLAIN_PATHS:

@@ -197,11 +197,12 @@ def test_it_refuses_ack_without_exactly_one_of_id_or_seen(
 
 
 @pytest.mark.parametrize("big", ["99999999999999999999", "9223372036854775808"])
-def test_it_refuses_an_id_beyond_any_row_as_an_unknown_item(desk: Desk, big: str) -> None:
+def test_it_refuses_an_id_beyond_sqlites_range_naming_the_range(desk: Desk, big: str) -> None:
     enqueue(desk)
     before = desk.dump()
     out = desk.run("inbox", "ack", "--for", "alpha", "--id", "1", "--id", big, "--json")
     assert out.exit_code == 1
-    assert out.error()["code"] == "unknown_item"
-    assert big in out.error()["message"]
+    assert out.error()["code"] == "invalid_value"
+    message = out.error()["message"]
+    assert big in message and "--id" in message and "9223372036854775807" in message
     assert desk.dump() == before

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from deskd.cli.common import desk_context, emit, json_option
+from deskd.cli.common import ID, desk_context, emit, json_option
 
 
 @click.group()
@@ -19,7 +19,7 @@ def agent() -> None:
 
 
 @agent.command("run")
-@click.option("--attempt", "attempt_id", required=True, type=int, help="The launch's attempt id.")
+@click.option("--attempt", "attempt_id", required=True, type=ID, help="The launch's attempt id.")
 @json_option
 def run(attempt_id: int, as_json: bool) -> None:
     """Carry out one planned launch (started detached by `deskd tick --execute`).

@@ -7,14 +7,16 @@ and exits with the error's code: 1 refused, 2 usage (click's own), 3 unavailable
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import click
 
 from deskd.cli import out
-from deskd.errors import DeskdError, InvalidValue
+from deskd.cli.boundary import check_arguments, refusal
+from deskd.errors import DeskdError
+from deskd.ids import MAX_INT, parse_ids, parse_int
 
 F = TypeVar("F", bound=Callable[..., Any])
 _JSON_KEY = "deskd.json"
@@ -30,14 +32,13 @@ class DeskdGroup(click.Group):
                 ctx.meta[_JSON_KEY] = True
             check_arguments(args)
             return super().invoke(ctx)
-        except DeskdError as exc:
-            _refuse(ctx, exc)
-        except sqlite3.DatabaseError as exc:
-            # Corruption found mid-query, a locked or read-only file: exit 3, never a traceback.
-            from deskd.errors import database_unavailable
-            from deskd.paths import db_file_str
-
-            _refuse(ctx, database_unavailable(db_file_str(), exc))
+        except (DeskdError, sqlite3.Error, OSError) as exc:
+            # Corruption found mid-query, a locked or read-only file: exit 3, never a traceback
+            # (deskd.cli.boundary: the fast dispatch answers through the same function).
+            refused = refusal(exc)
+            if refused is None:
+                raise
+            _refuse(ctx, refused)
 
 
 def _protected_args(ctx: click.Context) -> list[str]:
@@ -48,22 +49,6 @@ def _protected_args(ctx: click.Context) -> list[str]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         return list(getattr(ctx, "protected_args", ()))
-
-
-def check_arguments(args: Sequence[str]) -> None:
-    """Every command-line value is storable text within its cap (``core.values.MAX_TEXT``),
-    checked before any command runs: a refused value writes nothing."""
-    from deskd.core.values import check_text
-
-    option = "argument"
-    for arg in args:
-        if arg.startswith("--") and "=" in arg:
-            name, _, value = arg.partition("=")
-            check_text(name, value)
-            option = "argument"
-        else:
-            check_text(option, arg)
-            option = arg if arg.startswith("--") else "argument"
 
 
 def _refuse(ctx: click.Context, exc: DeskdError) -> None:
@@ -106,18 +91,37 @@ def desk_context(*, require_desk: bool = True) -> Iterator[Any]:
         ctx.close()
 
 
-def parse_ids(values: Sequence[str]) -> list[int]:
-    """Item ids given as ``--id 3 --id 4`` or ``--id 3,4``."""
-    ids: list[int] = []
-    for value in values:
-        for part in str(value).split(","):
-            part = part.strip()
-            if not part:
-                continue
-            if not part.isdigit():
-                raise InvalidValue("id", part, "item ids are whole numbers")
-            ids.append(int(part))
-    return ids
+def _name(param: click.Parameter | None) -> str:
+    if isinstance(param, click.Option):
+        return max(param.opts, key=len)
+    return param.human_readable_name if param is not None else "value"
+
+
+class Id(click.ParamType):  # type: ignore[type-arg]
+    """A database id, parsed by ``deskd.ids`` (the fast dispatch's parser too): a bad one is a
+    refusal (exit 1) naming the option and the range, not click's usage error."""
+
+    name = "integer"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        return parse_int(value, _name(param))
+
+
+class Number(click.IntRange):
+    """A count within ``low``..``high`` (click shows the range in help), parsed like ``Id``."""
+
+    def __init__(self, low: int, high: int = MAX_INT) -> None:
+        super().__init__(low, high)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        return parse_int(value, _name(param), low=int(self.min or 0), high=int(self.max or 0))
+
+
+ID = Id()
 
 
 def stderr(message: str) -> None:
@@ -125,7 +129,10 @@ def stderr(message: str) -> None:
 
 
 __all__ = [
+    "ID",
     "DeskdGroup",
+    "Id",
+    "Number",
     "desk_context",
     "emit",
     "json_option",

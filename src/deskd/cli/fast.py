@@ -177,14 +177,14 @@ def parse(argv: Sequence[str]) -> tuple[str, dict[str, Any]] | None:
 def _convert(kind: str, value: str) -> Any:
     if kind in ("text", "many"):
         return value
-    if not (value.isascii() and value.isdigit()):
-        return None  # click's message for a bad integer (and its sign rules)
-    number = int(value)
-    if kind.startswith("int:"):
-        _, low, high = kind.split(":")
-        if not int(low) <= number <= int(high):
-            return None
-    return number
+    from deskd.errors import InvalidValue
+    from deskd.ids import parse_int
+
+    _, low, high = kind.split(":") if kind.startswith("int:") else ("int", "1", "")
+    try:  # the CLI's one parser (click's commands use it too, through cli.common.Number)
+        return parse_int(value, "", low=int(low), **({"high": int(high)} if high else {}))
+    except InvalidValue:
+        return None  # click refuses it, naming the option
 
 
 def dispatch(argv: Sequence[str]) -> int | None:
@@ -195,16 +195,20 @@ def dispatch(argv: Sequence[str]) -> int | None:
     body, values = parsed
     import sqlite3
 
-    from deskd.cli import hot
+    from deskd.cli.boundary import check_arguments, refusal
     from deskd.cli.out import refuse
-    from deskd.errors import DeskdError, Unavailable
+    from deskd.errors import DeskdError
 
-    try:
+    try:  # the same boundary as click's DeskdGroup.invoke
+        check_arguments(argv)
+        from deskd.cli import hot
+
         getattr(hot, body)(**values)
-    except DeskdError as exc:
-        return refuse(exc, values["as_json"])
-    except sqlite3.OperationalError as exc:
-        return refuse(Unavailable(f"database: {exc}"), values["as_json"])
+    except (DeskdError, sqlite3.Error, OSError) as exc:
+        refused = refusal(exc)
+        if refused is None:
+            raise
+        return refuse(refused, values["as_json"])
     return 0
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from deskd.cli.common import desk_context, emit, json_option, table
+from deskd.cli.common import ID, Number, desk_context, emit, json_option, table
 
 
 @click.group()
@@ -108,8 +108,8 @@ def list_(owner: str | None, include_closed: bool, as_json: bool) -> None:
 
 
 @hook.command("next")
-@click.argument("hook_id", type=int)
-@click.option("--count", default=5, show_default=True, type=click.IntRange(1, 1000))
+@click.argument("hook_id", type=ID)
+@click.option("--count", default=5, show_default=True, type=Number(1, 1000))
 @json_option
 def next_(hook_id: int, count: int, as_json: bool) -> None:
     """The hook's next fire times, local and UTC.
@@ -134,7 +134,7 @@ def next_(hook_id: int, count: int, as_json: bool) -> None:
 
 
 @hook.command("cancel")
-@click.argument("hook_id", type=int)
+@click.argument("hook_id", type=ID)
 @click.option("--by", "by", default=None, help="The owner (default: DESKD_ROLE).")
 @json_option
 def cancel(hook_id: int, by: str | None, as_json: bool) -> None:

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from deskd.cli.out import echo, emit, table
+from deskd.ids import parse_ids
 
 if TYPE_CHECKING:
     from deskd.service.desk.context import DeskContext
@@ -29,22 +30,6 @@ def desk_context() -> Iterator[DeskContext]:
         yield ctx
     finally:
         ctx.close()
-
-
-def parse_ids(values: tuple[str, ...] | list[str]) -> list[int]:
-    """Item ids given as ``--id 3 --id 4`` or ``--id 3,4``."""
-    from deskd.errors import InvalidValue
-
-    ids: list[int] = []
-    for value in values:
-        for part in str(value).split(","):
-            part = part.strip()
-            if not part:
-                continue
-            if not part.isdigit():
-                raise InvalidValue("id", part, "item ids are whole numbers")
-            ids.append(int(part))
-    return ids
 
 
 def _acting(ctx: DeskContext, flag: str, value: str | None) -> str:
@@ -218,12 +203,26 @@ def status_board(as_json: bool) -> None:
     emit(data, as_json, lambda: print_board(data, now=now, tz=tz))
 
 
+MIN_LOOP_S = 10
+"""``deskd tick --loop`` ticks at most this often (docs/cli.md): ``--loop 0`` ran ~35 ticks
+a second, a busy loop on the database and the agents' machine."""
+
+
 def tick(mode: str | None, wait: bool, loop: str | None, as_json: bool) -> None:
     import time
 
     from deskd.core.timeparse import parse_duration
 
-    every = parse_duration(loop, what="--loop") if loop else None
+    every = parse_duration(loop, what="--loop") if loop is not None else None
+    if every is not None and every < MIN_LOOP_S:
+        from deskd.errors import InvalidValue
+
+        raise InvalidValue(
+            "--loop",
+            loop,
+            f"at least {MIN_LOOP_S}s: each tick reads the whole desk, and "
+            "the planner's times are whole minutes (60s or 1m is the usual interval)",
+        )
     while True:
         _tick_once(mode, as_json, wait)
         if every is None:
@@ -338,7 +337,7 @@ def meeting_send(
 ) -> None:
     from deskd.service.meetings.talk import send as do_send
 
-    reply = parse_ids([reply_to]) if reply_to else []
+    reply = parse_ids([reply_to], "--reply-to") if reply_to else []
     with desk_context() as ctx:
         said = do_send(
             ctx,
@@ -347,7 +346,7 @@ def meeting_send(
             body,
             kind=kind,
             reply_to=reply[0] if reply else None,
-            resolves=parse_ids(resolves),
+            resolves=parse_ids(resolves, "--resolves"),
         )
     data = said.to_json()
 

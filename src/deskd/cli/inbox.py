@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from deskd.cli.common import desk_context, emit, json_option, table
+from deskd.cli.common import Number, desk_context, emit, json_option, table
 
 
 @click.group()
@@ -71,7 +71,7 @@ def enqueue(
 @inbox.command("list")
 @click.option("--for", "role", default=None, help="The role (default: DESKD_ROLE).")
 @click.option("--all", "include_read", is_flag=True, help="Include read items (newest first).")
-@click.option("--limit", default=200, show_default=True, type=click.IntRange(1, 10000))
+@click.option("--limit", default=200, show_default=True, type=Number(1, 10000))
 @json_option
 def list_(role: str | None, include_read: bool, limit: int, as_json: bool) -> None:
     """Unread items, urgent first. When a role lists its own inbox they count as seen.
@@ -138,7 +138,7 @@ def send(
 @click.command()
 @click.option("--for", "role", default=None, help="Only this role's items.")
 @click.option("--state", default=None, help="queued, notified, read, escalated or overdue.")
-@click.option("--limit", default=200, show_default=True, type=click.IntRange(1, 100000))
+@click.option("--limit", default=200, show_default=True, type=Number(1, 100000))
 @json_option
 def ledger(role: str | None, state: str | None, limit: int, as_json: bool) -> None:
     """The delivery ledger: every (item, recipient) with its derived state, newest first.

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from deskd.cli.common import desk_context, emit, json_option, table
+from deskd.cli.common import Number, desk_context, emit, json_option, table
 
 ROLE_HELP = "The role acting (default: DESKD_ROLE; an agent may act only as itself)."
 
@@ -62,11 +62,13 @@ def _waiting(data: dict[str, Any]) -> Callable[[], None]:
     help="Roles to invite: a,b (or repeat). Required: nobody is invited by default.",
 )
 @click.option("--priority", default="normal", show_default=True, help="normal or urgent.")
-@click.option("--max-messages", default=20, show_default=True, type=int, help="Message budget.")
+@click.option(
+    "--max-messages", default=20, show_default=True, type=Number(1), help="Message budget."
+)
 @click.option("--idle", default="60m", show_default=True, help="Idle deadline: pauses it.")
 @click.option("--reply-sla", default="10m", show_default=True, help="Owed replies and check-ins.")
 @click.option(
-    "--consensus-at", default=4, show_default=True, type=int, help="Budget left at consensus."
+    "--consensus-at", default=4, show_default=True, type=Number(0), help="Budget left at consensus."
 )
 @json_option
 def call(

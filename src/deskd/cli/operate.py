@@ -11,7 +11,7 @@ import time
 
 import click
 
-from deskd.cli.common import desk_context, emit, json_option
+from deskd.cli.common import ID, desk_context, emit, json_option
 from deskd.errors import InvalidValue, WaitTimedOut
 
 POLL_S = 0.2
@@ -20,7 +20,7 @@ POLL_S = 0.2
 @click.command()
 @click.option("--role", required=True, help="The role whose agent transcript to print.")
 @click.option(
-    "--attempt", "attempt_id", type=int, default=None, help="Its launch (default: newest)."
+    "--attempt", "attempt_id", type=ID, default=None, help="Its launch (default: newest)."
 )
 @click.option("--follow", is_flag=True, help="Keep printing until that launch's process ends.")
 def logs(role: str, attempt_id: int | None, follow: bool) -> None:

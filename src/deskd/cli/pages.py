@@ -6,12 +6,12 @@ from typing import Any
 
 import click
 
-from deskd.cli.common import desk_context, emit, json_option, table
+from deskd.cli.common import Number, desk_context, emit, json_option, table
 
 
 @click.command()
 @click.option("--open", "open_only", is_flag=True, help="Only pages not yet resolved.")
-@click.option("--limit", default=50, show_default=True, type=click.IntRange(1, 10000))
+@click.option("--limit", default=50, show_default=True, type=Number(1, 10000))
 @json_option
 def pages(open_only: bool, limit: int, as_json: bool) -> None:
     """Pages to people, newest first: status, each channel's result, and why a page is held.

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from deskd.cli.common import desk_context, emit, json_option, table
+from deskd.cli.common import Number, desk_context, emit, json_option, table
 
 
 @click.group()
@@ -101,7 +101,7 @@ def handoff(role: str | None, note: str, as_json: bool) -> None:
 
 @session.command("list")
 @click.option("--role", required=True, help="The role whose sessions to show.")
-@click.option("--limit", default=50, show_default=True, type=click.IntRange(1, 1000))
+@click.option("--limit", default=50, show_default=True, type=Number(1, 1000))
 @json_option
 def list_(role: str, limit: int, as_json: bool) -> None:
     """The role's sessions, newest first: start, end, wakes served, cost.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from deskd.cli.common import desk_context, emit, json_option, table
+from deskd.cli.common import ID, Number, desk_context, emit, json_option, table
 
 
 @click.group()
@@ -38,16 +38,15 @@ def add(role: str, duration: str, reason: str, as_json: bool) -> None:
 
     with desk_context() as ctx:
         out = add_silence(ctx, role=role, duration=duration, reason=reason)
-    emit(
-        out,
-        as_json,
-        f"silence {out['id']}: {role}'s non-urgent pages held until {out['until_local']}",
-    )
+    said = f"silence {out['id']}: {role}'s non-urgent pages held until {out['until_local']}"
+    if out["replaced"]:
+        said += " (replaces silence " + ", ".join(map(str, out["replaced"])) + ")"
+    emit(out, as_json, said)
 
 
 @silence.command("list")
 @click.option("--all", "all_rows", is_flag=True, help="Ended and expired silences too.")
-@click.option("--limit", default=50, show_default=True, type=click.IntRange(1, 10000))
+@click.option("--limit", default=50, show_default=True, type=Number(1, 10000))
 @json_option
 def list_(all_rows: bool, limit: int, as_json: bool) -> None:
     """Silences in force (or every silence with --all).
@@ -78,7 +77,7 @@ def list_(all_rows: bool, limit: int, as_json: bool) -> None:
 
 
 @silence.command("end")
-@click.argument("silence_id", type=int)
+@click.argument("silence_id", type=ID)
 @json_option
 def end(silence_id: int, as_json: bool) -> None:
     """End a silence early; its held pages go out on the next tick.

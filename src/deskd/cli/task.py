@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from deskd.cli.common import desk_context, emit, json_option, table
+from deskd.cli.common import ID, desk_context, emit, json_option, table
 from deskd.cli.hot import task_said
 from deskd.cli.routing import check_target, routed_sentence
 
@@ -142,7 +142,7 @@ def list_(role: str | None, status: str | None, include_closed: bool, as_json: b
 
 
 @task.command("update")
-@click.argument("task_id", type=int)
+@click.argument("task_id", type=ID)
 @click.option("--status", default=None, help="pending, in_progress, blocked, done, cancelled.")
 @click.option("--blocked-on", default=None, help="What it waits for (required with blocked).")
 @click.option("--priority", default=None, help=PRIORITY_HELP)
@@ -179,7 +179,7 @@ def update(
 
 
 def _close(status: str) -> Callable[..., None]:
-    @click.argument("task_id", type=int)
+    @click.argument("task_id", type=ID)
     @click.option("--note", default=None, help="What happened.")
     @click.option("--by", default=None, help="Who (default: DESKD_ROLE, else operator).")
     @json_option
@@ -215,7 +215,7 @@ cancel = task.command(
 
 
 @task.command("history")
-@click.argument("task_id", type=int)
+@click.argument("task_id", type=ID)
 @json_option
 def history(task_id: int, as_json: bool) -> None:
     """Every change of a task: when, by whom, what changed, the note.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from deskd.cli.common import desk_context, emit, json_option, table
+from deskd.cli.common import ID, Number, desk_context, emit, json_option, table
 from deskd.errors import MissingRole
 
 
@@ -23,7 +23,7 @@ def wake() -> None:
 @wake.command("list")
 @click.option("--role", default=None, help="Only this role's attempts.")
 @click.option("--open", "open_only", is_flag=True, help="Only live (pending) attempts.")
-@click.option("--limit", default=50, show_default=True, type=click.IntRange(1, 10000))
+@click.option("--limit", default=50, show_default=True, type=Number(1, 10000))
 @json_option
 def list_(role: str | None, open_only: bool, limit: int, as_json: bool) -> None:
     """Attempts, newest first: rung, outcome, launched/landed/resolved times.
@@ -64,7 +64,7 @@ def list_(role: str | None, open_only: bool, limit: int, as_json: bool) -> None:
 
 
 @wake.command("explain")
-@click.argument("attempt_id", required=False, type=int)
+@click.argument("attempt_id", required=False, type=ID)
 @click.option("--role", default=None, help="Explain why this role is (not) being woken.")
 @json_option
 def explain(attempt_id: int | None, role: str | None, as_json: bool) -> None:
@@ -86,7 +86,7 @@ def explain(attempt_id: int | None, role: str | None, as_json: bool) -> None:
 
 
 @wake.command("ack")
-@click.argument("attempt_id", type=int)
+@click.argument("attempt_id", type=ID)
 @click.option("--note", required=True, help="Who has it and what they will do.")
 @json_option
 def ack(attempt_id: int, note: str, as_json: bool) -> None:

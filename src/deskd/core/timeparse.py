@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 from deskd.errors import InvalidValue
 
-_DURATION = re.compile(r"\s*(\d+)\s*([smhd]?)\s*")
+_DURATION = re.compile(r"\s*(\d+)\s*([smhd]?)\s*", re.ASCII)  # ASCII: not ² or ١
 _UNIT_S = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 DURATION_HINT = "a duration like 90s, 5m, 2h, 1d or bare seconds"
 MAX_DURATION_S = 3650 * 86400

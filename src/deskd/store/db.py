@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,6 +23,29 @@ else reads it. SQLite gives the -wal and -shm files the database file's own mode
 
 class DatabaseMissing(Exception):
     """The database file does not exist (or is empty) and the caller asked not to create it."""
+
+
+class NotRegularFile(Exception):
+    """``path`` exists but is no regular file (``/dev/null``, a folder, a FIFO, a socket):
+    never opened, created over or chmodded."""
+
+    def __init__(self, path: str, kind: str) -> None:
+        super().__init__(f"{path} is {kind}")
+        self.path = path
+        self.kind = kind
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISFIFO, "a named pipe"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
 
 
 class DatabaseLost(Exception):
@@ -74,7 +98,8 @@ def connect(
     A missing or 0-byte file is a new database only when ``create`` is true and ``marker``
     (a file outside the data folder that records every database this desk created) does not
     name it; when it does, the database was lost and ``DatabaseLost`` is raised instead.
-    A new file is made 0600 in a 0700 folder.
+    A new file is made 0600 in a 0700 folder. Anything that is not a regular file (a device
+    such as ``/dev/null``, a folder, a pipe) raises ``NotRegularFile`` and is left untouched.
 
     A ``postgresql://`` URL opens PostgreSQL instead (``store.pg``, psycopg loaded only
     then): the same calls, statements and rows, typed as ``sqlite3.Connection`` because the
@@ -91,9 +116,13 @@ def connect(
     path = os.fspath(path)
     busy_ms = DEFAULT_BUSY_MS if busy_ms is None else busy_ms  # read now: tests shorten it
     try:
-        fresh = os.stat(path).st_size == 0
+        found = os.stat(path)
     except FileNotFoundError:
         fresh = True
+    else:
+        if not stat.S_ISREG(found.st_mode):
+            raise NotRegularFile(path, _kind(found.st_mode))
+        fresh = found.st_size == 0
     if fresh:
         if marker is not None and was_created(marker, path):
             raise DatabaseLost(path)
@@ -192,16 +221,92 @@ def read_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
             conn.execute("COMMIT")
 
 
-def integrity_problem(conn: sqlite3.Connection) -> str | None:
-    """``PRAGMA quick_check``'s first complaint, or None when the file is sound.
+def integrity_problem(conn: sqlite3.Connection, *, full: bool = False) -> str | None:
+    """The first complaint of ``PRAGMA quick_check`` (``full``: ``integrity_check``), or None
+    when the file is sound.
 
-    It reads every page (O(size)): for ``deskd doctor`` and before ``prune`` rewrites pages,
-    not for every command."""
+    Both read every page (O(size)): for ``deskd doctor`` and before ``prune`` rewrites pages,
+    not for every command. Only ``integrity_check`` also compares every index with its table
+    (``row 12 missing from index items_unread``): a reader using that index sees too few rows."""
+    pragma = "integrity_check" if full else "quick_check"
     try:
-        first = str(conn.execute("PRAGMA quick_check(1)").fetchone()[0])
+        rows = [str(r[0]) for r in conn.execute(f"PRAGMA {pragma}(4)").fetchall()]
     except sqlite3.DatabaseError as exc:
         return str(exc)
-    return None if first == "ok" else f"database disk image is malformed: {first}"
+    if rows == ["ok"]:
+        return None
+    # The first line may only name the schema ("*** in database main ***"): skip to the fault.
+    said = [r for r in rows if not r.startswith("*** in database")] or rows
+    return f"database disk image is malformed: {said[0]}"
+
+
+def write_locked(conn: sqlite3.Connection) -> str | None:
+    """SQLite's words when another connection holds the write lock (past this connection's
+    busy timeout), else None. ``BEGIN IMMEDIATE`` then ``ROLLBACK`` writes nothing."""
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        return str(exc)
+    conn.execute("ROLLBACK")
+    return None
+
+
+# -- a damaged file stops every later write ----------------------------------------------------
+
+DAMAGE_MARKER = "damaged"
+"""``run/damaged``: written the first time SQLite reports the file corrupt (mid-query, not only
+at open). While it names the database, every command refuses (exit 3) before opening it, so
+nothing more is written into a damaged file; ``deskd doctor`` removes it once the file passes
+``integrity_check`` (repaired, or restored from a backup)."""
+
+_CORRUPT_CODES = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB
+
+
+def is_corruption(exc: BaseException) -> bool:
+    """Whether ``exc`` is SQLite saying the file itself is damaged (not locked, not full)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return int(code) & 0xFF in _CORRUPT_CODES
+    text = str(exc)
+    return isinstance(exc, sqlite3.DatabaseError) and (
+        "malformed" in text or "not a database" in text
+    )
+
+
+def note_damage(run_dir: str | os.PathLike[str], path: str, reason: str) -> None:
+    """Record that the database at ``path`` reported damage (best effort: a full disk or a
+    read-only folder must not hide the original error)."""
+    try:
+        os.makedirs(run_dir, mode=DIR_MODE, exist_ok=True)
+        marker = os.path.join(run_dir, DAMAGE_MARKER)
+        fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(f"{os.path.abspath(path)}\n{reason.splitlines()[0] if reason else ''}\n")
+    except OSError:
+        pass
+
+
+def damage_noted(run_dir: str | os.PathLike[str], path: str) -> str | None:
+    """The reason recorded for the database at ``path``, or None when none is."""
+    try:
+        with open(os.path.join(run_dir, DAMAGE_MARKER), encoding="utf-8") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return None
+    if not lines or lines[0] != os.path.abspath(path):
+        return None
+    return (lines[1] if len(lines) > 1 else "") or "database disk image is malformed"
+
+
+def clear_damage(run_dir: str | os.PathLike[str], path: str) -> bool:
+    """Forget the damage recorded for ``path`` (the file passed ``integrity_check``)."""
+    if damage_noted(run_dir, path) is None:
+        return False
+    try:
+        os.unlink(os.path.join(run_dir, DAMAGE_MARKER))
+    except OSError:
+        return False
+    return True
 
 
 def journal_mode(conn: sqlite3.Connection) -> str:

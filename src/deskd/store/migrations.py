@@ -201,6 +201,7 @@ from deskd.store import (  # noqa: E402
     schema_pager,
     schema_routing,
     schema_sessions_current,
+    schema_silences,
     schema_tasks,
     schema_tick_alarms,
 )
@@ -223,6 +224,7 @@ MIGRATIONS: tuple[str, ...] = (
     schema_leases.SQL,
     schema_console_guard.SQL,
     schema_tick_alarms.SQL,
+    schema_silences.SQL,
 )
 """Index i holds the migration that takes the schema from version i to version i + 1."""
 

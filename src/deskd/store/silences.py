@@ -19,6 +19,25 @@ def insert_silence(
     return int(cur.lastrowid or 0)
 
 
+def close_open(conn: sqlite3.Connection, role: str, *, by: str, now: int) -> list[int]:
+    """End ``role``'s open silence before a new one starts (the index ``silences_one_open``
+    allows one): a live one ends now, an expired one at its own ``until_at``. Returns the ids
+    of silences that were still in force."""
+    live = [
+        int(r[0])
+        for r in conn.execute(
+            "SELECT id FROM silences WHERE role = ? AND ended_at IS NULL AND until_at > ?",
+            (role, now),
+        )
+    ]
+    conn.execute(
+        "UPDATE silences SET ended_at = CASE WHEN until_at > ? THEN ? ELSE until_at END, "
+        "ended_by = ? WHERE role = ? AND ended_at IS NULL",
+        (now, now, by, role),
+    )
+    return live
+
+
 def live_silences(conn: sqlite3.Connection, *, now: int) -> list[Silence]:
     """Silences in force at ``now`` (not ended, not expired), on the ``silences_live`` index."""
     rows = conn.execute(

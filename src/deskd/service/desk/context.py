@@ -16,9 +16,24 @@ from dataclasses import dataclass, field
 from deskd.adapters.clock import now_ms
 from deskd.desk_cache import load_desk
 from deskd.desk_view import Desk
-from deskd.errors import DatabaseGone, LeaseLost, Unavailable, database_unavailable
+from deskd.errors import (
+    DatabaseDamaged,
+    DatabaseGone,
+    LeaseLost,
+    NotADatabaseFile,
+    Unavailable,
+    database_unavailable,
+)
 from deskd.settings import Settings, load_settings
-from deskd.store.db import DatabaseLost, connect, transaction
+from deskd.store.db import (
+    DatabaseLost,
+    NotRegularFile,
+    connect,
+    damage_noted,
+    is_corruption,
+    note_damage,
+    transaction,
+)
 from deskd.store.migrations import SchemaTooNew
 
 
@@ -53,17 +68,30 @@ class DeskContext:
         or when this desk had one and it is gone: that is never silently recreated)."""
         if self._conn is None:
             path = self.settings.database_shown
+            if not self.settings.shared_database:
+                damage = damage_noted(self.settings.run_path, self.settings.database)
+                if damage is not None:
+                    raise DatabaseDamaged(path, damage)
             try:
                 self._conn = connect(self.settings.database, marker=self.settings.db_marker)
             except SchemaTooNew as exc:
                 raise Unavailable(str(exc)) from None
             except DatabaseLost:
                 raise DatabaseGone(path) from None
+            except NotRegularFile as exc:
+                raise NotADatabaseFile(path, exc.kind) from None
             except sqlite3.Error as exc:
-                raise database_unavailable(path, exc) from None
+                raise self.failed(exc) from None
             except OSError as exc:
                 raise Unavailable(f"database {path}: {exc.strerror}") from None
         return self._conn
+
+    def failed(self, exc: sqlite3.Error) -> Unavailable:
+        """``exc`` as exit 3; a damaged file is remembered so nothing more is written into it
+        (``store.db.note_damage``)."""
+        if is_corruption(exc) and not self.settings.shared_database:
+            note_damage(self.settings.run_path, self.settings.database, str(exc))
+        return database_unavailable(self.settings.database_shown, exc)
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
@@ -81,7 +109,7 @@ class DeskContext:
                     with self._stamping(conn):
                         yield conn
         except sqlite3.DatabaseError as exc:
-            raise database_unavailable(self.settings.database_shown, exc) from None
+            raise self.failed(exc) from None
         finally:
             if self.transient and self._conn is not None and not self._conn.in_transaction:
                 self.close()

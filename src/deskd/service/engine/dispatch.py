@@ -137,6 +137,8 @@ def heal_launches(ctx: DeskContext) -> Healed:
 
 def _fail_dead(ctx: DeskContext, conn: sqlite3.Connection, row: Attempt) -> bool:
     """Fail a ``running`` launch whose executor is gone; False when it finished meanwhile."""
+    from deskd.service.engine.disk_full import died_detail
+
     if not attempt_rows.finish_launch(
         conn,
         row.id,
@@ -144,7 +146,7 @@ def _fail_dead(ctx: DeskContext, conn: sqlite3.Connection, row: Attempt) -> bool
         now=ctx.now,
         exit_code=None,
         failure_class="transient",
-        detail="executor died",
+        detail=died_detail(ctx),
         cost_usd=None,
         hold_until=None,
     ):

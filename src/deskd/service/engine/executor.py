@@ -147,6 +147,16 @@ def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> Launc
         cost = outcome.cost_usd
     except DeskdError as exc:  # cannot even start: executable missing, bad workdir …
         result = replace(result, status="failed", failure_class="permanent", detail=exc.message)
+    except OSError as exc:
+        # A full disk (the agent's log, a settings file): record why while the database can
+        # still take it; if it cannot, the healing tick names the full disk (disk_full.py).
+        where = f" ({exc.filename})" if exc.filename else ""
+        result = replace(
+            result,
+            status="failed",
+            failure_class="transient",
+            detail=f"executor stopped: {exc.strerror or exc}{where}",
+        )
     with ctx.write() as conn:
         attempt_rows.finish_launch(
             conn,

@@ -212,12 +212,15 @@ def live_facts(conn: sqlite3.Connection) -> list[MeetingFacts]:
 
 
 def parse_meeting_id(text: str | int) -> int:
+    from deskd.ids import MAX_INT, expected, parse_int, shown
+
     value = str(text).strip().removeprefix("meeting:")
-    if not value.isdigit() or int(value) <= 0 or int(value) >= 2**63:
+    try:
+        return parse_int(value, "meeting")
+    except InvalidValue:
         raise InvalidValue(
-            "meeting", text, "a meeting id, a whole number (see `deskd meeting list`)"
-        )
-    return int(value)
+            "meeting", shown(str(text)), f"{expected(1, MAX_INT)} (see `deskd meeting list`)"
+        ) from None
 
 
 # --- views ------------------------------------------------------------------------------------

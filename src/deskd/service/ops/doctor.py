@@ -63,7 +63,7 @@ def run_checks(env: Mapping[str, str] | None = None) -> list[Check]:
     checks.insert(2, hook_check(environ.get("PATH", os.defpath)))
     host = _host(settings, where, checks)
     desk = _desk(where, host, checks)
-    found = database_checks(where.db, marker=paths.db_marker(where.home))
+    found = database_checks(where.db, marker=paths.db_marker(where.home), db_home=where.home)
     checks.extend(found)
     if desk is not None:
         from deskd.service.ops.doctor_agents import agent_checks, launching, workdir_checks
@@ -236,10 +236,13 @@ def _desk(where: Where, host: HostConfig | None, checks: list[Check]) -> Desk | 
     return desk
 
 
-def database_checks(db: Path | str, *, marker: Path | None = None) -> list[Check]:
-    """The database opens, is sound (``quick_check``), its schema is current, and it is in
-    WAL mode. Never writes. A PostgreSQL desk gets the server's checks instead."""
-    from deskd.store.db import connect, integrity_problem, is_url, journal_mode, was_created
+def database_checks(
+    db: Path | str, *, marker: Path | None = None, db_home: Path | None = None
+) -> list[Check]:
+    """The database opens, is sound (``integrity_check``), no one holds its write lock, its
+    schema is current, and it is in WAL mode. Never writes to it (it only removes the desk's
+    ``run/damaged`` once the file is sound). A PostgreSQL desk gets the server's checks."""
+    from deskd.store.db import connect, is_url, journal_mode, was_created
     from deskd.store.migrations import schema_version
 
     if is_url(db):
@@ -247,6 +250,8 @@ def database_checks(db: Path | str, *, marker: Path | None = None) -> list[Check
 
         return postgres_checks(str(db))
     db = Path(db)
+    if db.exists() and not db.is_file():
+        return [Check("database", "fail", f"{db} is not a regular file: point DESKD_DB at one")]
     if not db.exists() or db.stat().st_size == 0:
         if marker is not None and was_created(marker, str(db)):
             return [
@@ -268,26 +273,18 @@ def database_checks(db: Path | str, *, marker: Path | None = None) -> list[Check
         conn = connect(db, create=False, migrate=False, busy_ms=1000)
     except (sqlite3.Error, OSError) as exc:
         return [Check("database", "fail", f"{db}: cannot open: {exc}")]
+    from deskd.service.ops.doctor_db import integrity_checks, write_lock_check
+
     try:
         version = schema_version(conn)
         mode = journal_mode(conn)
-        damaged = integrity_problem(conn)
+        sound = integrity_checks(conn, db, paths.run_dir(db_home or db.parent))
+        lock = write_lock_check(conn, db)
     except sqlite3.Error as exc:
         return [Check("database", "fail", f"{db}: not a deskd database: {exc}")]
     finally:
         conn.close()
-    checks = [Check("database", "ok", f"{db} opens")]
-    if damaged is None:
-        checks.append(Check("integrity", "ok", "quick_check: ok"))
-    else:
-        checks.append(
-            Check(
-                "integrity",
-                "fail",
-                f"{db}: {damaged}; stop the tick (timer or cron), restore the file from a "
-                f"backup, or salvage rows with `sqlite3 {db} .recover`",
-            )
-        )
+    checks = [Check("database", "ok", f"{db} opens"), *sound, lock]
     checks.extend(_schema_checks(version))
     if mode == "wal":
         checks.append(Check("wal mode", "ok", "journal_mode = wal"))

@@ -13,7 +13,13 @@ from deskd.errors import InvalidValue, PeopleOnly, SilenceOver, UnknownSilence
 from deskd.service.desk.context import DeskContext
 from deskd.store.events import add_event
 from deskd.store.pages import release_held_pages
-from deskd.store.silences import end_silence, get_silence, insert_silence, list_silences
+from deskd.store.silences import (
+    close_open,
+    end_silence,
+    get_silence,
+    insert_silence,
+    list_silences,
+)
 from deskd.store.silences import live_silences as live_silence_rows
 
 if TYPE_CHECKING:
@@ -53,7 +59,20 @@ def add(ctx: DeskContext, *, role: str, duration: str, reason: str) -> dict[str,
         raise InvalidValue("reason", reason, "say why, so the next person knows")
     until = ctx.now + seconds * 1000
     with ctx.write() as conn:
+        # One silence per role (the store's index silences_one_open): the new one replaces
+        # the role's silence in force, whether it ends sooner or later.
+        replaced = close_open(conn, role, by=by, now=ctx.now)
         silence_id = insert_silence(conn, role=role, reason=reason, until=until, by=by, now=ctx.now)
+        for old in replaced:
+            add_event(
+                conn,
+                at=ctx.now,
+                kind="silence.ended",
+                role=role,
+                actor=by,
+                subject=f"silence:{old}",
+                detail={"replaced_by": silence_id},
+            )
         add_event(
             conn,
             at=ctx.now,
@@ -65,7 +84,7 @@ def add(ctx: DeskContext, *, role: str, duration: str, reason: str) -> dict[str,
         )
         row = get_silence(conn, silence_id)
     assert row is not None
-    return silence_view(row, now=ctx.now, tz=ctx.tz)
+    return {**silence_view(row, now=ctx.now, tz=ctx.tz), "replaced": replaced}
 
 
 def listing(ctx: DeskContext, *, all_rows: bool, limit: int) -> list[dict[str, Any]]:

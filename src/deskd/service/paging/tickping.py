@@ -27,14 +27,14 @@ def ping(ctx: DeskContext, phase: str, reason: str = "") -> None:
         return None
     import urllib.request  # only with a ping URL: it loads http, email and ssl
 
-    data = reason[:1000].encode("utf-8") if phase == "fail" and reason else None
-    request = urllib.request.Request(
-        ping_url(base, phase),
-        data=data,
-        method="POST" if data is not None else "GET",
-        headers={"User-Agent": "deskd-tick"},
-    )
-    try:
+    data = reason[:1000].encode("utf-8", "replace") if phase == "fail" and reason else None
+    try:  # building the request too: a URL urllib cannot parse is a failed ping, no more
+        request = urllib.request.Request(
+            ping_url(base, phase),
+            data=data,
+            method="POST" if data is not None else "GET",
+            headers={"User-Agent": "deskd-tick"},
+        )
         with urllib.request.urlopen(request, timeout=PING_TIMEOUT_S) as response:
             response.read(1024)
     except Exception:

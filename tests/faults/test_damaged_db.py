@@ -1,0 +1,212 @@
+"""A damaged database stops writes instead of taking them (real processes: the fast dispatch
+and click's commands answer through one error boundary, deskd.cli.boundary).
+
+Damage found mid-query, not at open: the first command that reads the damaged page exits 3 in
+one line naming `deskd doctor` and remembers it in run/damaged; from then on every command
+refuses before opening the file, so not a byte more is written into it. `deskd doctor` runs
+the full integrity_check (quick_check misses an index that lost rows of its table), says when
+the database is write-locked, and clears run/damaged once the file is sound again. A DESKD_DB
+that is no regular file (/dev/null) is refused and left as it is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import stat
+from pathlib import Path
+
+import pytest
+from procs import deskd, refused_in_one_line
+
+from conftest import Desk
+
+pytestmark = pytest.mark.sqlite_only
+
+
+def _populated(desk: Desk, count: int = 120) -> None:
+    for i in range(count):
+        desk.ok(*ENQUEUE, "--title", f"t{i}", "--body", "b" * 200)
+    conn = sqlite3.connect(desk.db_path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+
+
+ENQUEUE = ("inbox", "enqueue", "--for", "alpha", "--source", "alert")
+
+
+def _damage_a_middle_leaf_of_items(db: Path) -> None:
+    """Overwrite one leaf page in the middle of the items table: opening the file, and every
+    query that does not walk those rows, still works."""
+    conn = sqlite3.connect(db)
+    try:
+        size = int(conn.execute("PRAGMA page_size").fetchone()[0])
+        leaves = [
+            int(r[0])
+            for r in conn.execute(
+                "SELECT pageno FROM dbstat WHERE name = 'items' AND pagetype = 'leaf' "
+                "ORDER BY pageno"
+            )
+        ]
+    except sqlite3.OperationalError as exc:  # SQLite built without dbstat
+        pytest.skip(f"no dbstat: {exc}")
+    finally:
+        conn.close()
+    page = leaves[len(leaves) // 2]
+    data = bytearray(db.read_bytes())
+    start = (page - 1) * size
+    data[start + 8 : start + size - 8] = b"\xa5" * (size - 16)
+    db.write_bytes(bytes(data))
+
+
+def _files(desk: Desk) -> dict[str, str]:
+    return {
+        p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(desk.db_path.parent.iterdir())
+    }
+
+
+EVERY = [
+    ("status",),
+    ("status", "--json"),
+    ("tick",),
+    ("tick", "--execute"),
+    ("inbox", "list", "--for", "alpha"),
+    (*ENQUEUE, "--title", "after"),
+    ("wake", "list"),
+    ("task", "list"),
+    ("task", "add", "t", "--for", "alpha"),
+    ("heartbeat", "--role", "alpha"),
+    ("send", "--from", "alpha", "--to", "beta", "--subject", "s", "--body", "b"),
+    ("ledger",),
+]
+
+
+def test_damage_found_mid_query_stops_every_later_command_and_every_write(desk: Desk) -> None:
+    _populated(desk)
+    good = desk.home / "good.db"
+    shutil.copy(desk.db_path, good)
+    _damage_a_middle_leaf_of_items(desk.db_path)
+    # The fast dispatch's `status` walks the items: exit 3, one line, no traceback.
+    line = refused_in_one_line(deskd(desk, "status"), 3)
+    assert "deskd doctor" in line and str(desk.db_path) in line and "malformed" in line
+    files = _files(desk)
+    for args in EVERY:
+        line = refused_in_one_line(deskd(desk, *args), 3)
+        assert "deskd doctor" in line and "damaged" in line, (args, line)
+    assert _files(desk) == files  # not a byte written
+    # Doctor finds it; after a restore from the backup it clears the marker and work goes on.
+    doctor = deskd(desk, "doctor", "--json")
+    assert doctor.exit_code == 1
+    checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+    assert checks["integrity"]["ok"] is False
+    shutil.copy(good, desk.db_path)
+    assert deskd(desk, "doctor").exit_code in (0, 1)
+    assert not (desk.home / "run" / "damaged").exists()
+    assert deskd(desk, *ENQUEUE, "--title", "after restore").exit_code == 0
+
+
+def test_a_write_first_after_damage_is_refused_once_a_read_found_it(desk: Desk) -> None:
+    """The click path (`wake list`, `task list`) refuses as well once a read found damage."""
+    _populated(desk)
+    _damage_a_middle_leaf_of_items(desk.db_path)
+    refused_in_one_line(deskd(desk, "inbox", "list", "--for", "alpha", "--limit", "500"), 3)
+    for args in (("wake", "list"), ("task", "list"), (*ENQUEUE, "--title", "x")):
+        assert "deskd doctor" in refused_in_one_line(deskd(desk, *args), 3)
+
+
+def _drop_three_rows_from_the_unread_index(db: Path) -> list[int]:
+    """Three unread rows the index items_unread does not list: quick_check passes,
+    integrity_check says `row N missing from index items_unread`."""
+
+    def run(*statements: str) -> None:
+        conn = sqlite3.connect(db, isolation_level=None)
+        for statement in statements:
+            conn.execute(statement)
+        conn.close()
+
+    def index_sql(text: str) -> None:
+        conn = sqlite3.connect(db, isolation_level=None)
+        version = int(conn.execute("PRAGMA schema_version").fetchone()[0])
+        conn.execute("PRAGMA writable_schema = ON")
+        conn.execute("UPDATE sqlite_master SET sql = ? WHERE name = 'items_unread'", (text,))
+        conn.execute(f"PRAGMA schema_version = {version + 1}")
+        conn.close()
+
+    conn = sqlite3.connect(db)
+    ids = [r[0] for r in conn.execute("SELECT id FROM items ORDER BY id LIMIT 3")]
+    original = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'items_unread'")
+    sql = str(original.fetchone()[0])
+    conn.close()
+    listed = ",".join(map(str, ids))
+    run(f"UPDATE items SET read_at = 1 WHERE id IN ({listed})")
+    index_sql(sql.replace("WHERE read_at IS NULL", "WHERE read_at IS NULL AND id < 0"))
+    run(f"UPDATE items SET read_at = NULL WHERE id IN ({listed})")
+    index_sql(sql)
+    return ids
+
+
+def test_doctor_runs_integrity_check_and_finds_an_index_missing_rows(desk: Desk) -> None:
+    for i in range(30):
+        desk.ok(*ENQUEUE, "--title", f"t{i}")
+    desk.close()
+    conn = sqlite3.connect(desk.db_path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    _drop_three_rows_from_the_unread_index(desk.db_path)
+    conn = sqlite3.connect(desk.db_path)
+    assert conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"  # what doctor ran before
+    conn.close()
+    doctor = deskd(desk, "doctor", "--json")
+    assert doctor.exit_code == 1
+    checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+    assert checks["integrity"]["ok"] is False
+    assert "missing from index items_unread" in checks["integrity"]["detail"]
+
+
+def test_doctor_says_when_the_database_is_write_locked(desk: Desk) -> None:
+    desk.ok(*ENQUEUE, "--title", "t")
+    holder = sqlite3.connect(desk.db_path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        doctor = deskd(desk, "doctor", "--json")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+    assert checks["write lock"]["level"] != "ok"
+    assert "write-locked" in checks["write lock"]["detail"]
+    unlocked = json.loads(deskd(desk, "doctor", "--json").stdout)["checks"]
+    assert {c["name"]: c["level"] for c in unlocked}["write lock"] == "ok"
+
+
+@pytest.mark.parametrize("target", ["device", "folder", "fifo"])
+def test_a_database_that_is_no_regular_file_is_refused_and_left_alone(
+    desk: Desk, target: str
+) -> None:
+    """`DESKD_DB=/dev/null deskd status` once made /dev/null 0600 for every user. The device
+    here is a node of its own (the null device's numbers) in the test's folder, never the
+    machine's /dev/null, so a regression cannot break the machine running the tests."""
+    path = desk.home / target
+    if target == "device":
+        try:
+            os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        except PermissionError:
+            pytest.skip("creating a device node needs root")
+        path.chmod(0o666)
+    elif target == "folder":
+        path.mkdir()
+    else:
+        os.mkfifo(path)
+    before = path.stat()
+    for args in (("status",), (*ENQUEUE, "--title", "x"), ("wake", "list")):
+        line = refused_in_one_line(deskd(desk, *args, DESKD_DB=str(path)), 3)
+        assert "not a regular file" in line, line
+    after = path.stat()
+    assert stat.S_IMODE(after.st_mode) == stat.S_IMODE(before.st_mode)
+    assert (after.st_uid, after.st_gid) == (before.st_uid, before.st_gid)
+    doctor = deskd(desk, "doctor", DESKD_DB=str(path))
+    assert doctor.exit_code == 1 and "not a regular file" in doctor.stdout
