@@ -17,7 +17,6 @@ from deskd.settings import Settings
 from deskd.web.auth import CodeChecker, SessionCodec
 
 MIN_SECRET = 4  # shorter values are too common to mask without mangling the page
-MAX_ID = 2**63 - 1  # SQLite's INTEGER (and PostgreSQL's BIGINT) range
 
 
 @dataclass
@@ -168,15 +167,11 @@ def host_of(header: str) -> str:
 
 
 def as_int(value: Any, what: str) -> int:
-    """An id or count from a form or query: ASCII digits only (``²`` and ``١`` are digits to
-    Python, not to SQLite) and within the database's integer range."""
-    from deskd.errors import InvalidValue
+    """An id or count from a form or query, by deskd's one parser for the numbers people type
+    (``deskd.ids``: ASCII digits only, within the database's integer range)."""
+    from deskd.ids import parse_int
 
-    text = str(value or "").strip()
-    shown = text if len(text) <= 40 else text[:40] + "…"
-    if not (text.isascii() and text.isdigit()) or len(text) > 19 or int(text) > MAX_ID:
-        raise InvalidValue(what, shown, f"a whole number from 0 to {MAX_ID}")
-    return int(text)
+    return parse_int(str(value or "").strip(), what, low=0)
 
 
 def console_of(request: Any) -> Console:
