@@ -37,7 +37,7 @@ from deskd.core.ladder import (
     start_rung,
     went_dead,
 )
-from deskd.core.prompts import page_text, wake_prompt
+from deskd.core.prompts import page_text, wake_prompt, why_not_landed
 from deskd.core.records import (
     LAUNCH_RUNGS,
     RUNGS,
@@ -273,7 +273,7 @@ def _step(
         snapshot=snapshot,
         items=items,
     )
-    page = _page_if_due(snapshot, role, d, rung, current.rung, items)
+    page = _page_if_due(snapshot, role, d, rung, current.rung, items, why=why_not_landed(current))
     if page is not None:
         yield page
 
@@ -452,10 +452,14 @@ def _page_if_due(
     rung: str,
     failed_rung: str | None,
     items: dict[int, ItemView],
+    *,
+    why: str | None = None,
 ) -> PageAction | None:
     if rung != "notify" or d.key in snapshot.open_page_keys:
         return None
-    title, body = page_text(role=role.name, demand=d, items=items, failed_rung=failed_rung)
+    title, body = page_text(
+        role=role.name, demand=d, items=items, failed_rung=failed_rung, failed_why=why
+    )
     from deskd.core.plan_steps import PageAction  # with the first page
 
     return PageAction(key=d.key, role=role.name, title=title, body=body)
