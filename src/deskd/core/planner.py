@@ -39,6 +39,7 @@ from deskd.core.ladder import (
 )
 from deskd.core.prompts import page_text, wake_prompt, why_not_landed
 from deskd.core.records import (
+    HOST_DOWN,
     LAUNCH_RUNGS,
     RUNGS,
     Demand,
@@ -260,6 +261,10 @@ def _step(
         yield _note(role.name, d.key, hold)
         return
     rung = next_rung(policy, current.rung, role, d)
+    if current.failure_class == HOST_DOWN:
+        yield _note(
+            role.name, d.key, f"{current.rung}: the launch was given up: {current.launch_detail}"
+        )
     yield _supersede(current, f"{current.rung} did not land")
     yield _new(
         policy,
@@ -294,6 +299,8 @@ def _hold_reason(
     session hook, only the items' own SLA (not the rung's) lets it climb.
     """
     if current.launch_status == "failed" and current.failure_class == "permanent":
+        return None
+    if current.failure_class == HOST_DOWN:  # given up: nothing runs until the rung climbs
         return None
     if current.launch_status in _IN_FLIGHT or role.launch_running:
         return "waiting: the launch is running"

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from deskd.adapters.private import open_private, private_dir
+from deskd.core.records import HOST_DOWN
 from deskd.service.desk import locks
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.launch_control import clear_pid, read_pid
@@ -155,10 +156,11 @@ def _fail_dead(ctx: DeskContext, conn: sqlite3.Connection, row: Attempt) -> bool
 
 def _give_up(ctx: DeskContext, conn: sqlite3.Connection, row: Attempt) -> None:
     """Its host's tick would have started it within a minute: that host is down. The launch
-    is given up (never run here: the role is that host's), so the attempt's ladder climbs."""
+    is given up (never run here: the role is that host's), and the attempt's ladder climbs
+    in this tick, not at the rung's SLA."""
     host = ctx.desk.host_of(row.role)
     if attempt_rows.skip_planned_launch(
-        conn, row.id, reason=f"host {host} is not ticking", now=ctx.now
+        conn, row.id, reason=f"host {host} is not ticking", now=ctx.now, failure_class=HOST_DOWN
     ):
         add_event(
             conn, at=ctx.now, kind="launch.host_down", role=row.role,
