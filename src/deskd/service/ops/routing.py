@@ -57,7 +57,18 @@ def enqueue_by_capability(ctx: DeskContext, item: NewItem, capability: str) -> d
         return {"id": out["item_id"], "deduped": False, "role": None, **_unroutable(out)}
     routed = replace(item, role=routing.role)
     item_id, deduped = enqueue(ctx, routed, routed=(capability, routing.why))
-    return {"id": item_id, "deduped": deduped, "role": routing.role, "routed": routing.why}
+    return {
+        "id": item_id,
+        "deduped": deduped,
+        "role": routing.role,
+        "routed": routing.why,
+        "passed_over": passed_over(routing),
+    }
+
+
+def passed_over(routing: Routing) -> list[dict[str, str]]:
+    """Each capable role routing passed over because it cannot work now, and why."""
+    return [{"role": role, "why": why} for role, why in routing.passed_over]
 
 
 def _unroutable(out: dict[str, Any]) -> dict[str, Any]:
@@ -102,7 +113,7 @@ def add_task_by_capability(
             "attempt_id": out["attempt_id"],
             "page_ids": out["page_ids"],
         }
-    return add_task(
+    out = add_task(
         ctx,
         title=title,
         role=routing.role,
@@ -112,3 +123,4 @@ def add_task_by_capability(
         by=by,
         routed=(capability, routing.why),
     )
+    return {**out, "passed_over": passed_over(routing)}
