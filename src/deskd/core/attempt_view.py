@@ -34,5 +34,7 @@ class AttemptView:
     recycles: int = 0
     item_ids: tuple[int, ...] = ()
     task_ids: tuple[int, ...] = ()
+    reason: str = ""
+    """What it was for, as recorded (``1 unread item (urgent)``); a relaunch says so."""
     skipped: str | None = None
     """Why its rung could not act when it was recorded (``paused: …`` while paused)."""

@@ -39,6 +39,7 @@ from deskd.core.ladder import (
 )
 from deskd.core.prompts import page_text, wake_prompt, why_not_landed
 from deskd.core.records import (
+    EXECUTOR_DIED,
     HOST_DOWN,
     LAUNCH_RUNGS,
     RUNGS,
@@ -204,6 +205,25 @@ def _step(
             supersedes=current.id,
         )
         return
+    if _died(current) and not role_busy(role) and RELAUNCHED not in current.reason:
+        # Its executor was killed (kill -9, OOM) and the healing tick parked the session: not
+        # silence from the agent, so the rung is tried again now — once — resuming the
+        # session the dead launch started; a second death climbs as a failure does.
+        yield _supersede(current, f"{EXECUTOR_DIED}: relaunched")
+        new = _new(
+            policy,
+            role,
+            d,
+            current.rung,
+            now=now,
+            generation=current.generation,
+            supersedes=current.id,
+            recycles=current.recycles,
+            snapshot=snapshot,
+            items=items,
+        )
+        yield replace(new, reason=new.reason + RELAUNCHED)
+        return
     if current.rung in ("notify", "badge") and _new_urgent(current, d, items):
         # A new urgent item while a person is already paged: retry the machine rungs at
         # once, and tell the open page — never a second page for the key (lesson 16).
@@ -281,6 +301,14 @@ def _step(
     page = _page_if_due(snapshot, role, d, rung, current.rung, items, why=why_not_landed(current))
     if page is not None:
         yield page
+
+
+RELAUNCHED = " (relaunched: its executor died)"
+"""How the reason of an attempt relaunched after its executor died says so (once per rung)."""
+
+
+def _died(current: AttemptView) -> bool:
+    return current.launch_status == "failed" and current.launch_detail == EXECUTOR_DIED
 
 
 def _hold_reason(
@@ -513,7 +541,10 @@ def _launches(
                 role=name,
                 rung=rung,
                 keys=tuple(a.key for a in group),
-                session_id=role.session_id if rung == "resume" else None,
+                # A relaunch resumes the session its dead launch started, at any rung.
+                session_id=role.session_id
+                if rung == "resume" or RELAUNCHED in group[0].reason
+                else None,
                 reasons=tuple(a.reason for a in group),
                 prompt=prompt,
                 item_ids=tuple(i for a in group for i in a.item_ids),

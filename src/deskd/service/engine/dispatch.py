@@ -13,13 +13,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from deskd.adapters.private import open_private, private_dir
-from deskd.core.records import HOST_DOWN
+from deskd.core.records import EXECUTOR_DIED, HOST_DOWN
 from deskd.service.desk import locks
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.launch_control import clear_pid, read_pid
 from deskd.store import attempts as attempt_rows
 from deskd.store import hosts as desk_hosts
 from deskd.store.events import add_event
+from deskd.store.sessions import current_session, park_session, session_by_native
 
 if TYPE_CHECKING:
     import subprocess
@@ -137,7 +138,9 @@ def heal_launches(ctx: DeskContext) -> Healed:
 
 
 def _fail_dead(ctx: DeskContext, conn: sqlite3.Connection, row: Attempt) -> bool:
-    """Fail a ``running`` launch whose executor is gone; False when it finished meanwhile."""
+    """Fail a ``running`` launch whose executor is gone, and park the session it was serving
+    (its agent is gone too): the role is not busy, and the wake relaunches within its rung,
+    resuming that session. False when the launch finished meanwhile."""
     if not attempt_rows.finish_launch(
         conn,
         row.id,
@@ -145,13 +148,31 @@ def _fail_dead(ctx: DeskContext, conn: sqlite3.Connection, row: Attempt) -> bool
         now=ctx.now,
         exit_code=None,
         failure_class="transient",
-        detail="executor died",
+        detail=EXECUTOR_DIED,
         cost_usd=None,
         hold_until=None,
     ):
         return False
     add_event(conn, at=ctx.now, kind="launch.died", role=row.role, subject=f"attempt:{row.id}")
+    session = _served(conn, row)
+    if session is not None and park_session(conn, session, now=ctx.now, event="launch.died"):
+        add_event(
+            conn, at=ctx.now, kind="session.parked", role=row.role, subject=f"session:{session}",
+            detail={"attempt_id": row.id, "why": EXECUTOR_DIED},
+        )  # fmt: skip
     return True
+
+
+def _served(conn: sqlite3.Connection, row: Attempt) -> int | None:
+    """The session row the dead launch was serving: the one it reported, else the role's
+    live session if the launch's own token stamped it (its session hook ran)."""
+    if row.session_id:
+        found = session_by_native(conn, row.role, row.session_id)
+        return found.id if found is not None else None
+    current = current_session(conn, row.role)
+    if current is not None and row.wake_token and current.wake_token == row.wake_token:
+        return current.id
+    return None
 
 
 def _give_up(ctx: DeskContext, conn: sqlite3.Connection, row: Attempt) -> None:

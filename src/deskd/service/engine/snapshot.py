@@ -186,6 +186,7 @@ def _attempt_view(r: Attempt) -> AttemptView:
         recycles=r.recycles,
         item_ids=tuple(int(i) for i in json.loads(r.item_ids)),
         task_ids=tuple(int(i) for i in json.loads(r.task_ids)),
+        reason=r.reason or "",
         skipped=r.skipped,
     )
 
