@@ -193,6 +193,7 @@ CREATE INDEX pauses_live ON pauses(id, role) WHERE ended_at IS NULL;
 
 from deskd.store import (  # noqa: E402
     schema_console,
+    schema_held_work,
     schema_hosts,
     schema_launches,
     schema_meetings,
@@ -217,6 +218,7 @@ MIGRATIONS: tuple[str, ...] = (
     schema_sessions_current.SQL,
     schema_launches.SQL,
     schema_hosts.SQL,
+    schema_held_work.SQL,
 )
 """Index i holds the migration that takes the schema from version i to version i + 1."""
 

@@ -196,6 +196,9 @@ def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
         from deskd.service.meetings.lifecycle import sweep_meetings
 
         sweep_meetings(ctx)
+        from deskd.service.ops.routing import route_held_work  # work held for a person
+
+        route_held_work(ctx)
         snapshot = load_snapshot(conn, ctx.desk, now=ctx.now)
     else:
         # One read transaction for the hooks and the snapshot: an executing tick that
