@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from builders import MIN, POLICY, T0, attempt, item, role
 
-from deskd.core.planner import RELAUNCHED, plan
+from deskd.core.ladder import RELAUNCHED
+from deskd.core.planner import plan
 from deskd.core.records import Snapshot
 
 

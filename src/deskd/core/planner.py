@@ -29,10 +29,12 @@ from typing import TYPE_CHECKING
 from deskd.core.demand import closure_for, inbox_due_at
 from deskd.core.demand import demand as generate_demand
 from deskd.core.ladder import (
+    RELAUNCHED,
     is_terminal,
     natural_start,
     next_rung,
     recycle_after_s,
+    relaunch_due,
     role_busy,
     start_rung,
     went_dead,
@@ -205,7 +207,7 @@ def _step(
             supersedes=current.id,
         )
         return
-    if _died(current) and not role_busy(role) and RELAUNCHED not in current.reason:
+    if relaunch_due(role, current):
         # Its executor was killed (kill -9, OOM) and the healing tick parked the session: not
         # silence from the agent, so the rung is tried again now — once — resuming the
         # session the dead launch started; a second death climbs as a failure does.
@@ -301,14 +303,6 @@ def _step(
     page = _page_if_due(snapshot, role, d, rung, current.rung, items, why=why_not_landed(current))
     if page is not None:
         yield page
-
-
-RELAUNCHED = " (relaunched: its executor died)"
-"""How the reason of an attempt relaunched after its executor died says so (once per rung)."""
-
-
-def _died(current: AttemptView) -> bool:
-    return current.launch_status == "failed" and current.launch_detail == EXECUTOR_DIED
 
 
 def _hold_reason(
