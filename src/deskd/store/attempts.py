@@ -270,24 +270,16 @@ def finish_launch(
     return cur.rowcount
 
 
-def skip_planned_launch(
-    conn: sqlite3.Connection,
-    attempt_id: int,
-    *,
-    reason: str,
-    now: int,
-    failure_class: str | None = None,
-) -> int:
+def skip_planned_launch(conn: sqlite3.Connection, attempt_id: int, *, reason: str, now: int) -> int:
     """Mark a still-``planned`` launch skipped, with ``reason``.
 
     The executor could not launch (role lock held: the attempt stays live, its SLA runs), or
-    the attempt closed before its launch started (it will never run), or the host it was
-    handed to stopped ticking (``failure_class`` ``host_down``: the planner climbs at once).
+    the attempt closed before its launch started (it will never run).
     """
     cur = conn.execute(
-        "UPDATE attempts SET launch_status = 'skipped', launch_detail = ?, finished_at = ?, "
-        "failure_class = ? WHERE (id = ? OR primary_id = ?) AND launch_status = 'planned'",
-        (reason, now, failure_class, attempt_id, attempt_id),
+        "UPDATE attempts SET launch_status = 'skipped', launch_detail = ?, finished_at = ? "
+        "WHERE (id = ? OR primary_id = ?) AND launch_status = 'planned'",
+        (reason, now, attempt_id, attempt_id),
     )
     return cur.rowcount
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from deskd.adapters.private import open_private, private_dir
-from deskd.core.records import EXECUTOR_DIED, HOST_DOWN
+from deskd.core.records import EXECUTOR_DIED
 from deskd.service.desk import locks
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.launch_control import clear_pid, read_pid
@@ -180,9 +180,7 @@ def _give_up(ctx: DeskContext, conn: sqlite3.Connection, row: Attempt) -> None:
     is given up (never run here: the role is that host's), and the attempt's ladder climbs
     in this tick, not at the rung's SLA."""
     host = ctx.desk.host_of(row.role)
-    if attempt_rows.skip_planned_launch(
-        conn, row.id, reason=f"host {host} is not ticking", now=ctx.now, failure_class=HOST_DOWN
-    ):
+    if desk_hosts.give_up_launch(conn, row.id, reason=f"host {host} is not ticking", now=ctx.now):
         add_event(
             conn, at=ctx.now, kind="launch.host_down", role=row.role,
             subject=f"attempt:{row.id}", detail={"host": host},

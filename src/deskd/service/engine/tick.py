@@ -196,7 +196,7 @@ def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
         from deskd.service.meetings.lifecycle import sweep_meetings
 
         sweep_meetings(ctx)
-        from deskd.service.ops.routing import route_held_work  # work held for a person
+        from deskd.service.work.held_work import route_held_work  # work held for a person
 
         route_held_work(ctx)
         snapshot = load_snapshot(conn, ctx.desk, now=ctx.now)

@@ -12,14 +12,12 @@ from typing import Any
 from deskd.core.routing import Routing
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import priority_rank
-from deskd.errors import DeskdError
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import MAX_BODY, check_item, enqueue, validate_text
 from deskd.service.desk.new_item import NewItem
 from deskd.service.desk.routing import declared_capabilities, holder_for_unroutable, route
 from deskd.service.ops.help import raise_help
 from deskd.service.work.tasks import actor, add_task, due_ms
-from deskd.store.events import add_event
 
 
 def page_unroutable(
@@ -34,7 +32,7 @@ def page_unroutable(
 ) -> dict[str, Any]:
     """Ask a person to route work no enabled role can take, at the work's own priority;
     returns the help request's ids. The work is kept with the request: the first executing
-    tick after a role gains the capability routes it there (``route_held_work``)."""
+    tick after a role gains the capability routes it there (service/work/held_work.py)."""
     holder = holder_for_unroutable(ctx)
     known = declared_capabilities(ctx)
     lines = [
@@ -167,61 +165,3 @@ def add_task_by_capability(
         routed=(capability, routing.why),
     )
     return {**out, "passed_over": passed_over(routing)}
-
-
-def route_held_work(ctx: DeskContext) -> list[dict[str, Any]]:
-    """Route each piece of work held for a person to the role that now has its capability
-    (a role gained it in the desk file): the work is enqueued or assigned there, the help
-    request is acked — so this tick's plan resolves its wake and settles the page — and a
-    ``routing.rerouted`` event says where it went and why. One transaction per piece."""
-    if not ctx.desk.roles:
-        return []
-    from deskd.store.help import held_work
-    from deskd.store.items import ack_items
-
-    moved = []
-    for item_id, holder, capability, text in held_work(ctx.conn):
-        routing = route(ctx, capability)
-        if routing.role is None:
-            continue
-        work = json.loads(text)
-        try:
-            with ctx.write() as conn:
-                subject = _place(ctx, work, routing)
-                ack_items(conn, holder, [item_id], now=ctx.now, by="deskd")
-                detail = {"capability": capability, "why": routing.why, "help_item_id": item_id}
-                add_event(
-                    conn, at=ctx.now, kind="routing.rerouted", role=routing.role,
-                    subject=subject, detail=detail,
-                )  # fmt: skip
-        except DeskdError:
-            continue  # it no longer fits (a source removed): a person routes it, as asked
-        moved.append({"role": routing.role, "subject": subject, **detail})
-    return moved
-
-
-def _place(ctx: DeskContext, work: dict[str, Any], routing: Routing) -> str:
-    """Enqueue or assign held ``work`` to the role ``routing`` chose; its subject."""
-    role, routed = str(routing.role), (routing.capability, routing.why)
-    if work["what"] == "task":
-        out = add_task(
-            ctx,
-            title=work["title"],
-            role=role,
-            priority=work["priority"],
-            due=work["due"],
-            detail=work["detail"],
-            by=work["by"],
-            routed=routed,
-        )
-        return f"task:{out['id']}"
-    item = NewItem(
-        role=role,
-        source=work["source"],
-        title=work["title"],
-        body=work["body"],
-        priority=work["priority"],
-        ref=work["ref"],
-    )
-    item_id, _ = enqueue(ctx, item, routed=routed)
-    return f"item:{item_id}"
