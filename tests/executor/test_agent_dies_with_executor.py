@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from pathlib import Path
 
 from conftest import Desk, processes_with, urgent
 
@@ -18,8 +19,9 @@ inbox_sources = ["alert"]
 [agent]
 kind = "command"
 command = "/bin/sh"
-# The agent starts a grandchild in its process group, then waits: both must die.
-args = ["-c", "sleep 300 & wait"]
+# The agent starts a grandchild in its process group, then waits: both must die. The
+# healing tick relaunches the wake within its rung: that run answers at once.
+args = ["-c", "[ -e {flag} ] && exit 0; touch {flag}; sleep 300 & wait"]
 
 [[roles]]
 name = "alpha"
@@ -33,8 +35,8 @@ def wait_until(check: object, timeout_s: float = 10.0) -> None:
         time.sleep(0.05)
 
 
-def test_killing_the_executor_leaves_no_agent_process(desk: Desk) -> None:
-    desk.write_desk(DESK)
+def test_killing_the_executor_leaves_no_agent_process(desk: Desk, tmp_path: Path) -> None:
+    desk.write_desk(DESK.format(flag=tmp_path / "ran"))
     urgent(desk)
     launched = desk.json("tick", "--execute")["launched"][0]
     executor, attempt_id = int(launched["pid"]), int(launched["attempt_id"])
@@ -65,7 +67,10 @@ def test_killing_the_executor_leaves_no_agent_process(desk: Desk) -> None:
     assert healed["died"] == [attempt_id]
     assert processes_with(marker) == []
     with desk.db() as conn:
-        row = conn.execute("SELECT launch_status, launch_detail, launch_runs FROM attempts")
+        row = conn.execute(
+            "SELECT launch_status, launch_detail, launch_runs FROM attempts WHERE id = ?",
+            (attempt_id,),
+        )
         assert tuple(row.fetchone()) == ("failed", "executor died", 1)
 
 

@@ -222,6 +222,7 @@ def test_an_executor_killed_mid_run_is_healed_by_the_next_tick(desk: Desk, fake:
     else:
         raise AssertionError("the killed executor was still alive after 5 s")
     desk.advance(minutes=1)
+    desk.monkeypatch.setenv("FAKE_AGENT_MODE", "success")  # the relaunch within the rung
     healed = desk.json("tick", "--execute", "--wait")
     assert healed["died"] == [attempt_id]
     row = attempt(desk, attempt_id)

@@ -91,3 +91,20 @@ def test_an_agent_that_never_calls_the_hook_has_not_landed(desk: Desk, own: Path
     assert row["landed_at"] is None  # exit 0 is not proof that a model took a turn
     (ledger,) = desk.json("ledger", "--for", "alpha")
     assert ledger["state"] == "queued"
+
+
+def test_the_executor_log_says_landed_when_the_session_hook_landed_it(
+    desk: Desk, own: Path
+) -> None:
+    desk.monkeypatch.setenv("OWN_AGENT_CALLS_HOOK", "1")
+    urgent(desk, title="disk 91%")
+    first = desk.json("tick", "--execute", "--wait")["launched"][0]["attempt_id"]
+    (listed,) = [w for w in desk.json("wake", "list") if w["id"] == first]
+    assert listed["landed_at"]
+    log = desk.home / "logs" / "agents" / "alpha" / f"{first}.executor.log"
+    assert (
+        log.read_text().strip().splitlines()[-1] == f"attempt {first}: finished, landed — exited 0"
+    )
+    with desk.db() as conn:
+        (detail,) = conn.execute("SELECT detail FROM events WHERE kind = 'launch.finished'")
+    assert json.loads(detail[0])["landed"] is True

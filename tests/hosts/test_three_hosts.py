@@ -199,3 +199,25 @@ def test_a_role_bound_to_a_host_that_never_ticks_climbs_to_a_person(hosts_desk: 
     board = hosts_desk.json("status")
     (a,) = [h for h in board["hosts"] if h["name"] == "host-a"]
     assert a["stale"] is False
+
+
+def test_a_launch_given_up_on_a_host_that_stopped_ticking_climbs_at_once(
+    hosts_desk: Desk,
+) -> None:
+    # The give-up comes after 2 minutes; the spawn rung's SLA is 3: it must not wait for it.
+    hosts_desk.setenv("DESKD_HOST_NAME", "host-a")
+    urgent(hosts_desk, "beta")
+    hosts_desk.json("tick", "--execute", "--wait")  # handed to host-b, which is down
+    hosts_desk.advance(minutes=1)
+    out = hosts_desk.json("tick", "--execute", "--wait")
+    assert [n["text"] for n in out["notes"] if n["role"] == "beta"] == [
+        "waiting: the launch is running"
+    ]
+    hosts_desk.advance(minutes=1, seconds=30)
+    out = hosts_desk.json("tick", "--execute", "--wait")
+    assert [(a["role"], a["rung"]) for a in out["attempts"]] == [("beta", "notify")]
+    assert [n["text"] for n in out["notes"] if n["role"] == "beta"] == [
+        "spawn: the launch was given up: host host-b is not ticking"
+    ]
+    (page,) = hosts_desk.json("pages")
+    assert "host host-b is not ticking" in page["body"]

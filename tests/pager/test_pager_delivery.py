@@ -244,7 +244,10 @@ def test_a_wake_that_never_lands_climbs_to_a_page_and_then_hears_settled(
                 break
             desk.advance(minutes=1)
         assert "spawn" in rungs and rungs[-1] == "notify"
-        assert len(rx.got) == 1 and "The spawn rung did not land." in rx.got[0][1]["message"]
+        assert (
+            len(rx.got) == 1
+            and "The spawn rung did not land: the launch " in rx.got[0][1]["message"]
+        )
         desk.ok("inbox", "ack", "--for", "alpha", "--id", str(item))
         desk.advance(minutes=1)
         desk.json("tick", "--execute", "--wait")

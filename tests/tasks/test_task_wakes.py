@@ -194,3 +194,25 @@ def test_wake_explain_says_why_tasks_wake(desk: Desk) -> None:
     text = desk.ok("wake", "explain", "--role", "alpha").stdout
     assert "urgent and pending: wakes the role whatever its presence" in text
     assert "a due date never wakes anyone" in text and "overdue" in text
+
+
+def test_it_launches_exactly_stall_after_idle_wakes_then_stalls(desk: Desk) -> None:
+    # The first tick runs in the same instant the task was added (a pinned clock, or a tick
+    # right after `task add`): that wake was given the task and counts like the others.
+    desk.write_desk(
+        DESK_TOML.replace(
+            'inbox_sources = ["alert", "signal"]', 'inbox_sources = ["alert"]\nstall_after = 3'
+        )
+        + '\n[agent]\nkind = "command"\ncommand = "/bin/true"\nretry_wait = "0s"\n'
+    )
+    add(desk, "tidy the docs", "alpha")
+    launched, shown = 0, []
+    for _ in range(15):
+        out = tick(desk)
+        launched += len(out["launched"])
+        (row,) = desk.json("task", "list")
+        shown.append((row["idle_wakes"], row["stalled"]))
+        desk.advance(minutes=1)
+    assert launched == 3
+    assert shown[-1] == (3, True)
+    assert sorted(set(shown)) == [(1, False), (2, False), (3, True)]

@@ -27,9 +27,14 @@ class AttemptView:
     landed_at: int | None = None
     finished_at: int | None = None
     failure_class: str | None = None
+    launch_detail: str | None = None
+    """How its launch ended, in a line (``agent executable 'claude' not found``), or why it
+    was skipped (``host b is not ticking``)."""
     ack_until: int | None = None
     recycles: int = 0
     item_ids: tuple[int, ...] = ()
     task_ids: tuple[int, ...] = ()
+    reason: str = ""
+    """What it was for, as recorded (``1 unread item (urgent)``); a relaunch says so."""
     skipped: str | None = None
     """Why its rung could not act when it was recorded (``paused: …`` while paused)."""

@@ -238,8 +238,9 @@ def _help(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
             titles=(h.title,),
             refs=(f"item:{h.item_id}",),
             ref=f"item:{h.item_id}",
-            # Not urgent by itself: silences and quiet hours may hold it like any page.
-            urgent=False,
+            # As urgent as its item: an agent's own request is high (silences and quiet hours
+            # may hold it like any page); unroutable urgent work stays urgent.
+            urgent=h.priority >= URGENT,
             since=h.enqueued_at,
             floor="notify",
             lines=_help_lines(h),

@@ -21,3 +21,5 @@ class HelpRequest:
     body: str = ""
     capability: str | None = None
     """Set when the request is work no enabled role could take (``--capability``)."""
+    priority: int = 0
+    """Its item's: ``high`` for an agent's request, the work's own for unroutable work."""

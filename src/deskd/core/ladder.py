@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from deskd.core.presence import is_busy
-from deskd.core.records import LAUNCH_RUNGS, RUNGS, Demand, Policy, RoleView
+from deskd.core.records import EXECUTOR_DIED, LAUNCH_RUNGS, RUNGS, Demand, Policy, RoleView
 
 if TYPE_CHECKING:
     from deskd.core.attempt_view import AttemptView
@@ -90,3 +90,16 @@ def went_dead(policy: Policy, role: RoleView, demand: Demand, current: AttemptVi
         return False
     start = start_rung(policy, role, demand)
     return start in LAUNCH_RUNGS and RUNGS.index(start) < RUNGS.index(current.rung)
+
+
+RELAUNCHED = " (relaunched: its executor died)"
+"""How the reason of an attempt relaunched after its executor died says so (once per rung)."""
+
+
+def relaunch_due(role: RoleView, current: AttemptView) -> bool:
+    """``current``'s launch died with its executor, the role is not busy (the healing tick
+    parked its session), and it is not itself a relaunch: one relaunch per rung, no loop."""
+    died = current.launch_status == "failed" and (current.launch_detail or "").startswith(
+        EXECUTOR_DIED
+    )  # "executor died", or "executor died; the disk holding … is full"
+    return died and not role_busy(role) and RELAUNCHED not in current.reason

@@ -29,16 +29,20 @@ from typing import TYPE_CHECKING
 from deskd.core.demand import closure_for, inbox_due_at
 from deskd.core.demand import demand as generate_demand
 from deskd.core.ladder import (
+    RELAUNCHED,
     is_terminal,
     natural_start,
     next_rung,
     recycle_after_s,
+    relaunch_due,
     role_busy,
     start_rung,
     went_dead,
 )
-from deskd.core.prompts import page_text, wake_prompt
+from deskd.core.prompts import page_text, wake_prompt, why_not_landed
 from deskd.core.records import (
+    EXECUTOR_DIED,
+    HOST_DOWN,
     LAUNCH_RUNGS,
     RUNGS,
     Demand,
@@ -203,6 +207,25 @@ def _step(
             supersedes=current.id,
         )
         return
+    if relaunch_due(role, current):
+        # Its executor was killed (kill -9, OOM) and the healing tick parked the session: not
+        # silence from the agent, so the rung is tried again now — once — resuming the
+        # session the dead launch started; a second death climbs as a failure does.
+        yield _supersede(current, f"{EXECUTOR_DIED}: relaunched")
+        new = _new(
+            policy,
+            role,
+            d,
+            current.rung,
+            now=now,
+            generation=current.generation,
+            supersedes=current.id,
+            recycles=current.recycles,
+            snapshot=snapshot,
+            items=items,
+        )
+        yield replace(new, reason=new.reason + RELAUNCHED)
+        return
     if current.rung in ("notify", "badge") and _new_urgent(current, d, items):
         # A new urgent item while a person is already paged: retry the machine rungs at
         # once, and tell the open page — never a second page for the key (lesson 16).
@@ -260,6 +283,10 @@ def _step(
         yield _note(role.name, d.key, hold)
         return
     rung = next_rung(policy, current.rung, role, d)
+    if current.failure_class == HOST_DOWN:
+        yield _note(
+            role.name, d.key, f"{current.rung}: the launch was given up: {current.launch_detail}"
+        )
     yield _supersede(current, f"{current.rung} did not land")
     yield _new(
         policy,
@@ -273,7 +300,7 @@ def _step(
         snapshot=snapshot,
         items=items,
     )
-    page = _page_if_due(snapshot, role, d, rung, current.rung, items)
+    page = _page_if_due(snapshot, role, d, rung, current.rung, items, why=why_not_landed(current))
     if page is not None:
         yield page
 
@@ -294,6 +321,8 @@ def _hold_reason(
     session hook, only the items' own SLA (not the rung's) lets it climb.
     """
     if current.launch_status == "failed" and current.failure_class == "permanent":
+        return None
+    if current.failure_class == HOST_DOWN:  # given up: nothing runs until the rung climbs
         return None
     if current.launch_status in _IN_FLIGHT or role.launch_running:
         return "waiting: the launch is running"
@@ -452,10 +481,14 @@ def _page_if_due(
     rung: str,
     failed_rung: str | None,
     items: dict[int, ItemView],
+    *,
+    why: str | None = None,
 ) -> PageAction | None:
     if rung != "notify" or d.key in snapshot.open_page_keys:
         return None
-    title, body = page_text(role=role.name, demand=d, items=items, failed_rung=failed_rung)
+    title, body = page_text(
+        role=role.name, demand=d, items=items, failed_rung=failed_rung, failed_why=why
+    )
     from deskd.core.plan_steps import PageAction  # with the first page
 
     return PageAction(key=d.key, role=role.name, title=title, body=body)
@@ -502,7 +535,10 @@ def _launches(
                 role=name,
                 rung=rung,
                 keys=tuple(a.key for a in group),
-                session_id=role.session_id if rung == "resume" else None,
+                # A relaunch resumes the session its dead launch started, at any rung.
+                session_id=role.session_id
+                if rung == "resume" or RELAUNCHED in group[0].reason
+                else None,
                 reasons=tuple(a.reason for a in group),
                 prompt=prompt,
                 item_ids=tuple(i for a in group for i in a.item_ids),

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from deskd.core.records import Demand, ItemView
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import priority_name
 
+if TYPE_CHECKING:
+    from deskd.core.attempt_view import AttemptView
+
 PROMPT_CAP_BYTES = 32 * 1024
+WHY_CAP = 300
+"""A page says why a rung did not land in one line of at most this many characters."""
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
 
@@ -97,9 +103,15 @@ def _fit(head: list[str], body: list[str], tail: list[str], cap: int) -> str:
 
 
 def page_text(
-    *, role: str, demand: Demand, items: Mapping[int, ItemView], failed_rung: str | None
+    *,
+    role: str,
+    demand: Demand,
+    items: Mapping[int, ItemView],
+    failed_rung: str | None,
+    failed_why: str | None = None,
 ) -> tuple[str, str]:
-    """(title, body) of a page: who, what is owed, where, since when, what failed before."""
+    """(title, body) of a page: who, what is owed, where, since when, what failed before
+    and, when its launch said, why."""
     title = f"deskd: {role} has not answered — {demand.kind}"
     if demand.kind == "help" and demand.titles:
         title = f"deskd: {role} asks a person for help — {demand.titles[0]}"
@@ -114,5 +126,25 @@ def page_text(
     if demand.since:
         lines.append(f"Since: {iso_utc(demand.since)}")
     if failed_rung:
-        lines.append(f"The {failed_rung} rung did not land.")
+        why = " ".join((failed_why or "").split()).rstrip(".")
+        if len(why) > WHY_CAP:
+            why = why[: WHY_CAP - 1] + "…"
+        lines.append(f"The {failed_rung} rung did not land" + (f": {why}." if why else "."))
     return title, "\n".join(lines)
+
+
+def why_not_landed(current: AttemptView) -> str | None:
+    """What the ledger says about why a climbed rung did not land, for its page; None when
+    it says nothing (a ``session`` rung, which launches nothing)."""
+    if current.skipped:
+        return f"skipped: {current.skipped}"
+    status, detail = current.launch_status, current.launch_detail
+    said = {
+        "failed": "the launch failed",
+        "timed_out": "the launch timed out",
+        "skipped": "the launch was skipped",
+        "finished": "the launch ended without a model turn",
+    }.get(status or "")
+    if said is None:
+        return None
+    return f"{said}: {detail}" if detail else said

@@ -26,6 +26,12 @@ if TYPE_CHECKING:
 RUNGS: tuple[str, ...] = ("session", "resume", "spawn", "notify", "badge")
 LAUNCH_RUNGS: frozenset[str] = frozenset({"resume", "spawn"})
 FAILURE_CLASSES: tuple[str, ...] = ("permanent", "transient", "usage_limit", "task")
+EXECUTOR_DIED = "executor died"
+"""The detail of a launch whose executor died (killed, OOM): the planner relaunches it once
+within its rung, resuming the session it started."""
+HOST_DOWN = "host_down"
+"""The failure class of a launch given up because the host it was handed to stopped ticking:
+like a permanent failure, its rung climbs at once."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -1,8 +1,11 @@
 """Capability routing: which enabled role takes work asked of a capability, and why.
 
-Pure: the caller passes each candidate's presence and open load; nothing here reads the
-clock or the database. The most available role wins: one that is online or idle first (its
-session is alive), then the one with the fewest open items and tasks, ties by name.
+Pure: the caller passes each candidate's presence, open load and what blocks it; nothing
+here reads the clock or the database. The most available role wins: one that can work now
+first (not paused, its desk not paused, not bound to a host that stopped ticking), then one
+that is online or idle (its session is alive), then the one with the fewest open items and
+tasks, ties by name. A blocked role is chosen only when no capable role can work: the work
+waits for it rather than being lost.
 """
 
 from __future__ import annotations
@@ -25,13 +28,16 @@ class Candidate:
     presence: str
     open_items: int
     open_tasks: int
+    blocked: str | None = None
+    """Why it cannot work now (``paused: …``, ``host gpu is not ticking``), or None."""
 
     @property
     def load(self) -> int:
         return self.open_items + self.open_tasks
 
     def describe(self) -> str:
-        return f"{self.role} {self.presence}, {self.load} open"
+        said = f"{self.role} {self.presence}, {self.load} open"
+        return f"{said}, {self.blocked}" if self.blocked else said
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -41,6 +47,8 @@ class Routing:
     capability: str
     role: str | None
     why: str
+    passed_over: tuple[tuple[str, str], ...] = ()
+    """(role, why) of each other capable role that cannot work now."""
 
 
 def capability_problem(name: str) -> str | None:
@@ -50,8 +58,13 @@ def capability_problem(name: str) -> str | None:
     return None
 
 
-def rank(candidate: Candidate) -> tuple[int, int, str]:
-    return (0 if candidate.presence in _ALIVE else 1, candidate.load, candidate.role)
+def rank(candidate: Candidate) -> tuple[int, int, int, str]:
+    return (
+        1 if candidate.blocked else 0,
+        0 if candidate.presence in _ALIVE else 1,
+        candidate.load,
+        candidate.role,
+    )
 
 
 def choose(capability: str, candidates: Sequence[Candidate]) -> Routing:
@@ -69,4 +82,5 @@ def choose(capability: str, candidates: Sequence[Candidate]) -> Routing:
         why += " (over " + "; ".join(c.describe() for c in rest) + ")"
     else:
         why += " (the only role with it)"
-    return Routing(capability=capability, role=best.role, why=why)
+    passed = tuple((c.role, c.blocked) for c in rest if c.blocked)
+    return Routing(capability=capability, role=best.role, why=why, passed_over=passed)

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import sqlite3
 
+TICK_STALE_S = 180
+"""A host whose last tick is this old stopped ticking (the tick runs every minute: three
+missed minutes): capability routing passes over the roles bound to it."""
+
 
 def record_tick(conn: sqlite3.Connection, host: str, *, now: int) -> None:
     """``host`` ticked at ``now`` (a skipped tick counts: the host is alive)."""
@@ -54,5 +58,17 @@ def rehand_launch(conn: sqlite3.Connection, attempt_id: int, *, host: str, now: 
         "UPDATE attempts SET planned_at = ?, launch_host = ?, dispatched_at = ? "
         "WHERE id = ? AND launch_status = 'planned'",
         (now, host, now, attempt_id),
+    )
+    return cur.rowcount
+
+
+def give_up_launch(conn: sqlite3.Connection, attempt_id: int, *, reason: str, now: int) -> int:
+    """Mark a launch still ``planned`` on a host that stopped ticking ``skipped``, failure
+    class ``host_down`` (core/records.py ``HOST_DOWN``): the planner climbs its rung at once."""
+    cur = conn.execute(
+        "UPDATE attempts SET launch_status = 'skipped', launch_detail = ?, finished_at = ?, "
+        "failure_class = 'host_down' WHERE (id = ? OR primary_id = ?) "
+        "AND launch_status = 'planned'",
+        (reason, now, attempt_id, attempt_id),
     )
     return cur.rowcount

@@ -194,6 +194,7 @@ CREATE INDEX pauses_live ON pauses(id, role) WHERE ended_at IS NULL;
 from deskd.store import (  # noqa: E402
     schema_console,
     schema_console_guard,
+    schema_held_work,
     schema_hosts,
     schema_launches,
     schema_leases,
@@ -225,6 +226,7 @@ MIGRATIONS: tuple[str, ...] = (
     schema_console_guard.SQL,
     schema_tick_alarms.SQL,
     schema_silences.SQL,
+    schema_held_work.SQL,
 )
 """Index i holds the migration that takes the schema from version i to version i + 1."""
 

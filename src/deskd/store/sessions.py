@@ -102,6 +102,16 @@ def end_session(conn: sqlite3.Connection, session_id: int, *, now: int, reason: 
     return cur.rowcount
 
 
+def park_session(conn: sqlite3.Connection, session_id: int, *, now: int, event: str) -> int:
+    """A ``working`` session whose agent is gone (its executor died) becomes ``resting``:
+    resumable, and its role no longer looks busy."""
+    cur = conn.execute(
+        "UPDATE sessions SET state = 'resting', last_event = ? WHERE id = ? AND state = 'working'",
+        (event, session_id),
+    )
+    return cur.rowcount
+
+
 def record_session_failure(
     conn: sqlite3.Connection, session_id: int, *, failure: str, detail: str, now: int
 ) -> None:

@@ -156,7 +156,7 @@ def live_task_attempt_task_ids(conn: sqlite3.Connection) -> set[int]:
 
 
 def idle_wakes_since(conn: sqlite3.Connection, role: str, since: int) -> list[IdleWake]:
-    """The role's idle-task wakes launched after ``since`` whose launch ran.
+    """The role's idle-task wakes launched at or after ``since`` whose launch ran.
 
     "Ran" (the stall rule, docs/architecture.md): the executor claimed it (``launched_at``) and it
     either finished cleanly or landed (the model took a turn carrying the prompt). Skipped
@@ -164,7 +164,7 @@ def idle_wakes_since(conn: sqlite3.Connection, role: str, since: int) -> list[Id
     executor died) do not count: the agent never had the chance to work the task.
     """
     rows = conn.execute(
-        "SELECT task_ids, launched_at FROM attempts WHERE role = ? AND launched_at > ? "
+        "SELECT task_ids, launched_at FROM attempts WHERE role = ? AND launched_at >= ? "
         "AND kind = 'idle_task' AND (launch_status = 'finished' OR landed_at IS NOT NULL)",
         (role, since),
     )

@@ -14,6 +14,8 @@ from deskd.service.desk.context import DeskContext
 from deskd.service.desk.presence import derive
 from deskd.store import items as item_rows
 from deskd.store import sessions as session_rows
+from deskd.store.hosts import TICK_STALE_S, list_hosts
+from deskd.store.pauses import live_pauses
 from deskd.store.routing import open_tasks_by_role
 
 
@@ -23,21 +25,45 @@ def declared_capabilities(ctx: DeskContext) -> list[str]:
 
 
 def candidates(ctx: DeskContext, capability: str | None) -> list[Candidate]:
-    """Enabled roles with ``capability`` (every enabled role when None), with their load."""
+    """Enabled roles with ``capability`` (every enabled role when None), with their load and
+    what keeps each from working now."""
     conn = ctx.conn
     sessions = {r.role: r for r in session_rows.current_sessions(conn)}
     unread = item_rows.count_unread_by_role(conn)
     tasks = open_tasks_by_role(conn)
+    blocked = _blocked(ctx)
     return [
         Candidate(
             role=name,
             presence=derive(ctx, sessions.get(name)),
             open_items=unread.get(name, 0),
             open_tasks=tasks.get(name, 0),
+            blocked=blocked.get(name),
         )
         for name, role in sorted(ctx.desk.roles.items())
         if role.enabled and (capability is None or capability in role.capabilities)
     ]
+
+
+def _blocked(ctx: DeskContext) -> dict[str, str]:
+    """Per role, why it cannot work now: paused, its desk paused, or bound to a host whose
+    last tick is older than ``TICK_STALE_S`` (or that never ticked)."""
+    pauses = live_pauses(ctx.conn)
+    desk_pause = next((p for p in pauses if p.role is None), None)
+    out: dict[str, str] = {}
+    if desk_pause is not None:
+        out = {name: f"desk paused: {desk_pause.reason}" for name in ctx.desk.role_names}
+    for p in pauses:
+        if p.role is not None:
+            out[str(p.role)] = f"paused: {p.reason}"
+    bound = {name: ctx.desk.host_of(name) for name in ctx.desk.role_names}
+    if any(bound.values()):
+        ticked = {name: last for name, _first, last, _n in list_hosts(ctx.conn)}
+        for name, host in bound.items():
+            last = ticked.get(host) if host else None
+            if host and name not in out and (last is None or ctx.now - last >= TICK_STALE_S * 1000):
+                out[name] = f"host {host} is not ticking"
+    return out
 
 
 def route(ctx: DeskContext, capability: str) -> Routing:

@@ -13,12 +13,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from deskd.adapters.private import open_private, private_dir
+from deskd.core.records import EXECUTOR_DIED
 from deskd.service.desk import locks
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.launch_control import clear_pid, read_pid
 from deskd.store import attempts as attempt_rows
 from deskd.store import hosts as desk_hosts
 from deskd.store.events import add_event
+from deskd.store.sessions import current_session, park_session, session_by_native
 
 if TYPE_CHECKING:
     import subprocess
@@ -136,7 +138,9 @@ def heal_launches(ctx: DeskContext) -> Healed:
 
 
 def _fail_dead(ctx: DeskContext, conn: sqlite3.Connection, row: Attempt) -> bool:
-    """Fail a ``running`` launch whose executor is gone; False when it finished meanwhile."""
+    """Fail a ``running`` launch whose executor is gone, and park the session it was serving
+    (its agent is gone too): the role is not busy, and the wake relaunches within its rung,
+    resuming that session. False when the launch finished meanwhile."""
     from deskd.service.engine.disk_full import died_detail
 
     if not attempt_rows.finish_launch(
@@ -152,16 +156,33 @@ def _fail_dead(ctx: DeskContext, conn: sqlite3.Connection, row: Attempt) -> bool
     ):
         return False
     add_event(conn, at=ctx.now, kind="launch.died", role=row.role, subject=f"attempt:{row.id}")
+    session = _served(conn, row)
+    if session is not None and park_session(conn, session, now=ctx.now, event="launch.died"):
+        add_event(
+            conn, at=ctx.now, kind="session.parked", role=row.role, subject=f"session:{session}",
+            detail={"attempt_id": row.id, "why": EXECUTOR_DIED},
+        )  # fmt: skip
     return True
+
+
+def _served(conn: sqlite3.Connection, row: Attempt) -> int | None:
+    """The session row the dead launch was serving: the one it reported, else the role's
+    live session if the launch's own token stamped it (its session hook ran)."""
+    if row.session_id:
+        found = session_by_native(conn, row.role, row.session_id)
+        return found.id if found is not None else None
+    current = current_session(conn, row.role)
+    if current is not None and row.wake_token and current.wake_token == row.wake_token:
+        return current.id
+    return None
 
 
 def _give_up(ctx: DeskContext, conn: sqlite3.Connection, row: Attempt) -> None:
     """Its host's tick would have started it within a minute: that host is down. The launch
-    is given up (never run here: the role is that host's), so the attempt's ladder climbs."""
+    is given up (never run here: the role is that host's), and the attempt's ladder climbs
+    in this tick, not at the rung's SLA."""
     host = ctx.desk.host_of(row.role)
-    if attempt_rows.skip_planned_launch(
-        conn, row.id, reason=f"host {host} is not ticking", now=ctx.now
-    ):
+    if desk_hosts.give_up_launch(conn, row.id, reason=f"host {host} is not ticking", now=ctx.now):
         add_event(
             conn, at=ctx.now, kind="launch.host_down", role=row.role,
             subject=f"attempt:{row.id}", detail={"host": host},

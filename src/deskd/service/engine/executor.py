@@ -169,6 +169,11 @@ def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> Launc
             cost_usd=cost,
             hold_until=hold,
         )
+        if not result.landed:
+            # The session hook lands a launch too (a command agent's only proof): the log,
+            # the event and `wake list` say what the ledger says, not what the stream showed.
+            row = attempt_rows.get_attempt(conn, attempt_id)
+            result = replace(result, landed=row is not None and row.landed_at is not None)
         if result.session_id:
             # Parked, never ended: the turn is over and the session is resumable (lesson 29).
             record_heartbeat(

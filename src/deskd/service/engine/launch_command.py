@@ -170,10 +170,10 @@ def mode_of_try(
 ) -> tuple[str, str | None]:
     """How one try of a launch starts: (mode, session id).
 
-    The planned rung first; a retry of a spawn resumes the session the failed try reported,
-    or reuses its pre-assigned id (a new id would be a new session, and Claude Code refuses
-    an id already in use)."""
-    if rung == "resume" and planned_session:
+    The planned session first (a resume, or a relaunch after its executor died); a retry of
+    a spawn resumes the session the failed try reported, or reuses its pre-assigned id (a
+    new id would be a new session, and Claude Code refuses an id already in use)."""
+    if planned_session and rung in ("resume", "spawn"):
         return "resume", planned_session
     if reported:
         return "resume", reported

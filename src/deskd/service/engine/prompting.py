@@ -10,31 +10,58 @@ from __future__ import annotations
 import sqlite3
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from deskd.core.prompts import PROMPT_CAP_BYTES
 from deskd.store.events import add_event
+
+if TYPE_CHECKING:
+    from deskd.core.records import Plan
 
 
 def launch_prompt(
     conn: sqlite3.Connection, *, role: str, reasons: Sequence[str], default: str, now: int
 ) -> str:
-    """The prompt to record for a launch of ``role``: the host builder's, else ``default``."""
+    """The prompt to record for a launch of ``role``: the host builder's, else ``default``
+    (and an event saying why the builder's was not used)."""
+    built, failed = build_prompt(role=role, reasons=reasons, default=default)
+    if failed is not None:
+        return _fallback(conn, role, default, failed, now=now)
+    return built
+
+
+def previewed(plan: Plan) -> Plan:
+    """The plan with each launch's prompt as an executing tick would record it: a dry run
+    shows what would be launched, the host builder's prompt included. It writes nothing (a
+    failing builder's event is an executing tick's)."""
+    if not plan.launches:
+        return plan
+    launches = tuple(
+        replace(x, prompt=build_prompt(role=x.role, reasons=x.reasons, default=x.prompt)[0])
+        for x in plan.launches
+    )
+    return replace(plan, launches=launches)
+
+
+def build_prompt(*, role: str, reasons: Sequence[str], default: str) -> tuple[str, str | None]:
+    """(the prompt for a launch of ``role``, why the host builder's could not be used or None)."""
     # A builder exists only if DESKD_CONFIG_MODULE was loaded, through deskd.config; a tick
     # without one never imports it (and with it, pydantic-settings).
     config = sys.modules.get("deskd.config")
     builder = config.host_config().prompt_builder if config is not None else None
     if builder is None:
-        return default
+        return default, None
     try:
         built = builder(role, tuple(reasons), default)
     except Exception as exc:
-        return _fallback(conn, role, default, f"{type(exc).__name__}: {exc}", now=now)
+        return default, f"{type(exc).__name__}: {exc}"
     if not isinstance(built, str) or not built.strip():
-        return _fallback(conn, role, default, "it returned no prompt", now=now)
+        return default, "it returned no prompt"
     encoded = built.encode("utf-8")
     if len(encoded) > PROMPT_CAP_BYTES:  # argv limits hold for the host's prompt too
         built = encoded[:PROMPT_CAP_BYTES].decode("utf-8", errors="ignore")
-    return built
+    return built, None
 
 
 def _fallback(conn: sqlite3.Connection, role: str, default: str, why: str, *, now: int) -> str:

@@ -181,10 +181,12 @@ def _attempt_view(r: Attempt) -> AttemptView:
         landed_at=r.landed_at,
         finished_at=r.finished_at,
         failure_class=r.failure_class,
+        launch_detail=r.launch_detail,
         ack_until=r.ack_until,
         recycles=r.recycles,
         item_ids=tuple(int(i) for i in json.loads(r.item_ids)),
         task_ids=tuple(int(i) for i in json.loads(r.task_ids)),
+        reason=r.reason or "",
         skipped=r.skipped,
     )
 

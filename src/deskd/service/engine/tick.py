@@ -20,7 +20,7 @@ from deskd.core.timeparse import iso_utc
 from deskd.core.values import priority_rank
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.hook_fire import fire_due_hooks
-from deskd.service.engine.prompting import launch_prompt
+from deskd.service.engine.prompting import launch_prompt, previewed
 from deskd.service.engine.snapshot import load_snapshot, policy_of, with_would_fire
 from deskd.service.engine.ticklog import append_line
 from deskd.service.paging.tickping import ping
@@ -239,6 +239,9 @@ def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
         # Time-based meeting transitions (idle pause, late attendance) run on the tick
         # (lesson 25); a dry run's snapshot applies the same sweep in memory.
         _sweep_meetings(ctx)
+        from deskd.service.work.held_work import route_held_work  # work held for a person
+
+        route_held_work(ctx)
         snapshot = load_snapshot(conn, ctx.desk, now=ctx.now)
     else:
         # One read transaction for the hooks and the snapshot: an executing tick that
@@ -250,6 +253,8 @@ def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
             snapshot = load_snapshot(conn, ctx.desk, now=ctx.now)
         snapshot = with_would_fire(snapshot, fired, now=ctx.now)
     plan = make_plan(snapshot, now=ctx.now, policy=policy_of(ctx.desk))
+    if not execute:  # the prompts a dry run shows are the ones an executing tick records
+        plan = previewed(plan)
     planned = TickResult(
         now=ctx.now,
         dry_run=not execute,

@@ -45,15 +45,18 @@ def raise_help(
     body: str,
     actor: str,
     capability: str | None = None,
+    priority: str = "high",
+    held_work: str | None = None,
 ) -> dict[str, Any]:
     """The help request itself: ``role``'s ledger holds it; ``capability`` marks work that no
-    enabled role could take (service/routing.py), which the page says instead."""
+    enabled role could take (service/ops/routing.py), which the page says instead, at the
+    work's own ``priority``; ``held_work`` is that work (JSON), routed once a role can."""
     with ctx.write() as conn:
         item_id, _ = insert_item(
             conn,
             role=role,
             source="system",
-            priority=priority_rank("high"),
+            priority=priority_rank(priority),
             title=title,
             body=body,
             ref="help",
@@ -62,7 +65,7 @@ def raise_help(
             sla_due_at=ctx.now + DEFAULT_SLA_S["urgent"] * 1000,
             sender=role if capability is None else None,
         )
-        insert_help_request(conn, item_id=item_id, role=role, now=ctx.now)
+        insert_help_request(conn, item_id=item_id, role=role, now=ctx.now, held_work=held_work)
         if capability is not None:
             mark_item_routed(conn, item_id, capability=capability, why=f"unroutable: {capability}")
         add_event(

@@ -5,10 +5,12 @@ no enabled role has it — the work is never dropped: a person decides where it 
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from typing import Any
 
 from deskd.core.routing import Routing
+from deskd.core.timeparse import iso_utc
 from deskd.core.values import priority_rank
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import MAX_BODY, check_item, enqueue, validate_text
@@ -19,9 +21,18 @@ from deskd.service.work.tasks import actor, add_task, due_ms
 
 
 def page_unroutable(
-    ctx: DeskContext, routing: Routing, *, what: str, title: str, body: str
+    ctx: DeskContext,
+    routing: Routing,
+    *,
+    what: str,
+    title: str,
+    body: str,
+    priority: str,
+    held: dict[str, Any],
 ) -> dict[str, Any]:
-    """Ask a person to route work no enabled role can take; returns the help request's ids."""
+    """Ask a person to route work no enabled role can take, at the work's own priority;
+    returns the help request's ids. The work is kept with the request: the first executing
+    tick after a role gains the capability routes it there (service/work/held_work.py)."""
     holder = holder_for_unroutable(ctx)
     known = declared_capabilities(ctx)
     lines = [
@@ -39,6 +50,8 @@ def page_unroutable(
         body="\n".join(lines)[:MAX_BODY],
         actor=ctx.settings.role or "operator",
         capability=routing.capability,
+        priority=priority,
+        held_work=json.dumps({"what": what, **held}),
     )
     return {**out, "unroutable": routing.capability, "held_by": holder}
 
@@ -53,11 +66,37 @@ def enqueue_by_capability(ctx: DeskContext, item: NewItem, capability: str) -> d
             f", ref {item.ref})" if item.ref else ")"
         )
         body = f"{item.body}\n{facts}" if item.body else facts
-        out = page_unroutable(ctx, routing, what="item", title=item.title, body=body)
+        held = {
+            "source": item.source,
+            "title": item.title,
+            "body": item.body,
+            "priority": item.priority,
+            "ref": item.ref,
+        }
+        out = page_unroutable(
+            ctx,
+            routing,
+            what="item",
+            title=item.title,
+            body=body,
+            priority=item.priority,
+            held=held,
+        )
         return {"id": out["item_id"], "deduped": False, "role": None, **_unroutable(out)}
     routed = replace(item, role=routing.role)
     item_id, deduped = enqueue(ctx, routed, routed=(capability, routing.why))
-    return {"id": item_id, "deduped": deduped, "role": routing.role, "routed": routing.why}
+    return {
+        "id": item_id,
+        "deduped": deduped,
+        "role": routing.role,
+        "routed": routing.why,
+        "passed_over": passed_over(routing),
+    }
+
+
+def passed_over(routing: Routing) -> list[dict[str, str]]:
+    """Each capable role routing passed over because it cannot work now, and why."""
+    return [{"role": role, "why": why} for role, why in routing.passed_over]
 
 
 def _unroutable(out: dict[str, Any]) -> dict[str, Any]:
@@ -85,12 +124,25 @@ def add_task_by_capability(
     actor(ctx, by)
     validate_text(title, detail)
     priority_rank(priority)
-    due_ms(ctx, due)
+    due_at = due_ms(ctx, due)
     routing = route(ctx, capability)
     if routing.role is None:
         facts = f"(priority {priority}" + (f", due {due})" if due else ")")
+        held = {
+            "title": title,
+            "detail": detail,
+            "priority": priority,
+            "due": iso_utc(due_at) if due_at is not None else None,
+            "by": by,
+        }
         out = page_unroutable(
-            ctx, routing, what="task", title=title, body=f"{detail}\n{facts}".strip()
+            ctx,
+            routing,
+            what="task",
+            title=title,
+            body=f"{detail}\n{facts}".strip(),
+            priority=priority,
+            held=held,
         )
         return {
             "id": None,
@@ -102,7 +154,7 @@ def add_task_by_capability(
             "attempt_id": out["attempt_id"],
             "page_ids": out["page_ids"],
         }
-    return add_task(
+    out = add_task(
         ctx,
         title=title,
         role=routing.role,
@@ -112,3 +164,4 @@ def add_task_by_capability(
         by=by,
         routed=(capability, routing.why),
     )
+    return {**out, "passed_over": passed_over(routing)}

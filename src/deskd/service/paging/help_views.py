@@ -26,6 +26,7 @@ def load_help_requests(conn: sqlite3.Connection, *, now: int) -> tuple[HelpReque
             body=r.body or "",
             enqueued_at=r.enqueued_at,
             capability=r.capability,
+            priority=r.priority,
         )
         for r in rows
     )

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 
 def idle_wake_counts(conn: sqlite3.Connection, rows: Iterable[Task]) -> dict[int, int]:
-    """Per task: idle-task wakes that ran and listed it since its last update."""
+    """Per task: idle-task wakes that ran and listed it since (at or after) its last update."""
     updated: dict[int, int] = {}
     by_role: dict[str, int] = {}
     for r in rows:
@@ -38,7 +38,9 @@ def idle_wake_counts(conn: sqlite3.Connection, rows: Iterable[Task]) -> dict[int
     for role, since in sorted(by_role.items()):
         for wake in task_rows.idle_wakes_since(conn, role, since):
             for task_id in json.loads(wake.task_ids):
-                if task_id in updated and int(wake.launched_at) > updated[task_id]:
+                # At or after: a wake launched in the same millisecond as the update (a
+                # pinned clock, a tick right after `task add`) was given the task as it is.
+                if task_id in updated and int(wake.launched_at) >= updated[task_id]:
                     counts[task_id] += 1
     return counts
 

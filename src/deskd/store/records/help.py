@@ -15,3 +15,4 @@ class HelpRequest:
     body: str
     enqueued_at: int
     capability: str | None
+    priority: int = 0
