@@ -37,11 +37,13 @@ from deskd.adapters.agents.base import (
     LaunchSpec,
     RunOutcome,
     RunState,
+    checked_id,
     classify_text,
     last_line,
     number,
     parse_json_line,
     record_session,
+    resume_id,
     timed_out_outcome,
 )
 from deskd.errors import InvalidLaunch
@@ -56,13 +58,13 @@ class ClaudeAdapter(AgentAdapter):
 
     def argv(self, spec: LaunchSpec) -> list[str]:
         argv = [spec.command, "-p", spec.prompt]
+        # ``--flag=value``: ``--resume`` takes an optional value, so ``--resume X`` would
+        # read an X that starts with ``-`` as the next flag; after ``=`` it is the value.
         if spec.mode == "resume":
-            if not spec.session_id:
-                raise InvalidLaunch("claude", "resume needs the native session id")
-            argv += ["--resume", spec.session_id]
+            argv.append(f"--resume={resume_id(spec)}")
         elif spec.mode == "spawn":
             if spec.session_id:
-                argv += ["--session-id", spec.session_id]
+                argv.append(f"--session-id={checked_id(self.kind, spec.session_id)}")
         else:
             raise InvalidLaunch("claude", f"unknown mode {spec.mode!r} (spawn or resume)")
         argv += ["--output-format", "stream-json", "--verbose"]
@@ -79,7 +81,7 @@ class ClaudeAdapter(AgentAdapter):
         if event is None:
             return set()
         state.events += 1
-        signals = record_session(state, event.get("session_id"))
+        signals = record_session(state, event.get("session_id"), kind=self.kind)
         kind = event.get("type")
         if kind == "assistant":
             error = _assistant_error(event)
