@@ -56,7 +56,9 @@ def print_(role: str | None, as_json: bool) -> None:
     """Print the settings JSON (hooks and env) to merge into .claude/settings.json.
 
     The hook is named by its absolute path in this environment, and DESKD_HOME and DESKD_DB
-    are set explicitly, so the sessions find this desk from any folder. Without --role
+    are set explicitly, so the sessions find this desk from any folder. A PostgreSQL URL is
+    left out (it holds a password; projects commit this file): it must be in the desk's .env
+    (chmod 600), where deskd and the hook read it. Without --role
     (and without DESKD_ROLE) the env block names no role: export DESKD_ROLE before starting
     claude, or the hook does nothing.
 
