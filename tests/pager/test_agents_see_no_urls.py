@@ -73,3 +73,15 @@ def test_a_token_in_a_webhook_path_is_masked_for_the_operator_and_in_page_rows(
     for args in (("channels", "--no-check"), ("pages", "--json"), ("pages",), ("status", "--json")):
         assert TOKEN not in deskd(desk, *args).stdout, args
     assert TOKEN not in json.dumps(desk.dump(), default=str)  # rows keep the masked form
+
+
+def test_two_webhooks_that_mask_alike_each_get_their_page(desk: Desk) -> None:
+    from pager_helpers import desk_with
+
+    with http_receiver() as rx:
+        first, second = "aXXXXXXXXz", "aYYYYYYYYz"  # both shown as a...z
+        urls = [f"json://127.0.0.1:{rx.port}/{first}", f"json://127.0.0.1:{rx.port}/{second}"]
+        desk.write_desk(desk_with({"ops": urls}, default=["ops"]))
+        deskd(desk, "page", "--from", "alpha", "--title", "stuck on a deploy")
+        deskd(desk, "tick", "--execute", "--wait")
+        assert sorted(path for path, _ in rx.got) == [f"/{first}", f"/{second}"]

@@ -2,8 +2,10 @@
 
 Confirmed with the real Claude Code 2.1.332 (npm ``@anthropic-ai/claude-code``) against a
 loopback Messages API (tests/real_agents; captures in tests/adapters/fixtures/real):
-``-p`` with a positional prompt, ``--session-id UUID`` (a pre-assigned id), ``--resume SID``
-(the model is sent the earlier turns), ``--output-format stream-json --verbose``,
+``-p`` with a positional prompt, ``--session-id=UUID`` (a pre-assigned id), ``--resume=SID``
+(the model is sent the earlier turns; ``--resume`` takes an optional value, so deskd always
+uses the ``=`` form: a value after ``=`` is never read as a flag, and a value that is not a
+UUID is refused: "Provided value … is not a UUID and does not match any session title"), ``--output-format stream-json --verbose``,
 ``--allowedTools`` (a ``Bash`` call runs), ``--settings FILE`` (its SessionStart,
 UserPromptSubmit, PostToolUse and Stop hooks run). ``system/init`` carries ``session_id``
 before any model call. An API failure is an ``assistant`` event with ``"model":
