@@ -113,6 +113,10 @@ def test_timer_units_read_the_url_from_dot_env(desk: Desk, url: str) -> None:
     text = "".join(f["text"] for f in out["files"])
     assert "DESKD_DB" not in text and PASSWORD not in text and "postgresql" not in text
     assert f'Environment="DESKD_HOME={desk.home}"' in text
+    shown = deskd(desk.home, "agent", "command", "--role", "alpha", "--json",
+                  DESKD_AGENT_CMD="/bin/true").stdout  # fmt: skip
+    assert json.loads(shown)["env"]["DESKD_DB"].startswith("postgresql://deskd:***@")
+    assert PASSWORD not in shown
 
 
 def test_init_on_a_url_sets_the_database_up_and_makes_no_stray_file(
