@@ -27,9 +27,27 @@ def busy_desk(desk: Desk, more: Callable[[str], None] | None = None) -> None:
             "--priority", "urgent")  # fmt: skip
     desk.ok("inbox", "enqueue", "--for", "beta", "--source", "alert", "--title", "old")
     desk.ok("inbox", "ack", "--for", "beta", "--id", "2")
-    desk.ok("status", "set", "--role", "gamma", "--state", "resting", "--session-id", "g-1")
-    desk.ok("status", "set", "--role", "gamma", "--state", "working", "--session-id", "g-2")
-    desk.ok("heartbeat", "--role", "beta", "--session-id", "b-1")
+    desk.ok(
+        "status",
+        "set",
+        "--role",
+        "gamma",
+        "--state",
+        "resting",
+        "--session-id",
+        "1389be85-ec59-5c3a-b0e0-0d3ff85682da",
+    )
+    desk.ok(
+        "status",
+        "set",
+        "--role",
+        "gamma",
+        "--state",
+        "working",
+        "--session-id",
+        "c4ea5c5f-ca36-5431-9797-71b76959823f",
+    )
+    desk.ok("heartbeat", "--role", "beta", "--session-id", "bd8467c7-306b-5d84-ac82-35f95ce0ac81")
     desk.ok("task", "add", "open one", "--for", "alpha")
     desk.ok("task", "add", "closed one", "--for", "beta")
     desk.ok("task", "done", "2")

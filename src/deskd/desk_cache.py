@@ -156,5 +156,18 @@ def remember_env_file(home: str | Path, env_file: str, read: Callable[[], dict[s
     """
     fingerprint = _fingerprint(env_file)
     values = read()
-    if fingerprint is not None and not SECRETS & set(values):
+    secret = SECRETS & set(values) or any(_has_password(values.get(k)) for k in DATABASES)
+    if fingerprint is not None and not secret:
         _write(home, "env_file", {"path": env_file, "fingerprint": fingerprint, "values": values})
+
+
+DATABASES = ("db", "database_url")
+
+
+def _has_password(url: str | None) -> bool:
+    """Whether a database URL carries a password (``user:pw@`` or ``password=``)."""
+    if not url or "://" not in url:
+        return False
+    rest = url.split("://", 1)[1]
+    userinfo = rest.split("?", 1)[0].rpartition("@")[0]
+    return ":" in userinfo or "password=" in rest.lower()

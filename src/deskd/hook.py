@@ -1,10 +1,10 @@
 """``deskd-session-hook``: what Claude Code runs on every hook event of every agent at a desk.
 
 docs/contract.md "The session hook". It sits on the hot path of every tool call, so it imports
-only the standard library, ``deskd.paths`` and ``deskd.store`` (no pydantic, click, typing
-or logging), reads the clock once, writes one short transaction, and always exits 0: a
-hook that fails or hangs would stall the agent. Problems go to ``logs/hook.log``, never to
-stdout, because Claude Code reads whatever the hook prints as JSON.
+only the standard library, ``deskd.paths``, ``deskd.session_ids`` and ``deskd.store`` (no
+pydantic, click, typing or logging), reads the clock once, writes one short transaction, and
+always exits 0: a hook that fails or hangs would stall the agent. Problems go to
+``logs/hook.log``, never to stdout, because Claude Code reads whatever the hook prints as JSON.
 
 It is over 400 lines on purpose: splitting it into modules would cost an import each on every
 tool call of every agent, and the hook's latency budget is a plain stdlib script's.
@@ -178,6 +178,14 @@ def handle(
     native = text_field(payload, "session_id", cut=False) or env.get("DESKD_SESSION_ID") or None
     if native is not None and len(native) > MAX_FIELD:
         raise Skip(f"session_id longer than {MAX_FIELD} characters: refused")
+    if native is not None:
+        from deskd.session_ids import ANY_KIND, session_id_problem
+
+        # The id is handed back to the CLI on the next resume: one shaped like a flag
+        # (``--dangerously-skip-permissions``) must never be stored.
+        problem = session_id_problem(ANY_KIND, native)
+        if problem is not None:
+            raise Skip(f"session_id {native[:60]!r} refused: {problem}")
     path = db_file(env)
     try:
         conn = connect(path, busy_ms=BUSY_MS, create=False)

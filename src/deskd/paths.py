@@ -33,9 +33,34 @@ def home_str(env: Env | None = None) -> str:
 
 def db_file_str(env: Env | None = None) -> str:
     value = _env(env).get("DESKD_DB") or _env(env).get("DESKD_DATABASE_URL")
+    if not value:
+        value = _dot_env_db(home_str(env))
     if value:
-        return os.path.expanduser(value)
+        return value if "://" in value else os.path.expanduser(value)
     return os.path.join(home_str(env), "data", "deskd.db")
+
+
+_DB_KEYS = ("DESKD_DB", "DESKD_DATABASE_URL")
+
+
+def _dot_env_db(home: str) -> str | None:
+    """``DESKD_DB`` from ``$DESKD_HOME/.env``, as every deskd command reads it: sessions
+    started by hand (``deskd hooks install``) name only the desk, never a URL's password.
+    Read only when the environment names no database (launched sessions always do)."""
+    try:
+        with open(os.path.join(home, ".env"), encoding="utf-8") as fh:
+            lines = fh.read().splitlines()
+    except (OSError, ValueError):
+        return None
+    found: dict[str, str] = {}
+    for line in lines:
+        key, eq, value = line.strip().removeprefix("export ").partition("=")
+        key, value = key.strip(), value.strip()
+        if eq and key in _DB_KEYS:
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+                value = value[1:-1]
+            found[key] = value
+    return next((found[k] for k in _DB_KEYS if found.get(k)), None)
 
 
 def log_dir_str(env: Env | None = None) -> str:

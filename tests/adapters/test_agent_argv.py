@@ -10,6 +10,7 @@ from deskd.adapters.agents import KINDS, LaunchSpec, adapter_for
 from deskd.errors import InvalidLaunch
 
 SID = "3f1c9a7e-5b2d-4c8e-9a61-0d2e7b4f8c13"
+OPENCODE_SID = "ses_dcf379937ffe5xa0NrKr8AzjOm"
 PROMPT = 'Wake: 2 items for alpha.\nRun "deskd inbox list" — it\'s {role}; $HOME `x`'
 
 
@@ -41,8 +42,7 @@ CASES = {
             "/usr/bin/claude",
             "-p",
             PROMPT,
-            "--session-id",
-            SID,
+            f"--session-id={SID}",
             "--output-format",
             "stream-json",
             "--verbose",
@@ -60,8 +60,7 @@ CASES = {
             "/usr/bin/claude",
             "-p",
             PROMPT,
-            "--resume",
-            SID,
+            f"--resume={SID}",
             "--output-format",
             "stream-json",
             "--verbose",
@@ -84,11 +83,11 @@ CASES = {
     ),
     "codex spawn": (
         spec("codex", model="gpt-5", allowed_tools=("Bash",)),
-        ["/usr/bin/codex", "exec", "--json", "-m", "gpt-5", PROMPT],
+        ["/usr/bin/codex", "exec", "--json", "-m", "gpt-5", "--", PROMPT],
     ),
     "codex resume": (
         spec("codex", "resume"),
-        ["/usr/bin/codex", "exec", "resume", SID, "--json", PROMPT],
+        ["/usr/bin/codex", "exec", "resume", "--json", "--", SID, PROMPT],
     ),
     "gemini spawn": (
         spec("gemini", model="gemini-2.5-pro"),
@@ -96,7 +95,7 @@ CASES = {
     ),
     "gemini resume": (
         spec("gemini", "resume"),
-        ["/usr/bin/gemini", "-p", PROMPT, "--output-format", "json", "--resume", SID],
+        ["/usr/bin/gemini", "-p", PROMPT, "--output-format", "json", f"--resume={SID}"],
     ),
     "opencode spawn": (
         spec("opencode", model="anthropic/claude-sonnet-4"),
@@ -111,8 +110,8 @@ CASES = {
         ],
     ),
     "opencode resume": (
-        spec("opencode", "resume"),
-        ["/usr/bin/opencode", "run", "--format", "json", "--session", SID, PROMPT],
+        spec("opencode", "resume", session_id=OPENCODE_SID),
+        ["/usr/bin/opencode", "run", "--format", "json", f"--session={OPENCODE_SID}", PROMPT],
     ),
     "command template": (
         spec(

@@ -21,6 +21,7 @@ from deskd.adapters.agents.codex import parse_reset_at
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CLAUDE_SID = "3f1c9a7e-5b2d-4c8e-9a61-0d2e7b4f8c13"
+GEMINI_SID = "5d7e9f10-2a3b-4c5d-8e9f-0a1b2c3d4e5f"
 JUNK = ["", "   ", "Loaded cached credentials.", "{not json", "[1, 2]", '"a string"', "{}\x00"]
 
 
@@ -345,12 +346,12 @@ def test_it_maps_geminis_documented_exit_codes(code: int, expected: str) -> None
 
 def test_it_reads_a_gemini_error_document_on_stderr() -> None:
     error = {
-        "session_id": "s",
+        "session_id": GEMINI_SID,
         "error": {"type": "FatalAuthenticationError", "message": "no auth", "code": 41},
     }
     _, outcome, _ = run("gemini", [], exit_code=41, stderr="warn\n" + json.dumps(error, indent=2))
     assert outcome.failure_class == "permanent"
-    assert outcome.session_id == "s"
+    assert outcome.session_id == GEMINI_SID
 
 
 def test_a_gemini_session_id_without_a_response_is_no_landing() -> None:
@@ -423,8 +424,9 @@ def test_it_ignores_junk_lines(kind: str) -> None:
 
 
 def test_it_keeps_the_first_session_id() -> None:
-    state, _, signals = run("claude", [init_line("first"), init_line("second")])
-    assert state.session_id == "first"
+    first, second = CLAUDE_SID, "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+    state, _, signals = run("claude", [init_line(first), init_line(second)])
+    assert state.session_id == first
     assert signals == [{SESSION}, set()]
 
 

@@ -91,10 +91,11 @@ def test_the_session_id_arrives_before_the_first_turn(tmp_path: Path) -> None:
 @pytest.mark.parametrize("kind", ["codex", "gemini", "opencode"])
 def test_a_resumed_fake_reports_the_session_it_was_given(kind: str, tmp_path: Path) -> None:
     adapter = adapter_for(kind)
-    spec = launch(kind, "resume", session_id="native-42")
+    native = "ses_native42" if kind == "opencode" else "4a2b7c9d-0e1f-4a3b-8c5d-6e7f8a9b0c1d"
+    spec = launch(kind, "resume", session_id=native)
     ran = run_agent(adapter, adapter.argv(spec), env=agent_env(), cwd=tmp_path)
     assert ran.outcome.failure_class is None
-    assert ran.outcome.session_id == "native-42"
+    assert ran.outcome.session_id == native
 
 
 def test_the_fake_records_its_argv(tmp_path: Path) -> None:
@@ -139,7 +140,8 @@ def test_a_hanging_fake_is_a_transient_timeout(kind: str, tmp_path: Path) -> Non
 
 def test_the_simulator_refuses_what_claude_refuses(tmp_path: Path) -> None:
     adapter = adapter_for("claude")
-    argv = adapter.argv(launch("claude", session_id="not-a-uuid"))
+    argv = [str(FAKES / "fake-claude"), "-p", "hi", "--session-id=not-a-uuid"]
+    argv += ["--output-format", "stream-json", "--verbose"]
     ran = run_agent(adapter, argv, env=agent_env(), cwd=tmp_path)
     assert ran.exit_code == 1
     assert "Invalid session ID" in ran.stderr

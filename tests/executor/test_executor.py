@@ -14,6 +14,7 @@ import pytest
 from conftest import DESK_TOML, Desk, urgent
 
 FAKES = Path(__file__).resolve().parents[1] / "fakes"
+SID = "6bf9db12-0489-4c3e-909e-3ee91f144014"
 
 
 @pytest.fixture
@@ -23,6 +24,12 @@ def fake(desk: Desk, tmp_path: Path) -> Path:
     desk.setenv("DESKD_AGENT_CMD", str(FAKES / "fake-claude"))
     desk.monkeypatch.setenv("FAKE_ARGV_FILE", str(argv_file))
     return argv_file
+
+
+def flag_value(argv: list[str], flag: str) -> str:
+    """The value of ``--flag=value`` in ``argv`` (the form deskd passes session ids in)."""
+    (value,) = [a.split("=", 1)[1] for a in argv if a.startswith(flag + "=")]
+    return value
 
 
 def launches(argv_file: Path) -> list[list[str]]:
@@ -44,7 +51,7 @@ def test_a_spawn_lands_and_marks_the_prompt_items_seen(desk: Desk, fake: Path) -
     assert row["launch_status"] == "finished" and row["landed_at"] is not None
     assert row["session_id"] and row["failure_class"] is None and row["cost_usd"] is not None
     (argv,) = launches(fake)
-    assert argv[argv.index("--session-id") + 1] == row["session_id"]
+    assert flag_value(argv, "--session-id") == row["session_id"]
     (ledger,) = desk.json("ledger", "--for", "alpha")
     assert ledger["item_id"] == item and ledger["state"] == "notified"
     (role,) = [r for r in desk.json("roles") if r["role"] == "alpha"]
@@ -62,7 +69,7 @@ def test_the_next_wake_resumes_the_parked_session(desk: Desk, fake: Path) -> Non
     out = desk.json("tick", "--execute", "--wait")
     assert [(a["rung"], a["session_id"]) for a in out["actions"]] == [("resume", sid)]
     argv = launches(fake)[-1]
-    assert argv[argv.index("--resume") + 1] == sid and "second" in argv[argv.index("-p") + 1]
+    assert flag_value(argv, "--resume") == sid and "second" in argv[argv.index("-p") + 1]
 
 
 @pytest.mark.parametrize(
@@ -297,13 +304,14 @@ def test_agent_command_prints_argv_and_env_without_running(desk: Desk, fake: Pat
     data = desk.json("agent", "command", "--role", "alpha", "--mode", "spawn")
     argv = data["argv"]
     assert argv[0] == str(FAKES / "fake-claude") and argv[1] == "-p"
-    assert "--output-format" in argv and "--session-id" in argv and "--allowedTools" in argv
+    assert "--output-format" in argv and "--allowedTools" in argv
+    assert flag_value(argv, "--session-id")
     assert data["env"]["DESKD_ROLE"] == "alpha" and data["env"]["DESKD_DB"] == desk.db_target
     assert "CLAUDECODE" in data["dropped"] and "CLAUDECODE" not in data["env"]
     resumed = desk.json(
-        "agent", "command", "--role", "alpha", "--mode", "resume", "--session-id", "s-1"
+        "agent", "command", "--role", "alpha", "--mode", "resume", "--session-id", SID
     )
-    assert resumed["argv"][resumed["argv"].index("--resume") + 1] == "s-1"
+    assert flag_value(resumed["argv"], "--resume") == SID
     assert launches(fake) == []
     refused = desk.run("agent", "command", "--role", "alpha", "--mode", "fork")
     assert refused.exit_code == 1 and "spawn or resume" in refused.stderr

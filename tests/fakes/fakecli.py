@@ -59,6 +59,15 @@ def hang() -> int:
 
 
 def after(argv: list[str], flag: str, default: str) -> str:
+    """The value of ``flag`` (``--flag=value`` or ``--flag value``); for Codex's ``resume``,
+    the first positional after ``--``. Else ``FAKE_SESSION_ID`` or ``default``."""
+    for word in argv:
+        if word.startswith(flag + "="):
+            return word.split("=", 1)[1]
+    if flag == "resume" and "resume" in argv and "--" in argv:
+        end = argv.index("--")
+        if end + 1 < len(argv):
+            return argv[end + 1]
     if flag in argv and argv.index(flag) + 1 < len(argv):
         return argv[argv.index(flag) + 1]
     return os.environ.get("FAKE_SESSION_ID", default)

@@ -28,13 +28,18 @@ def test_a_megabyte_session_id_is_refused_and_never_stored(hd: HookDesk) -> None
 
 def test_lone_surrogates_still_record_the_heartbeat(hd: HookDesk) -> None:
     raw = json.dumps(fixture("post_tool_use", tool_name="Bash")).replace('"Bash"', '"Ba\\ud800sh"')
-    raw = raw.replace('"session_id": "', '"session_id": "\\udfff')
     run = hd.hook(raw)
     assert run.code == 0
     (session,) = hd.sessions()
     assert session["heartbeats"] == 1
     assert session["last_tool"] == "Ba\ufffd\ufffd\ufffdsh"
-    assert session["native_id"].startswith("\ufffd")
+
+
+def test_a_lone_surrogate_in_the_session_id_is_refused(hd: HookDesk) -> None:
+    raw = json.dumps(fixture("post_tool_use")).replace('"session_id": "', '"session_id": "\\udfff')
+    assert hd.hook(raw).code == 0
+    assert hd.sessions() == []
+    assert "refused: not a session id" in hd.log_text()
 
 
 def test_a_long_tool_name_is_cut(hd: HookDesk) -> None:

@@ -64,8 +64,26 @@ def test_calling_an_open_agenda_again_returns_the_same_meeting(desk: Desk) -> No
 
 
 def test_an_urgent_meeting_skips_the_batch_and_starts_where_presence_allows(desk: Desk) -> None:
-    desk.ok("status", "set", "--role", "beta", "--state", "working", "--session-id", "s-beta")
-    desk.ok("status", "set", "--role", "gamma", "--state", "resting", "--session-id", "s-g")
+    desk.ok(
+        "status",
+        "set",
+        "--role",
+        "beta",
+        "--state",
+        "working",
+        "--session-id",
+        "5723d554-8b39-58c8-ad87-ce451ba2fd93",
+    )
+    desk.ok(
+        "status",
+        "set",
+        "--role",
+        "gamma",
+        "--state",
+        "resting",
+        "--session-id",
+        "16bc6247-46c6-5e28-9782-479007ab5b8a",
+    )
     m = call(desk, "beta", "gamma", priority="urgent")
     assert [i["priority"] for i in desk.json("inbox", "list", "--for", "beta")] == ["urgent"]
     out = tick(desk, execute=True)

@@ -32,7 +32,16 @@ def test_a_message_between_two_makes_the_other_owe_a_reply(desk: Desk) -> None:
 
 
 def test_an_overdue_reply_is_owed_reply_demand_on_a_machine_rung(desk: Desk) -> None:
-    desk.ok("status", "set", "--role", "beta", "--state", "resting", "--session-id", "s-beta")
+    desk.ok(
+        "status",
+        "set",
+        "--role",
+        "beta",
+        "--state",
+        "resting",
+        "--session-id",
+        "5723d554-8b39-58c8-ad87-ce451ba2fd93",
+    )
     m = meeting_of(desk, "beta", reply_sla="10m")
     first = say(desk, m, "alpha", "Is 118 the cause?")["message_id"]
     desk.ok("inbox", "ack", "--for", "beta", "--id", str(_item(desk, "beta")))  # read, not answered

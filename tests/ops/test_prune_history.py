@@ -23,7 +23,16 @@ def test_prune_deletes_closed_task_meeting_and_silence_history_and_keeps_the_liv
     kept_meeting = desk.json(
         "meeting", "call", "--by", "alpha", "--agenda", "planning", "--attendees", "gamma"
     )
-    desk.ok("status", "set", "--role", "alpha", "--state", "working", "--session-id", "s1")
+    desk.ok(
+        "status",
+        "set",
+        "--role",
+        "alpha",
+        "--state",
+        "working",
+        "--session-id",
+        "b399b87c-8c3a-56c0-94e2-7fb71eb1a500",
+    )
     desk.ok("session", "handoff", "--role", "alpha", "--note", "old note")
     desk.ok("status", "end", "--role", "alpha")
     desk.ok("silence", "add", "--role", "gamma", "--for", "1h", "--reason", "maintenance")

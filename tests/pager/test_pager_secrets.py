@@ -24,7 +24,13 @@ VALUES = {"WEBHOOK_ID": "123456789012345678", "WEBHOOK_TOKEN": "AbCdEfGhIjKlMnOp
 @pytest.mark.parametrize(
     ("url", "starts", "hidden"),
     [
-        ("json://user:pw@127.0.0.1:80/hook", "json://user:****@127.0.0.1/hook", ["pw"]),
+        # A webhook's path is often its token: hidden like a password.
+        ("json://user:pw@127.0.0.1:80/hook", "json://user:****@127.0.0.1/****", ["pw", "hook"]),
+        (
+            "json://hooks.example.com/path/tok3nSECRETvalue12345",
+            "json://hooks.example.com/****/t...5",
+            ["tok3nSECRETvalue12345"],
+        ),
         (
             "discord://${WEBHOOK_ID}/${WEBHOOK_TOKEN}",
             "discord://1...8/A...v/",
@@ -92,7 +98,7 @@ def test_secrets_are_masked_everywhere_deskd_shows_them(desk: Desk) -> None:
     shown_urls = {c["url"].split("?")[0] for c in page["channels"]}
     assert shown_urls == {
         f"json://ops:****@127.0.0.1:{closed}/" + "${HOOK_SECRET}",
-        f"json://ops:****@127.0.0.1:{rx.port}/hook",
+        f"json://ops:****@127.0.0.1:{rx.port}/****",
     }
 
 
@@ -129,7 +135,8 @@ def test_doctor_is_content_when_every_role_pages_through_variables(desk: Desk) -
         ("mailto://user:p%2Fss@example.com", True),
         ("discord://${OPS_ID}/${OPS_TOKEN}", False),
         ("mailto://ops:${SMTP_PASS}@example.com", False),
-        ("json://127.0.0.1:8080/hook", False),
+        ("json://127.0.0.1:8080/hook", True),  # a webhook path is a credential
+        ("json://127.0.0.1:8080/${OPS_TOKEN}", False),
     ],
 )
 def test_doctor_finds_literal_credentials_with_apprises_parse(

@@ -14,6 +14,8 @@ import pytest
 
 from conftest import DESK_TOML, Desk
 
+S1 = "3f1c9a7e-5b2d-4c8e-9a61-0d2e7b4f8c13"
+
 
 def set_meta(desk: Desk, key: str, value: str) -> None:
     conn = sqlite3.connect(desk.db_path)
@@ -172,7 +174,7 @@ READS = [("status",), ("status", "--json"), ("roles",), ("roles", "--json")]
 
 def busy_desk(desk: Desk) -> None:
     """A desk with sessions in every state and overdue items: what a board reads."""
-    desk.ok("status", "set", "--role", "alpha", "--session-id", "s-1")
+    desk.ok("status", "set", "--role", "alpha", "--session-id", S1)
     desk.ok("status", "set", "--role", "beta", "--state", "resting")
     enqueue(desk, "gamma", "disk 91%", "--priority", "urgent")
     desk.ok("inbox", "list", "--for", "gamma", role="gamma")  # seen by the role itself

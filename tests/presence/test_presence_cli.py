@@ -8,6 +8,10 @@ import pytest
 
 from conftest import DESK_TOML, Desk
 
+S1 = "3f1c9a7e-5b2d-4c8e-9a61-0d2e7b4f8c13"
+S2 = "9b0d2c44-1e7f-4a58-8c3b-6f5a2e1d9c70"
+N9 = "9d8a77e3-d450-4e5f-91a7-3e5a19e0ca13"
+
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Presence is read and written in the database: every ``desk`` test runs on both
@@ -88,11 +92,11 @@ def test_it_brings_a_dead_role_back_online_with_a_heartbeat(desk: Desk) -> None:
 
 def test_it_records_activity_and_the_native_session_id(desk: Desk) -> None:
     out = desk.json(
-        "status", "set", "--role", "alpha", "--activity", "triaging #42", "--session-id", "s-1"
+        "status", "set", "--role", "alpha", "--activity", "triaging #42", "--session-id", S1
     )
-    assert out == {"role": "alpha", "presence": "online", "session_id": "s-1"}
+    assert out == {"role": "alpha", "presence": "online", "session_id": S1}
     row = presence(desk)
-    assert (row["session_id"], row["activity"], row["state"]) == ("s-1", "triaging #42", "working")
+    assert (row["session_id"], row["activity"], row["state"]) == (S1, "triaging #42", "working")
     assert row["last_heartbeat"] == "2026-12-01T14:00:00Z"
 
 
@@ -122,8 +126,8 @@ def test_it_needs_a_role_from_the_operator(desk: Desk) -> None:
 
 
 def test_it_defaults_the_role_and_session_to_the_agents_own(desk: Desk) -> None:
-    out = desk.json("status", "set", "--activity", "deploying", role="beta", DESKD_SESSION_ID="n-9")
-    assert out == {"role": "beta", "presence": "online", "session_id": "n-9"}
+    out = desk.json("status", "set", "--activity", "deploying", role="beta", DESKD_SESSION_ID=N9)
+    assert out == {"role": "beta", "presence": "online", "session_id": N9}
     assert presence(desk, "beta")["activity"] == "deploying"
 
 
@@ -158,10 +162,10 @@ def test_it_lets_an_agent_name_its_own_role(desk: Desk) -> None:
 
 
 def test_it_ends_the_live_session(desk: Desk) -> None:
-    desk.ok("status", "set", "--role", "alpha", "--session-id", "s-1")
+    desk.ok("status", "set", "--role", "alpha", "--session-id", S1)
     desk.advance(seconds=30)
     out = desk.json("status", "end", "--role", "alpha")
-    assert out == {"role": "alpha", "presence": "offline", "session_id": "s-1"}
+    assert out == {"role": "alpha", "presence": "offline", "session_id": S1}
     [row] = sessions(desk)
     assert (row["state"], row["end_reason"]) == ("ended", "ended by status end")
     assert row["ended_at"] == desk.now_ms
@@ -204,37 +208,37 @@ def test_it_starts_a_new_session_after_an_end(desk: Desk) -> None:
 
 def test_it_stamps_one_row_per_session_not_per_heartbeat(desk: Desk) -> None:
     for _ in range(3):
-        out = desk.json("heartbeat", "--role", "alpha", "--session-id", "s-1", "--token", "w-7")
+        out = desk.json("heartbeat", "--role", "alpha", "--session-id", S1, "--token", "w-7")
         desk.advance(seconds=10)
-    assert out == {"role": "alpha", "presence": "online", "session_id": "s-1"}
+    assert out == {"role": "alpha", "presence": "online", "session_id": S1}
     [row] = sessions(desk)
     assert (row["heartbeats"], row["wake_token"], row["state"]) == (3, "w-7", "working")
 
 
 def test_it_turns_a_resting_session_back_to_working(desk: Desk) -> None:
-    desk.ok("status", "set", "--role", "alpha", "--state", "resting", "--session-id", "s-1")
-    assert desk.json("heartbeat", "--role", "alpha", "--session-id", "s-1")["presence"] == "online"
+    desk.ok("status", "set", "--role", "alpha", "--state", "resting", "--session-id", S1)
+    assert desk.json("heartbeat", "--role", "alpha", "--session-id", S1)["presence"] == "online"
 
 
 def test_it_follows_a_resumed_older_session(desk: Desk) -> None:
     # s-2 took over, then the older s-1 was resumed: the role is online on s-1, not offline.
-    desk.ok("heartbeat", "--role", "alpha", "--session-id", "s-1")
-    desk.ok("heartbeat", "--role", "alpha", "--session-id", "s-2")
-    out = desk.json("heartbeat", "--role", "alpha", "--session-id", "s-1")
-    assert out == {"role": "alpha", "presence": "online", "session_id": "s-1"}
-    assert presence(desk)["session_id"] == "s-1"
+    desk.ok("heartbeat", "--role", "alpha", "--session-id", S1)
+    desk.ok("heartbeat", "--role", "alpha", "--session-id", S2)
+    out = desk.json("heartbeat", "--role", "alpha", "--session-id", S1)
+    assert out == {"role": "alpha", "presence": "online", "session_id": S1}
+    assert presence(desk)["session_id"] == S1
     assert [(s["native_id"], s["state"]) for s in sessions(desk)] == [
-        ("s-1", "working"),
-        ("s-2", "superseded"),
+        (S1, "working"),
+        (S2, "superseded"),
     ]
-    assert desk.json("status", "end", "--role", "alpha")["session_id"] == "s-1"
+    assert desk.json("status", "end", "--role", "alpha")["session_id"] == S1
     assert presence(desk)["presence"] == "offline"
 
 
 def test_it_reads_the_wake_token_from_the_environment(desk: Desk) -> None:
-    desk.ok("heartbeat", role="alpha", DESKD_WAKE_TOKEN="w-1", DESKD_SESSION_ID="s-1")
+    desk.ok("heartbeat", role="alpha", DESKD_WAKE_TOKEN="w-1", DESKD_SESSION_ID=S1)
     [row] = sessions(desk)
-    assert (row["native_id"], row["wake_token"]) == ("s-1", "w-1")
+    assert (row["native_id"], row["wake_token"]) == (S1, "w-1")
 
 
 # -- roles -----------------------------------------------------------------------------------
@@ -242,7 +246,7 @@ def test_it_reads_the_wake_token_from_the_environment(desk: Desk) -> None:
 
 def test_it_lists_every_desk_role_with_the_contracts_keys(desk: Desk) -> None:
     desk.ok("inbox", "enqueue", "--for", "gamma", "--source", "alert", "--title", "disk")
-    desk.ok("status", "set", "--role", "alpha", "--session-id", "s-1", "--activity", "x")
+    desk.ok("status", "set", "--role", "alpha", "--session-id", S1, "--activity", "x")
     rows = desk.json("roles")
     assert [r["role"] for r in rows] == ["alpha", "beta", "gamma"]
     for row in rows:

@@ -16,6 +16,11 @@ FAKES = Path(__file__).resolve().parents[1] / "fakes"
 NOTE = "Open: PR 12 review. First next step: answer beta's question."
 
 
+A1 = "46b38223-1467-4445-9ad8-2f1eba792f23"  # alpha's native session (a UUID, as Claude prints)
+B1 = "ddba879a-007e-43a8-889d-b94941c50073"
+A2 = "6bf9db12-0489-4c3e-909e-3ee91f144014"
+
+
 @pytest.fixture
 def fake(desk: Desk, tmp_path: Path) -> Path:
     argv_file = tmp_path / "argv.jsonl"
@@ -52,16 +57,16 @@ def tick(desk: Desk) -> dict[str, Any]:
 
 
 def test_the_boundary_is_0400_new_york_time(desk: Desk) -> None:
-    session_at(desk, "alpha", "a-1", local="03:30")  # the previous desk day
-    session_at(desk, "beta", "b-1", local="04:30")  # today
+    session_at(desk, "alpha", A1, local="03:30")  # the previous desk day
+    session_at(desk, "beta", B1, local="04:30")  # today
     due = desk.json("session", "rollover")["due"]
-    assert [(d["role"], d["native_id"]) for d in due] == [("alpha", "a-1")]
+    assert [(d["role"], d["native_id"]) for d in due] == [("alpha", A1)]
     out = desk.json("tick")
     assert [(a["reason"], a["role"], a["rung"]) for a in out["attempts"]] == [
         ("rollover", "alpha", "resume")
     ]
     (action,) = out["actions"]
-    assert action["session_id"] == "a-1" and "SESSION_DONE" in action["prompt"]
+    assert action["session_id"] == A1 and "SESSION_DONE" in action["prompt"]
     assert "deskd session handoff --role alpha" in action["prompt"]
 
 
@@ -69,12 +74,12 @@ def test_a_clean_wind_down_ends_the_session_and_the_next_wake_starts_fresh_with_
     desk: Desk, fake: Path
 ) -> None:
     desk.monkeypatch.setenv("FAKE_AGENT_MODE", "rollover_ok")
-    session_at(desk, "alpha", "a-1", local="03:30")
+    session_at(desk, "alpha", A1, local="03:30")
     out = tick(desk)
     assert [a["reason"] for a in out["attempts"]] == ["rollover"]
     (argv,) = launches(fake)
-    assert argv[argv.index("--resume") + 1] == "a-1"
-    row = session_row(desk, "a-1")
+    assert f"--resume={A1}" in argv
+    row = session_row(desk, A1)
     assert (row["state"], row["end_reason"]) == ("ended", "rollover")
     desk.advance(minutes=1)
     assert [r["reason"] for r in tick(desk)["resolved"]] == ["session ended"]
@@ -113,9 +118,9 @@ def test_a_wind_down_without_both_proofs_leaves_the_session_live_and_counts_a_tr
     desk: Desk, fake: Path, mode: str, missing: str
 ) -> None:
     desk.monkeypatch.setenv("FAKE_AGENT_MODE", mode)
-    session_at(desk, "alpha", "a-1", local="03:30")
+    session_at(desk, "alpha", A1, local="03:30")
     tick(desk)
-    assert session_row(desk, "a-1")["state"] == "resting"
+    assert session_row(desk, A1)["state"] == "resting"
     (due,) = desk.json("session", "rollover")["due"]
     assert due["tries"] == 1
     with desk.db() as conn:
@@ -124,7 +129,7 @@ def test_a_wind_down_without_both_proofs_leaves_the_session_live_and_counts_a_tr
 
 
 def test_failed_wind_downs_retry_three_times_then_page_once(desk: Desk, fake: Path) -> None:
-    session_at(desk, "alpha", "a-1", local="03:30")  # success mode: no sentinel, no hand-off
+    session_at(desk, "alpha", A1, local="03:30")  # success mode: no sentinel, no hand-off
     generations = []
     for _ in range(6):
         out = tick(desk)
@@ -138,13 +143,13 @@ def test_failed_wind_downs_retry_three_times_then_page_once(desk: Desk, fake: Pa
         desk.advance(minutes=20)
         tick(desk)
     assert len(desk.json("pages")) == 1 and len(launches(fake)) == 3
-    assert session_row(desk, "a-1")["state"] == "resting"
+    assert session_row(desk, A1)["state"] == "resting"
 
 
 def test_a_lock_busy_wind_down_is_a_try(desk: Desk, fake: Path) -> None:
     from deskd.adapters.locks import role_lock_path, try_lock
 
-    session_at(desk, "alpha", "a-1", local="03:30")
+    session_at(desk, "alpha", A1, local="03:30")
     with try_lock(role_lock_path(desk.home / "run", "alpha")):
         tick(desk)
     assert launches(fake) == []
@@ -156,26 +161,26 @@ def test_a_lock_busy_wind_down_is_a_try(desk: Desk, fake: Path) -> None:
 
 def test_a_busy_role_is_wound_down_only_once_it_rests(desk: Desk, fake: Path) -> None:
     desk.monkeypatch.setenv("FAKE_AGENT_MODE", "rollover_ok")
-    session_at(desk, "alpha", "a-1", local="03:30")
-    desk.ok("status", "set", "--role", "alpha", "--session-id", "a-1")  # working, online
+    session_at(desk, "alpha", A1, local="03:30")
+    desk.ok("status", "set", "--role", "alpha", "--session-id", A1)  # working, online
     out = tick(desk)
     assert [a["rung"] for a in out["attempts"]] == ["session"] and out["launched"] == []
-    desk.ok("status", "set", "--role", "alpha", "--state", "resting", "--session-id", "a-1")
+    desk.ok("status", "set", "--role", "alpha", "--state", "resting", "--session-id", A1)
     desk.advance(minutes=2)
     tick(desk)
-    assert session_row(desk, "a-1")["state"] == "ended"
+    assert session_row(desk, A1)["state"] == "ended"
 
 
 def test_rollover_by_hand_runs_the_wind_down_now(desk: Desk, fake: Path) -> None:
     desk.monkeypatch.setenv("FAKE_AGENT_MODE", "rollover_ok")
-    session_at(desk, "alpha", "a-1", local="03:30")
+    session_at(desk, "alpha", A1, local="03:30")
     before = desk.dump()
     dry = desk.json("session", "rollover")
     assert dry["dry_run"] and dry["due"][0]["plan"] == ["resume"] and desk.dump() == before
     text = desk.ok("session", "rollover", "--execute").stdout  # what happened, not the plan
     assert "outcome" in text.splitlines()[1]
     assert "ended — attempt 1: launch finished, landed" in text
-    assert session_row(desk, "a-1")["end_reason"] == "rollover"
+    assert session_row(desk, A1)["end_reason"] == "rollover"
     assert desk.json("session", "rollover")["due"] == []
 
 
@@ -188,14 +193,14 @@ def test_a_handoff_is_refused_for_another_role_and_when_empty(desk: Desk) -> Non
 
 
 def test_session_list_shows_the_history_of_one_role(desk: Desk) -> None:
-    session_at(desk, "alpha", "a-1", local="03:30")
-    desk.ok("status", "set", "--role", "alpha", "--state", "resting", "--session-id", "a-2")
+    session_at(desk, "alpha", A1, local="03:30")
+    desk.ok("status", "set", "--role", "alpha", "--state", "resting", "--session-id", A2)
     rows = desk.json("session", "list", "--role", "alpha")
     assert [(r["native_id"], r["state"], r["desk_day"]) for r in rows] == [
-        ("a-2", "resting", "2026-12-01"),
-        ("a-1", "superseded", "2026-11-30"),
+        (A2, "resting", "2026-12-01"),
+        (A1, "superseded", "2026-11-30"),
     ]
-    assert "a-1" in desk.ok("session", "list", "--role", "alpha").stdout
+    assert A1 in desk.ok("session", "list", "--role", "alpha").stdout
     assert desk.run("session", "list", "--role", "nobody").exit_code == 1
 
 
@@ -203,11 +208,11 @@ def test_a_wind_down_riding_along_with_another_wake_is_still_checked(
     desk: Desk, fake: Path
 ) -> None:
     desk.monkeypatch.setenv("FAKE_AGENT_MODE", "rollover_ok")
-    session_at(desk, "alpha", "a-1", local="03:30")
+    session_at(desk, "alpha", A1, local="03:30")
     desk.ok("inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "disk 91%",
             "--priority", "urgent")  # fmt: skip
     out = tick(desk)
     (action,) = out["actions"]
     assert sorted(action["reasons"]) == ["1 unread item (urgent)", "rollover"]
     assert len(launches(fake)) == 1
-    assert session_row(desk, "a-1")["end_reason"] == "rollover"
+    assert session_row(desk, A1)["end_reason"] == "rollover"

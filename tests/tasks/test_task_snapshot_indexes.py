@@ -9,7 +9,16 @@ from deskd.service.engine.snapshot import load_snapshot
 
 def test_task_and_rollover_loaders_never_scan_history_tables(desk: Desk) -> None:
     desk.advance(hours=-6)
-    desk.ok("status", "set", "--role", "gamma", "--state", "resting", "--session-id", "g-1")
+    desk.ok(
+        "status",
+        "set",
+        "--role",
+        "gamma",
+        "--state",
+        "resting",
+        "--session-id",
+        "1389be85-ec59-5c3a-b0e0-0d3ff85682da",
+    )
     desk.advance(hours=6)
     desk.ok("task", "add", "urgent one", "--for", "alpha", "--priority", "urgent")
     desk.ok("task", "add", "idle one", "--for", "beta")

@@ -10,6 +10,12 @@ from hypothesis import strategies as st
 
 from conftest import DESK_TOML, Desk
 
+SESSIONS = {  # one native session per role, shaped as Claude Code prints them
+    "alpha": "3f1c9a7e-5b2d-4c8e-9a61-0d2e7b4f8c13",
+    "beta": "9b0d2c44-1e7f-4a58-8c3b-6f5a2e1d9c70",
+    "gamma": "9d8a77e3-d450-4e5f-91a7-3e5a19e0ca13",
+}
+
 ROLES = ("alpha", "beta", "gamma")
 
 step = st.one_of(
@@ -50,7 +56,7 @@ def test_a_dry_run_tick_writes_nothing_whatever_the_state(monkeypatch, steps) ->
                 )
             elif kind == "status":
                 desk.ok(
-                    "status", "set", "--role", role, "--state", arg, "--session-id", f"s-{role}"
+                    "status", "set", "--role", role, "--state", arg, "--session-id", SESSIONS[role]
                 )
             elif kind == "hook":
                 desk.ok("hook", "add", "--for", role, "--title", "h", "--every", arg)

@@ -10,7 +10,16 @@ from conftest import Desk, urgent
 
 def test_it_writes_nothing_at_all_in_dry_run(desk: Desk) -> None:
     urgent(desk)
-    desk.ok("status", "set", "--role", "beta", "--state", "resting", "--session-id", "s-beta")
+    desk.ok(
+        "status",
+        "set",
+        "--role",
+        "beta",
+        "--state",
+        "resting",
+        "--session-id",
+        "5723d554-8b39-58c8-ad87-ce451ba2fd93",
+    )
     desk.json("tick", "--execute")  # a first recorded tick, so there is history to disturb
     desk.advance(minutes=5)
     urgent(desk, "beta")
@@ -44,14 +53,34 @@ def test_it_records_a_spawn_for_a_role_never_seen_with_the_prompt_naming_the_ite
 
 
 def test_it_resumes_an_idle_role_and_leaves_a_working_one_to_its_hook(desk: Desk) -> None:
-    desk.ok("status", "set", "--role", "alpha", "--state", "resting", "--session-id", "s-alpha")
-    desk.ok("status", "set", "--role", "beta", "--state", "working", "--session-id", "s-beta")
+    desk.ok(
+        "status",
+        "set",
+        "--role",
+        "alpha",
+        "--state",
+        "resting",
+        "--session-id",
+        "06959d39-ba9f-5930-9a45-62cfd95e4b48",
+    )
+    desk.ok(
+        "status",
+        "set",
+        "--role",
+        "beta",
+        "--state",
+        "working",
+        "--session-id",
+        "5723d554-8b39-58c8-ad87-ce451ba2fd93",
+    )
     urgent(desk, "alpha")
     urgent(desk, "beta")
     out = desk.json("tick", "--execute")
     rungs = {a["role"]: a["rung"] for a in out["attempts"]}
     assert rungs == {"alpha": "resume", "beta": "session"}
-    assert [(a["role"], a["session_id"]) for a in out["actions"]] == [("alpha", "s-alpha")]
+    assert [(a["role"], a["session_id"]) for a in out["actions"]] == [
+        ("alpha", "06959d39-ba9f-5930-9a45-62cfd95e4b48")
+    ]
 
 
 def test_it_batches_normal_items_for_the_inbox_batch(desk: Desk) -> None:
@@ -62,7 +91,16 @@ def test_it_batches_normal_items_for_the_inbox_batch(desk: Desk) -> None:
 
 
 def test_reading_the_items_resolves_the_attempt(desk: Desk) -> None:
-    desk.ok("status", "set", "--role", "alpha", "--state", "working", "--session-id", "s1")
+    desk.ok(
+        "status",
+        "set",
+        "--role",
+        "alpha",
+        "--state",
+        "working",
+        "--session-id",
+        "b399b87c-8c3a-56c0-94e2-7fb71eb1a500",
+    )
     item = urgent(desk)
     desk.json("tick", "--execute")
     desk.ok("inbox", "ack", "--for", "alpha", "--id", str(item))
@@ -73,14 +111,25 @@ def test_reading_the_items_resolves_the_attempt(desk: Desk) -> None:
 
 
 def test_a_session_rung_climbs_to_a_page_for_a_busy_role_that_never_answers(desk: Desk) -> None:
-    desk.ok("status", "set", "--role", "alpha", "--state", "working", "--session-id", "s1")
+    desk.ok(
+        "status",
+        "set",
+        "--role",
+        "alpha",
+        "--state",
+        "working",
+        "--session-id",
+        "b399b87c-8c3a-56c0-94e2-7fb71eb1a500",
+    )
     urgent(desk)
     seen = []
     for _ in range(12):
         out = desk.json("tick", "--execute")
         seen += [a["rung"] for a in out["attempts"]]
         desk.advance(minutes=1)
-        desk.ok("heartbeat", "--role", "alpha", "--session-id", "s1")
+        desk.ok(
+            "heartbeat", "--role", "alpha", "--session-id", "b399b87c-8c3a-56c0-94e2-7fb71eb1a500"
+        )
     # busy: session → resume (skipped, role busy) → spawn (skipped) → notify
     assert seen[:4] == ["session", "resume", "spawn", "notify"]
     rows = desk.json("wake", "list")

@@ -88,9 +88,22 @@ def build_full_desk(desk: Desk, receiver_url: str) -> None:
     record_launches(desk.monkeypatch)
     # Presence before the first tick decides the start rung: alpha busy (session), gamma
     # resting (resume), theta never seen (spawn); eps will be offline.
-    desk.ok("status", "set", "--role", "alpha", "--session-id", "s-alpha")
-    desk.ok("status", "set", "--role", "gamma", "--state", "resting", "--session-id", "s-gamma")
-    desk.ok("status", "set", "--role", "eps", "--session-id", "s-eps")
+    desk.ok(
+        "status", "set", "--role", "alpha", "--session-id", "06959d39-ba9f-5930-9a45-62cfd95e4b48"
+    )
+    desk.ok(
+        "status",
+        "set",
+        "--role",
+        "gamma",
+        "--state",
+        "resting",
+        "--session-id",
+        "5442cd03-ce93-5b4f-840e-f0daffef7a6d",
+    )
+    desk.ok(
+        "status", "set", "--role", "eps", "--session-id", "c7a413f5-e403-5c66-9cf3-cb001ad3cc6b"
+    )
     desk.ok("status", "end", "--role", "eps")
     urgent(desk, "alpha", "disk 91% on db1")
     urgent(desk, "gamma", "deploy failed")
@@ -117,11 +130,17 @@ def build_full_desk(desk: Desk, receiver_url: str) -> None:
     desk.json("task", "add", "write the runbook", "--for", "gamma")
     desk.json("hook", "add", "--for", "beta", "--title", "hourly check", "--every", "1h")
     # Presence last, by heartbeat age: delta dead, beta suspect, alpha online.
-    desk.ok("status", "set", "--role", "delta", "--session-id", "s-delta")
+    desk.ok(
+        "status", "set", "--role", "delta", "--session-id", "6f9fc55d-3772-509b-bb56-3cfeff9e0830"
+    )
     desk.advance(minutes=11)
-    desk.ok("status", "set", "--role", "beta", "--session-id", "s-beta")
+    desk.ok(
+        "status", "set", "--role", "beta", "--session-id", "5723d554-8b39-58c8-ad87-ce451ba2fd93"
+    )
     desk.advance(minutes=3)
-    desk.ok("status", "set", "--role", "alpha", "--session-id", "s-alpha")
+    desk.ok(
+        "status", "set", "--role", "alpha", "--session-id", "06959d39-ba9f-5930-9a45-62cfd95e4b48"
+    )
 
 
 def build_meetings(desk: Desk) -> None:

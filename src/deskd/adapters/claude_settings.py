@@ -80,11 +80,12 @@ def run_settings(*, hook_command: str, env: Mapping[str, str]) -> dict[str, Any]
     return settings
 
 
-def desk_env(*, home: Path, db: str | Path, role: str | None) -> dict[str, str]:
+def desk_env(*, home: Path, db: str | Path | None, role: str | None) -> dict[str, str]:
     """The ``env`` block: absolute desk folder and database (a file, or a PostgreSQL URL kept
-    as it is), and the role when given."""
-    target = str(db) if "://" in str(db) else str(Path(db).absolute())
-    env = {"DESKD_HOME": str(home.absolute()), "DESKD_DB": target}
+    as it is; None: read from the desk's ``.env``), and the role when given."""
+    env = {"DESKD_HOME": str(home.absolute())}
+    if db is not None:
+        env["DESKD_DB"] = str(db) if "://" in str(db) else str(Path(db).absolute())
     if role:
         env["DESKD_ROLE"] = role
     return env

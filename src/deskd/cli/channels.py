@@ -44,7 +44,8 @@ def channels(ctx: click.Context, no_check: bool, as_json: bool) -> None:
                 check = u.get("check") or r.get("config_check") or ""
                 if u["missing"]:
                     check = "not set: " + ", ".join(u["missing"])
-                lines.append((r["name"], u["url"], ",".join(r["roles"]) or "-", check))
+                url = u["url"] or "(not shown to agents)"
+                lines.append((r["name"], url, ",".join(r["roles"]) or "-", check))
         table(lines, ["channel", "url", "roles", "check"])
 
     emit(rows, as_json, human)
@@ -69,7 +70,7 @@ def test(name: str, as_json: bool) -> None:
     def human() -> None:
         click.echo(f"test page on {name}: {out['status']}")
         table(
-            [(c["url"], c["status"], c["error"] or "") for c in out["channels"]],
+            [(c["url"] or "-", c["status"], c["error"] or "") for c in out["channels"]],
             ["url", "status", "error"],
         )
 

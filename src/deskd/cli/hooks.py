@@ -36,7 +36,15 @@ def _settings_for(role: str | None) -> tuple[dict[str, Any], str]:
 
     with desk_context() as ctx:
         name = acting_role(ctx, "--role", role) if role or ctx.settings.role else None
-        env = desk_env(home=ctx.settings.home, db=ctx.settings.database, role=name)
+        db: str | None = ctx.settings.database
+        if ctx.settings.shared_database:
+            # Projects commit .claude/settings.json: a URL's password stays in the desk's
+            # .env (0600), where deskd and the hook read it given DESKD_HOME.
+            from deskd.service.ops.scheduling import require_url_in_env_file
+
+            require_url_in_env_file(ctx.settings.home, ctx.settings.database, what="the hook")
+            db = None
+        env = desk_env(home=ctx.settings.home, db=db, role=name)
         stamp = datetime.fromtimestamp(ctx.now / 1000, tz=UTC).strftime("%Y%m%dT%H%M%SZ")
     return run_settings(hook_command=hook_executable(), env=env), stamp
 
@@ -48,7 +56,9 @@ def print_(role: str | None, as_json: bool) -> None:
     """Print the settings JSON (hooks and env) to merge into .claude/settings.json.
 
     The hook is named by its absolute path in this environment, and DESKD_HOME and DESKD_DB
-    are set explicitly, so the sessions find this desk from any folder. Without --role
+    are set explicitly, so the sessions find this desk from any folder. A PostgreSQL URL is
+    left out (it holds a password; projects commit this file): it must be in the desk's .env
+    (chmod 600), where deskd and the hook read it. Without --role
     (and without DESKD_ROLE) the env block names no role: export DESKD_ROLE before starting
     claude, or the hook does nothing.
 

@@ -48,7 +48,9 @@ def pages(open_only: bool, limit: int, as_json: bool) -> None:
 
 def _where(page: dict[str, Any]) -> str:
     # Name the URL (masked when stored): a channel with two URLs would read "ops:sent; ops:sent".
-    parts = [f"{c['name']} {c['url']}: {c['status']}" for c in page["channels"]]
+    parts = [
+        " ".join(filter(None, (c["name"], c["url"]))) + f": {c['status']}" for c in page["channels"]
+    ]
     if page["why"]:
         until = f" until {page['held_until_local']}" if page["held_until_local"] else ""
         parts.append(f"{page['why']}{until}")

@@ -66,15 +66,22 @@ def is_url(target: str | os.PathLike[str]) -> bool:
 
 
 def redact(target: str | os.PathLike[str]) -> str:
-    """``target`` fit to print: a URL's password becomes ``***``."""
+    """``target`` fit to print: a URL's password becomes ``***`` (in the user part, and a
+    ``password=`` parameter). The one masking of database URLs, for logs, JSON and errors."""
     text = os.fspath(target)
     if not is_url(text):
         return text
     scheme, _, rest = text.partition("://")
+    rest, qmark, query = rest.partition("?")
     userinfo, at, host = rest.rpartition("@")
     if at and ":" in userinfo:
         userinfo = userinfo.split(":", 1)[0] + ":***"
-    return f"{scheme}://{userinfo}{at}{host}"
+    if query:
+        pairs = [p.partition("=") for p in query.split("&")]
+        query = "&".join(
+            k + eq + ("***" if k.lower() == "password" and v else v) for k, eq, v in pairs
+        )
+    return f"{scheme}://{userinfo}{at}{host}{qmark}{query}"
 
 
 def dialect(conn: object) -> str:

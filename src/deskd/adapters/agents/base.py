@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from deskd.core.timeparse import iso_utc
+from deskd.errors import InvalidLaunch
+from deskd.session_ids import is_session_id, session_id_problem
 
 PERMANENT = "permanent"
 TRANSIENT = "transient"
@@ -168,12 +170,34 @@ def parse_json_line(line: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def record_session(state: RunState, value: object) -> set[str]:
-    """Record the first native session id seen; later ids (a forked resume) do not replace it."""
-    if state.session_id is None and isinstance(value, str) and value.strip():
-        state.session_id = value.strip()
-        return {SESSION}
+def record_session(state: RunState, value: object, *, kind: str) -> set[str]:
+    """Record the first native session id seen; later ids (a forked resume) do not replace it.
+
+    Only an id of the shape the ``kind`` CLI prints is kept: it is passed back to the CLI on
+    the next resume, so output that named ``--some-flag`` as its session must not become one.
+    """
+    if state.session_id is None and isinstance(value, str):
+        value = value.strip()
+        if is_session_id(kind, value):
+            state.session_id = value
+            return {SESSION}
     return set()
+
+
+def resume_id(spec: LaunchSpec) -> str:
+    """The session id a resume passes to the CLI, refused unless it has the CLI's shape."""
+    if not spec.session_id:
+        raise InvalidLaunch(spec.kind, "resume needs the native session id")
+    return checked_id(spec.kind, spec.session_id)
+
+
+def checked_id(kind: str, session_id: str) -> str:
+    """``session_id`` when the ``kind`` CLI could have printed it; refused otherwise (an id
+    stored before ids were checked must not reach the CLI's argv)."""
+    problem = session_id_problem(kind, session_id)
+    if problem is not None:
+        raise InvalidLaunch(kind, f"session id {session_id[:60]!r} refused: {problem}")
+    return session_id
 
 
 def number(value: object) -> float | None:

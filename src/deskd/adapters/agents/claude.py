@@ -2,8 +2,10 @@
 
 Confirmed with the real Claude Code 2.1.332 (npm ``@anthropic-ai/claude-code``) against a
 loopback Messages API (tests/real_agents; captures in tests/adapters/fixtures/real):
-``-p`` with a positional prompt, ``--session-id UUID`` (a pre-assigned id), ``--resume SID``
-(the model is sent the earlier turns), ``--output-format stream-json --verbose``,
+``-p`` with a positional prompt, ``--session-id=UUID`` (a pre-assigned id), ``--resume=SID``
+(the model is sent the earlier turns; ``--resume`` takes an optional value, so deskd always
+uses the ``=`` form: a value after ``=`` is never read as a flag, and a value that is not a
+UUID is refused: "Provided value … is not a UUID and does not match any session title"), ``--output-format stream-json --verbose``,
 ``--allowedTools`` (a ``Bash`` call runs), ``--settings FILE`` (its SessionStart,
 UserPromptSubmit, PostToolUse and Stop hooks run). ``system/init`` carries ``session_id``
 before any model call. An API failure is an ``assistant`` event with ``"model":
@@ -37,11 +39,13 @@ from deskd.adapters.agents.base import (
     LaunchSpec,
     RunOutcome,
     RunState,
+    checked_id,
     classify_text,
     last_line,
     number,
     parse_json_line,
     record_session,
+    resume_id,
     timed_out_outcome,
 )
 from deskd.errors import InvalidLaunch
@@ -56,13 +60,13 @@ class ClaudeAdapter(AgentAdapter):
 
     def argv(self, spec: LaunchSpec) -> list[str]:
         argv = [spec.command, "-p", spec.prompt]
+        # ``--flag=value``: ``--resume`` takes an optional value, so ``--resume X`` would
+        # read an X that starts with ``-`` as the next flag; after ``=`` it is the value.
         if spec.mode == "resume":
-            if not spec.session_id:
-                raise InvalidLaunch("claude", "resume needs the native session id")
-            argv += ["--resume", spec.session_id]
+            argv.append(f"--resume={resume_id(spec)}")
         elif spec.mode == "spawn":
             if spec.session_id:
-                argv += ["--session-id", spec.session_id]
+                argv.append(f"--session-id={checked_id(self.kind, spec.session_id)}")
         else:
             raise InvalidLaunch("claude", f"unknown mode {spec.mode!r} (spawn or resume)")
         argv += ["--output-format", "stream-json", "--verbose"]
@@ -79,7 +83,7 @@ class ClaudeAdapter(AgentAdapter):
         if event is None:
             return set()
         state.events += 1
-        signals = record_session(state, event.get("session_id"))
+        signals = record_session(state, event.get("session_id"), kind=self.kind)
         kind = event.get("type")
         if kind == "assistant":
             error = _assistant_error(event)

@@ -39,6 +39,7 @@ from deskd.adapters.agents.base import (
     last_line,
     parse_json_line,
     record_session,
+    resume_id,
     timed_out_outcome,
 )
 from deskd.errors import InvalidLaunch
@@ -66,17 +67,19 @@ class CodexAdapter(AgentAdapter):
     login_hint: ClassVar[str] = "run `codex login` as the desk's user"
 
     def argv(self, spec: LaunchSpec) -> list[str]:
+        # Positionals (the session id, the prompt) come after ``--``, so neither can be read
+        # as a flag whatever it starts with.
         if spec.mode == "resume":
-            if not spec.session_id:
-                raise InvalidLaunch("codex", "resume needs the native session id")
-            argv = [spec.command, "exec", "resume", spec.session_id, "--json"]
+            argv = [spec.command, "exec", "resume", "--json"]
+            positionals = [resume_id(spec), spec.prompt]
         elif spec.mode == "spawn":
             argv = [spec.command, "exec", "--json"]
+            positionals = [spec.prompt]
         else:
             raise InvalidLaunch("codex", f"unknown mode {spec.mode!r} (spawn or resume)")
         if spec.model:
             argv += ["-m", spec.model]
-        return [*argv, *spec.args, spec.prompt]
+        return [*argv, *spec.args, "--", *positionals]
 
     def feed(self, state: RunState, line: str) -> set[str]:
         event = parse_json_line(line)
@@ -85,7 +88,9 @@ class CodexAdapter(AgentAdapter):
         state.events += 1
         kind = event.get("type")
         signals = (
-            record_session(state, event.get("thread_id")) if kind == "thread.started" else set()
+            record_session(state, event.get("thread_id"), kind=self.kind)
+            if kind == "thread.started"
+            else set()
         )
         if kind in ("item.started", "item.completed", "item.updated"):
             item = event.get("item")

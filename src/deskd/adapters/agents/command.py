@@ -23,6 +23,7 @@ from deskd.adapters.agents.base import (
     LaunchSpec,
     RunOutcome,
     RunState,
+    checked_id,
     classify_text,
     last_line,
     parse_json_line,
@@ -49,7 +50,7 @@ class CommandAdapter(AgentAdapter):
             raise InvalidLaunch("command", f"unknown mode {spec.mode!r} (spawn or resume)")
         values = {
             "prompt": spec.prompt,
-            "session_id": spec.session_id or "",
+            "session_id": checked_id(self.kind, spec.session_id) if spec.session_id else "",
             "mode": spec.mode,
             "role": spec.role,
             "model": spec.model,
@@ -61,7 +62,11 @@ class CommandAdapter(AgentAdapter):
             return set()
         state.events += 1
         event = parse_json_line(line)
-        return record_session(state, event.get("session_id")) if event is not None else set()
+        return (
+            record_session(state, event.get("session_id"), kind=self.kind)
+            if event is not None
+            else set()
+        )
 
     def outcome(
         self, state: RunState, *, exit_code: int | None, timed_out: bool, stderr_tail: str

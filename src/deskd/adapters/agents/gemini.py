@@ -42,6 +42,7 @@ from deskd.adapters.agents.base import (
     number,
     parse_json_line,
     record_session,
+    resume_id,
     timed_out_outcome,
 )
 from deskd.errors import InvalidLaunch
@@ -74,9 +75,7 @@ class GeminiAdapter(AgentAdapter):
         if spec.model:
             argv += ["-m", spec.model]
         if spec.mode == "resume":
-            if not spec.session_id:
-                raise InvalidLaunch("gemini", "resume needs the native session id")
-            argv += ["--resume", spec.session_id]
+            argv.append(f"--resume={resume_id(spec)}")  # never read as a flag
         elif spec.mode != "spawn":
             raise InvalidLaunch("gemini", f"unknown mode {spec.mode!r} (spawn or resume)")
         return argv + list(spec.args)
@@ -101,7 +100,7 @@ class GeminiAdapter(AgentAdapter):
 
     def _read(self, state: RunState, doc: dict[str, Any]) -> set[str]:
         state.events += 1
-        signals = record_session(state, doc.get("session_id"))
+        signals = record_session(state, doc.get("session_id"), kind=self.kind)
         if "response" not in doc and "error" not in doc:
             return signals
         state.result = doc

@@ -35,6 +35,7 @@ from deskd.adapters.agents.base import (
     number,
     parse_json_line,
     record_session,
+    resume_id,
     timed_out_outcome,
 )
 from deskd.errors import InvalidLaunch
@@ -51,9 +52,7 @@ class OpencodeAdapter(AgentAdapter):
         if spec.model:
             argv += ["--model", spec.model]
         if spec.mode == "resume":
-            if not spec.session_id:
-                raise InvalidLaunch("opencode", "resume needs the native session id")
-            argv += ["--session", spec.session_id]
+            argv.append(f"--session={resume_id(spec)}")  # never read as a flag
         elif spec.mode != "spawn":
             raise InvalidLaunch("opencode", f"unknown mode {spec.mode!r} (spawn or resume)")
         return [*argv, *spec.args, spec.prompt]
@@ -63,7 +62,7 @@ class OpencodeAdapter(AgentAdapter):
         if event is None:
             return set()
         state.events += 1
-        signals = record_session(state, event.get("sessionID"))
+        signals = record_session(state, event.get("sessionID"), kind=self.kind)
         kind = event.get("type")
         if kind in _TURN_EVENTS:
             if not state.landed:

@@ -5,7 +5,8 @@ apprise knows which part of each of its ~100 URL formats is a token, a password 
 a hand-written parser cannot keep up with that. What apprise shows in the clear but deskd
 still hides: request headers of ``json://``/``xml://``/``form://`` (``+X-Token=…``), query
 values named like a secret (``?token=…``), ntfy topics (on a shared ntfy server the topic
-is the only credential), and every ``${VAR}`` value, shown back as its ``${VAR}`` name.
+is the only credential), the path of ``json://``/``xml://``/``form://`` (a webhook's path is
+often its token), and every ``${VAR}`` value, shown back as its ``${VAR}`` name.
 
 A URL apprise cannot read (an unknown service, a ``${VAR}`` that is not set) is shown as its
 scheme, its ``${VAR}`` names and plain words only. Loading apprise costs ~0.3 s: this module
@@ -24,6 +25,9 @@ SECRET_KEYS = frozenset(
     {"token", "key", "apikey", "api_key", "pass", "password", "secret", "webhook", "sig"}
 )
 TOPIC_SCHEMES = frozenset({"ntfy", "ntfys"})
+WEBHOOK_SCHEMES = frozenset({"json", "jsons", "xml", "xmls", "form", "forms"})
+"""A webhook's path is often its only credential (``/hooks/<token>``): hidden segment by
+segment, as apprise hides a password."""
 _DELIMS = re.compile(r"[/?&=:@,#;]+")
 MIN_VALUE = 4
 """A ``${VAR}`` value shorter than this is not searched for in text (it would hit ordinary
@@ -61,7 +65,8 @@ def private_url(url: str, values: Mapping[str, str]) -> str:
     service = None if missing(url, values) else service_of(expand(url, values))
     if service is None:
         return unreadable(url)
-    return restore_vars(supplement(str(service.url(privacy=True))), url, values)
+    # ``${VAR}`` names first: a webhook path that is a variable reads as its name, not hidden.
+    return supplement(restore_vars(str(service.url(privacy=True)), url, values))
 
 
 def rendered(service: Any) -> str:
@@ -70,15 +75,16 @@ def rendered(service: Any) -> str:
 
 
 def supplement(private: str) -> str:
-    """apprise's privacy URL with headers, secret-named query values and ntfy topics hidden."""
+    """apprise's privacy URL with headers, secret-named query values, ntfy topics and webhook
+    paths hidden."""
     scheme, sep, rest = private.partition("://")
     if not sep:
         return private
     rest, qmark, query = rest.partition("?")
-    if scheme.lower() in TOPIC_SCHEMES:
+    if scheme.lower() in TOPIC_SCHEMES | WEBHOOK_SCHEMES:
         netloc, slash, path = rest.partition("/")
         if slash:
-            rest = netloc + "/" + "/".join(hide(s) if s else s for s in path.split("/"))
+            rest = netloc + "/" + "/".join(_hidden_part(s) for s in path.split("/"))
         elif "." not in netloc and netloc != "localhost":
             rest = hide(netloc)  # ntfy://topic on the public server: the netloc is the topic
     if query:
@@ -87,10 +93,15 @@ def supplement(private: str) -> str:
             name, eq, value = pair.partition("=")
             plain = unquote(name)
             if value and (plain.startswith("+") or plain.lower() in SECRET_KEYS):
-                value = hide(unquote(value))
+                value = _hidden_part(unquote(value))
             pairs.append(name + eq + value)
         query = "&".join(pairs)
     return f"{scheme}://{rest}{qmark}{query}"
+
+
+def _hidden_part(part: str) -> str:
+    """``part`` hidden, unless it is empty or a ``${VAR}`` name (already no secret)."""
+    return part if not part or VAR.fullmatch(part) else hide(part)
 
 
 def restore_vars(text: str, url: str, values: Mapping[str, str]) -> str:

@@ -16,6 +16,7 @@ from deskd.core.timeparse import iso_utc
 from deskd.core.values import SESSION_STATES, check_text
 from deskd.errors import InvalidValue, NoLiveSession
 from deskd.service.desk.context import DeskContext
+from deskd.session_ids import session_id_problem
 from deskd.store import items as item_rows
 from deskd.store import sessions as session_rows
 from deskd.store.events import add_event
@@ -45,6 +46,21 @@ def check_state(state: str) -> str:
     return state
 
 
+def check_session_id(ctx: DeskContext, role: str, native_id: str | None) -> None:
+    """Refuse a session id the role's agent CLI could not have printed (also an unknown role).
+
+    The id is passed back to that CLI on the next resume: ``--session-id=--some-flag``
+    must be refused here, not become a flag there."""
+    check_text("--session-id", native_id)
+    ctx.desk.role(role)
+    if not native_id:
+        return
+    kind = ctx.desk.agent_for(role).kind
+    problem = session_id_problem(kind, native_id)
+    if problem is not None:
+        raise InvalidValue("--session-id (or DESKD_SESSION_ID)", native_id[:60], problem)
+
+
 def set_status(
     ctx: DeskContext,
     role: str,
@@ -56,8 +72,7 @@ def set_status(
     """Record a heartbeat now with the declared state; returns the role's presence after it."""
     check_state(state)
     check_text("--activity", activity)
-    check_text("--session-id", native_id)
-    ctx.desk.role(role)
+    check_session_id(ctx, role, native_id)
     with ctx.write() as conn:
         session_id = session_rows.record_heartbeat(
             conn,
@@ -75,7 +90,7 @@ def heartbeat(
     ctx: DeskContext, role: str, *, native_id: str | None = None, token: str | None = None
 ) -> dict[str, Any]:
     """What the session hook does on a tool call, by hand: the role's session is working now."""
-    ctx.desk.role(role)
+    check_session_id(ctx, role, native_id)
     with ctx.write() as conn:
         session_id = session_rows.record_heartbeat(
             conn,

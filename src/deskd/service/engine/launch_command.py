@@ -153,8 +153,12 @@ def describe_launch(
     argv = list(prepared.argv)
     if prepared.spec.kind == "claude":
         argv += ["--settings", "<per-run settings file>"] if "--settings" not in argv else []
-    shown = {
-        k: v for k, v in prepared.env.items() if k.startswith("DESKD_") or k in ("PATH", "HOME")
+    from deskd.store.db import redact
+
+    shown = {  # a PostgreSQL URL's password is the agent's, not the screen's
+        k: redact(v) if k in ("DESKD_DB", "DESKD_DATABASE_URL") else v
+        for k, v in prepared.env.items()
+        if k.startswith("DESKD_") or k in ("PATH", "HOME")
     }
     from deskd.service.paging.channels import secret_names
 

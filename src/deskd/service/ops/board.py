@@ -83,7 +83,9 @@ def live_attempts(ctx: DeskContext) -> list[dict[str, Any]]:
 def open_pages(ctx: DeskContext) -> list[dict[str, Any]]:
     from deskd.service.paging.pages import page_view
 
-    return [page_view(r) for r in list_pages(ctx.conn, open_only=True, limit=200)]
+    shown = ctx.settings.role is None  # an agent sees channel names and results, no URL
+    rows = list_pages(ctx.conn, open_only=True, limit=200)
+    return [page_view(r, urls=shown) for r in rows]
 
 
 def paused(ctx: DeskContext) -> list[dict[str, Any]]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from deskd.errors import AlreadyExists, Unavailable
+from deskd.errors import AlreadyExists, InvalidValue, Unavailable
 from deskd.settings import Settings
 
 DESK_TEMPLATE = """\
@@ -150,7 +150,8 @@ class Scaffold:
 
     home: Path
     desk: Path
-    db: Path
+    db: str
+    """The SQLite file, or the PostgreSQL URL with its password masked."""
     written: list[Path] = field(default_factory=list)
     db_created: bool = False
     backups: list[Path] = field(default_factory=list)
@@ -178,7 +179,15 @@ def init_desk(
     ``new_db`` creates only an empty database, where a lost one was (nothing else is written).
     Folders are 0700: the database, logs and transcripts are for this user alone.
     """
+    url = settings.database if settings.shared_database else None
     if new_db:
+        if url is not None:
+            raise InvalidValue(
+                "--new-db",
+                settings.database_shown,
+                "a PostgreSQL database is kept by its server: `deskd init` creates deskd's "
+                "tables in an empty one",
+            )
         return _new_database(settings)
     home = settings.home
     desk_path = settings.desk_path
@@ -192,18 +201,24 @@ def init_desk(
         )
     try:
         backups = [_backup(p, now=now or 0) for p in existing]
-        for folder in (*(home / f for f in FOLDERS), settings.log_path, settings.db_path.parent):
+        # A URL is no path: its parent "folder" would be a directory named after the URL,
+        # password and all.
+        data = () if url is not None else (settings.db_path.parent,)
+        for folder in (*(home / f for f in FOLDERS), settings.log_path, *data):
             private_folder(folder)
         desk_path.parent.mkdir(parents=True, exist_ok=True)
         desk_path.write_text(desk_text(desk_name(home)), encoding="utf-8")
         env_path.write_text(ENV_TEMPLATE, encoding="utf-8")
     except OSError as exc:
         raise Unavailable(f"cannot write the desk in {home}: {exc.strerror}") from None
-    db_created = _create_database(settings.db_path, marker=settings.db_marker)
+    if url is not None:
+        db_created = _create_tables(url, shown=settings.database_shown)
+    else:
+        db_created = _create_database(settings.db_path, marker=settings.db_marker)
     return Scaffold(
         home=home,
         desk=desk_path,
-        db=settings.db_path,
+        db=settings.database_shown,
         written=[desk_path, env_path],
         db_created=db_created,
         backups=backups,
@@ -243,6 +258,25 @@ def _create_database(path: Path, *, marker: Path) -> bool:
     return True
 
 
+def _create_tables(url: str, *, shown: str) -> bool:
+    """Migrate the PostgreSQL database at ``url``; whether it held no deskd tables before."""
+    from deskd.store.db import connect
+    from deskd.store.pg import open_pg
+    from deskd.store.pg_schema import schema_version
+
+    try:
+        probe = open_pg(url, busy_ms=5000)
+        try:
+            found = schema_version(probe)
+        finally:
+            probe.close()
+        connect(url).close()
+    except Exception as exc:
+        said = str(exc).replace(url, shown)
+        raise Unavailable(f"cannot set up the database {shown}: {said}") from None
+    return found == 0
+
+
 def _new_database(settings: Settings) -> Scaffold:
     """``deskd init --new-db``: an empty database where the desk's was lost."""
     from deskd.store.db import forget_created
@@ -257,7 +291,7 @@ def _new_database(settings: Settings) -> Scaffold:
         leftover.unlink(missing_ok=True)  # a stale WAL would be replayed into the new file
     forget_created(settings.db_marker, str(path))
     _create_database(path, marker=settings.db_marker)
-    return Scaffold(home=settings.home, desk=settings.desk_path, db=path, db_created=True)
+    return Scaffold(home=settings.home, desk=settings.desk_path, db=str(path), db_created=True)
 
 
 def _shown(path: Path, home: Path) -> str:

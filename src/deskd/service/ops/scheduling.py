@@ -24,7 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from deskd import paths
-from deskd.errors import NoDesk, NoExecutable, UnitNotWritten, UnitPermissionDenied
+from deskd.errors import (
+    InvalidValue,
+    NoDesk,
+    NoExecutable,
+    UnitNotWritten,
+    UnitPermissionDenied,
+)
+from deskd.store.db import is_url, redact
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 DRIVER = "wake_orchestrator.sh"
@@ -33,8 +40,10 @@ TIMER = "deskd-tick.timer"
 SCHEDULE = "* * * * *"
 
 # Path variables that travel with the line when set in the caller's environment (made
-# absolute), so cron's tick opens the same desk file, database and logs as this shell.
+# absolute), so cron's tick opens the same desk file, database and logs as this shell. A
+# PostgreSQL URL never does: it holds a password, so the tick reads it from the desk's .env.
 _PATH_VARIABLES = ("DESKD_DESK", "DESKD_DB", "DESKD_LOG_DIR")
+_DATABASE_VARIABLES = ("DESKD_DB", "DESKD_DATABASE_URL")
 _PLAIN_VARIABLES = ("DESKD_CONFIG_MODULE",)
 
 
@@ -93,13 +102,47 @@ def desk_target(environ: Mapping[str, str], *, execute: bool, deskd: Path | None
         origin = "DESKD_HOME" if env.get("DESKD_HOME") else "the current folder; DESKD_HOME unset"
         raise NoDesk(desk_file, home, origin)
     extra: dict[str, str] = {}
+    url = next((env[n] for n in _DATABASE_VARIABLES if env.get(n)), None)
+    if url is not None and is_url(url):
+        require_url_in_env_file(home, url, what="a schedule")
     for name in _PATH_VARIABLES:
-        if env.get(name):
+        if env.get(name) and not (name == "DESKD_DB" and is_url(env[name])):
             extra[name] = str(Path(env[name]).expanduser().absolute())
     for name in _PLAIN_VARIABLES:
         if env.get(name):
             extra[name] = env[name]
     return Target(home=home, deskd=deskd or deskd_executable(), execute=execute, env=extra)
+
+
+def env_file_url(home: Path) -> str | None:
+    """The PostgreSQL URL the desk's ``.env`` names (``DESKD_DB`` or ``DESKD_DATABASE_URL``)."""
+    env_file = home / ".env"
+    if not env_file.is_file():
+        return None
+    from dotenv import dotenv_values
+
+    values = dotenv_values(env_file)
+    found = next((values[n] for n in _DATABASE_VARIABLES if values.get(n)), None)
+    return found if found is not None and is_url(found) else None
+
+
+def require_url_in_env_file(home: Path, url: str, *, what: str) -> None:
+    """Refuse unless the desk's ``.env`` (0600) names ``url``: cron, systemd and hand-started
+    sessions read a PostgreSQL URL from there, never from a line or file that embeds it."""
+    env_file = home / ".env"
+    fix = f"put DESKD_DB={redact(url)} (with its password) in {env_file} and chmod 600 it"
+    found = env_file_url(home)
+    if found != url:
+        said = "names another database" if found else "does not name it"
+        raise InvalidValue(
+            "DESKD_DB",
+            redact(url),
+            f"{what} reads a PostgreSQL URL from the desk's .env, which {said}: {fix}",
+        )
+    if env_file.stat().st_mode & 0o077:
+        raise InvalidValue(
+            "DESKD_DB", redact(url), f"{env_file} holds its password and is not private: {fix}"
+        )
 
 
 # -- cron --------------------------------------------------------------------------------

@@ -168,15 +168,18 @@ def secrets_of(url: str, values: dict[str, str] | None = None) -> list[str]:
 
 
 def channel_views(settings: Settings, desk: Desk, *, check: bool) -> list[dict[str, Any]]:
-    """Every channel with masked URLs, who it serves, and (``check``) a reachability probe."""
+    """Every channel with masked URLs, who it serves, and (``check``) a reachability probe.
+
+    An agent (``DESKD_ROLE`` set) gets every URL as None: channel names and results only."""
     values = var_values(settings)
+    agent = settings.role is not None
     views = []
     for channel in all_channels(settings, desk).values():
         serves = [r for r in desk.role_names if channel in routes(settings, desk, r)]
         urls = []
         for url in channel.urls:
             entry: dict[str, Any] = {
-                "url": shown_url(url, values),
+                "url": None if agent else shown_url(url, values),
                 "missing": missing_vars(url, values),
             }
             if check:
@@ -262,7 +265,7 @@ def send_test(settings: Settings, desk: Desk, name: str) -> dict[str, Any]:
     results = [
         {
             "name": name,
-            "url": t.masked,
+            "url": None if settings.role is not None else t.masked,
             "status": "sent" if t.key in got and got[t.key].ok else "failed",
             "error": t.problem or got[t.key].error,
         }

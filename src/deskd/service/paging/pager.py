@@ -292,7 +292,10 @@ def _targets(
             continue
         if channel.name not in cache:
             cache[channel.name] = _safe_targets(channel, values)
-        match = next((t for t in cache[channel.name] if t.masked == e.url), None)
+        # Two URLs of a channel may mask alike: the n-th entry shown as X is its n-th URL shown as X.
+        rank = sum(1 for f in entries[:index] if (f.name, f.url) == (e.name, e.url))
+        alike = [t for t in cache[channel.name] if t.masked == e.url]
+        match = alike[rank] if rank < len(alike) else None
         if match is None:
             missing[index] = f"URL no longer in channel {channel.name!r}"
             continue

@@ -17,11 +17,12 @@ if TYPE_CHECKING:
     from deskd.store.records.pages import Page
 
 
-def channel_view(entry: dict[str, Any]) -> dict[str, Any]:
-    """One channel URL's result; the URL was masked before it was stored."""
+def channel_view(entry: dict[str, Any], *, urls: bool = True) -> dict[str, Any]:
+    """One channel URL's result; the URL was masked before it was stored, and is left out
+    (``urls=False``) for an agent, which sees channel names and results only."""
     return {
         "name": entry.get("name"),
-        "url": entry.get("url"),
+        "url": entry.get("url") if urls else None,
         "status": entry.get("status"),
         "error": entry.get("error"),
         "tries": entry.get("tries", 0),
@@ -32,7 +33,7 @@ def channel_view(entry: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def page_view(page: Page, *, tz: str = "UTC") -> dict[str, Any]:
+def page_view(page: Page, *, tz: str = "UTC", urls: bool = True) -> dict[str, Any]:
     return {
         "id": page.id,
         "attempt_id": page.attempt_id,
@@ -45,7 +46,7 @@ def page_view(page: Page, *, tz: str = "UTC") -> dict[str, Any]:
         "title": page.title,
         "body": page.body,
         "status": page.status,
-        "channels": [channel_view(e) for e in json.loads(page.results or "[]")],
+        "channels": [channel_view(e, urls=urls) for e in json.loads(page.results or "[]")],
         "held_until": iso_utc(page.held_until),
         "held_until_local": local_text(page.held_until, tz) if page.held_until else None,
         "why": page.held_why,
@@ -59,4 +60,5 @@ def page_view(page: Page, *, tz: str = "UTC") -> dict[str, Any]:
 
 def pages(ctx: DeskContext, *, open_only: bool, limit: int) -> list[dict[str, Any]]:
     rows = list_pages(ctx.conn, open_only=open_only, limit=limit)
-    return [page_view(r, tz=ctx.tz) for r in rows]
+    # An agent (DESKD_ROLE set) never sees a channel URL, not even masked.
+    return [page_view(r, tz=ctx.tz, urls=ctx.settings.role is None) for r in rows]
