@@ -267,7 +267,7 @@ def serve(desk: Desk, **env: str) -> Iterator[Served]:
             printed.append(line.rstrip("\n"))
             if line.startswith("deskd console on"):
                 break
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + 120  # a real hang only: it returns once listening
         while True:  # readiness: the port accepts connections
             with socket.socket() as s:
                 if s.connect_ex(("127.0.0.1", port)) == 0:
