@@ -9,7 +9,8 @@ the CLI's own children cost (git, a relaunched Node), and holds on a busy machin
 time does not.
 
 ``--first-call`` instead times, per CLI, how long after its start the stand-in (mode ``hang``)
-gets its first model call, then kills it: what the timeout tests' timeouts must exceed.
+gets its first model call, then kills it: how long the tier's timeout tests take at least
+(they end on that call, tests/real_agents/gate/, not on a timeout sized from this figure).
 
 ``--before REV`` adds, for each CLI, a form aimed by the aim.py of git revision ``REV`` and
 launched with ``$PWD`` naming this checkout instead of the workdir (what deskd passed before

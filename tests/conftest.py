@@ -28,6 +28,12 @@ from pg_databases import (  # noqa: F401  (fixtures, found by pytest through thi
 
 NOW = "2026-12-01T14:00:00Z"  # 09:00 in America/New_York
 
+GIVEN_PG_URL = os.environ.get("DESKD_TEST_PG_URL") or None
+"""A PostgreSQL server to test against, read when the test session starts (on every xdist
+worker): the ``desk`` fixture clears every ``DESKD_*`` variable before a test's fixtures
+first ask for ``pg_server``, so reading it there would see it only on the worker whose first
+PostgreSQL test came before any desk."""
+
 DESK_TOML = """\
 [desk]
 name = "test"
@@ -290,9 +296,12 @@ def processes_with(marker: bytes, *, skip: set[int] | frozenset[int] = frozenset
     return found
 
 
-def _leaked(marker: bytes, before: set[int], grace_s: float = 5.0) -> list[int]:
+def _leaked(marker: bytes, before: set[int], grace_s: float = 120.0) -> list[int]:
     """Processes started during the test that carry the desk's marker and are still alive
-    after a grace period (an executor the test did not wait for may be finishing); killed."""
+    after a grace period (an executor the test did not wait for may be finishing); killed.
+
+    The wait ends as soon as they are gone; the bound is generous because a loaded machine
+    can take seconds to let a finishing executor exit, and only a real leak reaches it."""
     import signal
     import time
 
@@ -358,9 +367,8 @@ def pg_server() -> Iterator[str]:
     except under CI=true, where they are mandatory."""
     from deskd.sim.pgcluster import Cluster, ClusterUnavailable
 
-    given = os.environ.get("DESKD_TEST_PG_URL")
-    if given:
-        yield given
+    if GIVEN_PG_URL:
+        yield GIVEN_PG_URL
         return
     try:
         import psycopg  # noqa: F401

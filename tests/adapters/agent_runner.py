@@ -1,5 +1,9 @@
 """A minimal executor loop for tests: run an agent argv, feed stdout lines as they arrive,
-kill the process group at the timeout, and ask the adapter how it ended."""
+kill the process group at the timeout, and ask the adapter how it ended.
+
+``timeout_after_lines=N`` ends the run as a timeout once the agent has printed N lines (a
+hanging fake has said what it says before it hangs): an event, where a timeout in seconds
+would depend on how fast the machine starts the fake."""
 
 from __future__ import annotations
 
@@ -42,6 +46,7 @@ def run_agent(
     env: dict[str, str],
     timeout: float = 20.0,
     cwd: Path | None = None,
+    timeout_after_lines: int | None = None,
 ) -> Ran:
     proc = subprocess.Popen(
         argv,
@@ -56,6 +61,7 @@ def run_agent(
     state = RunState()
     ran = Ran(state=state, outcome=None)  # type: ignore[arg-type]
     err: list[str] = []
+    printed = threading.Event()
 
     def read_out() -> None:
         assert proc.stdout is not None
@@ -63,6 +69,8 @@ def run_agent(
             got = adapter.feed(state, line)
             if got:
                 ran.signals.append((index, got))
+            if timeout_after_lines is not None and index + 1 >= timeout_after_lines:
+                printed.set()
 
     def read_err() -> None:
         assert proc.stderr is not None
@@ -73,6 +81,10 @@ def run_agent(
         t.start()
     timed_out = False
     try:
+        # The outer bound is only ever reached by a fake that never prints the lines.
+        waited = timeout_after_lines is not None and printed.wait(timeout=300)
+        if waited and proc.poll() is None:
+            raise subprocess.TimeoutExpired(argv, 0)
         ran.exit_code = proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True

@@ -115,7 +115,7 @@ def test_a_hanging_claude_is_killed_at_the_timeout_with_its_session_recorded(
         adapter,
         adapter.argv(spec),
         env=agent_env(FAKE_AGENT_MODE="hang"),
-        timeout=1.5,
+        timeout_after_lines=1,  # its init line, with the session id, then it hangs
         cwd=tmp_path,
     )
     assert ran.exit_code is None

@@ -28,7 +28,8 @@ name = "alpha"
 """
 
 
-def wait_until(check: object, timeout_s: float = 10.0) -> None:
+def wait_until(check: object, timeout_s: float = 120.0) -> None:
+    """Returns when ``check`` holds; the bound is for a real hang, not a loaded machine."""
     deadline = time.monotonic() + timeout_s
     while not check():  # type: ignore[operator]
         assert time.monotonic() < deadline, "timed out waiting"

@@ -191,12 +191,12 @@ def test_racing_executors_start_one_agent_process(desk: Desk, fake: Path) -> Non
         p.communicate(timeout=60)
     import time
 
-    for _ in range(100):  # the tick's own executor may still be finishing
+    for _ in range(1200):  # the tick's own executor may still be finishing (2 min: a hang)
         if attempt(desk, attempt_id)["launch_status"] != "running":
             break
         time.sleep(0.1)
     else:
-        raise AssertionError("the tick's executor was still running after 10 s")
+        raise AssertionError("the tick's executor was still running after 2 min")
     assert len(launches(fake)) == 1
 
 
@@ -208,15 +208,15 @@ def test_an_executor_killed_mid_run_is_healed_by_the_next_tick(desk: Desk, fake:
     import signal
     import time
 
-    for _ in range(100):
+    for _ in range(1200):  # returns once it runs; 2 min is for a real hang
         if attempt(desk, attempt_id)["launch_status"] == "running":
             break
         time.sleep(0.1)
     else:
-        raise AssertionError("the executor never recorded its launch as running within 10 s")
+        raise AssertionError("the executor never recorded its launch as running within 2 min")
     os.killpg(out["launched"][0]["pid"], signal.SIGKILL)
     pid = out["launched"][0]["pid"]
-    for _ in range(50):
+    for _ in range(1200):
         try:  # this test's child (the in-process tick started it): gone once reaped
             if os.waitpid(pid, os.WNOHANG)[0] == pid:
                 break
@@ -227,7 +227,7 @@ def test_an_executor_killed_mid_run_is_healed_by_the_next_tick(desk: Desk, fake:
                 break
         time.sleep(0.1)
     else:
-        raise AssertionError("the killed executor was still alive after 5 s")
+        raise AssertionError("the killed executor was still alive after 2 min")
     desk.advance(minutes=1)
     desk.monkeypatch.setenv("FAKE_AGENT_MODE", "success")  # the relaunch within the rung
     healed = desk.json("tick", "--execute", "--wait")

@@ -12,6 +12,11 @@ the "model" does with ``mode``:
   ``reset_at`` (Unix seconds); ``529``: overloaded (503 for the Google and OpenAI formats);
 - ``hang``: accept the request and never answer until the server stops.
 
+Each request served a scripted failure (``401`` … ``hang``) sets ``failed_call``
+and creates the file ``gate`` names, if any: the event a test that waits for deskd's timeout
+ends the run on (tests/real_agents/gate/sitecustomize.py), not a guess at how long the CLI
+takes to get there.
+
 Every request is kept (``requests``), so a test can assert a resumed session sent the earlier
 turns. Anything else (a WebSocket upgrade, a model list, telemetry) gets a 404.
 """
@@ -23,6 +28,7 @@ import threading
 import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 from wires import Anthropic, Chat, Gemini, Responses, Wire, structured
@@ -49,6 +55,8 @@ class StandIn:
         self.answer = "deskd-standin-answer"
         self.reset_at = int(time.time()) + 3600
         self.requests: list[Seen] = []
+        self.gate: Path | None = None
+        self.failed_call = threading.Event()
         self._release = threading.Event()
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
@@ -84,6 +92,12 @@ class StandIn:
     def record(self, seen: Seen) -> None:
         with self._lock:
             self.requests.append(seen)
+
+    def fail_call(self) -> None:
+        """A model call is being served a scripted failure: tell the test, open the gate."""
+        if self.gate is not None:
+            self.gate.touch()
+        self.failed_call.set()
 
     def wait_released(self) -> None:
         self._release.wait(timeout=300)
@@ -156,12 +170,14 @@ def _handler(api: StandIn) -> type[BaseHTTPRequestHandler]:
             if wire is Gemini and structured(body) is not None:
                 mode = "text"  # Gemini CLI's model router is not the conversation under test
             if mode == "hang":
+                api.fail_call()
                 api.wait_released()
                 self.close_connection = True
                 return
             if mode in ("401", "429", "529"):
                 status, headers, doc = wire.error(int(mode), api.reset_at)
                 self._json(status, doc, headers)
+                api.fail_call()  # after the answer: the CLI has been refused
                 return
             tool = wire.tool_name(body) if mode == "tool" and not wire.has_result(body) else None
             stream = stream and body.get("stream", True) is not False

@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 from tier import (  # noqa: F401
-    HANG_TIMEOUT_S,
     KINDS,
     Real,
     assert_timed_out_after_a_model_call,
     dump_requests,
     installed_bin,
     real_desk,
+    times_out_on_the_failed_call,
     waits_it_out,
 )
 
@@ -129,7 +129,7 @@ def test_overloaded_is_retried_inside_the_rung_in_the_same_session(real: Real) -
 @each_cli
 def test_a_hung_model_call_times_out(real: Real) -> None:
     real.api.mode = "hang"
-    real.configure(timeout_s=HANG_TIMEOUT_S[real.kind])
+    times_out_on_the_failed_call(real)
     urgent(real.desk)
     failed = real.launched(real.tick())
     assert_timed_out_after_a_model_call(real, failed)  # while the model call hung

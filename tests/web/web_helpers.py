@@ -291,7 +291,7 @@ def serve(desk: Desk, *args: str, **env: str) -> Iterator[Served]:
         # Keep reading what it prints (tracebacks, if any) so a full pipe never stalls it.
         drain = threading.Thread(target=_drain, args=(proc.stdout, printed), daemon=True)
         drain.start()
-        deadline = time.monotonic() + 60  # a loaded machine can be slow to start it
+        deadline = time.monotonic() + 120  # a real hang only: it returns once listening
         while True:  # readiness: the port accepts connections
             with socket.socket() as s:
                 if s.connect_ex(("127.0.0.1", port)) == 0:
