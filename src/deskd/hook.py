@@ -187,6 +187,15 @@ def handle(
         if problem is not None:
             raise Skip(f"session_id {native[:60]!r} refused: {problem}")
     path = db_file(env)
+    from deskd.paths import home_str
+    from deskd.store.db import damage_noted, is_corruption, note_damage
+
+    run = os.path.join(home_str(env), "run")
+    damaged = damage_noted(run, path)
+    if damaged is not None:
+        # A command found the file damaged: nothing more is written into it until doctor
+        # sees it pass integrity_check (the agent goes on; the log says why).
+        raise Skip(f"database {path} is damaged ({damaged}): nothing written; run `deskd doctor`")
     try:
         conn = connect(path, busy_ms=BUSY_MS, create=False)
     except DatabaseMissing:
@@ -245,6 +254,10 @@ def handle(
             # role is never credited with an item it was not shown (lesson 18).
             emit(event, text)
             mark_shown(conn, shown, session=native, now=now)
+    except Exception as exc:
+        if is_corruption(exc):  # remembered: later calls and commands write nothing into it
+            note_damage(run, path, str(exc))
+        raise
     finally:
         if close:
             conn.close()

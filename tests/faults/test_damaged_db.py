@@ -109,6 +109,41 @@ def test_damage_found_mid_query_stops_every_later_command_and_every_write(desk: 
     assert deskd(desk, *ENQUEUE, "--title", "after restore").exit_code == 0
 
 
+def test_the_session_hook_writes_nothing_into_a_database_found_damaged(desk: Desk) -> None:
+    """The hook always exits 0 (an agent must never stall), but once a command found the file
+    damaged it writes no heartbeat into it, and says why in logs/hook.log."""
+    import subprocess
+    import sys
+
+    _populated(desk)
+    _damage_a_middle_leaf_of_items(desk.db_path)
+    refused_in_one_line(deskd(desk, "status"), 3)
+    files = _files(desk)
+    payload = json.dumps(
+        {
+            "session_id": "0b3c6d4e-5f60-4a7b-8c9d-0e1f2a3b4c5d",
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "cwd": str(desk.home),
+        }
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
+    env.update(desk.env(role="alpha"))
+    done = subprocess.run(
+        [sys.executable, "-m", "deskd.hook"],
+        input=payload,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0 and done.stdout == ""
+    assert _files(desk) == files  # no heartbeat written
+    log = (desk.home / "logs" / "hook.log").read_text()
+    assert "damaged" in log and "deskd doctor" in log
+
+
 def test_a_write_first_after_damage_is_refused_once_a_read_found_it(desk: Desk) -> None:
     """The click path (`wake list`, `task list`) refuses as well once a read found damage."""
     _populated(desk)
