@@ -93,28 +93,54 @@ def take_launches(ctx: DeskContext) -> tuple[Launch, ...]:
     return tuple(Launch(attempt_id=a, role=r) for a, r in taken)
 
 
+def restart_own_stale(ctx: DeskContext) -> tuple[Launch, ...]:
+    """Hand again to this host each launch it may run that is still ``planned`` a minute
+    on (its executor never started, or died before claiming it). A tick that found the tick
+    lock held does this too: on a desk of several hosts it is often another host's tick
+    that plans, and this host's own launches must not wait for it to be the planner."""
+    here = ctx.settings.host_id
+    stale = [
+        r
+        for r in attempt_rows.stale_planned(ctx.conn, before=ctx.now - RESTART_AFTER_MS)
+        if ctx.desk.runs_here(r.role, here)
+    ]
+    if not stale:
+        return ()
+    with ctx.write() as wconn:
+        return tuple(
+            Launch(attempt_id=row.id, role=row.role)
+            for row in stale
+            if desk_hosts.rehand_launch(wconn, row.id, host=here, now=ctx.now)
+        )
+
+
 def heal_launches(ctx: DeskContext) -> Healed:
     """Restart launches still ``planned`` after a minute; fail ``running`` ones whose executor
     died (the kernel released its role lock), after ending what is left of their agent's
     process group.
 
     On a shared desk a stale launch is restarted here only if this host may run its role;
-    one handed to a host that stopped ticking is given up, so its wake climbs to a person."""
+    one handed to a host that stopped ticking (by the hosts table: its own tick restarts
+    what it was handed) is given up, so its wake climbs to a person."""
     conn = ctx.conn
     here = ctx.settings.host_id
-    stale, elsewhere = [], []
-    for r in attempt_rows.stale_planned(conn, before=ctx.now - RESTART_AFTER_MS):
-        if ctx.desk.runs_here(r.role, here):
-            stale.append(r)
-        elif r.planned_at is not None and r.planned_at < ctx.now - HOST_DOWN_AFTER_MS:
-            elsewhere.append(r)
+    elsewhere = [
+        r
+        for r in attempt_rows.stale_planned(conn, before=ctx.now - HOST_DOWN_AFTER_MS)
+        if not ctx.desk.runs_here(r.role, here)
+    ]
+    if elsewhere:
+        last = {name: at for name, _, at, _ in desk_hosts.list_hosts(conn)}
+        since = ctx.now - HOST_DOWN_AFTER_MS
+        elsewhere = [r for r in elsewhere if last.get(ctx.desk.host_of(r.role) or "", 0) < since]
     running = [
         r
         for r in attempt_rows.running_launches(conn)
         if not locks.held(ctx, locks.role_lock(r.role))
     ]
-    if not stale and not running and not elsewhere:
-        return Healed()
+    restarted = restart_own_stale(ctx)
+    if not running and not elsewhere:
+        return Healed(restarted=restarted)
     for row in running:
         # The executor died; its agent may not have (a child it started, a tool): end its
         # process group first, so a retry never runs beside a survivor. The group id is the
@@ -128,11 +154,6 @@ def heal_launches(ctx: DeskContext) -> Healed:
     with ctx.write() as wconn:
         for row in elsewhere:
             _give_up(ctx, wconn, row)
-        restarted = tuple(
-            Launch(attempt_id=row.id, role=row.role)
-            for row in stale
-            if desk_hosts.rehand_launch(wconn, row.id, host=here, now=ctx.now)
-        )
         died = tuple(row.id for row in running if _fail_dead(ctx, wconn, row))
     return Healed(restarted=restarted, died=died)
 

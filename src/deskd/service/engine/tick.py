@@ -166,10 +166,15 @@ def _locked_tick(ctx: DeskContext, started: float) -> TickResult:
             now=ctx.now, dry_run=False, skipped=f"another tick holds {locks.where(ctx, locks.TICK)}"
         )
         if ctx.settings.shared_database:
-            # Another host is planning; this host still starts what was handed to it.
-            result = replace(result, dispatched=_dispatch(ctx, result))
+            # Another host is planning; this host still starts what was handed to it, and
+            # again what it was handed that never started.
             with ctx.write() as wconn:
                 record_tick(wconn, ctx.settings.host_id, now=ctx.now)
+            if _launches_live(ctx):
+                from deskd.service.engine.dispatch import Healed, restart_own_stale
+
+                result = replace(result, healed=Healed(restarted=restart_own_stale(ctx)))
+            result = replace(result, dispatched=_dispatch(ctx, result))
         return result
 
 
