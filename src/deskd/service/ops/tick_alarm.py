@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from deskd.adapters.channels.base import SEND_BUDGET_S, Delivery, Target, Transport, scrub
+from deskd.adapters.channels.base import SEND_BUDGET_S, Delivery, Transport, scrub
 from deskd.core.paging import Entry, entries_of, mark, outcome, results_of, triage
 from deskd.core.timeparse import human_age, iso_utc, local_text
 from deskd.service.desk.context import DeskContext
@@ -122,7 +122,12 @@ def send_one_alarm(
         if paused is not None:
             _finish(ctx, alarm, entries, hold=(None, f"paused: the desk ({paused.reason})"))
             return None
-    quiet = _quiet(ctx, entries) if alarm.kind == "stopped" else {}
+    quiet = {}
+    if alarm.kind == "stopped":
+        from deskd.service.paging.channels import all_channels
+        from deskd.service.paging.pager import quiet_channels
+
+        quiet = quiet_channels(ctx, entries, all_channels(ctx.settings, ctx.desk))
     entries_now, due = triage(entries, quiet=quiet, now=now, created_at=alarm.created_at)
     if not due:
         _finish(ctx, alarm, entries_now)
@@ -161,37 +166,15 @@ def alarm_view(alarm: TickAlarm, *, tz: str) -> dict[str, Any]:
 def _route(ctx: DeskContext) -> tuple[Entry, ...]:
     """The alarm's channel URLs (masked), fixed when it is recorded."""
     from deskd.service.paging.channels import routes, var_values
+    from deskd.service.paging.pager import safe_targets
 
     values = var_values(ctx.settings)
     return tuple(
         Entry(name=c.name, url=t.masked)
         for c in routes(ctx.settings, ctx.desk, NO_ROLE)
         if c.takes(PRIORITY)
-        for t in _targets_of(c, values)
+        for t in safe_targets(c, values)
     )
-
-
-def _targets_of(channel: Any, values: dict[str, str]) -> list[Target]:
-    from deskd.service.paging.channels import targets_of
-
-    try:
-        return targets_of(channel, values)
-    except Exception:  # an unreadable apprise config file: nothing to send to there
-        return []
-
-
-def _quiet(ctx: DeskContext, entries: Sequence[Entry]) -> dict[str, tuple[int, str]]:
-    from deskd.service.paging.channels import all_channels
-    from deskd.service.paging.silences import quiet_until
-
-    channels = all_channels(ctx.settings, ctx.desk)
-    quiet: dict[str, tuple[int, str]] = {}
-    for name in {e.name for e in entries}:
-        channel = channels.get(name)
-        until = None if channel is None else quiet_until(channel.quiet, now=ctx.now, tz=ctx.tz)
-        if channel is not None and until is not None:
-            quiet[name] = (until, f"quiet hours on {channel.name} ({channel.quiet})")
-    return quiet
 
 
 def _send(
@@ -204,22 +187,13 @@ def _send(
 ) -> dict[int, Delivery]:
     """The side effect: the due URLs, found again by channel and masked URL, sent once."""
     from deskd.service.paging.channels import all_channels, secrets_of, var_values
+    from deskd.service.paging.pager import due_targets
 
-    channels = all_channels(ctx.settings, ctx.desk)
     values = var_values(ctx.settings)
-    results: dict[int, Delivery] = {}
-    targets: list[tuple[Target, int]] = []
-    for index in due:
-        entry = entries[index]
-        channel = channels.get(entry.name)
-        found = (
-            [t for t in _targets_of(channel, values) if t.masked == entry.url] if channel else []
-        )
-        if not found or found[0].problem is not None:
-            why = found[0].problem if found else f"URL no longer in channel {entry.name!r}"
-            results[index] = Delivery(key="", ok=False, error=why)
-            continue
-        targets.append((Target(key=f"e{index}", url=found[0].url, masked=entry.url), index))
+    targets, missing = due_targets(entries, due, all_channels(ctx.settings, ctx.desk), values)
+    results: dict[int, Delivery] = {
+        index: Delivery(key="", ok=False, error=why) for index, why in missing.items()
+    }
     if targets:
         if transport is None:
             from deskd.service.paging.pager import default_transport

@@ -140,7 +140,7 @@ def send_one_page(
         _finish(ctx, page, entries, hold=hold, recheck=hold[0] is None)
         return None
 
-    quiet = {} if urgent or page.kind == "settled" else _quiet(ctx, entries, channels)
+    quiet = {} if urgent or page.kind == "settled" else quiet_channels(ctx, entries, channels)
     entries, due = triage(entries, quiet=quiet, now=now, created_at=page.created_at)
     if not due:
         _finish(ctx, page, entries)
@@ -184,7 +184,7 @@ def _send(
 ) -> dict[int, Delivery]:
     """The side effect: send the due entries, and say how each went (errors scrubbed)."""
     values = var_values(ctx.settings)
-    targets, unresolved = _targets(entries, due, channels, values)
+    targets, unresolved = due_targets(entries, due, channels, values)
     results = {
         index: Delivery(key="", ok=False, error=error) for index, error in unresolved.items()
     }
@@ -231,12 +231,12 @@ def _route(ctx: DeskContext, page: Page) -> tuple[tuple[Entry, ...], str]:
     taking = [c for c in picked if c.takes(priority)]
     values = var_values(ctx.settings)
     entries = tuple(
-        Entry(name=c.name, url=t.masked) for c in taking for t in _safe_targets(c, values)
+        Entry(name=c.name, url=t.masked) for c in taking for t in safe_targets(c, values)
     )
     return entries, outbox_reason(page.role, priority, filtered=bool(picked) and not taking)
 
 
-def _safe_targets(channel: Channel, values: dict[str, str]) -> list[Target]:
+def safe_targets(channel: Channel, values: dict[str, str]) -> list[Target]:
     try:
         return targets_of(channel, values)
     except Exception:  # an unreadable apprise config file: its channel has nothing to send to
@@ -260,7 +260,7 @@ def _page_hold(ctx: DeskContext, page: Page, *, urgent: bool) -> Hold | None:
     return None
 
 
-def _quiet(
+def quiet_channels(
     ctx: DeskContext, entries: Sequence[Entry], channels: dict[str, Channel]
 ) -> dict[str, tuple[int, str]]:
     """The entries' channels now in quiet hours: name → (until, why)."""
@@ -273,7 +273,7 @@ def _quiet(
     return quiet
 
 
-def _targets(
+def due_targets(
     entries: Sequence[Entry],
     due: Sequence[int],
     channels: dict[str, Channel],
@@ -291,7 +291,7 @@ def _targets(
             missing[index] = f"channel {e.name!r} is no longer configured"
             continue
         if channel.name not in cache:
-            cache[channel.name] = _safe_targets(channel, values)
+            cache[channel.name] = safe_targets(channel, values)
         # Two URLs of a channel may mask alike: the n-th entry shown as X is its n-th URL shown as X.
         rank = sum(1 for f in entries[:index] if (f.name, f.url) == (e.name, e.url))
         alike = [t for t in cache[channel.name] if t.masked == e.url]
