@@ -74,10 +74,10 @@ def test_it_refuses_at_once_while_another_process_holds_it(
             waited.append(seconds)
         sleep(seconds)
 
-    monkeypatch.setattr(time, "sleep", recorded)
-    with pytest.raises(LockBusy) as refused, try_lock(lock_path):
-        pass
-    monkeypatch.undo()
+    with monkeypatch.context() as m:
+        m.setattr(time, "sleep", recorded)
+        with pytest.raises(LockBusy) as refused, try_lock(lock_path):
+            pass
     assert waited == []
     assert refused.value.path == lock_path
     assert is_held(lock_path)
