@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import threading
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -180,8 +181,6 @@ def test_a_toml_syntax_error_gives_the_line_and_a_hint(home: Path, text: str, hi
 
 
 def test_serve_takes_a_bracketed_ipv6_loopback_address(home: Path) -> None:
-    import selectors
-
     try:
         with socket.socket(socket.AF_INET6) as probe:
             probe.bind(("::1", 0))
@@ -201,13 +200,17 @@ def test_serve_takes_a_bracketed_ipv6_loopback_address(home: Path) -> None:
     )
     try:
         lines: list[str] = []
-        with selectors.DefaultSelector() as sel:
-            sel.register(proc.stdout, selectors.EVENT_READ)  # type: ignore[arg-type]
-            while not any("deskd console on" in x for x in lines) and sel.select(timeout=300):
-                line = proc.stdout.readline()  # type: ignore[union-attr]
-                if not line:
-                    break
+        # Read lines as they come (a select() on the pipe would miss a line already in the
+        # reader's buffer); a watchdog ends a serve that never says it is listening.
+        watchdog = threading.Timer(300, proc.kill)
+        watchdog.start()
+        try:
+            for line in proc.stdout:  # type: ignore[union-attr]
                 lines.append(line)
+                if "deskd console on" in line:
+                    break
+        finally:
+            watchdog.cancel()
         assert any(f"deskd console on http://[::1]:{port}/" in x for x in lines), lines
         assert _listens("::1", port, proc), proc.stderr.read() if proc.stderr else ""
     finally:
