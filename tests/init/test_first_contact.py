@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import threading
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
