@@ -201,6 +201,22 @@ def test_an_existing_desk_is_refused_before_any_question(env: dict[str, str], ho
     assert (home / "deskd.toml").read_text() == "# mine\n"
 
 
+def test_stopping_midway_writes_nothing(env: dict[str, str], home: Path) -> None:
+    term = Terminal([DESKD, "init"], env, home)
+    term.answer("Desk name")
+    term.expect("Time zone")
+    os.write(term.master, b"\x04")  # Ctrl-D: the end of input
+    assert term.finish() == 1
+    assert list(home.iterdir()) == []
+
+
+def test_json_on_a_terminal_asks_nothing(env: dict[str, str], home: Path) -> None:
+    term = Terminal([DESKD, "init", "--json"], env, home)
+    assert term.finish() == 0, term.seen
+    assert "Desk name" not in term.seen
+    assert load_desk(home / "deskd.toml").role_names == ["operator", "researcher"]
+
+
 def test_flags_give_the_same_answers_without_questions(
     env: dict[str, str], home: Path, tmp_path: Path
 ) -> None:
