@@ -1,13 +1,61 @@
-"""``deskd init``: create a working, annotated desk in DESKD_HOME (default: this folder)."""
+"""``deskd init``: create a working, annotated desk in DESKD_HOME (default: this folder).
+
+On a terminal with no flags it asks for the desk's name, time zone, roles, agent CLI and a
+channel; ``--role``/``--agent``/``--channel``/``--yes`` give the same answers to a script;
+with stdin not a terminal nothing is asked and the example desk is written.
+"""
 
 from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from deskd.cli.common import emit, json_option
 
+if TYPE_CHECKING:
+    from deskd.service.ops.init_answers import DeskAnswers, RoleAnswer
+    from deskd.settings import Settings
+
 
 @click.command()
+@click.option(
+    "--role",
+    "roles",
+    multiple=True,
+    metavar="NAME[:TITLE[:WORKDIR]]",
+    help="A role of the desk (repeatable); the workdir must exist. Asks nothing.",
+)
+@click.option(
+    "--agent",
+    metavar="KIND",
+    help="The roles' agent CLI: claude, codex, gemini or opencode (default: the first of "
+    "them on PATH, else claude). Asks nothing.",
+)
+@click.option(
+    "--channel",
+    metavar="URL",
+    help="An apprise URL paged for every role, tested first (a failed test page writes "
+    "nothing); it is kept in .env as OPS_CHANNEL_URL. Asks nothing.",
+)
+@click.option(
+    "--name", metavar="NAME", help="The desk's name (default: the folder's). Asks nothing."
+)
+@click.option(
+    "--timezone",
+    metavar="ZONE",
+    help="The desk's IANA time zone (default: this machine's). Asks nothing.",
+)
+@click.option(
+    "--yes",
+    "-y",
+    is_flag=True,
+    help="Ask nothing: every answer not given by a flag takes the default a question offers.",
+)
 @click.option(
     "--force",
     is_flag=True,
@@ -20,8 +68,25 @@ from deskd.cli.common import emit, json_option
     help="Only create an empty database where this desk's was lost (never replaces one).",
 )
 @json_option
-def init(force: bool, new_db: bool, as_json: bool) -> None:
+def init(
+    roles: tuple[str, ...],
+    agent: str | None,
+    channel: str | None,
+    name: str | None,
+    timezone: str | None,
+    yes: bool,
+    force: bool,
+    new_db: bool,
+    as_json: bool,
+) -> None:
     """Create a desk: deskd.toml, .env.example, data/deskd.db, logs/ and run/.
+
+    On a terminal with no flags, it asks for the desk name, the time zone (default: this
+    machine's), the roles (name, title, workdir, and the agent CLI among those on PATH)
+    and a channel URL, which it tests with a test page; a bad answer is asked again with
+    the reason. --role, --agent, --channel, --name, --timezone and --yes give the answers
+    without questions, for scripts. With stdin not a terminal and none of them, nothing is
+    asked and the example desk (roles researcher and operator, UTC) is written.
 
     Refuses when deskd.toml or .env.example already exists, unless --force, which keeps
     each as NAME.bak-<UTC timestamp>, rewrites those two files and leaves the database
@@ -29,7 +94,9 @@ def init(force: bool, new_db: bool, as_json: bool) -> None:
 
     \b
     Examples:
-      deskd init                       # in the current folder
+      deskd init                       # in the current folder; asks on a terminal
+      deskd init --role triage:Triage:~/src/app --role coder --agent codex
+      deskd init --yes --channel 'json://localhost:8080/hook'
       DESKD_HOME=/srv/desk deskd init  # somewhere else
       deskd init --force --json        # rewrite the annotated files
       deskd init --new-db              # the database was lost: start over with an empty one
@@ -39,11 +106,30 @@ def init(force: bool, new_db: bool, as_json: bool) -> None:
     """
     from deskd.adapters.clock import now_ms
     from deskd.config import load_settings
-    from deskd.service.ops.scaffold import init_desk
+    from deskd.errors import DeskdError
+    from deskd.service.ops.scaffold import init_desk, refuse_existing
 
     settings = load_settings()
-    done = init_desk(settings, force=force, new_db=new_db, now=now_ms(settings.now))
-    data = {
+    scripted = bool(roles or agent or channel or name or timezone or yes)
+    if new_db and scripted:
+        raise DeskdError(
+            "--new-db creates only the lost database: it takes no --role, --agent, "
+            "--channel, --name, --timezone or --yes",
+            code="invalid_value",
+        )
+    answers = None
+    tested: dict[str, Any] | None = None
+    if not new_db:
+        refuse_existing(settings, force=force)
+        if scripted:
+            answers = _from_flags(settings, roles, agent, channel, name, timezone)
+            tested = _test_or_refuse(settings, answers)
+        elif not as_json and sys.stdin.isatty():
+            answers, tested = _ask(settings)
+    done = init_desk(
+        settings, force=force, new_db=new_db, now=now_ms(settings.now), answers=answers
+    )
+    data: dict[str, Any] = {
         "home": str(done.home),
         "desk": str(done.desk),
         "db": str(done.db),
@@ -51,6 +137,8 @@ def init(force: bool, new_db: bool, as_json: bool) -> None:
         "db_created": done.db_created,
         "backups": [str(p) for p in done.backups],
     }
+    if tested is not None:
+        data["channel_test"] = tested
 
     def human() -> None:
         click.echo(f"desk folder  {done.home}")
@@ -61,7 +149,169 @@ def init(force: bool, new_db: bool, as_json: bool) -> None:
         state = "created" if done.db_created else "kept as it is"
         click.echo(f"database     {done.db} ({state})")
         click.echo("folders      data/ logs/ run/")
+        if tested is not None:
+            click.echo(f"channel      ops: test page {tested['status']}")
         click.echo("")
-        click.echo("next: edit deskd.toml (roles, timezone), then run `deskd doctor`")
+        if answers is None:
+            click.echo("next: edit deskd.toml (roles, timezone), then run `deskd doctor`")
+        else:
+            click.echo("next: run `deskd doctor`")
 
     emit(data, as_json, human)
+
+
+def _search_path() -> str:
+    return os.environ.get("PATH", os.defpath)
+
+
+def _from_flags(
+    settings: Settings,
+    roles: tuple[str, ...],
+    agent: str | None,
+    channel: str | None,
+    name: str | None,
+    timezone: str | None,
+) -> DeskAnswers:
+    """The answers a script gave; what it left out takes the default a question offers."""
+    from deskd.service.ops import init_answers as ia
+
+    home = settings.home
+    found = ia.agents_on_path(_search_path())
+    parsed: list[RoleAnswer] = []
+    for spec in roles:
+        parsed.append(ia.parse_role(spec, home, [r.name for r in parsed]))
+    return ia.DeskAnswers(
+        name=ia.check_desk_name(name) if name is not None else ia.desk_name(home),
+        timezone=ia.check_timezone(timezone) if timezone is not None else ia.system_timezone(),
+        roles=tuple(parsed) or (ia.RoleAnswer("researcher", "Researcher"),),
+        agent=ia.check_agent(agent) if agent is not None else (found or ["claude"])[0],
+        channel=ia.check_channel(channel) if channel is not None else None,
+    )
+
+
+def _test_or_refuse(settings: Settings, answers: DeskAnswers) -> dict[str, Any] | None:
+    """A script's channel gets its test page; a failed one is refused before anything is
+    written (a desk whose only channel cannot page would fail quietly later)."""
+    from deskd.errors import DeskdError
+    from deskd.service.ops.init_answers import failed_sends, try_channel
+
+    if answers.channel is None:
+        return None
+    result = try_channel(settings, answers)
+    if result["status"] != "sent":
+        raise DeskdError(
+            f"the test page on --channel failed ({failed_sends(result)}): nothing written; "
+            "fix the URL or leave --channel out",
+            code="channel_failed",
+        )
+    return result
+
+
+def _checked(check: Callable[[str], Any]) -> Callable[[str], Any]:
+    """A prompt's ``value_proc``: a refused answer is asked again with its reason."""
+    from deskd.errors import DeskdError
+
+    def proc(value: str) -> Any:
+        try:
+            return check(value)
+        except DeskdError as exc:
+            raise click.UsageError(exc.message) from None
+
+    return proc
+
+
+def _ask(settings: Settings) -> tuple[DeskAnswers, dict[str, Any] | None]:
+    """The guided questions; nothing is written until every one is answered."""
+    from deskd.service.ops import init_answers as ia
+
+    home = settings.home
+    click.echo(
+        f"A new desk in {home}. Enter takes the [default]; Ctrl-C stops (nothing is written "
+        "until the last answer)."
+    )
+    name = click.prompt(
+        "Desk name", default=ia.desk_name(home), value_proc=_checked(ia.check_desk_name)
+    )
+    zone = click.prompt(
+        "Time zone (IANA name)",
+        default=ia.system_timezone(),
+        value_proc=_checked(ia.check_timezone),
+    )
+    found = ia.agents_on_path(_search_path())
+    if found:
+        click.echo(f"Agent CLIs on PATH: {', '.join(found)}")
+    else:
+        click.echo(
+            f"None of {', '.join(ia.AGENT_KINDS)} is on PATH: pick the one you will install "
+            "(`deskd doctor` says how)"
+        )
+    kinds = found or list(ia.AGENT_KINDS)
+    roles: list[RoleAnswer] = []
+    agent = kinds[0]
+    while True:
+        role, agent = _ask_role(home, roles, kinds, agent)
+        roles.append(role)
+        if not click.confirm("Add another role?", default=False):
+            break
+    answers = ia.DeskAnswers(
+        name=name, timezone=zone, roles=tuple(roles), agent=roles[0].agent or agent
+    )
+    return _ask_channel(settings, answers)
+
+
+def _ask_role(
+    home: Path, roles: list[RoleAnswer], kinds: list[str], agent: str
+) -> tuple[RoleAnswer, str]:
+    from deskd.service.ops import init_answers as ia
+
+    taken = [r.name for r in roles]
+    number = len(roles) + 1
+    name = click.prompt(
+        f"Role {number} name",
+        default=None if roles else "researcher",
+        value_proc=_checked(lambda v: ia.check_role_name(v, taken)),
+    )
+    title = click.prompt(
+        "  title", default=ia.default_title(name), value_proc=_checked(ia.check_title)
+    )
+    workdir = click.prompt(
+        "  workdir, the folder its agent works in (empty: the desk folder)",
+        default="",
+        show_default=False,
+        value_proc=_checked(lambda v: ia.check_workdir(v, home)),
+    )
+    choice = click.prompt(
+        f"  agent CLI ({', '.join(kinds)})",
+        default=agent,
+        value_proc=_checked(lambda v: ia.check_agent(v, kinds)),
+    )
+    role = ia.RoleAnswer(name=name, title=title, workdir=workdir, agent=choice)
+    return role, choice
+
+
+def _ask_channel(
+    settings: Settings, answers: DeskAnswers
+) -> tuple[DeskAnswers, dict[str, Any] | None]:
+    """A channel URL, tested with a real test page; a failed one is asked again (or kept)."""
+    from dataclasses import replace
+
+    from deskd.service.ops import init_answers as ia
+
+    while True:
+        url = click.prompt(
+            "Channel URL to page a person (an apprise URL like discord://ID/TOKEN; empty: none)",
+            default="",
+            show_default=False,
+            value_proc=_checked(ia.check_channel),
+        )
+        if url is None:
+            return replace(answers, channel=None), None
+        answers = replace(answers, channel=url)
+        click.echo("  sending a test page …")
+        result = ia.try_channel(settings, answers)
+        if result["status"] == "sent":
+            click.echo("  test page sent")
+            return answers, result
+        click.echo(f"  test page {result['status']}: {ia.failed_sends(result)}")
+        if click.confirm("  Keep this URL anyway?", default=False):
+            return answers, result

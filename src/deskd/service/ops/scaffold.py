@@ -1,97 +1,22 @@
 """``deskd init``: an annotated desk file, ``.env.example``, the folders and the database.
 
-The templates are plain strings here (not package data) so an installed wheel and a
-checkout write the same text, and a test can load the desk file they produce.
+The templates are plain strings (here and in ``init_template``), not package data, so an
+installed wheel and a checkout write the same text, and a test can load the desk file they
+produce.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from deskd.errors import AlreadyExists, InvalidValue, Unavailable
+from deskd.service.ops.init_answers import CHANNEL_VAR, DeskAnswers, default_answers
+from deskd.service.ops.init_template import channel_url_ref, render_desk
 from deskd.settings import Settings
-
-DESK_TEMPLATE = """\
-# deskd.toml: the desk file. Every key is optional unless marked; unknown keys are refused.
-# Durations: 90s, 5m, 2h, 1d or bare seconds. Check it with `deskd doctor`.
-
-[desk]
-name = {name}
-timezone = "UTC"                     # IANA name (America/New_York, Europe/Berlin); wake hooks
-                                     # and day boundaries use it
-inbox_sources = ["alert", "signal"]  # sources agents and scripts may enqueue; deskd's own
-                                     # (system, message, meeting, supervisor) are always reserved
-probe_allowlist = []                 # module prefixes probes may come from; empty = no probe runs
-inbox_batch = "3m"                   # a normal item waits this long before waking an idle role
-stall_after = 3                      # idle-task wakes without progress before a task is stalled
-rollover_at = "04:00"                # local time after which yesterday's sessions wind down
-default_channels = []                # paged for roles that name no channels (e.g. ["ops"])
-max_launches_per_day = 48            # per role; 0 = no cap
-max_cost_per_day = 0                 # USD per role; 0 = no cap
-
-[presence]
-online = "2m"                        # a working session's heartbeat younger than this: online
-suspect = "10m"                      # younger than this: suspect; older: dead
-
-[agent]                              # defaults for every role (DESKD_AGENT_CMD etc. override)
-kind = "claude"                      # claude | codex | gemini | opencode | command
-command = "claude"                   # executable name (found on PATH) or absolute path;
-                                     # install: npm install -g @anthropic-ai/claude-code
-model = ""                           # empty: the CLI's own default
-timeout = "30m"                      # longest agent turn
-retry_wait = "2s"                    # before retrying a quick transient failure (doubles, ≤ 10×)
-allowed_tools = ["Read", "Grep", "Glob", "Edit", "Write", "Bash"]
-
-[[roles]]
-name = "researcher"                  # [a-z][a-z0-9_-]{{0,31}}; "supervisor" is reserved
-title = "Researcher"
-capabilities = ["research", "review"]
-# workdir = "~/src/myapp"            # where its agent runs; unset: the desk folder. Point it
-                                     # at the project the role works on (it must exist);
-                                     # agents can read whatever their Unix user can
-enabled = true                       # false: no wakes, demand withdrawn, history kept
-prompt = "Load the agent-orchestration skill, declare role={{role}}, follow its playbook."
-channels = []                        # who is paged when this role's wake reaches a person
-# agent = {{ kind = "codex", model = "gpt-5" }}   # per-role override of [agent]
-
-[[roles]]
-name = "operator"
-title = "Operator"
-capabilities = ["deploy", "incident"]
-# workdir = "~/src/myapp"
-prompt = "Load the agent-orchestration skill, declare role={{role}}, follow its playbook."
-
-# The escalation ladder. Leave it out for this default; drop rungs or change SLAs here.
-# [[ladder]]
-# rung = "session"                   # the session hook surfaces items into a running turn
-# sla = "1m"
-# [[ladder]]
-# rung = "resume"                    # resume the role's native session
-# sla = "2m"
-# [[ladder]]
-# rung = "spawn"                     # start a new session
-# sla = "3m"
-# [[ladder]]
-# rung = "notify"                    # page a person through the role's channels
-# sla = "5m"
-# [[ladder]]
-# rung = "badge"                     # red on the board until someone acts
-
-# Channels reach a person: any apprise URL; ${{VAR}} is filled from the environment, so
-# secrets stay in .env, not in this file. Name a channel in a role's `channels` or in
-# [desk] default_channels to use it.
-# [[channels]]
-# name = "ops"
-# urls = ["discord://${{DISCORD_WEBHOOK}}", "mailto://${{SMTP_USER}}:${{SMTP_PASS}}@example.com"]
-# severity = ["urgent", "high"]      # only pages at these priorities use this channel
-# quiet = "22:00-07:00"              # hold non-urgent pages in these local hours
-# apprise_config = "/etc/deskd/apprise.yml"   # an existing apprise config file instead of urls
-"""
 
 ENV_TEMPLATE = """\
 # .env.example: every DESKD_* variable deskd reads. Copy to .env (in the desk folder) or
@@ -157,21 +82,18 @@ class Scaffold:
     backups: list[Path] = field(default_factory=list)
 
 
-def desk_text(name: str) -> str:
-    """The annotated desk file for a desk called ``name``."""
-    return DESK_TEMPLATE.format(name=json.dumps(name))
-
-
-def desk_name(home: Path) -> str:
-    """A readable desk name from the folder name (``desk`` when it has nothing usable)."""
-    cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "-", home.name).strip("-")
-    return cleaned or "desk"
-
-
 def init_desk(
-    settings: Settings, *, force: bool = False, now: int | None = None, new_db: bool = False
+    settings: Settings,
+    *,
+    force: bool = False,
+    now: int | None = None,
+    new_db: bool = False,
+    answers: DeskAnswers | None = None,
 ) -> Scaffold:
     """Write the desk file, ``.env.example`` and the folders; create the database if missing.
+
+    ``answers`` fill the desk file in (default: the example desk named after its folder); a
+    channel URL among them goes into ``.env`` (0600), named from the desk file by variable.
 
     Refuses when either file exists unless ``force``; with it, each file it replaces is kept
     first as ``NAME.bak-<UTC YYYYMMDDTHHMMSSZ>`` (``now``, epoch ms). The database is never
@@ -192,13 +114,7 @@ def init_desk(
     home = settings.home
     desk_path = settings.desk_path
     env_path = home / ".env.example"
-    existing = [p for p in (desk_path, env_path) if p.exists()]
-    if existing and not force:
-        names = ", ".join(_shown(p, home) for p in existing)
-        raise AlreadyExists(
-            f"{names} already exist{'s' if len(existing) == 1 else ''} in {home} "
-            "(use --force to rewrite them; the database is never touched)"
-        )
+    existing = refuse_existing(settings, force=force)
     try:
         backups = [_backup(p, now=now or 0) for p in existing]
         # A URL is no path: its parent "folder" would be a directory named after the URL,
@@ -207,8 +123,12 @@ def init_desk(
         for folder in (*(home / f for f in FOLDERS), settings.log_path, *data):
             private_folder(folder)
         desk_path.parent.mkdir(parents=True, exist_ok=True)
-        desk_path.write_text(desk_text(desk_name(home)), encoding="utf-8")
+        answers = answers or default_answers(home)
+        desk_path.write_text(render_desk(answers), encoding="utf-8")
         env_path.write_text(ENV_TEMPLATE, encoding="utf-8")
+        written = [desk_path, env_path]
+        if answers.channel and channel_url_ref(answers.channel) != answers.channel:
+            written.append(_set_env(home / ".env", CHANNEL_VAR, answers.channel))
     except OSError as exc:
         raise Unavailable(f"cannot write the desk in {home}: {exc.strerror}") from None
     if url is not None:
@@ -219,10 +139,36 @@ def init_desk(
         home=home,
         desk=desk_path,
         db=settings.database_shown,
-        written=[desk_path, env_path],
+        written=written,
         db_created=db_created,
         backups=backups,
     )
+
+
+def refuse_existing(settings: Settings, *, force: bool) -> list[Path]:
+    """The files ``init`` would replace; refused unless ``force`` (asked before any question,
+    so nobody answers them for nothing)."""
+    home = settings.home
+    existing = [p for p in (settings.desk_path, home / ".env.example") if p.exists()]
+    if existing and not force:
+        names = ", ".join(_shown(p, home) for p in existing)
+        raise AlreadyExists(
+            f"{names} already exist{'s' if len(existing) == 1 else ''} in {home} "
+            "(use --force to rewrite them; the database is never touched)"
+        )
+    return existing
+
+
+def _set_env(path: Path, name: str, value: str) -> Path:
+    """Set ``name`` in the desk's ``.env`` (created 0600): its line replaced, or appended."""
+    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    kept = [line for line in lines if not line.startswith(f"{name}=")]
+    # Single quotes: python-dotenv takes the value literally (no ${...} interpolation).
+    quoted = f"'{value}'" if "'" not in value else json.dumps(value)
+    kept.append(f"{name}={quoted}")
+    path.touch(mode=0o600, exist_ok=True)
+    path.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    return path
 
 
 def private_folder(folder: Path) -> None:
