@@ -44,7 +44,18 @@ def _age(seconds: Any) -> str:
     return "" if seconds is None else human_age(float(seconds))
 
 
+def _as_text(value: Any) -> str:
+    """A detail value as a person reads it: a string as itself, anything else as JSON with
+    its characters kept (no ``\\u0026``); the page's autoescape then makes it safe."""
+    import json
+
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
 _env.filters["local"] = _local
+_env.filters["as_text"] = _as_text
 _env.filters["age"] = _age
 
 

@@ -9,6 +9,7 @@ from deskd.service.desk.inbox import ledger
 from deskd.service.desk.presence import role_presences
 from deskd.service.engine.hooks import list_hooks
 from deskd.service.engine.wake import explain_role, list_wakes
+from deskd.service.ops.board import paused
 from deskd.service.ops.console_views import ladder_history, recent_events
 from deskd.service.ops.sessions import list_sessions
 from deskd.service.work.tasks import list_tasks
@@ -26,6 +27,7 @@ def role_page(request: Request, role: str, who: Principal = Depends(reader)) -> 
         ctx.desk.role(role)
         info = next((r for r in role_presences(ctx) if r["role"] == role), None)
         history = ladder_history(ctx, role)
+        pauses = paused(ctx)
         return page(
             request,
             "role.html",
@@ -40,4 +42,7 @@ def role_page(request: Request, role: str, who: Principal = Depends(reader)) -> 
             tasks=list_tasks(ctx, role=role, status=None, include_closed=False),
             hooks=list_hooks(ctx, owner=role, include_closed=False),
             events=recent_events(ctx, role=role, limit=30),
+            # Only the action the role's state allows is offered: pause or resume.
+            pause=next((p for p in pauses if p["role"] == role), None),
+            desk_pause=next((p for p in pauses if p["role"] is None), None),
         )
