@@ -78,3 +78,16 @@ def test_every_supervisor_action_says_how_the_supervisor_was_authenticated(
     assert all(auth is None for _, actor, auth in rows if actor != "supervisor")
     cells = re.findall(r'<td class="auth">([^<]*)</td>', events)
     assert "access code, session 1" in cells and "signed, key alice" in cells
+
+
+def test_a_short_secret_is_masked_as_a_word_not_inside_page_text() -> None:
+    """A webhook path segment such as ``hook`` is a secret in its URL, not in "Tasks & hooks"."""
+    from deskd.web.console import mask
+
+    text = "Tasks & hooks: sent to json://127.0.0.1:9/hook and to /hook?x=1"
+    masked = mask(text, ["hook"])
+    assert "Tasks & hooks" in masked
+    assert "/hook" not in masked and masked.count("••••") == 2
+    assert mask("token abcdefgh12345678 inside xabcdefgh12345678y", ["abcdefgh12345678"]) == (
+        "token •••• inside x••••y"
+    )

@@ -122,11 +122,22 @@ def _encodings(secret: str) -> set[str]:
     return {f for f in forms if f}
 
 
+SHORT_SECRET = 8
+"""A secret shorter than this (a webhook path segment such as ``hook``) is masked only where
+it stands as a whole word: inside a longer word ("hooks") it is page text, not the secret."""
+
+
 def mask(text: str, secrets: list[str]) -> str:
     """Every secret (as written and in every encoding a page uses) replaced by a mask."""
+    import re
+
     for secret in secrets:
         for form in sorted(_encodings(secret), key=len, reverse=True):
-            text = text.replace(form, "••••")
+            if len(secret) >= SHORT_SECRET:
+                text = text.replace(form, "••••")
+            else:
+                pattern = rf"(?<![A-Za-z0-9]){re.escape(form)}(?![A-Za-z0-9])"
+                text = re.sub(pattern, "••••", text)
     return text
 
 
