@@ -139,14 +139,16 @@ def measure(home: Path, db: str | None, roles: int, history: int) -> dict[str, A
         from deskd.store.sessions import current_sessions
 
         conn.execute = real
-        sessions: list[str] = []
-        conn.execute = lambda sql, params=(): (sessions.append(sql), real(sql, params))[1]
+        sessions: list[tuple[str, Any]] = []
+        conn.execute = lambda sql, params=(): (sessions.append((sql, params)), real(sql, params))[1]
         current_sessions(conn)
         conn.execute = real
-        (doc,) = conn.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sessions[0]).fetchone()
-        plan = (json.loads(doc) if isinstance(doc, str) else doc)[0]
-        out["sessions_ms"] = plan["Execution Time"]
-        out["sessions_indexes"] = sorted(set(_indexes(plan["Plan"])))
+        out["sessions_ms"], out["sessions_indexes"] = 0.0, []
+        for sql, params in sessions:  # each role's session id, then the rows (one join before)
+            (doc,) = conn.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, params).fetchone()
+            plan = (json.loads(doc) if isinstance(doc, str) else doc)[0]
+            out["sessions_ms"] = round(out["sessions_ms"] + plan["Execution Time"], 3)
+            out["sessions_indexes"] = sorted({*out["sessions_indexes"], *_indexes(plan["Plan"])})
     ctx.close()
     return out
 
