@@ -273,3 +273,74 @@ def test_the_snapshot_board_hook_and_tick_read_only_live_rows(
         assert found == [(in_order[0][0], "Index Scan of all of events_at on events")]
     finally:
         ctx.close()
+
+
+def _indexes(plan: dict[str, Any]) -> set[str]:
+    found = {str(plan["Index Name"])} if "Index Name" in plan else set()
+    for child in plan.get("Plans", []):
+        found |= _indexes(child)
+    return found
+
+
+def test_the_snapshot_reads_each_roles_session_through_its_role_index_at_1000_roles(
+    desk: Desk, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A desk of 1,000 roles, each with a live session and 100 ended ones: the live session
+    of each role is found through ``sessions_role_live (role, id)``, never by reading every
+    live session once per role (``sessions_live``, ordered by start: a thousand rows read a
+    thousand times) nor every session ever recorded; likewise for the hand-offs, and all
+    roles' idle-task wakes are one statement.
+    """
+    from deskd.service.engine.snapshot import load_snapshot
+
+    names = [f"r{i:04d}" for i in range(1000)]
+    desk.write_desk(DESK_TOML + "".join(f'\n[[roles]]\nname = "{n}"\n' for n in names))
+    ctx = open_context()
+    try:
+        with ctx.write():  # seeds the roles table
+            pass
+        raw = ctx.conn.raw_execute  # type: ignore[attr-defined]
+        raw(
+            "INSERT INTO sessions (role, native_id, agent, state, started_at, ended_at, "
+            "last_heartbeat_at, heartbeats) SELECT name, 'old-' || g || name, 'claude', "
+            "'ended', g, g + 1, g, 1 FROM roles, generate_series(1, 100) AS g"
+        )
+        raw(
+            "INSERT INTO sessions (role, native_id, agent, state, started_at, "
+            "last_heartbeat_at, heartbeats) SELECT name, NULL, 'claude', 'working', "
+            f"{ctx.now} - 60000, {ctx.now} - 30000, 1 FROM roles"
+        )
+        raw(
+            "INSERT INTO tasks (role, title, status, priority, created_by, created_at, "
+            f"updated_at) SELECT name, 'open', 'pending', 1, name, {ctx.now}, {ctx.now} "
+            "FROM roles"
+        )
+        raw(
+            "INSERT INTO handoffs (role, note, by, created_at) "
+            f"SELECT name, 'left-off-marker', name, {ctx.now} - 50000 + g "
+            "FROM roles, generate_series(1, 100) AS g"
+        )
+        raw("ANALYZE")
+        with traced(monkeypatch) as statements:
+            snapshot = load_snapshot(ctx.conn, ctx.desk, now=ctx.now)
+        assert len(snapshot.roles) == 1003  # and alpha, beta, gamma
+        assert {r.presence for r in snapshot.roles} == {"online"}
+        assert all("left-off-marker" in r.prompt for r in snapshot.roles)
+        # Only sessions and handoffs have a history here (the other tables' scans are of a
+        # few rows, which the first test covers).
+        found = [(s[:70], n) for s, n in history_scans(ctx.conn, statements)]
+        assert [f for f in found if f[1].endswith((" sessions", " handoffs"))] == []
+        # current_sessions: each role's session id, then the rows (the rollover sweep's read
+        # of live sessions by start is sessions_live's own)
+        reads = [(s, p) for s, p in statements if "FROM sessions" in s and "started_at <" not in s]
+        assert len(reads) == 2
+        indexes: set[str] = set()
+        for sql, params in reads:
+            (doc,) = ctx.conn.execute("EXPLAIN (FORMAT JSON) " + sql, params).fetchone()
+            indexes |= _indexes((json.loads(doc) if isinstance(doc, str) else doc)[0]["Plan"])
+        assert {"sessions_role_live", "sessions_pkey"} <= indexes
+        assert "sessions_live" not in indexes
+        assert sum("handoffs" in s for s, _ in statements) == 2  # ids, then rows
+        assert sum("FROM w CROSS JOIN attempts" in s for s, _ in statements) == 1
+    finally:
+        ctx.close()

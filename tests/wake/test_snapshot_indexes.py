@@ -25,8 +25,9 @@ from desk_history import LIVE, busy_desk
 from deskd.service.desk.context import DeskContext, open_context
 from deskd.service.engine.snapshot import load_snapshot
 
-# Rows per role or per desk, not per event: scanning these is not scanning history.
-SMALL = {"roles", "meta", "sqlite_sequence", "r", "hosts"}
+# Rows per role or per desk, not per event: scanning these is not scanning history (``w``:
+# the (role, …) pairs a statement is given, store/tasks.py and store/handoffs.py).
+SMALL = {"roles", "meta", "sqlite_sequence", "r", "hosts", "w"}
 
 # The plans read here are SQLite's (EXPLAIN QUERY PLAN); PostgreSQL plans by statistics,
 # so its counterpart (tests/ops/test_plans_postgresql.py) first grows a long history.

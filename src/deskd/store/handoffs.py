@@ -4,7 +4,7 @@ live sessions from an earlier desk day, rollover tries, and the wakes each sessi
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
 from deskd.store.records import record_of, records_of
@@ -48,6 +48,36 @@ def latest_handoff(conn: sqlite3.Connection, role: str) -> Handoff | None:
     from deskd.store.records.handoffs import Handoff
 
     return record_of(Handoff, row)
+
+
+# Per role of ``w``, its newest hand-off's id through ``handoffs_role (role, id)``: the role
+# is bounded on both sides and ordered on, as the sessions lookup does (store/sessions.py
+# says why: with ``role = x``, PostgreSQL may walk the primary key backwards instead).
+_LATEST = (
+    "WITH w(role) AS (VALUES {roles}) SELECT (SELECT l.id FROM handoffs l "
+    "WHERE l.role >= w.role AND l.role <= w.role ORDER BY l.role DESC, l.id DESC LIMIT 1) "
+    "FROM w"
+)
+_ROLES = 10_000  # roles per statement, far below SQLite's 32,766 parameters
+
+
+def latest_handoffs(conn: sqlite3.Connection, roles: Collection[str]) -> dict[str, Handoff]:
+    """``latest_handoff`` of each of ``roles`` that has one, in two statements (not per role):
+    the ids, then the rows by primary key. As one join, PostgreSQL at a thousand roles hashes
+    the ids and reads every hand-off ever written to match them."""
+    names = sorted(set(roles))
+    ids: list[int] = []
+    for at in range(0, len(names), _ROLES):
+        chunk = names[at : at + _ROLES]
+        sql = _LATEST.format(roles=", ".join("(?)" for _ in chunk))
+        ids += [int(r[0]) for r in conn.execute(sql, chunk) if r[0] is not None]
+    if not ids:  # nothing read, no record built (store/records/__init__.py)
+        return {}
+    marks = ", ".join("?" for _ in ids)
+    found = conn.execute(f"SELECT * FROM handoffs WHERE id IN ({marks})", ids).fetchall()
+    from deskd.store.records.handoffs import Handoff
+
+    return {h.role: h for h in records_of(Handoff, found)}
 
 
 def handoffs_of(conn: sqlite3.Connection, role: str, *, limit: int = 50) -> list[Handoff]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from deskd.store.records import record_of, records_of
@@ -155,22 +155,45 @@ def live_task_attempt_task_ids(conn: sqlite3.Connection) -> set[int]:
     return out
 
 
-def idle_wakes_since(conn: sqlite3.Connection, role: str, since: int) -> list[IdleWake]:
-    """The role's idle-task wakes launched at or after ``since`` whose launch ran.
+# Roles per statement of ``idle_wakes_since``: two parameters each, far below SQLite's
+# limit of 32,766 (3.32+); a desk of this many roles with open tasks is one statement.
+_PAIRS = 4000
 
-    "Ran" (the stall rule, docs/architecture.md): the executor claimed it (``launched_at``) and it
-    either finished cleanly or landed (the model took a turn carrying the prompt). Skipped
-    (role busy), never-started, and failed-before-landing launches (authentication, overload,
-    executor died) do not count: the agent never had the chance to work the task.
+# "Ran" (the stall rule, docs/architecture.md): the executor claimed it (``launched_at``)
+# and it either finished cleanly or landed (the model took a turn carrying the prompt).
+# Each (role, since) pair of ``w`` is a range of ``attempts_launched (role, launched_at)``;
+# ``CROSS JOIN`` keeps ``w`` outside on SQLite, and on PostgreSQL too the pairs drive the
+# index (a hash join would read every launch ever made).
+_IDLE_WAKES = (
+    "WITH w(role, since) AS (VALUES {pairs}) "
+    "SELECT a.role, a.task_ids, a.launched_at FROM w CROSS JOIN attempts a "
+    "ON a.role = w.role AND a.launched_at >= w.since "
+    "WHERE a.kind = 'idle_task' AND (a.launch_status = 'finished' OR a.landed_at IS NOT NULL) "
+    "ORDER BY a.role, a.id"
+)
+
+
+def idle_wakes_since(
+    conn: sqlite3.Connection, since: Mapping[str, int]
+) -> dict[str, list[IdleWake]]:
+    """Per role of ``since``: its idle-task wakes launched at or after ``since[role]`` whose
+    launch ran, in launch order — every role in one statement, not one per role.
+
+    Skipped (role busy), never-started, and failed-before-landing launches (authentication,
+    overload, executor died) do not count: the agent never had the chance to work the task.
     """
-    rows = conn.execute(
-        "SELECT task_ids, launched_at FROM attempts WHERE role = ? AND launched_at >= ? "
-        "AND kind = 'idle_task' AND (launch_status = 'finished' OR landed_at IS NOT NULL)",
-        (role, since),
-    )
-    found = list(rows)
+    pairs = sorted(since.items())
+    found: list[sqlite3.Row] = []
+    for at in range(0, len(pairs), _PAIRS):
+        chunk = pairs[at : at + _PAIRS]
+        sql = _IDLE_WAKES.format(pairs=", ".join("(?, ?)" for _ in chunk))
+        found += conn.execute(sql, [v for pair in chunk for v in pair]).fetchall()
     if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
+        return {}
     from deskd.store.records.task_wakes import IdleWake
 
-    return records_of(IdleWake, found)
+    out: dict[str, list[IdleWake]] = {}
+    for row in found:
+        wake = IdleWake(task_ids=str(row[1]), launched_at=int(row[2]))
+        out.setdefault(str(row[0]), []).append(wake)
+    return out

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from deskd.core.attempt_view import AttemptView
     from deskd.service.engine.fired import Fired
     from deskd.store.records.attempts import Attempt
+    from deskd.store.records.handoffs import Handoff
     from deskd.store.records.sessions import Session
 
 
@@ -61,6 +62,7 @@ def _load_snapshot(conn: sqlite3.Connection, desk: Desk, *, now: int) -> Snapsho
     pauses = live_pauses(conn)
     desk_pause = next((p for p in pauses if p.role is None), None)
     role_pauses = {str(p.role): p for p in pauses if p.role is not None}
+    handoffs = _handoffs(conn, desk, sessions)
     roles = []
     for name in desk.role_names:
         config = desk.roles[name]
@@ -72,7 +74,7 @@ def _load_snapshot(conn: sqlite3.Connection, desk: Desk, *, now: int) -> Snapsho
             online_s=desk.presence.online,
             suspect_s=desk.presence.suspect,
         )
-        resumable = s is not None and s.state in ("working", "resting") and bool(s.native_id)
+        resumable = _resumable(s)
         pause = role_pauses.get(name)
         launches, cost = totals.get(name, (0, 0.0))
         roles.append(
@@ -87,7 +89,7 @@ def _load_snapshot(conn: sqlite3.Connection, desk: Desk, *, now: int) -> Snapsho
                 held_until=holds.get(name),
                 launches_today=launches,
                 cost_today=cost,
-                prompt=config.prompt if resumable else _fresh_prompt(conn, desk, name, s),
+                prompt=config.prompt if resumable else _fresh_prompt(desk, name, s, handoffs),
                 dead_since=(
                     int(s.last_heartbeat_at or 0) + desk.presence.suspect * 1000
                     if presence == "dead" and s is not None
@@ -191,15 +193,30 @@ def _attempt_view(r: Attempt) -> AttemptView:
     )
 
 
-def _fresh_prompt(conn: sqlite3.Connection, desk: Desk, role: str, session: Session | None) -> str:
+def _resumable(s: Session | None) -> bool:
+    return s is not None and s.state in ("working", "resting") and bool(s.native_id)
+
+
+def _handoffs(
+    conn: sqlite3.Connection, desk: Desk, sessions: dict[str, Session]
+) -> dict[str, Handoff]:
+    """The latest hand-off of each role with no resumable session: one statement for all."""
+    from deskd.store.handoffs import latest_handoffs
+
+    fresh = [n for n in desk.role_names if not _resumable(sessions.get(n))]
+    return latest_handoffs(conn, fresh) if fresh else {}
+
+
+def _fresh_prompt(
+    desk: Desk, role: str, session: Session | None, handoffs: dict[str, Handoff]
+) -> str:
     """The desk prompt of a role with no resumable session: a fresh session starts from the
     latest hand-off, when no session has started since it was written (the tasks/sessions
     issue: ``deskd session handoff``, core/sessions.py)."""
     from deskd.core.sessions import prompt_with_handoff
-    from deskd.store.handoffs import latest_handoff
 
     prompt = desk.roles[role].prompt
-    note = latest_handoff(conn, role)
+    note = handoffs.get(role)
     if note is None or (session is not None and session.started_at > note.created_at):
         return prompt
     written = local_text(note.created_at, desk.timezone)

@@ -35,8 +35,10 @@ def idle_wake_counts(conn: sqlite3.Connection, rows: Iterable[Task]) -> dict[int
             role = str(r.role)
             by_role[role] = min(by_role.get(role, int(r.updated_at)), int(r.updated_at))
     counts = dict.fromkeys(updated, 0)
-    for role, since in sorted(by_role.items()):
-        for wake in task_rows.idle_wakes_since(conn, role, since):
+    if not by_role:
+        return counts
+    for wakes in task_rows.idle_wakes_since(conn, by_role).values():
+        for wake in wakes:
             for task_id in json.loads(wake.task_ids):
                 # At or after: a wake launched in the same millisecond as the update (a
                 # pinned clock, a tick right after `task add`) was given the task as it is.
