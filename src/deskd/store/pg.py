@@ -210,18 +210,18 @@ this connection's next statement within about a minute instead of the kernel's t
 
 CONNECT_RETRY_S = 15.0
 """How long opening a connection keeps trying while the server (or a pooler) has no slot
-free, is starting, or refuses the socket: a burst of agents at a full server waits its turn
+free or is still starting: a burst of agents at a full server waits its turn
 instead of failing its command."""
 
-_BUSY_STATES = frozenset({"53300", "57P03", "08000", "08001", "08004", "08006"})
+_BUSY_STATES = frozenset({"53300", "57P03"})  # too_many_connections, cannot_connect_now
 _BUSY_WORDS = (
     "too many clients",
     "connection slots are reserved",
-    "no more connections allowed",
+    "no more connections allowed",  # PgBouncer's max_client_conn
     "the database system is starting up",
-    "connection refused",
-    "server closed the connection unexpectedly",
 )
+"""A full or starting server is worth waiting for; a refused socket is not retried: it is
+far more often a wrong host or port (the error should say so at once) than a restart."""
 
 
 def busy_server(exc: BaseException) -> bool:
@@ -243,7 +243,8 @@ def open_pg(url: str, *, busy_ms: int, retry_s: float = CONNECT_RETRY_S) -> PgCo
     (``SET LOCAL lock_timeout``, in the message that begins it). The session hook opens a
     connection on every tool call of every agent: connecting is one round trip.
 
-    A server with no slot free is tried again with growing, jittered waits for ``retry_s``
+    A server (or pooler) with no slot free, or still starting, is tried again with growing,
+    jittered waits for ``retry_s``
     (tenacity, imported only then); the last refusal is raised after that.
     """
     try:
