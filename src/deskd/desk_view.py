@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from deskd.settings import Settings
 
 AGENT_KINDS = ("claude", "codex", "gemini", "opencode", "command")
-RUNGS = ("session", "resume", "spawn", "notify", "badge")
 DEFAULT_LADDER: tuple[tuple[str, int | None], ...] = (
     ("session", 60),
     ("resume", 120),

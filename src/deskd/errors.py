@@ -151,6 +151,15 @@ class AlreadyExists(DeskdError):
     code = "already_exists"
 
 
+class ConsoleRefused(DeskdError):
+    """The console cannot start or serve as configured (its keys file, its code)."""
+
+    code = "console_refused"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+
+
 class Unavailable(DeskdError):
     """The database or another resource could not be used: exit 3."""
 

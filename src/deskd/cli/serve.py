@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from deskd.errors import DeskdError, InvalidValue, Unavailable
+from deskd.errors import ConsoleRefused, InvalidValue, Unavailable
 
 
 @click.command()
@@ -60,14 +60,13 @@ def serve(host: str | None, port: str | None, new_code: bool) -> None:
         if new_code or (is_loopback(bind) and not access_code_configured(settings)):
             generated = new_access_code(settings)
     elif new_code:
-        raise DeskdError(
+        raise ConsoleRefused(
             "--new-code: DESKD_SUPERVISOR_ACCESS_CODE is set (change it there) or the mode is "
-            "signed (no code)",
-            code="console_refused",
+            "signed (no code)"
         )
     refusal = startup_refusal(settings, host=bind) or _proxies_refusal(settings.trusted_proxies)
     if refusal:
-        raise DeskdError(f"deskd serve refused: {refusal}", code="console_refused")
+        raise ConsoleRefused(f"deskd serve refused: {refusal}")
     if wants_code:
         from deskd.service.ops.console_sessions import sync_code_generation
 

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from deskd.core.plan_steps import PageAction as PageAction
     from deskd.core.rollover_due import RolloverDue as RolloverDue
 
-RUNGS: tuple[str, ...] = ("session", "resume", "spawn", "notify", "badge")
+from deskd.core.values import RUNGS as RUNGS
+
 LAUNCH_RUNGS: frozenset[str] = frozenset({"resume", "spawn"})
 FAILURE_CLASSES: tuple[str, ...] = ("permanent", "transient", "usage_limit", "task")
 EXECUTOR_DIED = "executor died"

@@ -28,6 +28,10 @@ SUPERVISOR = "supervisor"
 RESERVED_ROLE_NAMES: frozenset[str] = frozenset({SUPERVISOR})
 
 SESSION_STATES: tuple[str, ...] = ("working", "resting")
+
+RUNGS: tuple[str, ...] = ("session", "resume", "spawn", "notify", "badge")
+"""The escalation ladder's rungs, lowest first: the desk file's ``[[ladder]]``, the planner,
+the console's timeline and filters all name them from here."""
 """What `deskd status set --state` accepts; `ended` comes only from `status end`."""
 
 

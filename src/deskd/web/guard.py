@@ -66,7 +66,8 @@ def _path(request: Request) -> str:
 
 async def _signed(request: Request, console: Console, body: bytes) -> Principal | None:
     """The signed principal, after its nonce is burned; None when the request is unsigned."""
-    from deskd.service.ops.console import ConsoleRefused, read_public_keys
+    from deskd.errors import ConsoleRefused
+    from deskd.service.ops.console import read_public_keys
     from deskd.web.signed import AssertionRefused, parse, verify
 
     try:

@@ -15,8 +15,8 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from deskd.core.timeparse import local_text
+from deskd.core.values import RUNGS
 
-RUNGS = ("session", "resume", "spawn", "notify", "badge")
 WIDTH, LANE, LEFT, TOP, BOTTOM = 900, 34, 80, 10, 28
 OUTCOME_FILL = {
     "pending": "#2f6fdf",

@@ -18,7 +18,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from deskd.errors import DeskdError
+from deskd.errors import ConsoleRefused, DeskdError
 from deskd.service.desk.context import DeskContext
 from deskd.settings import Settings
 from deskd.store import console as console_rows
@@ -31,11 +31,6 @@ MIN_CODE_OFF_LOOPBACK = 16
 # scrypt parameters: about 16 MiB and a few tens of milliseconds per check, which is
 # what makes a leaked hash file slow to guess against while a login stays instant.
 SCRYPT = {"n": 2**14, "r": 8, "p": 1}
-
-
-class ConsoleRefused(DeskdError):
-    def __init__(self, message: str) -> None:
-        super().__init__(message, code="console_refused")
 
 
 def data_dir(settings: Settings) -> Path:

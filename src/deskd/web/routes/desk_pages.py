@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
-from deskd.core.values import PRIORITIES
+from deskd.core.values import PRIORITIES, RUNGS
 from deskd.service.engine.hooks import list_hooks
 from deskd.service.engine.wake import explain_attempt, explain_role, list_wakes
 from deskd.service.ops.console_views import recent_events
@@ -19,7 +19,6 @@ from deskd.web.guard import Principal, now_of, reader
 from deskd.web.render import page
 
 router = APIRouter()
-RUNGS = ("session", "resume", "spawn", "notify", "badge")
 OUTCOMES = ("pending", "resolved", "superseded", "withdrawn", "failed")
 REASONS = ("inbox", "urgent_task", "idle_task", "meeting", "owed_reply", "rollover", "help")
 
