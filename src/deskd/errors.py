@@ -9,7 +9,7 @@ reader finds every message and code in one place and each is mapped to an exit c
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 
 class DeskdError(Exception):
@@ -69,6 +69,50 @@ class InvalidValue(DeskdError):
         super().__init__(f"invalid {what} {value!r} ({expected})")
         self.what = what
         self.value = value
+
+
+class OptionsConflict(DeskdError):
+    """An option that takes none of some others was given with them."""
+
+    code = "invalid_value"
+
+    def __init__(self, option: str, does: str, others: Sequence[str]) -> None:
+        named = ", ".join(others[:-1]) + f" or {others[-1]}" if len(others) > 1 else others[0]
+        super().__init__(f"{option} {does}: it takes no {named}")
+        self.option = option
+
+
+class ChannelTestFailed(DeskdError):
+    """A channel's test page did not go out, so nothing was written."""
+
+    code = "channel_failed"
+
+    def __init__(self, option: str, why: str) -> None:
+        super().__init__(
+            f"the test page on {option} failed ({why}): nothing written; "
+            f"fix the URL or leave {option} out"
+        )
+
+
+class FileRefused(DeskdError):
+    """A file the command was told to use could not be used (the user's to fix)."""
+
+    code = "os_error"
+
+    def __init__(self, said: str) -> None:
+        super().__init__(said)
+
+
+class KeyFileExists(DeskdError):
+    def __init__(self, path: object) -> None:
+        super().__init__(f"{path} exists; choose another --out (keys are never overwritten)")
+        self.path = path
+
+
+class KeyUnreadable(DeskdError):
+    def __init__(self, path: object, why: object) -> None:
+        super().__init__(f"--key {path}: {why}")
+        self.path = path
 
 
 class NotYourRole(DeskdError):

@@ -7,17 +7,16 @@ PostgreSQL the locks are the database's; on SQLite the same hosts share one mach
 
 from __future__ import annotations
 
-import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from conftest import DESK_TOML, Desk, urgent
+from host_procs import finish as _finish
+from host_procs import start_tick as _tick
 
 FAKES = Path(__file__).resolve().parents[1] / "fakes"
 HOSTS = ("host-a", "host-b", "host-c")
@@ -35,31 +34,6 @@ def hosts_desk(desk: Desk, tmp_path: Path) -> Desk:
     desk.setenv("DESKD_WAKE_EXECUTE", "1")
     desk.monkeypatch.setenv("FAKE_ARGV_FILE", str(tmp_path / "argv.jsonl"))
     return desk
-
-
-def _env(desk: Desk, host: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
-    env.update(desk.env(DESKD_HOST_NAME=host))
-    return env
-
-
-def _tick(desk: Desk, host: str, *extra: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "deskd", "tick", "--execute", "--json", *extra],
-        env=_env(desk, host),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
-def _finish(procs: list[subprocess.Popen[str]]) -> list[dict[str, object]]:
-    outs = []
-    for p in procs:
-        out, err = p.communicate(timeout=120)
-        assert p.returncode == 0, err
-        outs.append(json.loads(out))
-    return outs
 
 
 def _alive(pid: int) -> bool:

@@ -20,6 +20,9 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from conftest import Desk, urgent
+from host_procs import finish as _finish
+from host_procs import host_env as _env
+from host_procs import start_tick
 
 FAKES = Path(__file__).resolve().parents[1] / "fakes"
 HOSTS = ("host-a", "host-b", "host-c")
@@ -66,31 +69,6 @@ def pooled(desk: Desk, pg_database: str, bouncer_root: str, tmp_path: Path) -> D
     return desk
 
 
-def _env(desk: Desk, host: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
-    env.update(desk.env(DESKD_HOST_NAME=host))
-    return env
-
-
-def _tick(desk: Desk, host: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "deskd", "tick", "--execute", "--wait", "--json"],
-        env=_env(desk, host),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
-def _finish(procs: list[subprocess.Popen[str]]) -> list[dict[str, object]]:
-    outs = []
-    for p in procs:
-        out, err = p.communicate(timeout=300)
-        assert p.returncode == 0, err
-        outs.append(json.loads(out))
-    return outs
-
-
 def test_doctor_names_the_pooler_and_passes_its_lease_round_trip(pooled: Desk) -> None:
     checks = {c["name"]: c for c in pooled.json("doctor")["checks"]}
     assert checks["pooler"]["level"] == "ok", checks["pooler"]
@@ -103,7 +81,7 @@ def test_racing_ticks_through_the_pooler_launch_once_a_round_and_leave_no_lease(
 ) -> None:
     for round_ in range(2):
         urgent(pooled, "gamma", title=f"round {round_}")
-        outs = _finish([_tick(pooled, host) for host in HOSTS for _ in range(4)])
+        outs = _finish([start_tick(pooled, host, "--wait") for host in HOSTS for _ in range(4)])
         launched = [d for o in outs for d in o["launched"]]  # type: ignore[attr-defined]
         assert len(launched) == 1, outs
         leases = pooled.db().execute("SELECT name FROM leases").fetchall()

@@ -10,20 +10,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from browser import IMAGES, launched_browser, needs_chromium  # noqa: F401  (a fixture)
 from web_helpers import Served, full_desk, serve
 
 from conftest import Desk
 
-CHROMIUM = "/usr/bin/chromium"
-IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
-ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]  # fmt: skip
 # A PATH list as a failed launch reports it: long, and without a space to break at.
 LONG_PATH = "PATH=" + ":".join(
     f"/opt/toolchains/v{n}/very-long-directory-name/bin" for n in range(12)
@@ -40,21 +34,7 @@ PAGES = {
     "events": "/events",
 }
 
-pytestmark = pytest.mark.skipif(
-    not os.path.exists(CHROMIUM), reason="no /usr/bin/chromium (apt-get install chromium)"
-)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")

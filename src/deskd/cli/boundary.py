@@ -46,13 +46,13 @@ def refusal(exc: BaseException) -> DeskdError | None:
         # the user's to fix, exit 1; a full or failing disk is exit 3 like the database.
         import errno
 
-        from deskd.errors import Unavailable
+        from deskd.errors import FileRefused, Unavailable
 
         where = f"{exc.filename}: " if exc.filename else ""
         said = f"{where}{exc.strerror or exc}"
         if errno.errorcode.get(exc.errno or 0) in _UNAVAILABLE_ERRNOS:
             return Unavailable(said)
-        return DeskdError(said, code="os_error")
+        return FileRefused(said)
     if not isinstance(exc, sqlite3.Error):
         return None
     from deskd import paths

@@ -106,16 +106,16 @@ def init(
     """
     from deskd.adapters.clock import now_ms
     from deskd.config import load_settings
-    from deskd.errors import DeskdError
+    from deskd.errors import OptionsConflict
     from deskd.service.ops.scaffold import init_desk, refuse_existing
 
     settings = load_settings()
     scripted = bool(roles or agent or channel or name or timezone or yes)
     if new_db and scripted:
-        raise DeskdError(
-            "--new-db creates only the lost database: it takes no --role, --agent, "
-            "--channel, --name, --timezone or --yes",
-            code="invalid_value",
+        raise OptionsConflict(
+            "--new-db",
+            "creates only the lost database",
+            ("--role", "--agent", "--channel", "--name", "--timezone", "--yes"),
         )
     answers = None
     tested: dict[str, Any] | None = None
@@ -192,18 +192,14 @@ def _from_flags(
 def _test_or_refuse(settings: Settings, answers: DeskAnswers) -> dict[str, Any] | None:
     """A script's channel gets its test page; a failed one is refused before anything is
     written (a desk whose only channel cannot page would fail quietly later)."""
-    from deskd.errors import DeskdError
+    from deskd.errors import ChannelTestFailed
     from deskd.service.ops.init_answers import failed_sends, try_channel
 
     if answers.channel is None:
         return None
     result = try_channel(settings, answers)
     if result["status"] != "sent":
-        raise DeskdError(
-            f"the test page on --channel failed ({failed_sends(result)}): nothing written; "
-            "fix the URL or leave --channel out",
-            code="channel_failed",
-        )
+        raise ChannelTestFailed("--channel", failed_sends(result))
     return result
 
 

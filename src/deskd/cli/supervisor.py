@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from deskd.cli.common import emit, json_option
-from deskd.errors import DeskdError, InvalidValue
+from deskd.errors import InvalidValue, KeyFileExists, KeyUnreadable
 
 KEY_ID = r"^[A-Za-z0-9_.@-]{1,64}$"
 
@@ -59,7 +59,7 @@ def keygen(out: Path, key_id: str, keys: Path | None, as_json: bool) -> None:
     if not re.match(KEY_ID, key_id):
         raise InvalidValue("--id", key_id, "letters, digits and _ . @ - (at most 64)")
     if out.exists():
-        raise DeskdError(f"{out} exists; choose another --out (keys are never overwritten)")
+        raise KeyFileExists(out)
     pem, public = new_key_pair()
     out.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -122,7 +122,7 @@ def sign(key_file: Path, key_id: str, method: str, path: str, data: str, as_json
     try:
         key = load_private_key(key_file)
     except (ValueError, TypeError) as exc:
-        raise DeskdError(f"--key {key_file}: {exc}") from None
+        raise KeyUnreadable(key_file, exc) from None
     headers = make(
         key,
         key_id=key_id,
