@@ -181,7 +181,7 @@ def seed_history(db: Path, count: int) -> None:
 
 def throughput(home: Path, items: int, *, dedup: bool) -> dict[str, float]:
     """Items per second through ``service.inbox.enqueue``, one call and one commit each."""
-    from deskd.config import load_settings
+    from deskd.config.settings_model import load_settings
     from deskd.service.desk.context import open_context
     from deskd.service.desk.inbox import enqueue
     from deskd.service.desk.new_item import NewItem
@@ -211,20 +211,20 @@ def throughput(home: Path, items: int, *, dedup: bool) -> dict[str, float]:
 def import_cost(runs: int) -> dict[str, float]:
     """What importing the settings and desk-file layer costs (ms, median of ``runs``).
 
-    ``deskd.desk`` pulls in ``deskd.config``, pydantic and pydantic-settings. pydantic loads
+    ``deskd.config.desk_file`` pulls in ``deskd.config``, pydantic and pydantic-settings. pydantic loads
     lazily, so its modules show up under whichever deskd module touched them first; the
     split is therefore by owner: deskd's own module bodies (which include building the
     pydantic models) versus every third-party module imported on the way.
     """
     samples: dict[str, list[float]] = {
-        "deskd.desk (total)": [],
+        "deskd.config.desk_file (total)": [],
         "third-party (pydantic, pydantic-settings, deps)": [],
         "deskd module bodies (incl. model building)": [],
         "click": [],
     }
     for _ in range(runs):
         proc = subprocess.run(
-            [sys.executable, "-X", "importtime", "-c", "import click, deskd.desk"],
+            [sys.executable, "-X", "importtime", "-c", "import click, deskd.config.desk_file"],
             capture_output=True,
             text=True,
             check=True,
@@ -240,12 +240,12 @@ def import_cost(runs: int) -> dict[str, float]:
             if name == "click" and not click_ms:
                 click_ms = int(cumulative)
                 continue
-            if name == "deskd.desk":
+            if name == "deskd.config.desk_file":
                 total = int(cumulative)
             if name == "deskd" or name.startswith("deskd."):
                 own += int(self_us)
         third = total - own
-        samples["deskd.desk (total)"].append(total / 1000)
+        samples["deskd.config.desk_file (total)"].append(total / 1000)
         samples["third-party (pydantic, pydantic-settings, deps)"].append(third / 1000)
         samples["deskd module bodies (incl. model building)"].append(own / 1000)
         samples["click"].append(click_ms / 1000)

@@ -197,7 +197,7 @@ def test_it_keeps_pydantic_and_click_out_of_the_session_hook_source() -> None:
         )
         if _top(name) == "deskd":
             assert not name.startswith(
-                ("deskd.config", "deskd.desk", "deskd.cli", "deskd.service")
+                ("deskd.config", "deskd.config.desk_file", "deskd.cli", "deskd.service")
             ), f"hook.py:{line} imports {name}, which loads pydantic or click"
 
 

@@ -5,7 +5,7 @@
 ``postgresql://`` URL, also as ``DESKD_DATABASE_URL``, is kept as it is),
 ``DESKD_LOG_DIR`` (default ``$DESKD_HOME/logs``). The session hook uses the ``*_str``
 functions, which need only ``os.path``: pathlib alone costs the hook ~3 ms a call, which is
-most of its own cost. ``deskd.settings`` and ``deskd.config`` agree with this module by
+most of its own cost. ``deskd.config.settings`` and ``deskd.config`` agree with this module by
 construction.
 """
 

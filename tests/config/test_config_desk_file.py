@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import Desk
-from deskd.config import load_settings
-from deskd.desk import DEFAULT_ALLOWED_TOOLS, AgentSettings, channel_urls, parse_desk
+from deskd.config.desk_file import DEFAULT_ALLOWED_TOOLS, AgentSettings, channel_urls, parse_desk
+from deskd.config.settings_model import load_settings
 from deskd.errors import DeskFileError
 
 HEAD = '[desk]\ntimezone = "America/New_York"\n'

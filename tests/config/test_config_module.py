@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Desk
-from deskd.config import load_config_module
+from deskd.config.host import load_config_module
 
 _names = itertools.count()
 
@@ -69,8 +69,8 @@ def test_it_forgets_host_roles_when_the_module_is_unset(desk: Desk) -> None:
 
 
 def test_it_merges_desk_settings_the_file_leaves_out(desk: Desk) -> None:
-    from deskd.config import load_settings
-    from deskd.desk import load_desk
+    from deskd.config.desk_file import load_desk
+    from deskd.config.settings_model import load_settings
 
     module = _host_module(desk, ADDS_DELTA)
     settings = load_settings({"DESKD_HOME": str(desk.home), "DESKD_CONFIG_MODULE": module})

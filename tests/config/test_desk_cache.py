@@ -12,12 +12,12 @@ import pytest
 
 import deskd
 from conftest import DESK_TOML, Desk
-from deskd import desk_cache
-from deskd.config import load_settings as validated_settings
-from deskd.desk import AgentSection, parse_desk
-from deskd.desk_view import _NO_AGENT
+from deskd.config import cache as desk_cache
+from deskd.config.desk import _NO_AGENT
+from deskd.config.desk_file import AgentSection, parse_desk
+from deskd.config.settings import load_settings
+from deskd.config.settings_model import load_settings as validated_settings
 from deskd.errors import SettingsError
-from deskd.settings import load_settings
 
 RICH = (
     DESK_TOML
@@ -47,7 +47,7 @@ def cache_file(desk: Desk) -> Path:
     return desk.home / "run" / desk_cache.CACHE_NAME
 
 
-def cached(desk: Desk) -> deskd.desk_view.Desk | None:
+def cached(desk: Desk) -> deskd.config.desk.Desk | None:
     return desk_cache.cached_desk(desk.home, desk.home / "deskd.toml")
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Desk
-from deskd.config import load_config_module
+from deskd.config.host import load_config_module
 
 _names = itertools.count()
 

@@ -191,12 +191,12 @@ def test_an_edited_desk_file_is_validated_again(hot_desk: Path, tmp_path: Path) 
 
 # What an executing tick with nothing to launch, page or sweep never loads, beyond what no
 # hot command loads: the pager and its channels, the desk-file validators they pulled in
-# (deskd.config, deskd.desk), the meeting use cases, dispatch and the agents' process
+# (deskd.config.settings_model, deskd.config.desk_file), the meeting use cases, dispatch and the agents' process
 # helpers (no launch is planned or running), and the lock library (the tick lock is one
 # stdlib flock, adapters/locks.py).
 NOT_QUIET = (
-    "deskd.service.paging.pager", "deskd.service.paging.channels", "deskd.config",
-    "deskd.desk", "deskd.service.meetings.lifecycle", "deskd.adapters.process",
+    "deskd.service.paging.pager", "deskd.service.paging.channels", "deskd.config.settings_model",
+    "deskd.config.desk_file", "deskd.service.meetings.lifecycle", "deskd.adapters.process",
     "deskd.adapters.channels.apprise", "deskd.service.engine.dispatch",
 )  # fmt: skip
 

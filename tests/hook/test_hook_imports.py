@@ -27,7 +27,7 @@ HEAVY = (
     "dataclasses",
     "zoneinfo",
     "deskd.config",
-    "deskd.desk",
+    "deskd.config.desk_file",
     "deskd.errors",
     "deskd.core",
     "deskd.service",

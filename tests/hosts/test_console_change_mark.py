@@ -6,8 +6,8 @@ refresh, never a missed one), so only the move is checked there."""
 from __future__ import annotations
 
 from conftest import Desk
+from deskd.config.settings import load_settings
 from deskd.service.ops.console_views import change_mark
-from deskd.settings import load_settings
 
 
 def test_the_refresh_cue_moves_on_a_write(desk: Desk) -> None:

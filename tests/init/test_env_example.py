@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from conftest import Desk
-from deskd.config import SettingsModel
+from deskd.config.settings_model import SettingsModel
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSIGNED = re.compile(r"^#\s*(DESKD_[A-Z_]+)=", flags=re.M)

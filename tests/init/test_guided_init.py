@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import NOW
-from deskd.desk import load_desk
+from deskd.config.desk_file import load_desk
 from deskd.service.ops.init_answers import system_timezone
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pager"))

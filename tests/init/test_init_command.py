@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from conftest import Desk
-from deskd.config import SettingsModel
-from deskd.desk import load_desk
+from deskd.config.desk_file import load_desk
+from deskd.config.settings_model import SettingsModel
 from deskd.store.migrations import LATEST
 
 

@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import DESK_TOML
-from deskd.config import load_settings
+from deskd.config.desk_file import load_desk
+from deskd.config.settings_model import load_settings
 from deskd.core.values import DEFAULT_SLA_S, PRIORITIES
-from deskd.desk import load_desk
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import ack, enqueue, list_inbox
 from deskd.service.desk.new_item import NewItem

@@ -11,7 +11,7 @@ from pager_helpers import desk_with, enqueue, free_port, http_receiver
 from conftest import Desk
 from deskd.adapters.channels.base import scrub
 from deskd.adapters.channels.privacy import private_url, secret_parts
-from deskd.desk import expand_vars
+from deskd.config.desk_file import expand_vars
 
 PASSWORD = "hunter2-literal"
 TOKEN = "tok3nAbCdEfGh123456"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from deskd.config.desk_file import DEFAULT_LADDER
 from deskd.core.planner import plan
 from deskd.core.records import AttemptView, ItemView, Plan, Policy, RoleView, Rung, Snapshot
 from deskd.core.values import priority_rank
-from deskd.desk import DEFAULT_LADDER
 
 T0 = 1_796_140_800_000  # 2026-12-01T14:00:00Z
 MIN = 60_000

@@ -18,7 +18,7 @@ from filelock import SoftFileLock
 
 from conftest import Desk
 from deskd.adapters.locks import LockBusy, _lock, is_held, role_lock_path, try_lock
-from deskd.config import load_settings
+from deskd.config.settings_model import load_settings
 
 HOLDER = """
 import sys, time

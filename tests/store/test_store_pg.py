@@ -82,7 +82,7 @@ def test_it_never_prints_a_password() -> None:
 
 
 def test_settings_keep_a_url_and_refuse_another_scheme(tmp_path: Path) -> None:
-    from deskd.config import load_settings
+    from deskd.config.settings_model import load_settings
     from deskd.errors import SettingsError
 
     url = "postgresql://desk@db.internal/desk"

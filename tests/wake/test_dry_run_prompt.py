@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Desk, urgent
-from deskd.config import load_config_module
+from deskd.config.host import load_config_module
 
 BUILDER = """\
 from deskd.config import configure

@@ -133,7 +133,7 @@ def test_a_forged_cookie_is_not_a_session(console: tuple[Desk, Clock]) -> None:
 
 
 def test_cookies_are_httponly_strict_and_secure_off_loopback(desk: Desk) -> None:
-    from deskd.config import load_settings
+    from deskd.config.settings_model import load_settings
     from deskd.web.app import create_app
 
     desk.write_desk(WEB_DESK)

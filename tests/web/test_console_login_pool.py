@@ -58,7 +58,7 @@ def serve_here(desk: Desk, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 def test_pages_are_served_while_a_code_is_checked_and_excess_logins_are_refused(
     desk: Desk, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from deskd.config import load_settings
+    from deskd.config.settings_model import load_settings
     from deskd.service.ops import console as console_service
 
     desk.write_desk(WEB_DESK)

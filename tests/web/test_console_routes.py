@@ -160,7 +160,7 @@ def test_a_role_that_is_not_on_the_desk_is_a_404_naming_the_roles(desk: Desk) ->
 def test_the_live_stream_says_change_when_the_desk_changes(desk: Desk) -> None:
     import threading
 
-    from deskd.config import load_settings
+    from deskd.config.settings_model import load_settings
     from deskd.service.desk.context import open_context
     from deskd.service.desk.inbox import enqueue
     from deskd.service.desk.new_item import NewItem

@@ -10,7 +10,7 @@ from conftest import Desk
 
 
 def test_waits_double_per_client_up_to_the_cap_and_are_forgotten_after_a_day(desk: Desk) -> None:
-    from deskd.config import load_settings
+    from deskd.config.settings_model import load_settings
     from deskd.service.desk.context import open_context
     from deskd.service.ops.console_sessions import (
         MAX_WAIT_MS,

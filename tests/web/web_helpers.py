@@ -194,7 +194,7 @@ class Clock:
 def make_app(
     desk: Desk, clock: Callable[[], int] | None = None, *, stream_polls: int = 3, **env: str
 ) -> Any:
-    from deskd.config import load_settings
+    from deskd.config.settings_model import load_settings
     from deskd.web.app import create_app
 
     # The in-process client calls itself ``testserver``: a name the console must be told.

@@ -28,7 +28,7 @@ def main() -> int:
     sys.path.insert(0, str(home))
     config_module = os.environ.get("DESKD_CONFIG_MODULE")
     if config_module:
-        from deskd.config import load_config_module
+        from deskd.config.host import load_config_module
 
         load_config_module(config_module, desk_home=home)
     module_name, _, function = target.partition(":")

@@ -18,8 +18,8 @@ import click
 from deskd.cli.common import emit, json_option
 
 if TYPE_CHECKING:
+    from deskd.config.settings import Settings
     from deskd.service.ops.init_answers import DeskAnswers, RoleAnswer
-    from deskd.settings import Settings
 
 
 @click.command()
@@ -105,7 +105,7 @@ def init(
     command (exit 3) rather than silently recreated empty; --new-db is the way to start over.
     """
     from deskd.adapters.clock import now_ms
-    from deskd.config import load_settings
+    from deskd.config.settings_model import load_settings
     from deskd.errors import OptionsConflict
     from deskd.service.ops.scaffold import init_desk, refuse_existing
 

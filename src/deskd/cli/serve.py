@@ -38,7 +38,7 @@ def serve(host: str | None, port: str | None, new_code: bool) -> None:
       DESKD_SUPERVISOR_ACCESS_CODE=... deskd serve --host 0.0.0.0   # behind a TLS proxy
       deskd serve --new-code                       # forget the old code, print a new one
     """
-    from deskd.config import load_settings
+    from deskd.config.settings_model import load_settings
     from deskd.service.desk.context import open_context
     from deskd.service.ops.console import (
         access_code_configured,

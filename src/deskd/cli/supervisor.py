@@ -113,7 +113,7 @@ def sign(key_file: Path, key_id: str, method: str, path: str, data: str, as_json
           --data 'reason=deploy' --json   # the four headers; send the same body
     """
     from deskd.adapters.clock import now_ms
-    from deskd.config import load_settings
+    from deskd.config.settings_model import load_settings
     from deskd.web.signed import load_private_key
     from deskd.web.signed import sign as make
 

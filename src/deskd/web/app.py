@@ -15,8 +15,8 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 
+from deskd.config.settings import Settings
 from deskd.errors import DeskdError
-from deskd.settings import Settings
 from deskd.web.console import Console, host_of
 from deskd.web.guard import LoginRequired, Refused
 

@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deskd.adapters.clock import now_ms
+from deskd.config.settings import Settings
 from deskd.core.values import SUPERVISOR
 from deskd.service.desk.context import DeskContext, open_context
 from deskd.service.ops.console import is_loopback, session_secret
-from deskd.settings import Settings
 from deskd.web.auth import CodeChecker, SessionCodec
 
 MIN_SECRET = 4  # shorter values are too common to mask without mangling the page

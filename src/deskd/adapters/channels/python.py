@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Mapping
 
 from deskd.adapters.channels.base import Delivery, Target, Transport
-from deskd.config import PYTHON_CHANNEL_SCHEME, ChannelSender, PageMessage
+from deskd.config.host import PYTHON_CHANNEL_SCHEME, ChannelSender, PageMessage
 
 
 def is_python(url: str) -> bool:

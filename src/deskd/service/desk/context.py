@@ -2,7 +2,7 @@
 
 The entry point builds it once: settings from the environment, the desk file, the clock
 read once (``DESKD_NOW`` or the system clock), and a lazily opened database connection.
-Settings and the desk come through ``deskd.settings`` and ``deskd.desk_cache``, which
+Settings and the desk come through ``deskd.config.settings`` and ``deskd.config.cache``, which
 import pydantic only when something needs validating.
 """
 
@@ -14,8 +14,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from deskd.adapters.clock import now_ms
-from deskd.desk_cache import load_desk
-from deskd.desk_view import Desk
+from deskd.config.cache import load_desk
+from deskd.config.desk import Desk
+from deskd.config.settings import Settings, load_settings
 from deskd.errors import (
     DatabaseDamaged,
     DatabaseGone,
@@ -24,7 +25,6 @@ from deskd.errors import (
     Unavailable,
     database_unavailable,
 )
-from deskd.settings import Settings, load_settings
 from deskd.store.db import (
     DatabaseLost,
     NotRegularFile,
@@ -151,8 +151,8 @@ def open_context(
     settings = settings or load_settings()
     if settings.config_module:
         # A host module's configure_deskd() is code: its additions cannot be cached.
-        from deskd.config import load_config_module
-        from deskd.desk import load_desk as validate
+        from deskd.config.desk_file import load_desk as validate
+        from deskd.config.host import load_config_module
 
         host = load_config_module(settings.config_module, desk_home=settings.home)
         desk = validate(settings.desk_path, host=host, required=require_desk)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from deskd.desk_view import Desk
+from deskd.config.desk import Desk
 from deskd.store.events import add_event
 from deskd.store.meta import get_meta, set_meta
 from deskd.store.roles import disable_roles_not_in, upsert_role

@@ -46,9 +46,9 @@ def previewed(plan: Plan) -> Plan:
 
 def build_prompt(*, role: str, reasons: Sequence[str], default: str) -> tuple[str, str | None]:
     """(the prompt for a launch of ``role``, why the host builder's could not be used or None)."""
-    # A builder exists only if DESKD_CONFIG_MODULE was loaded, through deskd.config; a tick
-    # without one never imports it (and with it, pydantic-settings).
-    config = sys.modules.get("deskd.config")
+    # A builder exists only if DESKD_CONFIG_MODULE was loaded, through deskd.config.host; a
+    # tick without one need not import it.
+    config = sys.modules.get("deskd.config.host")
     builder = config.host_config().prompt_builder if config is not None else None
     if builder is None:
         return default, None

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from deskd.config.desk import Desk
 from deskd.core.presence import presence_of
 from deskd.core.records import ItemView, Policy, RoleView, Rung, Snapshot
 from deskd.core.timeparse import local_day_start, local_text
 from deskd.core.values import DEFAULT_SLA_S, priority_rank
-from deskd.desk_view import Desk
 from deskd.service.meetings.views import load_meeting_views
 from deskd.service.paging.help_views import load_help_requests
 from deskd.service.work.session_views import load_rollovers

@@ -11,6 +11,7 @@ import sqlite3
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from deskd.config.desk import Desk
 from deskd.core.meetings import (
     Attendee,
     Meeting,
@@ -21,7 +22,6 @@ from deskd.core.meetings import (
     waiting_on,
 )
 from deskd.core.timeparse import iso_utc
-from deskd.desk_view import Desk
 from deskd.errors import InvalidValue, UnknownMeeting
 from deskd.store import meeting_messages as msg_rows
 from deskd.store import meetings as rows

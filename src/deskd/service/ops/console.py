@@ -18,9 +18,9 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from deskd.config.settings import Settings
 from deskd.errors import ConsoleRefused, DeskdError
 from deskd.service.desk.context import DeskContext
-from deskd.settings import Settings
 from deskd.store import console as console_rows
 
 ACCESS_FILE = "supervisor-access.json"

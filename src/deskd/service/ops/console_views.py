@@ -8,11 +8,11 @@ import json
 import sqlite3
 from typing import Any
 
+from deskd.config.settings import Settings
 from deskd.core.meetings import state_of, votes_owed
 from deskd.core.timeparse import iso_utc, local_text
 from deskd.service.desk.context import DeskContext
 from deskd.service.meetings.views import facts_of, status_view
-from deskd.settings import Settings
 from deskd.store import console as console_rows
 
 TIMELINE_WINDOW_MS = 24 * 3600 * 1000

@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Literal
 
 from deskd import __version__, paths
-from deskd.config import HostConfig, load_config_module, load_settings
-from deskd.desk import load_desk
-from deskd.desk_view import Desk
+from deskd.config.desk import Desk
+from deskd.config.desk_file import load_desk
+from deskd.config.host import HostConfig, load_config_module
+from deskd.config.settings import Settings
+from deskd.config.settings_model import load_settings
 from deskd.errors import DeskdError
-from deskd.settings import Settings
 
 Level = Literal["ok", "warn", "fail"]
 

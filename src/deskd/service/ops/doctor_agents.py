@@ -10,9 +10,9 @@ import os
 import shutil
 from pathlib import Path
 
-from deskd.desk_view import Desk
+from deskd.config.desk import Desk
+from deskd.config.settings import Settings
 from deskd.service.ops.doctor import Check, Level
-from deskd.settings import Settings
 
 INSTALL_HINTS = {
     "claude": "npm install -g @anthropic-ai/claude-code",

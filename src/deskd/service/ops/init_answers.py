@@ -75,7 +75,7 @@ def check_timezone(value: str) -> str:
     """An IANA zone name, refused with the desk file's own reason."""
     from pydantic import ValidationError
 
-    from deskd.desk import DeskSection
+    from deskd.config.desk_file import DeskSection
 
     zone = value.strip()
     try:
@@ -192,8 +192,8 @@ def system_timezone(
 def try_channel(settings: Any, answers: DeskAnswers) -> dict[str, Any]:
     """Send a test page on the channel as ``deskd channels test`` would, on the desk these
     answers make (the URL written in, nothing on disk yet); that command's result."""
-    from deskd.config import host_config
-    from deskd.desk import parse_desk
+    from deskd.config.desk_file import parse_desk
+    from deskd.config.host import host_config
     from deskd.service.ops.init_template import render_desk
     from deskd.service.paging.channels import send_test
 

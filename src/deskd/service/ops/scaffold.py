@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from deskd.config.settings import Settings
 from deskd.errors import AlreadyExists, InvalidValue, Unavailable
 from deskd.service.ops.init_answers import CHANNEL_VAR, DeskAnswers, default_answers
 from deskd.service.ops.init_template import channel_url_ref, render_desk
-from deskd.settings import Settings
 
 ENV_TEMPLATE = """\
 # .env.example: every DESKD_* variable deskd reads. Copy to .env (in the desk folder) or

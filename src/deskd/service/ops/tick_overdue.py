@@ -6,7 +6,7 @@ board, the doctor, the metrics and the console's missed-tick alarm all ask here.
 
 from __future__ import annotations
 
-from deskd.settings import Settings
+from deskd.config.settings import Settings
 
 DEFAULT_OVERDUE_S = 180
 

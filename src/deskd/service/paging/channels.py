@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
 from deskd.adapters.channels.base import SEND_BUDGET_S, Target
-from deskd.config import PYTHON_CHANNEL_SCHEME
+from deskd.config.desk import Desk
+from deskd.config.desk_file import ENV_VAR, expand_vars
+from deskd.config.host import PYTHON_CHANNEL_SCHEME
+from deskd.config.settings import Settings
 from deskd.core.values import PRIORITIES
-from deskd.desk import ENV_VAR, expand_vars
-from deskd.desk_view import Desk
 from deskd.errors import EmptyChannel, UnknownChannel
-from deskd.settings import Settings
 
 ENV_CHANNEL = "DESKD_NOTIFY_URLS"
 SECRET_SETTINGS = ("DESKD_NOTIFY_URLS", "DESKD_TICK_PING_URL")
@@ -206,7 +206,7 @@ def _probe(url: str, values: dict[str, str]) -> str:
     if missing:
         return "not set: " + ", ".join(f"${{{m}}}" for m in missing)
     if url.startswith(PYTHON_CHANNEL_SCHEME):
-        from deskd.config import host_config
+        from deskd.config.host import host_config
 
         name = url[len(PYTHON_CHANNEL_SCHEME) :]
         known = name in host_config().senders
@@ -240,7 +240,7 @@ def _config_probe(path: str) -> str:
 def send_test(settings: Settings, desk: Desk, name: str) -> dict[str, Any]:
     """Send a test message on one channel; one result per URL (nothing is written)."""
     from deskd.adapters.channels.python import PythonTransport, SplitTransport
-    from deskd.config import host_config
+    from deskd.config.host import host_config
 
     def apprise() -> Any:
         from deskd.adapters.channels.apprise import AppriseTransport

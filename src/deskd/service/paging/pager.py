@@ -214,7 +214,7 @@ def _apprise() -> Transport:
 
 def default_transport() -> Transport:
     from deskd.adapters.channels.python import PythonTransport, SplitTransport
-    from deskd.config import host_config
+    from deskd.config.host import host_config
 
     def apprise() -> Transport:
         from deskd.adapters.channels.apprise import AppriseTransport

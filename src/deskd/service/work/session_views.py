@@ -12,8 +12,8 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING
 
+from deskd.config.desk import Desk
 from deskd.core.sessions import latest_boundary
-from deskd.desk_view import Desk
 from deskd.store.handoffs import live_sessions_started_before, rollover_tries
 
 if TYPE_CHECKING:

@@ -13,10 +13,10 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from deskd.config.desk import Desk
 from deskd.core.tasks import ACTIONABLE, OPEN, is_overdue, sort_key
 from deskd.core.timeparse import iso_utc, local_text
 from deskd.core.values import URGENT, priority_name
-from deskd.desk_view import Desk
 from deskd.store import tasks as task_rows
 
 if TYPE_CHECKING:

@@ -1,12 +1,13 @@
 """The validated desk (and ``.env``'s ``DESKD_*`` values) kept under ``run/``, read with json.
 
 Validating the desk file means importing pydantic, which costs a command more than its own
-work. The first command after the file changes validates it (``deskd.desk``) and writes the
+work. The first command after the file changes validates it (``deskd.config.desk_file``) and writes the
 validated data to ``run/desk-cache.json``; later commands read it back with the standard
 library. An entry is used only when all of these match what it was made from:
 
 - deskd's version and the size and mtime of the modules that define the desk file's shape
-  (``deskd/desk.py``, ``deskd/config.py``): a changed model never reads an old entry;
+  and the settings (``deskd/config/``: ``desk_file.py``, ``settings_model.py``,
+  ``settings.py``, ``desk.py``): a changed model never reads an old entry;
 - the desk file's path and its exact bytes. The bytes, not size and mtime: a same-size
   rewrite within the filesystem's timestamp granularity would keep a stale entry.
 
@@ -26,16 +27,16 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from deskd.desk_view import Desk
+    from deskd.config.desk import Desk
 
 CACHE_NAME = "desk-cache.json"
 
 
 def _schema() -> str:
     """deskd's version and the fingerprint of the modules defining the desk's shape."""
-    folder = os.path.dirname(deskd.__file__)
+    folder = os.path.join(os.path.dirname(deskd.__file__), "config")
     parts = [deskd.__version__]
-    for name in ("desk.py", "config.py", "desk_view.py"):
+    for name in ("desk_file.py", "settings_model.py", "settings.py", "desk.py"):
         try:
             st = os.stat(os.path.join(folder, name))
         except OSError:
@@ -95,7 +96,7 @@ def cached_desk(home: str | Path, path: Path) -> Desk | None:
     text = _text(str(path))
     if text is None or entry.get("text") != text:
         return None
-    from deskd.desk_view import Desk
+    from deskd.config.desk import Desk
 
     return Desk(entry["data"], path=path)
 
@@ -110,8 +111,8 @@ def load_desk(home: Path, path: Path, *, required: bool = True) -> Desk:
     desk = cached_desk(home, path)
     if desk is not None:
         return desk
-    from deskd.desk import load_desk as validate
-    from deskd.desk import parse_desk
+    from deskd.config.desk_file import load_desk as validate
+    from deskd.config.desk_file import parse_desk
 
     text = _text(str(path))
     if text is None:

@@ -1,8 +1,8 @@
 """The validated desk as every process holds it: plain records, no pydantic at run time.
 
-``deskd.desk`` defines the desk file's models and validates a file with them; the validated
+``deskd.config.desk_file`` defines the desk file's models and validates a file with them; the validated
 data (``model_dump``) becomes the records here, and the same data is kept in the desk cache
-(``deskd.desk_cache``) so a command whose desk file has not changed builds its ``Desk``
+(``deskd.config.cache``) so a command whose desk file has not changed builds its ``Desk``
 from the cache without importing pydantic. Both ways give the same records.
 
 Records are typed as the models they were validated by (``RoleConfig`` and so on): they
@@ -11,14 +11,20 @@ carry exactly the models' fields, and only attribute reads are used on them.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
-    from deskd.agent_settings import AgentSettings
-    from deskd.config import HostConfig
-    from deskd.desk import AgentSection, DeskFile, DeskSection, PresenceSection, RoleConfig
-    from deskd.settings import Settings
+    from deskd.config.desk_file import (
+        AgentSection,
+        DeskFile,
+        DeskSection,
+        PresenceSection,
+        RoleConfig,
+    )
+    from deskd.config.host import HostConfig
+    from deskd.config.settings import Settings
 
 AGENT_KINDS = ("claude", "codex", "gemini", "opencode", "command")
 DEFAULT_LADDER: tuple[tuple[str, int | None], ...] = (
@@ -80,7 +86,7 @@ def _record(value: Any) -> Any:
 class Desk:
     """The validated desk: the file plus what ``DESKD_CONFIG_MODULE`` added.
 
-    ``data`` is ``DeskFile.model_dump()`` of the validated file (from ``deskd.desk`` or the
+    ``data`` is ``DeskFile.model_dump()`` of the validated file (from ``deskd.config.desk_file`` or the
     desk cache).
     """
 
@@ -149,7 +155,6 @@ class Desk:
         ``[agent]``, which wins over deskd's built-in default — except allowed tools, where a
         role's own grant wins over ``DESKD_WAKE_ALLOWED_TOOLS`` (a read-only role stays read-only).
         """
-        from deskd.agent_settings import AgentSettings
 
         role = self.role(name)
         own = role.agent or cast("AgentSection", Record(_NO_AGENT))
@@ -188,3 +193,19 @@ class Desk:
                 DEFAULT_RETRY_WAIT_S,
             ),
         )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AgentSettings:
+    """A role's effective agent settings, after every override (``Desk.agent_for``)."""
+
+    kind: str
+    command: str
+    """The executable; empty for a ``command`` agent the desk has not given one."""
+    args: tuple[str, ...]
+    model: str
+    timeout: int
+    """Seconds a launch may run."""
+    allowed_tools: tuple[str, ...]
+    retry_wait: int = DEFAULT_RETRY_WAIT_S
+    """Seconds before retrying a quick transient launch failure (doubling, at most 10×)."""

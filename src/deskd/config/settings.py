@@ -11,7 +11,7 @@ plain ``Settings``; tests/config/test_config_settings.py checks both paths name 
 variables.
 
 ``$DESKD_HOME/.env`` is honoured the same way: its ``DESKD_*`` values are read once with
-pydantic-settings' own reader and kept in the desk cache (``deskd.desk_cache``) keyed by the
+pydantic-settings' own reader and kept in the desk cache (``deskd.config.cache``) keyed by the
 file's bytes, the environment winning over it as in pydantic-settings.
 """
 
@@ -198,7 +198,7 @@ def load_settings(env: dict[str, str] | None = None) -> Settings:
     if env is None:
         env_file = home / ".env"
         if env_file.is_file():
-            from deskd.desk_cache import env_file_values
+            from deskd.config.cache import env_file_values
 
             file_values = env_file_values(home, str(env_file))
             if file_values is None:
@@ -209,6 +209,6 @@ def load_settings(env: dict[str, str] | None = None) -> Settings:
 
 
 def _validated(env: dict[str, str] | None) -> Settings:
-    from deskd.config import load_settings as validate
+    from deskd.config.settings_model import load_settings as validate
 
     return validate(env)

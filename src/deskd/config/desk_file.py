@@ -19,15 +19,15 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from deskd.agent_settings import AgentSettings as AgentSettings
-from deskd.config import HostConfig
+from deskd.config.desk import AGENT_KINDS as AGENT_KINDS
+from deskd.config.desk import DEFAULT_ALLOWED_TOOLS as DEFAULT_ALLOWED_TOOLS
+from deskd.config.desk import DEFAULT_LADDER as DEFAULT_LADDER
+from deskd.config.desk import AgentSettings as AgentSettings
+from deskd.config.desk import Desk
+from deskd.config.host import HostConfig
 from deskd.core.presence import DEFAULT_ONLINE_S, DEFAULT_SUSPECT_S
 from deskd.core.timeparse import MAX_DURATION_S, check_duration, parse_duration
 from deskd.core.values import RESERVED_SOURCES, RUNGS, role_name_problem
-from deskd.desk_view import AGENT_KINDS as AGENT_KINDS
-from deskd.desk_view import DEFAULT_ALLOWED_TOOLS as DEFAULT_ALLOWED_TOOLS
-from deskd.desk_view import DEFAULT_LADDER as DEFAULT_LADDER
-from deskd.desk_view import Desk
 from deskd.errors import ConfigConflict, DeskdError, DeskFileError
 
 _HHMM = re.compile(r"([01]\d|2[0-3]):([0-5]\d)")
