@@ -163,7 +163,7 @@ def _completer(source: Source) -> Callable[[click.Context, str], list[Completion
     return complete
 
 
-def script(group: click.Group, shell: str) -> str:
+def script(group: click.Command, shell: str) -> str:
     """The completion script for ``shell``, the one click's ``_DESKD_COMPLETE=<shell>_source``
     prints."""
     cls = get_completion_class(shell)
@@ -191,6 +191,5 @@ def completion(shell: str) -> None:
     capabilities, inbox sources, open meeting, task, wake hook and silence ids, channel
     names and time zones (read from the desk in DESKD_HOME when you press TAB).
     """
-    from deskd.cli.main import cli
-
-    click.echo(script(cli, shell), nl=False)
+    root = click.get_current_context().find_root().command  # deskd's group: no import of it
+    click.echo(script(root, shell), nl=False)

@@ -193,7 +193,8 @@ def _test_or_refuse(settings: Settings, answers: DeskAnswers) -> dict[str, Any] 
     """A script's channel gets its test page; a failed one is refused before anything is
     written (a desk whose only channel cannot page would fail quietly later)."""
     from deskd.errors import ChannelTestFailed
-    from deskd.service.ops.init_answers import failed_sends, try_channel
+    from deskd.service.ops.init_answers import failed_sends
+    from deskd.service.ops.init_template import try_channel
 
     if answers.channel is None:
         return None
@@ -304,7 +305,9 @@ def _ask_channel(
             return replace(answers, channel=None), None
         answers = replace(answers, channel=url)
         click.echo("  sending a test page …")
-        result = ia.try_channel(settings, answers)
+        from deskd.service.ops.init_template import try_channel
+
+        result = try_channel(settings, answers)
         if result["status"] == "sent":
             click.echo("  test page sent")
             return answers, result

@@ -13,8 +13,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NoReturn
 
-from deskd.core.schedule import CRON_HINT
 from deskd.errors import InvalidValue
+
+CRON_HINT = (
+    "5 fields: minute hour day-of-month month day-of-week; each field is *, a number, "
+    "a range a-b, a step */n, a-b/n or a/n, or a comma list of those; names JAN-DEC and "
+    "SUN-SAT; @hourly, @daily, @weekly, @monthly, @yearly; e.g. '0 9 * * MON-FRI'"
+)
 
 _FIELD_NAMES = ("minute", "hour", "day-of-month", "month", "day-of-week")
 # Bounds as written; day-of-week 7 is Sunday and folds to 0 after parsing.

@@ -64,11 +64,6 @@ MIN_EVERY_S = 60
 # Counting missed cron fires stops here; ``Due.missed`` is then "at least this many".
 MISSED_CAP = 10_000
 
-CRON_HINT = (
-    "5 fields: minute hour day-of-month month day-of-week; each field is *, a number, "
-    "a range a-b, a step */n, a-b/n or a/n, or a comma list of those; names JAN-DEC and "
-    "SUN-SAT; @hourly, @daily, @weekly, @monthly, @yearly; e.g. '0 9 * * MON-FRI'"
-)
 TZ_HINT = "an IANA timezone name like America/New_York, Europe/London or UTC"
 
 

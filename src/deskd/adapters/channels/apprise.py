@@ -9,12 +9,10 @@ before the budget runs out.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from deskd.adapters.channels.base import Delivery, Target, scrub
-
-if TYPE_CHECKING:
-    import apprise as apprise_module
+from deskd.adapters.channels.privacy import asset, rendered, secret_parts
 
 # Transient failures (a refused connection, a 5xx, a timeout) are retried inside the send:
 # a short, bounded policy, configured once, as data.
@@ -64,14 +62,6 @@ class AppriseTransport:
         return results
 
 
-def asset() -> apprise_module.AppriseAsset:
-    import apprise
-
-    return apprise.AppriseAsset(
-        app_id="deskd", app_desc="deskd pages", storage_mode="memory", secure_logging=True
-    )
-
-
 def _notify_once(
     targets: list[Target], *, title: str, body: str, kind: str, timeout_s: float
 ) -> dict[str, Delivery]:
@@ -101,7 +91,6 @@ def _notify_once(
         key = next((tag for tag in service.tag if tag in by_key), None)
         if key is None:
             continue
-        from deskd.adapters.channels.privacy import secret_parts
 
         out[key] = _delivery(key, service, secret_parts(by_key[key].url))
     for t in targets:
@@ -130,7 +119,6 @@ def expand_config(path: str) -> list[tuple[str, str]]:
     if not config.add(path):
         return []
     services: list[Any] = list(config.services())
-    from deskd.adapters.channels.privacy import rendered
 
     return [(str(s.url()), rendered(s)) for s in services]
 

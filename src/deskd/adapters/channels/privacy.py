@@ -48,11 +48,18 @@ def missing(url: str, values: Mapping[str, str]) -> list[str]:
     return [m.group(1) for m in VAR.finditer(url) if not values.get(m.group(1))]
 
 
+def asset() -> Any:
+    """How deskd runs apprise: named, nothing stored on disk, secrets masked in its logs."""
+    import apprise
+
+    return apprise.AppriseAsset(
+        app_id="deskd", app_desc="deskd pages", storage_mode="memory", secure_logging=True
+    )
+
+
 def service_of(url: str) -> Any | None:
     """apprise's parsed service for ``url`` (None when apprise cannot read it)."""
     import apprise
-
-    from deskd.adapters.channels.apprise import asset
 
     try:
         return apprise.Apprise.instantiate(url, asset=asset())

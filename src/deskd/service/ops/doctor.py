@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import sqlite3
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from deskd import __version__, paths
 from deskd.config.desk import Desk
@@ -23,24 +21,7 @@ from deskd.config.host import HostConfig, load_config_module
 from deskd.config.settings import Settings
 from deskd.config.settings_model import load_settings
 from deskd.errors import DeskdError
-
-Level = Literal["ok", "warn", "fail"]
-
-
-@dataclass(frozen=True, slots=True)
-class Check:
-    """One line of the report. A warning is ``ok``: it never fails the doctor."""
-
-    name: str
-    level: Level
-    detail: str
-
-    @property
-    def ok(self) -> bool:
-        return self.level != "fail"
-
-    def as_json(self) -> dict[str, object]:
-        return {"name": self.name, "ok": self.ok, "level": self.level, "detail": self.detail}
+from deskd.service.ops.doctor_db import Check, sqlite_checks
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,79 +221,14 @@ def _desk(where: Where, host: HostConfig | None, checks: list[Check]) -> Desk | 
 def database_checks(
     db: Path | str, *, marker: Path | None = None, db_home: Path | None = None
 ) -> list[Check]:
-    """The database opens, is sound (``integrity_check``), no one holds its write lock, its
-    schema is current, and it is in WAL mode. Never writes to it (it only removes the desk's
-    ``run/damaged`` once the file is sound). A PostgreSQL desk gets the server's checks."""
-    from deskd.store.db import connect, is_url, journal_mode, was_created
-    from deskd.store.migrations import schema_version
+    """The database's checks: a SQLite file's (``doctor_db``) or a PostgreSQL server's."""
+    from deskd.store.db import is_url
 
     if is_url(db):
         from deskd.service.ops.doctor_pg import postgres_checks
 
         return postgres_checks(str(db))
-    db = Path(db)
-    if db.exists() and not db.is_file():
-        return [Check("database", "fail", f"{db} is not a regular file: point DESKD_DB at one")]
-    if not db.exists() or db.stat().st_size == 0:
-        if marker is not None and was_created(marker, str(db)):
-            return [
-                Check(
-                    "database",
-                    "fail",
-                    f"{db} is missing or empty but this desk had one ({marker}): restore it "
-                    "from a backup, or start over empty with `deskd init --new-db`",
-                )
-            ]
-        return [
-            Check(
-                "database",
-                "warn",
-                f"{db} not created yet (`deskd init` or the first command creates it)",
-            )
-        ]
-    try:
-        conn = connect(db, create=False, migrate=False, busy_ms=1000)
-    except (sqlite3.Error, OSError) as exc:
-        return [Check("database", "fail", f"{db}: cannot open: {exc}")]
-    from deskd.service.ops.doctor_db import integrity_checks, write_lock_check
-
-    try:
-        version = schema_version(conn)
-        mode = journal_mode(conn)
-        sound = integrity_checks(conn, db, paths.run_dir(db_home or db.parent))
-        lock = write_lock_check(conn, db)
-    except sqlite3.Error as exc:
-        return [Check("database", "fail", f"{db}: not a deskd database: {exc}")]
-    finally:
-        conn.close()
-    checks = [Check("database", "ok", f"{db} opens"), *sound, lock]
-    checks.extend(_schema_checks(version))
-    if mode == "wal":
-        checks.append(Check("wal mode", "ok", "journal_mode = wal"))
-    else:
-        checks.append(
-            Check(
-                "wal mode",
-                "fail",
-                f"journal_mode = {mode}; deskd needs WAL for concurrent readers "
-                f"(sqlite3 {db} 'PRAGMA journal_mode=WAL')",
-            )
-        )
-    return checks
-
-
-def _schema_checks(version: int) -> list[Check]:
-    from deskd.store.migrations import LATEST
-
-    if version == LATEST:
-        return [Check("schema", "ok", f"version {version} (current)")]
-    if version < LATEST:
-        return [
-            Check("schema", "warn", f"version {version}; the next command migrates it to {LATEST}")
-        ]
-    return [
-        Check("schema", "fail", f"version {version} is newer than this deskd ({LATEST}); upgrade")
-    ]
+    return sqlite_checks(Path(db), marker=marker, db_home=db_home)
 
 
 def folder_check(name: str, folder: Path) -> Check:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from deskd.config.desk import Desk
 from deskd.config.settings import Settings
-from deskd.service.ops.doctor import Check, Level
+from deskd.service.ops.doctor_db import Check, Level
 
 INSTALL_HINTS = {
     "claude": "npm install -g @anthropic-ai/claude-code",

@@ -1,13 +1,34 @@
-"""Doctor's checks of a SQLite file beyond "it opens": the full integrity check, the damage
-deskd remembered (``run/damaged``), and a write lock someone is holding."""
+"""Doctor's report line (``Check``) and its checks of a SQLite file: it opens, the full
+integrity check, the damage deskd remembered (``run/damaged``), a write lock someone is
+holding, the schema version and WAL mode."""
 
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
-from deskd.service.ops.doctor import Check
+from deskd import paths
 from deskd.store.db import clear_damage, damage_noted, integrity_problem, write_locked
+
+Level = Literal["ok", "warn", "fail"]
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One line of the report. A warning is ``ok``: it never fails the doctor."""
+
+    name: str
+    level: Level
+    detail: str
+
+    @property
+    def ok(self) -> bool:
+        return self.level != "fail"
+
+    def as_json(self) -> dict[str, object]:
+        return {"name": self.name, "ok": self.ok, "level": self.level, "detail": self.detail}
 
 
 def integrity_checks(conn: sqlite3.Connection, db: Path, run: Path) -> list[Check]:
@@ -49,3 +70,74 @@ def write_lock_check(conn: sqlite3.Connection, db: Path) -> Check:
             f"waits up to 5 s, then exits 3; find the holder with `fuser {db}`",
         )
     return Check("write lock", "ok", "no other process holds the write lock")
+
+
+def sqlite_checks(
+    db: Path, *, marker: Path | None = None, db_home: Path | None = None
+) -> list[Check]:
+    """The database opens, is sound (``integrity_check``), no one holds its write lock, its
+    schema is current, and it is in WAL mode. Never writes to it (it only removes the desk's
+    ``run/damaged`` once the file is sound)."""
+    from deskd.store.db import connect, journal_mode, was_created
+    from deskd.store.migrations import schema_version
+
+    if db.exists() and not db.is_file():
+        return [Check("database", "fail", f"{db} is not a regular file: point DESKD_DB at one")]
+    if not db.exists() or db.stat().st_size == 0:
+        if marker is not None and was_created(marker, str(db)):
+            return [
+                Check(
+                    "database",
+                    "fail",
+                    f"{db} is missing or empty but this desk had one ({marker}): restore it "
+                    "from a backup, or start over empty with `deskd init --new-db`",
+                )
+            ]
+        return [
+            Check(
+                "database",
+                "warn",
+                f"{db} not created yet (`deskd init` or the first command creates it)",
+            )
+        ]
+    try:
+        conn = connect(db, create=False, migrate=False, busy_ms=1000)
+    except (sqlite3.Error, OSError) as exc:
+        return [Check("database", "fail", f"{db}: cannot open: {exc}")]
+    try:
+        version = schema_version(conn)
+        mode = journal_mode(conn)
+        sound = integrity_checks(conn, db, paths.run_dir(db_home or db.parent))
+        lock = write_lock_check(conn, db)
+    except sqlite3.Error as exc:
+        return [Check("database", "fail", f"{db}: not a deskd database: {exc}")]
+    finally:
+        conn.close()
+    checks = [Check("database", "ok", f"{db} opens"), *sound, lock]
+    checks.extend(schema_checks(version))
+    if mode == "wal":
+        checks.append(Check("wal mode", "ok", "journal_mode = wal"))
+    else:
+        checks.append(
+            Check(
+                "wal mode",
+                "fail",
+                f"journal_mode = {mode}; deskd needs WAL for concurrent readers "
+                f"(sqlite3 {db} 'PRAGMA journal_mode=WAL')",
+            )
+        )
+    return checks
+
+
+def schema_checks(version: int) -> list[Check]:
+    from deskd.store.migrations import LATEST
+
+    if version == LATEST:
+        return [Check("schema", "ok", f"version {version} (current)")]
+    if version < LATEST:
+        return [
+            Check("schema", "warn", f"version {version}; the next command migrates it to {LATEST}")
+        ]
+    return [
+        Check("schema", "fail", f"version {version} is newer than this deskd ({LATEST}); upgrade")
+    ]

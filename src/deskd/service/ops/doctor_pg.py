@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from deskd.service.ops.doctor import Check, _schema_checks
+from deskd.service.ops.doctor_db import Check, schema_checks
 
 OLDEST_SERVER = 130000
 """PostgreSQL 13: the oldest server deskd is tested against."""
@@ -37,7 +37,7 @@ def postgres_checks(url: str) -> list[Check]:
     if found.schema == 0:
         checks.append(Check("schema", "warn", "empty: the first deskd command sets it up"))
     else:
-        checks.extend(_schema_checks(found.schema))
+        checks.extend(schema_checks(found.schema))
     if found.schema == 0:
         checks.append(Check("locks", "warn", "leases are checked once the schema is set up"))
     elif found.lock_round_trip is None:

@@ -189,19 +189,6 @@ def system_timezone(
     return "UTC"
 
 
-def try_channel(settings: Any, answers: DeskAnswers) -> dict[str, Any]:
-    """Send a test page on the channel as ``deskd channels test`` would, on the desk these
-    answers make (the URL written in, nothing on disk yet); that command's result."""
-    from deskd.config.desk_file import parse_desk
-    from deskd.config.host import host_config
-    from deskd.service.ops.init_template import render_desk
-    from deskd.service.paging.channels import send_test
-
-    text = render_desk(answers, channel_ref=answers.channel or "")
-    desk = parse_desk(text, path=settings.desk_path, host=host_config())
-    return send_test(settings, desk, CHANNEL_NAME)
-
-
 def failed_sends(result: dict[str, Any]) -> str:
     """What went wrong in a ``send_test`` result, in one line."""
     errors = [str(c["error"]) for c in result["channels"] if c["status"] != "sent"]

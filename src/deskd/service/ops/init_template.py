@@ -8,6 +8,7 @@ example desk: two roles, UTC, Claude, no channel.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from deskd.service.ops.doctor_agents import INSTALL_HINTS
 from deskd.service.ops.init_answers import (
@@ -132,6 +133,18 @@ def render_desk(answers: DeskAnswers, *, channel_ref: str | None = None) -> str:
     else:
         text += CHANNEL_EXAMPLE
     return text
+
+
+def try_channel(settings: Any, answers: DeskAnswers) -> dict[str, Any]:
+    """Send a test page on the channel as ``deskd channels test`` would, on the desk these
+    answers make (the URL written in, nothing on disk yet); that command's result."""
+    from deskd.config.desk_file import parse_desk
+    from deskd.config.host import host_config
+    from deskd.service.paging.channels import send_test
+
+    text = render_desk(answers, channel_ref=answers.channel or "")
+    desk = parse_desk(text, path=settings.desk_path, host=host_config())
+    return send_test(settings, desk, CHANNEL_NAME)
 
 
 def channel_url_ref(url: str) -> str:
