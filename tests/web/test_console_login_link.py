@@ -123,3 +123,32 @@ def test_chromium_follows_the_link_to_the_board(desk: Desk, browser: Any) -> Non
             assert [c["name"] for c in context.cookies()] == ["deskd_session"]
         finally:
             context.close()
+
+
+def test_racing_uses_of_one_link_start_one_session(desk: Desk) -> None:
+    import threading
+
+    from deskd.config import load_settings
+    from deskd.service.desk.context import open_context
+    from deskd.service.ops.console_sessions import issue_login_link, use_login_link
+
+    desk.write_desk(WEB_DESK)
+    settings = load_settings(desk.env())
+    ctx = open_context(settings=settings, now=desk.now_ms)
+    token = issue_login_link(ctx)
+    ctx.close()
+    results: list[str | None] = []
+
+    def use() -> None:
+        each = open_context(settings=settings, now=desk.now_ms)
+        try:
+            results.append(use_login_link(each, token))
+        finally:
+            each.close()
+
+    threads = [threading.Thread(target=use) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results.count(None) == 1 and len(results) == 6
