@@ -21,7 +21,12 @@ from deskd.errors import ConsoleRefused, InvalidValue, Unavailable
     is_flag=True,
     help="Generate a new access code now (the old one stops working); printed once.",
 )
-def serve(host: str | None, port: str | None, new_code: bool) -> None:
+@click.option(
+    "--open-link",
+    is_flag=True,
+    help="Print a login link that works once, within 5 minutes (no code to type).",
+)
+def serve(host: str | None, port: str | None, new_code: bool, open_link: bool) -> None:
     """The supervisor console: the board, each role's ladder, wakes, pages, meetings, tasks
     and hooks in a browser, and the supervisor's actions — behind authentication.
 
@@ -37,6 +42,7 @@ def serve(host: str | None, port: str | None, new_code: bool) -> None:
       deskd serve --port 8080
       DESKD_SUPERVISOR_ACCESS_CODE=... deskd serve --host 0.0.0.0   # behind a TLS proxy
       deskd serve --new-code                       # forget the old code, print a new one
+      deskd serve --open-link                      # and a link that logs a browser in once
     """
     from deskd.config.settings_model import load_settings
     from deskd.service.desk.context import open_context
@@ -64,20 +70,34 @@ def serve(host: str | None, port: str | None, new_code: bool) -> None:
             "--new-code: DESKD_SUPERVISOR_ACCESS_CODE is set (change it there) or the mode is "
             "signed (no code)"
         )
+    if open_link and not wants_code:
+        raise ConsoleRefused(
+            "--open-link: the mode is signed, which has no logins (set "
+            "DESKD_SUPERVISOR_AUTH_MODE=simple or hybrid)"
+        )
     refusal = startup_refusal(settings, host=bind) or _proxies_refusal(settings.trusted_proxies)
     if refusal:
         raise ConsoleRefused(f"deskd serve refused: {refusal}")
+    link = None
     if wants_code:
-        from deskd.service.ops.console_sessions import sync_code_generation
+        from deskd.service.ops.console_sessions import issue_login_link, sync_code_generation
 
         # A new or changed code ends every session made under the old one, for good.
         ctx = open_context(settings=settings)
         try:
             sync_code_generation(ctx, new_code=generated is not None and new_code)
+            link = issue_login_link(ctx) if open_link else None
         finally:
             ctx.close()
     if generated:
         click.echo(f"supervisor access code (shown once, kept only as a hash): {generated}")
+    if link:
+        # Printed to this terminal only (never logged); not handed to a browser's command
+        # line, where every local user could read it in /proc until it is used.
+        click.echo(
+            f"login link (works once, for 5 minutes): "
+            f"http://{_url_host(_link_host(bind))}:{number}/login/link?token={link}"
+        )
     click.echo(
         f"deskd console on http://{_url_host(bind)}:{number}/ (auth: "
         f"{settings.supervisor_auth_mode}); Ctrl-C stops it"
@@ -159,6 +179,13 @@ def _proxies_refusal(raw: str | None) -> str | None:
                 "(e.g. 127.0.0.1 or 10.0.0.0/8, separated by commas)"
             )
     return None
+
+
+def _link_host(bind: str) -> str:
+    """The name a browser on this machine reaches the console by: the bound address, or
+    ``localhost`` for a wildcard bind (it passes the Host check, and browsers keep the
+    ``Secure`` session cookie for it over plain HTTP)."""
+    return "localhost" if bind in ("0.0.0.0", "::", "") else bind
 
 
 def _url_host(host: str) -> str:

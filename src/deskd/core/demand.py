@@ -60,9 +60,10 @@ Generator = Callable[[Snapshot, int, Policy], list[Demand]]
 def demand(snapshot: Snapshot, *, now: int, policy: Policy) -> dict[str, Demand]:
     """Every key demanded at ``now``, keyed by demand key. Pure and deterministic."""
     found: dict[str, Demand] = {}
+    roles = {r.name: r for r in snapshot.roles}  # by name: a scan per demand is n² roles
     for generate in GENERATORS:
         for d in generate(snapshot, now, policy):
-            role = snapshot.role(d.role)
+            role = roles.get(d.role)
             if role is not None and role.enabled:
                 found[d.key] = d
     return found
@@ -147,8 +148,9 @@ def _idle_tasks(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
         if task.status in ACTIONABLE and not task.stalled and task.id not in urgent:
             by_role.setdefault(task.role, []).append(task)
     out = []
+    roles = {r.name: r for r in snapshot.roles}
     for name in sorted(by_role):
-        role = snapshot.role(name)
+        role = roles.get(name)
         if role is None or is_busy(role.presence):
             continue
         tasks = sorted(by_role[name], key=lambda t: task_sort_key(t, now=now))

@@ -71,6 +71,16 @@ def set_meta(conn: sqlite3.Connection, name: str, value: str) -> None:
     )
 
 
+def swap_meta(conn: sqlite3.Connection, name: str, *, old: str, new: str) -> bool:
+    """Replace ``name``'s value only while it is still ``old``; False when another writer
+    changed it first (PostgreSQL re-reads the row after a concurrent update, so exactly one
+    of two racing swaps wins)."""
+    cur = conn.execute(
+        "UPDATE console_meta SET value = ? WHERE name = ? AND value = ?", (new, name, old)
+    )
+    return cur.rowcount == 1
+
+
 def throttle_row(conn: sqlite3.Connection, client: str) -> sqlite3.Row | None:
     row: sqlite3.Row | None = conn.execute(
         "SELECT * FROM console_throttle WHERE client = ?", (client,)

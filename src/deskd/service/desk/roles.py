@@ -11,6 +11,9 @@ from deskd.store.meta import get_meta, set_meta
 from deskd.store.roles import disable_roles_not_in, upsert_role
 
 _FINGERPRINT = "desk_roles"
+# The last desk's roles and their fingerprint: a tick writes several times with one desk, and
+# at a thousand roles the fingerprint costs milliseconds each time.
+_last: tuple[object, str] = (None, "")
 
 
 def sync_roles(conn: sqlite3.Connection, desk: Desk, *, now: int) -> bool:
@@ -19,9 +22,7 @@ def sync_roles(conn: sqlite3.Connection, desk: Desk, *, now: int) -> bool:
     Runs inside write transactions only (read paths never write). A fingerprint in
     ``meta`` makes the common case — nothing changed — one indexed read.
     """
-    fingerprint = json.dumps(
-        [[r.name, r.title, r.enabled] for r in sorted(desk.roles.values(), key=lambda r: r.name)]
-    )
+    fingerprint = _fingerprint(desk)
     if get_meta(conn, _FINGERPRINT) == fingerprint:
         return False
     for role in desk.roles.values():
@@ -32,3 +33,13 @@ def sync_roles(conn: sqlite3.Connection, desk: Desk, *, now: int) -> bool:
         conn, at=now, kind="roles.synced", detail={"roles": desk.role_names, "disabled": removed}
     )
     return True
+
+
+def _fingerprint(desk: Desk) -> str:
+    global _last
+    roles = desk.roles
+    if _last[0] is roles:  # the same parsed desk (desks are immutable once loaded)
+        return _last[1]
+    fingerprint = json.dumps([[r.name, r.title, r.enabled] for _, r in sorted(roles.items())])
+    _last = (roles, fingerprint)
+    return fingerprint

@@ -64,15 +64,17 @@ def _load_snapshot(conn: sqlite3.Connection, desk: Desk, *, now: int) -> Snapsho
     role_pauses = {str(p.role): p for p in pauses if p.role is not None}
     handoffs = _handoffs(conn, desk, sessions)
     roles = []
+    # Read once, not per role: each is a lookup through the desk's read-only records.
+    configs, online_s, suspect_s = desk.roles, desk.presence.online, desk.presence.suspect
     for name in desk.role_names:
-        config = desk.roles[name]
+        config = configs[name]
         s = sessions.get(name)
         presence = presence_of(
             s.state if s else None,
             s.last_heartbeat_at if s else None,
             now=now,
-            online_s=desk.presence.online,
-            suspect_s=desk.presence.suspect,
+            online_s=online_s,
+            suspect_s=suspect_s,
         )
         resumable = _resumable(s)
         pause = role_pauses.get(name)
@@ -91,7 +93,7 @@ def _load_snapshot(conn: sqlite3.Connection, desk: Desk, *, now: int) -> Snapsho
                 cost_today=cost,
                 prompt=config.prompt if resumable else _fresh_prompt(desk, name, s, handoffs),
                 dead_since=(
-                    int(s.last_heartbeat_at or 0) + desk.presence.suspect * 1000
+                    int(s.last_heartbeat_at or 0) + suspect_s * 1000
                     if presence == "dead" and s is not None
                     else None
                 ),

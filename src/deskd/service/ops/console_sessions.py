@@ -4,8 +4,10 @@ action was authenticated. Time is ``ctx.now``."""
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
+import secrets
 
 from deskd.service.desk.context import DeskContext
 from deskd.service.ops.console import session_secret, stored_access
@@ -16,6 +18,9 @@ FREE_FAILURES = 3
 FIRST_WAIT_MS = 1000
 MAX_WAIT_MS = 15 * 60 * 1000
 FORGET_FAILURES_MS = 24 * 3600 * 1000  # a client quiet this long starts afresh
+# A login link (``deskd serve --open-link``) works once, within this long of the start.
+LINK_TTL_MS = 5 * 60 * 1000
+LINK_META = "login_link"
 
 
 # -- sessions and the code's generation (in the database: a restart forgets none of it) -------
@@ -101,3 +106,46 @@ def login_attempt(ctx: DeskContext, client: str) -> int | None:
 def login_succeeded(ctx: DeskContext, client: str) -> None:
     with ctx.write() as conn:
         console_rows.clear_throttle(conn, client)
+
+
+# -- the single-use login link: only its hash is kept, and only the newest one counts ---------
+
+
+def _link_hash(token: str) -> str:
+    # 32 random bytes need no salt or slow hash: nothing can be guessed from the digest.
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def issue_login_link(ctx: DeskContext, *, ttl_ms: int = LINK_TTL_MS) -> str:
+    """A new login link's token (any older link stops working); the database keeps only its
+    SHA-256 and when it expires."""
+    token = secrets.token_urlsafe(32)
+    value = json.dumps({"hash": _link_hash(token), "expires_at": ctx.now + ttl_ms, "used": 0})
+    with ctx.write() as conn:
+        console_rows.set_meta(conn, LINK_META, value)
+    return token
+
+
+def use_login_link(ctx: DeskContext, token: str) -> str | None:
+    """Spend the link ``token``: None when it was this console's current link, unused and
+    unexpired (it is used up now, for good); else why not, in words for the login page."""
+    stored = console_rows.meta(ctx.conn, LINK_META)
+    link = json.loads(stored) if stored else None
+    if link is None or not hmac.compare_digest(link["hash"], _link_hash(token)):
+        return (
+            "this login link is unknown or was replaced (each start with --open-link prints "
+            "a new one, and only the newest works): log in with the access code"
+        )
+    if link["used"]:
+        return "this login link was used already (it works once): log in with the access code"
+    if link["expires_at"] <= ctx.now:
+        minutes = LINK_TTL_MS // 60000
+        return (
+            f"this login link expired (it works for {minutes} minutes after deskd serve "
+            "printed it): log in with the access code, or restart with --open-link"
+        )
+    spent = json.dumps({**link, "used": ctx.now})
+    with ctx.write() as conn:
+        if not console_rows.swap_meta(conn, LINK_META, old=stored or "", new=spent):
+            return "this login link was used already (it works once): log in with the access code"
+    return None

@@ -34,16 +34,24 @@ def client_of(request: Request) -> str:
 
 @router.get("/login")
 def login_form(request: Request, next: str = "/") -> Response:
+    return _login_page(request, next=next)
+
+
+def _login_page(
+    request: Request, *, next: str = "/", error: str = "", status: int = 200
+) -> Response:
+    """The login form with a fresh CSRF token of its own (cookie and hidden field)."""
     console = console_of(request)
     token = secrets.token_urlsafe(24)
     response = page(
         request,
         "login.html",
         ctx=None,
+        status=status,
         login_csrf=token,
         next=safe_next(next),
         accepts_sessions=console.accepts_sessions,
-        error="",
+        error=error,
     )
     response.set_cookie(
         LOGIN_COOKIE,
@@ -73,14 +81,7 @@ async def login(request: Request) -> Response:
         raise Refused(503, "too many logins at once: try again in a moment") from None
     try:
         client = client_of(request)
-        until = await run_in_threadpool(_attempt, console, client, now)
-        if until is not None:
-            wait_s = max(1, -(-(until - now) // 1000))
-            raise Refused(
-                429,
-                f"too many wrong codes from this client: wait {wait_s} s (until "
-                f"{local_text(until, 'UTC')} UTC) before the next try",
-            )
+        await _not_throttled(console, client, now)
         settings, code = console.settings, form.get("code", "")
         right = await console.checker.run(lambda: console_service.check_access_code(settings, code))
     finally:
@@ -96,9 +97,44 @@ async def login(request: Request) -> Response:
             accepts_sessions=True,
             error="wrong access code",
         )
+    return await _signed_in(console, client, now, safe_next(form.get("next")))
+
+
+@router.get("/login/link")
+async def login_link(request: Request, token: str = "") -> Response:
+    """A link ``deskd serve --open-link`` printed: it works once, within minutes, and leads
+    to the board (the token leaves the address bar at once); any other gets the login form
+    and counts as a wrong code for this client."""
+    console = console_of(request)
+    now = now_of(request)
+    if not console.accepts_sessions:
+        raise Refused(403, "this console accepts signed requests only (signed mode)")
+    client = client_of(request)
+    await _not_throttled(console, client, now)
+    reason = await run_in_threadpool(_use_link, console, token, now)
+    if reason is not None:
+        return _login_page(request, error=reason, status=401)
+    return await _signed_in(console, client, now, "/")
+
+
+async def _not_throttled(console: Console, client: str, now: int) -> None:
+    """Count an attempt as wrong until it proves right; 429 while the client must wait."""
+    until = await run_in_threadpool(_attempt, console, client, now)
+    if until is not None:
+        wait_s = max(1, -(-(until - now) // 1000))
+        raise Refused(
+            429,
+            f"too many wrong codes or login links from this client: wait {wait_s} s (until "
+            f"{local_text(until, 'UTC')} UTC) before the next try",
+        )
+
+
+async def _signed_in(console: Console, client: str, now: int, target: str) -> Response:
+    """The one way a session starts (access code or login link): its row, its cookie, and a
+    redirect to ``target``."""
     session, cookie = console.sessions.new(now=now)
     await run_in_threadpool(_start, console, client, session.sid, session.expires_at, now)
-    response = RedirectResponse(safe_next(form.get("next")), status_code=303)
+    response = RedirectResponse(target, status_code=303)
     response.set_cookie(
         SESSION_COOKIE,
         cookie,
@@ -109,6 +145,11 @@ async def login(request: Request) -> Response:
     )
     response.delete_cookie(LOGIN_COOKIE)
     return response
+
+
+def _use_link(console: Console, token: str, now: int) -> str | None:
+    with console.desk(now) as ctx:
+        return console_sessions.use_login_link(ctx, token)
 
 
 def _attempt(console: Console, client: str, now: int) -> int | None:
