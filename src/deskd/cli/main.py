@@ -33,7 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "wake": ("deskd.cli.wake", "wake"),
     "pause": ("deskd.cli.pause", "pause"),
     "resume": ("deskd.cli.pause", "resume"),
-    "hooks": ("deskd.cli.hooks", "hooks"),
+    "hooks": ("deskd.cli.session_hook", "hooks"),
     "cron-line": ("deskd.cli.schedule", "cron_line"),
     "timer": ("deskd.cli.schedule", "timer"),
     "prune": ("deskd.cli.prune", "prune"),
