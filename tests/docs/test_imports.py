@@ -169,7 +169,9 @@ def hot_desk(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_hot_commands_load_no_validator_lock_or_network_module(hot_desk: Path, name: str) -> None:
     modules = modules_after(HOT[name], hot_desk, probe=CONSOLE)
     assert "deskd.service.desk.context" in modules  # the command really ran
-    never = (*NEVER_HOT, "click")  # click: the console script ran it without (deskd.cli.entry)
+    # The console script's parser (deskd.cli.entry) ran the body without click.
+    assert {"deskd.cli.entry", "deskd.cli.agent_params", "deskd.cli.agent_commands"} <= modules
+    never = (*NEVER_HOT, "click")
     assert loaded(modules, never) == []  # a dry tick takes no lock: no filelock either
     records = {m.rsplit(".", 1)[1] for m in modules if m.startswith("deskd.store.records.")}
     assert records <= RECORDS[name], records
