@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from deskd.cli.fast import main
+from deskd.cli.entry import main
 
 main()

@@ -45,7 +45,7 @@ _DB_KEYS = ("DESKD_DB", "DESKD_DATABASE_URL")
 
 def _dot_env_db(home: str) -> str | None:
     """``DESKD_DB`` from ``$DESKD_HOME/.env``, as every deskd command reads it: sessions
-    started by hand (``deskd hooks install``) name only the desk, never a URL's password.
+    started by hand (``deskd session-hook install``) name only the desk, never a URL's password.
     Read only when the environment names no database (launched sessions always do)."""
     try:
         with open(os.path.join(home, ".env"), encoding="utf-8") as fh:

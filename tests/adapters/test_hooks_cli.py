@@ -1,4 +1,4 @@
-"""``deskd hooks print`` / ``deskd hooks install``: the session hook for sessions started by
+"""``deskd session-hook print`` / ``install``: the session hook for sessions started by
 hand, merged into a project's settings with a backup, never duplicated."""
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def deskd_commands(settings: dict[str, Any], event: str) -> list[str]:
 
 
 def test_print_gives_the_settings_with_absolute_paths(desk: Any) -> None:
-    settings = desk.json("hooks", "print", "--role", "alpha")
+    settings = desk.json("session-hook", "print", "--role", "alpha")
     assert list(settings["hooks"]) == list(HOOK_EVENTS)
     assert deskd_commands(settings, "PostToolUse") == [hook_executable()]
     assert settings["env"] == {
@@ -63,28 +63,28 @@ def test_print_gives_the_settings_with_absolute_paths(desk: Any) -> None:
 
 
 def test_print_without_a_role_names_none(desk: Any) -> None:
-    out = desk.ok("hooks", "print")
+    out = desk.ok("session-hook", "print")
     assert "DESKD_ROLE" not in json.loads(out.stdout)["env"]
-    assert "deskd hooks install" in out.stderr
+    assert "deskd session-hook install" in out.stderr
 
 
 def test_print_refuses_an_unknown_role(desk: Any) -> None:
-    out = desk.run("hooks", "print", "--role", "zeta")
+    out = desk.run("session-hook", "print", "--role", "zeta")
     assert out.exit_code == 1
     assert "unknown role 'zeta' (roles: alpha, beta, gamma)" in out.stderr
 
 
 def test_install_creates_the_settings_when_missing(desk: Any, project: Path) -> None:
-    result = desk.json("hooks", "install", "--project", str(project), "--role", "beta")
+    result = desk.json("session-hook", "install", "--project", str(project), "--role", "beta")
     assert result["created"] and result["changed"] and result["backup"] is None
     written = json.loads(settings_file(project).read_text())
-    assert written == desk.json("hooks", "print", "--role", "beta")
+    assert written == desk.json("session-hook", "print", "--role", "beta")
 
 
 def test_install_merges_keeps_the_users_settings_and_backs_up(desk: Any, project: Path) -> None:
     original = json.dumps(USER_SETTINGS, indent=4)
     settings_file(project).write_text(original)
-    result = desk.json("hooks", "install", "--project", str(project), "--role", "alpha")
+    result = desk.json("session-hook", "install", "--project", str(project), "--role", "alpha")
     backup = project / ".claude" / "settings.json.bak-20261201T140000Z"
     assert result["backup"] == str(backup)
     assert backup.read_text() == original
@@ -101,10 +101,10 @@ def test_install_merges_keeps_the_users_settings_and_backs_up(desk: Any, project
 
 def test_a_second_install_changes_nothing(desk: Any, project: Path) -> None:
     settings_file(project).write_text(json.dumps(USER_SETTINGS))
-    desk.json("hooks", "install", "--project", str(project), "--role", "alpha")
+    desk.json("session-hook", "install", "--project", str(project), "--role", "alpha")
     first = settings_file(project).read_text()
     desk.advance(minutes=5)
-    again = desk.json("hooks", "install", "--project", str(project), "--role", "alpha")
+    again = desk.json("session-hook", "install", "--project", str(project), "--role", "alpha")
     assert (again["changed"], again["backup"]) == (False, None)
     assert settings_file(project).read_text() == first
     assert len(list((project / ".claude").glob("settings.json.bak-*"))) == 1
@@ -112,7 +112,7 @@ def test_a_second_install_changes_nothing(desk: Any, project: Path) -> None:
 
 def test_install_refuses_a_broken_settings_file_and_leaves_it(desk: Any, project: Path) -> None:
     settings_file(project).write_text("{ not json")
-    out = desk.run("hooks", "install", "--project", str(project), "--role", "alpha")
+    out = desk.run("session-hook", "install", "--project", str(project), "--role", "alpha")
     assert out.exit_code == 1
     assert "not valid JSON" in out.stderr
     assert settings_file(project).read_text() == "{ not json"
@@ -120,16 +120,18 @@ def test_install_refuses_a_broken_settings_file_and_leaves_it(desk: Any, project
 
 
 def test_install_needs_a_role(desk: Any, project: Path) -> None:
-    out = desk.run("hooks", "install", "--project", str(project))
+    out = desk.run("session-hook", "install", "--project", str(project))
     assert out.exit_code == 1 and "--role is required" in out.stderr
     assert not settings_file(project).exists()
 
 
 def test_an_agent_may_install_only_for_its_own_role(desk: Any, project: Path) -> None:
-    out = desk.run("hooks", "install", "--project", str(project), "--role", "beta", role="alpha")
+    out = desk.run(
+        "session-hook", "install", "--project", str(project), "--role", "beta", role="alpha"
+    )
     assert out.exit_code == 1 and "agents may act only as their own role" in out.stderr
     assert not settings_file(project).exists()
-    result = desk.json("hooks", "install", "--project", str(project), role="alpha")
+    result = desk.json("session-hook", "install", "--project", str(project), role="alpha")
     assert result["role"] == "alpha"
 
 

@@ -24,8 +24,8 @@ except SystemExit as exc:
 print("exit:%s" % code)
 print("\\n".join(sorted(sys.modules)))
 """
-# What the console script runs: the fast dispatch first, click when it declines.
-CONSOLE = PROBE.replace("from deskd.cli.main import main", "from deskd.cli.fast import main")
+# What the console script runs: its own parser first, click when it declines.
+CONSOLE = PROBE.replace("from deskd.cli.main import main", "from deskd.cli.entry import main")
 CONSOLE = CONSOLE.replace("main(sys.argv[1:])", "sys.argv[0] = 'deskd'; main()")
 
 
@@ -169,7 +169,9 @@ def hot_desk(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_hot_commands_load_no_validator_lock_or_network_module(hot_desk: Path, name: str) -> None:
     modules = modules_after(HOT[name], hot_desk, probe=CONSOLE)
     assert "deskd.service.desk.context" in modules  # the command really ran
-    never = (*NEVER_HOT, "click")  # click: the fast dispatch ran it (deskd.cli.fast)
+    # The console script's parser (deskd.cli.entry) ran the body without click.
+    assert {"deskd.cli.entry", "deskd.cli.agent_params", "deskd.cli.agent_commands"} <= modules
+    never = (*NEVER_HOT, "click")
     assert loaded(modules, never) == []  # a dry tick takes no lock: no filelock either
     records = {m.rsplit(".", 1)[1] for m in modules if m.startswith("deskd.store.records.")}
     assert records <= RECORDS[name], records

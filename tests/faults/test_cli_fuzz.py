@@ -3,7 +3,7 @@ traceback: a refusal (exit 1), a usage error (exit 2), or a normal run.
 
 The commands are enumerated from click's command tree, so a new command or option is fuzzed
 without editing this file. In-process (CliRunner: click's code path, in seconds), plus a
-subprocess sample of the hot commands, which the fast dispatch runs without click.
+subprocess sample of the hot commands, which the console script runs without click.
 """
 
 from __future__ import annotations
@@ -143,8 +143,8 @@ def test_no_hostile_value_gives_a_traceback(
     assert tracebacks == [], f"{len(tracebacks)} tracebacks:\n" + "\n".join(tracebacks)
 
 
-# The hot commands the fast dispatch runs (deskd.cli.fast.SPEC), as real processes: argv
-# cannot hold NUL, so that value stays in-process.
+# The agent-facing commands the console script runs (deskd.cli.agent_params), as real
+# processes: argv cannot hold NUL, so that value stays in-process.
 FAST = [
     ("inbox", "list", "--for", "alpha", "--limit", "{}"),
     ("inbox", "ack", "--for", "alpha", "--id", "{}"),

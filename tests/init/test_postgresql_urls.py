@@ -1,6 +1,6 @@
 """A PostgreSQL desk's URL stays a URL everywhere, and its password stays in the desk's .env.
 
-`deskd cron-line`, `timer print` and `hooks install` never embed the URL (cron lines, units
+`deskd cron-line`, `timer print` and `session-hook install` never embed the URL (cron lines, units
 and a project's committed .claude/settings.json would carry the password): the tick, deskd
 and the session hook read it from the desk's `.env` (0600). `deskd init` sets the database up
 instead of creating a stray SQLite file, and logs and JSON show the URL with its password
@@ -144,7 +144,7 @@ def test_hooks_install_keeps_the_url_out_of_the_project(
     deskd(desk.home, "status")  # deskd's tables, in the database .env names
     project = tmp_path / "project"
     project.mkdir()
-    deskd(desk.home, "hooks", "install", "--project", str(project), "--role", "alpha")
+    deskd(desk.home, "session-hook", "install", "--project", str(project), "--role", "alpha")
     settings = json.loads((project / ".claude" / "settings.json").read_text())
     assert "DESKD_DB" not in settings["env"]
     assert PASSWORD not in json.dumps(settings) and "postgresql" not in json.dumps(settings)

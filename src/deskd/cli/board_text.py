@@ -1,6 +1,6 @@
 """The board and the roles table as text (``deskd status``, ``deskd roles``), without click.
 
-Colour marks presence and trouble on a terminal only (``deskd.cli.out.style``), as click's
+Colour marks presence and trouble on a terminal only (``deskd.cli.output.style``), as click's
 styles did.
 """
 
@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from deskd.cli.out import echo, secho, style
+from deskd.cli.output import echo, secho, style
 
 PRESENCE_COLOUR = {"online": "green", "suspect": "yellow", "dead": "red"}
 

@@ -6,17 +6,17 @@ and exits with the error's code: 1 refused, 2 usage (click's own), 3 unavailable
 
 from __future__ import annotations
 
+import functools
 import sqlite3
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
 
-from deskd.cli import out
+from deskd.cli import agent_commands, output
 from deskd.cli.boundary import check_arguments, refusal
 from deskd.errors import DeskdError
-from deskd.ids import MAX_INT, parse_ids, parse_int
+from deskd.ids import MAX_INT, parse_int
 
 F = TypeVar("F", bound=Callable[..., Any])
 _JSON_KEY = "deskd.json"
@@ -34,7 +34,7 @@ class DeskdGroup(click.Group):
             return super().invoke(ctx)
         except (DeskdError, sqlite3.Error, OSError) as exc:
             # Corruption found mid-query, a locked or read-only file: exit 3, never a traceback
-            # (deskd.cli.boundary: the fast dispatch answers through the same function).
+            # (deskd.cli.boundary: the console script's parser answers through the same function).
             refused = refusal(exc)
             if refused is None:
                 raise
@@ -52,7 +52,7 @@ def _protected_args(ctx: click.Context) -> list[str]:
 
 
 def _refuse(ctx: click.Context, exc: DeskdError) -> None:
-    ctx.exit(out.refuse(exc, bool(ctx.meta.get(_JSON_KEY))))
+    ctx.exit(output.refuse(exc, bool(ctx.meta.get(_JSON_KEY))))
 
 
 def _set_json(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
@@ -74,21 +74,30 @@ def json_option(fn: F) -> F:
     )(fn)
 
 
-# One implementation for click's commands and the fast dispatch (deskd.cli.out).
-emit = out.emit
-table = out.table
+# One implementation for click's commands and the console script's own parser.
+emit = output.emit
+table = output.table
+desk_context = agent_commands.desk_context
 
 
-@contextmanager
-def desk_context(*, require_desk: bool = True) -> Iterator[Any]:
-    """The DeskContext for this command, closed afterwards."""
-    from deskd.service.desk.context import open_context
+def runs(body: Callable[..., None]) -> Callable[[Callable[[], None]], Callable[..., None]]:
+    """The click command declared on the decorated stub (its docstring is the help) runs
+    ``body``, a function of ``deskd.cli.agent_commands`` taking exactly the declared
+    parameters. scripts/cli_docs.py reads these declarations into ``deskd.cli.agent_params``
+    for the console script's parser, so each parameter is declared once, here in click.
+    A group (``deskd status``) runs its body only when no subcommand follows."""
 
-    ctx = open_context(require_desk=require_desk)
-    try:
-        yield ctx
-    finally:
-        ctx.close()
+    def command(stub: Callable[[], None]) -> Callable[..., None]:
+        def callback(**params: Any) -> None:
+            ctx = click.get_current_context()
+            if getattr(ctx, "invoked_subcommand", None) is None:
+                body(**params)
+
+        functools.update_wrapper(callback, stub)  # click's name and help: the stub's
+        callback.__wrapped__ = body  # type: ignore[attr-defined]
+        return callback
+
+    return command
 
 
 def _name(param: click.Parameter | None) -> str:
@@ -98,7 +107,7 @@ def _name(param: click.Parameter | None) -> str:
 
 
 class Id(click.ParamType):  # type: ignore[type-arg]
-    """A database id, parsed by ``deskd.ids`` (the fast dispatch's parser too): a bad one is a
+    """A database id, parsed by ``deskd.ids`` (the console script's parser too): a bad one is a
     refusal (exit 1) naming the option and the range, not click's usage error."""
 
     name = "integer"
@@ -136,7 +145,7 @@ __all__ = [
     "desk_context",
     "emit",
     "json_option",
-    "parse_ids",
+    "runs",
     "stderr",
     "table",
 ]

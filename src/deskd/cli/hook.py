@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from deskd.cli.common import ID, Number, desk_context, emit, json_option, table
+from deskd.cli import agent_commands
+from deskd.cli.common import ID, Number, desk_context, emit, json_option, runs, table
 
 
 @click.group()
@@ -38,19 +39,8 @@ def hook() -> None:
 )
 @click.option("--until", default=None, help="Retire the hook at this time.")
 @json_option
-def add(
-    owner: str | None,
-    title: str,
-    at: str | None,
-    every: str | None,
-    cron: str | None,
-    tz: str | None,
-    probe: str | None,
-    body: str,
-    priority: str,
-    until: str | None,
-    as_json: bool,
-) -> None:
+@runs(agent_commands.hook_add)
+def add() -> None:
     """Register a wake hook (exactly one of --at, --every, --cron, --probe).
 
     \b
@@ -58,9 +48,6 @@ def add(
       deskd hook add --for alpha --title "weekly report" --cron "30 8 * * MON" --tz Europe/London
       deskd hook add --for alpha --title "poll CI" --every 15m --until 2026-12-02T18:00
     """
-    from deskd.cli import hot
-
-    hot.hook_add(owner, title, at, every, cron, tz, probe, body, priority, until, as_json)
 
 
 @hook.command("list")

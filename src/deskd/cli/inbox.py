@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from deskd.cli.common import Number, desk_context, emit, json_option, table
+from deskd.cli import agent_commands
+from deskd.cli.common import Number, desk_context, emit, json_option, runs, table
 
 
 @click.group()
@@ -36,18 +37,8 @@ def inbox() -> None:
 @click.option("--dedup-key", default=None, help="Coalesce with the unread item with this key.")
 @click.option("--sla", default=None, help="Override the priority's SLA (90s, 5m, 2h, 1d).")
 @json_option
-def enqueue(
-    role: str | None,
-    capability: str | None,
-    source: str,
-    title: str,
-    body: str,
-    ref: str | None,
-    priority: str,
-    dedup_key: str | None,
-    sla: str | None,
-    as_json: bool,
-) -> None:
+@runs(agent_commands.inbox_enqueue)
+def enqueue() -> None:
     """Add an item to a role's inbox (sources system, message, meeting, supervisor are deskd's).
 
     An unread item with the same role and --dedup-key absorbs this one (same id, priority
@@ -63,9 +54,6 @@ def enqueue(
       deskd inbox enqueue --for operator --source alert --title "disk" --dedup-key disk-91 --json
       deskd inbox enqueue --capability triage --source alert --title "new bug report"
     """
-    from deskd.cli import hot
-
-    hot.inbox_enqueue(role, capability, source, title, body, ref, priority, dedup_key, sla, as_json)
 
 
 @inbox.command("list")
@@ -73,7 +61,8 @@ def enqueue(
 @click.option("--all", "include_read", is_flag=True, help="Include read items (newest first).")
 @click.option("--limit", default=200, show_default=True, type=Number(1, 10000))
 @json_option
-def list_(role: str | None, include_read: bool, limit: int, as_json: bool) -> None:
+@runs(agent_commands.inbox_list)
+def list_() -> None:
     """Unread items, urgent first. When a role lists its own inbox they count as seen.
 
     \b
@@ -81,9 +70,6 @@ def list_(role: str | None, include_read: bool, limit: int, as_json: bool) -> No
       deskd inbox list --for researcher
       DESKD_ROLE=researcher deskd inbox list --json   # inside the role's session
     """
-    from deskd.cli import hot
-
-    hot.inbox_list(role, include_read, limit, as_json)
 
 
 @inbox.command("ack")
@@ -91,7 +77,8 @@ def list_(role: str | None, include_read: bool, limit: int, as_json: bool) -> No
 @click.option("--id", "ids", multiple=True, help="Item id to mark read (repeat, or 3,4).")
 @click.option("--seen", is_flag=True, help="Mark read exactly the items the role has been shown.")
 @json_option
-def ack(role: str | None, ids: tuple[str, ...], seen: bool, as_json: bool) -> None:
+@runs(agent_commands.inbox_ack)
+def ack() -> None:
     """Mark items read: the given ids, or exactly the ones the role was shown (--seen).
 
     \b
@@ -99,9 +86,6 @@ def ack(role: str | None, ids: tuple[str, ...], seen: bool, as_json: bool) -> No
       deskd inbox ack --for researcher --id 12 --id 13
       deskd inbox ack --for researcher --seen
     """
-    from deskd.cli import hot
-
-    hot.inbox_ack(role, ids, seen, as_json)
 
 
 @click.command()
@@ -114,15 +98,8 @@ def ack(role: str | None, ids: tuple[str, ...], seen: bool, as_json: bool) -> No
 )
 @click.option("--sla", default=None, help="Override the priority's SLA (90s, 5m, 2h, 1d).")
 @json_option
-def send(
-    sender: str | None,
-    to: tuple[str, ...],
-    subject: str,
-    body: str,
-    priority: str,
-    sla: str | None,
-    as_json: bool,
-) -> None:
+@runs(agent_commands.send)
+def send() -> None:
     """Send a message from one role to others: one item in each recipient's inbox.
 
     \b
@@ -130,9 +107,6 @@ def send(
       deskd send --from researcher --to operator --subject "root cause" --body "disk full on db-2"
       deskd send --from lead --to alpha --to beta --subject "standup" --body "10:00" --json
     """
-    from deskd.cli import hot
-
-    hot.send(sender, to, subject, body, priority, sla, as_json)
 
 
 @click.command()

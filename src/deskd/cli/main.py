@@ -33,7 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "wake": ("deskd.cli.wake", "wake"),
     "pause": ("deskd.cli.pause", "pause"),
     "resume": ("deskd.cli.pause", "resume"),
-    "hooks": ("deskd.cli.hooks", "hooks"),
+    "session-hook": ("deskd.cli.session_hook", "session_hook"),
     "cron-line": ("deskd.cli.schedule", "cron_line"),
     "timer": ("deskd.cli.schedule", "timer"),
     "prune": ("deskd.cli.prune", "prune"),
@@ -50,12 +50,24 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "completion": ("deskd.cli.completion", "completion"),
 }
 
+# Old name -> new name: still run for one release, unlisted, saying the new name on stderr.
+RENAMED = {"hooks": "session-hook"}
+
 
 class LazyGroup(DeskdGroup):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(COMMANDS)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in RENAMED:
+            new = RENAMED[cmd_name]
+            if not ctx.resilient_parsing:  # not while the shell completes a word
+                click.echo(
+                    f"deskd: `deskd {cmd_name}` is now `deskd {new}`; "
+                    "the old name goes in the next release",
+                    err=True,
+                )
+            cmd_name = new
         target = COMMANDS.get(cmd_name)
         if target is None:
             return None
@@ -69,7 +81,8 @@ class LazyGroup(DeskdGroup):
         # click suggests from ``self.commands``, which a lazy group leaves empty: suggest
         # from the names it lists, as click does for a mistyped option.
         name = args[0] if args else ""
-        if name and not name.startswith("-") and name not in COMMANDS and not ctx.resilient_parsing:
+        known = name in COMMANDS or name in RENAMED
+        if name and not name.startswith("-") and not known and not ctx.resilient_parsing:
             import difflib
 
             close = difflib.get_close_matches(name, list(COMMANDS), n=3, cutoff=0.6)

@@ -11,7 +11,8 @@ from typing import Any
 
 import click
 
-from deskd.cli.common import Number, desk_context, emit, json_option, table
+from deskd.cli import agent_commands
+from deskd.cli.common import Number, desk_context, emit, json_option, runs, table
 
 ROLE_HELP = "The role acting (default: DESKD_ROLE; an agent may act only as itself)."
 
@@ -153,15 +154,8 @@ def check_in(meeting_id: str, role: str | None, as_json: bool) -> None:
     "--resolves", "resolves", multiple=True, help="Messages this answers (repeat, or 4,5)."
 )
 @json_option
-def send(
-    meeting_id: str,
-    role: str | None,
-    body: str,
-    kind: str,
-    reply_to: str | None,
-    resolves: tuple[str, ...],
-    as_json: bool,
-) -> None:
+@runs(agent_commands.meeting_send)
+def send() -> None:
     """Say something to everyone in the meeting (spends one message of the budget).
 
     With exactly two attendees checked in, the other then owes you a reply; --reply-to
@@ -175,9 +169,6 @@ def send(
       deskd meeting send 3 --role alpha --body "Roll back." --kind answer --reply-to 4
       deskd meeting send 3 --role alpha --body "Both fixed in 119" --resolves 4,5 --json
     """
-    from deskd.cli import hot
-
-    hot.meeting_send(meeting_id, role, body, kind, reply_to, resolves, as_json)
 
 
 @meeting.command("updates")
@@ -185,7 +176,8 @@ def send(
 @click.option("--role", default=None, help=ROLE_HELP)
 @click.option("--mark-read", is_flag=True, help="Mark these messages and events read.")
 @json_option
-def updates(meeting_id: str, role: str | None, mark_read: bool, as_json: bool) -> None:
+@runs(agent_commands.meeting_updates)
+def updates() -> None:
     """Your unread messages of the meeting and what happened since you last marked read.
 
     Reading is not a vote and pays no debt.
@@ -195,9 +187,6 @@ def updates(meeting_id: str, role: str | None, mark_read: bool, as_json: bool) -
       deskd meeting updates 3 --role beta
       deskd meeting updates 3 --role beta --mark-read --json
     """
-    from deskd.cli import hot
-
-    hot.meeting_updates(meeting_id, role, mark_read, as_json)
 
 
 @meeting.command("position")

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import click
 
+from deskd.cli import agent_commands
+from deskd.cli.agent_commands import presence_sentence
 from deskd.cli.board_text import print_roles
-from deskd.cli.common import desk_context, emit, json_option
-from deskd.cli.hot import presence_sentence
+from deskd.cli.common import desk_context, emit, json_option, runs
 
 
 @click.group(invoke_without_command=True)
 @json_option
-@click.pass_context
-def status(click_ctx: click.Context, as_json: bool) -> None:
+@runs(agent_commands.status_board)
+def status() -> None:
     """The board: each role's presence, activity, unread items and items past their SLA, the last tick.
 
     Alone it prints the board; `status set` and `status end` declare a role's presence.
@@ -26,11 +27,6 @@ def status(click_ctx: click.Context, as_json: bool) -> None:
       deskd status set --role alpha --state resting   # turn ended, resumable
       deskd status end --role alpha                   # session over, not resumable
     """
-    if click_ctx.invoked_subcommand is not None:
-        return
-    from deskd.cli import hot
-
-    hot.status_board(as_json)
 
 
 @status.command("set")
@@ -46,9 +42,8 @@ def status(click_ctx: click.Context, as_json: bool) -> None:
     "--session-id", default=None, help="The agent's native session id (default: DESKD_SESSION_ID)."
 )
 @json_option
-def set_(
-    role: str | None, state: str, activity: str | None, session_id: str | None, as_json: bool
-) -> None:
+@runs(agent_commands.status_set)
+def set_() -> None:
     """Declare a role's presence: a heartbeat now, working or resting.
 
     \b
@@ -57,9 +52,6 @@ def set_(
       deskd status set --role alpha --state resting --json
       DESKD_ROLE=alpha deskd status set --activity "deploying"   # inside alpha's session
     """
-    from deskd.cli import hot
-
-    hot.status_set(role, state, activity, session_id, as_json)
 
 
 @status.command("end")
@@ -91,7 +83,8 @@ def end(role: str | None, as_json: bool) -> None:
 )
 @click.option("--token", default=None, help="The wake token (default: DESKD_WAKE_TOKEN).")
 @json_option
-def heartbeat(role: str | None, session_id: str | None, token: str | None, as_json: bool) -> None:
+@runs(agent_commands.heartbeat)
+def heartbeat() -> None:
     """Record a heartbeat by hand — what the session hook does on every tool call.
 
     \b
@@ -99,9 +92,6 @@ def heartbeat(role: str | None, session_id: str | None, token: str | None, as_js
       deskd heartbeat --role alpha
       deskd heartbeat --role alpha --session-id 9f1c2d3e-... --json
     """
-    from deskd.cli import hot
-
-    hot.heartbeat(role, session_id, token, as_json)
 
 
 @click.command()

@@ -7,8 +7,9 @@ from typing import Any
 
 import click
 
-from deskd.cli.common import ID, desk_context, emit, json_option, table
-from deskd.cli.hot import task_said
+from deskd.cli import agent_commands
+from deskd.cli.agent_commands import task_said
+from deskd.cli.common import ID, desk_context, emit, json_option, runs, table
 from deskd.cli.routing import check_target, routed_sentence
 
 PRIORITY_HELP = "urgent (wakes the assignee at once), high, normal or low."
@@ -151,17 +152,8 @@ def list_(role: str | None, status: str | None, include_closed: bool, as_json: b
 @click.option("--note", default=None, help="Progress or a reason; any note revives a stall.")
 @click.option("--by", default=None, help="Who changes it (default: DESKD_ROLE, else operator).")
 @json_option
-def update(
-    task_id: int,
-    status: str | None,
-    blocked_on: str | None,
-    priority: str | None,
-    due: str | None,
-    role: str | None,
-    note: str | None,
-    by: str | None,
-    as_json: bool,
-) -> None:
+@runs(agent_commands.task_update)
+def update() -> None:
     """Change a task: status (see the transition table in docs/cli.md), dependency,
     priority, due date, assignee, or add a note. Only its assignee, its creator or the
     operator may.
@@ -173,9 +165,6 @@ def update(
       deskd task update 3 --for gamma --note "gamma owns billing" --by alpha
       deskd task update 3 --note "half done: tests pass, docs left" --by beta
     """
-    from deskd.cli import hot
-
-    hot.task_update(task_id, status, blocked_on, priority, due, role, note, by, as_json)
 
 
 def _close(status: str) -> Callable[..., None]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from deskd.cli.common import json_option
+from deskd.cli import agent_commands
+from deskd.cli.common import json_option, runs
 
 
 @click.command()
@@ -17,7 +18,8 @@ from deskd.cli.common import json_option
     "--loop", "loop", default=None, help="Tick every DUR forever (containers without cron)."
 )
 @json_option
-def tick(mode: str | None, wait: bool, loop: str | None, as_json: bool) -> None:
+@runs(agent_commands.tick)
+def tick() -> None:
     """One tick: fire due wake hooks, plan wakes, and (with --execute) record and launch.
 
     Dry-run is the default until --execute or DESKD_WAKE_EXECUTE=1: it prints the same
@@ -30,6 +32,3 @@ def tick(mode: str | None, wait: bool, loop: str | None, as_json: bool) -> None:
       DESKD_WAKE_EXECUTE=1 deskd tick
       deskd tick --execute --loop 60s
     """
-    from deskd.cli import hot
-
-    hot.tick(mode, wait, loop, as_json)

@@ -1,10 +1,11 @@
-"""The bodies of the commands agents run many times a turn, importable without click.
+"""The bodies of the agent-facing commands (and of the board and the tick), importable
+without click.
 
-Each function takes exactly its click command's parameters (``cli/inbox.py`` and friends
-declare them and call these); ``deskd.cli.fast`` calls them directly when the arguments are
-plain, so these commands start without click. Output goes through ``deskd.cli.out``.
-Longer than 400 lines on purpose: one module holds every body the dispatch may run, so a hot
-command imports exactly this one.
+Each function takes exactly the parameters its click command declares (``cli/inbox.py`` and
+friends, through ``common.runs``); the console script (``deskd.cli.entry``) calls them
+directly when the arguments are plain, so these commands start without click. Output goes
+through ``deskd.cli.output``. Longer than 400 lines on purpose: one module holds every body
+the console script may run, so such a command imports exactly this one.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from deskd.cli.out import echo, emit, table
+from deskd.cli.output import echo, emit, table
 from deskd.ids import parse_ids
 
 if TYPE_CHECKING:
@@ -21,11 +22,11 @@ if TYPE_CHECKING:
 
 
 @contextmanager
-def desk_context() -> Iterator[DeskContext]:
+def desk_context(*, require_desk: bool = True) -> Iterator[DeskContext]:
     """The DeskContext for this command, closed afterwards."""
     from deskd.service.desk.context import open_context
 
-    ctx = open_context()
+    ctx = open_context(require_desk=require_desk)
     try:
         yield ctx
     finally:

@@ -1,9 +1,10 @@
-"""The fast dispatch runs exactly what click declares for the hot commands, prints what click
-prints, and hands every other command line to click (help and usage errors unchanged)."""
+"""The console script's parser (deskd.cli.entry) runs what click declares for the agent-facing
+commands, prints what click prints, and hands every other command line to click (help and
+usage errors unchanged). That the parameter table is click's declaration, and only that:
+tests/cli/test_agent_params.py."""
 
 from __future__ import annotations
 
-import inspect
 import os
 import re
 import subprocess
@@ -16,7 +17,8 @@ import click
 import pytest
 
 from conftest import DESK_TOML
-from deskd.cli import fast
+from deskd.cli import entry
+from deskd.cli.agent_params import PARAMS
 from deskd.cli.main import cli
 
 
@@ -27,46 +29,6 @@ def click_command(path: tuple[str, ...]) -> click.Command:
         command = command.get_command(ctx, part)
     assert isinstance(command, click.Command), path
     return command
-
-
-def declared(command: click.Command) -> tuple[fast.Param, ...]:
-    """The fast dispatch's form of what click declares."""
-    params = []
-    for p in command.params:
-        assert isinstance(p, click.Option | click.Argument)
-        if isinstance(p.type, click.IntRange):
-            kind = f"int:{p.type.min}:{p.type.max}"
-        elif isinstance(p, click.Option) and p.is_flag and isinstance(p.flag_value, str):
-            kind = f"const:{p.flag_value}"
-        elif isinstance(p, click.Option) and p.is_flag:
-            kind = "flag"
-        elif isinstance(p, click.Option) and p.multiple:
-            kind = "many"
-        else:
-            kind = {"text": "text", "integer": "int"}[p.type.name]
-        default = p.get_default(click.Context(command))
-        if not isinstance(default, str | int | tuple | list | None):
-            default = None  # click's "no default" sentinel
-        if kind == "flag":
-            default = bool(default)
-        elif kind == "many":
-            default = tuple(default or ())
-        option = p.opts[0] if isinstance(p, click.Option) else None
-        if isinstance(p, click.Option):
-            assert p.opts == [option] and not p.secondary_opts, p.opts  # one long option each
-            assert p.envvar is None and p.nargs == 1 and p.count is False
-        assert p.name is not None
-        params.append((p.name, option, kind, p.required, default))
-    return tuple(params)
-
-
-@pytest.mark.parametrize("path", list(fast.SPEC), ids=" ".join)
-def test_the_spec_is_what_click_declares(path: tuple[str, ...]) -> None:
-    command = click_command(path)
-    body, params = fast.SPEC[path]
-    assert params == declared(command)
-    assert command.callback is not None  # click's command runs the same body
-    assert f"hot.{body}(" in inspect.getsource(inspect.unwrap(command.callback))
 
 
 PLAIN = [
@@ -84,10 +46,10 @@ PLAIN = [
 
 def test_plain_command_lines_are_parsed_as_click_parses_them() -> None:
     for argv in PLAIN:
-        parsed = fast.parse(argv)
+        parsed = entry.parse(argv)
         assert parsed is not None, argv
         _, values = parsed
-        n = 2 if tuple(argv[:2]) in fast.SPEC else 1
+        n = 2 if tuple(argv[:2]) in PARAMS else 1
         command = click_command(tuple(argv[:n]))
         ctx = command.make_context("deskd", argv[n:])
         assert values == ctx.params, argv
@@ -118,7 +80,7 @@ DECLINED = [
 
 @pytest.mark.parametrize("argv", DECLINED, ids=" ".join)
 def test_anything_else_goes_to_click(argv: list[str]) -> None:
-    assert fast.parse(argv) is None
+    assert entry.parse(argv) is None
 
 
 # -- the same bytes either way, as real processes ------------------------------------------
@@ -156,7 +118,7 @@ SCRIPT = [
 
 def test_both_paths_print_the_same_and_exit_the_same(tmp_path: Path) -> None:
     homes = {}
-    for label in ("fast", "click"):
+    for label in ("entry", "click"):
         homes[label] = tmp_path / label
         homes[label].mkdir()
         (homes[label] / "deskd.toml").write_text(DESK_TOML)
@@ -170,9 +132,9 @@ def test_both_paths_print_the_same_and_exit_the_same(tmp_path: Path) -> None:
         runs = dict(zip(homes, pool.map(script, homes), strict=True))
     for i, argv in enumerate(SCRIPT):
         ran = {label: runs[label][i] for label in homes}
-        fast_out, click_out = (
+        entry_out, click_out = (
             tuple(re.sub(r"msg-[0-9a-f]+", "msg-ID", str(v)).replace(str(homes[k]), "HOME")
                   for v in ran[k])
-            for k in ("fast", "click")
+            for k in ("entry", "click")
         )  # fmt: skip
-        assert fast_out == click_out, argv
+        assert entry_out == click_out, argv

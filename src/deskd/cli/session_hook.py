@@ -1,4 +1,5 @@
-"""``deskd hooks print|install``: wire the session hook into Claude Code sessions started by hand.
+"""``deskd session-hook print|install``: wire the session hook into Claude Code sessions
+started by hand (``deskd hook`` is another thing: wake hooks).
 
 Sessions deskd launches get the same settings per run (``--settings FILE``); these commands
 are for a person's own ``claude`` in a project. ``install`` edits only the file it names, only
@@ -18,14 +19,14 @@ import click
 from deskd.cli.common import desk_context, emit, json_option, stderr
 
 
-@click.group()
-def hooks() -> None:
+@click.group("session-hook")
+def session_hook() -> None:
     """The Claude Code settings that run deskd-session-hook, for sessions started by hand.
 
     \b
     Examples:
-      deskd hooks print --role researcher
-      deskd hooks install --project ~/src/myapp --role researcher
+      deskd session-hook print --role researcher
+      deskd session-hook install --project ~/src/myapp --role researcher
     """
 
 
@@ -49,7 +50,7 @@ def _settings_for(role: str | None) -> tuple[dict[str, Any], str]:
     return run_settings(hook_command=hook_executable(), env=env), stamp
 
 
-@hooks.command("print")
+@session_hook.command("print")
 @click.option("--role", default=None, help="The role these sessions act as (sets DESKD_ROLE).")
 @json_option
 def print_(role: str | None, as_json: bool) -> None:
@@ -64,8 +65,8 @@ def print_(role: str | None, as_json: bool) -> None:
 
     \b
     Examples:
-      deskd hooks print --role researcher
-      deskd hooks print --role researcher --json > /tmp/deskd-settings.json
+      deskd session-hook print --role researcher
+      deskd session-hook print --role researcher --json > /tmp/deskd-settings.json
       claude --settings /tmp/deskd-settings.json
     """
     settings, _ = _settings_for(role)
@@ -73,11 +74,11 @@ def print_(role: str | None, as_json: bool) -> None:
     if not as_json:
         stderr(
             "# merge into PROJECT/.claude/settings.json, pass with `claude --settings FILE`, "
-            "or run: deskd hooks install --project PROJECT --role ROLE"
+            "or run: deskd session-hook install --project PROJECT --role ROLE"
         )
 
 
-@hooks.command()
+@session_hook.command()
 @click.option(
     "--project",
     required=True,
@@ -95,8 +96,8 @@ def install(project: Path, role: str | None, as_json: bool) -> None:
 
     \b
     Examples:
-      deskd hooks install --project ~/src/myapp --role researcher
-      deskd hooks install --project . --role writer --json
+      deskd session-hook install --project ~/src/myapp --role researcher
+      deskd session-hook install --project . --role writer --json
     """
     from deskd.adapters.claude_settings import install as do_install
     from deskd.errors import MissingRole

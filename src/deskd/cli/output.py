@@ -1,6 +1,6 @@
 """Output every command shares, without click: lines, JSON, tables, refusals. Stdlib only.
 
-The fast dispatch (``deskd.cli.fast``) runs hot commands without importing click, so what
+The console script (``deskd.cli.entry``) runs agent-facing commands without click, so what
 they print goes through here; click's commands use the same functions (``cli/common.py``),
 so both paths print the same bytes. Like ``click.echo``, text goes to the current
 ``sys.stdout``/``sys.stderr`` (a test runner's capture included) and bold is used only on a
