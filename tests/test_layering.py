@@ -374,9 +374,8 @@ KNOWN_CIRCLES: list[set[str]] = [
     # The PostgreSQL store (connections and the SQL dialect), being rewritten.
     {"deskd.store.db", "deskd.store.migrations", "deskd.store.pg", "deskd.store.pg_schema",
      "deskd.store.pg_sql"},
-    # deskd.config: its floors come next.
-    {"deskd.config.cache", "deskd.config.desk", "deskd.config.desk_file",
-     "deskd.config.settings", "deskd.config.settings_model"},
+    # deskd.config: the desk's records come next.
+    {"deskd.config.desk", "deskd.config.desk_file"},
 ]  # fmt: skip
 
 

@@ -15,7 +15,7 @@ from conftest import DESK_TOML, Desk
 from deskd.config import cache as desk_cache
 from deskd.config.desk import _NO_AGENT
 from deskd.config.desk_file import AgentSection, parse_desk
-from deskd.config.settings import load_settings
+from deskd.config.load import load_settings
 from deskd.config.settings_model import load_settings as validated_settings
 from deskd.errors import SettingsError
 
