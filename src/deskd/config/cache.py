@@ -12,7 +12,7 @@ library. An entry is used only when all of these match what it was made from:
   rewrite within the filesystem's timestamp granularity would keep a stale entry.
 
 A cache that cannot be read or written is ignored (the command validates, as without one);
-``deskd init`` and ``deskd doctor`` always validate. Stdlib only: floor 2 of deskd.config
+``deskd init`` and ``deskd doctor`` always validate. Stdlib only: floor 3 of deskd.config
 (``deskd.config.load`` decides when to validate).
 """
 

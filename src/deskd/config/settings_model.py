@@ -3,7 +3,7 @@ built from ``deskd.config.settings.Settings`` (their one declaration) plus the c
 
 A validation error names the ``DESKD_`` variable, never the Python field. Hot commands reach
 this module only when a variable needs checking (``deskd.config.load``); ``deskd doctor``
-always does. Floor 3 of deskd.config.
+always does. Floor 4 of deskd.config.
 """
 
 from __future__ import annotations
