@@ -121,7 +121,7 @@ def hot_forms(home: Path, *, src: str | None = None) -> list[Form]:
         "inbox list": ["inbox", "list", "--for", "alpha", "--json"],
         "inbox ack --seen": ["inbox", "ack", "--for", "alpha", "--seen"],
         "status set": ["status", "set", "--role", "beta", "--state", "working", "--activity", "b"],
-        "heartbeat": ["heartbeat", "--role", "beta", "--session-id", "0b9e4a8c-3f1d-4c56-9a7e-2d5b6c8f1e03"],
+        "heartbeat": ["heartbeat", "--role", "beta", "--session-id", "00000000-0000-4000-8000-00000000be0c"],
         "send": ["send", "--from", "beta", "--to", "gamma", "--subject", "s", "--body", "b"],
         "task update": ["task", "update", task_id, "--note", "progress", "--by", "alpha"],
         "meeting send": ["meeting", "send", meeting_id, "--role", "alpha", "--body", "point {n}"],

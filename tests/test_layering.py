@@ -374,9 +374,6 @@ KNOWN_CIRCLES: list[set[str]] = [
     # The PostgreSQL store (connections and the SQL dialect), being rewritten.
     {"deskd.store.db", "deskd.store.migrations", "deskd.store.pg", "deskd.store.pg_schema",
      "deskd.store.pg_sql"},
-    # deskd.config: its floors come next.
-    {"deskd.config.cache", "deskd.config.desk", "deskd.config.desk_file",
-     "deskd.config.settings", "deskd.config.settings_model"},
 ]  # fmt: skip
 
 
@@ -393,3 +390,35 @@ def test_it_has_no_import_circle_between_files() -> None:
         for c in circles
     ]
     assert circles == [], "files that import each other:\n" + "\n".join(shown)
+
+
+# deskd.config is stacked in floors (docs/architecture.md): a module imports only lower ones,
+# and the floors a hot command stops at (up to the cache) never import pydantic.
+CONFIG_FLOORS = {
+    "__init__": 1, "host": 0, "settings": 1, "desk": 2, "cache": 3,
+    "settings_model": 4, "desk_file": 4, "load": 5,
+}  # fmt: skip
+CONFIG = _modules("config")
+VALIDATORS = {"pydantic", "pydantic_settings", "dotenv"}
+
+
+def test_it_puts_every_config_module_on_a_floor() -> None:
+    assert {p.stem for p in CONFIG} == set(CONFIG_FLOORS)
+
+
+@pytest.mark.parametrize("path", CONFIG, ids=_ids(CONFIG))
+def test_it_imports_only_down_the_config_floors(path: Path) -> None:
+    floor = CONFIG_FLOORS[path.stem]
+    for other in sorted(IMPORT_GRAPH[_module_name(path)]):
+        if other.startswith("deskd.config."):
+            below = CONFIG_FLOORS[other.rsplit(".", 1)[1]]
+            assert below < floor, (
+                f"{_rel(path)} imports {other}: floor {below} is not below {floor}"
+            )
+    if floor <= 3:
+        for line, name in _imports(_tree(path)):
+            assert _top(name) not in VALIDATORS, f"{_rel(path)}:{line} imports {name}"
+
+
+def test_it_reads_settings_and_the_desk_without_the_validators_loaded() -> None:
+    assert _loaded_by("deskd.config.load") & {"pydantic", "pydantic_settings"} == set()

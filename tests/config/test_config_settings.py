@@ -198,11 +198,17 @@ def test_it_refuses_a_bad_deskd_now(desk: Desk) -> None:
     assert "DESKD_NOW" in out.stderr
 
 
-def test_the_fast_settings_and_the_validating_model_name_the_same_variables() -> None:
-    # deskd.config.settings.Settings (the hot path, no pydantic) mirrors SettingsModel field for
-    # field; a variable added to one only would be read on one path and ignored on the other.
-    from dataclasses import fields
+def test_the_validating_model_is_built_from_the_one_declaration() -> None:
+    # deskd.config.settings.Settings declares each variable once (name, type, default); the
+    # pydantic-settings model that validates them is made from it, so the fast reader and the
+    # validator cannot name different variables or defaults.
+    import typing
 
     from deskd.config.settings import Settings
 
-    assert {f.name for f in fields(Settings)} == set(SettingsModel.model_fields)
+    assert list(SettingsModel.model_fields) == list(Settings._fields)
+    hints = typing.get_type_hints(Settings)
+    for name, field in SettingsModel.model_fields.items():
+        assert field.annotation == hints[name], name
+        if name != "home":
+            assert field.default == Settings._field_defaults[name], name

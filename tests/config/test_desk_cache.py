@@ -13,9 +13,10 @@ import pytest
 import deskd
 from conftest import DESK_TOML, Desk
 from deskd.config import cache as desk_cache
-from deskd.config.desk import _NO_AGENT
-from deskd.config.desk_file import AgentSection, parse_desk
-from deskd.config.settings import load_settings
+from deskd.config import desk as records
+from deskd.config import desk_file as models
+from deskd.config.desk_file import parse_desk
+from deskd.config.load import load_settings
 from deskd.config.settings_model import load_settings as validated_settings
 from deskd.errors import SettingsError
 
@@ -104,8 +105,19 @@ def test_the_cache_is_private_to_the_desk_owner(desk: Desk) -> None:
     assert stat.S_IMODE(cache_file(desk).stat().st_mode) == 0o600
 
 
+TABLES = ["DeskFile", "DeskSection", "PresenceSection", "AgentSection", "RoleConfig",
+          "LadderRung", "ChannelConfig"]  # fmt: skip
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_each_desk_record_carries_its_models_fields(table: str) -> None:
+    # The records a command reads (deskd.config.desk) are built from what the models
+    # (deskd.config.desk_file) validated: the same fields, in the same order.
+    assert list(getattr(records, table)._fields) == list(getattr(models, table).model_fields)
+
+
 def test_the_role_without_an_agent_table_has_every_agent_field_unset() -> None:
-    assert AgentSection().model_dump() == _NO_AGENT
+    assert records.AgentSection()._asdict() == models.AgentSection().model_dump()
 
 
 # -- settings without pydantic ------------------------------------------------------------

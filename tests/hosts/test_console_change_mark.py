@@ -6,7 +6,7 @@ refresh, never a missed one), so only the move is checked there."""
 from __future__ import annotations
 
 from conftest import Desk
-from deskd.config.settings import load_settings
+from deskd.config.load import load_settings
 from deskd.service.ops.console_views import change_mark
 
 

@@ -12,7 +12,8 @@ library. An entry is used only when all of these match what it was made from:
   rewrite within the filesystem's timestamp granularity would keep a stale entry.
 
 A cache that cannot be read or written is ignored (the command validates, as without one);
-``deskd init`` and ``deskd doctor`` always validate. Stdlib only.
+``deskd init`` and ``deskd doctor`` always validate. Stdlib only: floor 3 of deskd.config
+(``deskd.config.load`` decides when to validate).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 import deskd
+from deskd.config.settings import DATABASES
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -80,7 +82,7 @@ def _write(home: str | Path, section: str, entry: dict[str, Any]) -> None:
             pass
 
 
-def _text(path: str) -> str | None:
+def text_of(path: str) -> str | None:
     try:
         with open(path, encoding="utf-8") as f:
             return f.read()
@@ -93,7 +95,7 @@ def cached_desk(home: str | Path, path: Path) -> Desk | None:
     entry = _read(home).get("desk")
     if not isinstance(entry, dict) or entry.get("path") != str(path):
         return None
-    text = _text(str(path))
+    text = text_of(str(path))
     if text is None or entry.get("text") != text:
         return None
     from deskd.config.desk import Desk
@@ -104,22 +106,6 @@ def cached_desk(home: str | Path, path: Path) -> Desk | None:
 def remember_desk(home: str | Path, desk: Desk, text: str) -> None:
     """Keep ``desk`` (validated from ``text``) for the next command."""
     _write(home, "desk", {"path": str(desk.path), "text": text, "data": desk.raw})
-
-
-def load_desk(home: Path, path: Path, *, required: bool = True) -> Desk:
-    """The desk file's ``Desk``: from the cache when the file is unchanged, else validated."""
-    desk = cached_desk(home, path)
-    if desk is not None:
-        return desk
-    from deskd.config.desk_file import load_desk as validate
-    from deskd.config.desk_file import parse_desk
-
-    text = _text(str(path))
-    if text is None:
-        return validate(path, required=required)  # missing or unreadable: its refusal
-    desk = parse_desk(text, path=path)
-    remember_desk(home, desk, text)
-    return desk
 
 
 # Never copied into the cache: with one of these in .env, settings are read by pydantic.
@@ -160,9 +146,6 @@ def remember_env_file(home: str | Path, env_file: str, read: Callable[[], dict[s
     secret = SECRETS & set(values) or any(_has_password(values.get(k)) for k in DATABASES)
     if fingerprint is not None and not secret:
         _write(home, "env_file", {"path": env_file, "fingerprint": fingerprint, "values": values})
-
-
-DATABASES = ("db", "database_url")
 
 
 def _has_password(url: str | None) -> bool:

@@ -5,24 +5,17 @@ data (``model_dump``) becomes the records here, and the same data is kept in the
 (``deskd.config.cache``) so a command whose desk file has not changed builds its ``Desk``
 from the cache without importing pydantic. Both ways give the same records.
 
-Records are typed as the models they were validated by (``RoleConfig`` and so on): they
-carry exactly the models' fields, and only attribute reads are used on them.
+The records are NamedTuples (cheap to define and build, docs/performance.md), one per table
+of the file; their fields are the models' (``deskd.config.desk_file``), which
+tests/config/test_desk_cache.py holds equal. Floor 2 of deskd.config: stdlib only.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
-    from deskd.config.desk_file import (
-        AgentSection,
-        DeskFile,
-        DeskSection,
-        PresenceSection,
-        RoleConfig,
-    )
     from deskd.config.host import HostConfig
     from deskd.config.settings import Settings
 
@@ -35,52 +28,103 @@ DEFAULT_LADDER: tuple[tuple[str, int | None], ...] = (
     ("badge", None),
 )
 DEFAULT_ALLOWED_TOOLS = ["Read", "Grep", "Glob", "Edit", "Write", "Bash"]
-# AgentSection's fields, all unset: a role without an [agent] table of its own.
-_NO_AGENT = {
-    "kind": None,
-    "command": None,
-    "args": None,
-    "model": None,
-    "timeout": None,
-    "allowed_tools": None,
-    "retry_wait": None,
-}
 DEFAULT_RETRY_WAIT_S = 2
 
 
-class Record:
-    """Read-only attributes over one table of validated desk data."""
+class DeskSection(NamedTuple):
+    """``[desk]``."""
 
-    __slots__ = ("_fields",)
-
-    def __init__(self, fields: dict[str, Any]) -> None:
-        object.__setattr__(self, "_fields", {k: _record(v) for k, v in fields.items()})
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self._fields[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"desk records are read-only ({name})")
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Record) and self._fields == other._fields
-
-    def __hash__(self) -> int:
-        return hash(tuple(self._fields))
-
-    def __repr__(self) -> str:
-        return f"Record({self._fields!r})"
+    name: str
+    timezone: str
+    inbox_sources: list[str]
+    probe_allowlist: list[str]
+    inbox_batch: int
+    stall_after: int
+    rollover_at: str
+    default_channels: list[str]
+    max_launches_per_day: int
+    max_cost_per_day: float
+    probe_timeout: int
+    probe_budget: int
+    console_url: str | None
 
 
-def _record(value: Any) -> Any:
-    if isinstance(value, dict):
-        return Record(value)
-    if isinstance(value, list):
-        return [_record(v) for v in value]
-    return value
+class PresenceSection(NamedTuple):
+    """``[presence]``: seconds a heartbeat keeps a role online, then suspect."""
+
+    online: int
+    suspect: int
+
+
+class AgentSection(NamedTuple):
+    """``[agent]``, or a role's own ``agent`` table: None where it says nothing."""
+
+    kind: str | None = None
+    command: str | None = None
+    args: list[str] | None = None
+    model: str | None = None
+    timeout: int | None = None
+    allowed_tools: list[str] | None = None
+    retry_wait: int | None = None
+
+
+class RoleConfig(NamedTuple):
+    """One ``[[roles]]`` table."""
+
+    name: str
+    title: str
+    capabilities: list[str]
+    workdir: str | None
+    enabled: bool
+    prompt: str
+    channels: list[str]
+    agent: AgentSection | None
+    host: str | None
+
+
+class LadderRung(NamedTuple):
+    """One ``[[ladder]]`` table."""
+
+    rung: str
+    sla: int | None
+
+
+class ChannelConfig(NamedTuple):
+    """One ``[[channels]]`` table."""
+
+    name: str
+    urls: list[str]
+    severity: list[str]
+    quiet: str | None
+    apprise_config: str | None
+
+
+class DeskFile(NamedTuple):
+    """The whole validated file."""
+
+    desk: DeskSection
+    presence: PresenceSection
+    agent: AgentSection
+    roles: list[RoleConfig]
+    ladder: list[LadderRung]
+    channels: list[ChannelConfig]
+
+
+def _role(table: dict[str, Any]) -> RoleConfig:
+    agent = table["agent"]
+    return RoleConfig(**{**table, "agent": AgentSection(**agent) if agent is not None else None})
+
+
+def desk_file(data: dict[str, Any]) -> DeskFile:
+    """The records of validated desk data (``DeskFile.model_dump()``, or the cache's copy)."""
+    return DeskFile(
+        desk=DeskSection(**data["desk"]),
+        presence=PresenceSection(**data["presence"]),
+        agent=AgentSection(**data["agent"]),
+        roles=[_role(r) for r in data["roles"]],
+        ladder=[LadderRung(**r) for r in data["ladder"]],
+        channels=[ChannelConfig(**c) for c in data["channels"]],
+    )
 
 
 class Desk:
@@ -92,7 +136,7 @@ class Desk:
 
     def __init__(self, data: dict[str, Any], *, path: Path, host: HostConfig | None = None) -> None:
         self.raw = data
-        self.data = cast("DeskFile", Record(data))
+        self.data = desk_file(data)
         self.path = path
         self.host = host
         self.roles: dict[str, RoleConfig] = {r.name: r for r in self.data.roles}
@@ -130,7 +174,7 @@ class Desk:
     def host_of(self, role: str) -> str | None:
         """The host a role is bound to, or None when any host may run it."""
         config = self.roles.get(role)
-        return getattr(config, "host", None) if config is not None else None
+        return config.host if config is not None else None
 
     def runs_here(self, role: str, host: str) -> bool:
         """Whether ``host``'s executors may launch ``role``."""
@@ -157,7 +201,7 @@ class Desk:
         """
 
         role = self.role(name)
-        own = role.agent or cast("AgentSection", Record(_NO_AGENT))
+        own = role.agent or AgentSection()
         base = self.data.agent
         kind = own.kind or base.kind or "claude"
         command = own.command or base.command or (kind if kind != "command" else "")
@@ -195,8 +239,7 @@ class Desk:
         )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AgentSettings:
+class AgentSettings(NamedTuple):
     """A role's effective agent settings, after every override (``Desk.agent_for``)."""
 
     kind: str

@@ -1,60 +1,31 @@
-"""The settings a deskd process runs with, read without pydantic when nothing needs checking.
+"""``Settings``: every ``DESKD_*`` variable, declared once, and read without pydantic.
 
-``deskd.config.SettingsModel`` (pydantic-settings) defines and validates every ``DESKD_*``
-variable. Importing pydantic-settings costs a command more than everything else it does
-(~60 ms of a ~90 ms start), so hot commands go through ``load_settings`` here: when every
-variable set is one pydantic would only copy as a string or a path (no ``DESKD_PORT``,
-``DESKD_SUPERVISOR_AUTH_MODE`` or ``DESKD_WAKE_TIMEOUT`` to check, no ``DESKD_CONFIG_MODULE``
-to import) the values are taken as they are, the way ``deskd.paths`` does for the session
-hook; otherwise ``deskd.config.load_settings`` validates them. Either way the result is this
-plain ``Settings``; tests/config/test_config_settings.py checks both paths name the same
-variables.
+``Settings`` below is the one declaration of the variables: name, type and default.
+pydantic-settings validates them with a model built from it (``deskd.config.settings_model``);
+importing it costs a command more than everything else it does, so a process first tries
+``from_plain`` here: when every variable set is one pydantic would only copy as a string or a
+path (none of ``CHECKED``, and a database or ping URL that passes the same check pydantic's
+validator runs) the values are taken as they are, the way ``deskd.paths`` does for the
+session hook. Otherwise ``deskd.config.load`` asks the model, which refuses naming the
+variable. Either way the result is a ``Settings``.
 
-``$DESKD_HOME/.env`` is honoured the same way: its ``DESKD_*`` values are read once with
-pydantic-settings' own reader and kept in the desk cache (``deskd.config.cache``) keyed by the
-file's bytes, the environment winning over it as in pydantic-settings.
+Floor 1 of deskd.config: stdlib, ``deskd.paths`` and the store's URL helpers only.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal, NamedTuple
 
 from deskd import paths
 from deskd.store.db import is_url, redact
 
-# Fields pydantic copies without checking: a plain string, or a path (then ``expanduser``).
-PLAIN_TEXT = frozenset(
-    (
-        "wake_execute",
-        "agent_cmd",
-        "wake_model",
-        "wake_allowed_tools",
-        "notify_urls",
-        "host",
-        "supervisor_access_code",
-        "trusted_proxies",
-        "console_hosts",
-        "now",
-        "tick_ping_url",
-        "tick_overdue",
-        "metrics_token",
-        "role",
-        "wake_token",
-        "session_id",
-        "host_name",
-    )
-)
-PLAIN_PATHS = frozenset(("desk", "log_dir", "supervisor_keys"))
-DATABASES = frozenset(("db", "database_url"))  # a path (expanded) or a postgresql:// URL (kept)
 
+class Settings(NamedTuple):
+    """Every ``DESKD_*`` variable of docs/contract.md (``DESKD_<NAME>`` for each field)."""
 
-@dataclass
-class Settings:
-    """Every ``DESKD_*`` variable (fields and defaults as ``deskd.config.SettingsModel``)."""
-
-    home: Path
+    home: Path  # the desk folder, resolved by deskd.paths
     desk: Path | None = None
     db: str | None = None  # a path, or a postgresql:// URL (kept as text: a URL is no path)
     database_url: str | None = None  # DESKD_DATABASE_URL: the same as DESKD_DB, for a URL
@@ -69,7 +40,7 @@ class Settings:
     log_dir: Path | None = None
     host: str = "127.0.0.1"
     port: int = 8000
-    supervisor_auth_mode: str = "simple"
+    supervisor_auth_mode: Literal["simple", "signed", "hybrid"] = "simple"
     supervisor_access_code: str | None = None
     supervisor_keys: Path | None = None
     trusted_proxies: str | None = None
@@ -141,6 +112,25 @@ class Settings:
         return [u for u in raw.replace(",", " ").split() if u]
 
 
+# What the fast reader leaves to pydantic: a number, a choice, a duration, a module to import.
+CHECKED = frozenset(("port", "supervisor_auth_mode", "wake_timeout", "config_module"))
+# Read as paths (``~`` expanded); the database fields are a path or a URL.
+# (NamedTuple keeps each annotation as a ForwardRef: its text, not evaluated.)
+PATHS = frozenset(
+    name
+    for name, kind in Settings.__annotations__.items()
+    if name != "home" and getattr(kind, "__forward_arg__", "").startswith("Path")
+)
+DATABASES = ("db", "database_url")
+
+
+def database_problem(value: str) -> str | None:
+    """Why ``DESKD_DB`` / ``DESKD_DATABASE_URL`` names no database, or None."""
+    if "://" in value and not is_url(value):
+        return "must be a file path or a postgresql:// URL"
+    return None
+
+
 def ping_url_problem(value: str) -> str | None:
     """Why ``DESKD_TICK_PING_URL`` cannot be pinged, or None. Checked when settings load, so a
     value such as ``hc-ping.com/UUID`` (no scheme) is one line naming the variable on every
@@ -169,46 +159,28 @@ def deskd_variables(environ: dict[str, str] | os._Environ[str]) -> dict[str, str
     return {k[6:].lower(): v for k, v in environ.items() if k[:6].upper() == "DESKD_"}
 
 
+def settings_from(home: Path, fields: dict[str, object]) -> Settings:
+    """``Settings`` from field values as read or validated: paths expanded, ``DESKD_DB``
+    falling back to ``DESKD_DATABASE_URL``. Both readers end here."""
+    values = {k: v for k, v in fields.items() if v is not None and k in Settings._fields}
+    for name in PATHS & values.keys():
+        values[name] = Path(str(values[name])).expanduser()
+    if values.get("db") is None and values.get("database_url"):
+        values["db"] = values["database_url"]
+    db = values.get("db")
+    if isinstance(db, str) and not is_url(db):
+        values["db"] = str(Path(db).expanduser())
+    values["home"] = home
+    return Settings(**values)  # type: ignore[arg-type]
+
+
 def from_plain(home: Path, values: dict[str, str]) -> Settings | None:
     """``Settings`` from variables pydantic would not check, or None when one needs checking."""
-    fields: dict[str, object] = {}
     for name, value in values.items():
+        if name in CHECKED:
+            return None  # pydantic's job
         if name == "tick_ping_url" and ping_url_problem(value):
             return None  # pydantic refuses it, naming the variable
-        if name in PLAIN_TEXT:
-            fields[name] = value
-        elif name in PLAIN_PATHS:
-            fields[name] = Path(value).expanduser()
-        elif name in DATABASES:
-            if "://" in value and not is_url(value):
-                return None  # pydantic refuses it, naming the variable
-            fields[name] = value if is_url(value) else str(Path(value).expanduser())
-        elif name in Settings.__dataclass_fields__ and name != "home":
-            return None  # port, auth mode, wake timeout, config module: pydantic's job
-    if fields.get("db") is None and fields.get("database_url") is not None:
-        fields["db"] = fields["database_url"]
-    return Settings(home=home, **fields)  # type: ignore[arg-type]
-
-
-def load_settings(env: dict[str, str] | None = None) -> Settings:
-    """The process's settings: the fast path when it is exact, else pydantic's (refusing)."""
-    environ = os.environ if env is None else env
-    home = Path(paths.home_str(environ))
-    values = deskd_variables(environ)
-    if env is None:
-        env_file = home / ".env"
-        if env_file.is_file():
-            from deskd.config.cache import env_file_values
-
-            file_values = env_file_values(home, str(env_file))
-            if file_values is None:
-                return _validated(env)
-            values = {**file_values, **values}
-    settings = from_plain(home, values)
-    return settings if settings is not None else _validated(env)
-
-
-def _validated(env: dict[str, str] | None) -> Settings:
-    from deskd.config.settings_model import load_settings as validate
-
-    return validate(env)
+        if name in DATABASES and database_problem(value):
+            return None
+    return settings_from(home, {k: v for k, v in values.items() if k != "home"})

@@ -14,9 +14,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from deskd.adapters.clock import now_ms
-from deskd.config.cache import load_desk
 from deskd.config.desk import Desk
-from deskd.config.settings import Settings, load_settings
+from deskd.config.load import load_desk, load_settings
+from deskd.config.settings import Settings
 from deskd.errors import (
     DatabaseDamaged,
     DatabaseGone,
