@@ -1,5 +1,8 @@
 """The host Python API: ``DESKD_CONFIG_MODULE`` names a module whose ``configure_deskd()``
-calls ``configure(...)`` and ``register_channel(...)`` (docs/python-api.md). Stdlib only."""
+calls ``configure(...)`` and ``register_channel(...)`` (docs/python-api.md). Stdlib only.
+
+Every command imports it (``deskd.config`` re-exports it), so its records are NamedTuples and
+a plain class, which cost less to define than dataclasses (docs/performance.md)."""
 
 from __future__ import annotations
 
@@ -7,15 +10,13 @@ import importlib
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from deskd.errors import DeskdError, SettingsError
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RoleSpec:
+class RoleSpec(NamedTuple):
     """A role declared from Python: the keys of a ``[[roles]]`` table in deskd.toml."""
 
     name: str
@@ -54,8 +55,7 @@ class PromptBuilder(Protocol):
     def __call__(self, role: str, reasons: Sequence[str], default: str) -> str: ...
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PageMessage:
+class PageMessage(NamedTuple):
     """What a Python channel is given: one page (or its follow-up) to deliver."""
 
     title: str
@@ -71,16 +71,19 @@ returning ``False`` fails it too. Anything else counts as sent."""
 PYTHON_CHANNEL_SCHEME = "python://"
 
 
-@dataclass
 class HostConfig:
-    """What a host module added with ``configure(...)``; merged into the desk by ``deskd.config.desk_file``."""
+    """What a host module added with ``configure(...)``; merged into the desk by
+    ``deskd.config.desk_file``."""
 
-    module: str = ""
-    roles: list[dict[str, Any]] = field(default_factory=list)
-    desk: dict[str, Any] = field(default_factory=dict)
-    channels: list[dict[str, Any]] = field(default_factory=list)
-    prompt_builder: PromptBuilder | None = None
-    senders: dict[str, ChannelSender] = field(default_factory=dict)
+    __slots__ = ("channels", "desk", "module", "prompt_builder", "roles", "senders")
+
+    def __init__(self, module: str = "") -> None:
+        self.module = module
+        self.roles: list[dict[str, Any]] = []
+        self.desk: dict[str, Any] = {}
+        self.channels: list[dict[str, Any]] = []
+        self.prompt_builder: PromptBuilder | None = None
+        self.senders: dict[str, ChannelSender] = {}
 
 
 _host = HostConfig()
