@@ -1,19 +1,17 @@
 """``AgentSettings``: a role's effective agent settings, in a module of its own.
 
 Only what launches an agent (the executor, ``deskd agent command``, ``doctor``) asks for them
-(``Desk.agent_for``); every other command reads the desk without building this record (a
-frozen dataclass costs ~1 ms of CPU to build, docs/performance.md).
+(``Desk.agent_for``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from deskd.desk_view import DEFAULT_RETRY_WAIT_S
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AgentSettings:
+class AgentSettings(NamedTuple):
     """A role's effective agent settings, after every override (``Desk.agent_for``)."""
 
     kind: str

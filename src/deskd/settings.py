@@ -18,8 +18,8 @@ file's bytes, the environment winning over it as in pydantic-settings.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from deskd import paths
 from deskd.store.db import is_url, redact
@@ -50,8 +50,7 @@ PLAIN_PATHS = frozenset(("desk", "log_dir", "supervisor_keys"))
 DATABASES = frozenset(("db", "database_url"))  # a path (expanded) or a postgresql:// URL (kept)
 
 
-@dataclass
-class Settings:
+class Settings(NamedTuple):
     """Every ``DESKD_*`` variable (fields and defaults as ``deskd.config.SettingsModel``)."""
 
     home: Path
@@ -183,7 +182,7 @@ def from_plain(home: Path, values: dict[str, str]) -> Settings | None:
             if "://" in value and not is_url(value):
                 return None  # pydantic refuses it, naming the variable
             fields[name] = value if is_url(value) else str(Path(value).expanduser())
-        elif name in Settings.__dataclass_fields__ and name != "home":
+        elif name in Settings._fields and name != "home":
             return None  # port, auth mode, wake timeout, config module: pydantic's job
     if fields.get("db") is None and fields.get("database_url") is not None:
         fields["db"] = fields["database_url"]

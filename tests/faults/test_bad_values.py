@@ -51,7 +51,7 @@ def test_a_ping_urllib_cannot_build_is_a_failed_ping_not_a_failed_tick(desk: Des
     ctx = open_context()
     try:
         for bad in ("hc-ping.com/UUID", "http://[::1/x", "http://exa mple/\x00"):
-            ctx.settings.tick_ping_url = bad
+            ctx.settings = ctx.settings._replace(tick_ping_url=bad)
             for phase in ("start", "success", "fail"):
                 ping(ctx, phase, "reason \udcff")
     finally:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from deskd.core.delivery import LEDGER_STATES, ledger_state
 from deskd.core.timeparse import iso_utc, parse_duration
@@ -24,12 +24,26 @@ from deskd.store.events import add_event
 from deskd.store.routing import mark_item_routed
 
 if TYPE_CHECKING:
-    from deskd.service.desk.new_item import NewItem
-    from deskd.store.records.items import Item
+    from deskd.store.records.inbox import Item
 
 MAX_TITLE = 500
 _MAX_ROWID = 2**63 - 1
 MAX_BODY = 64 * 1024
+
+
+class NewItem(NamedTuple):
+    """An item to enqueue for ``role``, before its priority, SLA and text are checked."""
+
+    role: str
+    source: str
+    title: str
+    body: str = ""
+    ref: str | None = None
+    priority: str = "normal"
+    dedup_key: str | None = None
+    sla: str | int | None = None
+    sender: str | None = None
+    message_id: str | None = None
 
 
 def check_source(ctx: DeskContext, source: str) -> None:
