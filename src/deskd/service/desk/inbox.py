@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, NotRequired, TypedDict
 
 from deskd.core.delivery import LEDGER_STATES, ledger_state
 from deskd.core.timeparse import iso_utc, parse_duration
@@ -129,8 +129,31 @@ def enqueue(
     return item_id, deduped
 
 
-def item_view(row: Item, *, now: int, full: bool = False) -> dict[str, Any]:
-    view: dict[str, Any] = {
+# ``from`` is a keyword: the functional form. The keys after ``enqueued_at`` are ``--full``'s.
+InboxEntry = TypedDict(
+    "InboxEntry",
+    {
+        "id": int,
+        "source": str,
+        "priority": str,
+        "title": str,
+        "state": str,
+        "enqueued_at": str | None,
+        "to": NotRequired[str],
+        "from": NotRequired[str | None],
+        "body": NotRequired[str],
+        "ref": NotRequired[str | None],
+        "message_id": NotRequired[str | None],
+        "dedup_key": NotRequired[str | None],
+        "seen": NotRequired[bool],
+        "sla_due_at": NotRequired[str | None],
+        "read_at": NotRequired[str | None],
+    },
+)
+
+
+def item_view(row: Item, *, now: int, full: bool = False) -> InboxEntry:
+    view: InboxEntry = {
         "id": row.id,
         "source": row.source,
         "priority": priority_name(row.priority),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from deskd.core.meeting_owed import Obligation, Proposal, Rejection
 from deskd.core.meetings import (
@@ -305,7 +305,22 @@ def list_view(facts: MeetingFacts, *, now: int) -> dict[str, Any]:
     }
 
 
-def message_view(item: Item) -> dict[str, Any]:
+# ``from`` is a keyword: the functional form.
+MessageView = TypedDict(
+    "MessageView",
+    {
+        "item_id": int,
+        "message_id": int | None,
+        "from": str | None,
+        "title": str,
+        "body": str,
+        "at": str | None,
+    },
+)
+"""One unread meeting item as ``meeting updates`` shows it."""
+
+
+def message_view(item: Item) -> MessageView:
     """One unread meeting item as `meeting updates` shows it (with the id to --reply-to)."""
     key = str(item.message_id or "").rsplit(":", 1)[-1]
     return {
