@@ -183,8 +183,7 @@ def throughput(home: Path, items: int, *, dedup: bool) -> dict[str, float]:
     """Items per second through ``service.inbox.enqueue``, one call and one commit each."""
     from deskd.config.settings_model import load_settings
     from deskd.service.desk.context import open_context
-    from deskd.service.desk.inbox import enqueue
-    from deskd.service.desk.new_item import NewItem
+    from deskd.service.desk.inbox import NewItem, enqueue
 
     settings = load_settings(clean_env(home))
     ctx = open_context(settings=settings)

@@ -141,8 +141,7 @@ def make_desk(home: Path, url: str | None = None) -> str:
     if url is not None:
         os.environ["DESKD_DB"] = url
     from deskd.service.desk.context import open_context
-    from deskd.service.desk.inbox import enqueue
-    from deskd.service.desk.new_item import NewItem
+    from deskd.service.desk.inbox import NewItem, enqueue
 
     ctx = open_context()
     priorities = ("low", "normal", "high", "urgent")

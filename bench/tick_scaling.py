@@ -208,8 +208,7 @@ def make_desk(root: Path, history: int) -> Path:
 def live(home: Path) -> None:
     """The same live rows on every desk, through deskd's own service functions."""
     from deskd.service.desk.context import open_context
-    from deskd.service.desk.inbox import enqueue
-    from deskd.service.desk.new_item import NewItem
+    from deskd.service.desk.inbox import NewItem, enqueue
     from deskd.service.engine.hooks import HookRequest, add_hook
     from deskd.service.meetings.calling import Call, call_meeting
     from deskd.service.work.tasks import add_task

@@ -94,12 +94,13 @@ def test_reading_commands_import_nothing_heavy(
 
 # What a hot command never loads once its desk file has been validated: the validators
 # (pydantic, pydantic-settings and what they pull in: asyncio, dotenv, typing_extensions),
-# the TOML parser, the lock library (only the tick takes a lock), HTTP and TLS, retries.
+# the TOML parser, the lock library (only the tick takes a lock), HTTP and TLS, retries, and
+# ``dataclasses`` (which imports ``inspect``: records are NamedTuples, docs/performance.md).
 NEVER_HOT = (
     "pydantic", "pydantic_core", "pydantic_settings", "annotated_types", "typing_extensions",
     "typing_inspection", "dotenv", "asyncio", "tomllib", "filelock", "logging", "apprise",
     "fastapi", "uvicorn", "croniter", "tenacity", "http", "email", "ssl", "subprocess",
-    "secrets", "concurrent",
+    "secrets", "concurrent", "dataclasses", "inspect",
 )  # fmt: skip
 HOT = {
     "inbox enqueue": ["inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "x"],
@@ -121,31 +122,27 @@ HOT = {
     "status": ["status", "--json"],
     "tick --dry-run": ["tick", "--dry-run"],
 }
-# The store's records each hot command may build (deskd.store.records.<module>) on the desk
-# below (a task, a meeting, what the other hot commands add): a frozen dataclass costs ~1 ms
-# of CPU to build, so a command builds only the records of the rows it reads. `status` and
-# the tick read every table, and build a record only when a row of it is there.
+# The store's record modules (deskd.store.records.<module>, grouped by table) each hot
+# command may load on the desk below (a task, a meeting, what the other hot commands add).
+INBOX = {"inbox", "work"}  # the inbox's writers mark routes, which read open tasks
 RECORDS = {
-    "inbox enqueue": set(),
-    "inbox list": {"items"},
-    "inbox ack": set(),
-    "status set": {"sessions"},
-    "heartbeat": {"sessions"},
-    "send": set(),
-    "task update": {"tasks", "task_notes"},
-    "meeting send": {"items", "meetings", "meeting_messages"},
-    "meeting updates": {"items", "meetings", "meeting_events", "meeting_messages"},
-    "hook add": {"hooks"},
-    "status": {"roles", "sessions", "tasks"},
-    "tick --dry-run": {"meetings", "meeting_items", "meeting_messages", "sessions", "tasks"}
-    | {"unread_items"},
+    "inbox enqueue": INBOX,
+    "inbox list": INBOX,
+    "inbox ack": INBOX,
+    "status set": {"roles"},
+    "heartbeat": {"roles"},
+    "send": INBOX,
+    "task update": INBOX,
+    "meeting send": INBOX | {"meetings"},
+    "meeting updates": INBOX | {"meetings"},
+    "hook add": INBOX,
+    "status": INBOX | {"roles", "wakes"},
+    "tick --dry-run": INBOX | {"meetings", "roles", "wakes"},
 }
 # Modules a dry tick never loads on this desk: the executing tick's dispatch (processes, the
-# lock helpers), and the records only a live attempt, help request, rollover or due hook makes.
+# lock helpers), and the schedule's rules (only a due hook needs them).
 NOT_DRY = (
-    "deskd.service.engine.dispatch", "deskd.service.desk.locks", "deskd.service.engine.fired",
-    "deskd.core.attempt_view", "deskd.core.help_request", "deskd.core.rollover_due",
-    "deskd.core.schedule",
+    "deskd.service.engine.dispatch", "deskd.service.desk.locks", "deskd.core.schedule",
 )  # fmt: skip
 
 

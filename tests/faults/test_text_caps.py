@@ -54,8 +54,7 @@ def test_undecodable_argv_bytes_are_refused_not_a_traceback(desk: Desk) -> None:
 def test_the_service_functions_cap_too(desk: Desk) -> None:
     from deskd.errors import InvalidValue
     from deskd.service.desk.context import open_context
-    from deskd.service.desk.inbox import enqueue
-    from deskd.service.desk.new_item import NewItem
+    from deskd.service.desk.inbox import NewItem, enqueue
 
     desk.monkeypatch.setenv("DESKD_NOW", desk.now_iso)
     ctx = open_context()

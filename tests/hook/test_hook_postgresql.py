@@ -85,6 +85,6 @@ def test_surfacing_loads_the_store_and_psycopg_and_nothing_else_of_deskd(hd: Hoo
     ours = [m for m in modules if m.split(".")[0] == "deskd"]
     light = ("deskd.store", "deskd.paths", "deskd.session_ids", "deskd.hook")
     assert [m for m in ours if not m.startswith(light)] == ["deskd"]
-    # Not the stored records (dataclasses), nor the doctor's probe; no CLI or settings stack.
+    # Not the stored records (they need typing), nor the doctor's probe; no CLI or settings stack.
     assert not [m for m in ours if m.startswith(("deskd.store.records", "deskd.store.pg_probe"))]
     assert not [m for m in modules if m.split(".")[0] in ("pydantic", "click", "apprise")]

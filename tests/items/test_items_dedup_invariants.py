@@ -19,8 +19,7 @@ from deskd.config.desk_file import load_desk
 from deskd.config.settings_model import load_settings
 from deskd.core.values import DEFAULT_SLA_S, PRIORITIES
 from deskd.service.desk.context import DeskContext
-from deskd.service.desk.inbox import ack, enqueue, list_inbox
-from deskd.service.desk.new_item import NewItem
+from deskd.service.desk.inbox import NewItem, ack, enqueue, list_inbox
 
 T0 = 1_796_133_600_000
 ROLES = ("alpha", "beta")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from deskd.config.desk_file import DEFAULT_LADDER
 from deskd.core.planner import plan
@@ -105,7 +105,7 @@ class Ledger:
             self.history.append(view)
         for launch in p.launches:
             for key in launch.keys:
-                self.live[key] = replace(self.live[key], launch_status="planned")
+                self.live[key] = self.live[key]._replace(launch_status="planned")
         for page in p.pages:
             if not page.follow_up:
                 self.open_pages.add(page.key)
@@ -115,8 +115,7 @@ class Ledger:
     def finish_launches(self, *, landed: bool, failure: str | None = None, at: int) -> None:
         for key, a in list(self.live.items()):
             if a.launch_status in ("planned", "running"):
-                self.live[key] = replace(
-                    a,
+                self.live[key] = a._replace(
                     launch_status="failed" if failure else "finished",
                     failure_class=failure,
                     landed_at=at if landed else None,

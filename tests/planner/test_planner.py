@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 from builders import MIN, POLICY, T0, Ledger, attempt, item, role
 
@@ -175,7 +173,7 @@ def test_it_puts_the_roles_desk_prompt_first() -> None:
 
 
 def test_it_caps_the_prompt() -> None:
-    many = [replace(item(i, priority="urgent"), title="x" * 300) for i in range(1, 400)]
+    many = [item(i, priority="urgent")._replace(title="x" * 300) for i in range(1, 400)]
     p = plan(snap(role(), items=many), now=T0, policy=POLICY)
     prompt = p.launches[0].prompt
     assert len(prompt.encode()) <= 32 * 1024 and "more lines" in prompt

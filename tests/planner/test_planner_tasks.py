@@ -4,8 +4,6 @@ spawns, and pages once after MAX_TRIES."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from builders import MIN, POLICY, T0, attempt, role
 
 from deskd.core.demand import demand
@@ -103,7 +101,7 @@ def test_a_rollover_for_a_busy_role_waits_and_never_spawns_or_pages() -> None:
     rungs: list[str] = []
     live: list[AttemptView] = []
     for minute in range(0, 120, 3):
-        p = plan(replace(s, attempts=tuple(live)), now=T0 + minute * MIN, policy=POLICY)
+        p = plan(s._replace(attempts=tuple(live)), now=T0 + minute * MIN, policy=POLICY)
         assert p.pages == () and p.launches == ()
         for a in p.attempts:
             rungs.append(a.rung)

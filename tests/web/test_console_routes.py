@@ -163,8 +163,7 @@ def test_the_live_stream_says_change_when_the_desk_changes(desk: Desk) -> None:
 
     from deskd.config.settings_model import load_settings
     from deskd.service.desk.context import open_context
-    from deskd.service.desk.inbox import enqueue
-    from deskd.service.desk.new_item import NewItem
+    from deskd.service.desk.inbox import NewItem, enqueue
 
     desk.write_desk(WEB_DESK)
     desk.json("roles")  # the database exists before the stream takes its first mark

@@ -55,8 +55,8 @@ def inbox_enqueue(
     as_json: bool,
 ) -> None:
     from deskd.cli.routing import check_target, routed_sentence
+    from deskd.service.desk.inbox import NewItem
     from deskd.service.desk.inbox import enqueue as enqueue_item
-    from deskd.service.desk.new_item import NewItem
 
     check_target(role, capability)
     with desk_context() as ctx:

@@ -1,17 +1,15 @@
 """Cron expressions parsed into the value sets the schedule's DST walk uses (core/schedule.py).
 
 Apart from core/schedule.py, and imported when a cron expression is first parsed: ``hook add
---every`` or ``--at`` (and a tick whose due hooks are not cron) neither compile its pattern
-nor build its record (a frozen dataclass costs ~1 ms of CPU to build, docs/performance.md).
+--every`` or ``--at`` (and a tick whose due hooks are not cron) never compile its pattern.
 Which forms deskd accepts and refuses is core/schedule.py's docstring.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import NoReturn
+from typing import NamedTuple, NoReturn
 
 from deskd.errors import InvalidValue
 
@@ -49,8 +47,7 @@ _ITEM = re.compile(r"(?P<low>\*|[0-9]+|[a-z]+)(?:-(?P<high>[0-9]+|[a-z]+))?(?:/(
 _MONTH_DAYS = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Fields:
+class _Fields(NamedTuple):
     minutes: frozenset[int]
     hours: frozenset[int]
     days: frozenset[int]

@@ -9,11 +9,13 @@ whether it went.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
 
 from deskd.core.presence import is_busy
 from deskd.core.records import (
+    AttemptView,
+    Closure,
     Demand,
+    HelpRequest,
     ItemView,
     Policy,
     Snapshot,
@@ -23,11 +25,6 @@ from deskd.core.sessions import MAX_TRIES
 from deskd.core.tasks import sort_key as task_sort_key
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import DEFAULT_SLA_S, URGENT, priority_name
-
-if TYPE_CHECKING:
-    from deskd.core.attempt_view import AttemptView
-    from deskd.core.help_request import HelpRequest
-    from deskd.core.plan_steps import Closure
 
 ACTIONABLE = frozenset({"pending", "in_progress"})
 IDLE_TASK_CAP = "spawn"
@@ -322,7 +319,6 @@ GENERATORS: tuple[Generator, ...] = (
 
 def closure_for(snapshot: Snapshot, attempt: AttemptView) -> Closure:
     """Why a live attempt's key is no longer demanded: the work happened, or it cannot."""
-    from deskd.core.plan_steps import Closure  # with the first closure (core/plan_steps.py)
 
     def close(outcome: str, reason: str) -> Closure:
         return Closure(attempt_id=attempt.id, outcome=outcome, reason=reason)

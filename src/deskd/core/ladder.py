@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from deskd.core.presence import is_busy
-from deskd.core.records import EXECUTOR_DIED, LAUNCH_RUNGS, RUNGS, Demand, Policy, RoleView
-
-if TYPE_CHECKING:
-    from deskd.core.attempt_view import AttemptView
+from deskd.core.records import (
+    EXECUTOR_DIED,
+    LAUNCH_RUNGS,
+    RUNGS,
+    AttemptView,
+    Demand,
+    Policy,
+    RoleView,
+)
 
 IN_FLIGHT = frozenset({"planned", "running"})
 

@@ -1,19 +1,14 @@
 """What a meeting still owes: open reply obligations, the open proposal to end it, and
 rejections the proposer has not read — the parts of ``MeetingFacts`` (core/meetings.py)
 that only exist once messages were exchanged.
-
-In a module of their own, built the first time a meeting holds one: a meeting without
-them (or a desk without meetings) does not build these three records (a frozen dataclass
-costs ~1 ms of CPU to build, docs/performance.md).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Obligation:
+class Obligation(NamedTuple):
     """An open reply obligation: ``debtor`` owes ``creditor`` a reply to ``message_id``."""
 
     id: int
@@ -24,8 +19,7 @@ class Obligation:
     excerpt: str = ""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Proposal:
+class Proposal(NamedTuple):
     """The open proposal to end the meeting, with the roles that confirmed it."""
 
     id: int
@@ -36,8 +30,7 @@ class Proposal:
     confirmed: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Rejection:
+class Rejection(NamedTuple):
     """A rejected proposal whose notice the proposer has not read yet."""
 
     proposal_id: int

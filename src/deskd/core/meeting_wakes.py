@@ -9,8 +9,7 @@ way (a paused meeting can still end).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from deskd.core.meetings import Meeting, MeetingFacts, is_inactive, votes_owed
 from deskd.core.timeparse import human_age, iso_utc
@@ -19,10 +18,8 @@ if TYPE_CHECKING:
     from deskd.core.meeting_owed import Obligation
 
 
-# Defined here, not in core/records.py, so that a meeting command builds it without building
-# every record the planner reads (~1 ms of CPU each); core/records.py re-exports it.
-@dataclass(frozen=True, slots=True, kw_only=True)
-class MeetingWake:
+# Defined with its rules; core/records.py re-exports it for the planner.
+class MeetingWake(NamedTuple):
     """One meeting-derived reason to wake one role (owned by core/meetings.py): an invitation
     not checked in, a termination vote owed, or an overdue reply obligation."""
 

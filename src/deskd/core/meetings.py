@@ -22,8 +22,7 @@ that the ladder climbs to a person as for any wake.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from deskd.core.timeparse import human_age, iso_utc
 
@@ -41,8 +40,7 @@ DEFAULT_IDLE_S = 60 * 60
 DEFAULT_REPLY_SLA_S = 10 * 60
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Meeting:
+class Meeting(NamedTuple):
     """A meeting as its rules read it: its budget, clocks and pause or close."""
 
     id: int
@@ -74,8 +72,7 @@ class Meeting:
         return self.last_activity_at + self.idle_s * 1000
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Attendee:
+class Attendee(NamedTuple):
     """One role's place in a meeting, as the rules read it."""
 
     role: str
@@ -86,8 +83,7 @@ class Attendee:
     checked_in_at: int | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class MeetingFacts:
+class MeetingFacts(NamedTuple):
     """Everything the rules read about one meeting: the meeting, its attendees and what it owes."""
 
     meeting: Meeting
@@ -312,8 +308,7 @@ def votes_owed(facts: MeetingFacts) -> tuple[str, ...]:
 # --- the tick's sweep -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Sweep:
+class Sweep(NamedTuple):
     """Time-based transitions due at ``now`` (the tick applies them; lesson 25)."""
 
     meeting_id: int
@@ -346,15 +341,15 @@ def swept(facts: MeetingFacts, *, now: int) -> MeetingFacts:
     m = facts.meeting
     if sweep.idle_pause:
         idle = human_age(m.idle_s)
-        meeting = replace(m, paused_kind="idle", pause_reason=f"idle for {idle}", paused_at=now)
-        return replace(facts, meeting=meeting)
+        meeting = m._replace(paused_kind="idle", pause_reason=f"idle for {idle}", paused_at=now)
+        return facts._replace(meeting=meeting)
     if sweep.escalate:
-        meeting = replace(m, escalated_at=now, wake_gen=sweep.generation)
+        meeting = m._replace(escalated_at=now, wake_gen=sweep.generation)
         attendees = tuple(
-            replace(a, invite_gen=sweep.generation) if a.role in sweep.escalate else a
+            a._replace(invite_gen=sweep.generation) if a.role in sweep.escalate else a
             for a in facts.attendees
         )
-        return replace(facts, meeting=meeting, attendees=attendees)
+        return facts._replace(meeting=meeting, attendees=attendees)
     return facts
 
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 RETRY_WINDOW_MS = 24 * 3600 * 1000
 BACKOFF_CAP_MIN = 60
@@ -24,8 +23,7 @@ Hold = tuple[int | None, str]
 """Why a whole page waits: (until, or None when the end is unknown; a sentence)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Entry:
+class Entry(NamedTuple):
     """One channel URL of a page (the URL masked before it is stored)."""
 
     name: str
@@ -69,8 +67,7 @@ class Entry:
         }
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Outcome:
+class Outcome(NamedTuple):
     """What the page row says after a look: its status, when to look again, any hold."""
 
     status: str
@@ -103,10 +100,10 @@ def expired(created_at: int, *, now: int) -> bool:
 def mark(entry: Entry, *, ok: bool, error: str | None, now: int) -> Entry:
     """The entry after one try: ``sent``, or ``failed`` with the next try after a backoff."""
     tries = entry.tries + 1
-    tried = replace(entry, tries=tries, at=now, until=None, why=None)
+    tried = entry._replace(tries=tries, at=now, until=None, why=None)
     if ok:
-        return replace(tried, status="sent", error=None, retry_at=None)
-    return replace(tried, status="failed", error=error, retry_at=now + backoff_ms(tries))
+        return tried._replace(status="sent", error=None, retry_at=None)
+    return tried._replace(status="failed", error=error, retry_at=now + backoff_ms(tries))
 
 
 def triage(
@@ -129,10 +126,10 @@ def triage(
         if e.status == "sent":
             after.append(e)
         elif e.status == "failed" and (gone or (e.retry_at or 0) > now):
-            after.append(replace(e, gave_up=True) if gone else e)
+            after.append(e._replace(gave_up=True) if gone else e)
         elif e.name in quiet:
             until, why = quiet[e.name]
-            after.append(replace(e, status="held", until=until, why=why))
+            after.append(e._replace(status="held", until=until, why=why))
         else:
             after.append(e)
             due.append(index)

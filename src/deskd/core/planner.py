@@ -23,7 +23,6 @@ order, which applies); the ladder's own arithmetic lives in core/ladder.py.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from deskd.core.demand import closure_for, inbox_due_at
@@ -45,10 +44,14 @@ from deskd.core.records import (
     HOST_DOWN,
     LAUNCH_RUNGS,
     RUNGS,
+    AttemptView,
+    Closure,
     Demand,
     ItemView,
     LaunchAction,
     NewAttempt,
+    Note,
+    PageAction,
     Plan,
     Policy,
     RoleView,
@@ -58,9 +61,6 @@ from deskd.core.timeparse import iso_utc
 from deskd.core.values import URGENT
 
 if TYPE_CHECKING:
-    from deskd.core.attempt_view import AttemptView
-    from deskd.core.plan_steps import Closure, Note, PageAction
-
     Step = Closure | NewAttempt | PageAction | Note
 
 
@@ -99,8 +99,6 @@ def plan(snapshot: Snapshot, *, now: int, policy: Policy) -> Plan:
             if isinstance(step, NewAttempt):
                 attempts.append(step)
                 continue
-            from deskd.core.plan_steps import Closure, PageAction  # built with this step
-
             if isinstance(step, Closure):
                 closures.append(step)
             elif isinstance(step, PageAction):
@@ -154,7 +152,7 @@ def _step(
                 snapshot=snapshot,
                 items=items,
             )
-            yield replace(new, skipped=why, due_at=None)
+            yield new._replace(skipped=why, due_at=None)
         yield _note(role.name, d.key, why)
         return
     if current is not None and (current.skipped or "").startswith(PAUSED_PREFIX):
@@ -224,7 +222,7 @@ def _step(
             snapshot=snapshot,
             items=items,
         )
-        yield replace(new, reason=new.reason + RELAUNCHED)
+        yield new._replace(reason=new.reason + RELAUNCHED)
         return
     if current.rung in ("notify", "badge") and _new_urgent(current, d, items):
         # A new urgent item while a person is already paged: retry the machine rungs at
@@ -453,14 +451,10 @@ def _reason_text(d: Demand) -> str:
 
 
 def _note(role: str, key: str | None, text: str) -> Note:
-    from deskd.core.plan_steps import Note  # with the first note (core/plan_steps.py)
-
     return Note(role=role, key=key, text=text)
 
 
 def _supersede(current: AttemptView, why: str) -> Closure:
-    from deskd.core.plan_steps import Closure  # with the first closure
-
     return Closure(attempt_id=current.id, outcome="superseded", reason=why)
 
 
@@ -489,15 +483,11 @@ def _page_if_due(
     title, body = page_text(
         role=role.name, demand=d, items=items, failed_rung=failed_rung, failed_why=why
     )
-    from deskd.core.plan_steps import PageAction  # with the first page
-
     return PageAction(key=d.key, role=role.name, title=title, body=body)
 
 
 def _follow_up(role: RoleView, d: Demand, items: dict[int, ItemView]) -> PageAction:
     title, body = page_text(role=role.name, demand=d, items=items, failed_rung=None)
-    from deskd.core.plan_steps import PageAction  # with the first page
-
     return PageAction(
         key=d.key, role=role.name, title="follow-up: " + title, body=body, follow_up=True
     )
@@ -587,8 +577,6 @@ def _notices(
             f"Waiting: {reason} ({key}). Nothing more will launch for it until then; "
             "`deskd wake explain --role " + role.name + "` shows the state."
         )
-        from deskd.core.plan_steps import PageAction  # with the first notice
-
         out.append(
             PageAction(
                 key=key,

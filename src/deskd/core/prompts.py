@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
-from deskd.core.records import Demand, ItemView
+from deskd.core.records import AttemptView, Demand, ItemView
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import priority_name
-
-if TYPE_CHECKING:
-    from deskd.core.attempt_view import AttemptView
 
 PROMPT_CAP_BYTES = 32 * 1024
 WHY_CAP = 300

@@ -1,4 +1,4 @@
-"""What the planner reads and writes: frozen records, no behaviour.
+"""What the planner reads and writes: records (``typing.NamedTuple``), no behaviour.
 
 The snapshot loader (service/engine/snapshot.py) builds these from store records; the planner
 (core/planner.py) turns a ``Snapshot`` into a ``Plan``; the tick (service/engine/tick.py)
@@ -7,22 +7,11 @@ records the plan. Times are Unix ms.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 from deskd.core.meeting_wakes import MeetingWake as MeetingWake  # defined with its rules
-from deskd.core.task_view import TaskView as TaskView  # the board builds it alone
-
-if TYPE_CHECKING:
-    from deskd.core.attempt_view import AttemptView as AttemptView
-    from deskd.core.help_request import HelpRequest as HelpRequest
-    from deskd.core.plan_steps import Closure as Closure
-    from deskd.core.plan_steps import Note as Note
-    from deskd.core.plan_steps import PageAction as PageAction
-    from deskd.core.rollover_due import RolloverDue as RolloverDue
-
+from deskd.core.tasks import TaskView as TaskView  # defined with its rules
 from deskd.core.values import RUNGS as RUNGS
 
 LAUNCH_RUNGS: frozenset[str] = frozenset({"resume", "spawn"})
@@ -35,16 +24,14 @@ HOST_DOWN = "host_down"
 like a permanent failure, its rung climbs at once."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Rung:
+class Rung(NamedTuple):
     """One step of the wake ladder and its SLA (None: the last rung waits for a person)."""
 
     name: str
     sla_s: int | None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Policy:
+class Policy(NamedTuple):
     """The desk's wake settings the planner needs (from deskd.toml)."""
 
     ladder: tuple[Rung, ...]
@@ -68,8 +55,7 @@ class Policy:
         return self.rung_names().index(rung)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RoleView:
+class RoleView(NamedTuple):
     """A role as the planner reads it: presence, pause, limits, its resumable session."""
 
     name: str
@@ -89,8 +75,7 @@ class RoleView:
     """When its presence became ``dead`` (its heartbeat passed the suspect threshold)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ItemView:
+class ItemView(NamedTuple):
     """An unread item, as demand sees it."""
 
     id: int
@@ -107,8 +92,59 @@ class ItemView:
     """False for items that must raise no demand (a paused or closed meeting's messages)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Snapshot:
+class AttemptView(NamedTuple):
+    """A live (``pending``) attempt of the wake ledger."""
+
+    id: int
+    key: str
+    kind: str
+    role: str
+    rung: str
+    attempted_at: int
+    generation: int = 0
+    due_at: int | None = None
+    launch_status: str | None = None
+    launched_at: int | None = None
+    landed_at: int | None = None
+    finished_at: int | None = None
+    failure_class: str | None = None
+    launch_detail: str | None = None
+    """How its launch ended, in a line (``agent executable 'claude' not found``), or why it
+    was skipped (``host b is not ticking``)."""
+    ack_until: int | None = None
+    recycles: int = 0
+    item_ids: tuple[int, ...] = ()
+    task_ids: tuple[int, ...] = ()
+    reason: str = ""
+    """What it was for, as recorded (``1 unread item (urgent)``); a relaunch says so."""
+    skipped: str | None = None
+    """Why its rung could not act when it was recorded (``paused: …`` while paused)."""
+
+
+class HelpRequest(NamedTuple):
+    """An agent asked a person (`deskd page --from R`): its item, until acked."""
+
+    item_id: int
+    role: str
+    title: str
+    enqueued_at: int
+    body: str = ""
+    capability: str | None = None
+    """Set when the request is work no enabled role could take (``--capability``)."""
+    priority: int = 0
+    """Its item's: ``high`` for an agent's request, the work's own for unroutable work."""
+
+
+class RolloverDue(NamedTuple):
+    """A session from an earlier desk day that must wind down (core/sessions rules)."""
+
+    role: str
+    session_key: str
+    started_at: int
+    tries: int = 0
+
+
+class Snapshot(NamedTuple):
     """Everything the planner reads, from one read transaction at one instant."""
 
     roles: tuple[RoleView, ...]
@@ -120,7 +156,7 @@ class Snapshot:
     rollovers: tuple[RolloverDue, ...] = ()
     inactive_meetings: frozenset[int] = frozenset()
     """Meetings paused or closed: their wakes are withdrawn, not resolved (lessons 5–7)."""
-    task_roles: Mapping[int, str] = field(default_factory=dict)
+    task_roles: Mapping[int, str] = {}
     """Every task's current assignee (open or closed), so a vanished wake knows why."""
     done_tasks: frozenset[int] = frozenset()
     open_page_keys: frozenset[str] = frozenset()
@@ -139,8 +175,7 @@ class Snapshot:
         return None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Demand:
+class Demand(NamedTuple):
     """A reason to wake a role right now, derived from rows each tick; never stored."""
 
     key: str
@@ -166,8 +201,7 @@ class Demand:
     """Where it lives (``meeting:12``, ``task:7``); shown as ``Ref:``."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class NewAttempt:
+class NewAttempt(NamedTuple):
     """An attempt the plan records: one rung tried for one demand."""
 
     key: str
@@ -187,8 +221,7 @@ class NewAttempt:
     """Why this rung cannot act for the role now (its SLA still runs)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LaunchAction:
+class LaunchAction(NamedTuple):
     """One launch for a role this tick, carrying every launch-rung attempt it planned."""
 
     role: str
@@ -201,8 +234,37 @@ class LaunchAction:
     item_ids: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Plan:
+class Closure(NamedTuple):
+    """A live attempt the plan closes, with its outcome and why."""
+
+    attempt_id: int
+    outcome: str
+    reason: str
+
+
+class PageAction(NamedTuple):
+    """A page to queue. ``key`` is the demand key it is about; a ``notice`` (a usage limit or a
+    daily cap parking launches) carries its own once-only ``notice_key``."""
+
+    key: str
+    role: str
+    title: str
+    body: str
+    follow_up: bool = False
+    notice_key: str | None = None
+    attempt_id: int | None = None
+    """The live attempt it is about, when this tick inserts none for the key."""
+
+
+class Note(NamedTuple):
+    """Why a role is or is not being woken this tick (for `wake explain`, `--json`)."""
+
+    role: str
+    key: str | None
+    text: str
+
+
+class Plan(NamedTuple):
     """What one tick decided: demands, closures, new attempts, launches, pages, notes."""
 
     now: int
@@ -211,30 +273,8 @@ class Plan:
     attempts: tuple[NewAttempt, ...] = ()
     launches: tuple[LaunchAction, ...] = ()
     pages: tuple[PageAction, ...] = ()
-    notes: tuple[Note, ...] = field(default=())
+    notes: tuple[Note, ...] = ()
 
     @property
     def empty(self) -> bool:
         return not (self.closures or self.attempts or self.launches or self.pages)
-
-
-# The snapshot's records that only live rows make (an open attempt, a help request, a
-# rollover), and the plan's steps on a live attempt (close it, page, say why it holds), live
-# in modules of their own and are built with the first such row or step: a quiet desk's tick
-# does not build them (~1 ms of CPU each). Named from here, each is imported on first use
-# (PEP 562), like deskd.store.records.
-_HOME = {
-    "AttemptView": "deskd.core.attempt_view",
-    "HelpRequest": "deskd.core.help_request",
-    "RolloverDue": "deskd.core.rollover_due",
-    "Closure": "deskd.core.plan_steps",
-    "PageAction": "deskd.core.plan_steps",
-    "Note": "deskd.core.plan_steps",
-}
-
-
-def __getattr__(name: str) -> object:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(home), name)

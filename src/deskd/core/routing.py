@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 CAPABILITY_PATTERN = r"[a-z][a-z0-9_.-]{0,31}"
 _CAPABILITY = re.compile(CAPABILITY_PATTERN)
@@ -20,8 +20,7 @@ _ALIVE = frozenset({"online", "idle"})
 """A live session answers soonest; a suspect, dead or absent one needs a launch first."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Candidate:
+class Candidate(NamedTuple):
     """An enabled role that declares the capability, with what makes it more or less free."""
 
     role: str
@@ -40,8 +39,7 @@ class Candidate:
         return f"{said}, {self.blocked}" if self.blocked else said
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Routing:
+class Routing(NamedTuple):
     """Where work asked of ``capability`` goes (``role`` None: no enabled role has it)."""
 
     capability: str

@@ -52,9 +52,9 @@ an ``at`` or ``every`` hook does not load it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from functools import lru_cache
+from typing import NamedTuple
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from deskd.core.timeparse import local_text
@@ -67,23 +67,20 @@ MISSED_CAP = 10_000
 TZ_HINT = "an IANA timezone name like America/New_York, Europe/London or UTC"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AtSpec:
+class AtSpec(NamedTuple):
     """Fires once, at ``at_ms``."""
 
     at_ms: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class EverySpec:
+class EverySpec(NamedTuple):
     """Fires at ``anchor_ms + n * every_s`` for n = 1, 2, ... (anchored, so it never drifts)."""
 
     every_s: int
     anchor_ms: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CronSpec:
+class CronSpec(NamedTuple):
     """Fires when the local wall clock in ``tz`` matches ``expr`` (DST rules above)."""
 
     expr: str
@@ -93,8 +90,7 @@ class CronSpec:
 Spec = AtSpec | EverySpec | CronSpec
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Due:
+class Due(NamedTuple):
     """The fire to run now (the latest scheduled one), and how many earlier ones it absorbs."""
 
     fire_at: int | None

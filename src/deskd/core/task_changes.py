@@ -1,13 +1,8 @@
-"""Who may change a task and what a change gives, by the transition table of core/tasks.py.
-
-Apart from core/tasks.py, which the board and the planner read for the statuses and the sort
-order: only ``task update`` and friends build these two records (a frozen dataclass costs
-~1 ms of CPU to build, docs/performance.md).
-"""
+"""Who may change a task and what a change gives, by the transition table of core/tasks.py."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from deskd.core.tasks import CLOSED, OPERATOR, TRANSITIONS, check_status
 from deskd.core.values import SUPERVISOR
@@ -21,8 +16,7 @@ from deskd.errors import (
 )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TaskState:
+class TaskState(NamedTuple):
     """The parts of a task the rules look at."""
 
     id: int
@@ -32,8 +26,7 @@ class TaskState:
     created_by: str = OPERATOR
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Change:
+class Change(NamedTuple):
     """What a caller asked to change (None: leave as is)."""
 
     status: str | None = None

@@ -8,7 +8,7 @@ wakes anyone (docs/architecture.md).
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from deskd.errors import InvalidValue
 
@@ -30,6 +30,22 @@ TRANSITIONS: dict[str, frozenset[str]] = {
 
 OPERATOR = "operator"
 """The ``by`` of a change made at the shell without ``DESKD_ROLE``: may change any task."""
+
+
+class TaskView(NamedTuple):
+    """An open task (pending, in progress or blocked), as demand sees it. Owned by the tasks
+    rules (core/tasks.py); ``stalled`` is derived from the attempt ledger by the loader."""
+
+    id: int
+    role: str
+    title: str
+    status: str
+    priority: int
+    updated_at: int
+    due_at: int | None = None
+    blocked_on: str | None = None
+    stalled: bool = False
+    idle_wakes: int = 0
 
 
 def check_status(status: str) -> str:

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from deskd.core.schedule import AtSpec, CronSpec, EverySpec, Spec, due, next_fire
 from deskd.core.timeparse import iso_utc
@@ -17,8 +16,7 @@ PROBE_ERRORS_TO_DISABLE = 3
 PROBE_KEYS = frozenset({"title", "body", "priority", "ref", "dedup_key"})
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FireDecision:
+class FireDecision(NamedTuple):
     """Whether a hook fires now, what it absorbed, and when it fires next."""
 
     fire_at: int | None

@@ -11,19 +11,19 @@ import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 
-# dataclasses is too slow to import on the session hook's path: records are imported lazily
-# (store/records/__init__.py says why); the annotations are strings.
+# The session hook imports this module without ``typing`` (which a record needs): records are
+# imported where they are built; the annotations are strings.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
-    from deskd.store.records.attempts import Attempt
+    from deskd.store.records.wakes import Attempt
 
 
 def _attempts(rows: Iterable[sqlite3.Row]) -> list[Attempt]:
     found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
+    if not found:
         return []
     from deskd.store.records import records_of
-    from deskd.store.records.attempts import Attempt
+    from deskd.store.records.wakes import Attempt
 
     return records_of(Attempt, found)
 
@@ -32,7 +32,7 @@ def _attempt(row: sqlite3.Row | None) -> Attempt | None:
     if row is None:
         return None
     from deskd.store.records import record_of
-    from deskd.store.records.attempts import Attempt
+    from deskd.store.records.wakes import Attempt
 
     return record_of(Attempt, row)
 

@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import sqlite3
 
-TYPE_CHECKING = False  # as in store/attempts.py: records load lazily; mypy reads it as True
-if TYPE_CHECKING:
-    from deskd.store.records.attempts import Attempt
-    from deskd.store.records.pages import Page
+from deskd.store.records import records_of
+from deskd.store.records.wakes import Attempt, Page
 
 
 def burn_nonce(conn: sqlite3.Connection, nonce: str, *, key_id: str, now: int) -> bool:
@@ -157,9 +155,6 @@ def recent_events(
 
 def attempts_since(conn: sqlite3.Connection, role: str, *, since: int) -> list[Attempt]:
     """A role's attempts attempted at or after ``since``, or still live, oldest first."""
-    from deskd.store.records import records_of
-    from deskd.store.records.attempts import Attempt
-
     rows = conn.execute(
         "SELECT * FROM attempts WHERE role = ? AND (attempted_at >= ? OR outcome = 'pending') "
         "ORDER BY id",
@@ -170,9 +165,6 @@ def attempts_since(conn: sqlite3.Connection, role: str, *, since: int) -> list[A
 
 def pages_of_role(conn: sqlite3.Connection, role: str, *, since: int) -> list[Page]:
     """A role's pages created at or after ``since``, oldest first."""
-    from deskd.store.records import records_of
-    from deskd.store.records.pages import Page
-
     rows = conn.execute(
         "SELECT * FROM pages WHERE role = ? AND created_at >= ? ORDER BY id", (role, since)
     ).fetchall()

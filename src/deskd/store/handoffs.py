@@ -5,14 +5,10 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Collection, Sequence
-from typing import TYPE_CHECKING
 
-from deskd.store.records import record_of, records_of
-
-if TYPE_CHECKING:
-    from deskd.store.records.attempts import Attempt
-    from deskd.store.records.handoffs import Handoff
-    from deskd.store.records.sessions import Session
+from deskd.store.records import maybe_record, records_of
+from deskd.store.records.roles import Handoff, Session
+from deskd.store.records.wakes import Attempt
 
 # A rollover try is a launch of the key that ended: it ran (finished, failed, timed out) or
 # its executor found the role lock held. A launch skipped by the planner (never planned) or
@@ -43,11 +39,7 @@ def latest_handoff(conn: sqlite3.Connection, role: str) -> Handoff | None:
     row = conn.execute(
         "SELECT * FROM handoffs WHERE role = ? ORDER BY id DESC LIMIT 1", (role,)
     ).fetchone()
-    if row is None:
-        return None
-    from deskd.store.records.handoffs import Handoff
-
-    return record_of(Handoff, row)
+    return maybe_record(Handoff, row)
 
 
 # Per role of ``w``, its newest hand-off's id through ``handoffs_role (role, id)``: the role
@@ -75,8 +67,6 @@ def latest_handoffs(conn: sqlite3.Connection, roles: Collection[str]) -> dict[st
         return {}
     marks = ", ".join("?" for _ in ids)
     found = conn.execute(f"SELECT * FROM handoffs WHERE id IN ({marks})", ids).fetchall()
-    from deskd.store.records.handoffs import Handoff
-
     return {h.role: h for h in records_of(Handoff, found)}
 
 
@@ -84,12 +74,7 @@ def handoffs_of(conn: sqlite3.Connection, role: str, *, limit: int = 50) -> list
     rows = conn.execute(
         "SELECT * FROM handoffs WHERE role = ? ORDER BY id DESC LIMIT ?", (role, limit)
     )
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.handoffs import Handoff
-
-    return records_of(Handoff, found)
+    return records_of(Handoff, rows)
 
 
 def live_sessions_started_before(conn: sqlite3.Connection, before: int) -> list[Session]:
@@ -99,21 +84,12 @@ def live_sessions_started_before(conn: sqlite3.Connection, before: int) -> list[
         "ORDER BY started_at, id",
         (before,),
     )
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.sessions import Session
-
-    return records_of(Session, found)
+    return records_of(Session, rows)
 
 
 def get_session(conn: sqlite3.Connection, session_id: int) -> Session | None:
     row = conn.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
-    if row is None:
-        return None
-    from deskd.store.records.sessions import Session
-
-    return record_of(Session, row)
+    return maybe_record(Session, row)
 
 
 def rollover_tries(conn: sqlite3.Connection, key: str) -> int:
@@ -128,12 +104,7 @@ def launch_attempts(conn: sqlite3.Connection, attempt_id: int) -> list[Attempt]:
         "SELECT * FROM attempts WHERE id = ? OR primary_id = ? ORDER BY id",
         (attempt_id, attempt_id),
     )
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.attempts import Attempt
-
-    return records_of(Attempt, found)
+    return records_of(Attempt, rows)
 
 
 def session_wake_totals(

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING
 
 from deskd.store.records import records_of
-
-if TYPE_CHECKING:
-    from deskd.store.records.help import HelpRequest
+from deskd.store.records.inbox import HelpRequestRow
 
 
 def insert_help_request(
@@ -32,7 +29,7 @@ def held_work(conn: sqlite3.Connection) -> list[tuple[int, str, str, str]]:
     return [(int(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in rows]
 
 
-def open_help_requests(conn: sqlite3.Connection) -> list[HelpRequest]:
+def open_help_requests(conn: sqlite3.Connection) -> list[HelpRequestRow]:
     """Help requests whose item is still unread; walks unread items (``items_unread``) first,
     so the cost follows live rows, not the history of every request ever made."""
     rows = conn.execute(
@@ -40,9 +37,4 @@ def open_help_requests(conn: sqlite3.Connection) -> list[HelpRequest]:
         "CROSS JOIN help_requests AS h ON h.item_id = i.id "
         "WHERE i.read_at IS NULL ORDER BY i.id"
     )
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.help import HelpRequest
-
-    return records_of(HelpRequest, found)
+    return records_of(HelpRequestRow, rows)

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING
 
-from deskd.store.records import record_of, records_of
-
-if TYPE_CHECKING:
-    from deskd.store.records.hooks import Hook
+from deskd.store.records import maybe_record, records_of
+from deskd.store.records.work import Hook
 
 
 def insert_hook(
@@ -34,11 +31,7 @@ def insert_hook(
 
 def get_hook(conn: sqlite3.Connection, hook_id: int) -> Hook | None:
     row = conn.execute("SELECT * FROM hooks WHERE id = ?", (hook_id,)).fetchone()
-    if row is None:
-        return None
-    from deskd.store.records.hooks import Hook
-
-    return record_of(Hook, row)
+    return maybe_record(Hook, row)
 
 
 def list_hooks(conn: sqlite3.Connection, *, owner: str | None, include_closed: bool) -> list[Hook]:
@@ -50,12 +43,7 @@ def list_hooks(conn: sqlite3.Connection, *, owner: str | None, include_closed: b
     if not include_closed:
         where.append("status = 'active'")
     rows = conn.execute(f"SELECT * FROM hooks WHERE {' AND '.join(where)} ORDER BY id", params)
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.hooks import Hook
-
-    return records_of(Hook, found)
+    return records_of(Hook, rows)
 
 
 def due_hooks(conn: sqlite3.Connection, *, now: int) -> list[Hook]:
@@ -65,12 +53,7 @@ def due_hooks(conn: sqlite3.Connection, *, now: int) -> list[Hook]:
         "AND (retry_at IS NULL OR retry_at <= ?) ORDER BY next_fire_at, id",
         (now, now),
     )
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.hooks import Hook
-
-    return records_of(Hook, found)
+    return records_of(Hook, rows)
 
 
 def record_fire(

@@ -8,12 +8,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Sequence
 
-# dataclasses is too slow to import on the session hook's path: records are imported lazily
-# (store/records/__init__.py says why); the annotations are strings.
+# The session hook imports this module without ``typing`` (which a record needs): records are
+# imported where they are built; the annotations are strings.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
-    from deskd.store.records.items import Item
-    from deskd.store.records.unread_items import UnreadItem
+    from deskd.store.records.inbox import Item, UnreadItem
 
 _UNREAD_ORDER = "ORDER BY priority DESC, enqueued_at, id"
 # A probe per unread item, not ``id NOT IN (SELECT …)``: PostgreSQL reads that subquery whole
@@ -61,10 +60,10 @@ def insert_item(
 
 def _items(rows: Iterable[sqlite3.Row]) -> list[Item]:
     found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
+    if not found:
         return []
     from deskd.store.records import records_of
-    from deskd.store.records.items import Item
+    from deskd.store.records.inbox import Item
 
     return records_of(Item, found)
 
@@ -94,7 +93,7 @@ def items_not_shown(conn: sqlite3.Connection, role: str, session: str) -> list[s
     """Unread items the role's session ``session`` has not been shown, urgent first.
 
     A role's own request for help (`deskd page`) is not news to it: never surfaced back.
-    Plain rows, not records: only the session hook reads them, and it stays off dataclasses.
+    Plain rows, not records: only the session hook reads them, and it stays off ``typing``.
     """
     return conn.execute(
         "SELECT id, priority, source, sender, title, body, ref FROM items "
@@ -231,9 +230,9 @@ def all_unread_items(conn: sqlite3.Connection) -> list[UnreadItem]:
         f"notified_at FROM items WHERE read_at IS NULL {_UNREAD_ORDER}"
     )
     found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
+    if not found:
         return []
     from deskd.store.records import records_of
-    from deskd.store.records.unread_items import UnreadItem
+    from deskd.store.records.inbox import UnreadItem
 
     return records_of(UnreadItem, found)

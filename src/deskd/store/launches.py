@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from deskd.store.records import maybe_record
-from deskd.store.records.attempts import Attempt
+from deskd.store.records.wakes import Attempt
 
 
 def newest_launch(conn: sqlite3.Connection, role: str) -> Attempt | None:

@@ -7,14 +7,11 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from deskd.store.meetings import LIVE_MEETINGS as _LIVE
 from deskd.store.meetings import marks as _marks
-from deskd.store.records import record_of, records_of
-
-if TYPE_CHECKING:
-    from deskd.store.records.meeting_messages import Confirmation, Obligation, Proposal
+from deskd.store.records import maybe_record, records_of
+from deskd.store.records.meetings import Confirmation, ObligationRow, ProposalRow
 
 # --- messages ---------------------------------------------------------------------------------
 
@@ -112,33 +109,23 @@ _OBLIGATION_COLUMNS = (
 )
 
 
-def open_obligations(conn: sqlite3.Connection, meeting_id: int) -> list[Obligation]:
+def open_obligations(conn: sqlite3.Connection, meeting_id: int) -> list[ObligationRow]:
     rows = conn.execute(
         f"SELECT {_OBLIGATION_COLUMNS} FROM meeting_obligations o "
         "JOIN meeting_messages m ON m.id = o.message_id "
         "WHERE o.meeting_id = ? AND o.status = 'open' ORDER BY o.due_at, o.id",
         (meeting_id,),
     )
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.meeting_messages import Obligation
-
-    return records_of(Obligation, found)
+    return records_of(ObligationRow, rows)
 
 
-def live_open_obligations(conn: sqlite3.Connection) -> list[Obligation]:
+def live_open_obligations(conn: sqlite3.Connection) -> list[ObligationRow]:
     rows = conn.execute(
         f"SELECT {_OBLIGATION_COLUMNS} FROM meeting_obligations o "
         "JOIN meeting_messages m ON m.id = o.message_id "
         f"WHERE o.meeting_id IN ({_LIVE}) AND o.status = 'open' ORDER BY o.due_at, o.id"
     )
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.meeting_messages import Obligation
-
-    return records_of(Obligation, found)
+    return records_of(ObligationRow, rows)
 
 
 def settle_obligations(
@@ -214,27 +201,18 @@ def insert_proposal(
     return None if row is None else int(row[0])
 
 
-def open_proposal(conn: sqlite3.Connection, meeting_id: int) -> Proposal | None:
+def open_proposal(conn: sqlite3.Connection, meeting_id: int) -> ProposalRow | None:
     row = conn.execute(
         "SELECT * FROM meeting_proposals WHERE meeting_id = ? AND status = 'open'", (meeting_id,)
     ).fetchone()
-    if row is None:
-        return None
-    from deskd.store.records.meeting_messages import Proposal
-
-    return record_of(Proposal, row)
+    return maybe_record(ProposalRow, row)
 
 
-def live_open_proposals(conn: sqlite3.Connection) -> list[Proposal]:
+def live_open_proposals(conn: sqlite3.Connection) -> list[ProposalRow]:
     rows = conn.execute(
         f"SELECT * FROM meeting_proposals WHERE meeting_id IN ({_LIVE}) AND status = 'open'"
     )
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.meeting_messages import Proposal
-
-    return records_of(Proposal, found)
+    return records_of(ProposalRow, rows)
 
 
 def confirmations(conn: sqlite3.Connection, proposal_ids: Sequence[int]) -> list[Confirmation]:
@@ -245,12 +223,7 @@ def confirmations(conn: sqlite3.Connection, proposal_ids: Sequence[int]) -> list
         f"AND proposal_id IN ({_marks(proposal_ids)})",
         tuple(proposal_ids),
     )
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.meeting_messages import Confirmation
-
-    return records_of(Confirmation, found)
+    return records_of(Confirmation, rows)
 
 
 def insert_vote(
@@ -307,22 +280,12 @@ _UNREAD_REJECTIONS = (
 )
 
 
-def unread_rejections(conn: sqlite3.Connection, meeting_id: int) -> list[Proposal]:
+def unread_rejections(conn: sqlite3.Connection, meeting_id: int) -> list[ProposalRow]:
     """Rejected proposals of the meeting whose notice the proposer has not read."""
     rows = conn.execute(f"{_UNREAD_REJECTIONS} AND p.meeting_id = ? ORDER BY p.id", (meeting_id,))
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.meeting_messages import Proposal
-
-    return records_of(Proposal, found)
+    return records_of(ProposalRow, rows)
 
 
-def live_unread_rejections(conn: sqlite3.Connection) -> list[Proposal]:
+def live_unread_rejections(conn: sqlite3.Connection) -> list[ProposalRow]:
     rows = conn.execute(f"{_UNREAD_REJECTIONS} AND p.meeting_id IN ({_LIVE}) ORDER BY p.id")
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.meeting_messages import Proposal
-
-    return records_of(Proposal, found)
+    return records_of(ProposalRow, rows)

@@ -9,15 +9,10 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
-from deskd.store.records import record_of, records_of
-
-if TYPE_CHECKING:
-    from deskd.store.records.items import Item
-    from deskd.store.records.meeting_events import MeetingEvent
-    from deskd.store.records.meeting_items import MeetingItem
-    from deskd.store.records.meetings import Attendee, Meeting
+from deskd.store.records import maybe_record, records_of
+from deskd.store.records.inbox import Item, MeetingItem
+from deskd.store.records.meetings import AttendeeRow, MeetingEvent, MeetingRow
 
 LIVE_MEETINGS = "SELECT id FROM meetings WHERE state != 'closed'"
 _LIVE = LIVE_MEETINGS
@@ -67,40 +62,27 @@ def insert_meeting(
     return None if row is None else int(row[0])
 
 
-def open_meeting_by_agenda(conn: sqlite3.Connection, agenda_key: str) -> Meeting | None:
+def open_meeting_by_agenda(conn: sqlite3.Connection, agenda_key: str) -> MeetingRow | None:
     row = conn.execute(
         "SELECT * FROM meetings WHERE agenda_key = ? AND state != 'closed'", (agenda_key,)
     ).fetchone()
-    if row is None:
-        return None
-    from deskd.store.records.meetings import Meeting
-
-    return record_of(Meeting, row)
+    return maybe_record(MeetingRow, row)
 
 
-def get_meeting(conn: sqlite3.Connection, meeting_id: int) -> Meeting | None:
+def get_meeting(conn: sqlite3.Connection, meeting_id: int) -> MeetingRow | None:
     row = conn.execute("SELECT * FROM meetings WHERE id = ?", (meeting_id,)).fetchone()
-    if row is None:
-        return None
-    from deskd.store.records.meetings import Meeting
-
-    return record_of(Meeting, row)
+    return maybe_record(MeetingRow, row)
 
 
-def live_meetings(conn: sqlite3.Connection) -> list[Meeting]:
+def live_meetings(conn: sqlite3.Connection) -> list[MeetingRow]:
     """Every meeting not closed (waiting, active, consensus, closing, paused)."""
     rows = conn.execute("SELECT * FROM meetings WHERE state != 'closed' ORDER BY id")
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.meetings import Meeting
-
-    return records_of(Meeting, found)
+    return records_of(MeetingRow, rows)
 
 
 def list_meetings(
     conn: sqlite3.Connection, *, include_closed: bool, role: str | None, limit: int
-) -> list[Meeting]:
+) -> list[MeetingRow]:
     """Meetings newest first (open ones only unless ``include_closed``), optionally one role's."""
     where = ["1 = 1"]
     params: list[object] = []
@@ -113,12 +95,7 @@ def list_meetings(
     rows = conn.execute(
         f"SELECT * FROM meetings WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?", params
     )
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.meetings import Meeting
-
-    return records_of(Meeting, found)
+    return records_of(MeetingRow, rows)
 
 
 def set_state(conn: sqlite3.Connection, meeting_id: int, state: str) -> None:
@@ -221,30 +198,20 @@ def insert_attendee(
     )
 
 
-def attendees_of(conn: sqlite3.Connection, meeting_id: int) -> list[Attendee]:
+def attendees_of(conn: sqlite3.Connection, meeting_id: int) -> list[AttendeeRow]:
     rows = conn.execute(
         "SELECT * FROM meeting_attendees WHERE meeting_id = ? ORDER BY invited_at, role",
         (meeting_id,),
     )
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.meetings import Attendee
-
-    return records_of(Attendee, found)
+    return records_of(AttendeeRow, rows)
 
 
-def live_attendees(conn: sqlite3.Connection) -> list[Attendee]:
+def live_attendees(conn: sqlite3.Connection) -> list[AttendeeRow]:
     rows = conn.execute(
         f"SELECT * FROM meeting_attendees WHERE meeting_id IN ({_LIVE}) "
         "ORDER BY meeting_id, invited_at, role"
     )
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.meetings import Attendee
-
-    return records_of(Attendee, found)
+    return records_of(AttendeeRow, rows)
 
 
 def check_in(conn: sqlite3.Connection, meeting_id: int, role: str, *, now: int) -> bool:
@@ -310,12 +277,7 @@ def events_after(conn: sqlite3.Connection, meeting_id: int, after_id: int) -> li
         "SELECT * FROM meeting_events WHERE meeting_id = ? AND id > ? ORDER BY id",
         (meeting_id, after_id),
     )
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.meeting_events import MeetingEvent
-
-    return records_of(MeetingEvent, found)
+    return records_of(MeetingEvent, rows)
 
 
 # --- the items a meeting wrote ----------------------------------------------------------------
@@ -328,12 +290,7 @@ def unread_meeting_items(conn: sqlite3.Connection, role: str, ref: str) -> list[
         "AND ref = ? ORDER BY enqueued_at, id",
         (role, ref),
     )
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.items import Item
-
-    return records_of(Item, found)
+    return records_of(Item, rows)
 
 
 def all_unread_meeting_items(conn: sqlite3.Connection) -> list[MeetingItem]:
@@ -341,12 +298,7 @@ def all_unread_meeting_items(conn: sqlite3.Connection) -> list[MeetingItem]:
     rows = conn.execute(
         "SELECT id, ref, message_id FROM items WHERE read_at IS NULL AND source = 'meeting'"
     )
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.meeting_items import MeetingItem
-
-    return records_of(MeetingItem, found)
+    return records_of(MeetingItem, rows)
 
 
 def unread_items_of_messages(

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING
 
 from deskd.store.records import records_of
-
-if TYPE_CHECKING:
-    from deskd.store.records.pages import Page
+from deskd.store.records.wakes import Page
 
 
 def insert_page(
@@ -65,12 +62,7 @@ def list_pages(conn: sqlite3.Connection, *, open_only: bool, limit: int) -> list
         ).fetchall()
     else:
         rows = conn.execute(f"{_WITH_REF} ORDER BY pages.id DESC LIMIT ?", (limit,)).fetchall()
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.pages import Page
-
-    return records_of(Page, found)
+    return records_of(Page, rows)
 
 
 def notice_keys_since(conn: sqlite3.Connection, since: int) -> set[str]:
@@ -91,12 +83,7 @@ def due_pages(conn: sqlite3.Connection, *, now: int, limit: int) -> list[Page]:
         "ORDER BY priority DESC, id LIMIT ?",
         (now, limit),
     ).fetchall()
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.pages import Page
-
-    return records_of(Page, found)
+    return records_of(Page, rows)
 
 
 def claim_page(conn: sqlite3.Connection, page_id: int, *, tries: int, lease_until: int) -> bool:
@@ -140,12 +127,7 @@ def unsettled_pages(conn: sqlite3.Connection) -> list[Page]:
         "SELECT * FROM pages WHERE resolved_at IS NOT NULL AND settled_id IS NULL "
         "AND status IN ('sent', 'partial') AND kind IN ('page', 'follow_up') ORDER BY key, id"
     ).fetchall()
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.pages import Page
-
-    return records_of(Page, found)
+    return records_of(Page, rows)
 
 
 def insert_settled(

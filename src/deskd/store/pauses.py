@@ -3,22 +3,14 @@
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING
 
 from deskd.store.records import records_of
-
-if TYPE_CHECKING:
-    from deskd.store.records.pauses import Pause
+from deskd.store.records.roles import Pause
 
 
 def live_pauses(conn: sqlite3.Connection) -> list[Pause]:
     rows = conn.execute("SELECT * FROM pauses WHERE ended_at IS NULL ORDER BY id")
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.pauses import Pause
-
-    return records_of(Pause, found)
+    return records_of(Pause, rows)
 
 
 def insert_pause(

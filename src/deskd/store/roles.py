@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-# dataclasses is too slow to import on the session hook's path: records are imported lazily
-# (store/records/__init__.py says why); the annotations are strings.
+# The session hook imports this module without ``typing`` (which a record needs): records are
+# imported where they are built; the annotations are strings.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
     from deskd.store.records.roles import RoleRow

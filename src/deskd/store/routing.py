@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING
 
 from deskd.store.records import records_of
+from deskd.store.records.inbox import Routed
 from deskd.store.tasks import OPEN_SQL
-
-# Each record is imported where it is built, so an inbox command that reads OPEN_SQL or
-# marks a route builds none of them (store/records/__init__.py says why).
-if TYPE_CHECKING:
-    from deskd.store.records.routing import Routed
 
 
 def open_tasks_by_role(conn: sqlite3.Connection) -> dict[str, int]:
@@ -42,12 +37,7 @@ def routed_unread_items(conn: sqlite3.Connection, *, limit: int) -> list[Routed]
         "WHERE read_at IS NULL AND capability IS NOT NULL ORDER BY +id DESC LIMIT ?",
         (limit,),
     )
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.routing import Routed
-
-    return records_of(Routed, found)
+    return records_of(Routed, rows)
 
 
 def routed_open_tasks(conn: sqlite3.Connection, *, limit: int) -> list[Routed]:
@@ -57,9 +47,4 @@ def routed_open_tasks(conn: sqlite3.Connection, *, limit: int) -> list[Routed]:
         f"WHERE status IN {OPEN_SQL} AND capability IS NOT NULL ORDER BY +id DESC LIMIT ?",
         (limit,),
     )
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.routing import Routed
-
-    return records_of(Routed, found)
+    return records_of(Routed, rows)

@@ -9,21 +9,21 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
-# dataclasses is too slow to import on the session hook's path: records are imported lazily
-# (store/records/__init__.py says why), and the heartbeat below reads plain rows.
+# The session hook imports this module without ``typing`` (which a record needs): records are
+# imported where they are built, and the heartbeat below reads plain rows.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
-    from deskd.store.records.sessions import Session
+    from deskd.store.records.roles import Session
 
 LIVE_STATES = ("working", "resting")
 
 
 def _sessions(rows: Iterable[sqlite3.Row]) -> list[Session]:
     found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
+    if not found:
         return []
     from deskd.store.records import records_of
-    from deskd.store.records.sessions import Session
+    from deskd.store.records.roles import Session
 
     return records_of(Session, found)
 

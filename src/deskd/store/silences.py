@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from deskd.store.records import maybe_record, records_of
-from deskd.store.records.silences import Silence
+from deskd.store.records.roles import Silence
 
 
 def insert_silence(

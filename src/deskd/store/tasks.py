@@ -9,16 +9,10 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from deskd.store.records import record_of, records_of
-
-# Each record is imported where it is built, so an inbox command that reads OPEN_SQL or
-# marks a route builds none of them (store/records/__init__.py says why).
-if TYPE_CHECKING:
-    from deskd.store.records.task_notes import TaskNote
-    from deskd.store.records.task_wakes import IdleWake, TaskRef
-    from deskd.store.records.tasks import Task
+from deskd.store.records import maybe_record, records_of
+from deskd.store.records.work import IdleWake, Task, TaskNote, TaskRef
 
 OPEN_SQL = "('pending', 'in_progress', 'blocked')"
 
@@ -44,11 +38,7 @@ def insert_task(
 
 def get_task(conn: sqlite3.Connection, task_id: int) -> Task | None:
     row = conn.execute("SELECT * FROM tasks WHERE id = ?", (task_id,)).fetchone()
-    if row is None:
-        return None
-    from deskd.store.records.tasks import Task
-
-    return record_of(Task, row)
+    return maybe_record(Task, row)
 
 
 def update_task(
@@ -91,23 +81,13 @@ def add_task_note(
 
 def task_notes(conn: sqlite3.Connection, task_id: int) -> list[TaskNote]:
     rows = conn.execute("SELECT * FROM task_notes WHERE task_id = ? ORDER BY id", (task_id,))
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.task_notes import TaskNote
-
-    return records_of(TaskNote, found)
+    return records_of(TaskNote, rows)
 
 
 def open_tasks(conn: sqlite3.Connection) -> list[Task]:
     """Every pending, in-progress or blocked task (the partial index ``tasks_open``)."""
     rows = conn.execute(f"SELECT * FROM tasks WHERE status IN {OPEN_SQL} ORDER BY role, id")
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.tasks import Task
-
-    return records_of(Task, found)
+    return records_of(Task, rows)
 
 
 def list_tasks(
@@ -122,12 +102,7 @@ def list_tasks(
     rows = conn.execute(
         f"SELECT * FROM tasks WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?", params
     )
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.tasks import Task
-
-    return records_of(Task, found)
+    return records_of(Task, rows)
 
 
 def tasks_by_ids(conn: sqlite3.Connection, ids: Sequence[int]) -> list[TaskRef]:
@@ -135,12 +110,7 @@ def tasks_by_ids(conn: sqlite3.Connection, ids: Sequence[int]) -> list[TaskRef]:
         return []
     marks = ", ".join("?" for _ in ids)
     rows = conn.execute(f"SELECT id, role, status FROM tasks WHERE id IN ({marks})", list(ids))
-    found = list(rows)
-    if not found:  # nothing read, no record built (store/records/__init__.py)
-        return []
-    from deskd.store.records.task_wakes import TaskRef
-
-    return records_of(TaskRef, found)
+    return records_of(TaskRef, rows)
 
 
 def live_task_attempt_task_ids(conn: sqlite3.Connection) -> set[int]:
@@ -190,8 +160,6 @@ def idle_wakes_since(
         found += conn.execute(sql, [v for pair in chunk for v in pair]).fetchall()
     if not found:  # nothing read, no record built (store/records/__init__.py)
         return {}
-    from deskd.store.records.task_wakes import IdleWake
-
     out: dict[str, list[IdleWake]] = {}
     for row in found:
         wake = IdleWake(task_ids=str(row[1]), launched_at=int(row[2]))

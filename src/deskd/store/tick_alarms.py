@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 
 from deskd.store.records import records_of
-from deskd.store.records.tick_alarms import TickAlarm
+from deskd.store.records.wakes import TickAlarm
 
 
 def insert_alarm(

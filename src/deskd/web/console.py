@@ -155,7 +155,10 @@ def mask_data(value: Any, secrets: list[str]) -> Any:
     if isinstance(value, dict):
         return {k: mask_data(v, secrets) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return type(value)(mask_data(v, secrets) for v in value)
+        masked = (mask_data(v, secrets) for v in value)
+        if hasattr(value, "_make"):  # a record (NamedTuple): the same record, masked
+            return value._make(masked)
+        return type(value)(masked)
     return value
 
 

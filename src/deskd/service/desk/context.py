@@ -11,7 +11,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 
 from deskd.adapters.clock import now_ms
 from deskd.config.desk import Desk
@@ -37,26 +36,37 @@ from deskd.store.db import (
 from deskd.store.migrations import SchemaTooNew
 
 
-@dataclass
 class DeskContext:
     """What one unit of work runs against: settings, the desk, the clock read once, the
     database."""
 
-    settings: Settings
-    desk: Desk
-    now: int
-    # Who acts for a person: ``operator`` at the shell, ``supervisor`` in the console.
-    actor: str = "operator"
-    # Locks this unit of work holds as leases (name -> token, a PostgreSQL desk's): every
-    # write checks they are still its own, so a holder taken for dead writes nothing more.
-    fences: dict[str, int] = field(default_factory=dict)
-    # Close the connection after each write: an executor on a shared desk holds none while
-    # its agent runs (one server connection per running agent would cap the desk).
-    transient: bool = False
-    # How the acting person was authenticated (the console: "access code, session N" or
-    # "signed, key ID"): stamped on the events this unit of work writes as ``actor``.
-    auth: str | None = None
-    _conn: sqlite3.Connection | None = field(default=None, repr=False)
+    __slots__ = ("_conn", "actor", "auth", "desk", "fences", "now", "settings", "transient")
+
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        desk: Desk,
+        now: int,
+        actor: str = "operator",
+        transient: bool = False,
+        auth: str | None = None,
+    ) -> None:
+        self.settings = settings
+        self.desk = desk
+        self.now = now
+        # Who acts for a person: ``operator`` at the shell, ``supervisor`` in the console.
+        self.actor = actor
+        # Locks this unit of work holds as leases (name -> token, a PostgreSQL desk's): every
+        # write checks they are still its own, so a holder taken for dead writes nothing more.
+        self.fences: dict[str, int] = {}
+        # Close the connection after each write: an executor on a shared desk holds none
+        # while its agent runs (one server connection per running agent would cap the desk).
+        self.transient = transient
+        # How the acting person was authenticated (the console: "access code, session N" or
+        # "signed, key ID"): stamped on the events this unit of work writes as ``actor``.
+        self.auth = auth
+        self._conn: sqlite3.Connection | None = None
 
     @property
     def tz(self) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple, NotRequired, TypedDict
 
 from deskd.core.delivery import LEDGER_STATES, ledger_state
 from deskd.core.timeparse import iso_utc, parse_duration
@@ -24,12 +24,26 @@ from deskd.store.events import add_event
 from deskd.store.routing import mark_item_routed
 
 if TYPE_CHECKING:
-    from deskd.service.desk.new_item import NewItem
-    from deskd.store.records.items import Item
+    from deskd.store.records.inbox import Item
 
 MAX_TITLE = 500
 _MAX_ROWID = 2**63 - 1
 MAX_BODY = 64 * 1024
+
+
+class NewItem(NamedTuple):
+    """An item to enqueue for ``role``, before its priority, SLA and text are checked."""
+
+    role: str
+    source: str
+    title: str
+    body: str = ""
+    ref: str | None = None
+    priority: str = "normal"
+    dedup_key: str | None = None
+    sla: str | int | None = None
+    sender: str | None = None
+    message_id: str | None = None
 
 
 def check_source(ctx: DeskContext, source: str) -> None:
@@ -115,8 +129,31 @@ def enqueue(
     return item_id, deduped
 
 
-def item_view(row: Item, *, now: int, full: bool = False) -> dict[str, Any]:
-    view: dict[str, Any] = {
+# ``from`` is a keyword: the functional form. The keys after ``enqueued_at`` are ``--full``'s.
+InboxEntry = TypedDict(
+    "InboxEntry",
+    {
+        "id": int,
+        "source": str,
+        "priority": str,
+        "title": str,
+        "state": str,
+        "enqueued_at": str | None,
+        "to": NotRequired[str],
+        "from": NotRequired[str | None],
+        "body": NotRequired[str],
+        "ref": NotRequired[str | None],
+        "message_id": NotRequired[str | None],
+        "dedup_key": NotRequired[str | None],
+        "seen": NotRequired[bool],
+        "sla_due_at": NotRequired[str | None],
+        "read_at": NotRequired[str | None],
+    },
+)
+
+
+def item_view(row: Item, *, now: int, full: bool = False) -> InboxEntry:
+    view: InboxEntry = {
         "id": row.id,
         "source": row.source,
         "priority": priority_name(row.priority),

@@ -10,8 +10,7 @@ from deskd.core.values import priority_rank
 from deskd.errors import InvalidValue
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import known_role
-from deskd.service.desk.inbox import insert, sla_seconds, validate_text
-from deskd.service.desk.new_item import NewItem
+from deskd.service.desk.inbox import NewItem, insert, sla_seconds, validate_text
 from deskd.store.events import add_event
 
 

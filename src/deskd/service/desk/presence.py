@@ -23,7 +23,7 @@ from deskd.store.events import add_event
 from deskd.store.roles import list_roles
 
 if TYPE_CHECKING:
-    from deskd.store.records.sessions import Session
+    from deskd.store.records.roles import Session
 
 END_REASON = "ended by status end"
 

@@ -1,8 +1,7 @@
 """Why routed work went where it did: open items and tasks that capability routing placed.
 
 Apart from service/desk/routing.py (which ranks roles for a capability): the board (``deskd
-status``) and ``wake explain`` read this without building the ranking's records (a frozen
-dataclass costs ~1 ms of CPU to build, docs/performance.md).
+status``) and ``wake explain`` read this without loading the ranking.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from deskd.core.timeparse import iso_utc
 
 if TYPE_CHECKING:
-    from deskd.store.records.attempts import Attempt
+    from deskd.store.records.wakes import Attempt
 
 
 def attempt_view(row: Attempt) -> dict[str, Any]:

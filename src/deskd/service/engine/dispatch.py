@@ -9,8 +9,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import sys
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from deskd.adapters.private import open_private, private_dir
 from deskd.core.records import EXECUTOR_DIED
@@ -25,31 +24,28 @@ from deskd.store.sessions import current_session, park_session, session_by_nativ
 if TYPE_CHECKING:
     import subprocess
 
-    from deskd.store.records.attempts import Attempt
+    from deskd.store.records.wakes import Attempt
 
 RESTART_AFTER_MS = 60_000
 HOST_DOWN_AFTER_MS = 2 * RESTART_AFTER_MS
 """A launch handed to another host and not started this long: that host stopped ticking."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Dispatched:
+class Dispatched(NamedTuple):
     attempt_id: int
     role: str
     pid: int
     proc: subprocess.Popen[bytes] | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Launch:
+class Launch(NamedTuple):
     """A launch to hand to an executor: its primary attempt and the role it runs as."""
 
     attempt_id: int
     role: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Healed:
+class Healed(NamedTuple):
     """What ``heal_launches`` did: launches planned again (to start now) and those failed."""
 
     restarted: tuple[Launch, ...] = ()

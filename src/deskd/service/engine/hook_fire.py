@@ -5,25 +5,54 @@ hook), and the item is what wakes the role. Probes run in child processes outsid
 transaction; three consecutive errors disable a probe and tell its owner.
 
 Apart from hooks.py, and with the schedule's rules (core/wakehooks.py, core/schedule.py) and
-the inbox's writer imported only when a hook is due: a tick that finds none builds none of
-their records (a frozen dataclass costs ~1 ms of CPU to build, docs/performance.md).
+the inbox's writer imported only when a hook is due: a tick that finds none loads neither.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from deskd.core.timeparse import iso_utc
 from deskd.core.values import priority_name
 from deskd.service.desk.context import DeskContext
 from deskd.store import hooks as hook_rows
 from deskd.store.events import add_event
 
 if TYPE_CHECKING:
-    from deskd.service.engine.fired import Fired
-    from deskd.store.records.hooks import Hook
+    from deskd.store.records.work import Hook
 
 PROBE_RETRY_S = 60
+
+
+class Fired(NamedTuple):
+    """One due hook: the item it enqueued (or would), or why it could not fire."""
+
+    hook_id: int
+    owner: str
+    kind: str
+    title: str
+    fire_at: int | None
+    missed: int
+    item_id: int | None = None
+    error: str | None = None
+    would: bool = False
+    priority: str = "normal"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "hook_id": self.hook_id,
+            "owner": self.owner,
+            "kind": self.kind,
+            "title": self.title,
+            "fire_at": iso_utc(self.fire_at),
+            "missed": self.missed,
+            "item_id": self.item_id,
+            "error": self.error,
+            "would": "run"
+            if self.would and self.kind == "probe"
+            else ("fire" if self.would else None),
+        }
 
 
 def fire_due_hooks(ctx: DeskContext, *, execute: bool) -> list[Fired]:
@@ -51,8 +80,6 @@ def fire_due_hooks(ctx: DeskContext, *, execute: bool) -> list[Fired]:
 
 
 def _fired(row: Hook, **kw: Any) -> Fired:
-    from deskd.service.engine.fired import Fired  # with the first due hook
-
     kw.setdefault("priority", priority_name(row.priority))
     return Fired(
         hook_id=row.id,
@@ -123,8 +150,7 @@ def _enqueue_fire(
     ref: str | None = None,
     dedup_key: str | None = None,
 ) -> int:
-    from deskd.service.desk.inbox import insert
-    from deskd.service.desk.new_item import NewItem
+    from deskd.service.desk.inbox import NewItem, insert
 
     note = (
         f"\n\n(coalesced {missed} missed fire{'s' if missed != 1 else ''} during downtime)"

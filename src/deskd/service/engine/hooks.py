@@ -11,8 +11,7 @@ the schedule's records, and ``hook add`` none of the tick's.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from deskd.core.schedule import (
     AtSpec,
@@ -41,11 +40,10 @@ from deskd.store import hooks as hook_rows
 from deskd.store.events import add_event
 
 if TYPE_CHECKING:
-    from deskd.store.records.hooks import Hook
+    from deskd.store.records.work import Hook
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HookRequest:
+class HookRequest(NamedTuple):
     """A hook to add, as given on the command line (validated by ``add_hook``)."""
 
     owner: str

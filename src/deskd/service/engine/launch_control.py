@@ -21,7 +21,7 @@ from deskd.store import attempts as attempt_rows
 from deskd.store.events import add_event
 
 if TYPE_CHECKING:
-    from deskd.store.records.attempts import Attempt
+    from deskd.store.records.wakes import Attempt
 
 STOPPED = "stopped"
 GRACE_S = 3.0

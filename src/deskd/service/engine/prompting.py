@@ -10,7 +10,6 @@ from __future__ import annotations
 import sqlite3
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from deskd.core.prompts import PROMPT_CAP_BYTES
@@ -38,10 +37,10 @@ def previewed(plan: Plan) -> Plan:
     if not plan.launches:
         return plan
     launches = tuple(
-        replace(x, prompt=build_prompt(role=x.role, reasons=x.reasons, default=x.prompt)[0])
+        x._replace(prompt=build_prompt(role=x.role, reasons=x.reasons, default=x.prompt)[0])
         for x in plan.launches
     )
-    return replace(plan, launches=launches)
+    return plan._replace(launches=launches)
 
 
 def build_prompt(*, role: str, reasons: Sequence[str], default: str) -> tuple[str, str | None]:

@@ -9,12 +9,11 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from deskd.config.desk import Desk
 from deskd.core.presence import presence_of
-from deskd.core.records import ItemView, Policy, RoleView, Rung, Snapshot
+from deskd.core.records import AttemptView, ItemView, Policy, RoleView, Rung, Snapshot
 from deskd.core.timeparse import local_day_start, local_text
 from deskd.core.values import DEFAULT_SLA_S, priority_rank
 from deskd.service.meetings.views import load_meeting_views
@@ -29,11 +28,9 @@ from deskd.store.pauses import live_pauses
 from deskd.store.sessions import current_sessions
 
 if TYPE_CHECKING:
-    from deskd.core.attempt_view import AttemptView
-    from deskd.service.engine.fired import Fired
-    from deskd.store.records.attempts import Attempt
-    from deskd.store.records.handoffs import Handoff
-    from deskd.store.records.sessions import Session
+    from deskd.service.engine.hook_fire import Fired
+    from deskd.store.records.roles import Handoff, Session
+    from deskd.store.records.wakes import Attempt
 
 
 def policy_of(desk: Desk) -> Policy:
@@ -165,12 +162,10 @@ def with_would_fire(snapshot: Snapshot, fired: Sequence[Fired], *, now: int) -> 
     ]
     if not extra:
         return snapshot
-    return replace(snapshot, items=snapshot.items + tuple(extra))
+    return snapshot._replace(items=snapshot.items + tuple(extra))
 
 
 def _attempt_view(r: Attempt) -> AttemptView:
-    from deskd.core.attempt_view import AttemptView  # with the first live attempt
-
     return AttemptView(
         id=r.id,
         key=r.key,

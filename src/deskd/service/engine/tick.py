@@ -11,8 +11,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from deskd.core.planner import plan as make_plan
 from deskd.core.records import Plan
@@ -36,15 +35,14 @@ if TYPE_CHECKING:
     from deskd.service.engine.dispatch import Dispatched, Healed
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TickResult:
+class TickResult(NamedTuple):
     """What one tick did, built step by step (each step returns the next record)."""
 
     now: int
     dry_run: bool
     plan: Plan | None = None
     skipped: str | None = None
-    attempt_ids: Mapping[str, int] = field(default_factory=dict)
+    attempt_ids: Mapping[str, int] = {}
     page_ids: tuple[int, ...] = ()
     hooks_fired: tuple[dict[str, Any], ...] = ()
     healed: Healed | None = None
@@ -152,7 +150,7 @@ def _locked_tick(ctx: DeskContext, started: float) -> TickResult:
         with locks.hold(ctx, locks.TICK):
             result = _tick(ctx, execute=True)
             dispatched = _dispatch(ctx, result)
-            result = replace(result, dispatched=dispatched, pages_sent=_deliver_pages(ctx))
+            result = result._replace(dispatched=dispatched, pages_sent=_deliver_pages(ctx))
             # How long the whole tick took (planning, launches handed out, pages sent), for
             # the metrics: a tick nearing its one-minute period is worth an alert.
             from deskd.store.metrics import TICK_MS_KEY
@@ -173,8 +171,8 @@ def _locked_tick(ctx: DeskContext, started: float) -> TickResult:
             if _launches_live(ctx):
                 from deskd.service.engine.dispatch import Healed, restart_own_stale
 
-                result = replace(result, healed=Healed(restarted=restart_own_stale(ctx)))
-            result = replace(result, dispatched=_dispatch(ctx, result))
+                result = result._replace(healed=Healed(restarted=restart_own_stale(ctx)))
+            result = result._replace(dispatched=_dispatch(ctx, result))
         return result
 
 
@@ -277,7 +275,7 @@ def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
             hand_launches(ctx, wconn, {attempt_ids[x.keys[0]]: x.role for x in plan.launches})
         set_meta(wconn, "last_tick_at", str(ctx.now))
         record_tick(wconn, ctx.settings.host_id, now=ctx.now)
-    return replace(planned, attempt_ids=attempt_ids, page_ids=tuple(page_ids))
+    return planned._replace(attempt_ids=attempt_ids, page_ids=tuple(page_ids))
 
 
 def _sweep_meetings(ctx: DeskContext) -> None:

@@ -6,7 +6,7 @@ reads the wall clock); this module only reads the database at the context's ``no
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from deskd.core.presence import is_busy
 from deskd.errors import InvalidValue
@@ -20,8 +20,7 @@ STATES = ("resting", "landed", "idle")
 idle: nothing runs for it (no launch in flight, presence not online or suspect)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Check:
+class Check(NamedTuple):
     reached: bool
     detail: str
 

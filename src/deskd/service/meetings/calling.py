@@ -1,15 +1,11 @@
 """Calling a meeting (``deskd meeting call``): validate the call, open the meeting or return
 the open one with the same agenda, and invite the attendees.
-
-Apart from lifecycle.py, whose steps it uses: ``meeting send`` and ``meeting updates`` import
-lifecycle.py and should not build the call's record (a frozen dataclass costs ~1 ms of CPU
-to build, docs/performance.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from deskd.core.meetings import (
     DEFAULT_CONSENSUS_AT,
@@ -28,8 +24,7 @@ from deskd.service.meetings.views import facts_of
 from deskd.store import meetings as rows
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Call:
+class Call(NamedTuple):
     """A meeting to call, as given on the command line (validated by ``call_meeting``)."""
 
     caller: str

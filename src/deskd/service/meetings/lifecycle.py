@@ -31,7 +31,7 @@ from deskd.core.meetings import (
 from deskd.core.timeparse import human_age
 from deskd.errors import InvalidValue, MeetingRefused
 from deskd.service.desk.context import DeskContext
-from deskd.service.desk.inbox import MAX_TITLE, insert
+from deskd.service.desk.inbox import MAX_TITLE, NewItem, insert
 from deskd.service.meetings.views import facts_of, live_facts, outcome_view
 from deskd.store import items as item_rows
 from deskd.store import meeting_messages as msg_rows
@@ -86,8 +86,6 @@ def meeting_item(
 ) -> int:
     """One meeting item in ``to``'s ledger (source ``meeting``): the session hook surfaces it,
     the ledger shows it; an urgent meeting's items are urgent (no inbox batch)."""
-    from deskd.service.desk.new_item import NewItem  # `meeting updates` writes none
-
     m = facts.meeting
     line = " ".join(title.split())
     title = f"[meeting {m.id}] {line}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 from deskd.core.meetings import (
     MeetingFacts,
@@ -40,8 +40,30 @@ from deskd.store import items as item_rows
 from deskd.store import meeting_messages as msg_rows
 from deskd.store import meetings as rows
 
-if TYPE_CHECKING:
-    from deskd.service.meetings.said import Said
+
+class Said(NamedTuple):
+    """What a message in a meeting did: its id, the meeting's state and budget, what it settled."""
+
+    meeting_id: int
+    message_id: int
+    state: str
+    budget_left: int
+    settled: Sequence[int] = ()
+    owed_by_you: Sequence[dict[str, Any]] = ()
+    owed_to_you: str | None = None
+    warnings: Sequence[str] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "meeting_id": self.meeting_id,
+            "message_id": self.message_id,
+            "state": self.state,
+            "budget_left": self.budget_left,
+            "settled": list(self.settled),
+            "owed_by_you": list(self.owed_by_you),
+            "reply_owed_by": self.owed_to_you,
+            "warning": "; ".join(self.warnings) or None,
+        }
 
 
 def _check_body(body: str) -> None:
@@ -128,8 +150,6 @@ def send(
         warnings.insert(
             0, f"you still owe a reply to message {ids} (--reply-to / --resolves {ids})"
         )
-    from deskd.service.meetings.said import Said  # `meeting updates` says nothing
-
     return Said(
         meeting_id=meeting_id,
         message_id=message_id,
@@ -255,8 +275,6 @@ def position(ctx: DeskContext, meeting_id: int, role: str, body: str) -> Said:
             now=now,
         )
         facts = sync_state(conn, meeting_id)
-    from deskd.service.meetings.said import Said  # `meeting updates` says nothing
-
     return Said(
         meeting_id=meeting_id,
         message_id=message_id,

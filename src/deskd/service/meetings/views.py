@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from deskd.config.desk import Desk
+from deskd.core.meeting_owed import Obligation, Proposal, Rejection
 from deskd.core.meetings import (
     Attendee,
     Meeting,
@@ -25,10 +26,10 @@ from deskd.core.timeparse import iso_utc
 from deskd.errors import InvalidValue, UnknownMeeting
 from deskd.store import meeting_messages as msg_rows
 from deskd.store import meetings as rows
-from deskd.store import records as stored
+from deskd.store.records.inbox import Item
+from deskd.store.records.meetings import AttendeeRow, MeetingRow, ObligationRow, ProposalRow
 
 if TYPE_CHECKING:
-    from deskd.core.meeting_owed import Obligation, Proposal, Rejection
     from deskd.core.meeting_wakes import MeetingWake
     from deskd.core.records import Snapshot
 
@@ -85,7 +86,7 @@ def _int(text: str) -> int | None:
 # --- rows → facts -----------------------------------------------------------------------------
 
 
-def _meeting(r: stored.Meeting) -> Meeting:
+def _meeting(r: MeetingRow) -> Meeting:
     return Meeting(
         id=int(r.id),
         agenda=str(r.agenda),
@@ -108,7 +109,7 @@ def _meeting(r: stored.Meeting) -> Meeting:
     )
 
 
-def _attendee(r: stored.Attendee) -> Attendee:
+def _attendee(r: AttendeeRow) -> Attendee:
     return Attendee(
         role=str(r.role),
         status=str(r.status),
@@ -118,10 +119,7 @@ def _attendee(r: stored.Attendee) -> Attendee:
     )
 
 
-# The three below import their record when a meeting first holds one (core/meeting_owed.py).
-def _obligation(r: stored.Obligation) -> Obligation:
-    from deskd.core.meeting_owed import Obligation
-
+def _obligation(r: ObligationRow) -> Obligation:
     body = str(r.body or "")
     first = body.strip().splitlines()[0] if body.strip() else ""
     return Obligation(
@@ -134,9 +132,7 @@ def _obligation(r: stored.Obligation) -> Obligation:
     )
 
 
-def _proposal(r: stored.Proposal, confirmed: Iterable[str]) -> Proposal:
-    from deskd.core.meeting_owed import Proposal
-
+def _proposal(r: ProposalRow, confirmed: Iterable[str]) -> Proposal:
     return Proposal(
         id=int(r.id),
         proposer=str(r.proposer),
@@ -147,9 +143,7 @@ def _proposal(r: stored.Proposal, confirmed: Iterable[str]) -> Proposal:
     )
 
 
-def _rejection(r: stored.Proposal) -> Rejection:
-    from deskd.core.meeting_owed import Rejection
-
+def _rejection(r: ProposalRow) -> Rejection:
     return Rejection(
         proposal_id=int(r.id),
         proposer=str(r.proposer),
@@ -311,7 +305,22 @@ def list_view(facts: MeetingFacts, *, now: int) -> dict[str, Any]:
     }
 
 
-def message_view(item: stored.Item) -> dict[str, Any]:
+# ``from`` is a keyword: the functional form.
+MessageView = TypedDict(
+    "MessageView",
+    {
+        "item_id": int,
+        "message_id": int | None,
+        "from": str | None,
+        "title": str,
+        "body": str,
+        "at": str | None,
+    },
+)
+"""One unread meeting item as ``meeting updates`` shows it."""
+
+
+def message_view(item: Item) -> MessageView:
     """One unread meeting item as `meeting updates` shows it (with the id to --reply-to)."""
     key = str(item.message_id or "").rsplit(":", 1)[-1]
     return {

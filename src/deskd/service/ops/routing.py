@@ -6,15 +6,13 @@ no enabled role has it — the work is never dropped: a person decides where it 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import Any
 
 from deskd.core.routing import Routing
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import priority_rank
 from deskd.service.desk.context import DeskContext
-from deskd.service.desk.inbox import MAX_BODY, check_item, enqueue, validate_text
-from deskd.service.desk.new_item import NewItem
+from deskd.service.desk.inbox import MAX_BODY, NewItem, check_item, enqueue, validate_text
 from deskd.service.desk.routing import declared_capabilities, holder_for_unroutable, route
 from deskd.service.ops.help import raise_help
 from deskd.service.work.tasks import actor, add_task, due_ms
@@ -83,7 +81,7 @@ def enqueue_by_capability(ctx: DeskContext, item: NewItem, capability: str) -> d
             held=held,
         )
         return {"id": out["item_id"], "deduped": False, "role": None, **_unroutable(out)}
-    routed = replace(item, role=routing.role)
+    routed = item._replace(role=routing.role)
     item_id, deduped = enqueue(ctx, routed, routed=(capability, routing.why))
     return {
         "id": item_id,

@@ -7,7 +7,6 @@ executor (so a by-hand wind-down counts as a try like any other).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from deskd.adapters.locks import LockBusy
@@ -126,8 +125,7 @@ def _rollover_step(ctx: DeskContext, *, boundary: int, execute: bool) -> dict[st
     from deskd.service.engine.tick import record_plan
 
     snapshot = load_snapshot(ctx.conn, ctx.desk, now=ctx.now)
-    only = replace(
-        snapshot,
+    only = snapshot._replace(
         items=(),
         tasks=(),
         meeting_wakes=(),

@@ -30,7 +30,7 @@ from deskd.store.hosts import list_hosts
 from deskd.store.pauses import live_pauses
 
 if TYPE_CHECKING:
-    from deskd.store.records.tick_alarms import TickAlarm
+    from deskd.store.records.wakes import TickAlarm
 
 CHECK_EVERY_S = 30.0
 """How often ``deskd serve`` checks: well inside the default 3-minute mark."""

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING
 
+from deskd.core.records import HelpRequest
 from deskd.store.help import open_help_requests
-
-if TYPE_CHECKING:
-    from deskd.core.help_request import HelpRequest
 
 
 def load_help_requests(conn: sqlite3.Connection, *, now: int) -> tuple[HelpRequest, ...]:
@@ -16,8 +13,6 @@ def load_help_requests(conn: sqlite3.Connection, *, now: int) -> tuple[HelpReque
     rows = open_help_requests(conn)
     if not rows:
         return ()
-    from deskd.core.help_request import HelpRequest  # with the first open request
-
     return tuple(
         HelpRequest(
             item_id=r.id,

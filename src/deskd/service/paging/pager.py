@@ -54,7 +54,7 @@ from deskd.store.events import add_event
 from deskd.store.pauses import live_pauses
 
 if TYPE_CHECKING:
-    from deskd.store.records.pages import Page
+    from deskd.store.records.wakes import Page
 
 LEASE_MS = 2 * 60 * 1000
 RUN_BUDGET_S = 40.0

@@ -14,7 +14,7 @@ from deskd.service.desk.context import DeskContext
 from deskd.store.pages import list_pages
 
 if TYPE_CHECKING:
-    from deskd.store.records.pages import Page
+    from deskd.store.records.wakes import Page
 
 
 def channel_view(entry: dict[str, Any], *, urls: bool = True) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from deskd.store.silences import (
 from deskd.store.silences import live_silences as live_silence_rows
 
 if TYPE_CHECKING:
-    from deskd.store.records.silences import Silence
+    from deskd.store.records.roles import Silence
 
 MAX_SILENCE_S = 30 * 86400
 

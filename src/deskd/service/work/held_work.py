@@ -68,8 +68,7 @@ def _place(ctx: DeskContext, work: dict[str, Any], routing: Routing) -> str:
             routed=routed,
         )
         return f"task:{out['id']}"
-    from deskd.service.desk.inbox import enqueue
-    from deskd.service.desk.new_item import NewItem
+    from deskd.service.desk.inbox import NewItem, enqueue
 
     item = NewItem(
         role=role,

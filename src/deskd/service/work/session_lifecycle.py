@@ -16,7 +16,7 @@ from deskd.store.events import add_event
 from deskd.store.sessions import end_session
 
 if TYPE_CHECKING:
-    from deskd.store.records.attempts import Attempt
+    from deskd.store.records.wakes import Attempt
 
 
 def after_launch(ctx: DeskContext, attempt: Attempt, *, output_tail: str, landed: bool) -> None:

@@ -10,14 +10,11 @@ that ended without ending the session, read from the attempt ledger (store/hando
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING
 
 from deskd.config.desk import Desk
+from deskd.core.records import RolloverDue
 from deskd.core.sessions import latest_boundary
 from deskd.store.handoffs import live_sessions_started_before, rollover_tries
-
-if TYPE_CHECKING:
-    from deskd.core.rollover_due import RolloverDue
 
 
 def rollover_key(session_key: str) -> str:
@@ -31,8 +28,6 @@ def load_rollovers(conn: sqlite3.Connection, desk: Desk, *, now: int) -> tuple[R
         if not s.native_id:
             continue
         key = str(s.id)
-        from deskd.core.rollover_due import RolloverDue  # with the first session due
-
         out.append(
             RolloverDue(
                 role=s.role,

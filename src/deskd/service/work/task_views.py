@@ -14,15 +14,14 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from deskd.config.desk import Desk
-from deskd.core.tasks import ACTIONABLE, OPEN, is_overdue, sort_key
+from deskd.core.tasks import ACTIONABLE, OPEN, TaskView, is_overdue, sort_key
 from deskd.core.timeparse import iso_utc, local_text
 from deskd.core.values import URGENT, priority_name
 from deskd.store import tasks as task_rows
 
 if TYPE_CHECKING:
     from deskd.core.records import Snapshot
-    from deskd.core.task_view import TaskView
-    from deskd.store.records.tasks import Task
+    from deskd.store.records.work import Task
 
 
 def idle_wake_counts(conn: sqlite3.Connection, rows: Iterable[Task]) -> dict[int, int]:
@@ -48,11 +47,6 @@ def idle_wake_counts(conn: sqlite3.Connection, rows: Iterable[Task]) -> dict[int
 
 
 def _view(r: Task, *, wakes: int, stall_after: int) -> TaskView:
-    # Imported here: `task update` imports this module and never builds a view (a frozen
-    # dataclass costs ~1 ms of CPU to build); the board builds this one record, not the
-    # planner's others (core/records.py).
-    from deskd.core.task_view import TaskView
-
     return TaskView(
         id=int(r.id),
         role=str(r.role),

@@ -8,8 +8,7 @@ creator, or the operator (a person at the shell, without ``DESKD_ROLE``).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from deskd.core.task_changes import Change, TaskState, check_party, next_state
 from deskd.core.tasks import check_status
@@ -25,7 +24,7 @@ from deskd.store.events import add_event
 from deskd.store.routing import mark_task_routed
 
 if TYPE_CHECKING:
-    from deskd.store.records.tasks import Task
+    from deskd.store.records.work import Task
 
 NO_DUE = ("none", "")
 
@@ -90,8 +89,7 @@ def add_task(
     return {**out, "routed": routed[1]} if routed is not None else out
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TaskUpdate:
+class TaskUpdate(NamedTuple):
     """What ``task update`` asked to change (None: leave as is)."""
 
     status: str | None = None

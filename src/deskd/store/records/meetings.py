@@ -1,13 +1,12 @@
-"""Meetings and their attendees (store/meetings.py); the timeline is meeting_events.py and
-the items a meeting wrote meeting_items.py, each built only when a row of it is read."""
+"""Meetings, attendees, timelines, replies owed, proposals and votes
+(store/meetings.py, meeting_messages.py)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Meeting:
+class MeetingRow(NamedTuple):
     """One meeting row: its agenda, budget, clocks, pause and close."""
 
     id: int
@@ -33,8 +32,7 @@ class Meeting:
     resolution: str | None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Attendee:
+class AttendeeRow(NamedTuple):
     """One role's place in one meeting."""
 
     meeting_id: int
@@ -47,3 +45,51 @@ class Attendee:
     left_at: int | None
     left_reason: str | None
     events_read_id: int
+
+
+class MeetingEvent(NamedTuple):
+    """A line of a meeting's timeline."""
+
+    id: int
+    meeting_id: int
+    at: int
+    kind: str
+    role: str | None
+    text: str
+
+
+class ObligationRow(NamedTuple):
+    """An open reply a debtor owes a creditor, with the first 200 characters of the message."""
+
+    id: int
+    meeting_id: int
+    message_id: int
+    debtor: str
+    creditor: str
+    due_at: int
+    created_at: int
+    body: str
+
+
+class ProposalRow(NamedTuple):
+    """A proposal to end a meeting with a resolution."""
+
+    id: int
+    meeting_id: int
+    proposer: str
+    resolution: str
+    generation: int
+    status: str
+    opened_at: int
+    closed_at: int | None
+    rejected_by: str | None
+    reject_reason: str | None
+    reject_gen: int | None
+    reject_item_id: int | None
+
+
+class Confirmation(NamedTuple):
+    """A role's confirm vote on a proposal."""
+
+    proposal_id: int
+    role: str

@@ -1,0 +1,76 @@
+"""Inbox items, as each reader selects them (store/items.py, help.py, routing.py)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Item(NamedTuple):
+    """One inbox item addressed to a role."""
+
+    id: int
+    role: str
+    message_id: str | None
+    source: str
+    sender: str | None
+    priority: int
+    title: str
+    body: str
+    ref: str | None
+    dedup_key: str | None
+    dedup_count: int
+    enqueued_at: int
+    sla_due_at: int
+    notified_at: int | None
+    seen_at: int | None
+    shown_session: str | None
+    read_at: int | None
+    read_by: str | None
+    capability: str | None
+    """The capability the item was asked of (``--capability``); None when a role was named."""
+    routed_why: str | None
+
+
+class UnreadItem(NamedTuple):
+    """The columns of an unread item the planner's snapshot reads (no body)."""
+
+    id: int
+    role: str
+    priority: int
+    source: str
+    sender: str | None
+    title: str
+    ref: str | None
+    enqueued_at: int
+    sla_due_at: int
+    notified_at: int | None
+
+
+class MeetingItem(NamedTuple):
+    """An unread item a meeting wrote: which meeting (``ref``) and which message."""
+
+    id: int
+    ref: str | None
+    message_id: str | None
+
+
+class HelpRequestRow(NamedTuple):
+    """An agent's unread request for a person (``deskd page --from R``): its item."""
+
+    id: int
+    role: str
+    title: str
+    body: str
+    enqueued_at: int
+    capability: str | None
+    priority: int = 0
+
+
+class Routed(NamedTuple):
+    """An item or task deskd routed to a role by capability, and why that role."""
+
+    id: int
+    role: str
+    title: str
+    capability: str
+    routed_why: str | None

@@ -1,0 +1,72 @@
+"""Tasks, their notes and wakes, and wake hooks (store/tasks.py, hooks.py)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Task(NamedTuple):
+    """One task row."""
+
+    id: int
+    role: str
+    title: str
+    detail: str
+    status: str
+    priority: int
+    blocked_on: str | None
+    due_at: int | None
+    created_by: str
+    created_at: int
+    updated_at: int
+    closed_at: int | None
+    capability: str | None
+    routed_why: str | None
+
+
+class TaskNote(NamedTuple):
+    """One change or note on a task (``change`` is the JSON of what changed)."""
+
+    id: int
+    task_id: int
+    at: int
+    by: str
+    change: str
+    note: str
+
+
+class TaskRef(NamedTuple):
+    """Where a task is now: its assignee and status."""
+
+    id: int
+    role: str
+    status: str
+
+
+class IdleWake(NamedTuple):
+    """An idle-task wake that ran: the tasks its prompt offered (JSON) and when it launched."""
+
+    task_ids: str
+    launched_at: int
+
+
+class Hook(NamedTuple):
+    """A wake hook: a schedule (or probe) a role registered for itself (``spec`` is JSON)."""
+
+    id: int
+    owner: str
+    kind: str
+    spec: str
+    title: str
+    body: str
+    priority: int
+    status: str
+    created_at: int
+    until_at: int | None
+    next_fire_at: int | None
+    last_fire_at: int | None
+    fire_count: int
+    missed_count: int
+    error_streak: int
+    last_error: str | None
+    retry_at: int | None
