@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 # dataclasses is too slow to import on the session hook's path: records are imported lazily
 # (store/records/__init__.py says why); the annotations are strings.
@@ -168,8 +168,15 @@ def holds_after(conn: sqlite3.Connection, now: int) -> dict[str, int]:
 
 
 def list_attempts(
-    conn: sqlite3.Connection, *, role: str | None, open_only: bool, limit: int
+    conn: sqlite3.Connection,
+    *,
+    role: str | None,
+    open_only: bool,
+    limit: int,
+    match: Mapping[str, str] | None = None,
 ) -> list[Attempt]:
+    """The newest ``limit`` attempts; ``match`` filters on columns in the query (``rung``,
+    ``outcome``, ``kind``), so an old match is not cut off by newer rows that differ."""
     # Open ones come through the partial index of pending attempts; the unary ``+`` keeps
     # SQLite from walking the whole table (or the role's history) in id order instead.
     where = ["1 = 1"]
@@ -179,12 +186,20 @@ def list_attempts(
         params.append(role)
     if open_only:
         where.append("outcome = 'pending'")
+    for column, value in sorted((match or {}).items()):
+        if column not in _MATCHABLE:
+            raise ValueError(f"list_attempts cannot match on {column!r}")
+        where.append(f"{column} = ?")
+        params.append(value)
     params.append(limit)
     order = "+id" if open_only else "id"
     rows = conn.execute(
         f"SELECT * FROM attempts WHERE {' AND '.join(where)} ORDER BY {order} DESC LIMIT ?", params
     )
     return _attempts(rows)
+
+
+_MATCHABLE = frozenset({"rung", "outcome", "kind"})
 
 
 def attempts_for_key(conn: sqlite3.Connection, key: str, *, limit: int = 50) -> list[Attempt]:

@@ -21,11 +21,27 @@ ACK_TIMEOUT_S = 4 * 3600
 
 
 def list_wakes(
-    ctx: DeskContext, *, role: str | None, open_only: bool, limit: int
+    ctx: DeskContext,
+    *,
+    role: str | None,
+    open_only: bool,
+    limit: int,
+    rung: str = "",
+    outcome: str = "",
+    reason: str = "",
 ) -> list[dict[str, Any]]:
+    """The newest ``limit`` wakes; ``rung``, ``outcome`` and ``reason`` (when given) filter
+    in the query, before the limit."""
     if role is not None:
         ctx.desk.role(role)
-    rows = attempt_rows.list_attempts(ctx.conn, role=role, open_only=open_only, limit=limit)
+    match = {"rung": rung, "outcome": outcome, "kind": reason}
+    rows = attempt_rows.list_attempts(
+        ctx.conn,
+        role=role,
+        open_only=open_only,
+        limit=limit,
+        match={column: value for column, value in match.items() if value},
+    )
     return [attempt_view(r) for r in rows]
 
 
