@@ -16,6 +16,7 @@ from deskd.adapters.private import open_private, private_dir
 from deskd.core.records import EXECUTOR_DIED
 from deskd.service.desk import locks
 from deskd.service.desk.context import DeskContext
+from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
 from deskd.service.engine.launch_control import clear_pid, read_pid
 from deskd.store import attempts as attempt_rows
 from deskd.store import hosts as desk_hosts
@@ -28,8 +29,6 @@ if TYPE_CHECKING:
     from deskd.store.records.attempts import Attempt
 
 RESTART_AFTER_MS = 60_000
-HOST_DOWN_AFTER_MS = 2 * RESTART_AFTER_MS
-"""A launch handed to another host and not started this long: that host stopped ticking."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -124,15 +123,21 @@ def heal_launches(ctx: DeskContext) -> Healed:
     what it was handed) is given up, so its wake climbs to a person."""
     conn = ctx.conn
     here = ctx.settings.host_id
+    # A launch handed to another host, not started within the threshold, on a host with no
+    # tick within it either: that host stopped ticking (service/desk/tick_overdue.py).
+    after_s = overdue_after_s(ctx.settings)
     elsewhere = [
         r
-        for r in attempt_rows.stale_planned(conn, before=ctx.now - HOST_DOWN_AFTER_MS)
+        for r in attempt_rows.stale_planned(conn, before=ctx.now - after_s * 1000)
         if not ctx.desk.runs_here(r.role, here)
     ]
     if elsewhere:
         last = {name: at for name, _, at, _ in desk_hosts.list_hosts(conn)}
-        since = ctx.now - HOST_DOWN_AFTER_MS
-        elsewhere = [r for r in elsewhere if last.get(ctx.desk.host_of(r.role) or "", 0) < since]
+        elsewhere = [
+            r
+            for r in elsewhere
+            if is_overdue(last.get(ctx.desk.host_of(r.role) or ""), now=ctx.now, after_s=after_s)
+        ]
     running = [
         r
         for r in attempt_rows.running_launches(conn)

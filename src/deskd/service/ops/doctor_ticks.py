@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Literal
 
 from deskd.core.timeparse import human_age
-from deskd.service.ops.tick_overdue import is_overdue, overdue_after_s
+from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
 from deskd.settings import Settings
 
 Line = tuple[str, Literal["ok", "warn", "fail"], str]

@@ -23,7 +23,7 @@ from deskd.adapters.channels.base import SEND_BUDGET_S, Delivery, Transport, scr
 from deskd.core.paging import Entry, entries_of, mark, outcome, results_of, triage
 from deskd.core.timeparse import human_age, iso_utc, local_text
 from deskd.service.desk.context import DeskContext
-from deskd.service.ops.tick_overdue import is_overdue, overdue_after_s
+from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
 from deskd.store import tick_alarms as rows
 from deskd.store.events import add_event
 from deskd.store.hosts import list_hosts
