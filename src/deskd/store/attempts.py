@@ -145,7 +145,8 @@ def launch_totals_since(conn: sqlite3.Connection, since: int) -> dict[str, tuple
     a launch claimed but not yet counted is one) and their cost."""
     # Role by role (CROSS JOIN keeps roles outside), each a range of attempts_launched
     # (role, launched_at): today's launches only. Without the roles loop SQLite reads the
-    # whole index, i.e. every launch ever (18 ms at 100k).
+    # whole index, i.e. every launch ever (docs/performance.md, "Costs the code is shaped
+    # around").
     rows = conn.execute(
         "SELECT a.role, COALESCE(SUM(MAX(a.launch_runs, 1)), 0), COALESCE(SUM(a.cost_usd), 0) "
         "FROM roles r "
