@@ -20,7 +20,6 @@ from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import known_role
 from deskd.store import items as item_rows
 from deskd.store.attempts import covered_item_ids
-from deskd.store.events import add_event
 from deskd.store.routing import mark_item_routed
 
 if TYPE_CHECKING:
@@ -104,12 +103,11 @@ def enqueue(
         item_id, deduped = insert(conn, item, now=ctx.now)
         if routed is not None and not deduped:
             mark_item_routed(conn, item_id, capability=routed[0], why=routed[1])
-        add_event(
+        ctx.event(
             conn,
-            at=ctx.now,
-            kind="item.deduped" if deduped else "item.enqueued",
+            "item.deduped" if deduped else "item.enqueued",
+            f"item:{item_id}",
             role=item.role,
-            subject=f"item:{item_id}",
             detail={"source": item.source, "priority": item.priority},
         )
     return item_id, deduped
@@ -196,10 +194,9 @@ def ack(
         else:
             count = item_rows.ack_seen_items(conn, role, now=ctx.now, by=by)
         if count:
-            add_event(
+            ctx.event(
                 conn,
-                at=ctx.now,
-                kind="item.acked",
+                "item.acked",
                 role=role,
                 actor=by,
                 detail={"count": count, "ids": sorted(set(ids)) if ids else "seen"},

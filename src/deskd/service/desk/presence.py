@@ -19,7 +19,6 @@ from deskd.service.desk.context import DeskContext
 from deskd.session_ids import session_id_problem
 from deskd.store import items as item_rows
 from deskd.store import sessions as session_rows
-from deskd.store.events import add_event
 from deskd.store.roles import list_roles
 
 if TYPE_CHECKING:
@@ -112,13 +111,12 @@ def end_status(ctx: DeskContext, role: str, *, by: str) -> dict[str, Any]:
         if current is None or current.state not in session_rows.LIVE_STATES:
             raise NoLiveSession(role, derive(ctx, current))
         session_rows.end_session(conn, current.id, now=ctx.now, reason=END_REASON)
-        add_event(
+        ctx.event(
             conn,
-            at=ctx.now,
-            kind="session.ended",
+            "session.ended",
+            f"session:{current.id}",
             role=role,
             actor=by,
-            subject=f"session:{current.id}",
             detail={"reason": END_REASON, "native_id": current.native_id},
         )
     result = _after_write(ctx, role, current.id)

@@ -20,7 +20,6 @@ from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
 from deskd.service.engine.launch_control import clear_pid, read_pid
 from deskd.store import attempts as attempt_rows
 from deskd.store import hosts as desk_hosts
-from deskd.store.events import add_event
 from deskd.store.sessions import current_session, park_session, session_by_native
 
 if TYPE_CHECKING:
@@ -181,13 +180,16 @@ def _fail_dead(ctx: DeskContext, conn: sqlite3.Connection, row: Attempt) -> bool
         hold_until=None,
     ):
         return False
-    add_event(conn, at=ctx.now, kind="launch.died", role=row.role, subject=f"attempt:{row.id}")
+    ctx.event(conn, "launch.died", f"attempt:{row.id}", role=row.role)
     session = _served(conn, row)
     if session is not None and park_session(conn, session, now=ctx.now, event="launch.died"):
-        add_event(
-            conn, at=ctx.now, kind="session.parked", role=row.role, subject=f"session:{session}",
+        ctx.event(
+            conn,
+            "session.parked",
+            f"session:{session}",
+            role=row.role,
             detail={"attempt_id": row.id, "why": EXECUTOR_DIED},
-        )  # fmt: skip
+        )
     return True
 
 
@@ -209,7 +211,6 @@ def _give_up(ctx: DeskContext, conn: sqlite3.Connection, row: Attempt) -> None:
     in this tick, not at the rung's SLA."""
     host = ctx.desk.host_of(row.role)
     if desk_hosts.give_up_launch(conn, row.id, reason=f"host {host} is not ticking", now=ctx.now):
-        add_event(
-            conn, at=ctx.now, kind="launch.host_down", role=row.role,
-            subject=f"attempt:{row.id}", detail={"host": host},
-        )  # fmt: skip
+        ctx.event(
+            conn, "launch.host_down", f"attempt:{row.id}", role=row.role, detail={"host": host}
+        )

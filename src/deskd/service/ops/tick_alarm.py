@@ -25,7 +25,6 @@ from deskd.core.timeparse import human_age, iso_utc, local_text
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
 from deskd.store import tick_alarms as rows
-from deskd.store.events import add_event
 from deskd.store.hosts import list_hosts
 from deskd.store.pauses import live_pauses
 
@@ -256,12 +255,8 @@ def _stopped_body(ctx: DeskContext, host: str, last: int, after_s: int) -> str:
 
 
 def _event(conn: Any, ctx: DeskContext, kind: str, host: str, alarm_id: int, last: int) -> None:
-    add_event(
-        conn,
-        at=ctx.now,
-        kind=kind,
-        subject=f"tick_alarm:{alarm_id}",
-        detail={"host": host, "last_tick_at": iso_utc(last)},
+    ctx.event(
+        conn, kind, f"tick_alarm:{alarm_id}", detail={"host": host, "last_tick_at": iso_utc(last)}
     )
 
 

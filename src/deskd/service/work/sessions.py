@@ -10,7 +10,6 @@ from deskd.errors import InvalidValue
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import acting_role
 from deskd.store import handoffs as handoff_rows
-from deskd.store.events import add_event
 from deskd.store.sessions import current_session, sessions_of
 
 MAX_HANDOFF = 8 * 1024
@@ -32,13 +31,12 @@ def handoff(ctx: DeskContext, *, role: str | None, note: str) -> dict[str, Any]:
         handoff_id = handoff_rows.insert_handoff(
             conn, role=who, session_id=session, note=text, by=by, now=ctx.now
         )
-        add_event(
+        ctx.event(
             conn,
-            at=ctx.now,
-            kind="session.handoff",
+            "session.handoff",
+            f"session:{session}" if session else None,
             role=who,
             actor=by,
-            subject=f"session:{session}" if session else None,
             detail={"handoff_id": handoff_id},
         )
     return {"id": handoff_id, "role": who, "session": session, "created_at": iso_utc(ctx.now)}
