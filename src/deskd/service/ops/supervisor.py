@@ -24,7 +24,7 @@ from deskd.service.meetings.lifecycle import (
     close_meeting,
     event,
     load,
-    meeting_item,
+    meeting_items,
     refuse,
     sync_state,
 )
@@ -115,17 +115,10 @@ def meeting_post(ctx: DeskContext, meeting_id: int, body: str) -> dict[str, Any]
             raise DuplicateMessage(meeting_id, original or 0)
         meeting_rows.touch(conn, meeting_id, now=now)
         first = body.strip().splitlines()[0]
-        for role in recipients:
-            meeting_item(
-                conn,
-                facts,
-                to=role,
-                sender=SUPERVISOR,
-                title=f"supervisor: {first}",
-                body=body,
-                key=str(message_id),
-                now=now,
-            )
+        title = f"supervisor: {first}"
+        meeting_items(
+            conn, facts, recipients, SUPERVISOR, title, body, key=str(message_id), now=now
+        )
         event(conn, meeting_id, "supervisor", None, f"the supervisor said: {first}", now=now)
         add_event(
             conn,
