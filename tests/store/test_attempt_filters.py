@@ -3,8 +3,6 @@ both backends (the console's /wakes filters rely on it)."""
 
 from __future__ import annotations
 
-import pytest
-
 from conftest import Desk
 
 
@@ -26,8 +24,6 @@ def test_it_filters_before_the_limit(desk: Desk) -> None:
     newest = list_attempts(conn, role=None, open_only=False, limit=1)
     assert [a.id for a in newest] == [ids[-1]]
     for match in ({"rung": "badge"}, {"kind": "help"}, {"outcome": "resolved", "kind": "help"}):
-        found = list_attempts(conn, role="alpha", open_only=False, limit=1, match=match)
+        found = list_attempts(conn, role="alpha", open_only=False, limit=1, **match)
         assert [a.id for a in found] == [ids[0]], match
-    assert list_attempts(conn, role=None, open_only=True, limit=9, match={"kind": "help"}) == []
-    with pytest.raises(ValueError, match="cannot match on 'role; DROP'"):
-        list_attempts(conn, role=None, open_only=False, limit=1, match={"role; DROP": "x"})
+    assert list_attempts(conn, role=None, open_only=True, limit=9, kind="help") == []

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 
 # dataclasses is too slow to import on the session hook's path: records are imported lazily
 # (store/records/__init__.py says why); the annotations are strings.
@@ -145,8 +145,7 @@ def launch_totals_since(conn: sqlite3.Connection, since: int) -> dict[str, tuple
     a launch claimed but not yet counted is one) and their cost."""
     # Role by role (CROSS JOIN keeps roles outside), each a range of attempts_launched
     # (role, launched_at): today's launches only. Without the roles loop SQLite reads the
-    # whole index, i.e. every launch ever (docs/performance.md, "Costs the code is shaped
-    # around").
+    # whole index, i.e. every launch ever (docs/performance.md).
     rows = conn.execute(
         "SELECT a.role, COALESCE(SUM(MAX(a.launch_runs, 1)), 0), COALESCE(SUM(a.cost_usd), 0) "
         "FROM roles r "
@@ -169,17 +168,11 @@ def holds_after(conn: sqlite3.Connection, now: int) -> dict[str, int]:
 
 
 def list_attempts(
-    conn: sqlite3.Connection,
-    *,
-    role: str | None,
-    open_only: bool,
-    limit: int,
-    match: Mapping[str, str] | None = None,
+    conn: sqlite3.Connection, *, role: str | None, open_only: bool, limit: int, **match: str
 ) -> list[Attempt]:
-    """The newest ``limit`` attempts; ``match`` filters on columns in the query (``rung``,
-    ``outcome``, ``kind``), so an old match is not cut off by newer rows that differ."""
-    # Open ones come through the partial index of pending attempts; the unary ``+`` keeps
-    # SQLite from walking the whole table (or the role's history) in id order instead.
+    # ``match`` (rung=, outcome=, kind=: names from code) filters before the limit. Open ones
+    # come through the partial index of pending attempts; the unary ``+`` keeps SQLite from
+    # walking the whole table (or the role's history) in id order instead.
     where = ["1 = 1"]
     params: list[object] = []
     if role is not None:
@@ -187,20 +180,13 @@ def list_attempts(
         params.append(role)
     if open_only:
         where.append("outcome = 'pending'")
-    for column, value in sorted((match or {}).items()):
-        if column not in _MATCHABLE:
-            raise ValueError(f"list_attempts cannot match on {column!r}")
-        where.append(f"{column} = ?")
-        params.append(value)
-    params.append(limit)
+    where += [f"{column} = ?" for column in sorted(match)]
+    params += [match[column] for column in sorted(match)] + [limit]
     order = "+id" if open_only else "id"
     rows = conn.execute(
         f"SELECT * FROM attempts WHERE {' AND '.join(where)} ORDER BY {order} DESC LIMIT ?", params
     )
     return _attempts(rows)
-
-
-_MATCHABLE = frozenset({"rung", "outcome", "kind"})
 
 
 def attempts_for_key(conn: sqlite3.Connection, key: str, *, limit: int = 50) -> list[Attempt]:

@@ -116,15 +116,7 @@ def enqueue(
 def item_view(row: Item, *, now: int, full: bool = False) -> dict[str, Any]:
     view: dict[str, Any] = {
         "id": row.id,
-        "source": row.source,
-        "priority": priority_name(row.priority),
-        "title": row.title,
-        "state": ledger_state(
-            read_at=row.read_at,
-            notified_at=row.notified_at,
-            sla_due_at=row.sla_due_at,
-            now=now,
-        ),
+        **_described(row, now=now, escalated=False),
         "enqueued_at": iso_utc(row.enqueued_at),
     }
     if full:
@@ -225,11 +217,9 @@ def ledger(
     return out
 
 
-def ledger_entry(row: Item, *, now: int, escalated: bool) -> dict[str, Any]:
-    """One (item, recipient) of the delivery ledger, its state derived at read time."""
+def _described(row: Item, *, now: int, escalated: bool) -> dict[str, Any]:
+    """What an item is and its ledger state now, for both the inbox and the ledger views."""
     return {
-        "item_id": row.id,
-        "to": row.role,
         "source": row.source,
         "priority": priority_name(row.priority),
         "title": row.title,
@@ -240,6 +230,15 @@ def ledger_entry(row: Item, *, now: int, escalated: bool) -> dict[str, Any]:
             now=now,
             escalated=escalated,
         ),
+    }
+
+
+def ledger_entry(row: Item, *, now: int, escalated: bool) -> dict[str, Any]:
+    """One (item, recipient) of the delivery ledger, its state derived at read time."""
+    return {
+        "item_id": row.id,
+        "to": row.role,
+        **_described(row, now=now, escalated=escalated),
         "queued_at": iso_utc(row.enqueued_at),
         "notified_at": iso_utc(row.notified_at),
         "read_at": iso_utc(row.read_at),

@@ -39,7 +39,7 @@ def list_wakes(
         role=role,
         open_only=open_only,
         limit=limit,
-        match={column: value for column, value in match.items() if value},
+        **{column: value for column, value in match.items() if value},
     )
     return [attempt_view(r) for r in rows]
 
