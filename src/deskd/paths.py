@@ -4,16 +4,17 @@
 ``$DESKD_HOME/deskd.toml``), ``DESKD_DB`` (default ``$DESKD_HOME/data/deskd.db``; a
 ``postgresql://`` URL, also as ``DESKD_DATABASE_URL``, is kept as it is),
 ``DESKD_LOG_DIR`` (default ``$DESKD_HOME/logs``). The session hook uses the ``*_str``
-functions, which need only ``os.path``: pathlib alone costs the hook ~3 ms a call, which is
-most of its own cost. ``deskd.config.settings`` and ``deskd.config`` agree with this module by
-construction.
+functions, which need only ``os.path``: pathlib alone is most of the hook's own cost
+(docs/performance.md, "Costs the code is shaped around"). ``deskd.config.settings`` and
+``deskd.config`` agree with this module by construction.
 """
 
 from __future__ import annotations
 
 import os
 
-# Not `from typing import TYPE_CHECKING`: importing typing would cost the hook ~5 ms.
+# Not `from typing import TYPE_CHECKING`: importing typing is a cost the hook would feel
+# (docs/performance.md, "Costs the code is shaped around").
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping

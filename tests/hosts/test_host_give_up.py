@@ -60,7 +60,7 @@ def test_a_launch_on_a_host_that_stopped_ticking_is_given_up(desk: Desk) -> None
     urgent(desk, "beta")
     desk.json("tick", "--execute", DESKD_HOST_NAME="host-a")
     desk.json("tick", "--execute", DESKD_HOST_NAME="host-b")  # its last tick
-    desk.advance(minutes=3)
+    desk.advance(minutes=4)  # past DESKD_TICK_OVERDUE (3m)
     desk.json("tick", "--execute", DESKD_HOST_NAME="host-a")
     detail = (
         desk.db()

@@ -182,8 +182,10 @@ def test_a_role_bound_to_a_host_that_never_ticks_climbs_to_a_person(hosts_desk: 
 def test_a_launch_given_up_on_a_host_that_stopped_ticking_climbs_at_once(
     hosts_desk: Desk,
 ) -> None:
-    # The give-up comes after 2 minutes; the spawn rung's SLA is 3: it must not wait for it.
+    # The give-up comes after DESKD_TICK_OVERDUE (2 minutes here); the spawn rung's SLA is 3:
+    # it must not wait for it.
     hosts_desk.setenv("DESKD_HOST_NAME", "host-a")
+    hosts_desk.setenv("DESKD_TICK_OVERDUE", "2m")
     urgent(hosts_desk, "beta")
     hosts_desk.json("tick", "--execute", "--wait")  # handed to host-b, which is down
     hosts_desk.advance(minutes=1)

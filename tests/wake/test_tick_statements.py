@@ -48,7 +48,7 @@ def counted(ctx: DeskContext, work: Callable[[], Any], monkeypatch: pytest.Monke
 def tick_statements(desk: Desk, names: list[str], monkeypatch: pytest.MonkeyPatch) -> int:
     """Give every role of ``names`` not yet on the desk its state, then count a quiet tick."""
     from deskd.service.engine.tick import run_tick
-    from deskd.service.ops.sessions import handoff
+    from deskd.service.work.sessions import handoff
     from deskd.service.work.tasks import add_task
     from deskd.store.sessions import current_session, record_heartbeat
 

@@ -12,7 +12,7 @@ import click
 from deskd.cli.common import emit, json_option
 
 if TYPE_CHECKING:
-    from deskd.service.ops.scheduling import Unit
+    from deskd.service.ops.scheduling import Target, Unit
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -117,13 +117,7 @@ def timer_install(user: bool, execute: bool, dry_run: bool, as_json: bool) -> No
     """
     from deskd.service.ops import scheduling as s
 
-    target = s.desk_target(os.environ, execute=execute)
-    units = s.render_units(
-        target,
-        folder=s.unit_dir(os.environ, user=user),
-        user=user,
-        run_as=s.run_as_user(os.environ),
-    )
+    target, units = _units(user=user, execute=execute)
     commands = s.systemctl_commands(user=user)
     if dry_run:
         data = {
@@ -176,17 +170,20 @@ def timer_print(user: bool, execute: bool, as_json: bool) -> None:
       deskd timer print --user
       deskd timer print --execute > /tmp/units.txt
     """
+    _, units = _units(user=user, execute=execute)
+    data = {"files": [{"path": str(u.path), "text": u.text} for u in units]}
+    emit(data, as_json, lambda: _print_units(units))
+
+
+def _units(*, user: bool, execute: bool) -> tuple[Target, list[Unit]]:
+    """What the tick runs for this desk, and the units that schedule it for ``user``."""
     from deskd.service.ops import scheduling as s
 
     target = s.desk_target(os.environ, execute=execute)
-    units = s.render_units(
-        target,
-        folder=s.unit_dir(os.environ, user=user),
-        user=user,
-        run_as=s.run_as_user(os.environ),
+    folder = s.unit_dir(os.environ, user=user)
+    return target, s.render_units(
+        target, folder=folder, user=user, run_as=s.run_as_user(os.environ)
     )
-    data = {"files": [{"path": str(u.path), "text": u.text} for u in units]}
-    emit(data, as_json, lambda: _print_units(units))
 
 
 def _print_units(units: list[Unit]) -> None:

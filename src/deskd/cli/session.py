@@ -41,7 +41,7 @@ def rollover(execute: bool, as_json: bool) -> None:
       deskd session rollover
       deskd session rollover --execute --json
     """
-    from deskd.service.ops.sessions import rollover as run_rollover
+    from deskd.service.engine.rollover import rollover as run_rollover
 
     with desk_context() as ctx:
         out = run_rollover(ctx, execute=execute)
@@ -92,7 +92,7 @@ def handoff(role: str | None, note: str, as_json: bool) -> None:
       deskd session handoff --role alpha --note "Open: PR 12 review. Next: reply to beta."
       DESKD_ROLE=alpha deskd session handoff --note "All done; queue empty."
     """
-    from deskd.service.ops.sessions import handoff as store_handoff
+    from deskd.service.work.sessions import handoff as store_handoff
 
     with desk_context() as ctx:
         out = store_handoff(ctx, role=role, note=note)
@@ -111,7 +111,7 @@ def list_(role: str, limit: int, as_json: bool) -> None:
       deskd session list --role alpha
       deskd session list --role alpha --json
     """
-    from deskd.service.ops.sessions import list_sessions
+    from deskd.service.work.sessions import list_sessions
 
     with desk_context() as ctx:
         rows = list_sessions(ctx, role, limit=limit)

@@ -133,6 +133,21 @@ def _step(
     *,
     now: int,
 ) -> Iterator[Step]:
+    def again(live: AttemptView, why: str, *, generation: int, recycles: int = 0) -> Iterator[Step]:
+        """Supersede the live attempt and start the climb again at the start rung."""
+        yield _supersede(live, why)
+        yield from _start(
+            snapshot,
+            policy,
+            role,
+            d,
+            items,
+            now=now,
+            generation=generation,
+            recycles=recycles,
+            supersedes=live.id,
+        )
+
     paused = snapshot.desk_paused or role.paused
     if paused:
         # The demand is still recorded (the ledger shows what waits), nothing climbs,
@@ -157,34 +172,14 @@ def _step(
         return
     if current is not None and (current.skipped or "").startswith(PAUSED_PREFIX):
         # Resumed: what was recorded while paused starts its climb now, at the bottom.
-        yield _supersede(current, "resumed")
-        yield from _start(
-            snapshot,
-            policy,
-            role,
-            d,
-            items,
-            now=now,
-            generation=d.generation,
-            supersedes=current.id,
-        )
+        yield from again(current, "resumed", generation=d.generation)
         return
     if current is None:
         yield from _start(snapshot, policy, role, d, items, now=now, generation=d.generation)
         return
     if d.generation > current.generation:
         # A re-armed request (a new vote, a new proposal) restarts at the bottom (lesson 14).
-        yield _supersede(current, "re-armed")
-        yield from _start(
-            snapshot,
-            policy,
-            role,
-            d,
-            items,
-            now=now,
-            generation=d.generation,
-            supersedes=current.id,
-        )
+        yield from again(current, "re-armed", generation=d.generation)
         return
     if current.ack_until is not None and now < current.ack_until and _same_work(current, d):
         yield _note(role.name, d.key, "acknowledged by a person")
@@ -192,17 +187,11 @@ def _step(
     if went_dead(policy, role, d, current):
         # It was busy when this rung was chosen (a launch rung skipped as "role busy"); its
         # heartbeat has since gone stale: the machine rungs can act now, not after a recycle.
-        yield _supersede(current, "presence went dead: rung re-evaluated")
-        yield from _start(
-            snapshot,
-            policy,
-            role,
-            d,
-            items,
-            now=now,
+        yield from again(
+            current,
+            "presence went dead: rung re-evaluated",
             generation=current.generation + 1,
             recycles=current.recycles,
-            supersedes=current.id,
         )
         return
     if relaunch_due(role, current):
@@ -227,33 +216,17 @@ def _step(
     if current.rung in ("notify", "badge") and _new_urgent(current, d, items):
         # A new urgent item while a person is already paged: retry the machine rungs at
         # once, and tell the open page — never a second page for the key (lesson 16).
-        yield _supersede(current, "new urgent item")
-        yield from _start(
-            snapshot,
-            policy,
-            role,
-            d,
-            items,
-            now=now,
-            generation=current.generation + 1,
-            supersedes=current.id,
-        )
+        yield from again(current, "new urgent item", generation=current.generation + 1)
         yield _follow_up(role, d, items)
         return
     if is_terminal(policy, current.rung):
         wait_s = recycle_after_s(policy, current.recycles)
         if now >= current.attempted_at + wait_s * 1000:
-            yield _supersede(current, "recycled")
-            yield from _start(
-                snapshot,
-                policy,
-                role,
-                d,
-                items,
-                now=now,
+            yield from again(
+                current,
+                "recycled",
                 generation=current.generation + 1,
                 recycles=current.recycles + 1,
-                supersedes=current.id,
             )
         else:
             yield _note(role.name, d.key, f"badge: retried after {wait_s // 60} min")
@@ -263,16 +236,10 @@ def _step(
         # A landing holds only what the agent was shown: demand it never saw gets its own
         # wake at the role's start rung (resuming the parked session), not the old SLA. It is
         # a new climb, so a new generation: within one the rung never goes down.
-        yield _supersede(current, f"not shown to the landed wake: {unshown}")
-        yield from _start(
-            snapshot,
-            policy,
-            role,
-            d,
-            items,
-            now=now,
+        yield from again(
+            current,
+            f"not shown to the landed wake: {unshown}",
             generation=current.generation + 1,
-            supersedes=current.id,
             recycles=current.recycles,
         )
         return

@@ -145,7 +145,7 @@ def launch_totals_since(conn: sqlite3.Connection, since: int) -> dict[str, tuple
     a launch claimed but not yet counted is one) and their cost."""
     # Role by role (CROSS JOIN keeps roles outside), each a range of attempts_launched
     # (role, launched_at): today's launches only. Without the roles loop SQLite reads the
-    # whole index, i.e. every launch ever (18 ms at 100k).
+    # whole index, i.e. every launch ever (docs/performance.md).
     rows = conn.execute(
         "SELECT a.role, COALESCE(SUM(MAX(a.launch_runs, 1)), 0), COALESCE(SUM(a.cost_usd), 0) "
         "FROM roles r "
@@ -168,10 +168,11 @@ def holds_after(conn: sqlite3.Connection, now: int) -> dict[str, int]:
 
 
 def list_attempts(
-    conn: sqlite3.Connection, *, role: str | None, open_only: bool, limit: int
+    conn: sqlite3.Connection, *, role: str | None, open_only: bool, limit: int, **match: str
 ) -> list[Attempt]:
-    # Open ones come through the partial index of pending attempts; the unary ``+`` keeps
-    # SQLite from walking the whole table (or the role's history) in id order instead.
+    # ``match`` (rung=, outcome=, kind=: names from code) filters before the limit. Open ones
+    # come through the partial index of pending attempts; the unary ``+`` keeps SQLite from
+    # walking the whole table (or the role's history) in id order instead.
     where = ["1 = 1"]
     params: list[object] = []
     if role is not None:
@@ -179,7 +180,8 @@ def list_attempts(
         params.append(role)
     if open_only:
         where.append("outcome = 'pending'")
-    params.append(limit)
+    where += [f"{column} = ?" for column in sorted(match)]
+    params += [match[column] for column in sorted(match)] + [limit]
     order = "+id" if open_only else "id"
     rows = conn.execute(
         f"SELECT * FROM attempts WHERE {' AND '.join(where)} ORDER BY {order} DESC LIMIT ?", params

@@ -9,10 +9,6 @@ from __future__ import annotations
 
 import sqlite3
 
-TICK_STALE_S = 180
-"""A host whose last tick is this old stopped ticking (the tick runs every minute: three
-missed minutes): capability routing passes over the roles bound to it."""
-
 
 def record_tick(conn: sqlite3.Connection, host: str, *, now: int) -> None:
     """``host`` ticked at ``now`` (a skipped tick counts: the host is alive)."""

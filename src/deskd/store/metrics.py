@@ -3,9 +3,10 @@
 Each statement is one ``GROUP BY`` (or one row of sums) over a ledger table, so a scrape
 gets back a bounded number of rows however long the history: its answer grows with the
 roles, rungs, channels and hosts, never with the rows. The scans do grow with history
-(~0.3 s for 50,000 attempts and 50,000 pages, docs/operations.md); ``deskd prune`` bounds it. Counters are counted from closed rows only
-(a closed attempt, a finished launch, a delivery that was sent or given up on never changes
-again), so they only go down when ``deskd prune`` deletes history.
+(docs/performance.md, "Costs the code is shaped around"); ``deskd prune`` bounds it. Counters
+are counted from closed rows only (a closed attempt, a finished launch, a delivery that was
+sent or given up on never changes again), so they only go down when ``deskd prune`` deletes
+history.
 """
 
 from __future__ import annotations

@@ -213,7 +213,7 @@ def current_sessions(conn: sqlite3.Connection) -> list[Session]:
     Two statements for any number of roles: each role's session id (two indexed lookups per
     role, driven by the roles table: the desk, not history), then those rows by primary key.
     As one join, PostgreSQL at a thousand roles hashes the ids and reads every session ever
-    recorded to match them (65 ms at 100k rows); a list of ids it reads through the key.
+    recorded to match them (docs/performance.md); a list of ids it reads through the key.
     """
     ids = [
         int(r[0])

@@ -98,28 +98,21 @@ def _attempt(a: dict[str, Any], start: int, end: int, tz: str) -> list[str]:
         + "/>",
     ]
     mid = y + LANE / 2
-    if a["launched"]:
-        x = _x(int(a["launched"]), start, end)
-        parts.append(
-            f'<circle class="launch" cx="{x:.1f}" cy="{mid}" r="4" fill="#fff" stroke="#222">'
-            + _title(f"launched {local_text(int(a['launched']), tz)}")
-            + "</circle>"
-        )
-    if a["landed"]:
-        x = _x(int(a["landed"]), start, end)
-        parts.append(
-            f'<path class="landing" d="M{x:.1f} {mid - 5} l5 5 l-5 5 l-5 -5 z" fill="#222">'
-            + _title(f"landed {local_text(int(a['landed']), tz)}")
-            + "</path>"
-        )
-    if a["resolved"]:
-        x = _x(int(a["resolved"]), start, end)
-        parts.append(
-            f'<line class="resolution" x1="{x:.1f}" y1="{y + 5}" x2="{x:.1f}" y2="{y + LANE - 5}" '
-            f'stroke="#0b5d2a" stroke-width="3">'
-            + _title(f"resolved {local_text(int(a['resolved']), tz)}")
-            + "</line>"
-        )
+    # Each moment of the attempt's life that happened, as a marker titled with its time.
+    marks = {
+        "launched": '<circle class="launch" cx="{x:.1f}" cy="{mid}" r="4" fill="#fff" '
+        'stroke="#222">',
+        "landed": '<path class="landing" d="M{x:.1f} {top} l5 5 l-5 5 l-5 -5 z" fill="#222">',
+        "resolved": '<line class="resolution" x1="{x:.1f}" y1="{y1}" x2="{x:.1f}" y2="{y2}" '
+        'stroke="#0b5d2a" stroke-width="3">',
+    }
+    for moment, tag in marks.items():
+        if a[moment]:
+            x = _x(int(a[moment]), start, end)
+            opening = tag.format(x=x, mid=mid, top=mid - 5, y1=y + 5, y2=y + LANE - 5)
+            close = opening[1 : opening.index(" ")]
+            title = _title(f"{moment} {local_text(int(a[moment]), tz)}")
+            parts.append(f"{opening}{title}</{close}>")
     if a["failure_class"] or a["launch_status"] in ("failed", "timed_out"):
         x = x1 + width
         why = a["failure_class"] or a["launch_status"]

@@ -103,11 +103,18 @@ class AgentAdapter(ABC):
     def feed(self, state: RunState, line: str) -> set[str]:
         """Read one stdout line into ``state``; the signals it carried (SESSION, TURN)."""
 
-    @abstractmethod
     def outcome(
         self, state: RunState, *, exit_code: int | None, timed_out: bool, stderr_tail: str
     ) -> RunOutcome:
         """How the run ended, from what ``feed`` saw, then stderr, then the exit code."""
+        if timed_out:
+            turn = "after a model turn" if state.landed else "before any model turn"
+            return self.done(state, TRANSIENT, f"timed out {turn}")
+        return self.ended(state, exit_code=exit_code, stderr_tail=stderr_tail)
+
+    @abstractmethod
+    def ended(self, state: RunState, *, exit_code: int | None, stderr_tail: str) -> RunOutcome:
+        """How a run that was not timed out ended (``outcome`` without the timeout)."""
 
     # Shared pieces for the concrete adapters.
 
@@ -302,6 +309,8 @@ def _line_with(text: str, pattern: re.Pattern[str]) -> str:
     return next((ln for ln in text.splitlines() if pattern.search(ln)), text)
 
 
-def timed_out_outcome(adapter: AgentAdapter, state: RunState) -> RunOutcome:
-    turn = "after a model turn" if state.landed else "before any model turn"
-    return adapter.done(state, TRANSIENT, f"timed out {turn}")
+def model_turn(state: RunState) -> set[str]:
+    """The run landed a model turn: ``{TURN}`` the first time, nothing after."""
+    first = not state.landed
+    state.landed = True
+    return {TURN} if first else set()

@@ -42,11 +42,11 @@ from deskd.adapters.agents.base import (
     checked_id,
     classify_text,
     last_line,
+    model_turn,
     number,
     parse_json_line,
     record_session,
     resume_id,
-    timed_out_outcome,
 )
 from deskd.errors import InvalidLaunch
 
@@ -102,16 +102,10 @@ class ClaudeAdapter(AgentAdapter):
             _read_reset_from_text(state, _result_text(event))
             if event.get("is_error") is False and (number(event.get("num_turns")) or 0) > 0:
                 # A successful result is itself a model turn, even if no assistant line came.
-                if not state.landed:
-                    signals.add(TURN)
-                state.landed = True
+                signals |= model_turn(state)
         return signals
 
-    def outcome(
-        self, state: RunState, *, exit_code: int | None, timed_out: bool, stderr_tail: str
-    ) -> RunOutcome:
-        if timed_out:
-            return timed_out_outcome(self, state)
+    def ended(self, state: RunState, *, exit_code: int | None, stderr_tail: str) -> RunOutcome:
         result = state.result
         if result is None:
             _read_reset_from_text(state, stderr_tail)

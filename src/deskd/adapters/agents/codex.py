@@ -29,7 +29,6 @@ from typing import ClassVar
 
 from deskd.adapters.agents.base import (
     TRANSIENT,
-    TURN,
     USAGE_LIMIT,
     AgentAdapter,
     LaunchSpec,
@@ -37,10 +36,10 @@ from deskd.adapters.agents.base import (
     RunState,
     classify_text,
     last_line,
+    model_turn,
     parse_json_line,
     record_session,
     resume_id,
-    timed_out_outcome,
 )
 from deskd.errors import InvalidLaunch
 
@@ -96,16 +95,12 @@ class CodexAdapter(AgentAdapter):
             item = event.get("item")
             item_type = item.get("type") if isinstance(item, dict) else None
             if item_type in _MODEL_ITEMS:
-                if not state.landed:
-                    signals.add(TURN)
-                state.landed = True
+                signals |= model_turn(state)
             elif item_type == "error" and isinstance(item, dict):
                 state.errors.append(str(item.get("message") or "error item"))
         elif kind == "turn.completed":
             state.result = event
-            if not state.landed:
-                signals.add(TURN)
-            state.landed = True
+            signals |= model_turn(state)
         elif kind == "turn.failed":
             state.result = event
             error = event.get("error")
@@ -116,11 +111,7 @@ class CodexAdapter(AgentAdapter):
             state.errors.append(str(event.get("message") or "error"))
         return signals
 
-    def outcome(
-        self, state: RunState, *, exit_code: int | None, timed_out: bool, stderr_tail: str
-    ) -> RunOutcome:
-        if timed_out:
-            return timed_out_outcome(self, state)
+    def ended(self, state: RunState, *, exit_code: int | None, stderr_tail: str) -> RunOutcome:
         result = state.result
         if result is None:
             return self._usage_reset(

@@ -28,7 +28,6 @@ from deskd.adapters.agents.base import (
     last_line,
     parse_json_line,
     record_session,
-    timed_out_outcome,
 )
 from deskd.errors import InvalidLaunch
 
@@ -68,11 +67,7 @@ class CommandAdapter(AgentAdapter):
             else set()
         )
 
-    def outcome(
-        self, state: RunState, *, exit_code: int | None, timed_out: bool, stderr_tail: str
-    ) -> RunOutcome:
-        if timed_out:
-            return timed_out_outcome(self, state)
+    def ended(self, state: RunState, *, exit_code: int | None, stderr_tail: str) -> RunOutcome:
         if exit_code == 0:
             return self.done(state, None, "exited 0")
         if exit_code in (126, 127):

@@ -31,7 +31,6 @@ from deskd.adapters.agents.base import (
     PERMANENT,
     TASK,
     TRANSIENT,
-    TURN,
     USAGE_LIMIT,
     AgentAdapter,
     LaunchSpec,
@@ -39,11 +38,11 @@ from deskd.adapters.agents.base import (
     RunState,
     classify_text,
     last_line,
+    model_turn,
     number,
     parse_json_line,
     record_session,
     resume_id,
-    timed_out_outcome,
 )
 from deskd.errors import InvalidLaunch
 
@@ -111,16 +110,10 @@ class GeminiAdapter(AgentAdapter):
             if wait is not None and state.reset_at_ms is None:
                 state.reset_at_ms = state.started_at_ms + int(float(wait.group(1)) * 1000)
         elif str(doc.get("response") or "").strip() or _tool_calls(doc) > 0:
-            if not state.landed:
-                signals.add(TURN)
-            state.landed = True
+            signals |= model_turn(state)
         return signals
 
-    def outcome(
-        self, state: RunState, *, exit_code: int | None, timed_out: bool, stderr_tail: str
-    ) -> RunOutcome:
-        if timed_out:
-            return timed_out_outcome(self, state)
+    def ended(self, state: RunState, *, exit_code: int | None, stderr_tail: str) -> RunOutcome:
         if state.result is None:
             doc = _trailing_json(stderr_tail)
             if doc is not None:

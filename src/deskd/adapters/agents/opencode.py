@@ -24,7 +24,6 @@ from deskd.adapters.agents.base import (
     PERMANENT,
     TASK,
     TRANSIENT,
-    TURN,
     USAGE_LIMIT,
     AgentAdapter,
     LaunchSpec,
@@ -32,11 +31,11 @@ from deskd.adapters.agents.base import (
     RunState,
     classify_text,
     last_line,
+    model_turn,
     number,
     parse_json_line,
     record_session,
     resume_id,
-    timed_out_outcome,
 )
 from deskd.errors import InvalidLaunch
 
@@ -65,9 +64,7 @@ class OpencodeAdapter(AgentAdapter):
         signals = record_session(state, event.get("sessionID"), kind=self.kind)
         kind = event.get("type")
         if kind in _TURN_EVENTS:
-            if not state.landed:
-                signals.add(TURN)
-            state.landed = True
+            signals |= model_turn(state)
         elif kind == "step_finish":
             part = event.get("part")
             cost = number(part.get("cost")) if isinstance(part, dict) else None
@@ -80,11 +77,7 @@ class OpencodeAdapter(AgentAdapter):
             state.errors.append(_error_text(event.get("error")))
         return signals
 
-    def outcome(
-        self, state: RunState, *, exit_code: int | None, timed_out: bool, stderr_tail: str
-    ) -> RunOutcome:
-        if timed_out:
-            return timed_out_outcome(self, state)
+    def ended(self, state: RunState, *, exit_code: int | None, stderr_tail: str) -> RunOutcome:
         result = state.result
         if result is not None and result.get("type") == "error":
             return self.done(state, *self._classify_error(result.get("error")))

@@ -9,8 +9,8 @@ is the only credential), the path of ``json://``/``xml://``/``form://`` (a webho
 often its token), and every ``${VAR}`` value, shown back as its ``${VAR}`` name.
 
 A URL apprise cannot read (an unknown service, a ``${VAR}`` that is not set) is shown as its
-scheme, its ``${VAR}`` names and plain words only. Loading apprise costs ~0.3 s: this module
-imports it inside functions, and only commands that show or send a URL call them.
+scheme, its ``${VAR}`` names and plain words only. Loading apprise is slow (docs/performance.md):
+this module imports it inside functions, and only commands that show or send a URL call them.
 """
 
 from __future__ import annotations

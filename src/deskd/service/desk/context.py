@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from deskd.adapters.clock import now_ms
 from deskd.config.desk import Desk
@@ -102,6 +103,23 @@ class DeskContext:
         if is_corruption(exc) and not self.settings.shared_database:
             note_damage(self.settings.run_path, self.settings.database, str(exc))
         return database_unavailable(self.settings.database_shown, exc)
+
+    def event(
+        self,
+        conn: sqlite3.Connection,
+        kind: str,
+        subject: str | None = None,
+        *,
+        role: str | None = None,
+        actor: str | None = None,
+        detail: dict[str, Any] | None = None,
+    ) -> int:
+        """Record an event of ``kind`` at this unit of work's instant (``store.events``)."""
+        from deskd.store.events import add_event
+
+        return add_event(
+            conn, at=self.now, kind=kind, role=role, actor=actor, subject=subject, detail=detail
+        )
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:

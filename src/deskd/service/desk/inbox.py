@@ -20,7 +20,6 @@ from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import known_role
 from deskd.store import items as item_rows
 from deskd.store.attempts import covered_item_ids
-from deskd.store.events import add_event
 from deskd.store.routing import mark_item_routed
 
 if TYPE_CHECKING:
@@ -118,12 +117,11 @@ def enqueue(
         item_id, deduped = insert(conn, item, now=ctx.now)
         if routed is not None and not deduped:
             mark_item_routed(conn, item_id, capability=routed[0], why=routed[1])
-        add_event(
+        ctx.event(
             conn,
-            at=ctx.now,
-            kind="item.deduped" if deduped else "item.enqueued",
+            "item.deduped" if deduped else "item.enqueued",
+            f"item:{item_id}",
             role=item.role,
-            subject=f"item:{item_id}",
             detail={"source": item.source, "priority": item.priority},
         )
     return item_id, deduped
@@ -155,15 +153,7 @@ InboxEntry = TypedDict(
 def item_view(row: Item, *, now: int, full: bool = False) -> InboxEntry:
     view: InboxEntry = {
         "id": row.id,
-        "source": row.source,
-        "priority": priority_name(row.priority),
-        "title": row.title,
-        "state": ledger_state(
-            read_at=row.read_at,
-            notified_at=row.notified_at,
-            sla_due_at=row.sla_due_at,
-            now=now,
-        ),
+        **_described(row, now=now, escalated=False),
         "enqueued_at": iso_utc(row.enqueued_at),
     }
     if full:
@@ -233,10 +223,9 @@ def ack(
         else:
             count = item_rows.ack_seen_items(conn, role, now=ctx.now, by=by)
         if count:
-            add_event(
+            ctx.event(
                 conn,
-                at=ctx.now,
-                kind="item.acked",
+                "item.acked",
                 role=role,
                 actor=by,
                 detail={"count": count, "ids": sorted(set(ids)) if ids else "seen"},
@@ -265,11 +254,9 @@ def ledger(
     return out
 
 
-def ledger_entry(row: Item, *, now: int, escalated: bool) -> dict[str, Any]:
-    """One (item, recipient) of the delivery ledger, its state derived at read time."""
+def _described(row: Item, *, now: int, escalated: bool) -> dict[str, Any]:
+    """What an item is and its ledger state now, for both the inbox and the ledger views."""
     return {
-        "item_id": row.id,
-        "to": row.role,
         "source": row.source,
         "priority": priority_name(row.priority),
         "title": row.title,
@@ -280,6 +267,15 @@ def ledger_entry(row: Item, *, now: int, escalated: bool) -> dict[str, Any]:
             now=now,
             escalated=escalated,
         ),
+    }
+
+
+def ledger_entry(row: Item, *, now: int, escalated: bool) -> dict[str, Any]:
+    """One (item, recipient) of the delivery ledger, its state derived at read time."""
+    return {
+        "item_id": row.id,
+        "to": row.role,
+        **_described(row, now=now, escalated=escalated),
         "queued_at": iso_utc(row.enqueued_at),
         "notified_at": iso_utc(row.notified_at),
         "read_at": iso_utc(row.read_at),

@@ -11,7 +11,6 @@ from deskd.errors import InvalidValue
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import known_role
 from deskd.service.desk.inbox import NewItem, insert, sla_seconds, validate_text
-from deskd.store.events import add_event
 
 
 def send(
@@ -53,13 +52,12 @@ def send(
             now=ctx.now,
         )
         created = [(item_id, name) for item_id, name, _ in inserted]
-        add_event(
+        ctx.event(
             conn,
-            at=ctx.now,
-            kind="message.sent",
+            "message.sent",
+            message_id,
             role=sender,
             actor=sender,
-            subject=message_id,
             detail={"to": recipients, "items": [i for i, _ in created]},
         )
     return message_id, created

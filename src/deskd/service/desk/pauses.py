@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from deskd.errors import AlreadyPaused, InvalidValue, PeopleOnly
 from deskd.service.desk.context import DeskContext
-from deskd.store.events import add_event
 from deskd.store.pauses import end_pauses, insert_pause, live_pauses
 
 
@@ -25,7 +24,7 @@ def pause(ctx: DeskContext, *, role: str | None, reason: str) -> int:
         if any(p.role == role for p in live_pauses(conn)):
             raise AlreadyPaused(role)
         pause_id = insert_pause(conn, role=role, reason=reason, by=by, now=ctx.now)
-        add_event(conn, at=ctx.now, kind="paused", role=role, actor=by, detail={"reason": reason})
+        ctx.event(conn, "paused", role=role, actor=by, detail={"reason": reason})
     return pause_id
 
 
@@ -36,5 +35,5 @@ def resume(ctx: DeskContext, *, role: str | None) -> int:
     with ctx.write() as conn:
         ended = end_pauses(conn, role=role, by=by, now=ctx.now)
         if ended:
-            add_event(conn, at=ctx.now, kind="resumed", role=role, actor=by)
+            ctx.event(conn, "resumed", role=role, actor=by)
     return ended

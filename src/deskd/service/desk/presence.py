@@ -19,7 +19,6 @@ from deskd.service.desk.context import DeskContext
 from deskd.session_ids import session_id_problem
 from deskd.store import items as item_rows
 from deskd.store import sessions as session_rows
-from deskd.store.events import add_event
 from deskd.store.roles import list_roles
 
 if TYPE_CHECKING:
@@ -72,36 +71,14 @@ def set_status(
     """Record a heartbeat now with the declared state; returns the role's presence after it."""
     check_state(state)
     check_text("--activity", activity)
-    check_session_id(ctx, role, native_id)
-    with ctx.write() as conn:
-        session_id = session_rows.record_heartbeat(
-            conn,
-            role=role,
-            now=ctx.now,
-            native_id=native_id or None,
-            state=state,
-            event="status set",
-            activity=activity,
-        )
-    return _after_write(ctx, role, session_id)
+    return _beat(ctx, role, native_id, state=state, event="status set", activity=activity)
 
 
 def heartbeat(
     ctx: DeskContext, role: str, *, native_id: str | None = None, token: str | None = None
 ) -> dict[str, Any]:
     """What the session hook does on a tool call, by hand: the role's session is working now."""
-    check_session_id(ctx, role, native_id)
-    with ctx.write() as conn:
-        session_id = session_rows.record_heartbeat(
-            conn,
-            role=role,
-            now=ctx.now,
-            native_id=native_id or None,
-            state="working",
-            event="heartbeat",
-            token=token or None,
-        )
-    return _after_write(ctx, role, session_id)
+    return _beat(ctx, role, native_id, state="working", event="heartbeat", token=token or None)
 
 
 def end_status(ctx: DeskContext, role: str, *, by: str) -> dict[str, Any]:
@@ -112,17 +89,26 @@ def end_status(ctx: DeskContext, role: str, *, by: str) -> dict[str, Any]:
         if current is None or current.state not in session_rows.LIVE_STATES:
             raise NoLiveSession(role, derive(ctx, current))
         session_rows.end_session(conn, current.id, now=ctx.now, reason=END_REASON)
-        add_event(
+        ctx.event(
             conn,
-            at=ctx.now,
-            kind="session.ended",
+            "session.ended",
+            f"session:{current.id}",
             role=role,
             actor=by,
-            subject=f"session:{current.id}",
             detail={"reason": END_REASON, "native_id": current.native_id},
         )
     result = _after_write(ctx, role, current.id)
     return {**result, "session_id": current.native_id}
+
+
+def _beat(ctx: DeskContext, role: str, native_id: str | None, **beat: Any) -> dict[str, Any]:
+    """Record a heartbeat of ``role`` (``beat``: its state, event, activity or token)."""
+    check_session_id(ctx, role, native_id)
+    with ctx.write() as conn:
+        session_id = session_rows.record_heartbeat(
+            conn, role=role, now=ctx.now, native_id=native_id or None, **beat
+        )
+    return _after_write(ctx, role, session_id)
 
 
 def _after_write(ctx: DeskContext, role: str, session_id: int) -> dict[str, Any]:

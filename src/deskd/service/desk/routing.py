@@ -12,9 +12,10 @@ from deskd.core.routing import Candidate, Routing, capability_problem, choose
 from deskd.errors import InvalidValue, NoRoles
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.presence import derive
+from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
 from deskd.store import items as item_rows
 from deskd.store import sessions as session_rows
-from deskd.store.hosts import TICK_STALE_S, list_hosts
+from deskd.store.hosts import list_hosts
 from deskd.store.pauses import live_pauses
 from deskd.store.routing import open_tasks_by_role
 
@@ -47,7 +48,7 @@ def candidates(ctx: DeskContext, capability: str | None) -> list[Candidate]:
 
 def _blocked(ctx: DeskContext) -> dict[str, str]:
     """Per role, why it cannot work now: paused, its desk paused, or bound to a host whose
-    last tick is older than ``TICK_STALE_S`` (or that never ticked)."""
+    last tick is ``DESKD_TICK_OVERDUE`` old (or that never ticked)."""
     pauses = live_pauses(ctx.conn)
     desk_pause = next((p for p in pauses if p.role is None), None)
     out: dict[str, str] = {}
@@ -59,9 +60,10 @@ def _blocked(ctx: DeskContext) -> dict[str, str]:
     bound = {name: ctx.desk.host_of(name) for name in ctx.desk.role_names}
     if any(bound.values()):
         ticked = {name: last for name, _first, last, _n in list_hosts(ctx.conn)}
+        after_s = overdue_after_s(ctx.settings)
         for name, host in bound.items():
             last = ticked.get(host) if host else None
-            if host and name not in out and (last is None or ctx.now - last >= TICK_STALE_S * 1000):
+            if host and name not in out and is_overdue(last, now=ctx.now, after_s=after_s):
                 out[name] = f"host {host} is not ticking"
     return out
 

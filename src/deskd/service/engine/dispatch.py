@@ -15,10 +15,10 @@ from deskd.adapters.private import open_private, private_dir
 from deskd.core.records import EXECUTOR_DIED
 from deskd.service.desk import locks
 from deskd.service.desk.context import DeskContext
+from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
 from deskd.service.engine.launch_control import clear_pid, read_pid
 from deskd.store import attempts as attempt_rows
 from deskd.store import hosts as desk_hosts
-from deskd.store.events import add_event
 from deskd.store.sessions import current_session, park_session, session_by_native
 
 if TYPE_CHECKING:
@@ -27,8 +27,6 @@ if TYPE_CHECKING:
     from deskd.store.records.wakes import Attempt
 
 RESTART_AFTER_MS = 60_000
-HOST_DOWN_AFTER_MS = 2 * RESTART_AFTER_MS
-"""A launch handed to another host and not started this long: that host stopped ticking."""
 
 
 class Dispatched(NamedTuple):
@@ -120,15 +118,21 @@ def heal_launches(ctx: DeskContext) -> Healed:
     what it was handed) is given up, so its wake climbs to a person."""
     conn = ctx.conn
     here = ctx.settings.host_id
+    # A launch handed to another host, not started within the threshold, on a host with no
+    # tick within it either: that host stopped ticking (service/desk/tick_overdue.py).
+    after_s = overdue_after_s(ctx.settings)
     elsewhere = [
         r
-        for r in attempt_rows.stale_planned(conn, before=ctx.now - HOST_DOWN_AFTER_MS)
+        for r in attempt_rows.stale_planned(conn, before=ctx.now - after_s * 1000)
         if not ctx.desk.runs_here(r.role, here)
     ]
     if elsewhere:
         last = {name: at for name, _, at, _ in desk_hosts.list_hosts(conn)}
-        since = ctx.now - HOST_DOWN_AFTER_MS
-        elsewhere = [r for r in elsewhere if last.get(ctx.desk.host_of(r.role) or "", 0) < since]
+        elsewhere = [
+            r
+            for r in elsewhere
+            if is_overdue(last.get(ctx.desk.host_of(r.role) or ""), now=ctx.now, after_s=after_s)
+        ]
     running = [
         r
         for r in attempt_rows.running_launches(conn)
@@ -172,13 +176,16 @@ def _fail_dead(ctx: DeskContext, conn: sqlite3.Connection, row: Attempt) -> bool
         hold_until=None,
     ):
         return False
-    add_event(conn, at=ctx.now, kind="launch.died", role=row.role, subject=f"attempt:{row.id}")
+    ctx.event(conn, "launch.died", f"attempt:{row.id}", role=row.role)
     session = _served(conn, row)
     if session is not None and park_session(conn, session, now=ctx.now, event="launch.died"):
-        add_event(
-            conn, at=ctx.now, kind="session.parked", role=row.role, subject=f"session:{session}",
+        ctx.event(
+            conn,
+            "session.parked",
+            f"session:{session}",
+            role=row.role,
             detail={"attempt_id": row.id, "why": EXECUTOR_DIED},
-        )  # fmt: skip
+        )
     return True
 
 
@@ -200,7 +207,6 @@ def _give_up(ctx: DeskContext, conn: sqlite3.Connection, row: Attempt) -> None:
     in this tick, not at the rung's SLA."""
     host = ctx.desk.host_of(row.role)
     if desk_hosts.give_up_launch(conn, row.id, reason=f"host {host} is not ticking", now=ctx.now):
-        add_event(
-            conn, at=ctx.now, kind="launch.host_down", role=row.role,
-            subject=f"attempt:{row.id}", detail={"host": host},
-        )  # fmt: skip
+        ctx.event(
+            conn, "launch.host_down", f"attempt:{row.id}", role=row.role, detail={"host": host}
+        )

@@ -17,7 +17,6 @@ from deskd.core.timeparse import iso_utc
 from deskd.core.values import priority_name
 from deskd.service.desk.context import DeskContext
 from deskd.store import hooks as hook_rows
-from deskd.store.events import add_event
 
 if TYPE_CHECKING:
     from deskd.store.records.work import Hook
@@ -170,12 +169,11 @@ def _enqueue_fire(
         ),
         now=ctx.now,
     )
-    add_event(
+    ctx.event(
         conn,
-        at=ctx.now,
-        kind="hook.fired",
+        "hook.fired",
+        f"hook:{row.id}",
         role=row.owner,
-        subject=f"hook:{row.id}",
         detail={"item": item_id, "missed": missed},
     )
     return item_id

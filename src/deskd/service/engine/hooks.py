@@ -37,7 +37,6 @@ from deskd.errors import HookClosed, InvalidValue, NotHookOwner, UnknownHook
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import validate_text
 from deskd.store import hooks as hook_rows
-from deskd.store.events import add_event
 
 if TYPE_CHECKING:
     from deskd.store.records.work import Hook
@@ -83,12 +82,11 @@ def add_hook(ctx: DeskContext, req: HookRequest) -> dict[str, Any]:
             next_fire_at=decision.next_fire_at,
             now=ctx.now,
         )
-        add_event(
+        ctx.event(
             conn,
-            at=ctx.now,
-            kind="hook.added",
+            "hook.added",
+            f"hook:{hook_id}",
             role=req.owner,
-            subject=f"hook:{hook_id}",
             detail={"kind": kind, "spec": describe(spec, tz=ctx.tz)},
         )
     return {"id": hook_id, "kind": kind, "next_fire_at": iso_utc(decision.next_fire_at)}
@@ -189,12 +187,5 @@ def cancel_hook(ctx: DeskContext, hook_id: int, *, by: str) -> dict[str, Any]:
         if row.status != "active":
             raise HookClosed(hook_id, row.status)
         hook_rows.set_hook_status(conn, hook_id, status="cancelled")
-        add_event(
-            conn,
-            at=ctx.now,
-            kind="hook.cancelled",
-            role=row.owner,
-            actor=by,
-            subject=f"hook:{hook_id}",
-        )
+        ctx.event(conn, "hook.cancelled", f"hook:{hook_id}", role=row.owner, actor=by)
     return {"id": hook_id, "status": "cancelled"}

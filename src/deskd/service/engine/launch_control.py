@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 from deskd.errors import InvalidValue, NoTranscript, NotRunning, PeopleCommand
 from deskd.service.desk.context import DeskContext
 from deskd.store import attempts as attempt_rows
-from deskd.store.events import add_event
 
 if TYPE_CHECKING:
     from deskd.store.records.wakes import Attempt
@@ -87,13 +86,12 @@ def stop_role(ctx: DeskContext, role: str, *, by: str, grace_s: float = GRACE_S)
             cost_usd=None,
             hold_until=None,
         )
-        add_event(
+        ctx.event(
             conn,
-            at=ctx.now,
-            kind="launch.stopped",
+            "launch.stopped",
+            f"attempt:{attempt_id}",
             role=role,
             actor=by,
-            subject=f"attempt:{attempt_id}",
             detail={"pid": pid},
         )
     signalled = _end_group(pid, grace_s=grace_s) if pid is not None else "no process recorded"

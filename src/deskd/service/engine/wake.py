@@ -15,17 +15,32 @@ from deskd.service.desk.context import DeskContext
 from deskd.service.engine.attempt_views import attempt_view
 from deskd.service.engine.snapshot import load_snapshot, policy_of
 from deskd.store import attempts as attempt_rows
-from deskd.store.events import add_event
 
 ACK_TIMEOUT_S = 4 * 3600
 
 
 def list_wakes(
-    ctx: DeskContext, *, role: str | None, open_only: bool, limit: int
+    ctx: DeskContext,
+    *,
+    role: str | None,
+    open_only: bool,
+    limit: int,
+    rung: str = "",
+    outcome: str = "",
+    reason: str = "",
 ) -> list[dict[str, Any]]:
+    """The newest ``limit`` wakes; ``rung``, ``outcome`` and ``reason`` (when given) filter
+    in the query, before the limit."""
     if role is not None:
         ctx.desk.role(role)
-    rows = attempt_rows.list_attempts(ctx.conn, role=role, open_only=open_only, limit=limit)
+    match = {"rung": rung, "outcome": outcome, "kind": reason}
+    rows = attempt_rows.list_attempts(
+        ctx.conn,
+        role=role,
+        open_only=open_only,
+        limit=limit,
+        **{column: value for column, value in match.items() if value},
+    )
     return [attempt_view(r) for r in rows]
 
 
@@ -50,13 +65,12 @@ def ack(ctx: DeskContext, attempt_id: int, *, note: str) -> dict[str, Any]:
 
             item_id = int(row.key.split(":", 1)[1])
             ack_items(conn, row.role, [item_id], now=ctx.now, by=ctx.actor)
-        add_event(
+        ctx.event(
             conn,
-            at=ctx.now,
-            kind="attempt.acked",
+            "attempt.acked",
+            f"attempt:{attempt_id}",
             role=row.role,
             actor=ctx.actor,
-            subject=f"attempt:{attempt_id}",
             detail={"note": note},
         )
     return {"id": attempt_id, "ack_until": iso_utc(until), "note": note}

@@ -15,7 +15,7 @@ already out.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from deskd.core.meetings import (
@@ -106,6 +106,22 @@ def meeting_item(
         now=now,
     )
     return item_id
+
+
+def meeting_items(
+    conn: sqlite3.Connection,
+    facts: MeetingFacts,
+    recipients: Iterable[str],
+    sender: str | None,
+    title: str,
+    body: str,
+    *,
+    key: str,
+    now: int,
+) -> None:
+    """The same meeting item in each recipient's ledger (``meeting_item`` for each)."""
+    for to in recipients:
+        meeting_item(conn, facts, to=to, sender=sender, title=title, body=body, key=key, now=now)
 
 
 def read_items(

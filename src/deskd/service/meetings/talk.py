@@ -29,7 +29,7 @@ from deskd.service.desk.inbox import MAX_BODY
 from deskd.service.meetings.lifecycle import (
     event,
     load,
-    meeting_item,
+    meeting_items,
     read_items,
     read_notices,
     refuse,
@@ -111,17 +111,8 @@ def send(
         )
         spent = rows.spend(conn, meeting_id)
         rows.touch(conn, meeting_id, now=now)
-        for to in recipients:
-            meeting_item(
-                conn,
-                facts,
-                to=to,
-                sender=role,
-                title=f"{role} ({kind}): {_first_line(body)}",
-                body=body,
-                key=str(message_id),
-                now=now,
-            )
+        title = f"{role} ({kind}): {_first_line(body)}"
+        meeting_items(conn, facts, recipients, role, title, body, key=str(message_id), now=now)
         settled = msg_rows.settle_obligations(
             conn, meeting_id, role, answered, by_message=message_id, reason="replied", now=now
         )
@@ -254,17 +245,8 @@ def position(ctx: DeskContext, meeting_id: int, role: str, body: str) -> Said:
             conn, facts, role, "position", body, recipients, None, (), spent=False, now=now
         )
         rows.touch(conn, meeting_id, now=now)
-        for to in recipients:
-            meeting_item(
-                conn,
-                facts,
-                to=to,
-                sender=role,
-                title=f"{role}'s position: {_first_line(body)}",
-                body=body,
-                key=str(message_id),
-                now=now,
-            )
+        title = f"{role}'s position: {_first_line(body)}"
+        meeting_items(conn, facts, recipients, role, title, body, key=str(message_id), now=now)
         settled = msg_rows.settle_all_of(conn, meeting_id, role, reason="position stated", now=now)
         event(
             conn,

@@ -13,8 +13,8 @@ from deskd.core.timeparse import iso_utc, to_ms
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import ledger_entry
 from deskd.service.desk.presence import role_presences
+from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
 from deskd.service.engine.attempt_views import attempt_view
-from deskd.service.ops.tick_overdue import is_overdue, overdue_after_s
 from deskd.store.attempts import covered_item_ids, list_attempts
 from deskd.store.hosts import list_hosts
 from deskd.store.items import overdue_unread

@@ -12,7 +12,7 @@ from typing import Literal
 
 from deskd.config.settings import Settings
 from deskd.core.timeparse import human_age
-from deskd.service.ops.tick_overdue import is_overdue, overdue_after_s
+from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
 
 Line = tuple[str, Literal["ok", "warn", "fail"], str]
 HOW_TO_LOOK = "`deskd timer status` or `deskd cron-line --check` shows the schedule"

@@ -23,7 +23,6 @@ from deskd.service.desk.identity import acting_role, known_role
 from deskd.service.desk.inbox import validate_text
 from deskd.service.engine.snapshot import load_snapshot, policy_of
 from deskd.service.paging.pager import deliver_pages
-from deskd.store.events import add_event
 from deskd.store.help import insert_help_request
 from deskd.store.items import insert_item
 from deskd.store.routing import mark_item_routed
@@ -68,13 +67,12 @@ def raise_help(
         insert_help_request(conn, item_id=item_id, role=role, now=ctx.now, held_work=held_work)
         if capability is not None:
             mark_item_routed(conn, item_id, capability=capability, why=f"unroutable: {capability}")
-        add_event(
+        ctx.event(
             conn,
-            at=ctx.now,
-            kind="help.requested",
+            "help.requested",
+            f"item:{item_id}",
             role=role,
             actor=actor,
-            subject=f"item:{item_id}",
             detail={"title": title, **({"unroutable": capability} if capability else {})},
         )
         key = f"help:{item_id}"

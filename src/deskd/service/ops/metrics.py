@@ -22,7 +22,7 @@ from prometheus_client.core import (
 from prometheus_client.registry import Collector
 
 from deskd import __version__
-from deskd.service.ops.tick_overdue import is_overdue, overdue_after_s
+from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
 from deskd.store import metrics as agg
 from deskd.store.hosts import list_hosts
 

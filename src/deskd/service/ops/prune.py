@@ -13,7 +13,6 @@ from deskd.errors import OperatorOnly, TooRecent, database_unavailable
 from deskd.service.desk.context import DeskContext
 from deskd.store import prune as rows
 from deskd.store.db import integrity_problem
-from deskd.store.events import add_event
 
 MIN_AGE_S = 86400
 """Below one day only with ``--force``: ``--older-than 0`` must not empty the history."""
@@ -90,10 +89,9 @@ def prune(
                 result.deleted[name] = step(conn, before=result.cutoff)
             if dry_run:
                 raise _Rollback
-            add_event(
+            ctx.event(
                 conn,
-                at=ctx.now,
-                kind="pruned",
+                "pruned",
                 actor="operator",
                 detail={
                     "older_than": duration_text(seconds),

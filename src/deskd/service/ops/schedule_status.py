@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from deskd.service.ops.scheduling import (
-    DRIVER,
     SERVICE,
     TIMER,
+    driver_lines,
     read_crontab,
     unit_dir,
 )
@@ -126,14 +126,7 @@ def cron_lines(
     desk's last run read from that desk's tick.log."""
     text = read_crontab() if crontab is True else (crontab or None)
     found = []
-    for line in (text or "").splitlines():
-        stripped = line.strip()
-        if stripped.startswith("#") or DRIVER not in stripped:
-            continue
-        try:
-            words = shlex.split(stripped.replace("\\%", "%"))
-        except ValueError:
-            words = stripped.split()
+    for stripped, words in driver_lines(text):
         env = dict(w.split("=", 1) for w in words if "=" in w and not w.startswith("/"))
         desk = env.get("DESKD_HOME")
         logs = Path(env["DESKD_LOG_DIR"]) if env.get("DESKD_LOG_DIR") else None

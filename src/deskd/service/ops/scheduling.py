@@ -19,7 +19,7 @@ import shlex
 import shutil
 import sys
 import sysconfig
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -342,11 +342,8 @@ def sudo_command(target: Target) -> str:
     return shlex.join(words)
 
 
-# -- is the tick scheduled? (for `deskd doctor`) -------------------------------------------
-
-
 def read_crontab(timeout_s: float = 5.0) -> str | None:
-    """This user's crontab (``crontab -l``), or None when there is none or no ``crontab``."""
+    """This user's crontab (``crontab -l``) for ``deskd doctor``, or None when there is none."""
     import subprocess
 
     exe = shutil.which("crontab")
@@ -367,13 +364,18 @@ def scheduled_ticks(home: Path, environ: Mapping[str, str], *, crontab: str | No
     found: list[str] = []
     wanted = f"DESKD_HOME={home}"
     for folder in (unit_dir(environ, user=True), unit_dir(environ, user=False)):
-        service = folder / SERVICE
         try:
-            text = service.read_text("utf-8")
+            text = (folder / SERVICE).read_text("utf-8")
         except OSError:
             continue
         if f'"{wanted}"' in text and (folder / TIMER).is_file():
             found.append(f"systemd timer {folder / TIMER}")
+    found += [f"crontab: {line}" for line, words in driver_lines(crontab) if wanted in words]
+    return found
+
+
+def driver_lines(crontab: str | None) -> Iterator[tuple[str, list[str]]]:
+    """Each crontab line running the driver, stripped, with its words as the shell splits them."""
     for line in (crontab or "").splitlines():
         stripped = line.strip()
         if stripped.startswith("#") or DRIVER not in stripped:
@@ -382,9 +384,7 @@ def scheduled_ticks(home: Path, environ: Mapping[str, str], *, crontab: str | No
             words = shlex.split(stripped.replace("\\%", "%"))
         except ValueError:
             words = stripped.split()
-        if wanted in words:
-            found.append(f"crontab: {stripped}")
-    return found
+        yield stripped, words
 
 
 def schedule_check(home: Path, environ: Mapping[str, str]) -> tuple[str, str]:

@@ -24,7 +24,7 @@ from deskd.service.meetings.lifecycle import (
     close_meeting,
     event,
     load,
-    meeting_item,
+    meeting_items,
     refuse,
     sync_state,
 )
@@ -64,13 +64,12 @@ def send(
             now=ctx.now,
         )
         created = [{"id": i, "to": name, "deduped": deduped} for i, name, deduped in inserted]
-        add_event(
+        ctx.event(
             conn,
-            at=ctx.now,
-            kind="supervisor.sent",
+            "supervisor.sent",
+            message_id,
             role=recipients[0] if len(recipients) == 1 else None,
             actor=SUPERVISOR,
-            subject=message_id,
             detail={"to": recipients, "items": [c["id"] for c in created], "title": title},
         )
     return {"message_id": message_id, "items": created}
@@ -116,17 +115,10 @@ def meeting_post(ctx: DeskContext, meeting_id: int, body: str) -> dict[str, Any]
             raise DuplicateMessage(meeting_id, original or 0)
         meeting_rows.touch(conn, meeting_id, now=now)
         first = body.strip().splitlines()[0]
-        for role in recipients:
-            meeting_item(
-                conn,
-                facts,
-                to=role,
-                sender=SUPERVISOR,
-                title=f"supervisor: {first}",
-                body=body,
-                key=str(message_id),
-                now=now,
-            )
+        title = f"supervisor: {first}"
+        meeting_items(
+            conn, facts, recipients, SUPERVISOR, title, body, key=str(message_id), now=now
+        )
         event(conn, meeting_id, "supervisor", None, f"the supervisor said: {first}", now=now)
         add_event(
             conn,
@@ -148,12 +140,11 @@ def meeting_close(ctx: DeskContext, meeting_id: int, resolution: str) -> dict[st
         facts = load(conn, meeting_id, now=ctx.now)
         refuse(open_refusal(facts))
         close_meeting(conn, facts, f"closed by the supervisor: {resolution}", now=ctx.now)
-        add_event(
+        ctx.event(
             conn,
-            at=ctx.now,
-            kind="meeting.force_closed",
+            "meeting.force_closed",
+            f"meeting:{meeting_id}",
             actor=SUPERVISOR,
-            subject=f"meeting:{meeting_id}",
             detail={"resolution": resolution},
         )
     return {"meeting_id": meeting_id, "state": "closed", "resolution": resolution}

@@ -19,13 +19,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from deskd.adapters.channels.base import SEND_BUDGET_S, Delivery, Transport, scrub
+from deskd.adapters.channels.base import Transport
 from deskd.core.paging import Entry, entries_of, mark, outcome, results_of, triage
 from deskd.core.timeparse import human_age, iso_utc, local_text
 from deskd.service.desk.context import DeskContext
-from deskd.service.ops.tick_overdue import is_overdue, overdue_after_s
+from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
 from deskd.store import tick_alarms as rows
-from deskd.store.events import add_event
 from deskd.store.hosts import list_hosts
 from deskd.store.pauses import live_pauses
 
@@ -135,7 +134,16 @@ def send_one_alarm(
     with ctx.write() as conn:
         if not rows.claim_alarm(conn, alarm.id, tries=alarm.tries, lease_until=now + LEASE_MS):
             return None  # another console took it
-    results = _send(ctx, alarm, entries_now, due, transport=transport)
+    # The side effect: the due URLs, found again by channel and masked URL, sent once.
+    from deskd.service.paging.channels import all_channels
+    from deskd.service.paging.pager import send_due
+
+    channels = all_channels(ctx.settings, ctx.desk)
+    kind = "notice" if alarm.kind == "stopped" else "settled"
+    results = send_due(
+        ctx.settings, entries_now, due, channels, title=alarm.title, body=alarm.body, kind=kind,
+        transport=transport,
+    )  # fmt: skip
     after = list(entries_now)
     for index, result in results.items():
         after[index] = mark(entries_now[index], ok=result.ok, error=result.error, now=now)
@@ -175,45 +183,6 @@ def _route(ctx: DeskContext) -> tuple[Entry, ...]:
         if c.takes(PRIORITY)
         for t in safe_targets(c, values)
     )
-
-
-def _send(
-    ctx: DeskContext,
-    alarm: TickAlarm,
-    entries: Sequence[Entry],
-    due: Sequence[int],
-    *,
-    transport: Transport | None,
-) -> dict[int, Delivery]:
-    """The side effect: the due URLs, found again by channel and masked URL, sent once."""
-    from deskd.service.paging.channels import all_channels, secrets_of, var_values
-    from deskd.service.paging.pager import due_targets
-
-    values = var_values(ctx.settings)
-    targets, missing = due_targets(entries, due, all_channels(ctx.settings, ctx.desk), values)
-    results: dict[int, Delivery] = {
-        index: Delivery(key="", ok=False, error=why) for index, why in missing.items()
-    }
-    if targets:
-        if transport is None:
-            from deskd.service.paging.pager import default_transport
-
-            transport = default_transport()
-        kind = "notice" if alarm.kind == "stopped" else "settled"
-        sent = transport.send(
-            [t for t, _ in targets],
-            title=alarm.title,
-            body=alarm.body,
-            kind=kind,
-            budget_s=SEND_BUDGET_S,
-        )
-        for target, index in targets:
-            got = sent.get(target.key) or Delivery(key=target.key, ok=False, error="not sent")
-            if got.error:
-                error = scrub(got.error, secrets_of(target.url, values))
-                got = Delivery(key=got.key, ok=False, error=error)
-            results[index] = got
-    return results
 
 
 def _finish(
@@ -256,12 +225,8 @@ def _stopped_body(ctx: DeskContext, host: str, last: int, after_s: int) -> str:
 
 
 def _event(conn: Any, ctx: DeskContext, kind: str, host: str, alarm_id: int, last: int) -> None:
-    add_event(
-        conn,
-        at=ctx.now,
-        kind=kind,
-        subject=f"tick_alarm:{alarm_id}",
-        detail={"host": host, "last_tick_at": iso_utc(last)},
+    ctx.event(
+        conn, kind, f"tick_alarm:{alarm_id}", detail={"host": host, "last_tick_at": iso_utc(last)}
     )
 
 

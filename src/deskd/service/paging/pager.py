@@ -54,6 +54,7 @@ from deskd.store.events import add_event
 from deskd.store.pauses import live_pauses
 
 if TYPE_CHECKING:
+    from deskd.config.settings import Settings
     from deskd.store.records.wakes import Page
 
 LEASE_MS = 2 * 60 * 1000
@@ -148,7 +149,12 @@ def send_one_page(
     if not _claim(ctx, page):
         return None  # another pager took it
 
-    results = _send(ctx, page, entries, due, channels, transport=transport)
+    # The side effect: send the due entries, and say how each went (errors scrubbed).
+    body = _body(ctx, page)
+    results = send_due(
+        ctx.settings, entries, due, channels, title=page.title, body=body, kind=page.kind,
+        transport=transport,
+    )  # fmt: skip
     after = list(entries)
     for index, result in results.items():
         after[index] = mark(entries[index], ok=result.ok, error=result.error, now=now)
@@ -173,17 +179,20 @@ def send_one_page(
     return report
 
 
-def _send(
-    ctx: DeskContext,
-    page: Page,
+def send_due(
+    settings: Settings,
     entries: Sequence[Entry],
     due: Sequence[int],
     channels: dict[str, Channel],
     *,
+    title: str,
+    body: str,
+    kind: str,
     transport: Transport | None,
 ) -> dict[int, Delivery]:
-    """The side effect: send the due entries, and say how each went (errors scrubbed)."""
-    values = var_values(ctx.settings)
+    """Send one message to the due entries (by channel and masked URL), once, and say how
+    each went, errors scrubbed of the URLs' secrets: a page's, or the tick alarm's."""
+    values = var_values(settings)
     targets, unresolved = due_targets(entries, due, channels, values)
     results = {
         index: Delivery(key="", ok=False, error=error) for index, error in unresolved.items()
@@ -192,11 +201,7 @@ def _send(
     if targets:
         sender = transport or _apprise()
         delivered = sender.send(
-            [t for t, _ in targets],
-            title=page.title,
-            body=_body(ctx, page),
-            kind=page.kind,
-            budget_s=SEND_BUDGET_S,
+            [t for t, _ in targets], title=title, body=body, kind=kind, budget_s=SEND_BUDGET_S
         )
     for target, index in targets:
         result = delivered.get(target.key) or Delivery(key=target.key, ok=False, error="not sent")

@@ -11,7 +11,6 @@ from zoneinfo import ZoneInfo
 from deskd.core.timeparse import from_ms, iso_utc, local_text, parse_duration, to_ms
 from deskd.errors import InvalidValue, PeopleOnly, SilenceOver, UnknownSilence
 from deskd.service.desk.context import DeskContext
-from deskd.store.events import add_event
 from deskd.store.pages import release_held_pages
 from deskd.store.silences import (
     close_open,
@@ -64,22 +63,20 @@ def add(ctx: DeskContext, *, role: str, duration: str, reason: str) -> dict[str,
         replaced = close_open(conn, role, by=by, now=ctx.now)
         silence_id = insert_silence(conn, role=role, reason=reason, until=until, by=by, now=ctx.now)
         for old in replaced:
-            add_event(
+            ctx.event(
                 conn,
-                at=ctx.now,
-                kind="silence.ended",
+                "silence.ended",
+                f"silence:{old}",
                 role=role,
                 actor=by,
-                subject=f"silence:{old}",
                 detail={"replaced_by": silence_id},
             )
-        add_event(
+        ctx.event(
             conn,
-            at=ctx.now,
-            kind="silence.added",
+            "silence.added",
+            f"silence:{silence_id}",
             role=role,
             actor=by,
-            subject=f"silence:{silence_id}",
             detail={"reason": reason, "until": iso_utc(until)},
         )
         row = get_silence(conn, silence_id)
@@ -105,14 +102,7 @@ def end(ctx: DeskContext, silence_id: int) -> dict[str, Any]:
         if not end_silence(conn, silence_id, by=by, now=ctx.now):
             raise SilenceOver(silence_id)
         released = release_held_pages(conn, str(row.role), now=ctx.now)
-        add_event(
-            conn,
-            at=ctx.now,
-            kind="silence.ended",
-            role=row.role,
-            actor=by,
-            subject=f"silence:{silence_id}",
-        )
+        ctx.event(conn, "silence.ended", f"silence:{silence_id}", role=row.role, actor=by)
         row = get_silence(conn, silence_id)
     assert row is not None
     return {**silence_view(row, now=ctx.now, tz=ctx.tz), "pages_released": released}

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from deskd.errors import DeskdError
 from deskd.service.desk.context import DeskContext
-from deskd.store.events import add_event
 from deskd.store.help import held_work
 
 if TYPE_CHECKING:
@@ -41,10 +40,7 @@ def route_held_work(ctx: DeskContext) -> list[dict[str, Any]]:
                 subject = _place(ctx, work, routing)
                 ack_items(conn, holder, [item_id], now=ctx.now, by="deskd")
                 detail = {"capability": capability, "why": routing.why, "help_item_id": item_id}
-                add_event(
-                    conn, at=ctx.now, kind="routing.rerouted", role=routing.role,
-                    subject=subject, detail=detail,
-                )  # fmt: skip
+                ctx.event(conn, "routing.rerouted", subject, role=routing.role, detail=detail)
         except DeskdError:
             continue  # it no longer fits (a source removed): a person routes it, as asked
         moved.append({"role": routing.role, "subject": subject, **detail})

@@ -20,7 +20,6 @@ from deskd.service.desk.identity import acting_role, known_role
 from deskd.service.desk.inbox import validate_text
 from deskd.service.work.task_views import idle_wake_counts, sorted_rows, task_json
 from deskd.store import tasks as task_rows
-from deskd.store.events import add_event
 from deskd.store.routing import mark_task_routed
 
 if TYPE_CHECKING:
@@ -76,13 +75,12 @@ def add_task(
             mark_task_routed(conn, task_id, capability=routed[0], why=routed[1])
             change["routed"] = routed[1]
         task_rows.add_task_note(conn, task_id=task_id, at=ctx.now, by=who, change=change, note="")
-        add_event(
+        ctx.event(
             conn,
-            at=ctx.now,
-            kind="task.added",
+            "task.added",
+            f"task:{task_id}",
             role=role,
             actor=who,
-            subject=f"task:{task_id}",
             detail={"title": title, "priority": priority, "due_at": iso_utc(due_at)},
         )
     out = {"id": task_id, "role": role, "status": "pending", "priority": priority}
@@ -147,13 +145,12 @@ def update_task(
         ):
             raise TaskChanged(task_id)
         task_rows.add_task_note(conn, task_id=task_id, at=ctx.now, by=who, change=change, note=note)
-        add_event(
+        ctx.event(
             conn,
-            at=ctx.now,
-            kind="task.updated",
+            "task.updated",
+            f"task:{task_id}",
             role=new.role,
             actor=who,
-            subject=f"task:{task_id}",
             detail={**change, "note": note} if note else change,
         )
     return {

@@ -46,14 +46,15 @@ def wakes_page(
     _pick(outcome, OUTCOMES, "outcome")
     _pick(reason, REASONS, "reason")
     with console_of(request).desk(now_of(request)) as ctx:
-        rows = list_wakes(ctx, role=role or None, open_only=outcome == "pending", limit=500)
-        rows = [
-            r
-            for r in rows
-            if (not rung or r["rung"] == rung)
-            and (not outcome or r["outcome"] == outcome)
-            and (not reason or r["reason"] == reason)
-        ]
+        rows = list_wakes(
+            ctx,
+            role=role or None,
+            open_only=outcome == "pending",
+            limit=500,
+            rung=rung,
+            outcome=outcome,
+            reason=reason,
+        )
         lines: list[str] = []
         if explain:
             lines = explain_role(ctx, explain)

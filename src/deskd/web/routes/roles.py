@@ -11,7 +11,7 @@ from deskd.service.engine.hooks import list_hooks
 from deskd.service.engine.wake import explain_role, list_wakes
 from deskd.service.ops.board import paused
 from deskd.service.ops.console_views import ladder_history, recent_events
-from deskd.service.ops.sessions import list_sessions
+from deskd.service.work.sessions import list_sessions
 from deskd.service.work.tasks import list_tasks
 from deskd.web.console import console_of
 from deskd.web.guard import Principal, now_of, reader

@@ -1,7 +1,10 @@
-"""When a host's executing ticks count as overdue: ``DESKD_TICK_OVERDUE`` (default 3 minutes).
+"""When a host has stopped ticking: ``DESKD_TICK_OVERDUE`` (default 3 minutes), the one
+threshold for it.
 
 A tick runs every minute; three missed minutes is a stopped schedule, not a slow tick. The
-board, the doctor, the metrics and the console's missed-tick alarm all ask here.
+board, the doctor, the metrics, the console's missed-tick alarm, capability routing (which
+passes over roles bound to such a host) and the healing tick (which gives up launches handed
+to it) all ask here.
 """
 
 from __future__ import annotations

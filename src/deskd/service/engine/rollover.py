@@ -1,8 +1,8 @@
-"""Session lifecycle by hand: ``deskd session rollover``, ``session handoff``, ``session list``.
+"""The rollover by hand: ``deskd session rollover``.
 
-The rollover by hand is the tick's own rollover step, now: the same snapshot and planner,
-restricted to ``rollover`` demand, recorded in the same ledger and launched by the same
-executor (so a by-hand wind-down counts as a try like any other).
+It is the tick's own rollover step, now: the same snapshot and planner, restricted to
+``rollover`` demand, recorded in the same ledger and launched by the same executor (so a
+by-hand wind-down counts as a try like any other).
 """
 
 from __future__ import annotations
@@ -11,82 +11,14 @@ from typing import Any
 
 from deskd.adapters.locks import LockBusy
 from deskd.core.planner import plan as make_plan
-from deskd.core.sessions import desk_day, latest_boundary
+from deskd.core.sessions import latest_boundary
 from deskd.core.timeparse import iso_utc, local_text
-from deskd.errors import InvalidValue, TickBusy
+from deskd.errors import TickBusy
 from deskd.service.desk import locks
 from deskd.service.desk.context import DeskContext
-from deskd.service.desk.identity import acting_role
 from deskd.service.engine.snapshot import load_snapshot, policy_of
 from deskd.service.work.session_views import rollover_key
 from deskd.store import handoffs as handoff_rows
-from deskd.store.events import add_event
-from deskd.store.sessions import current_session, sessions_of
-
-MAX_HANDOFF = 8 * 1024
-"""A hand-off is read by the next session in its wake prompt (capped at 32 KiB overall)."""
-
-
-def handoff(ctx: DeskContext, *, role: str | None, note: str) -> dict[str, Any]:
-    """Store the hand-off the role's next session starts from."""
-    who = acting_role(ctx, "--role", role)
-    text = note.strip()
-    if not text:
-        raise InvalidValue("--note", note, "say what is open and the first next step")
-    if len(text) > MAX_HANDOFF:
-        raise InvalidValue("--note", text[:40] + "…", f"at most {MAX_HANDOFF} characters")
-    with ctx.write() as conn:
-        live = current_session(conn, who)
-        session = live.id if live is not None and live.state in ("working", "resting") else None
-        by = ctx.settings.role or "operator"
-        handoff_id = handoff_rows.insert_handoff(
-            conn, role=who, session_id=session, note=text, by=by, now=ctx.now
-        )
-        add_event(
-            conn,
-            at=ctx.now,
-            kind="session.handoff",
-            role=who,
-            actor=by,
-            subject=f"session:{session}" if session else None,
-            detail={"handoff_id": handoff_id},
-        )
-    return {"id": handoff_id, "role": who, "session": session, "created_at": iso_utc(ctx.now)}
-
-
-def list_sessions(ctx: DeskContext, role: str, *, limit: int = 50) -> list[dict[str, Any]]:
-    """The role's sessions, newest first: start, end, wakes served, cost, hand-off."""
-    ctx.desk.role(role)
-    rows = sessions_of(ctx.conn, role, limit=limit)
-    natives = [str(r.native_id) for r in rows if r.native_id]
-    totals = handoff_rows.session_wake_totals(ctx.conn, role, natives)
-    notes: dict[int, str] = {}
-    for h in handoff_rows.handoffs_of(ctx.conn, role, limit=limit):
-        if h.session_id is not None:
-            notes.setdefault(int(h.session_id), h.note)
-    out = []
-    for r in rows:
-        wakes, cost = totals.get(str(r.native_id), (0, 0.0))
-        out.append(
-            {
-                "id": r.id,
-                "role": role,
-                "native_id": r.native_id,
-                "state": r.state,
-                "started_at": iso_utc(r.started_at),
-                "ended_at": iso_utc(r.ended_at),
-                "end_reason": r.end_reason,
-                "desk_day": desk_day(
-                    r.started_at, tz=ctx.tz, rollover_at=ctx.desk.section.rollover_at
-                ).isoformat(),
-                "wakes": wakes,
-                "cost_usd": round(cost, 4),
-                "handoff": notes.get(r.id),
-                "started_local": local_text(r.started_at, ctx.tz),
-                "ended_local": local_text(r.ended_at, ctx.tz) if r.ended_at else None,
-            }
-        )
-    return out
 
 
 def rollover(ctx: DeskContext, *, execute: bool) -> dict[str, Any]:
