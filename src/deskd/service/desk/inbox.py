@@ -254,7 +254,14 @@ def ledger(
     return out
 
 
-def _described(row: Item, *, now: int, escalated: bool) -> dict[str, Any]:
+class Described(TypedDict):
+    source: str
+    priority: str
+    title: str
+    state: str
+
+
+def _described(row: Item, *, now: int, escalated: bool) -> Described:
     """What an item is and its ledger state now, for both the inbox and the ledger views."""
     return {
         "source": row.source,
