@@ -151,9 +151,13 @@ InboxEntry = TypedDict(
 
 
 def item_view(row: Item, *, now: int, full: bool = False) -> InboxEntry:
+    what = _described(row, now=now, escalated=False)
     view: InboxEntry = {
         "id": row.id,
-        **_described(row, now=now, escalated=False),
+        "source": what["source"],
+        "priority": what["priority"],
+        "title": what["title"],
+        "state": what["state"],
         "enqueued_at": iso_utc(row.enqueued_at),
     }
     if full:
