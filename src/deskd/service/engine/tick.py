@@ -134,6 +134,11 @@ def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResu
         ping(ctx, "fail", error)
         log_tick(ctx, TickResult(now=ctx.now, dry_run=not execute, error=error))
         raise
+    if execute and ctx.settings.shared_database and (result.dispatched or _launches_live(ctx)):
+        # Agents run here: their session hooks go through this host's relay (relay_start.py).
+        from deskd.service.engine.relay_start import ensure_relay
+
+        ensure_relay(ctx)
     ping(ctx, "success")
     log_tick(ctx, result)
     if wait:
