@@ -66,6 +66,7 @@ def main() -> None:
         "hook_ms_p50",
         "hook_ms_p99",
         "seconds",
+        "relays",
     )
     print("| pooler | " + " | ".join(keys) + " |")
     print("|---" * (len(keys) + 1) + "|")

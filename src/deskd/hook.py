@@ -254,7 +254,7 @@ def surface(
     """The hook's database work, direct or through the relay: check the role, then in one
     transaction beat the heartbeat, land the wake, and surface what the role has not been
     shown. ``out`` prints (before COMMIT), ``note`` logs; ``confirm``, when given, runs last
-    before COMMIT (the relay: the hook has what to print, or the work is rolled back)."""
+    before COMMIT (the relay sends what ``out`` got; failing, it rolls the work back)."""
     from deskd.store.db import transaction
     from deskd.store.items import mark_shown
 
@@ -336,9 +336,9 @@ def record(
 RELAY_SOCKET = "relay.sock"
 """The host's relay listens on ``run/relay.sock`` of the desk folder (``deskd relay``)."""
 RELAY_WAIT_S = 30.0
-"""How long the hook waits for the relay's answer before doing the work itself: longer
-than the relay's own bounds (its pool wait, the write lock's busy timeout), so a relay
-that is only slow answers, and one that hangs costs a call this much once."""
+"""How long the hook waits for the relay's answer before working alone: twice the relay's
+own bound on a request (its pool wait and write-lock retries), so a slow relay answers or
+refuses first, and one that hangs costs a call this much once."""
 
 
 def relayed(
@@ -351,13 +351,13 @@ def relayed(
     env: Mapping[str, str],
     db: str,
 ) -> bool:
-    """Hand the call to the host's relay; False when there is none, or it refused or failed
-    before the hook confirmed (then it rolled back: nothing was recorded, the hook does the
-    work itself). After the confirmation the call is the relay's, never done twice.
+    """Hand the call to the host's relay; False when there is none, or it refused or
+    failed before its ``out`` line (then it rolled back and nothing was recorded: the hook
+    works alone). After ``out`` the call is the relay's, never done twice.
 
-    One JSON line out; the relay answers ``{"out": doc-or-null}`` before its COMMIT and
-    waits for ``ok``; the hook prints, confirms, and reads the end (``done`` with the notes
-    to log, or ``error``). ``skip``/``error``/``refused`` may come instead of ``out``."""
+    One JSON line out; the relay answers ``{"out": text-or-null}`` just before its COMMIT,
+    then ``done`` (with notes to log) or ``error``; or ``skip``/``error``/``refused`` instead
+    of ``out``. It refuses anything it could not answer within half of ``RELAY_WAIT_S``."""
     import socket
 
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -393,7 +393,6 @@ def relayed(
         if first.get("out"):
             emit(event, str(first["out"]))
         try:
-            sock.sendall(b"ok\n")
             last = json.loads(reader.readline() or b"null")
         except (OSError, ValueError):
             last = None

@@ -231,8 +231,6 @@ def send(desk: Desk, request: dict[str, Any]) -> list[dict[str, Any]]:
     answers = []
     for line in reader:
         answers.append(json.loads(line))
-        if "out" in answers[-1]:
-            sock.sendall(b"ok\n")
     sock.close()
     return answers
 

@@ -12,8 +12,9 @@ It grants nothing the hook lacks: only the desk's own user reaches the socket (i
 and the peer's uid is checked), a request names its role, event and payload as the hook
 would read them, and the same checks run on them (session id, role enabled). The relay's
 environment is an agent's, without a role (``service.engine.relay_start``): no supervisor
-or channel secret. It commits only once the hook confirmed it has the text to print; a
-hook that never confirms leaves nothing behind, and does the work itself.
+or channel secret. As the hook alone prints before its COMMIT, the relay sends what to print
+before its COMMIT; a request it cannot do within ``ANSWER_BY_S`` is rolled back and refused,
+well before the hook stops waiting, so a hook that works alone never repeats a relayed call.
 """
 
 from __future__ import annotations
@@ -42,22 +43,22 @@ few milliseconds, so a handful serves a host's agents; more would only queue on 
 one write lock on the server."""
 IDLE_S = 600.0
 """A relay with no request for this long exits (the next executing tick starts another)."""
-POOL_WAIT_S = 20.0
-"""How long a request waits for a pooled connection before the relay refuses it (the hook
-then does the work itself); below the hook's own wait for an answer."""
-CONFIRM_S = 10.0
-"""How long the relay waits for the hook's ``ok`` before rolling back."""
+ANSWER_BY_S = 15.0
+"""A request not answered this long after it came is refused and rolled back (the hook then
+works alone). Half the hook's own wait (``hook.RELAY_WAIT_S``): the relay's ``out`` line
+reaches a hook still listening, so a call is never done by both. Waits for a pooled
+connection and retries of a write lock that timed out all fit in it."""
+READ_S = 10.0
+"""How long a connection may take to send its request line."""
 MAX_REQUEST = 1 << 20
-LOCK_TRIES = 3
-"""Tries of a request whose write lock timed out (rolled back before anything was sent)."""
 
 
 class Busy(Exception):
-    """No pooled connection came free within ``POOL_WAIT_S``."""
+    """No pooled connection came free in time."""
 
 
-class Unconfirmed(Exception):
-    """The hook did not confirm: the transaction is rolled back."""
+class TooLate(Exception):
+    """The request is past ``ANSWER_BY_S``: rolled back, never answered with ``out``."""
 
 
 class Pool:
@@ -120,7 +121,7 @@ class Relay:
 
     def answer(self, client: socket.socket) -> None:
         """Serve one connection: one request, answered as ``hook.relayed`` reads it."""
-        client.settimeout(CONFIRM_S)
+        client.settimeout(READ_S)
         reader = client.makefile("rb")
         try:
             line = reader.readline(MAX_REQUEST)
@@ -128,61 +129,61 @@ class Relay:
                 return  # a probe (``answering``), or a request cut off: nothing to do
             self.last = time.monotonic()
             request = json.loads(line)
-            for said in self.serve(request, client, reader):
+            for said in self.serve(request, client, deadline=self.last + ANSWER_BY_S):
                 client.sendall(json.dumps(said).encode() + b"\n")
         except (OSError, ValueError):
-            pass  # the hook is gone; anything not confirmed was rolled back
+            pass  # the hook is gone; anything not yet answered with ``out`` was rolled back
         finally:
             reader.close()
             client.close()
 
-    def serve(self, request: Any, client: socket.socket, reader: Any) -> list[dict[str, Any]]:
-        """The answers after the ``out`` line (sent by ``confirm`` inside the transaction)."""
+    def serve(
+        self, request: Any, client: socket.socket, *, deadline: float
+    ) -> list[dict[str, Any]]:
+        """The lines after ``out`` (which ``send_out`` sends inside the transaction)."""
         problem = self.refusal(request)
         if problem is not None:
             return [{"refused": problem}]
         env = dict(self.env)
-        env.pop("DESKD_ROLE", None)
         for key, field in (("DESKD_WAKE_TOKEN", "token"), ("DESKD_SESSION_ID", "session")):
             env.pop(key, None)
             if request.get(field):
                 env[key] = str(request[field])
-        env["DESKD_ROLE"] = request["role"]
-        payload, event, role, now = (
-            request["payload"],
-            request["event"],
-            request["role"],
-            request["now"],
-        )
+        env["DESKD_ROLE"] = role = request["role"]
+        payload, event, now = request["payload"], request["event"], request["now"]
         notes: list[str] = []
         said: list[str] = []
-        confirmed: list[bool] = []
+        sent: list[bool] = []
 
         def out(_event: str, text: str) -> None:
             said.append(text)
 
-        def confirm() -> None:
+        def send_out() -> None:
+            # Last thing before COMMIT, as the hook alone prints before its COMMIT. Too late,
+            # the hook may have stopped listening and work alone: roll back instead.
+            if time.monotonic() > deadline:
+                raise TooLate
             client.sendall(json.dumps({"out": said[-1] if said else None}).encode() + b"\n")
-            if reader.readline(16) != b"ok\n":
-                raise Unconfirmed("the hook did not confirm")
-            confirmed.append(True)  # from here a failure is the hook's to log, never redone
+            sent.append(True)
 
         try:
             native = hook.session_of(payload, event=event, env=env)
-            for attempt in range(LOCK_TRIES):
-                del notes[:], said[:], confirmed[:]
+            while True:
+                if time.monotonic() > deadline:
+                    raise TooLate
+                del notes[:], said[:], sent[:]
                 try:
-                    conn = self.pool.take(POOL_WAIT_S)
-                except Busy as exc:
-                    return [{"refused": str(exc)}]
+                    conn = self.pool.take(max(0.0, deadline - time.monotonic()))
+                except Busy:
+                    return [{"refused": f"no connection free within {ANSWER_BY_S:g} s"}]
                 try:
                     hook.surface(conn, payload, event=event, role=role, native=native, now=now,
-                                 env=env, out=out, note=notes.append, confirm=confirm)  # fmt: skip
+                                 env=env, out=out, note=notes.append, confirm=send_out)  # fmt: skip
                 except sqlite3.OperationalError as exc:
                     self.pool.give(conn, broken=_broken(conn))
                     # A write lock that timed out rolled back before anything was sent:
                     # trying again is the same call, not a second one.
-                    if confirmed or attempt + 1 == LOCK_TRIES or "lock" not in str(exc).lower():
+                    if sent or "lock" not in str(exc).lower():
                         raise
                     continue
                 except BaseException:
@@ -192,11 +193,10 @@ class Relay:
                 return [{"done": True, "notes": notes}]
         except hook.Skip as exc:
             return [{"skip": str(exc)}]
-        except Unconfirmed:
-            return []
+        except TooLate:
+            return [{"refused": f"not done within {ANSWER_BY_S:g} s (the write lock was busy)"}]
         except Exception as exc:
             return [{"error": f"{type(exc).__name__}: {exc}"}]
-        return []  # pragma: no cover (the loop returns or raises)
 
     def refusal(self, request: Any) -> str | None:
         """Why this request is not one the relay serves (then the hook works alone)."""
@@ -273,7 +273,7 @@ def serve(env: Mapping[str, str], *, size: int = POOL_SIZE, idle_s: float = IDLE
         if _still_ours(path, mine):
             os.unlink(path)
         for worker in workers:
-            worker.join(CONFIRM_S)
+            worker.join(ANSWER_BY_S)
         relay.pool.close()
         os.close(lock_fd)
     return 0

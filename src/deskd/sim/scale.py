@@ -63,6 +63,8 @@ class Report:
     hook_ms_p50: float = 0.0
     hook_ms_p99: float = 0.0
     seconds: float = 0.0
+    relays: int = 0
+    """Hosts whose tick started the session-hook relay (stopped at the end)."""
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -261,6 +263,7 @@ def run(scale: Scale, *, root: Path | None = None) -> Report:
                 t.join()
             peak.stopping.set()
             peak.join()
+            report.relays = _stop_relays(homes)
         report.seconds = round(time.monotonic() - started, 1)
         with psycopg.connect(direct, autocommit=True) as conn:
             per_role = conn.execute(
@@ -297,6 +300,13 @@ def _overlaps(direct: str) -> int:
             "AND a.primary_id IS NULL AND b.primary_id IS NULL"
         ).fetchone()
     return int(row[0]) if row else 0
+
+
+def _stop_relays(homes: list[Path]) -> int:
+    """Stop each host's relay (an executing tick starts one on a PostgreSQL desk); how many ran."""
+    from deskd.adapters.relay import stop
+
+    return sum(stop(str(home / "run")) is not None for home in homes)
 
 
 def _hook_failures(home: Path) -> list[str]:

@@ -33,6 +33,7 @@ def relay_env(ctx: DeskContext) -> dict[str, str]:
 
 def ensure_relay(ctx: DeskContext) -> int | None:
     """Start the relay when this desk is on PostgreSQL and none answers; its pid, or None.
+    The tick calls it when launches are live (agents will call their hooks).
 
     Two ticks starting one each is harmless: the second relay finds the first's lock held
     and exits. A relay that fails to start costs nothing but speed: hooks work without it."""

@@ -134,11 +134,6 @@ def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResu
         ping(ctx, "fail", error)
         log_tick(ctx, TickResult(now=ctx.now, dry_run=not execute, error=error))
         raise
-    if execute and ctx.settings.shared_database and (result.dispatched or _launches_live(ctx)):
-        # Agents run here: their session hooks go through this host's relay (relay_start.py).
-        from deskd.service.engine.relay_start import ensure_relay
-
-        ensure_relay(ctx)
     ping(ctx, "success")
     log_tick(ctx, result)
     if wait:
@@ -229,7 +224,9 @@ def _dispatch(ctx: DeskContext, result: TickResult) -> tuple[Dispatched, ...]:
     if not _launches_live(ctx):
         return ()
     from deskd.service.engine.dispatch import take_launches
+    from deskd.service.engine.relay_start import ensure_relay
 
+    ensure_relay(ctx)  # on PostgreSQL, the agents' session hooks go through this host's relay
     restarted = result.healed.restarted if result.healed else ()
     return tuple(
         start_executor(ctx, launch.attempt_id, launch.role)
