@@ -257,3 +257,31 @@ def test_a_forwarded_request_passes_the_hooks_own_checks(
     answers = send(desk, {**base, "role": "alpha", "payload": payload})
     assert answers[-1] == {"done": True, "notes": []}
     assert len(hd.sessions()) == 1
+
+
+def test_the_tick_starts_one_relay_without_the_supervisors_secrets(desk: Desk) -> None:
+    from deskd.service.desk.context import open_context
+    from deskd.service.engine.relay_start import ensure_relay
+
+    desk.monkeypatch.setenv("DESKD_SUPERVISOR_ACCESS_CODE", "correct-horse-battery-staple")
+    desk.monkeypatch.setenv("DESKD_NOTIFY_URLS", "json://hooks.example/page")
+    desk.monkeypatch.setenv("DESKD_ROLE", "alpha")
+    ctx = open_context()
+    try:
+        pid = ensure_relay(ctx)
+        assert pid is not None
+        run = desk.home / "run"
+        deadline = time.monotonic() + BOUND_S
+        while not answering(str(run)):
+            assert time.monotonic() < deadline, (desk.home / "logs" / "relay.log").read_text()
+            time.sleep(0.05)
+        assert ensure_relay(ctx) is None  # one answers: none started
+        assert relay_pid(str(run)) == pid
+        environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        names = {e.split(b"=", 1)[0].decode() for e in environ if e}
+        assert not names & {"DESKD_SUPERVISOR_ACCESS_CODE", "DESKD_NOTIFY_URLS", "DESKD_ROLE"}
+        assert f"DESKD_DB={desk.url}".encode() in environ
+    finally:
+        ctx.close()
+    assert stop(str(run)) == pid
+    assert not answering(str(run)) and not (run / "relay.sock").exists()
