@@ -36,6 +36,7 @@ def main() -> None:
     parser.add_argument("--tools", type=int, default=4)
     parser.add_argument("--every", type=float, default=5.0)
     parser.add_argument("--tick-every", type=float, default=10.0)
+    parser.add_argument("--give-up", type=float, default=900.0, help="seconds per wave")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     reports = []
@@ -49,6 +50,7 @@ def main() -> None:
             tools=args.tools,
             tool_every_s=args.every,
             tick_every_s=args.tick_every,
+            give_up_s=args.give_up,
         )
         reports.append(asdict(run(scale)))
     if args.json:
@@ -67,6 +69,7 @@ def main() -> None:
         "hook_ms_p99",
         "seconds",
         "relays",
+        "peak_running",
     )
     print("| pooler | " + " | ".join(keys) + " |")
     print("|---" * (len(keys) + 1) + "|")

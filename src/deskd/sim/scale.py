@@ -65,6 +65,8 @@ class Report:
     seconds: float = 0.0
     relays: int = 0
     """Hosts whose tick started the session-hook relay (stopped at the end)."""
+    peak_running: int = 0
+    """The most launches running at once (polled every 2 s)."""
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -251,10 +253,12 @@ def run(scale: Scale, *, root: Path | None = None) -> Report:
                     time.sleep(2.0)
                     row = watch.execute(
                         "SELECT count(*) FILTER (WHERE launch_status IN ('planned', 'running')), "
-                        "count(*) FILTER (WHERE launch_status IS NOT NULL "
-                        "AND primary_id IS NULL), count(DISTINCT role) FILTER (WHERE "
+                        "count(*) FILTER (WHERE launch_status = 'running'), "
+                        "count(DISTINCT role) FILTER (WHERE "
                         "launch_status IN ('finished', 'failed', 'timed_out')) FROM attempts"
                     ).fetchone()
+                    if row is not None:
+                        report.peak_running = max(report.peak_running, int(row[1]))
                     if row is not None and row[0] == 0 and row[2] >= scale.roles:
                         break
         finally:
