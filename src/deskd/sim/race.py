@@ -105,6 +105,9 @@ def run(race: Race, *, root: Path | None = None) -> RaceReport:
                 check=False,
             )
 
+        first = deskd(0, "inbox", "list", "--for", "r0", "--json")  # sets the schema up
+        if first.returncode != 0:
+            raise RuntimeError(f"the desk did not open: {first.stderr.strip()}")
         try:
             for round_ in range(race.rounds):
                 before = _launches(direct)

@@ -29,6 +29,20 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+SEED = """
+import sys
+from deskd.service.desk.context import open_context
+from deskd.service.desk.inbox import enqueue
+from deskd.service.desk.new_item import NewItem
+
+ctx = open_context()
+for i in range(int(sys.argv[1])):
+    item = NewItem(role=f"r{i:04d}", source="alert", title=f"wake {i}", priority="urgent")
+    enqueue(ctx, item)
+ctx.close()
+"""
+"""Every role's urgent item, through the service layer (what ``inbox enqueue`` calls)."""
+
 OBSERVER = "deskd-scale-observer"
 """The bench's own connections: not counted in the peak."""
 
@@ -184,22 +198,17 @@ def run(scale: Scale, *, root: Path | None = None) -> Report:
         first = deskd(0, "inbox", "list", "--for", "r0000", "--json")  # sets the schema up
         if first.returncode != 0:
             raise RuntimeError(f"the desk did not open: {first.stderr.strip()}")
-        for i in range(scale.roles):
-            done = deskd(
-                i % scale.hosts,
-                "inbox",
-                "enqueue",
-                "--for",
-                f"r{i:04d}",
-                "--source",
-                "alert",
-                "--title",
-                f"wake {i}",
-                "--priority",
-                "urgent",
-            )
-            if done.returncode != 0:
-                raise RuntimeError(f"enqueue failed: {done.stderr.strip()}")
+        # Every role's urgent item from one process (a process per item is minutes here).
+        seed = subprocess.run(
+            [sys.executable, "-c", SEED, str(scale.roles)],
+            env=env(0),
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        if seed.returncode != 0:
+            raise RuntimeError(f"enqueue failed: {seed.stderr.strip()[-300:]}")
         peak = _Peak(direct)
         peak.start()
         started = time.monotonic()
