@@ -41,6 +41,8 @@ class Race:
 class RaceReport:
     race: dict[str, Any]
     launches_per_round: list[int] = field(default_factory=list)
+    running_at_start: list[int] = field(default_factory=list)
+    """Per round, earlier rounds' launches still running when its ticks started."""
     leftover_leases: list[list[str]] = field(default_factory=list)
     """Per round, the leases held once its ticks exited, other than live agents' role leases."""
     died: list[int] = field(default_factory=list)
@@ -115,6 +117,7 @@ def run(race: Race, *, root: Path | None = None) -> RaceReport:
                              "--title", f"round {round_}", "--priority", "urgent")  # fmt: skip
                 if done.returncode != 0:
                     report.refused.append(f"enqueue: {done.stderr.strip()[-200:]}")
+                report.running_at_start.append(_running(direct))
                 procs = [
                     subprocess.Popen(
                         [sys.executable, "-m", "deskd", "tick", "--execute", "--json"],
@@ -169,6 +172,11 @@ def _stray_leases(direct: str) -> list[str]:
         )
     }
     return [name for name in held if name not in running]
+
+
+def _running(direct: str) -> int:
+    rows = _query(direct, "SELECT count(*) FROM attempts WHERE launch_status = 'running'")
+    return int(rows[0][0]) if rows else 0
 
 
 def _live(direct: str) -> bool:
