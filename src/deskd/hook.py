@@ -335,10 +335,11 @@ def record(
 
 RELAY_SOCKET = "relay.sock"
 """The host's relay listens on ``run/relay.sock`` of the desk folder (``deskd relay``)."""
-RELAY_WAIT_S = 30.0
+RELAY_WAIT_S = 16.0
 """How long the hook waits for the relay's answer before working alone: twice the relay's
 own bound on a request (its pool wait and write-lock retries), so a slow relay answers or
-refuses first, and one that hangs costs a call this much once."""
+refuses first, and one that hangs costs a call this much once. Well inside the 30 s Claude
+Code gives a hook (``HOOK_TIMEOUT_S``), leaving the hook time to work alone after it."""
 
 
 def relayed(

@@ -43,7 +43,7 @@ few milliseconds, so a handful serves a host's agents; more would only queue on 
 one write lock on the server."""
 IDLE_S = 600.0
 """A relay with no request for this long exits (the next executing tick starts another)."""
-ANSWER_BY_S = 15.0
+ANSWER_BY_S = 8.0
 """A request not answered this long after it came is refused and rolled back (the hook then
 works alone). Half the hook's own wait (``hook.RELAY_WAIT_S``): the relay's ``out`` line
 reaches a hook still listening, so a call is never done by both. Waits for a pooled
