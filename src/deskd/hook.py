@@ -383,7 +383,7 @@ def relayed(
             sock.sendall(json.dumps(request).encode() + b"\n")
             first = json.loads(reader.readline() or b"null")
         except (OSError, ValueError):
-            return False  # it died or hung before confirming: nothing of this call is kept
+            return False  # it died or hung before its out line: nothing of this call is kept
         if not isinstance(first, dict) or "refused" in first:
             return False
         if "skip" in first:
