@@ -29,6 +29,8 @@ times, interleaved by ``bench/interleave.py`` (wall and CPU):
 - ``import psycopg``: ``python -c "import psycopg"``, what any PostgreSQL hook pays first;
 - ``bare``: ``python -c pass``.
 
+``bench/hook_relay.py`` compares the hook on SQLite, on PostgreSQL alone and through the relay.
+
     .venv/bin/python bench/hook_latency.py [--runs 30] [--backend postgresql]
 """
 

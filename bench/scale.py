@@ -15,6 +15,13 @@ Goals: every role runs, 0 refused, 0 hook failures, 0 duplicates, peak server co
 
     .venv/bin/python bench/scale.py --hosts 3 --roles 200 --max-connections 40 \\
         --pooler none transaction [--json]
+
+``--race`` runs the other goal instead (deskd.sim.race): ``--rounds`` rounds of ``--ticks``
+executing ticks started at once over the hosts, each round after one more urgent item, the
+launched agents still running while later rounds race. Goal: exactly one launch a round, no
+lease left behind but the live agents' role leases, no launch ended other than finished.
+
+    .venv/bin/python bench/scale.py --race --hosts 3 --ticks 24 --rounds 5 --pooler transaction
 """
 
 from __future__ import annotations
@@ -36,8 +43,15 @@ def main() -> None:
     parser.add_argument("--tools", type=int, default=4)
     parser.add_argument("--every", type=float, default=5.0)
     parser.add_argument("--tick-every", type=float, default=10.0)
+    parser.add_argument("--give-up", type=float, default=900.0, help="seconds per wave")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--race", action="store_true", help="racing ticks instead of a wave")
+    parser.add_argument("--ticks", type=int, default=24)
+    parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
+    if args.race:
+        race(args)
+        return
     reports = []
     for pooler in args.pooler:
         scale = Scale(
@@ -49,6 +63,7 @@ def main() -> None:
             tools=args.tools,
             tool_every_s=args.every,
             tick_every_s=args.tick_every,
+            give_up_s=args.give_up,
         )
         reports.append(asdict(run(scale)))
     if args.json:
@@ -66,6 +81,8 @@ def main() -> None:
         "hook_ms_p50",
         "hook_ms_p99",
         "seconds",
+        "relays",
+        "peak_running",
     )
     print("| pooler | " + " | ".join(keys) + " |")
     print("|---" * (len(keys) + 1) + "|")
@@ -75,6 +92,27 @@ def main() -> None:
             print(f"  refused: {line}")
         for line in r["hook_samples"]:
             print(f"  hook: {line}")
+
+
+def race(args: argparse.Namespace) -> None:
+    from deskd.sim.race import Race
+    from deskd.sim.race import run as run_race
+
+    for pooler in args.pooler:
+        report = run_race(
+            Race(
+                hosts=args.hosts,
+                ticks=args.ticks,
+                rounds=args.rounds,
+                pooler=pooler,
+                pool_size=args.pool_size,
+                max_connections=args.max_connections,
+                tools=args.tools,
+                tool_every_s=args.every,
+                give_up_s=args.give_up,
+            )
+        )
+        print(json.dumps(asdict(report), indent=None if args.json else 2))
 
 
 if __name__ == "__main__":

@@ -266,6 +266,9 @@ def desk(
     before = set(_pids())
     yield d
     d.close()
+    from deskd.adapters.relay import stop as stop_relay
+
+    stop_relay(str(home / "run"))  # an executing tick on PostgreSQL starts the hook relay
     leaked = _leaked(f"DESKD_HOME={home}".encode(), before)
     if leaked:
         pytest.fail(f"the test left processes of its desk running: {leaked} (killed now)")

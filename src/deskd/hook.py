@@ -20,7 +20,7 @@ import time
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
     import sqlite3
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from datetime import tzinfo
 
 MAX_CONTEXT = 10_000
@@ -163,18 +163,67 @@ def handle(
     event: str,
     role: str,
     now: int,
-    env: os._Environ[str],
+    env: Mapping[str, str],
     close: bool = True,
 ) -> None:
-    """One heartbeat on the session row, and what the event surfaces, in one transaction."""
+    """One heartbeat on the session row, and what the event surfaces, in one transaction.
+
+    On a PostgreSQL desk the work goes to the host's relay when one answers on
+    ``run/relay.sock`` (no psycopg import here, docs/performance.md); the relay runs
+    ``surface`` below, the same function, on a pooled connection. Without a relay, or when it
+    refuses before doing anything, the hook does the work itself.
+    """
+    native = session_of(payload, event=event, env=env)
+    from deskd.paths import db_file_str as db_file
+    from deskd.paths import home_str
+
+    path = db_file(env)
+    run = os.path.join(home_str(env), "run")
+    if path.startswith(("postgresql://", "postgres://")) and relayed(
+        run, payload, event=event, role=role, now=now, env=env, db=path
+    ):
+        return
+    from deskd.store.db import damage_noted, is_corruption, note_damage
+
+    damaged = damage_noted(run, path)
+    if damaged is not None:
+        # A command found the file damaged: nothing more is written into it until doctor
+        # sees it pass integrity_check (the agent goes on; the log says why).
+        raise Skip(f"database {path} is damaged ({damaged}): nothing written; run `deskd doctor`")
+    conn = open_db(path)
+
+    def note(message: str) -> None:
+        log(env, now, role, event, message)
+
+    try:
+        surface(conn, payload, event=event, role=role, native=native, now=now, env=env,
+                out=emit, note=note)  # fmt: skip
+    except Exception as exc:
+        if is_corruption(exc):  # remembered: later calls and commands write nothing into it
+            note_damage(run, path, str(exc))
+        raise
+    finally:
+        if close:
+            conn.close()
+
+
+def open_db(path: str) -> sqlite3.Connection:
+    """The desk's database, never created here (Skip when deskd never set it up)."""
+    from deskd.store.db import DatabaseMissing, connect
+
+    try:
+        return connect(path, busy_ms=BUSY_MS, create=False)
+    except DatabaseMissing:
+        raise Skip(
+            f"no desk database at {path} (set DESKD_DB or DESKD_HOME for this session)"
+        ) from None
+
+
+def session_of(payload: Mapping[str, object], *, event: str, env: Mapping[str, str]) -> str | None:
+    """The call's session id (payload, else ``DESKD_SESSION_ID``), checked; Skip when the
+    event is not one deskd handles or the id is refused."""
     if event not in KNOWN_EVENTS:
         raise Skip(f"event {event} is not one deskd handles: ignored")
-    from deskd.paths import db_file_str as db_file
-    from deskd.store.attempts import land_by_token, note_hook_failure
-    from deskd.store.db import DatabaseMissing, connect, transaction
-    from deskd.store.items import forget_shown_in_session, items_not_shown, mark_shown
-    from deskd.store.sessions import record_heartbeat, record_session_failure
-
     native = text_field(payload, "session_id", cut=False) or env.get("DESKD_SESSION_ID") or None
     if native is not None and len(native) > MAX_FIELD:
         raise Skip(f"session_id longer than {MAX_FIELD} characters: refused")
@@ -186,84 +235,187 @@ def handle(
         problem = session_id_problem(ANY_KIND, native)
         if problem is not None:
             raise Skip(f"session_id {native[:60]!r} refused: {problem}")
-    path = db_file(env)
-    from deskd.paths import home_str
-    from deskd.store.db import damage_noted, is_corruption, note_damage
+    return native
 
-    run = os.path.join(home_str(env), "run")
-    damaged = damage_noted(run, path)
-    if damaged is not None:
-        # A command found the file damaged: nothing more is written into it until doctor
-        # sees it pass integrity_check (the agent goes on; the log says why).
-        raise Skip(f"database {path} is damaged ({damaged}): nothing written; run `deskd doctor`")
-    try:
-        conn = connect(path, busy_ms=BUSY_MS, create=False)
-    except DatabaseMissing:
-        raise Skip(
-            f"no desk database at {path} (set DESKD_DB or DESKD_HOME for this session)"
-        ) from None
-    try:
-        check_role(conn, role, env=env, now=now)
-        with transaction(conn):
-            session_row = record_heartbeat(
-                conn,
-                role=role,
-                now=now,
-                native_id=native,
-                state="resting" if event in RESTING_EVENTS else "working",
-                event=event,
-                tool=text_field(payload, "tool_name"),
-                token=env.get("DESKD_WAKE_TOKEN") or None,
-                agent="claude",
-            )
-            token = env.get("DESKD_WAKE_TOKEN")
-            if token and event in LANDING_EVENTS:
-                # A model turn in the launched session: the wake landed (SessionStart only binds).
-                refused = land_by_token(conn, token, role=role, now=now, session=native)
-                if refused:
-                    log(env, now, role, event, f"not landed: {refused}")
-            if event == "StopFailure":
-                if token:
-                    note_hook_failure(
-                        conn, token, failure=text_field(payload, "error") or "unknown", now=now
-                    )
-                record_session_failure(
-                    conn,
-                    session_row,
-                    failure=text_field(payload, "error") or "unknown",
-                    detail=(text_field(payload, "error_details", cut=False) or "")[:2000],
-                    now=now,
-                )
-                return
-            if event == "Stop" or "agent_id" in payload or native is None:
-                # A subagent's call is a heartbeat only: its context is not the role's. Without
-                # a session id, "once per session" cannot be kept, so nothing is surfaced.
-                return
-            prefix = ""
-            if event == "SessionStart":
-                prefix = briefing(conn, role)
-                if text_field(payload, "source") in CONTEXT_DROPPED:
-                    forget_shown_in_session(conn, role, native)
-                else:
-                    emit(event, prefix)
-                    return
-            text, shown = render_items(items_not_shown(conn, role, native), role, prefix=prefix)
-            if not text:
-                return
+
+def surface(
+    conn: sqlite3.Connection,
+    payload: Mapping[str, object],
+    *,
+    event: str,
+    role: str,
+    native: str | None,
+    now: int,
+    env: Mapping[str, str],
+    out: Callable[[str, str], None],
+    note: Callable[[str], None],
+    confirm: Callable[[], None] | None = None,
+) -> None:
+    """The hook's database work, direct or through the relay: check the role, then in one
+    transaction beat the heartbeat, land the wake, and surface what the role has not been
+    shown. ``out`` prints (before COMMIT), ``note`` logs; ``confirm``, when given, runs last
+    before COMMIT (the relay sends what ``out`` got; failing, it rolls the work back)."""
+    from deskd.store.db import transaction
+    from deskd.store.items import mark_shown
+
+    check_role(conn, role, env=env, now=now)
+    with transaction(conn):
+        text, shown = record(conn, payload, event=event, role=role, native=native, now=now,
+                             env=env, note=note)  # fmt: skip
+        if text:
             # Print before COMMIT: if the commit fails the items are shown again later, but a
             # role is never credited with an item it was not shown (lesson 18).
-            emit(event, text)
+            out(event, text)
+        if shown:
             mark_shown(conn, shown, session=native, now=now)
-    except Exception as exc:
-        if is_corruption(exc):  # remembered: later calls and commands write nothing into it
-            note_damage(run, path, str(exc))
-        raise
+        if confirm is not None:
+            confirm()
+
+
+def record(
+    conn: sqlite3.Connection,
+    payload: Mapping[str, object],
+    *,
+    event: str,
+    role: str,
+    native: str | None,
+    now: int,
+    env: Mapping[str, str],
+    note: Callable[[str], None],
+) -> tuple[str, list[int]]:
+    """Inside the transaction: the heartbeat and the landing; what to print and which item
+    ids it shows (``("", [])`` when nothing is surfaced)."""
+    from deskd.store.attempts import land_by_token, note_hook_failure
+    from deskd.store.items import forget_shown_in_session, items_not_shown
+    from deskd.store.sessions import record_heartbeat, record_session_failure
+
+    token = env.get("DESKD_WAKE_TOKEN") or None
+    session_row = record_heartbeat(
+        conn,
+        role=role,
+        now=now,
+        native_id=native,
+        state="resting" if event in RESTING_EVENTS else "working",
+        event=event,
+        tool=text_field(payload, "tool_name"),
+        token=token,
+        agent="claude",
+    )
+    if token and event in LANDING_EVENTS:
+        # A model turn in the launched session: the wake landed (SessionStart only binds).
+        refused = land_by_token(conn, token, role=role, now=now, session=native)
+        if refused:
+            note(f"not landed: {refused}")
+    if event == "StopFailure":
+        if token:
+            note_hook_failure(
+                conn, token, failure=text_field(payload, "error") or "unknown", now=now
+            )
+        record_session_failure(
+            conn,
+            session_row,
+            failure=text_field(payload, "error") or "unknown",
+            detail=(text_field(payload, "error_details", cut=False) or "")[:2000],
+            now=now,
+        )
+        return "", []
+    if event == "Stop" or "agent_id" in payload or native is None:
+        # A subagent's call is a heartbeat only: its context is not the role's. Without
+        # a session id, "once per session" cannot be kept, so nothing is surfaced.
+        return "", []
+    prefix = ""
+    if event == "SessionStart":
+        prefix = briefing(conn, role)
+        if text_field(payload, "source") in CONTEXT_DROPPED:
+            forget_shown_in_session(conn, role, native)
+        else:
+            return prefix, []
+    return render_items(items_not_shown(conn, role, native), role, prefix=prefix)
+
+
+RELAY_SOCKET = "relay.sock"
+"""The host's relay listens on ``run/relay.sock`` of the desk folder (``deskd relay``)."""
+RELAY_WAIT_S = 16.0
+"""How long the hook waits for the relay's answer before working alone: twice the relay's
+own bound on a request (its pool wait and write-lock retries), so a slow relay answers or
+refuses first, and one that hangs costs a call this much once. Well inside the 30 s Claude
+Code gives a hook (``HOOK_TIMEOUT_S``), leaving the hook time to work alone after it."""
+
+
+def relayed(
+    run: str,
+    payload: Mapping[str, object],
+    *,
+    event: str,
+    role: str,
+    now: int,
+    env: Mapping[str, str],
+    db: str,
+) -> bool:
+    """Hand the call to the host's relay; False when there is none, or it refused or
+    failed before its ``out`` line (then it rolled back and nothing was recorded: the hook
+    works alone). After ``out`` the call is the relay's, never done twice.
+
+    One JSON line out; the relay answers ``{"out": text-or-null}`` just before its COMMIT,
+    then ``done`` (with notes to log) or ``error``; or ``skip``/``error``/``refused`` instead
+    of ``out``. It refuses anything it could not answer within half of ``RELAY_WAIT_S``."""
+    import socket
+
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(RELAY_WAIT_S)
+        try:
+            sock.connect(os.path.join(run, RELAY_SOCKET))
+        except OSError:
+            return False  # no relay (absent, or dead: its socket refuses)
+        request = {
+            "role": role,
+            "event": event,
+            "now": now,
+            "payload": payload,
+            "db": db,
+            "desk": desk_path(env),
+            "token": env.get("DESKD_WAKE_TOKEN") or None,
+            "session": env.get("DESKD_SESSION_ID") or None,
+        }
+        reader = sock.makefile("rb")
+        try:
+            sock.sendall(json.dumps(request).encode() + b"\n")
+            first = json.loads(reader.readline() or b"null")
+        except (OSError, ValueError):
+            return False  # it died or hung before its out line: nothing of this call is kept
+        if not isinstance(first, dict) or "refused" in first:
+            return False
+        if "skip" in first:
+            raise Skip(str(first["skip"]))
+        if "error" in first:
+            log(env, now, role, event, f"relay: {first['error']}")
+            return True
+        if first.get("out"):
+            emit(event, str(first["out"]))
+        try:
+            last = json.loads(reader.readline() or b"null")
+        except (OSError, ValueError):
+            last = None
+        if not isinstance(last, dict):
+            log(env, now, role, event, "relay: ended before saying its commit went through")
+        elif "error" in last:
+            log(env, now, role, event, f"relay: {last['error']}")
+        else:
+            for line in last.get("notes") or ():
+                log(env, now, role, event, str(line))
+        return True
     finally:
-        if close:
-            conn.close()
+        sock.close()
 
 
-def check_role(conn: sqlite3.Connection, role: str, *, env: os._Environ[str], now: int) -> None:
+def desk_path(env: Mapping[str, str]) -> str:
+    from deskd.paths import desk_file_str
+
+    return os.path.abspath(desk_file_str(env))
+
+
+def check_role(conn: sqlite3.Connection, role: str, *, env: Mapping[str, str], now: int) -> None:
     """Refuse (into the log) a role the desk does not hold enabled.
 
     The roles table answers in one indexed read. A role missing from it (no deskd write has
@@ -289,7 +441,7 @@ def check_role(conn: sqlite3.Connection, role: str, *, env: os._Environ[str], no
         upsert_role(conn, name=role, title="", enabled=True, now=now)
 
 
-def declared_in_desk_file(role: str, env: os._Environ[str]) -> bool | None:
+def declared_in_desk_file(role: str, env: Mapping[str, str]) -> bool | None:
     """Whether the desk file declares ``role`` enabled (True), disabled (False), or not at all."""
     import tomllib
 
@@ -439,7 +591,7 @@ def emit(event: str, text: str) -> None:
     sys.stdout.flush()
 
 
-def text_field(payload: dict[str, object], key: str, *, cut: bool = True) -> str | None:
+def text_field(payload: Mapping[str, object], key: str, *, cut: bool = True) -> str | None:
     """A string field of the payload, storable: lone surrogates (a ``\\ud800`` escape in
     the JSON) become U+FFFD rather than failing the heartbeat; cut at MAX_FIELD."""
     value = payload.get(key)
@@ -464,7 +616,7 @@ LOG_CAP = 256 * 1024
 
 
 def log(
-    env: os._Environ[str], now: int | None, role: str | None, event: str | None, message: str
+    env: Mapping[str, str], now: int | None, role: str | None, event: str | None, message: str
 ) -> None:
     """Append one line to ``logs/hook.log``; if even that fails, stay silent."""
     try:

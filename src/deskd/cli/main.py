@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "ledger": ("deskd.cli.inbox", "ledger"),
     "hook": ("deskd.cli.hook", "hook"),
     "tick": ("deskd.cli.tick", "tick"),
+    "relay": ("deskd.cli.relay", "relay"),
     "agent": ("deskd.cli.agent", "agent"),
     "logs": ("deskd.cli.operate", "logs"),
     "wait": ("deskd.cli.operate", "wait"),

@@ -97,7 +97,7 @@ class Cluster:
                 text=True,
                 user=self._user,
                 cwd=self.root,
-                timeout=60,
+                timeout=300,  # a bound for a hang: initdb takes over a minute on a loaded box
             )
         except (OSError, subprocess.SubprocessError) as exc:
             detail = getattr(exc, "stderr", None) or str(exc)

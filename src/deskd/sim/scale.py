@@ -29,6 +29,20 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+SEED = """
+import sys
+from deskd.service.desk.context import open_context
+from deskd.service.desk.inbox import enqueue
+from deskd.service.desk.new_item import NewItem
+
+ctx = open_context()
+for i in range(int(sys.argv[1])):
+    item = NewItem(role=f"r{i:04d}", source="alert", title=f"wake {i}", priority="urgent")
+    enqueue(ctx, item)
+ctx.close()
+"""
+"""Every role's urgent item, through the service layer (what ``inbox enqueue`` calls)."""
+
 OBSERVER = "deskd-scale-observer"
 """The bench's own connections: not counted in the peak."""
 
@@ -63,6 +77,10 @@ class Report:
     hook_ms_p50: float = 0.0
     hook_ms_p99: float = 0.0
     seconds: float = 0.0
+    relays: int = 0
+    """Hosts whose tick started the session-hook relay (stopped at the end)."""
+    peak_running: int = 0
+    """The most launches running at once (polled every 2 s)."""
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -180,22 +198,17 @@ def run(scale: Scale, *, root: Path | None = None) -> Report:
         first = deskd(0, "inbox", "list", "--for", "r0000", "--json")  # sets the schema up
         if first.returncode != 0:
             raise RuntimeError(f"the desk did not open: {first.stderr.strip()}")
-        for i in range(scale.roles):
-            done = deskd(
-                i % scale.hosts,
-                "inbox",
-                "enqueue",
-                "--for",
-                f"r{i:04d}",
-                "--source",
-                "alert",
-                "--title",
-                f"wake {i}",
-                "--priority",
-                "urgent",
-            )
-            if done.returncode != 0:
-                raise RuntimeError(f"enqueue failed: {done.stderr.strip()}")
+        # Every role's urgent item from one process (a process per item is minutes here).
+        seed = subprocess.run(
+            [sys.executable, "-c", SEED, str(scale.roles)],
+            env=env(0),
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        if seed.returncode != 0:
+            raise RuntimeError(f"enqueue failed: {seed.stderr.strip()[-300:]}")
         peak = _Peak(direct)
         peak.start()
         started = time.monotonic()
@@ -249,10 +262,12 @@ def run(scale: Scale, *, root: Path | None = None) -> Report:
                     time.sleep(2.0)
                     row = watch.execute(
                         "SELECT count(*) FILTER (WHERE launch_status IN ('planned', 'running')), "
-                        "count(*) FILTER (WHERE launch_status IS NOT NULL "
-                        "AND primary_id IS NULL), count(DISTINCT role) FILTER (WHERE "
+                        "count(*) FILTER (WHERE launch_status = 'running'), "
+                        "count(DISTINCT role) FILTER (WHERE "
                         "launch_status IN ('finished', 'failed', 'timed_out')) FROM attempts"
                     ).fetchone()
+                    if row is not None:
+                        report.peak_running = max(report.peak_running, int(row[1]))
                     if row is not None and row[0] == 0 and row[2] >= scale.roles:
                         break
         finally:
@@ -261,6 +276,7 @@ def run(scale: Scale, *, root: Path | None = None) -> Report:
                 t.join()
             peak.stopping.set()
             peak.join()
+            report.relays = _stop_relays(homes)
         report.seconds = round(time.monotonic() - started, 1)
         with psycopg.connect(direct, autocommit=True) as conn:
             per_role = conn.execute(
@@ -297,6 +313,13 @@ def _overlaps(direct: str) -> int:
             "AND a.primary_id IS NULL AND b.primary_id IS NULL"
         ).fetchone()
     return int(row[0]) if row else 0
+
+
+def _stop_relays(homes: list[Path]) -> int:
+    """Stop each host's relay (an executing tick starts one on a PostgreSQL desk); how many ran."""
+    from deskd.adapters.relay import stop
+
+    return sum(stop(str(home / "run")) is not None for home in homes)
 
 
 def _hook_failures(home: Path) -> list[str]:

@@ -222,7 +222,9 @@ def _dispatch(ctx: DeskContext, result: TickResult) -> tuple[Dispatched, ...]:
     if not _launches_live(ctx):
         return ()
     from deskd.service.engine.dispatch import take_launches
+    from deskd.service.engine.relay_start import ensure_relay
 
+    ensure_relay(ctx)  # on PostgreSQL, the agents' session hooks go through this host's relay
     restarted = result.healed.restarted if result.healed else ()
     return tuple(
         start_executor(ctx, launch.attempt_id, launch.role)

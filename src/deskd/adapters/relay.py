@@ -1,0 +1,334 @@
+"""The host's relay for the session hook on a PostgreSQL desk (``deskd relay``).
+
+Every tool call of every agent runs the session hook, a new process; on PostgreSQL that
+process would import psycopg (most of its CPU) and open a server connection. The relay is
+one long-lived process per desk folder on a host: it listens on ``run/relay.sock`` (0600, in
+the desk's 0700 ``run/``), keeps a small bounded pool of connections, and runs for each
+request ``deskd.hook.surface`` — the function the hook runs itself when no relay answers —
+on a pooled connection. So the hook stays a standard-library script, and a host opens at
+most ``size`` connections for all its agents' hooks (docs/performance.md).
+
+It grants nothing the hook lacks: only the desk's own user reaches the socket (its mode,
+and the peer's uid is checked), a request names its role, event and payload as the hook
+would read them, and the same checks run on them (session id, role enabled). The relay's
+environment is an agent's, without a role (``service.engine.relay_start``): no supervisor
+or channel secret. As the hook alone prints before its COMMIT, the relay sends what to print
+before its COMMIT; a request it cannot do within ``ANSWER_BY_S`` is rolled back and refused,
+well before the hook stops waiting, so a hook that works alone never repeats a relayed call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sqlite3
+import struct
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from deskd import hook
+from deskd.paths import db_file_str, home_str
+
+SOCKET = hook.RELAY_SOCKET
+LOCK = "relay.lock"
+"""``run/relay.lock``: held (flock) by the serving relay, and holds its pid for ``stop``."""
+POOL_SIZE = 4
+"""Server connections a relay opens at most: each request holds one for a transaction of a
+few milliseconds, so a handful serves a host's agents; more would only queue on deskd's
+one write lock on the server."""
+IDLE_S = 600.0
+"""A relay with no request for this long exits (the next executing tick starts another)."""
+ANSWER_BY_S = 8.0
+"""A request not answered this long after it came is refused and rolled back (the hook then
+works alone). Half the hook's own wait (``hook.RELAY_WAIT_S``): the relay's ``out`` line
+reaches a hook still listening, so a call is never done by both. Waits for a pooled
+connection and retries of a write lock that timed out all fit in it."""
+READ_S = 10.0
+"""How long a connection may take to send its request line."""
+MAX_REQUEST = 1 << 20
+
+
+class Busy(Exception):
+    """No pooled connection came free in time."""
+
+
+class TooLate(Exception):
+    """The request is past ``ANSWER_BY_S``: rolled back, never answered with ``out``."""
+
+
+class Pool:
+    """At most ``size`` connections, opened when first needed, reused, dropped when broken."""
+
+    def __init__(self, opener: Callable[[], sqlite3.Connection], size: int) -> None:
+        self._open = opener
+        self._slots = threading.BoundedSemaphore(size)
+        self._free: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+
+    def take(self, wait_s: float) -> sqlite3.Connection:
+        if not self._slots.acquire(timeout=wait_s):
+            raise Busy(f"no connection free within {wait_s:g} s")
+        with self._lock:
+            conn = self._free.pop() if self._free else None
+        if conn is not None:
+            return conn
+        try:
+            return self._open()
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def give(self, conn: sqlite3.Connection, *, broken: bool) -> None:
+        if broken:
+            try:
+                conn.close()
+            except Exception:
+                pass
+        else:
+            with self._lock:
+                self._free.append(conn)
+        self._slots.release()
+
+    def close(self) -> None:
+        with self._lock:
+            free, self._free = self._free, []
+        for conn in free:
+            conn.close()
+
+
+def _broken(conn: sqlite3.Connection) -> bool:
+    raw = getattr(conn, "raw", None)
+    return raw is None or bool(raw.closed or raw.broken)
+
+
+class Relay:
+    """One desk folder's relay: its desk file, database and pool."""
+
+    def __init__(self, env: Mapping[str, str], *, size: int = POOL_SIZE) -> None:
+        self.env = dict(env)
+        self.db = db_file_str(self.env)
+        self.desk = hook.desk_path(self.env)
+        self.run = os.path.join(home_str(self.env), "run")
+        self.last = time.monotonic()
+        """When the last request came (a tick's probe is not one: it does not keep an idle
+        relay alive)."""
+        self.pool = Pool(lambda: hook.open_db(self.db), size)
+
+    def answer(self, client: socket.socket) -> None:
+        """Serve one connection: one request, answered as ``hook.relayed`` reads it."""
+        client.settimeout(READ_S)
+        reader = client.makefile("rb")
+        try:
+            line = reader.readline(MAX_REQUEST)
+            if not line.endswith(b"\n"):
+                return  # a probe (``answering``), or a request cut off: nothing to do
+            self.last = time.monotonic()
+            request = json.loads(line)
+            for said in self.serve(request, client, deadline=self.last + ANSWER_BY_S):
+                client.sendall(json.dumps(said).encode() + b"\n")
+        except (OSError, ValueError):
+            pass  # the hook is gone; anything not yet answered with ``out`` was rolled back
+        finally:
+            reader.close()
+            client.close()
+
+    def serve(
+        self, request: Any, client: socket.socket, *, deadline: float
+    ) -> list[dict[str, Any]]:
+        """The lines after ``out`` (which ``send_out`` sends inside the transaction)."""
+        problem = self.refusal(request)
+        if problem is not None:
+            return [{"refused": problem}]
+        env = dict(self.env)
+        for key, field in (("DESKD_WAKE_TOKEN", "token"), ("DESKD_SESSION_ID", "session")):
+            env.pop(key, None)
+            if request.get(field):
+                env[key] = str(request[field])
+        env["DESKD_ROLE"] = role = request["role"]
+        payload, event, now = request["payload"], request["event"], request["now"]
+        notes: list[str] = []
+        said: list[str] = []
+        sent: list[bool] = []
+
+        def out(_event: str, text: str) -> None:
+            said.append(text)
+
+        def send_out() -> None:
+            # Last thing before COMMIT, as the hook alone prints before its COMMIT. Too late,
+            # the hook may have stopped listening and work alone: roll back instead.
+            if time.monotonic() > deadline:
+                raise TooLate
+            client.sendall(json.dumps({"out": said[-1] if said else None}).encode() + b"\n")
+            sent.append(True)
+
+        try:
+            native = hook.session_of(payload, event=event, env=env)
+            while True:
+                if time.monotonic() > deadline:
+                    raise TooLate
+                del notes[:], said[:], sent[:]
+                try:
+                    conn = self.pool.take(max(0.0, deadline - time.monotonic()))
+                except Busy:
+                    return [{"refused": f"no connection free within {ANSWER_BY_S:g} s"}]
+                try:
+                    hook.surface(conn, payload, event=event, role=role, native=native, now=now,
+                                 env=env, out=out, note=notes.append, confirm=send_out)  # fmt: skip
+                except sqlite3.OperationalError as exc:
+                    self.pool.give(conn, broken=_broken(conn))
+                    # A write lock that timed out rolled back before anything was sent:
+                    # trying again is the same call, not a second one.
+                    if sent or "lock" not in str(exc).lower():
+                        raise
+                    continue
+                except BaseException:
+                    self.pool.give(conn, broken=_broken(conn))
+                    raise
+                self.pool.give(conn, broken=False)
+                return [{"done": True, "notes": notes}]
+        except hook.Skip as exc:
+            return [{"skip": str(exc)}]
+        except TooLate:
+            return [{"refused": f"not done within {ANSWER_BY_S:g} s (the write lock was busy)"}]
+        except Exception as exc:
+            return [{"error": f"{type(exc).__name__}: {exc}"}]
+
+    def refusal(self, request: Any) -> str | None:
+        """Why this request is not one the relay serves (then the hook works alone)."""
+        if not isinstance(request, dict):
+            return "not a JSON object"
+        kinds = {"role": str, "event": str, "now": int, "payload": dict, "db": str, "desk": str}
+        for key, kind in kinds.items():
+            if not isinstance(request.get(key), kind):
+                return f"{key} missing or not a {kind.__name__}"
+        if not isinstance(request["payload"].get("hook_event_name"), str):
+            return "payload without hook_event_name"
+        if request["db"] != self.db or request["desk"] != self.desk:
+            return "another desk or database than this relay's"
+        return None
+
+
+def peer_uid(client: socket.socket) -> int:
+    creds = client.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    return int(struct.unpack("3i", creds)[1])
+
+
+def serve(env: Mapping[str, str], *, size: int = POOL_SIZE, idle_s: float = IDLE_S) -> int:
+    """Serve until idle for ``idle_s`` (or SIGTERM); 0 at once when another relay serves."""
+    import fcntl
+
+    relay = Relay(env, size=size)
+    os.makedirs(relay.run, mode=0o700, exist_ok=True)
+    lock_fd = os.open(os.path.join(relay.run, LOCK), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(lock_fd)
+        return 0
+    os.ftruncate(lock_fd, 0)
+    os.write(lock_fd, f"{os.getpid()}\n".encode())
+    path = os.path.join(relay.run, SOCKET)
+    if os.path.lexists(path):
+        os.unlink(path)  # a dead relay's: the lock says none serves
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old = os.umask(0o177)  # created 0600: no moment where another user could connect
+    try:
+        server.bind(path)
+    finally:
+        os.umask(old)
+    os.chmod(path, 0o600)
+    mine = os.stat(path).st_ino
+    server.listen(128)
+    server.settimeout(1.0)
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    uid = os.getuid()
+    workers: set[threading.Thread] = set()
+    sys.stderr.write(f"relay pid={os.getpid()} serving {path}\n")
+    sys.stderr.flush()
+    try:
+        while not stopping.is_set():
+            workers = {t for t in workers if t.is_alive()}
+            try:
+                client, _ = server.accept()
+            except TimeoutError:
+                if not workers and time.monotonic() - relay.last > idle_s:
+                    break
+                if not _still_ours(path, mine):
+                    break  # the desk folder went away, or another relay took over
+                continue
+            if peer_uid(client) != uid:
+                client.close()
+                continue
+            worker = threading.Thread(target=relay.answer, args=(client,), daemon=True)
+            worker.start()
+            workers.add(worker)
+    finally:
+        server.close()
+        if _still_ours(path, mine):
+            os.unlink(path)
+        for worker in workers:
+            worker.join(ANSWER_BY_S)
+        relay.pool.close()
+        os.close(lock_fd)
+    return 0
+
+
+def _still_ours(path: str, inode: int) -> bool:
+    try:
+        return os.stat(path).st_ino == inode
+    except OSError:
+        return False
+
+
+def answering(run: str, *, timeout_s: float = 2.0) -> bool:
+    """Whether a relay accepts on ``run/relay.sock`` (a dead one's socket refuses)."""
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(timeout_s)
+    try:
+        probe.connect(os.path.join(run, SOCKET))
+    except OSError:
+        return False
+    finally:
+        probe.close()
+    return True
+
+
+def relay_pid(run: str) -> int | None:
+    """The pid of the relay serving ``run`` (its lock is held), or None."""
+    import fcntl
+
+    try:
+        fd = os.open(os.path.join(run, LOCK), os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            text = os.read(fd, 32).decode(errors="replace").strip()
+            return int(text) if text.isdigit() else None
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None  # nobody holds it: no relay
+    finally:
+        os.close(fd)
+
+
+def stop(run: str, *, wait_s: float = 30.0) -> int | None:
+    """Stop the relay serving ``run`` (SIGTERM, then wait for it to go); its pid, or None."""
+    pid = relay_pid(run)
+    if pid is None:
+        return None
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return None
+    deadline = time.monotonic() + wait_s
+    while relay_pid(run) == pid and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return pid

@@ -1,0 +1,59 @@
+"""``deskd relay``: this host's session-hook relay for a PostgreSQL desk."""
+
+from __future__ import annotations
+
+import click
+
+from deskd.adapters.relay import IDLE_S, POOL_SIZE
+
+
+@click.command()
+@click.option(
+    "--connections",
+    type=click.IntRange(1, 64),
+    default=POOL_SIZE,
+    show_default=True,
+    help="Server connections the relay opens at most.",
+)
+@click.option(
+    "--idle-minutes",
+    type=click.IntRange(0, 24 * 60),
+    default=int(IDLE_S // 60),
+    show_default=True,
+    help="Exit after this long without a hook call (0: never, for a systemd service).",
+)
+@click.option("--stop", is_flag=True, help="Stop the relay serving this desk folder, and exit.")
+def relay(connections: int, idle_minutes: int, stop: bool) -> None:
+    """Serve the session hooks of this host's agents over run/relay.sock (PostgreSQL only).
+
+    The hook then imports no database driver and opens no connection of its own: the relay
+    keeps a few and runs the hook's work on them. An executing tick starts one when agents
+    run and none answers; with no hook call for --idle-minutes it exits. A hook that finds
+    no relay does the work itself. Another relay already serving the desk: exits 0 at once.
+
+    \b
+    Examples:
+      deskd relay                       # in the foreground
+      deskd relay --idle-minutes 0      # never idle out (a systemd service)
+      deskd relay --stop
+    """
+    import os
+
+    from deskd.adapters import relay as server
+    from deskd.errors import DeskdError
+    from deskd.paths import db_file_str, home_str
+    from deskd.store.db import is_url
+
+    run = os.path.join(home_str(), "run")
+    if stop:
+        pid = server.stop(run)
+        click.echo(f"stopped the relay (pid {pid})" if pid else "no relay serves this desk")
+        return
+    if not is_url(db_file_str()):
+        raise DeskdError(
+            "deskd relay serves PostgreSQL desks only: this desk's database is a SQLite file "
+            "(its hook needs no relay)",
+            code="not_postgresql",
+        )
+    idle = float(idle_minutes * 60) if idle_minutes else float("inf")
+    raise SystemExit(server.serve(os.environ, size=connections, idle_s=idle))
