@@ -135,15 +135,18 @@ class Desk:
     def json(self, *args: str, role: str | None = None, **extra_env: str) -> Any:
         return self.ok(*args, "--json", role=role, **extra_env).json()
 
-    def db(self) -> sqlite3.Connection:
-        """A connection to the desk's database (for PostgreSQL: deskd's adapter, autocommit)."""
+    def db(self) -> Any:
+        """A connection to the desk's database (for PostgreSQL: deskd's adapter, autocommit;
+        for SQLite: the store's connection class, sqlite3's implicit transactions)."""
         if self.url is not None:
             from deskd.store.db import connect
 
             conn = connect(self.url)
             self._opened.append(conn)
             return conn
-        conn = sqlite3.connect(self.db_path)
+        from deskd.store.db import SqliteConnection
+
+        conn = sqlite3.connect(self.db_path, factory=SqliteConnection)
         conn.row_factory = sqlite3.Row
         return conn
 

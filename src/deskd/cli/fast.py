@@ -193,8 +193,6 @@ def dispatch(argv: Sequence[str]) -> int | None:
     if parsed is None:
         return None
     body, values = parsed
-    import sqlite3
-
     from deskd.cli.boundary import check_arguments, refusal
     from deskd.cli.out import refuse
     from deskd.errors import DeskdError
@@ -204,7 +202,7 @@ def dispatch(argv: Sequence[str]) -> int | None:
         from deskd.cli import hot
 
         getattr(hot, body)(**values)
-    except (DeskdError, sqlite3.Error, OSError) as exc:
+    except (DeskdError, OSError) as exc:
         refused = refusal(exc)
         if refused is None:
             raise

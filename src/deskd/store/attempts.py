@@ -8,17 +8,17 @@ by the partial unique index ``attempts_live_key``.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable, Sequence
 
 # dataclasses is too slow to import on the session hook's path: records are imported lazily
 # (store/records/__init__.py says why); the annotations are strings.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
+    from deskd.store.dialect import Connection, Row
     from deskd.store.records.attempts import Attempt
 
 
-def _attempts(rows: Iterable[sqlite3.Row]) -> list[Attempt]:
+def _attempts(rows: Iterable[Row]) -> list[Attempt]:
     found = list(rows)
     if not found:  # nothing read, no record built (store/records/__init__.py)
         return []
@@ -28,7 +28,7 @@ def _attempts(rows: Iterable[sqlite3.Row]) -> list[Attempt]:
     return records_of(Attempt, found)
 
 
-def _attempt(row: sqlite3.Row | None) -> Attempt | None:
+def _attempt(row: Row | None) -> Attempt | None:
     if row is None:
         return None
     from deskd.store.records import record_of
@@ -37,18 +37,18 @@ def _attempt(row: sqlite3.Row | None) -> Attempt | None:
     return record_of(Attempt, row)
 
 
-def live_attempts(conn: sqlite3.Connection) -> list[Attempt]:
+def live_attempts(conn: Connection) -> list[Attempt]:
     rows = conn.execute("SELECT * FROM attempts WHERE outcome = 'pending' ORDER BY key")
     return _attempts(rows)
 
 
-def get_attempt(conn: sqlite3.Connection, attempt_id: int) -> Attempt | None:
+def get_attempt(conn: Connection, attempt_id: int) -> Attempt | None:
     row = conn.execute("SELECT * FROM attempts WHERE id = ?", (attempt_id,)).fetchone()
     return _attempt(row)
 
 
 def insert_attempt(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     key: str,
     kind: str,
@@ -69,7 +69,7 @@ def insert_attempt(
     cur = conn.execute(
         "INSERT INTO attempts (key, kind, role, generation, rung, level, reason, ref, item_ids, "
         "attempted_at, due_at, supersedes, recycles, skipped, launch_status, launch_detail, "
-        "task_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "task_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         (
             key,
             kind,
@@ -90,12 +90,10 @@ def insert_attempt(
             json.dumps(list(task_ids)),
         ),
     )
-    return int(cur.lastrowid or 0)
+    return int(cur.fetchone()[0])
 
 
-def close_attempt(
-    conn: sqlite3.Connection, attempt_id: int, *, outcome: str, reason: str, now: int
-) -> int:
+def close_attempt(conn: Connection, attempt_id: int, *, outcome: str, reason: str, now: int) -> int:
     """Compare-and-set ``pending → outcome``; returns 1 when this call closed it."""
     cur = conn.execute(
         "UPDATE attempts SET outcome = ?, outcome_reason = ?, resolved_at = ? "
@@ -106,7 +104,7 @@ def close_attempt(
 
 
 def plan_launch(
-    conn: sqlite3.Connection,
+    conn: Connection,
     attempt_id: int,
     *,
     token: str,
@@ -123,7 +121,7 @@ def plan_launch(
     return cur.rowcount
 
 
-def ride_along(conn: sqlite3.Connection, attempt_id: int, *, primary_id: int, now: int) -> int:
+def ride_along(conn: Connection, attempt_id: int, *, primary_id: int, now: int) -> int:
     """An attempt carried by another attempt's launch: it shares its status and landing."""
     cur = conn.execute(
         "UPDATE attempts SET launch_status = 'planned', primary_id = ?, planned_at = ? "
@@ -133,42 +131,43 @@ def ride_along(conn: sqlite3.Connection, attempt_id: int, *, primary_id: int, no
     return cur.rowcount
 
 
-def in_flight_roles(conn: sqlite3.Connection) -> set[str]:
+def in_flight_roles(conn: Connection) -> set[str]:
     rows = conn.execute(
         "SELECT DISTINCT role FROM attempts WHERE launch_status IN ('planned', 'running')"
     ).fetchall()
     return {str(r[0]) for r in rows}
 
 
-def launch_totals_since(conn: sqlite3.Connection, since: int) -> dict[str, tuple[int, float]]:
+def launch_totals_since(conn: Connection, since: int) -> dict[str, tuple[int, float]]:
     """Per role: agent CLI runs since ``since`` (primaries only; each in-rung retry is a run,
     a launch claimed but not yet counted is one) and their cost."""
-    # Role by role (CROSS JOIN keeps roles outside), each a range of attempts_launched
-    # (role, launched_at): today's launches only. Without the roles loop SQLite reads the
-    # whole index, i.e. every launch ever (18 ms at 100k).
+    # Role by role (SQLite's CROSS JOIN keeps roles outside; PostgreSQL reads it as a plain
+    # join), each a range of attempts_launched (role, launched_at): today's launches only.
+    # Without the roles loop SQLite reads the whole index, i.e. every launch ever.
     rows = conn.execute(
-        "SELECT a.role, COALESCE(SUM(MAX(a.launch_runs, 1)), 0), COALESCE(SUM(a.cost_usd), 0) "
-        "FROM roles r "
-        "CROSS JOIN attempts a ON a.role = r.name AND a.launched_at >= ? "
-        "WHERE a.primary_id IS NULL GROUP BY a.role",
+        "SELECT a.role, "
+        "COALESCE(SUM(CASE WHEN a.launch_runs > 1 THEN a.launch_runs ELSE 1 END), 0), "
+        "COALESCE(SUM(a.cost_usd), 0) FROM roles r CROSS JOIN attempts a "
+        "WHERE a.role = r.name AND a.launched_at >= ? AND a.primary_id IS NULL "
+        "GROUP BY a.role",
         (since,),
     ).fetchall()
     return {str(r[0]): (int(r[1]), float(r[2])) for r in rows}
 
 
-def holds_after(conn: sqlite3.Connection, now: int) -> dict[str, int]:
+def holds_after(conn: Connection, now: int) -> dict[str, int]:
     """Per role: the latest usage-limit reset still in the future."""
     # Role by role over attempts_hold (role, hold_until): only holds still ahead are read.
     rows = conn.execute(
-        "SELECT a.role, MAX(a.hold_until) FROM roles r "
-        "CROSS JOIN attempts a ON a.role = r.name AND a.hold_until > ? GROUP BY a.role",
+        "SELECT a.role, MAX(a.hold_until) FROM roles r CROSS JOIN attempts a "
+        "WHERE a.role = r.name AND a.hold_until > ? GROUP BY a.role",
         (now,),
     ).fetchall()
     return {str(r[0]): int(r[1]) for r in rows}
 
 
 def list_attempts(
-    conn: sqlite3.Connection, *, role: str | None, open_only: bool, limit: int
+    conn: Connection, *, role: str | None, open_only: bool, limit: int
 ) -> list[Attempt]:
     # Open ones come through the partial index of pending attempts; the unary ``+`` keeps
     # SQLite from walking the whole table (or the role's history) in id order instead.
@@ -187,16 +186,14 @@ def list_attempts(
     return _attempts(rows)
 
 
-def attempts_for_key(conn: sqlite3.Connection, key: str, *, limit: int = 50) -> list[Attempt]:
+def attempts_for_key(conn: Connection, key: str, *, limit: int = 50) -> list[Attempt]:
     rows = conn.execute(
         "SELECT * FROM attempts WHERE key = ? ORDER BY id DESC LIMIT ?", (key, limit)
     )
     return _attempts(rows)
 
 
-def ack_attempt(
-    conn: sqlite3.Connection, attempt_id: int, *, until: int, note: str, now: int
-) -> int:
+def ack_attempt(conn: Connection, attempt_id: int, *, until: int, note: str, now: int) -> int:
     cur = conn.execute(
         "UPDATE attempts SET acked_at = ?, ack_until = ?, ack_note = ? "
         "WHERE id = ? AND outcome = 'pending'",
@@ -205,7 +202,7 @@ def ack_attempt(
     return cur.rowcount
 
 
-def covered_item_ids(conn: sqlite3.Connection) -> set[int]:
+def covered_item_ids(conn: Connection) -> set[int]:
     """Items that a live attempt covers (for the ledger's ``escalated`` state)."""
     rows = conn.execute(
         "SELECT item_ids FROM attempts WHERE outcome = 'pending' AND kind = 'inbox'"
@@ -219,7 +216,7 @@ def covered_item_ids(conn: sqlite3.Connection) -> set[int]:
 # -- the executor's lifecycle stamps (each filled once, by compare-and-set) ----------------
 
 
-def claim_launch(conn: sqlite3.Connection, attempt_id: int, *, now: int) -> int:
+def claim_launch(conn: Connection, attempt_id: int, *, now: int) -> int:
     """``planned → running`` for a launch whose attempt is still live; 1 when this call won."""
     cur = conn.execute(
         "UPDATE attempts SET launch_status = 'running', launched_at = ? "
@@ -236,7 +233,7 @@ def claim_launch(conn: sqlite3.Connection, attempt_id: int, *, now: int) -> int:
 
 
 def finish_launch(
-    conn: sqlite3.Connection,
+    conn: Connection,
     attempt_id: int,
     *,
     status: str,
@@ -270,7 +267,7 @@ def finish_launch(
     return cur.rowcount
 
 
-def skip_planned_launch(conn: sqlite3.Connection, attempt_id: int, *, reason: str, now: int) -> int:
+def skip_planned_launch(conn: Connection, attempt_id: int, *, reason: str, now: int) -> int:
     """Mark a still-``planned`` launch skipped, with ``reason``.
 
     The executor could not launch (role lock held: the attempt stays live, its SLA runs), or
@@ -284,7 +281,7 @@ def skip_planned_launch(conn: sqlite3.Connection, attempt_id: int, *, reason: st
     return cur.rowcount
 
 
-def count_launch_run(conn: sqlite3.Connection, attempt_id: int) -> int:
+def count_launch_run(conn: Connection, attempt_id: int) -> int:
     """One more run of the agent CLI for this launch (each counts against the daily cap)."""
     cur = conn.execute(
         "UPDATE attempts SET launch_runs = launch_runs + 1 WHERE id = ?", (attempt_id,)
@@ -292,7 +289,7 @@ def count_launch_run(conn: sqlite3.Connection, attempt_id: int) -> int:
     return cur.rowcount
 
 
-def record_launch_session(conn: sqlite3.Connection, attempt_id: int, *, session_id: str) -> int:
+def record_launch_session(conn: Connection, attempt_id: int, *, session_id: str) -> int:
     cur = conn.execute(
         "UPDATE attempts SET session_id = ? WHERE id = ? OR primary_id = ?",
         (session_id, attempt_id, attempt_id),
@@ -300,7 +297,7 @@ def record_launch_session(conn: sqlite3.Connection, attempt_id: int, *, session_
     return cur.rowcount
 
 
-def land(conn: sqlite3.Connection, attempt_id: int, *, now: int) -> int:
+def land(conn: Connection, attempt_id: int, *, now: int) -> int:
     """Stamp ``landed_at`` on the launch's attempts, once."""
     cur = conn.execute(
         "UPDATE attempts SET landed_at = ? WHERE (id = ? OR primary_id = ?) AND landed_at IS NULL",
@@ -309,12 +306,12 @@ def land(conn: sqlite3.Connection, attempt_id: int, *, now: int) -> int:
     return cur.rowcount
 
 
-def attempt_id_for_token(conn: sqlite3.Connection, token: str) -> int | None:
+def attempt_id_for_token(conn: Connection, token: str) -> int | None:
     row = conn.execute("SELECT id FROM attempts WHERE wake_token = ?", (token,)).fetchone()
     return None if row is None else int(row[0])
 
 
-def launch_item_ids(conn: sqlite3.Connection, attempt_id: int) -> list[int]:
+def launch_item_ids(conn: Connection, attempt_id: int) -> list[int]:
     """The items the launch's prompt listed (primary and ride-alongs)."""
     rows = conn.execute(
         "SELECT item_ids FROM attempts WHERE id = ? OR primary_id = ?", (attempt_id, attempt_id)
@@ -325,7 +322,7 @@ def launch_item_ids(conn: sqlite3.Connection, attempt_id: int) -> list[int]:
     return out
 
 
-def stale_planned(conn: sqlite3.Connection, *, before: int) -> list[Attempt]:
+def stale_planned(conn: Connection, *, before: int) -> list[Attempt]:
     """Primaries still ``planned`` since before ``before``: their executor never started."""
     rows = conn.execute(
         # The IN repeats the partial index's condition so SQLite uses it, not a scan.
@@ -337,7 +334,7 @@ def stale_planned(conn: sqlite3.Connection, *, before: int) -> list[Attempt]:
     return _attempts(rows)
 
 
-def running_launches(conn: sqlite3.Connection) -> list[Attempt]:
+def running_launches(conn: Connection) -> list[Attempt]:
     rows = conn.execute(
         "SELECT * FROM attempts WHERE launch_status IN ('planned', 'running') "
         "AND launch_status = 'running' AND primary_id IS NULL"
@@ -345,7 +342,7 @@ def running_launches(conn: sqlite3.Connection) -> list[Attempt]:
     return _attempts(rows)
 
 
-def replan_launch(conn: sqlite3.Connection, attempt_id: int, *, now: int) -> int:
+def replan_launch(conn: Connection, attempt_id: int, *, now: int) -> int:
     """Restart a launch whose executor never started: a fresh ``planned_at``."""
     cur = conn.execute(
         "UPDATE attempts SET planned_at = ? WHERE id = ? AND launch_status = 'planned'",
@@ -354,9 +351,7 @@ def replan_launch(conn: sqlite3.Connection, attempt_id: int, *, now: int) -> int
     return cur.rowcount
 
 
-def land_with_items(
-    conn: sqlite3.Connection, attempt_id: int, *, now: int, session: str | None
-) -> bool:
+def land_with_items(conn: Connection, attempt_id: int, *, now: int, session: str | None) -> bool:
     """Land a launch once, and mark the items its prompt listed notified and seen."""
     if not land(conn, attempt_id, now=now):
         return False
@@ -367,7 +362,7 @@ def land_with_items(
 
 
 def land_by_token(
-    conn: sqlite3.Connection, token: str, *, role: str, now: int, session: str | None
+    conn: Connection, token: str, *, role: str, now: int, session: str | None
 ) -> str | None:
     """The session hook saw a model turn carrying this wake token: land its launch.
 
@@ -389,7 +384,7 @@ def land_by_token(
     return None
 
 
-def note_hook_failure(conn: sqlite3.Connection, token: str, *, failure: str, now: int) -> int:
+def note_hook_failure(conn: Connection, token: str, *, failure: str, now: int) -> int:
     """A StopFailure the session hook saw, kept on the launch for the executor's verdict."""
     cur = conn.execute(
         "UPDATE attempts SET failure_detail = COALESCE(failure_detail, ?) WHERE wake_token = ?",

@@ -5,22 +5,23 @@ open proposal), not from checking first."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from deskd.store.dialect import Sql
 from deskd.store.meetings import LIVE_MEETINGS as _LIVE
 from deskd.store.meetings import marks as _marks
 from deskd.store.records import record_of, records_of
 
 if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
     from deskd.store.records.meeting_messages import Confirmation, Obligation, Proposal
 
 # --- messages ---------------------------------------------------------------------------------
 
 
 def insert_message(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     meeting_id: int,
     sender: str,
@@ -56,7 +57,7 @@ def insert_message(
 
 
 def duplicate_of(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     meeting_id: int,
     sender: str,
@@ -71,7 +72,7 @@ def duplicate_of(
     return None if row is None else int(row[0])
 
 
-def position_of(conn: sqlite3.Connection, meeting_id: int, role: str) -> int | None:
+def position_of(conn: Connection, meeting_id: int, role: str) -> int | None:
     row = conn.execute(
         "SELECT id FROM meeting_messages WHERE meeting_id = ? AND sender = ? AND kind = 'position'",
         (meeting_id, role),
@@ -79,7 +80,7 @@ def position_of(conn: sqlite3.Connection, meeting_id: int, role: str) -> int | N
     return None if row is None else int(row[0])
 
 
-def message_ids_in(conn: sqlite3.Connection, meeting_id: int, ids: Sequence[int]) -> list[int]:
+def message_ids_in(conn: Connection, meeting_id: int, ids: Sequence[int]) -> list[int]:
     if not ids:
         return []
     rows = conn.execute(
@@ -90,7 +91,7 @@ def message_ids_in(conn: sqlite3.Connection, meeting_id: int, ids: Sequence[int]
 
 
 def insert_obligation(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     meeting_id: int,
     message_id: int,
@@ -112,7 +113,7 @@ _OBLIGATION_COLUMNS = (
 )
 
 
-def open_obligations(conn: sqlite3.Connection, meeting_id: int) -> list[Obligation]:
+def open_obligations(conn: Connection, meeting_id: int) -> list[Obligation]:
     rows = conn.execute(
         f"SELECT {_OBLIGATION_COLUMNS} FROM meeting_obligations o "
         "JOIN meeting_messages m ON m.id = o.message_id "
@@ -127,7 +128,7 @@ def open_obligations(conn: sqlite3.Connection, meeting_id: int) -> list[Obligati
     return records_of(Obligation, found)
 
 
-def live_open_obligations(conn: sqlite3.Connection) -> list[Obligation]:
+def live_open_obligations(conn: Connection) -> list[Obligation]:
     rows = conn.execute(
         f"SELECT {_OBLIGATION_COLUMNS} FROM meeting_obligations o "
         "JOIN meeting_messages m ON m.id = o.message_id "
@@ -142,7 +143,7 @@ def live_open_obligations(conn: sqlite3.Connection) -> list[Obligation]:
 
 
 def settle_obligations(
-    conn: sqlite3.Connection,
+    conn: Connection,
     meeting_id: int,
     debtor: str,
     message_ids: Sequence[int],
@@ -164,7 +165,7 @@ def settle_obligations(
 
 
 def settle_all_of(
-    conn: sqlite3.Connection, meeting_id: int, debtor: str, *, reason: str, now: int
+    conn: Connection, meeting_id: int, debtor: str, *, reason: str, now: int
 ) -> list[int]:
     rows = conn.execute(
         "UPDATE meeting_obligations SET status = 'settled', closed_at = ?, close_reason = ? "
@@ -174,7 +175,7 @@ def settle_all_of(
     return sorted(int(r[0]) for r in rows)
 
 
-def waive_obligations(conn: sqlite3.Connection, meeting_id: int, *, reason: str, now: int) -> int:
+def waive_obligations(conn: Connection, meeting_id: int, *, reason: str, now: int) -> int:
     cur = conn.execute(
         "UPDATE meeting_obligations SET status = 'waived', closed_at = ?, close_reason = ? "
         "WHERE meeting_id = ? AND status = 'open'",
@@ -183,13 +184,17 @@ def waive_obligations(conn: sqlite3.Connection, meeting_id: int, *, reason: str,
     return cur.rowcount
 
 
-def push_due(conn: sqlite3.Connection, meeting_id: int, *, due_at: int) -> int:
+_PUSH_DUE = Sql(  # a scalar MAX(a, b) is GREATEST(a, b) in PostgreSQL
+    sqlite="UPDATE meeting_obligations SET due_at = MAX(due_at, ?) "
+    "WHERE meeting_id = ? AND status = 'open'",
+    postgresql="UPDATE meeting_obligations SET due_at = GREATEST(due_at, ?) "
+    "WHERE meeting_id = ? AND status = 'open'",
+)
+
+
+def push_due(conn: Connection, meeting_id: int, *, due_at: int) -> int:
     """After a resume, open debts are due one reply SLA from now (they were unpayable)."""
-    cur = conn.execute(
-        "UPDATE meeting_obligations SET due_at = MAX(due_at, ?) "
-        "WHERE meeting_id = ? AND status = 'open'",
-        (due_at, meeting_id),
-    )
+    cur = conn.execute(_PUSH_DUE, (due_at, meeting_id))
     return cur.rowcount
 
 
@@ -197,7 +202,7 @@ def push_due(conn: sqlite3.Connection, meeting_id: int, *, due_at: int) -> int:
 
 
 def insert_proposal(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     meeting_id: int,
     proposer: str,
@@ -214,7 +219,7 @@ def insert_proposal(
     return None if row is None else int(row[0])
 
 
-def open_proposal(conn: sqlite3.Connection, meeting_id: int) -> Proposal | None:
+def open_proposal(conn: Connection, meeting_id: int) -> Proposal | None:
     row = conn.execute(
         "SELECT * FROM meeting_proposals WHERE meeting_id = ? AND status = 'open'", (meeting_id,)
     ).fetchone()
@@ -225,7 +230,7 @@ def open_proposal(conn: sqlite3.Connection, meeting_id: int) -> Proposal | None:
     return record_of(Proposal, row)
 
 
-def live_open_proposals(conn: sqlite3.Connection) -> list[Proposal]:
+def live_open_proposals(conn: Connection) -> list[Proposal]:
     rows = conn.execute(
         f"SELECT * FROM meeting_proposals WHERE meeting_id IN ({_LIVE}) AND status = 'open'"
     )
@@ -237,7 +242,7 @@ def live_open_proposals(conn: sqlite3.Connection) -> list[Proposal]:
     return records_of(Proposal, found)
 
 
-def confirmations(conn: sqlite3.Connection, proposal_ids: Sequence[int]) -> list[Confirmation]:
+def confirmations(conn: Connection, proposal_ids: Sequence[int]) -> list[Confirmation]:
     if not proposal_ids:
         return []
     rows = conn.execute(
@@ -254,7 +259,7 @@ def confirmations(conn: sqlite3.Connection, proposal_ids: Sequence[int]) -> list
 
 
 def insert_vote(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     proposal_id: int,
     role: str,
@@ -270,7 +275,7 @@ def insert_vote(
     return cur.rowcount == 1
 
 
-def finish_proposal(conn: sqlite3.Connection, proposal_id: int, *, status: str, now: int) -> bool:
+def finish_proposal(conn: Connection, proposal_id: int, *, status: str, now: int) -> bool:
     cur = conn.execute(
         "UPDATE meeting_proposals SET status = ?, closed_at = ? WHERE id = ? AND status = 'open'",
         (status, now, proposal_id),
@@ -279,7 +284,7 @@ def finish_proposal(conn: sqlite3.Connection, proposal_id: int, *, status: str, 
 
 
 def reject_proposal(
-    conn: sqlite3.Connection,
+    conn: Connection,
     proposal_id: int,
     *,
     by: str,
@@ -295,7 +300,7 @@ def reject_proposal(
     return cur.rowcount == 1
 
 
-def set_reject_item(conn: sqlite3.Connection, proposal_id: int, item_id: int) -> None:
+def set_reject_item(conn: Connection, proposal_id: int, item_id: int) -> None:
     conn.execute(
         "UPDATE meeting_proposals SET reject_item_id = ? WHERE id = ?", (item_id, proposal_id)
     )
@@ -307,7 +312,7 @@ _UNREAD_REJECTIONS = (
 )
 
 
-def unread_rejections(conn: sqlite3.Connection, meeting_id: int) -> list[Proposal]:
+def unread_rejections(conn: Connection, meeting_id: int) -> list[Proposal]:
     """Rejected proposals of the meeting whose notice the proposer has not read."""
     rows = conn.execute(f"{_UNREAD_REJECTIONS} AND p.meeting_id = ? ORDER BY p.id", (meeting_id,))
     found = list(rows)
@@ -318,7 +323,7 @@ def unread_rejections(conn: sqlite3.Connection, meeting_id: int) -> list[Proposa
     return records_of(Proposal, found)
 
 
-def live_unread_rejections(conn: sqlite3.Connection) -> list[Proposal]:
+def live_unread_rejections(conn: Connection) -> list[Proposal]:
     rows = conn.execute(f"{_UNREAD_REJECTIONS} AND p.meeting_id IN ({_LIVE}) ORDER BY p.id")
     found = list(rows)
     if not found:  # nothing read, no record built (store/records/__init__.py)

@@ -7,13 +7,14 @@ partial index ``meetings_live`` so their cost follows open meetings, not history
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from deskd.store.dialect import Sql
 from deskd.store.records import record_of, records_of
 
 if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
     from deskd.store.records.items import Item
     from deskd.store.records.meeting_events import MeetingEvent
     from deskd.store.records.meeting_items import MeetingItem
@@ -31,7 +32,7 @@ def marks(values: Sequence[object]) -> str:
 
 
 def insert_meeting(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     agenda: str,
     agenda_key: str,
@@ -67,7 +68,7 @@ def insert_meeting(
     return None if row is None else int(row[0])
 
 
-def open_meeting_by_agenda(conn: sqlite3.Connection, agenda_key: str) -> Meeting | None:
+def open_meeting_by_agenda(conn: Connection, agenda_key: str) -> Meeting | None:
     row = conn.execute(
         "SELECT * FROM meetings WHERE agenda_key = ? AND state != 'closed'", (agenda_key,)
     ).fetchone()
@@ -78,7 +79,7 @@ def open_meeting_by_agenda(conn: sqlite3.Connection, agenda_key: str) -> Meeting
     return record_of(Meeting, row)
 
 
-def get_meeting(conn: sqlite3.Connection, meeting_id: int) -> Meeting | None:
+def get_meeting(conn: Connection, meeting_id: int) -> Meeting | None:
     row = conn.execute("SELECT * FROM meetings WHERE id = ?", (meeting_id,)).fetchone()
     if row is None:
         return None
@@ -87,7 +88,7 @@ def get_meeting(conn: sqlite3.Connection, meeting_id: int) -> Meeting | None:
     return record_of(Meeting, row)
 
 
-def live_meetings(conn: sqlite3.Connection) -> list[Meeting]:
+def live_meetings(conn: Connection) -> list[Meeting]:
     """Every meeting not closed (waiting, active, consensus, closing, paused)."""
     rows = conn.execute("SELECT * FROM meetings WHERE state != 'closed' ORDER BY id")
     found = list(rows)
@@ -99,7 +100,7 @@ def live_meetings(conn: sqlite3.Connection) -> list[Meeting]:
 
 
 def list_meetings(
-    conn: sqlite3.Connection, *, include_closed: bool, role: str | None, limit: int
+    conn: Connection, *, include_closed: bool, role: str | None, limit: int
 ) -> list[Meeting]:
     """Meetings newest first (open ones only unless ``include_closed``), optionally one role's."""
     where = ["1 = 1"]
@@ -121,19 +122,22 @@ def list_meetings(
     return records_of(Meeting, found)
 
 
-def set_state(conn: sqlite3.Connection, meeting_id: int, state: str) -> None:
+def set_state(conn: Connection, meeting_id: int, state: str) -> None:
     conn.execute("UPDATE meetings SET state = ? WHERE id = ?", (state, meeting_id))
 
 
-def touch(conn: sqlite3.Connection, meeting_id: int, *, now: int) -> None:
+_TOUCH = Sql(  # a scalar MAX(a, b) is GREATEST(a, b) in PostgreSQL
+    sqlite="UPDATE meetings SET last_activity_at = MAX(last_activity_at, ?) WHERE id = ?",
+    postgresql="UPDATE meetings SET last_activity_at = GREATEST(last_activity_at, ?) WHERE id = ?",
+)
+
+
+def touch(conn: Connection, meeting_id: int, *, now: int) -> None:
     """Something happened in the meeting: its idle deadline starts again."""
-    conn.execute(
-        "UPDATE meetings SET last_activity_at = MAX(last_activity_at, ?) WHERE id = ?",
-        (now, meeting_id),
-    )
+    conn.execute(_TOUCH, (now, meeting_id))
 
 
-def spend(conn: sqlite3.Connection, meeting_id: int) -> int:
+def spend(conn: Connection, meeting_id: int) -> int:
     """Spend one message of the budget; returns how many are spent now."""
     row = conn.execute(
         "UPDATE meetings SET spent = spent + 1 WHERE id = ? RETURNING spent", (meeting_id,)
@@ -141,7 +145,7 @@ def spend(conn: sqlite3.Connection, meeting_id: int) -> int:
     return int(row[0])
 
 
-def next_generation(conn: sqlite3.Connection, meeting_id: int) -> int:
+def next_generation(conn: Connection, meeting_id: int) -> int:
     """Hand out the meeting's next wake generation (a re-armed request, lesson 14)."""
     row = conn.execute(
         "UPDATE meetings SET wake_gen = wake_gen + 1 WHERE id = ? RETURNING wake_gen",
@@ -151,7 +155,7 @@ def next_generation(conn: sqlite3.Connection, meeting_id: int) -> int:
 
 
 def pause(
-    conn: sqlite3.Connection,
+    conn: Connection,
     meeting_id: int,
     *,
     kind: str,
@@ -167,7 +171,7 @@ def pause(
     return cur.rowcount == 1
 
 
-def unpause(conn: sqlite3.Connection, meeting_id: int, *, now: int) -> bool:
+def unpause(conn: Connection, meeting_id: int, *, now: int) -> bool:
     cur = conn.execute(
         "UPDATE meetings SET paused_kind = NULL, pause_reason = NULL, paused_by = NULL, "
         "paused_at = NULL, last_activity_at = ? "
@@ -177,7 +181,7 @@ def unpause(conn: sqlite3.Connection, meeting_id: int, *, now: int) -> bool:
     return cur.rowcount == 1
 
 
-def close(conn: sqlite3.Connection, meeting_id: int, *, resolution: str, now: int) -> bool:
+def close(conn: Connection, meeting_id: int, *, resolution: str, now: int) -> bool:
     cur = conn.execute(
         "UPDATE meetings SET state = 'closed', closed_at = ?, resolution = ? "
         "WHERE id = ? AND closed_at IS NULL",
@@ -186,7 +190,7 @@ def close(conn: sqlite3.Connection, meeting_id: int, *, resolution: str, now: in
     return cur.rowcount == 1
 
 
-def mark_escalated(conn: sqlite3.Connection, meeting_id: int, *, generation: int, now: int) -> bool:
+def mark_escalated(conn: Connection, meeting_id: int, *, generation: int, now: int) -> bool:
     cur = conn.execute(
         "UPDATE meetings SET escalated_at = ?, wake_gen = ? "
         "WHERE id = ? AND escalated_at IS NULL AND closed_at IS NULL",
@@ -199,7 +203,7 @@ def mark_escalated(conn: sqlite3.Connection, meeting_id: int, *, generation: int
 
 
 def insert_attendee(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     meeting_id: int,
     role: str,
@@ -221,7 +225,7 @@ def insert_attendee(
     )
 
 
-def attendees_of(conn: sqlite3.Connection, meeting_id: int) -> list[Attendee]:
+def attendees_of(conn: Connection, meeting_id: int) -> list[Attendee]:
     rows = conn.execute(
         "SELECT * FROM meeting_attendees WHERE meeting_id = ? ORDER BY invited_at, role",
         (meeting_id,),
@@ -234,7 +238,7 @@ def attendees_of(conn: sqlite3.Connection, meeting_id: int) -> list[Attendee]:
     return records_of(Attendee, found)
 
 
-def live_attendees(conn: sqlite3.Connection) -> list[Attendee]:
+def live_attendees(conn: Connection) -> list[Attendee]:
     rows = conn.execute(
         f"SELECT * FROM meeting_attendees WHERE meeting_id IN ({_LIVE}) "
         "ORDER BY meeting_id, invited_at, role"
@@ -247,7 +251,7 @@ def live_attendees(conn: sqlite3.Connection) -> list[Attendee]:
     return records_of(Attendee, found)
 
 
-def check_in(conn: sqlite3.Connection, meeting_id: int, role: str, *, now: int) -> bool:
+def check_in(conn: Connection, meeting_id: int, role: str, *, now: int) -> bool:
     cur = conn.execute(
         "UPDATE meeting_attendees SET status = 'present', checked_in_at = ? "
         "WHERE meeting_id = ? AND role = ? AND status = 'invited'",
@@ -257,7 +261,7 @@ def check_in(conn: sqlite3.Connection, meeting_id: int, role: str, *, now: int) 
 
 
 def rearm_invitations(
-    conn: sqlite3.Connection, meeting_id: int, roles: Sequence[str], *, generation: int
+    conn: Connection, meeting_id: int, roles: Sequence[str], *, generation: int
 ) -> int:
     if not roles:
         return 0
@@ -269,7 +273,7 @@ def rearm_invitations(
     return cur.rowcount
 
 
-def leave(conn: sqlite3.Connection, meeting_id: int, role: str, *, reason: str, now: int) -> bool:
+def leave(conn: Connection, meeting_id: int, role: str, *, reason: str, now: int) -> bool:
     cur = conn.execute(
         "UPDATE meeting_attendees SET status = 'left', left_at = ?, left_reason = ? "
         "WHERE meeting_id = ? AND role = ? AND status != 'left'",
@@ -278,19 +282,23 @@ def leave(conn: sqlite3.Connection, meeting_id: int, role: str, *, reason: str, 
     return cur.rowcount == 1
 
 
-def set_events_read(conn: sqlite3.Connection, meeting_id: int, role: str, event_id: int) -> None:
-    conn.execute(
-        "UPDATE meeting_attendees SET events_read_id = MAX(events_read_id, ?) "
-        "WHERE meeting_id = ? AND role = ?",
-        (event_id, meeting_id, role),
-    )
+_EVENTS_READ = Sql(
+    sqlite="UPDATE meeting_attendees SET events_read_id = MAX(events_read_id, ?) "
+    "WHERE meeting_id = ? AND role = ?",
+    postgresql="UPDATE meeting_attendees SET events_read_id = GREATEST(events_read_id, ?) "
+    "WHERE meeting_id = ? AND role = ?",
+)
+
+
+def set_events_read(conn: Connection, meeting_id: int, role: str, event_id: int) -> None:
+    conn.execute(_EVENTS_READ, (event_id, meeting_id, role))
 
 
 # --- the meeting's timeline -------------------------------------------------------------------
 
 
 def add_meeting_event(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     meeting_id: int,
     at: int,
@@ -299,13 +307,13 @@ def add_meeting_event(
     text: str,
 ) -> int:
     cur = conn.execute(
-        "INSERT INTO meeting_events (meeting_id, at, kind, role, text) VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO meeting_events (meeting_id, at, kind, role, text) VALUES (?, ?, ?, ?, ?) RETURNING id",
         (meeting_id, at, kind, role, text),
     )
-    return int(cur.lastrowid or 0)
+    return int(cur.fetchone()[0])
 
 
-def events_after(conn: sqlite3.Connection, meeting_id: int, after_id: int) -> list[MeetingEvent]:
+def events_after(conn: Connection, meeting_id: int, after_id: int) -> list[MeetingEvent]:
     rows = conn.execute(
         "SELECT * FROM meeting_events WHERE meeting_id = ? AND id > ? ORDER BY id",
         (meeting_id, after_id),
@@ -321,7 +329,7 @@ def events_after(conn: sqlite3.Connection, meeting_id: int, after_id: int) -> li
 # --- the items a meeting wrote ----------------------------------------------------------------
 
 
-def unread_meeting_items(conn: sqlite3.Connection, role: str, ref: str) -> list[Item]:
+def unread_meeting_items(conn: Connection, role: str, ref: str) -> list[Item]:
     """The role's unread items of one meeting (``ref`` = ``meeting:<id>``), oldest first."""
     rows = conn.execute(
         "SELECT * FROM items WHERE role = ? AND read_at IS NULL AND source = 'meeting' "
@@ -336,7 +344,7 @@ def unread_meeting_items(conn: sqlite3.Connection, role: str, ref: str) -> list[
     return records_of(Item, found)
 
 
-def all_unread_meeting_items(conn: sqlite3.Connection) -> list[MeetingItem]:
+def all_unread_meeting_items(conn: Connection) -> list[MeetingItem]:
     """(id, ref, message_id) of every unread meeting item (runs on ``items_unread``)."""
     rows = conn.execute(
         "SELECT id, ref, message_id FROM items WHERE read_at IS NULL AND source = 'meeting'"
@@ -349,9 +357,7 @@ def all_unread_meeting_items(conn: sqlite3.Connection) -> list[MeetingItem]:
     return records_of(MeetingItem, found)
 
 
-def unread_items_of_messages(
-    conn: sqlite3.Connection, role: str, message_ids: Sequence[str]
-) -> list[int]:
+def unread_items_of_messages(conn: Connection, role: str, message_ids: Sequence[str]) -> list[int]:
     """The role's unread items carrying one of these ``message_id`` values."""
     if not message_ids:
         return []
@@ -363,7 +369,7 @@ def unread_items_of_messages(
     return [int(r[0]) for r in rows]
 
 
-def pending_meeting_attempt_keys(conn: sqlite3.Connection) -> list[str]:
+def pending_meeting_attempt_keys(conn: Connection) -> list[str]:
     """Keys of live meeting and owed-reply attempts (so a closed meeting's are labelled)."""
     rows = conn.execute(
         "SELECT key FROM attempts WHERE outcome = 'pending' AND kind IN ('meeting', 'owed_reply')"

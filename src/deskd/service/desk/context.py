@@ -8,7 +8,6 @@ import pydantic only when something needs validating.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from deskd.errors import (
     DatabaseGone,
     LeaseLost,
     NotADatabaseFile,
+    StoreError,
     Unavailable,
     database_unavailable,
 )
@@ -35,6 +35,10 @@ from deskd.store.db import (
     transaction,
 )
 from deskd.store.migrations import SchemaTooNew
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
+if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
 
 
 @dataclass
@@ -56,14 +60,14 @@ class DeskContext:
     # How the acting person was authenticated (the console: "access code, session N" or
     # "signed, key ID"): stamped on the events this unit of work writes as ``actor``.
     auth: str | None = None
-    _conn: sqlite3.Connection | None = field(default=None, repr=False)
+    _conn: Connection | None = field(default=None, repr=False)
 
     @property
     def tz(self) -> str:
         return self.desk.timezone
 
     @property
-    def conn(self) -> sqlite3.Connection:
+    def conn(self) -> Connection:
         """The database, created and migrated on first use (exit 3 when it cannot be opened,
         or when this desk had one and it is gone: that is never silently recreated)."""
         if self._conn is None:
@@ -80,13 +84,13 @@ class DeskContext:
                 raise DatabaseGone(path) from None
             except NotRegularFile as exc:
                 raise NotADatabaseFile(path, exc.kind) from None
-            except sqlite3.Error as exc:
+            except StoreError as exc:
                 raise self.failed(exc) from None
             except OSError as exc:
                 raise Unavailable(f"database {path}: {exc.strerror}") from None
         return self._conn
 
-    def failed(self, exc: sqlite3.Error) -> Unavailable:
+    def failed(self, exc: StoreError) -> Unavailable:
         """``exc`` as exit 3; a damaged file is remembered so nothing more is written into it
         (``store.db.note_damage``)."""
         if is_corruption(exc) and not self.settings.shared_database:
@@ -94,7 +98,7 @@ class DeskContext:
         return database_unavailable(self.settings.database_shown, exc)
 
     @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
+    def write(self) -> Iterator[Connection]:
         """One write transaction, with the roles table brought in line with the desk first."""
         from deskd.service.desk.roles import sync_roles
 
@@ -108,14 +112,14 @@ class DeskContext:
                 else:
                     with self._stamping(conn):
                         yield conn
-        except sqlite3.DatabaseError as exc:
+        except StoreError as exc:
             raise self.failed(exc) from None
         finally:
             if self.transient and self._conn is not None and not self._conn.in_transaction:
                 self.close()
 
     @contextmanager
-    def _stamping(self, conn: sqlite3.Connection) -> Iterator[None]:
+    def _stamping(self, conn: Connection) -> Iterator[None]:
         """Stamp ``auth`` on this transaction's events: writers take the write lock one at a
         time, so every event after the mark read under it is this transaction's own."""
         from deskd.store.console import last_event_id, stamp_auth
@@ -124,7 +128,7 @@ class DeskContext:
         yield
         stamp_auth(conn, after=mark, actor=self.actor, auth=str(self.auth))
 
-    def _check_fences(self, conn: sqlite3.Connection) -> None:
+    def _check_fences(self, conn: Connection) -> None:
         from deskd.store.locks import holds
 
         for name, token in self.fences.items():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 import uuid
 from collections.abc import Sequence
 
@@ -13,6 +12,10 @@ from deskd.service.desk.identity import known_role
 from deskd.service.desk.inbox import insert, sla_seconds, validate_text
 from deskd.service.desk.new_item import NewItem
 from deskd.store.events import add_event
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
+if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
 
 
 def send(
@@ -74,7 +77,7 @@ def check_message(priority: str, sla: str | None, title: str, body: str) -> None
 
 
 def insert_message(
-    conn: sqlite3.Connection,
+    conn: Connection,
     recipients: Sequence[str],
     *,
     message_id: str,

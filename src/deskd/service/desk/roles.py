@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 
 from deskd.desk_view import Desk
 from deskd.store.events import add_event
 from deskd.store.meta import get_meta, set_meta
 from deskd.store.roles import disable_roles_not_in, upsert_role
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
+if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
+
 _FINGERPRINT = "desk_roles"
 
 
-def sync_roles(conn: sqlite3.Connection, desk: Desk, *, now: int) -> bool:
+def sync_roles(conn: Connection, desk: Desk, *, now: int) -> bool:
     """Seed or update role rows from the desk; returns True when anything changed.
 
     Runs inside write transactions only (read paths never write). A fingerprint in

@@ -11,7 +11,6 @@ their records (a frozen dataclass costs ~1 ms of CPU to build, docs/performance.
 
 from __future__ import annotations
 
-import sqlite3
 from typing import TYPE_CHECKING, Any
 
 from deskd.core.values import priority_name
@@ -21,6 +20,7 @@ from deskd.store.events import add_event
 
 if TYPE_CHECKING:
     from deskd.service.engine.fired import Fired
+    from deskd.store.dialect import Connection
     from deskd.store.records.hooks import Hook
 
 PROBE_RETRY_S = 60
@@ -112,7 +112,7 @@ def _fire_timer(ctx: DeskContext, row: Hook, *, execute: bool) -> Fired:
 
 
 def _enqueue_fire(
-    conn: sqlite3.Connection,
+    conn: Connection,
     ctx: DeskContext,
     row: Hook,
     *,
@@ -222,7 +222,7 @@ def _run_probes(ctx: DeskContext, targets: dict[int, str], rows: dict[int, Hook]
     return fired
 
 
-def _probe_failed(conn: sqlite3.Connection, ctx: DeskContext, row: Hook, error: str) -> Fired:
+def _probe_failed(conn: Connection, ctx: DeskContext, row: Hook, error: str) -> Fired:
     from deskd.core.wakehooks import PROBE_ERRORS_TO_DISABLE, probe_target
 
     streak = row.error_streak + 1

@@ -7,7 +7,6 @@ never refused because someone owes a reply (lesson 34); a position never spends 
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +41,7 @@ from deskd.store import meetings as rows
 
 if TYPE_CHECKING:
     from deskd.service.meetings.said import Said
+    from deskd.store.dialect import Connection
 
 
 def _check_body(body: str) -> None:
@@ -143,7 +143,7 @@ def send(
 
 
 def _insert_message(
-    conn: sqlite3.Connection,
+    conn: Connection,
     facts: MeetingFacts,
     role: str,
     kind: str,
@@ -186,7 +186,7 @@ def _insert_message(
 
 
 def _budget_step(
-    conn: sqlite3.Connection, facts: MeetingFacts, role: str, spent: int, *, now: int
+    conn: Connection, facts: MeetingFacts, role: str, spent: int, *, now: int
 ) -> list[str]:
     """After a message spent the budget: enter consensus at the threshold, pause at zero."""
     m = facts.meeting

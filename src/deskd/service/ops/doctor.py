@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sqlite3
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ from deskd import __version__, paths
 from deskd.config import HostConfig, load_config_module, load_settings
 from deskd.desk import load_desk
 from deskd.desk_view import Desk
-from deskd.errors import DeskdError
+from deskd.errors import DeskdError, StoreError
 from deskd.settings import Settings
 
 Level = Literal["ok", "warn", "fail"]
@@ -271,7 +270,7 @@ def database_checks(
         ]
     try:
         conn = connect(db, create=False, migrate=False, busy_ms=1000)
-    except (sqlite3.Error, OSError) as exc:
+    except (StoreError, OSError) as exc:
         return [Check("database", "fail", f"{db}: cannot open: {exc}")]
     from deskd.service.ops.doctor_db import integrity_checks, write_lock_check
 
@@ -280,7 +279,7 @@ def database_checks(
         mode = journal_mode(conn)
         sound = integrity_checks(conn, db, paths.run_dir(db_home or db.parent))
         lock = write_lock_check(conn, db)
-    except sqlite3.Error as exc:
+    except StoreError as exc:
         return [Check("database", "fail", f"{db}: not a deskd database: {exc}")]
     finally:
         conn.close()

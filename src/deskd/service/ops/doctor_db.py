@@ -3,14 +3,17 @@ deskd remembered (``run/damaged``), and a write lock someone is holding."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 from deskd.service.ops.doctor import Check
 from deskd.store.db import clear_damage, damage_noted, integrity_problem, write_locked
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
+if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
 
-def integrity_checks(conn: sqlite3.Connection, db: Path, run: Path) -> list[Check]:
+
+def integrity_checks(conn: Connection, db: Path, run: Path) -> list[Check]:
     """``PRAGMA integrity_check`` (not ``quick_check``, which misses an index that lost rows
     of its table); the damage marker cleared once the file is sound again."""
     damaged = integrity_problem(conn, full=True)
@@ -37,7 +40,7 @@ def integrity_checks(conn: sqlite3.Connection, db: Path, run: Path) -> list[Chec
     return checks
 
 
-def write_lock_check(conn: sqlite3.Connection, db: Path) -> Check:
+def write_lock_check(conn: Connection, db: Path) -> Check:
     """Whether a write could start now: ``BEGIN IMMEDIATE`` then ``ROLLBACK`` writes nothing,
     and waits only the connection's short busy timeout."""
     held = write_locked(conn)
