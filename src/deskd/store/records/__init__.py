@@ -1,4 +1,4 @@
-"""The frozen records store functions return instead of ``Row``, and how rows fill them.
+"""The frozen records store functions return instead of ``sqlite3.Row``, and how rows fill them.
 
 A record names the columns its readers use, each typed; ``record_of`` fills it from a row by
 field name, so a column added by a later migration changes nothing until a record asks for
@@ -23,12 +23,12 @@ store/briefing.py) stay plain rows.
 from __future__ import annotations
 
 import importlib
+import sqlite3
 from collections.abc import Iterable
 from dataclasses import MISSING, fields
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
-    from deskd.store.dialect import Row
     from deskd.store.records.attempts import Attempt as Attempt
     from deskd.store.records.handoffs import Handoff as Handoff
     from deskd.store.records.help import HelpRequest as HelpRequest
@@ -72,7 +72,7 @@ def _fields(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return found
 
 
-def record_of(cls: type[T], row: Row) -> T:
+def record_of(cls: type[T], row: sqlite3.Row) -> T:
     """``cls`` filled from ``row`` by column name."""
     required, optional = _fields(cls)
     values = {name: row[name] for name in required}
@@ -83,11 +83,11 @@ def record_of(cls: type[T], row: Row) -> T:
     return made
 
 
-def maybe_record(cls: type[T], row: Row | None) -> T | None:
+def maybe_record(cls: type[T], row: sqlite3.Row | None) -> T | None:
     return None if row is None else record_of(cls, row)
 
 
-def records_of(cls: type[T], rows: Iterable[Row]) -> list[T]:
+def records_of(cls: type[T], rows: Iterable[sqlite3.Row]) -> list[T]:
     return [record_of(cls, r) for r in rows]
 
 
