@@ -14,11 +14,13 @@ from collections.abc import Iterable, Sequence
 # (store/records/__init__.py says why); the annotations are strings.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
-    from deskd.store.dialect import Connection, Row
+    from typing import Any
+
+    from deskd.store.dialect import Connection
     from deskd.store.records.attempts import Attempt
 
 
-def _attempts(rows: Iterable[Row]) -> list[Attempt]:
+def _attempts(rows: Iterable[Any]) -> list[Attempt]:
     found = list(rows)
     if not found:  # nothing read, no record built (store/records/__init__.py)
         return []
@@ -28,7 +30,7 @@ def _attempts(rows: Iterable[Row]) -> list[Attempt]:
     return records_of(Attempt, found)
 
 
-def _attempt(row: Row | None) -> Attempt | None:
+def _attempt(row: Any) -> Attempt | None:
     if row is None:
         return None
     from deskd.store.records import record_of

@@ -11,6 +11,8 @@ from collections.abc import Iterable, Sequence
 # (store/records/__init__.py says why); the annotations are strings.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
+    from typing import Any
+
     from deskd.store.dialect import Connection, Row
     from deskd.store.records.items import Item
     from deskd.store.records.unread_items import UnreadItem
@@ -64,7 +66,7 @@ def insert_item(
     return int(row[0]), int(row[1]) > 0
 
 
-def _items(rows: Iterable[Row]) -> list[Item]:
+def _items(rows: Iterable[Any]) -> list[Item]:
     found = list(rows)
     if not found:  # nothing read, no record built (store/records/__init__.py)
         return []

@@ -12,13 +12,15 @@ from collections.abc import Iterable
 # (store/records/__init__.py says why), and the heartbeat below reads plain rows.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
+    from typing import Any
+
     from deskd.store.dialect import Connection, Row
     from deskd.store.records.sessions import Session
 
 LIVE_STATES = ("working", "resting")
 
 
-def _sessions(rows: Iterable[Row]) -> list[Session]:
+def _sessions(rows: Iterable[Any]) -> list[Session]:
     found = list(rows)
     if not found:  # nothing read, no record built (store/records/__init__.py)
         return []
