@@ -342,9 +342,19 @@ def recorded_launches(request: pytest.FixtureRequest, monkeypatch: pytest.Monkey
     return started
 
 
-# -- backends: the store, tick, executor and host suites run on SQLite and PostgreSQL ----------
+# -- backends: every store-backed suite runs on SQLite and PostgreSQL ---------------------------
 
-BOTH_BACKENDS = {"store", "wake", "executor", "hosts"}
+BOTH_BACKENDS = {
+    "store",
+    "wake",
+    "executor",
+    "hosts",
+    "items",
+    "meetings",
+    "tasks",
+    "pager",
+    "routing",
+}
 """Test folders whose ``desk`` tests run once per backend (``test_x[sqlite]``, ``[postgresql]``)."""
 
 
@@ -353,6 +363,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         "sqlite_only"
     ):
         return
+    own = metafunc.definition.iter_markers("parametrize")
+    if any(m.args and m.args[0] == "backend" for m in own):
+        return  # the test names its backends itself
     if BOTH_BACKENDS & set(Path(str(metafunc.definition.path)).parts):
         metafunc.parametrize("backend", ["sqlite", "postgresql"], indirect=True)
 
