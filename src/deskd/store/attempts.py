@@ -171,12 +171,14 @@ def holds_after(conn: Connection, now: int) -> dict[str, int]:
 def list_attempts(
     conn: Connection, *, role: str | None, open_only: bool, limit: int
 ) -> list[Attempt]:
-    # Open ones come through the partial index of pending attempts; the unary ``+`` keeps
-    # SQLite from walking the whole table (or the role's history) in id order instead.
+    # Open ones come through the partial index of pending attempts; ``+id`` and
+    # ``role || ''`` (no index serves them) keep SQLite from walking the whole table (or the
+    # role's history) in id order instead. Both backends read them; PostgreSQL has no unary
+    # ``+`` on text, hence the concatenation for the role.
     where = ["1 = 1"]
     params: list[object] = []
     if role is not None:
-        where.append("+role = ?" if open_only else "role = ?")
+        where.append("role || '' = ?" if open_only else "role = ?")
         params.append(role)
     if open_only:
         where.append("outcome = 'pending'")
