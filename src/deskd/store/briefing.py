@@ -3,10 +3,7 @@ obligations. On the session hook's path: stdlib only, a few indexed reads."""
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
-if TYPE_CHECKING:
-    from deskd.store.dialect import Connection, Row
-
+from deskd.store.dialect import Connection, Row
 
 OPEN_SQL = "('pending', 'in_progress', 'blocked')"
 """``deskd.store.tasks.OPEN_SQL``, repeated so the hook does not import that module."""

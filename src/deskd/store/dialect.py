@@ -34,7 +34,7 @@ class Sql:
 Statement = str | Sql
 """What ``Connection.execute`` takes: portable text, or a pair."""
 
-if TYPE_CHECKING:  # the connection's shape, for the type checker only
+if TYPE_CHECKING:  # the connection's shape, for the type checker
     from collections.abc import Iterator, Sequence
     from typing import Any, Protocol
 
@@ -66,8 +66,10 @@ if TYPE_CHECKING:  # the connection's shape, for the type checker only
         def begin(self, *, write: bool) -> None: ...
         def close(self) -> None: ...
 
+else:  # at run time only a name to import: typing stays unimported on the hook's path
+    Row = Cursor = Connection = object
 
-_PLACEHOLDER = re.compile(r"'(?:[^']|'')*'|\?|%")
+_PLACEHOLDER = r"'(?:[^']|'')*'|\?|%"  # compiled on first use (re caches it): PostgreSQL only
 
 
 def _swap(match: re.Match[str]) -> str:
@@ -79,4 +81,4 @@ def _swap(match: re.Match[str]) -> str:
 def placeholders(sql: str) -> str:
     """``sql`` with psycopg's placeholders: ``?`` becomes ``%s`` (not inside a string
     literal), and every ``%`` is ``%%`` (psycopg reads one anywhere as a placeholder)."""
-    return _PLACEHOLDER.sub(_swap, sql)
+    return re.sub(_PLACEHOLDER, _swap, sql)

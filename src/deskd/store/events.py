@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
-if TYPE_CHECKING:
-    from deskd.store.dialect import Connection
+from deskd.store.dialect import Connection
 
 
 def add_event(

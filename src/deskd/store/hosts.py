@@ -7,10 +7,7 @@ compare-and-set), so two hosts never start an executor for the same launch.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
-if TYPE_CHECKING:
-    from deskd.store.dialect import Connection
-
+from deskd.store.dialect import Connection
 
 TICK_STALE_S = 180
 """A host whose last tick is this old stopped ticking (the tick runs every minute: three

@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-from deskd.store.dialect import Sql
+from deskd.store.dialect import Connection, Sql
 from deskd.store.records import maybe_record
 from deskd.store.records.attempts import Attempt
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
-if TYPE_CHECKING:
-    from deskd.store.dialect import Connection
-
 
 _NEWEST = (
     "WHERE role = ? AND launched_at IS NOT NULL AND primary_id IS NULL "

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
-if TYPE_CHECKING:
-    from deskd.store.dialect import Connection
+from deskd.store.dialect import Connection
 
 
 def get_meta(conn: Connection, key: str) -> str | None:

@@ -12,11 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from deskd.store.dialect import Sql
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
-if TYPE_CHECKING:
-    from deskd.store.dialect import Connection
+from deskd.store.dialect import Connection, Sql
 
 TICK_MS_KEY = "tick_ms:"
 """``meta`` key prefix of how long a host's last executing tick took (``tick_ms:HOST``)."""

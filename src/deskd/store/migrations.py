@@ -206,10 +206,7 @@ from deskd.store import (  # noqa: E402
     schema_tasks,
     schema_tick_alarms,
 )
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
-if TYPE_CHECKING:
-    from deskd.store.dialect import Connection
+from deskd.store.dialect import Connection  # noqa: E402
 
 # Each migration keeps its place for ever: a released database records only its version
 # number, so dropping or emptying an entry would silently renumber the ones after it.

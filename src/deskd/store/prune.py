@@ -9,9 +9,7 @@ Run them inside one write transaction, pages before attempts.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
-if TYPE_CHECKING:
-    from deskd.store.dialect import Connection
+from deskd.store.dialect import Connection
 
 
 def delete_read_items(conn: Connection, *, before: int) -> int:

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
+from deskd.store.dialect import Connection
 from deskd.store.records import maybe_record, records_of
 from deskd.store.records.silences import Silence
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
-if TYPE_CHECKING:
-    from deskd.store.dialect import Connection
 
 
 def insert_silence(

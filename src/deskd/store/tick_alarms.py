@@ -6,12 +6,9 @@ after; a send is claimed by compare-and-set on ``tries``, so two consoles send i
 
 from __future__ import annotations
 
+from deskd.store.dialect import Connection
 from deskd.store.records import records_of
 from deskd.store.records.tick_alarms import TickAlarm
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
-if TYPE_CHECKING:
-    from deskd.store.dialect import Connection
 
 
 def insert_alarm(

@@ -34,11 +34,8 @@ from deskd.store.db import (
     note_damage,
     transaction,
 )
+from deskd.store.dialect import Connection
 from deskd.store.migrations import SchemaTooNew
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
-if TYPE_CHECKING:
-    from deskd.store.dialect import Connection
 
 
 @dataclass

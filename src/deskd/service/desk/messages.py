@@ -11,11 +11,8 @@ from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import known_role
 from deskd.service.desk.inbox import insert, sla_seconds, validate_text
 from deskd.service.desk.new_item import NewItem
+from deskd.store.dialect import Connection
 from deskd.store.events import add_event
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
-if TYPE_CHECKING:
-    from deskd.store.dialect import Connection
 
 
 def send(

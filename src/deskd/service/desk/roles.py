@@ -5,13 +5,10 @@ from __future__ import annotations
 import json
 
 from deskd.desk_view import Desk
+from deskd.store.dialect import Connection
 from deskd.store.events import add_event
 from deskd.store.meta import get_meta, set_meta
 from deskd.store.roles import disable_roles_not_in, upsert_role
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
-if TYPE_CHECKING:
-    from deskd.store.dialect import Connection
 
 _FINGERPRINT = "desk_roles"
 

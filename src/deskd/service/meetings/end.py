@@ -28,10 +28,7 @@ from deskd.service.meetings.lifecycle import (
 from deskd.service.meetings.views import facts_of, outcome_view
 from deskd.store import meeting_messages as msg_rows
 from deskd.store import meetings as rows
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
-if TYPE_CHECKING:
-    from deskd.store.dialect import Connection
+from deskd.store.dialect import Connection
 
 
 def _settle_voter(conn: Connection, meeting_id: int, role: str, *, now: int) -> None:

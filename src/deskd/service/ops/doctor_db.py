@@ -7,10 +7,7 @@ from pathlib import Path
 
 from deskd.service.ops.doctor import Check
 from deskd.store.db import clear_damage, damage_noted, integrity_problem, write_locked
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
-if TYPE_CHECKING:
-    from deskd.store.dialect import Connection
+from deskd.store.dialect import Connection
 
 
 def integrity_checks(conn: Connection, db: Path, run: Path) -> list[Check]:
