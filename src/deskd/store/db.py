@@ -99,20 +99,20 @@ _CORRUPT_CODES = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB
 
 def store_error(exc: sqlite3.Error) -> StoreError:
     """SQLite's error as deskd's own (``deskd.errors.StoreError`` and kin), same words."""
-    from deskd import errors
+    from deskd.errors import StoreBusy, StoreCorrupt, StoreError, StoreIntegrityError
 
     message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     code = getattr(exc, "sqlite_errorcode", None)
     primary = int(code) & 0xFF if code is not None else None
     if isinstance(exc, sqlite3.IntegrityError):
-        return errors.StoreIntegrityError(message)
+        return StoreIntegrityError(message)
     if primary in _CORRUPT_CODES or (
         primary is None and ("malformed" in message or "not a database" in message)
     ):
-        return errors.StoreCorrupt(message)
+        return StoreCorrupt(message)
     if primary in _BUSY_CODES:
-        return errors.StoreBusy(message)
-    return errors.StoreError(message)
+        return StoreBusy(message)
+    return StoreError(message)
 
 
 class _Cursor(sqlite3.Cursor):

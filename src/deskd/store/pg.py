@@ -25,14 +25,16 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from decimal import Decimal
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 from psycopg import errors as pg_errors
 from psycopg.pq import TransactionStatus
 
-from deskd import errors
 from deskd.store.dialect import Sql, Statement, placeholders
+
+if TYPE_CHECKING:
+    from deskd.errors import StoreError, StoreUnreachable
 
 LOCK_CLASS = 1684370283
 """deskd's advisory-lock class (the first key of every two-key advisory lock it takes)."""
@@ -110,14 +112,17 @@ class Cursor:
 _BUSY = (pg_errors.LockNotAvailable, pg_errors.SerializationFailure, pg_errors.DeadlockDetected)
 
 
-def store_error(exc: psycopg.Error) -> errors.StoreError:
-    """psycopg's error as deskd's own (``deskd.errors.StoreError`` and kin), same words."""
+def store_error(exc: psycopg.Error) -> StoreError:
+    """psycopg's error as deskd's own (``deskd.errors.StoreError`` and kin), same words
+    (``deskd.errors`` imported only on a failure: the hook's path stays light)."""
+    from deskd.errors import StoreBusy, StoreError, StoreIntegrityError
+
     message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     if isinstance(exc, pg_errors.IntegrityError):
-        return errors.StoreIntegrityError(message)
+        return StoreIntegrityError(message)
     if isinstance(exc, _BUSY):
-        return errors.StoreBusy(message)
-    return errors.StoreError(message)
+        return StoreBusy(message)
+    return StoreError(message)
 
 
 class PgConnection:
@@ -219,7 +224,9 @@ far more often a wrong host or port (the error should say so at once) than a res
 def busy_server(exc: BaseException) -> bool:
     """Whether a failed connect is worth retrying: the server is full or restarting, not
     refusing us (a wrong password or a missing database fails at once)."""
-    cause = exc.__cause__ if isinstance(exc, errors.StoreError) else exc
+    from deskd.errors import StoreError
+
+    cause = exc.__cause__ if isinstance(exc, StoreError) else exc
     if getattr(cause, "sqlstate", None) in _BUSY_STATES:
         return True
     text = str(cause).lower()
@@ -241,7 +248,7 @@ def open_pg(url: str, *, busy_ms: int, retry_s: float = CONNECT_RETRY_S) -> PgCo
     """
     try:
         return _open(url, busy_ms=busy_ms)
-    except errors.StoreError as exc:
+    except Exception as exc:  # a StoreError: deskd.errors is imported only now
         if retry_s <= 0 or not busy_server(exc):
             raise
     from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random_exponential
@@ -297,14 +304,16 @@ _CONNECT_FAILURES = (
 )  # fmt: skip
 
 
-def connect_error(exc: psycopg.Error) -> errors.StoreUnreachable:
+def connect_error(exc: psycopg.Error) -> StoreUnreachable:
     """A failed connect in one line: what the server said, what kind of failure, and what to check."""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     said = text.split("FATAL:", 1)[-1].strip()
+    from deskd.errors import StoreUnreachable
+
     for needles, what, advice in _CONNECT_FAILURES:
         if any(n in said for n in needles):
-            return errors.StoreUnreachable(f"{what}: {said}", advice)
-    return errors.StoreUnreachable(f"cannot connect: {said}", "run `deskd doctor`")
+            return StoreUnreachable(f"{what}: {said}", advice)
+    return StoreUnreachable(f"cannot connect: {said}", "run `deskd doctor`")
 
 
 def wal_position(url: str, *, busy_ms: int = 2000) -> int:
