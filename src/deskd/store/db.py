@@ -144,12 +144,12 @@ class SqliteConnection(sqlite3.Connection):
 
     dialect = "sqlite"
 
-    def cursor(self, factory: Any = _Cursor) -> Any:
-        return super().cursor(factory)
-
     def execute(self, sql: Statement, params: Any = (), /) -> sqlite3.Cursor:
+        # Through a _Cursor of our own (sqlite3's execute() would make a plain one); cursor()
+        # gives it the connection's row factory.
         try:
-            return super().execute(sql.sqlite if isinstance(sql, Sql) else sql, params)
+            cur = self.cursor(_Cursor)
+            return cur.execute(sql.sqlite if isinstance(sql, Sql) else sql, params)
         except sqlite3.Error as exc:
             raise store_error(exc) from exc
 
