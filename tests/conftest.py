@@ -225,7 +225,7 @@ def _pg_dump(url: str) -> dict[str, list[tuple[Any, ...]]]:
         untouched = not any(
             rows for n, rows in out.items() if n not in ("deskd_schema", "sequences")
         )
-        if untouched and all(r[1] is None for r in out["sequences"]):
+        if "deskd_schema" in out and untouched and all(r[1] is None for r in out["sequences"]):
             return {}  # the migrated schema and nothing else: SQLite's "no file yet"
         return out
     finally:
