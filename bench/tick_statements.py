@@ -36,11 +36,10 @@ def _many(conn: Any, sql: str, rows: list[tuple[Any, ...]]) -> None:
     if not hasattr(conn, "raw"):
         conn.executemany(sql, rows)
         return
-    from deskd.store.pg_sql import translate
+    from deskd.store.dialect import placeholders
 
-    stmt = translate(sql)
     with conn.raw.cursor() as cur:
-        cur.executemany(stmt.sql.replace(" RETURNING id", ""), rows)
+        cur.executemany(placeholders(sql), rows)
 
 
 def build(home: Path, db: str | None, roles: int, history: int) -> None:

@@ -178,7 +178,7 @@ def test_it_keeps_store_on_stdlib_core_and_store(path: Path) -> None:
     for line, name in _imports(_tree(path)):
         top = _top(name)
         if top == "deskd":
-            assert name.startswith(("deskd.store", "deskd.core")), (
+            assert name.startswith(("deskd.store", "deskd.core", "deskd.errors")), (
                 f"{_rel(path)}:{line} imports {name}"
             )
         elif top in ("psycopg", "tenacity") and path.name == "pg.py":

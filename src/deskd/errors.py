@@ -221,6 +221,36 @@ def database_unavailable(path: object, exc: BaseException) -> Unavailable:
     return Unavailable(f"database {path}: {reason} ({advice})")
 
 
+class StoreError(Unavailable):
+    """The database failed a statement or a connect, on either backend: exit 3. The store's
+    connections raise this family in place of sqlite3's or psycopg's own errors (kept as the
+    cause), so callers handle one set; the command's answer names the database and
+    ``deskd doctor`` (``database_unavailable``)."""
+
+    advice: str | None = None
+
+
+class StoreBusy(StoreError):
+    """Another writer held the write lock past the busy timeout."""
+
+
+class StoreIntegrityError(StoreError):
+    """A constraint refused the write (a duplicate key, a missing parent row)."""
+
+
+class StoreCorrupt(StoreError):
+    """The database file itself is damaged (SQLite: malformed, not a database)."""
+
+
+class StoreUnreachable(StoreError):
+    """The server refused the connection or could not be reached; ``advice`` says what to
+    check (the data is not damaged, so no restore advice)."""
+
+    def __init__(self, message: str, advice: str) -> None:
+        super().__init__(message)
+        self.advice = advice
+
+
 class LeaseLost(Unavailable):
     """A holder's lock was taken over (it was seen gone): its writes must stop."""
 

@@ -19,9 +19,10 @@ import time
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
-    import sqlite3
     from collections.abc import Callable, Mapping
     from datetime import tzinfo
+
+    from deskd.store.dialect import Connection, Row
 
 MAX_CONTEXT = 10_000
 """Claude Code's cap on a hook's ``additionalContext``, in characters."""
@@ -207,7 +208,7 @@ def handle(
             conn.close()
 
 
-def open_db(path: str) -> sqlite3.Connection:
+def open_db(path: str) -> Connection:
     """The desk's database, never created here (Skip when deskd never set it up)."""
     from deskd.store.db import DatabaseMissing, connect
 
@@ -239,7 +240,7 @@ def session_of(payload: Mapping[str, object], *, event: str, env: Mapping[str, s
 
 
 def surface(
-    conn: sqlite3.Connection,
+    conn: Connection,
     payload: Mapping[str, object],
     *,
     event: str,
@@ -273,7 +274,7 @@ def surface(
 
 
 def record(
-    conn: sqlite3.Connection,
+    conn: Connection,
     payload: Mapping[str, object],
     *,
     event: str,
@@ -415,7 +416,7 @@ def desk_path(env: Mapping[str, str]) -> str:
     return os.path.abspath(desk_file_str(env))
 
 
-def check_role(conn: sqlite3.Connection, role: str, *, env: Mapping[str, str], now: int) -> None:
+def check_role(conn: Connection, role: str, *, env: Mapping[str, str], now: int) -> None:
     """Refuse (into the log) a role the desk does not hold enabled.
 
     The roles table answers in one indexed read. A role missing from it (no deskd write has
@@ -466,7 +467,7 @@ TASKS_SHOWN = 3
 MAX_TITLE = 48
 
 
-def briefing(conn: sqlite3.Connection, role: str) -> str:
+def briefing(conn: Connection, role: str) -> str:
     """Who the role is, who else is on the desk and what they do, what it owes, and the
     commands it needs first — at most ``MAX_BRIEFING`` characters."""
     from deskd.store.briefing import meeting_debts, open_tasks_of, roster
@@ -503,7 +504,7 @@ def briefing(conn: sqlite3.Connection, role: str) -> str:
     return head + roster_line(others, budget) + commands
 
 
-def roster_line(others: list[sqlite3.Row], budget: int) -> str:
+def roster_line(others: list[Row], budget: int) -> str:
     """``\nOn this desk: beta (Reviewer), gamma (On call).`` within ``budget`` characters."""
     if not others:
         return "\nYou are the only role at this desk." if budget > 40 else ""
@@ -522,7 +523,7 @@ def roster_line(others: list[sqlite3.Row], budget: int) -> str:
     return line if len(line) <= budget else ""
 
 
-def render_items(rows: list[sqlite3.Row], role: str, *, prefix: str = "") -> tuple[str, list[int]]:
+def render_items(rows: list[Row], role: str, *, prefix: str = "") -> tuple[str, list[int]]:
     """The additionalContext text (at most MAX_CONTEXT characters) and the ids it shows.
 
     Items go in the order given (urgent first) until the next would not fit; the rest are
@@ -553,7 +554,7 @@ def render_items(rows: list[sqlite3.Row], role: str, *, prefix: str = "") -> tup
     return "".join(parts), shown
 
 
-def item_block(row: sqlite3.Row) -> str:
+def item_block(row: Row) -> str:
     """One item: id, priority, source, sender, the title quoted, the ref quoted, and the
     trimmed body fenced line by line with ``|`` — so nothing an item says can pass for
     another item, or for deskd's own words (``core.prompts`` frames wake prompts alike)."""

@@ -15,7 +15,7 @@ MINUTE_MS = 60_000
 
 def _surface(desk: Desk, *ids: int, session: str = "sess-1") -> None:
     """What the session hook does when it shows items to a running turn."""
-    conn = connect(desk.db_path)
+    conn = connect(desk.db_target)
     try:
         with transaction(conn):
             mark_shown(conn, list(ids), session=session, now=desk.now_ms)
@@ -121,7 +121,7 @@ def test_it_refuses_an_unknown_role(desk: Desk) -> None:
 def test_it_finds_an_old_overdue_item_behind_thousands_of_newer_ones(desk: Desk) -> None:
     enqueue(desk, "old and overdue", priority="urgent")
     desk.advance(hours=1)
-    conn = connect(desk.db_path)
+    conn = connect(desk.db_target)
     try:
         with transaction(conn):
             for n in range(5100):

@@ -32,7 +32,10 @@ def test_a_duplicate_is_refused_with_the_original_message_id(desk: Desk) -> None
     )
     assert out.exit_code == 1 and out.error()["code"] == "duplicate_message"
     assert f"as message {original}" in out.error()["message"]
-    assert desk.dump() == before  # refused: nothing changed, no budget spent
+    after = desk.dump()
+    if desk.backend == "postgresql":  # the refused INSERT drew an id: sequences never roll back
+        before.pop("sequences"), after.pop("sequences")
+    assert after == before  # refused: nothing changed, no budget spent
     with desk.db() as conn:
         (body,) = conn.execute("SELECT body FROM meeting_messages").fetchone()
     assert body == "Roll back\n118 now."

@@ -3,6 +3,7 @@ tick's meeting queries read live rows through indexes."""
 
 from __future__ import annotations
 
+import pytest
 from meeting_helpers import call, check_in, meeting_of, say, status
 
 from conftest import Desk
@@ -54,6 +55,7 @@ def test_list_shows_open_meetings_and_all_with_closed(desk: Desk) -> None:
     assert "two" in desk.ok("meeting", "list").stdout
 
 
+@pytest.mark.sqlite_only  # SQLite's plans: tests/ops/test_plans_postgresql.py has PostgreSQL's
 def test_the_snapshot_reads_meetings_through_indexes(desk: Desk) -> None:
     m = meeting_of(desk, "beta")
     say(desk, m, "alpha", "Roll back?")

@@ -28,6 +28,7 @@ from conftest import DESK_TOML, Desk
 from desk_history import LIVE, busy_desk
 from deskd.service.desk.context import open_context
 from deskd.service.engine.snapshot import load_snapshot
+from deskd.store.dialect import Sql
 from deskd.store.pg import PgConnection
 
 pytestmark = pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
@@ -214,8 +215,8 @@ def traced(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, tuple[An
     statements: list[tuple[str, tuple[Any, ...]]] = []
     real = PgConnection.execute
 
-    def execute(self: PgConnection, sql: str, params: Any = ()) -> Any:
-        statements.append((sql, tuple(params)))
+    def execute(self: PgConnection, sql: str | Sql, params: Any = ()) -> Any:
+        statements.append((sql.postgresql if isinstance(sql, Sql) else sql, tuple(params)))
         return real(self, sql, params)
 
     with monkeypatch.context() as patch:

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from conftest import Desk
+from deskd.errors import StoreIntegrityError
+from deskd.store.db import SqliteConnection
 from deskd.store.migrations import LATEST, MIGRATIONS, ensure_current
 
 DESKD = Path(sys.executable).parent / "deskd"
@@ -55,7 +57,7 @@ def test_a_new_silence_replaces_the_one_in_force(desk: Desk) -> None:
 def test_the_store_refuses_a_second_open_silence(desk: Desk) -> None:
     desk.ok("silence", "add", "--role", "alpha", "--for", "1h", "--reason", "r")
     conn = desk.db()
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(StoreIntegrityError):
         conn.execute(
             "INSERT INTO silences (role, reason, started_at, until_at) VALUES ('alpha', 'x', 1, "
             f"{desk.now_ms + 3_600_000})"
@@ -66,7 +68,7 @@ def test_the_store_refuses_a_second_open_silence(desk: Desk) -> None:
 @pytest.mark.sqlite_only
 def test_the_migration_keeps_the_longest_open_silence_per_role(tmp_path: Path) -> None:
     db = tmp_path / "old.db"
-    conn = sqlite3.connect(db, isolation_level=None)
+    conn = sqlite3.connect(db, isolation_level=None, factory=SqliteConnection)
     before = MIGRATIONS.index(next(m for m in MIGRATIONS if "silences_one_open" in m))
     ensure_current(conn, target=before)
     rows = [("alpha", 500, None), ("alpha", 900, None), ("alpha", 700, None), ("beta", 100, None)]

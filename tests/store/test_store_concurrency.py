@@ -37,7 +37,7 @@ def test_it_lets_8_processes_open_a_fresh_database_at_once(
 ) -> None:
     path = tmp_path / "data" / "deskd.db"
     log = tmp_path / "migrations.log"
-    real = migrations._statements
+    real = migrations.statements
 
     def logged(script: str) -> list[str]:
         # One line per migration run, appended atomically by whichever process ran it.
@@ -45,7 +45,7 @@ def test_it_lets_8_processes_open_a_fresh_database_at_once(
             out.write(f"{migrations.MIGRATIONS.index(script) + 1} {os.getpid()}\n")
         return real(script)
 
-    monkeypatch.setattr(migrations, "_statements", logged)
+    monkeypatch.setattr(migrations, "statements", logged)
     barrier = _fork.Barrier(PROCESSES)
     workers = [
         _fork.Process(target=_open_and_write, args=(str(path), barrier, i))

@@ -5,22 +5,27 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from conftest import Desk
+from deskd.errors import StoreBusy, StoreIntegrityError
 from deskd.store.db import DatabaseMissing, connect, transaction
 
+if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
 
-def _fresh(tmp_path: Path) -> sqlite3.Connection:
+
+def _fresh(tmp_path: Path) -> Connection:
     return connect(tmp_path / "data" / "deskd.db")
 
 
-def _count(conn: sqlite3.Connection, kind: str) -> int:
+def _count(conn: Connection, kind: str) -> int:
     return int(conn.execute("SELECT COUNT(*) FROM events WHERE kind = ?", (kind,)).fetchone()[0])
 
 
-def _add(conn: sqlite3.Connection, kind: str) -> None:
+def _add(conn: Connection, kind: str) -> None:
     conn.execute("INSERT INTO events (at, kind) VALUES (1, ?)", (kind,))
 
 
@@ -47,7 +52,7 @@ def test_it_keeps_wal_for_every_later_connection(tmp_path: Path) -> None:
 
 def test_it_enforces_foreign_keys(tmp_path: Path) -> None:
     conn = _fresh(tmp_path)
-    with pytest.raises(sqlite3.IntegrityError), transaction(conn):
+    with pytest.raises(StoreIntegrityError), transaction(conn):
         conn.execute(
             "INSERT INTO items (role, source, priority, title, enqueued_at, sla_due_at) "
             "VALUES ('nobody', 'alert', 1, 't', 1, 2)"
@@ -115,7 +120,7 @@ def test_it_takes_the_write_lock_when_the_transaction_begins(tmp_path: Path) -> 
     other = connect(path, busy_ms=0)
     with transaction(conn):
         # BEGIN IMMEDIATE: no write yet, but a second writer is already shut out ...
-        with pytest.raises(sqlite3.OperationalError, match="locked"):
+        with pytest.raises(StoreBusy, match="locked"):
             other.execute("BEGIN IMMEDIATE")
         # ... while readers are not (WAL).
         assert other.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 0
@@ -127,10 +132,10 @@ def test_it_reraises_the_real_error_when_sqlite_already_rolled_back(tmp_path: Pa
     conn = _fresh(tmp_path)
     with transaction(conn):
         conn.execute("INSERT INTO meta (key, value) VALUES ('k', 'v')")
-    with pytest.raises(sqlite3.IntegrityError), transaction(conn):
+    with pytest.raises(StoreIntegrityError), transaction(conn):
         conn.execute("INSERT OR ROLLBACK INTO meta (key, value) VALUES ('k', 'again')")
     assert not conn.in_transaction
-    with pytest.raises(sqlite3.IntegrityError), transaction(conn), transaction(conn):
+    with pytest.raises(StoreIntegrityError), transaction(conn), transaction(conn):
         conn.execute("INSERT OR ROLLBACK INTO meta (key, value) VALUES ('k', 'again')")
     assert not conn.in_transaction
     with transaction(conn):  # the connection is still usable

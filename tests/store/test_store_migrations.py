@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from conftest import Desk
+from deskd.errors import StoreError
 from deskd.store import migrations
-from deskd.store.db import connect
+from deskd.store.db import SqliteConnection, connect
 from deskd.store.migrations import (
     LATEST,
     MIGRATIONS,
@@ -23,8 +24,8 @@ from deskd.store.migrations import (
 T = 1_796_133_600_000  # 2026-12-01T14:00:00Z
 
 
-def _raw(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, isolation_level=None)
+def _raw(path: Path) -> SqliteConnection:
+    conn = sqlite3.connect(path, isolation_level=None, factory=SqliteConnection)
     conn.row_factory = sqlite3.Row
     return conn
 
@@ -161,7 +162,7 @@ def test_it_leaves_a_failed_migration_wholly_undone(
     broken = "CREATE TABLE half_done (x INTEGER);\nINSERT INTO no_such_table VALUES (1);\n"
     monkeypatch.setattr(migrations, "MIGRATIONS", (*MIGRATIONS, broken))
     conn = _raw(path)
-    with pytest.raises(sqlite3.OperationalError, match="no_such_table"):
+    with pytest.raises(StoreError, match="no_such_table"):
         ensure_current(conn, target=LATEST + 1)
     assert schema_version(conn) == LATEST
     assert not conn.in_transaction

@@ -7,7 +7,6 @@ import json
 import multiprocessing
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -16,61 +15,35 @@ from typing import Any
 import pytest
 
 from conftest import Desk, urgent
+from deskd.errors import StoreBusy, StoreIntegrityError
 from deskd.store.db import connect, redact, transaction
-from deskd.store.pg_sql import translate
+from deskd.store.dialect import Sql, placeholders
 
-# -- the rewrite (pure: no server) -------------------------------------------------------------
+# -- the dialect (pure: no server) -------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
-    ("sqlite", "postgres"),
+    ("sql", "sent"),
     [
         ("SELECT * FROM t WHERE a = ? AND b = ?", "SELECT * FROM t WHERE a = %s AND b = %s"),
         ("SELECT '?', 'it''s ?' FROM t WHERE x = ?", "SELECT '?', 'it''s ?' FROM t WHERE x = %s"),
-        ("SELECT 5 % 2", "SELECT 5 %% 2"),
-        ("WHERE 1 = 1 AND +role = ? AND a + b > 2", "WHERE 1 = 1 AND role = %s AND a + b > 2"),
-        ("WHERE role IS ?", "WHERE role IS NOT DISTINCT FROM %s"),
-        ("WHERE a IS NOT b.c", "WHERE a IS DISTINCT FROM b.c"),
-        ("WHERE a IS NULL AND b IS NOT NULL", "WHERE a IS NULL AND b IS NOT NULL"),
-        ("SET due = MAX(due, ?)", "SET due = GREATEST(due, %s)"),
-        ("SELECT MAX(id), MIN(at) FROM t", "SELECT MAX(id), MIN(at) FROM t"),
-        ("SELECT MIN(a, COALESCE(b, 0), c)", "SELECT LEAST(a, COALESCE(b, 0), c)"),
-        ("SELECT SUM(landed_at IS NOT NULL)", "SELECT SUM((landed_at IS NOT NULL)::int)"),
-        (
-            "SELECT i.id FROM items AS i INDEXED BY items_unread CROSS JOIN h ON h.x = i.id",
-            "SELECT i.id FROM items AS i    INNER JOIN h ON h.x = i.id",
-        ),
+        ("SELECT 5 % 2, '10%' FROM t", "SELECT 5 %% 2, '10%%' FROM t"),
+        # Nothing else is rewritten: what differs is written as an Sql pair.
+        ("WHERE role IS ? AND MAX(a, b) > 1", "WHERE role IS %s AND MAX(a, b) > 1"),
     ],
 )
-def test_it_rewrites_what_postgresql_reads_differently(sqlite: str, postgres: str) -> None:
-    assert translate(sqlite).sql == postgres
+def test_only_the_placeholders_are_rewritten_for_postgresql(sql: str, sent: str) -> None:
+    assert placeholders(sql) == sent
 
 
-def test_it_repeats_a_numbered_parameter_where_it_is_named() -> None:
-    out = translate("SELECT a FROM t WHERE x = ?2 AND y = ?1 AND z = ?2")
-    assert out.sql == "SELECT a FROM t WHERE x = %s AND y = %s AND z = %s"
-    assert out.order == (1, 0, 1)
-
-
-def test_it_qualifies_the_row_in_an_upserts_set_and_leaves_excluded_alone() -> None:
-    sql = (
-        "INSERT INTO items (role, priority) VALUES (?, ?) ON CONFLICT (role) "
-        "DO UPDATE SET priority = MAX(priority, excluded.priority), n = n + 1, "
-        "seen_at = CASE WHEN excluded.priority > priority THEN NULL ELSE seen_at END "
-        "RETURNING id, n"
+def test_each_backend_runs_its_own_half_of_a_pair(tmp_path: Path, pg_database: str) -> None:
+    pair = Sql(
+        sqlite="SELECT 'sqlite', MAX(1, 2)", postgresql="SELECT 'postgresql', GREATEST(1, 2)"
     )
-    out = translate(sql)
-    assert "SET priority = GREATEST(items.priority, excluded.priority)" in out.sql
-    assert "n = items.n + 1" in out.sql
-    assert "WHEN excluded.priority > items.priority THEN NULL ELSE items.seen_at END" in out.sql
-    assert out.sql.endswith("RETURNING id, n") and not out.returns_id
-
-
-def test_it_returns_the_new_id_only_where_a_table_has_one() -> None:
-    assert translate("INSERT INTO events (at, kind) VALUES (?, ?)").returns_id
-    assert translate("INSERT INTO events (at, kind) VALUES (?, ?)").sql.endswith(" RETURNING id")
-    assert not translate("INSERT INTO meta (key, value) VALUES (?, ?)").returns_id
-    assert not translate("UPDATE events SET kind = ?").returns_id
+    for target in (str(tmp_path / "d.db"), pg_database):
+        conn = connect(target)
+        assert tuple(conn.execute(pair).fetchone()) == (conn.dialect, 2)
+        conn.close()
 
 
 def test_it_never_prints_a_password() -> None:
@@ -144,7 +117,7 @@ def test_transactions_behave_as_on_sqlite(pg_database: str) -> None:
     from deskd.store.events import add_event
 
     conn = connect(pg_database)
-    with pytest.raises(sqlite3.IntegrityError), transaction(conn):
+    with pytest.raises(StoreIntegrityError), transaction(conn):
         add_event(conn, at=1, kind="kept?")
         conn.execute(
             "INSERT INTO sessions (role, state, started_at) VALUES ('nobody', 'working', 1)"
@@ -164,9 +137,9 @@ def test_transactions_behave_as_on_sqlite(pg_database: str) -> None:
 def test_a_writer_waits_for_the_write_lock_then_gives_up(pg_database: str) -> None:
     holder = connect(pg_database)
     waiter = connect(pg_database, busy_ms=300)
-    holder.execute("BEGIN IMMEDIATE")
+    holder.begin(write=True)
     try:
-        with pytest.raises(sqlite3.OperationalError, match="lock"), transaction(waiter):
+        with pytest.raises(StoreBusy, match="lock"), transaction(waiter):
             pass
         assert waiter.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 0  # reads go on
     finally:

@@ -8,6 +8,7 @@ import sqlite3
 import pytest
 
 from conftest import Desk
+from deskd.store.db import connect
 
 READS = [
     ("inbox", "list", "--for", "alpha"),
@@ -80,18 +81,15 @@ def test_it_does_not_sync_roles_on_a_read_path(busy_desk: Desk) -> None:
 
 
 def test_it_reads_while_another_process_holds_the_write_lock(busy_desk: Desk) -> None:
-    writer = (
-        sqlite3.connect(busy_desk.db_path, isolation_level=None)
-        if busy_desk.backend == "sqlite"
-        else busy_desk.db()
-    )
-    writer.execute("BEGIN IMMEDIATE")
+    writer = connect(busy_desk.db_target)
+    writer.begin(write=True)
     writer.execute("INSERT INTO events (at, kind) VALUES (1, 'held')")
     try:
         for args in READS:
             busy_desk.ok(*args)
     finally:
         writer.execute("ROLLBACK")
+        writer.close()
 
 
 def test_it_writes_a_self_list_only_when_something_new_is_seen(busy_desk: Desk) -> None:

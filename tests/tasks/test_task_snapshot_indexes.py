@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 from conftest import Desk
 from deskd.service.desk.context import open_context
 from deskd.service.engine.snapshot import load_snapshot
 
 
+@pytest.mark.sqlite_only  # SQLite's plans: tests/ops/test_plans_postgresql.py has PostgreSQL's
 def test_task_and_rollover_loaders_never_scan_history_tables(desk: Desk) -> None:
     desk.advance(hours=-6)
     desk.ok(

@@ -23,7 +23,6 @@ import json
 import os
 import signal
 import socket
-import sqlite3
 import struct
 import sys
 import threading
@@ -32,7 +31,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from deskd import hook
+from deskd.errors import StoreBusy
 from deskd.paths import db_file_str, home_str
+from deskd.store.dialect import Connection
 
 SOCKET = hook.RELAY_SOCKET
 LOCK = "relay.lock"
@@ -64,13 +65,13 @@ class TooLate(Exception):
 class Pool:
     """At most ``size`` connections, opened when first needed, reused, dropped when broken."""
 
-    def __init__(self, opener: Callable[[], sqlite3.Connection], size: int) -> None:
+    def __init__(self, opener: Callable[[], Connection], size: int) -> None:
         self._open = opener
         self._slots = threading.BoundedSemaphore(size)
-        self._free: list[sqlite3.Connection] = []
+        self._free: list[Connection] = []
         self._lock = threading.Lock()
 
-    def take(self, wait_s: float) -> sqlite3.Connection:
+    def take(self, wait_s: float) -> Connection:
         if not self._slots.acquire(timeout=wait_s):
             raise Busy(f"no connection free within {wait_s:g} s")
         with self._lock:
@@ -83,7 +84,7 @@ class Pool:
             self._slots.release()
             raise
 
-    def give(self, conn: sqlite3.Connection, *, broken: bool) -> None:
+    def give(self, conn: Connection, *, broken: bool) -> None:
         if broken:
             try:
                 conn.close()
@@ -101,7 +102,7 @@ class Pool:
             conn.close()
 
 
-def _broken(conn: sqlite3.Connection) -> bool:
+def _broken(conn: Connection) -> bool:
     raw = getattr(conn, "raw", None)
     return raw is None or bool(raw.closed or raw.broken)
 
@@ -179,11 +180,11 @@ class Relay:
                 try:
                     hook.surface(conn, payload, event=event, role=role, native=native, now=now,
                                  env=env, out=out, note=notes.append, confirm=send_out)  # fmt: skip
-                except sqlite3.OperationalError as exc:
+                except StoreBusy:
                     self.pool.give(conn, broken=_broken(conn))
                     # A write lock that timed out rolled back before anything was sent:
                     # trying again is the same call, not a second one.
-                    if sent or "lock" not in str(exc).lower():
+                    if sent:
                         raise
                     continue
                 except BaseException:

@@ -2,7 +2,7 @@
 console script's own parser (``deskd.cli.entry``) alike, so both paths answer a failure the
 same way. Stdlib only: the console script imports it on every agent-facing command.
 
-A refusal (``DeskdError``) keeps its own exit code; any database error is exit 3 naming the
+A refusal (``DeskdError``) keeps its own exit code; any database error (``StoreError``) is exit 3 naming the
 database and ``deskd doctor``. When SQLite reports the file itself damaged, mid-query as well
 as at open, the damage is remembered in ``run/damaged`` so that every later command refuses
 before opening the file (``deskd.service.desk.context``): nothing more is written into it.
@@ -10,7 +10,6 @@ before opening the file (``deskd.service.desk.context``): nothing more is writte
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 
 from deskd.errors import DeskdError
@@ -39,6 +38,10 @@ _UNAVAILABLE_ERRNOS = frozenset(("ENOSPC", "EDQUOT", "EIO", "EROFS", "EMFILE", "
 
 def refusal(exc: BaseException) -> DeskdError | None:
     """The refusal ``exc`` stands for (None: not one deskd answers; let it raise)."""
+    from deskd.errors import StoreError
+
+    if isinstance(exc, StoreError):
+        return _store_failed(exc)
     if isinstance(exc, DeskdError):
         return exc
     if isinstance(exc, OSError) and not isinstance(exc, ConnectionError):
@@ -53,8 +56,11 @@ def refusal(exc: BaseException) -> DeskdError | None:
         if errno.errorcode.get(exc.errno or 0) in _UNAVAILABLE_ERRNOS:
             return Unavailable(said)
         return FileRefused(said)
-    if not isinstance(exc, sqlite3.Error):
-        return None
+    return None
+
+
+def _store_failed(exc: BaseException) -> DeskdError:
+    """A database error as exit 3 naming the database; damage is remembered."""
     from deskd import paths
     from deskd.errors import database_unavailable
     from deskd.store.db import is_corruption, is_url, note_damage, redact

@@ -7,7 +7,6 @@ and exits with the error's code: 1 refused, 2 usage (click's own), 3 unavailable
 from __future__ import annotations
 
 import functools
-import sqlite3
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -32,7 +31,7 @@ class DeskdGroup(click.Group):
                 ctx.meta[_JSON_KEY] = True
             check_arguments(args)
             return super().invoke(ctx)
-        except (DeskdError, sqlite3.Error, OSError) as exc:
+        except (DeskdError, OSError) as exc:
             # Corruption found mid-query, a locked or read-only file: exit 3, never a traceback
             # (deskd.cli.boundary: the console script's parser answers through the same function).
             refused = refusal(exc)

@@ -93,8 +93,6 @@ def dispatch(argv: Sequence[str]) -> int | None:
     if parsed is None:
         return None
     body, values = parsed
-    import sqlite3
-
     from deskd.cli.boundary import check_arguments, refusal
     from deskd.cli.output import refuse
     from deskd.errors import DeskdError
@@ -104,7 +102,7 @@ def dispatch(argv: Sequence[str]) -> int | None:
         from deskd.cli import agent_commands
 
         getattr(agent_commands, body)(**values)
-    except (DeskdError, sqlite3.Error, OSError) as exc:
+    except (DeskdError, OSError) as exc:
         refused = refusal(exc)
         if refused is None:
             raise

@@ -8,17 +8,19 @@ by the partial unique index ``attempts_live_key``.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable, Sequence
 
 # The session hook imports this module without ``typing`` (which a record needs): records are
 # imported where they are built; the annotations are strings.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
+    from typing import Any
+
+    from deskd.store.dialect import Connection
     from deskd.store.records.wakes import Attempt
 
 
-def _attempts(rows: Iterable[sqlite3.Row]) -> list[Attempt]:
+def _attempts(rows: Iterable[Any]) -> list[Attempt]:
     found = list(rows)
     if not found:
         return []
@@ -28,7 +30,7 @@ def _attempts(rows: Iterable[sqlite3.Row]) -> list[Attempt]:
     return records_of(Attempt, found)
 
 
-def _attempt(row: sqlite3.Row | None) -> Attempt | None:
+def _attempt(row: Any) -> Attempt | None:
     if row is None:
         return None
     from deskd.store.records import record_of
@@ -37,18 +39,18 @@ def _attempt(row: sqlite3.Row | None) -> Attempt | None:
     return record_of(Attempt, row)
 
 
-def live_attempts(conn: sqlite3.Connection) -> list[Attempt]:
+def live_attempts(conn: Connection) -> list[Attempt]:
     rows = conn.execute("SELECT * FROM attempts WHERE outcome = 'pending' ORDER BY key")
     return _attempts(rows)
 
 
-def get_attempt(conn: sqlite3.Connection, attempt_id: int) -> Attempt | None:
+def get_attempt(conn: Connection, attempt_id: int) -> Attempt | None:
     row = conn.execute("SELECT * FROM attempts WHERE id = ?", (attempt_id,)).fetchone()
     return _attempt(row)
 
 
 def insert_attempt(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     key: str,
     kind: str,
@@ -69,7 +71,7 @@ def insert_attempt(
     cur = conn.execute(
         "INSERT INTO attempts (key, kind, role, generation, rung, level, reason, ref, item_ids, "
         "attempted_at, due_at, supersedes, recycles, skipped, launch_status, launch_detail, "
-        "task_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "task_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         (
             key,
             kind,
@@ -90,12 +92,10 @@ def insert_attempt(
             json.dumps(list(task_ids)),
         ),
     )
-    return int(cur.lastrowid or 0)
+    return int(cur.fetchone()[0])
 
 
-def close_attempt(
-    conn: sqlite3.Connection, attempt_id: int, *, outcome: str, reason: str, now: int
-) -> int:
+def close_attempt(conn: Connection, attempt_id: int, *, outcome: str, reason: str, now: int) -> int:
     """Compare-and-set ``pending → outcome``; returns 1 when this call closed it."""
     cur = conn.execute(
         "UPDATE attempts SET outcome = ?, outcome_reason = ?, resolved_at = ? "
@@ -106,7 +106,7 @@ def close_attempt(
 
 
 def plan_launch(
-    conn: sqlite3.Connection,
+    conn: Connection,
     attempt_id: int,
     *,
     token: str,
@@ -123,7 +123,7 @@ def plan_launch(
     return cur.rowcount
 
 
-def ride_along(conn: sqlite3.Connection, attempt_id: int, *, primary_id: int, now: int) -> int:
+def ride_along(conn: Connection, attempt_id: int, *, primary_id: int, now: int) -> int:
     """An attempt carried by another attempt's launch: it shares its status and landing."""
     cur = conn.execute(
         "UPDATE attempts SET launch_status = 'planned', primary_id = ?, planned_at = ? "
@@ -133,50 +133,54 @@ def ride_along(conn: sqlite3.Connection, attempt_id: int, *, primary_id: int, no
     return cur.rowcount
 
 
-def in_flight_roles(conn: sqlite3.Connection) -> set[str]:
+def in_flight_roles(conn: Connection) -> set[str]:
     rows = conn.execute(
         "SELECT DISTINCT role FROM attempts WHERE launch_status IN ('planned', 'running')"
     ).fetchall()
     return {str(r[0]) for r in rows}
 
 
-def launch_totals_since(conn: sqlite3.Connection, since: int) -> dict[str, tuple[int, float]]:
+def launch_totals_since(conn: Connection, since: int) -> dict[str, tuple[int, float]]:
     """Per role: agent CLI runs since ``since`` (primaries only; each in-rung retry is a run,
     a launch claimed but not yet counted is one) and their cost."""
-    # Role by role (CROSS JOIN keeps roles outside), each a range of attempts_launched
-    # (role, launched_at): today's launches only. Without the roles loop SQLite reads the
-    # whole index, i.e. every launch ever (docs/performance.md).
+    # Role by role (SQLite's CROSS JOIN keeps roles outside; PostgreSQL reads it as a plain
+    # join), each a range of attempts_launched (role, launched_at): today's launches only.
+    # Without the roles loop SQLite reads the whole index, i.e. every launch ever
+    # (docs/performance.md).
     rows = conn.execute(
-        "SELECT a.role, COALESCE(SUM(MAX(a.launch_runs, 1)), 0), COALESCE(SUM(a.cost_usd), 0) "
-        "FROM roles r "
-        "CROSS JOIN attempts a ON a.role = r.name AND a.launched_at >= ? "
-        "WHERE a.primary_id IS NULL GROUP BY a.role",
+        "SELECT a.role, "
+        "COALESCE(SUM(CASE WHEN a.launch_runs > 1 THEN a.launch_runs ELSE 1 END), 0), "
+        "COALESCE(SUM(a.cost_usd), 0) FROM roles r CROSS JOIN attempts a "
+        "WHERE a.role = r.name AND a.launched_at >= ? AND a.primary_id IS NULL "
+        "GROUP BY a.role",
         (since,),
     ).fetchall()
     return {str(r[0]): (int(r[1]), float(r[2])) for r in rows}
 
 
-def holds_after(conn: sqlite3.Connection, now: int) -> dict[str, int]:
+def holds_after(conn: Connection, now: int) -> dict[str, int]:
     """Per role: the latest usage-limit reset still in the future."""
     # Role by role over attempts_hold (role, hold_until): only holds still ahead are read.
     rows = conn.execute(
-        "SELECT a.role, MAX(a.hold_until) FROM roles r "
-        "CROSS JOIN attempts a ON a.role = r.name AND a.hold_until > ? GROUP BY a.role",
+        "SELECT a.role, MAX(a.hold_until) FROM roles r CROSS JOIN attempts a "
+        "WHERE a.role = r.name AND a.hold_until > ? GROUP BY a.role",
         (now,),
     ).fetchall()
     return {str(r[0]): int(r[1]) for r in rows}
 
 
 def list_attempts(
-    conn: sqlite3.Connection, *, role: str | None, open_only: bool, limit: int, **match: str
+    conn: Connection, *, role: str | None, open_only: bool, limit: int, **match: str
 ) -> list[Attempt]:
     # ``match`` (rung=, outcome=, kind=: names from code) filters before the limit. Open ones
-    # come through the partial index of pending attempts; the unary ``+`` keeps SQLite from
-    # walking the whole table (or the role's history) in id order instead.
+    # come through the partial index of pending attempts; ``+id`` and ``role || ''`` (no
+    # index serves them) keep SQLite from walking the whole table (or the role's history) in
+    # id order instead. Both backends read them; PostgreSQL has no unary ``+`` on text, hence
+    # the concatenation for the role.
     where = ["1 = 1"]
     params: list[object] = []
     if role is not None:
-        where.append("+role = ?" if open_only else "role = ?")
+        where.append("role || '' = ?" if open_only else "role = ?")
         params.append(role)
     if open_only:
         where.append("outcome = 'pending'")
@@ -189,16 +193,14 @@ def list_attempts(
     return _attempts(rows)
 
 
-def attempts_for_key(conn: sqlite3.Connection, key: str, *, limit: int = 50) -> list[Attempt]:
+def attempts_for_key(conn: Connection, key: str, *, limit: int = 50) -> list[Attempt]:
     rows = conn.execute(
         "SELECT * FROM attempts WHERE key = ? ORDER BY id DESC LIMIT ?", (key, limit)
     )
     return _attempts(rows)
 
 
-def ack_attempt(
-    conn: sqlite3.Connection, attempt_id: int, *, until: int, note: str, now: int
-) -> int:
+def ack_attempt(conn: Connection, attempt_id: int, *, until: int, note: str, now: int) -> int:
     cur = conn.execute(
         "UPDATE attempts SET acked_at = ?, ack_until = ?, ack_note = ? "
         "WHERE id = ? AND outcome = 'pending'",
@@ -207,7 +209,7 @@ def ack_attempt(
     return cur.rowcount
 
 
-def covered_item_ids(conn: sqlite3.Connection) -> set[int]:
+def covered_item_ids(conn: Connection) -> set[int]:
     """Items that a live attempt covers (for the ledger's ``escalated`` state)."""
     rows = conn.execute(
         "SELECT item_ids FROM attempts WHERE outcome = 'pending' AND kind = 'inbox'"
@@ -221,7 +223,7 @@ def covered_item_ids(conn: sqlite3.Connection) -> set[int]:
 # -- the executor's lifecycle stamps (each filled once, by compare-and-set) ----------------
 
 
-def claim_launch(conn: sqlite3.Connection, attempt_id: int, *, now: int) -> int:
+def claim_launch(conn: Connection, attempt_id: int, *, now: int) -> int:
     """``planned → running`` for a launch whose attempt is still live; 1 when this call won."""
     cur = conn.execute(
         "UPDATE attempts SET launch_status = 'running', launched_at = ? "
@@ -238,7 +240,7 @@ def claim_launch(conn: sqlite3.Connection, attempt_id: int, *, now: int) -> int:
 
 
 def finish_launch(
-    conn: sqlite3.Connection,
+    conn: Connection,
     attempt_id: int,
     *,
     status: str,
@@ -272,7 +274,7 @@ def finish_launch(
     return cur.rowcount
 
 
-def skip_planned_launch(conn: sqlite3.Connection, attempt_id: int, *, reason: str, now: int) -> int:
+def skip_planned_launch(conn: Connection, attempt_id: int, *, reason: str, now: int) -> int:
     """Mark a still-``planned`` launch skipped, with ``reason``.
 
     The executor could not launch (role lock held: the attempt stays live, its SLA runs), or
@@ -286,7 +288,7 @@ def skip_planned_launch(conn: sqlite3.Connection, attempt_id: int, *, reason: st
     return cur.rowcount
 
 
-def count_launch_run(conn: sqlite3.Connection, attempt_id: int) -> int:
+def count_launch_run(conn: Connection, attempt_id: int) -> int:
     """One more run of the agent CLI for this launch (each counts against the daily cap)."""
     cur = conn.execute(
         "UPDATE attempts SET launch_runs = launch_runs + 1 WHERE id = ?", (attempt_id,)
@@ -294,7 +296,7 @@ def count_launch_run(conn: sqlite3.Connection, attempt_id: int) -> int:
     return cur.rowcount
 
 
-def record_launch_session(conn: sqlite3.Connection, attempt_id: int, *, session_id: str) -> int:
+def record_launch_session(conn: Connection, attempt_id: int, *, session_id: str) -> int:
     cur = conn.execute(
         "UPDATE attempts SET session_id = ? WHERE id = ? OR primary_id = ?",
         (session_id, attempt_id, attempt_id),
@@ -302,7 +304,7 @@ def record_launch_session(conn: sqlite3.Connection, attempt_id: int, *, session_
     return cur.rowcount
 
 
-def land(conn: sqlite3.Connection, attempt_id: int, *, now: int) -> int:
+def land(conn: Connection, attempt_id: int, *, now: int) -> int:
     """Stamp ``landed_at`` on the launch's attempts, once."""
     cur = conn.execute(
         "UPDATE attempts SET landed_at = ? WHERE (id = ? OR primary_id = ?) AND landed_at IS NULL",
@@ -311,12 +313,12 @@ def land(conn: sqlite3.Connection, attempt_id: int, *, now: int) -> int:
     return cur.rowcount
 
 
-def attempt_id_for_token(conn: sqlite3.Connection, token: str) -> int | None:
+def attempt_id_for_token(conn: Connection, token: str) -> int | None:
     row = conn.execute("SELECT id FROM attempts WHERE wake_token = ?", (token,)).fetchone()
     return None if row is None else int(row[0])
 
 
-def launch_item_ids(conn: sqlite3.Connection, attempt_id: int) -> list[int]:
+def launch_item_ids(conn: Connection, attempt_id: int) -> list[int]:
     """The items the launch's prompt listed (primary and ride-alongs)."""
     rows = conn.execute(
         "SELECT item_ids FROM attempts WHERE id = ? OR primary_id = ?", (attempt_id, attempt_id)
@@ -327,7 +329,7 @@ def launch_item_ids(conn: sqlite3.Connection, attempt_id: int) -> list[int]:
     return out
 
 
-def stale_planned(conn: sqlite3.Connection, *, before: int) -> list[Attempt]:
+def stale_planned(conn: Connection, *, before: int) -> list[Attempt]:
     """Primaries still ``planned`` since before ``before``: their executor never started."""
     rows = conn.execute(
         # The IN repeats the partial index's condition so SQLite uses it, not a scan.
@@ -339,7 +341,7 @@ def stale_planned(conn: sqlite3.Connection, *, before: int) -> list[Attempt]:
     return _attempts(rows)
 
 
-def running_launches(conn: sqlite3.Connection) -> list[Attempt]:
+def running_launches(conn: Connection) -> list[Attempt]:
     rows = conn.execute(
         "SELECT * FROM attempts WHERE launch_status IN ('planned', 'running') "
         "AND launch_status = 'running' AND primary_id IS NULL"
@@ -347,7 +349,7 @@ def running_launches(conn: sqlite3.Connection) -> list[Attempt]:
     return _attempts(rows)
 
 
-def replan_launch(conn: sqlite3.Connection, attempt_id: int, *, now: int) -> int:
+def replan_launch(conn: Connection, attempt_id: int, *, now: int) -> int:
     """Restart a launch whose executor never started: a fresh ``planned_at``."""
     cur = conn.execute(
         "UPDATE attempts SET planned_at = ? WHERE id = ? AND launch_status = 'planned'",
@@ -356,9 +358,7 @@ def replan_launch(conn: sqlite3.Connection, attempt_id: int, *, now: int) -> int
     return cur.rowcount
 
 
-def land_with_items(
-    conn: sqlite3.Connection, attempt_id: int, *, now: int, session: str | None
-) -> bool:
+def land_with_items(conn: Connection, attempt_id: int, *, now: int, session: str | None) -> bool:
     """Land a launch once, and mark the items its prompt listed notified and seen."""
     if not land(conn, attempt_id, now=now):
         return False
@@ -369,7 +369,7 @@ def land_with_items(
 
 
 def land_by_token(
-    conn: sqlite3.Connection, token: str, *, role: str, now: int, session: str | None
+    conn: Connection, token: str, *, role: str, now: int, session: str | None
 ) -> str | None:
     """The session hook saw a model turn carrying this wake token: land its launch.
 
@@ -391,7 +391,7 @@ def land_by_token(
     return None
 
 
-def note_hook_failure(conn: sqlite3.Connection, token: str, *, failure: str, now: int) -> int:
+def note_hook_failure(conn: Connection, token: str, *, failure: str, now: int) -> int:
     """A StopFailure the session hook saw, kept on the launch for the executor's verdict."""
     cur = conn.execute(
         "UPDATE attempts SET failure_detail = COALESCE(failure_detail, ?) WHERE wake_token = ?",

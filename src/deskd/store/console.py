@@ -4,13 +4,15 @@ browses (a meeting's transcript, the event log)."""
 
 from __future__ import annotations
 
-import sqlite3
-
 from deskd.store.records import records_of
 from deskd.store.records.wakes import Attempt, Page
 
+TYPE_CHECKING = False  # as in store/attempts.py: records load lazily; mypy reads it as True
+if TYPE_CHECKING:
+    from deskd.store.dialect import Connection, Row
 
-def burn_nonce(conn: sqlite3.Connection, nonce: str, *, key_id: str, now: int) -> bool:
+
+def burn_nonce(conn: Connection, nonce: str, *, key_id: str, now: int) -> bool:
     """Record ``nonce`` as used; False when it was used before (a replay)."""
     cur = conn.execute(
         "INSERT INTO console_nonces (nonce, key_id, seen_at) VALUES (?, ?, ?) "
@@ -20,14 +22,12 @@ def burn_nonce(conn: sqlite3.Connection, nonce: str, *, key_id: str, now: int) -
     return cur.rowcount == 1
 
 
-def forget_nonces(conn: sqlite3.Connection, *, before: int) -> int:
+def forget_nonces(conn: Connection, *, before: int) -> int:
     """Delete nonces seen before ``before`` (older assertions are refused as stale anyway)."""
     return conn.execute("DELETE FROM console_nonces WHERE seen_at < ?", (before,)).rowcount
 
 
-def add_session(
-    conn: sqlite3.Connection, sid: str, *, generation: int, now: int, expires_at: int
-) -> int:
+def add_session(conn: Connection, sid: str, *, generation: int, now: int, expires_at: int) -> int:
     """Record a new access-code session; its row id names it on /events."""
     row = conn.execute(
         "INSERT INTO console_sessions (sid, generation, created_at, expires_at) "
@@ -37,31 +37,31 @@ def add_session(
     return int(row[0])
 
 
-def session_row(conn: sqlite3.Connection, sid: str) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = conn.execute(
+def session_row(conn: Connection, sid: str) -> Row | None:
+    row: Row | None = conn.execute(
         "SELECT * FROM console_sessions WHERE sid = ?", (sid,)
     ).fetchone()
     return row
 
 
-def revoke_session(conn: sqlite3.Connection, sid: str, *, now: int) -> None:
+def revoke_session(conn: Connection, sid: str, *, now: int) -> None:
     conn.execute(
         "UPDATE console_sessions SET revoked_at = ? WHERE sid = ? AND revoked_at IS NULL",
         (now, sid),
     )
 
 
-def forget_sessions(conn: sqlite3.Connection, *, before: int) -> int:
+def forget_sessions(conn: Connection, *, before: int) -> int:
     """Delete sessions that expired before ``before`` (their cookies are refused anyway)."""
     return conn.execute("DELETE FROM console_sessions WHERE expires_at < ?", (before,)).rowcount
 
 
-def meta(conn: sqlite3.Connection, name: str) -> str | None:
+def meta(conn: Connection, name: str) -> str | None:
     row = conn.execute("SELECT value FROM console_meta WHERE name = ?", (name,)).fetchone()
     return None if row is None else str(row[0])
 
 
-def set_meta(conn: sqlite3.Connection, name: str, value: str) -> None:
+def set_meta(conn: Connection, name: str, value: str) -> None:
     conn.execute(
         "INSERT INTO console_meta (name, value) VALUES (?, ?) "
         "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
@@ -69,7 +69,7 @@ def set_meta(conn: sqlite3.Connection, name: str, value: str) -> None:
     )
 
 
-def swap_meta(conn: sqlite3.Connection, name: str, *, old: str, new: str) -> bool:
+def swap_meta(conn: Connection, name: str, *, old: str, new: str) -> bool:
     """Replace ``name``'s value only while it is still ``old``; False when another writer
     changed it first (PostgreSQL re-reads the row after a concurrent update, so exactly one
     of two racing swaps wins)."""
@@ -79,15 +79,15 @@ def swap_meta(conn: sqlite3.Connection, name: str, *, old: str, new: str) -> boo
     return cur.rowcount == 1
 
 
-def throttle_row(conn: sqlite3.Connection, client: str) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = conn.execute(
+def throttle_row(conn: Connection, client: str) -> Row | None:
+    row: Row | None = conn.execute(
         "SELECT * FROM console_throttle WHERE client = ?", (client,)
     ).fetchone()
     return row
 
 
 def set_throttle(
-    conn: sqlite3.Connection, client: str, *, failures: int, now: int, wait_until: int
+    conn: Connection, client: str, *, failures: int, now: int, wait_until: int
 ) -> None:
     conn.execute(
         "INSERT INTO console_throttle (client, failures, last_failure_at, wait_until) "
@@ -97,23 +97,23 @@ def set_throttle(
     )
 
 
-def clear_throttle(conn: sqlite3.Connection, client: str) -> None:
+def clear_throttle(conn: Connection, client: str) -> None:
     conn.execute("DELETE FROM console_throttle WHERE client = ?", (client,))
 
 
-def forget_throttles(conn: sqlite3.Connection, *, before: int) -> int:
+def forget_throttles(conn: Connection, *, before: int) -> int:
     """Forget clients whose last wrong code is older than ``before``."""
     return conn.execute(
         "DELETE FROM console_throttle WHERE last_failure_at < ?", (before,)
     ).rowcount
 
 
-def last_event_id(conn: sqlite3.Connection) -> int:
+def last_event_id(conn: Connection) -> int:
     row = conn.execute("SELECT MAX(id) FROM events").fetchone()
     return int(row[0] or 0)
 
 
-def stamp_auth(conn: sqlite3.Connection, *, after: int, actor: str, auth: str) -> int:
+def stamp_auth(conn: Connection, *, after: int, actor: str, auth: str) -> int:
     """Say how ``actor`` was authenticated on its events written after event ``after``."""
     return conn.execute(
         "UPDATE events SET auth = ? WHERE id > ? AND actor = ? AND auth IS NULL",
@@ -121,14 +121,14 @@ def stamp_auth(conn: sqlite3.Connection, *, after: int, actor: str, auth: str) -
     ).rowcount
 
 
-def meeting_messages(conn: sqlite3.Connection, meeting_id: int) -> list[sqlite3.Row]:
+def meeting_messages(conn: Connection, meeting_id: int) -> list[Row]:
     """Every message of a meeting, oldest first (its transcript)."""
     return conn.execute(
         "SELECT * FROM meeting_messages WHERE meeting_id = ? ORDER BY id", (meeting_id,)
     ).fetchall()
 
 
-def meeting_obligations(conn: sqlite3.Connection, meeting_id: int) -> list[sqlite3.Row]:
+def meeting_obligations(conn: Connection, meeting_id: int) -> list[Row]:
     """Every reply obligation of a meeting, open and closed, oldest first."""
     return conn.execute(
         "SELECT * FROM meeting_obligations WHERE meeting_id = ? ORDER BY id", (meeting_id,)
@@ -136,8 +136,8 @@ def meeting_obligations(conn: sqlite3.Connection, meeting_id: int) -> list[sqlit
 
 
 def recent_events(
-    conn: sqlite3.Connection, *, role: str | None, actor: str | None, limit: int
-) -> list[sqlite3.Row]:
+    conn: Connection, *, role: str | None, actor: str | None, limit: int
+) -> list[Row]:
     """The newest events, optionally of one role or by one actor."""
     where = ["1 = 1"]
     params: list[object] = []
@@ -153,7 +153,7 @@ def recent_events(
     ).fetchall()
 
 
-def attempts_since(conn: sqlite3.Connection, role: str, *, since: int) -> list[Attempt]:
+def attempts_since(conn: Connection, role: str, *, since: int) -> list[Attempt]:
     """A role's attempts attempted at or after ``since``, or still live, oldest first."""
     rows = conn.execute(
         "SELECT * FROM attempts WHERE role = ? AND (attempted_at >= ? OR outcome = 'pending') "
@@ -163,7 +163,7 @@ def attempts_since(conn: sqlite3.Connection, role: str, *, since: int) -> list[A
     return records_of(Attempt, rows)
 
 
-def pages_of_role(conn: sqlite3.Connection, role: str, *, since: int) -> list[Page]:
+def pages_of_role(conn: Connection, role: str, *, since: int) -> list[Page]:
     """A role's pages created at or after ``since``, oldest first."""
     rows = conn.execute(
         "SELECT * FROM pages WHERE role = ? AND created_at >= ? ORDER BY id", (role, since)

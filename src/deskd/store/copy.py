@@ -13,7 +13,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
+
+from deskd.store.db import SqliteConnection
+
+if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
 
 BATCH = 500
 
@@ -31,14 +36,14 @@ class Copied:
     tables: dict[str, int]
 
 
-def open_source(path: str) -> sqlite3.Connection:
+def open_source(path: str) -> SqliteConnection:
     """The SQLite desk to copy, read-only (it is never changed)."""
-    src = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    src = sqlite3.connect(f"file:{path}?mode=ro", uri=True, factory=SqliteConnection)
     src.row_factory = sqlite3.Row
     return src
 
 
-def _tables(src: sqlite3.Connection) -> list[str]:
+def _tables(src: SqliteConnection) -> list[str]:
     rows = src.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
         "ORDER BY name"
@@ -46,7 +51,7 @@ def _tables(src: sqlite3.Connection) -> list[str]:
     return [str(r[0]) for r in rows]
 
 
-def _parents(src: sqlite3.Connection, table: str) -> tuple[set[str], list[str]]:
+def _parents(src: SqliteConnection, table: str) -> tuple[set[str], list[str]]:
     """(other tables it references, its own columns that reference itself)."""
     others, own = set(), []
     for fk in src.execute(f"PRAGMA foreign_key_list({table})").fetchall():
@@ -57,7 +62,7 @@ def _parents(src: sqlite3.Connection, table: str) -> tuple[set[str], list[str]]:
     return others, own
 
 
-def _ordered(src: sqlite3.Connection, tables: Iterable[str]) -> list[tuple[str, list[str]]]:
+def _ordered(src: SqliteConnection, tables: Iterable[str]) -> list[tuple[str, list[str]]]:
     pending = {t: _parents(src, t) for t in tables}
     out: list[tuple[str, list[str]]] = []
     done: set[str] = set()
@@ -71,7 +76,7 @@ def _ordered(src: sqlite3.Connection, tables: Iterable[str]) -> list[tuple[str, 
     return out
 
 
-def copy_desk(src: sqlite3.Connection, dst: sqlite3.Connection) -> Copied:
+def copy_desk(src: SqliteConnection, dst: Connection) -> Copied:
     """Copy every row of ``src`` (SQLite, current schema) into ``dst`` (PostgreSQL, empty)."""
     from deskd.store.db import transaction
     from deskd.store.pg import PgConnection
@@ -103,7 +108,7 @@ def _has_identity(pg: Any, table: str) -> bool:
     return bool(row and row[0])
 
 
-def _copy_table(src: sqlite3.Connection, pg: Any, table: str, self_refs: list[str]) -> int:
+def _copy_table(src: SqliteConnection, pg: Any, table: str, self_refs: list[str]) -> int:
     columns = [str(c["name"]) for c in src.execute(f"PRAGMA table_info({table})").fetchall()]
     names = ", ".join(columns)
     marks = ", ".join(["%s"] * len(columns))

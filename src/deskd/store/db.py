@@ -9,6 +9,15 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from deskd.store.dialect import Sql
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
+if TYPE_CHECKING:
+    from typing import Any
+
+    from deskd.errors import StoreError
+    from deskd.store.dialect import Connection, Statement
+
 DEFAULT_BUSY_MS = 5000
 
 
@@ -84,6 +93,72 @@ def redact(target: str | os.PathLike[str]) -> str:
     return f"{scheme}://{userinfo}{at}{host}{qmark}{query}"
 
 
+_BUSY_CODES = (5, 6)  # SQLITE_BUSY, SQLITE_LOCKED
+_CORRUPT_CODES = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB
+
+
+def store_error(exc: sqlite3.Error) -> StoreError:
+    """SQLite's error as deskd's own (``deskd.errors.StoreError`` and kin), same words."""
+    from deskd.errors import StoreBusy, StoreCorrupt, StoreError, StoreIntegrityError
+
+    message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = int(code) & 0xFF if code is not None else None
+    if isinstance(exc, sqlite3.IntegrityError):
+        return StoreIntegrityError(message)
+    if primary in _CORRUPT_CODES or (
+        primary is None and ("malformed" in message or "not a database" in message)
+    ):
+        return StoreCorrupt(message)
+    if primary in _BUSY_CODES:
+        return StoreBusy(message)
+    return StoreError(message)
+
+
+class _Cursor(sqlite3.Cursor):
+    """A cursor whose reads, like its connection's statements, fail with store errors (a
+    damaged page may be met mid-scan)."""
+
+    def fetchone(self) -> Any:
+        try:
+            return super().fetchone()
+        except sqlite3.Error as exc:
+            raise store_error(exc) from exc
+
+    def fetchall(self) -> list[Any]:
+        try:
+            return super().fetchall()
+        except sqlite3.Error as exc:
+            raise store_error(exc) from exc
+
+    def __next__(self) -> Any:
+        try:
+            return super().__next__()
+        except sqlite3.Error as exc:
+            raise store_error(exc) from exc
+
+
+class SqliteConnection(sqlite3.Connection):
+    """SQLite behind the store's ``Connection``: takes the SQLite half of an ``Sql`` pair and
+    raises deskd's store errors (the sqlite3 error kept as the cause)."""
+
+    dialect = "sqlite"
+
+    def execute(self, sql: Statement, params: Any = (), /) -> sqlite3.Cursor:
+        # Through a _Cursor of our own (sqlite3's execute() would make a plain one); cursor()
+        # gives it the connection's row factory.
+        try:
+            cur = self.cursor(_Cursor)
+            return cur.execute(sql.sqlite if isinstance(sql, Sql) else sql, params)
+        except sqlite3.Error as exc:
+            raise store_error(exc) from exc
+
+    def begin(self, *, write: bool) -> None:
+        """``BEGIN IMMEDIATE`` (SQLite's one writer: take the write lock now, waiting up to
+        the busy timeout) or a deferred ``BEGIN`` (a point-in-time read)."""
+        self.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+
+
 def dialect(conn: object) -> str:
     """``sqlite`` or ``postgresql``: the few callers outside the SQL that must differ ask here."""
     return str(getattr(conn, "dialect", "sqlite"))
@@ -96,7 +171,7 @@ def connect(
     create: bool = True,
     migrate: bool = True,
     marker: str | os.PathLike[str] | None = None,
-) -> sqlite3.Connection:
+) -> Connection:
     """Open the database in autocommit mode with deskd's pragmas, migrating it if it is behind.
 
     Autocommit (``isolation_level=None``) means nothing is written outside an explicit
@@ -109,15 +184,12 @@ def connect(
     such as ``/dev/null``, a folder, a pipe) raises ``NotRegularFile`` and is left untouched.
 
     A ``postgresql://`` URL opens PostgreSQL instead (``store.pg``, psycopg loaded only
-    then): the same calls, statements and rows, typed as ``sqlite3.Connection`` because the
-    store uses nothing of it the adapter lacks. The server keeps that database; ``marker``
-    is about files and does not apply.
+    then): the same ``Connection`` (``store.dialect``). The server keeps that database;
+    ``marker`` is about files and does not apply. Either raises ``deskd.errors.StoreError``
+    and kin, never sqlite3's or psycopg's own errors.
     """
     if is_url(path):
-        from deskd.store.pg import connect_pg
-
-        wait = DEFAULT_BUSY_MS if busy_ms is None else busy_ms
-        return connect_pg(str(path), busy_ms=wait, create=create, migrate=migrate)
+        return _connect_pg(str(path), busy_ms=busy_ms, create=create, migrate=migrate)
     # os.path, not pathlib: the session hook opens the database on every tool call, and
     # importing pathlib is most of what it would cost beyond the floor.
     path = os.fspath(path)
@@ -136,7 +208,12 @@ def connect(
         if not create:
             raise DatabaseMissing(path)
         os.makedirs(os.path.dirname(path) or ".", mode=DIR_MODE, exist_ok=True)
-    conn = sqlite3.connect(path, isolation_level=None, timeout=busy_ms / 1000)
+    try:
+        conn = sqlite3.connect(
+            path, isolation_level=None, timeout=busy_ms / 1000, factory=SqliteConnection
+        )
+    except sqlite3.Error as exc:
+        raise store_error(exc) from exc
     if fresh:
         os.chmod(path, FILE_MODE)
     conn.row_factory = sqlite3.Row
@@ -152,6 +229,25 @@ def connect(
     if marker is not None and (fresh or not was_created(marker, path)):
         # Also for a database older than the marker: from now on its loss is noticed.
         note_created(marker, path)
+    return conn
+
+
+def _connect_pg(url: str, *, busy_ms: int | None, create: bool, migrate: bool) -> Connection:
+    """``connect`` for a URL: open, refuse a database deskd never set up when ``create`` is
+    false (the session hook), migrate it when behind."""
+    from deskd.store import migrations
+    from deskd.store.pg import open_pg
+
+    conn = open_pg(url, busy_ms=DEFAULT_BUSY_MS if busy_ms is None else busy_ms)
+    try:
+        found = migrations.schema_version(conn)  # read once, for the check and the migration
+        if not create and found == 0:
+            raise DatabaseMissing(redact(url))
+        if migrate:
+            migrations.ensure_current(conn, found=found)
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 
@@ -186,7 +282,7 @@ def forget_created(marker: str | os.PathLike[str], path: str) -> None:
 
 
 @contextmanager
-def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+def transaction(conn: Connection) -> Iterator[Connection]:
     """``BEGIN IMMEDIATE`` … ``COMMIT``; rolls back on any exception. Nests with savepoints."""
     if conn.in_transaction:
         name = f"sp_{time.monotonic_ns()}"
@@ -203,7 +299,7 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
             raise
         conn.execute(f"RELEASE {name}")
         return
-    conn.execute("BEGIN IMMEDIATE")
+    conn.begin(write=True)
     try:
         yield conn
     except BaseException:
@@ -214,13 +310,13 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
 
 
 @contextmanager
-def read_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+def read_transaction(conn: Connection) -> Iterator[Connection]:
     """Every read inside sees one point in time (a deferred ``BEGIN``: in WAL mode it takes
     no lock writers wait on). Inside a write transaction it is that transaction's view."""
     if conn.in_transaction:
         yield conn
         return
-    conn.execute("BEGIN")
+    conn.begin(write=False)
     try:
         yield conn
     finally:
@@ -228,17 +324,19 @@ def read_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
             conn.execute("COMMIT")
 
 
-def integrity_problem(conn: sqlite3.Connection, *, full: bool = False) -> str | None:
+def integrity_problem(conn: Connection, *, full: bool = False) -> str | None:
     """The first complaint of ``PRAGMA quick_check`` (``full``: ``integrity_check``), or None
     when the file is sound.
 
     Both read every page (O(size)): for ``deskd doctor`` and before ``prune`` rewrites pages,
     not for every command. Only ``integrity_check`` also compares every index with its table
     (``row 12 missing from index items_unread``): a reader using that index sees too few rows."""
+    from deskd.errors import StoreError
+
     pragma = "integrity_check" if full else "quick_check"
     try:
         rows = [str(r[0]) for r in conn.execute(f"PRAGMA {pragma}(4)").fetchall()]
-    except sqlite3.DatabaseError as exc:
+    except StoreError as exc:
         return str(exc)
     if rows == ["ok"]:
         return None
@@ -247,12 +345,14 @@ def integrity_problem(conn: sqlite3.Connection, *, full: bool = False) -> str | 
     return f"database disk image is malformed: {said[0]}"
 
 
-def write_locked(conn: sqlite3.Connection) -> str | None:
+def write_locked(conn: Connection) -> str | None:
     """SQLite's words when another connection holds the write lock (past this connection's
     busy timeout), else None. ``BEGIN IMMEDIATE`` then ``ROLLBACK`` writes nothing."""
+    from deskd.errors import StoreError
+
     try:
-        conn.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError as exc:
+        conn.begin(write=True)
+    except StoreError as exc:
         return str(exc)
     conn.execute("ROLLBACK")
     return None
@@ -266,18 +366,12 @@ at open). While it names the database, every command refuses (exit 3) before ope
 nothing more is written into a damaged file; ``deskd doctor`` removes it once the file passes
 ``integrity_check`` (repaired, or restored from a backup)."""
 
-_CORRUPT_CODES = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB
-
 
 def is_corruption(exc: BaseException) -> bool:
     """Whether ``exc`` is SQLite saying the file itself is damaged (not locked, not full)."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    if code is not None:
-        return int(code) & 0xFF in _CORRUPT_CODES
-    text = str(exc)
-    return isinstance(exc, sqlite3.DatabaseError) and (
-        "malformed" in text or "not a database" in text
-    )
+    from deskd.errors import StoreCorrupt
+
+    return isinstance(exc, StoreCorrupt)
 
 
 def note_damage(run_dir: str | os.PathLike[str], path: str, reason: str) -> None:
@@ -316,7 +410,7 @@ def clear_damage(run_dir: str | os.PathLike[str], path: str) -> bool:
     return True
 
 
-def journal_mode(conn: sqlite3.Connection) -> str:
+def journal_mode(conn: Connection) -> str:
     """The database's journal mode (``wal`` for a deskd database); reading it writes nothing."""
     if dialect(conn) != "sqlite":
         return dialect(conn)

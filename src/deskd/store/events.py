@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
+
+from deskd.store.dialect import Connection
 
 
 def add_event(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     at: int,
     kind: str,
@@ -18,7 +19,7 @@ def add_event(
     detail: dict[str, Any] | None = None,
 ) -> int:
     cur = conn.execute(
-        "INSERT INTO events (at, kind, role, actor, subject, detail) VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO events (at, kind, role, actor, subject, detail) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
         (at, kind, role, actor, subject, json.dumps(detail or {}, sort_keys=True)),
     )
-    return int(cur.lastrowid or 0)
+    return int(cur.fetchone()[0])

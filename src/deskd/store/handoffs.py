@@ -3,12 +3,15 @@ live sessions from an earlier desk day, rollover tries, and the wakes each sessi
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING
 
 from deskd.store.records import maybe_record, records_of
 from deskd.store.records.roles import Handoff, Session
 from deskd.store.records.wakes import Attempt
+
+if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
 
 # A rollover try is a launch of the key that ended: it ran (finished, failed, timed out) or
 # its executor found the role lock held. A launch skipped by the planner (never planned) or
@@ -20,7 +23,7 @@ _TRY = (
 
 
 def insert_handoff(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     role: str,
     session_id: int | None,
@@ -29,13 +32,13 @@ def insert_handoff(
     now: int,
 ) -> int:
     cur = conn.execute(
-        "INSERT INTO handoffs (role, session_id, note, by, created_at) VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO handoffs (role, session_id, note, by, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id",
         (role, session_id, note, by, now),
     )
-    return int(cur.lastrowid or 0)
+    return int(cur.fetchone()[0])
 
 
-def latest_handoff(conn: sqlite3.Connection, role: str) -> Handoff | None:
+def latest_handoff(conn: Connection, role: str) -> Handoff | None:
     row = conn.execute(
         "SELECT * FROM handoffs WHERE role = ? ORDER BY id DESC LIMIT 1", (role,)
     ).fetchone()
@@ -53,7 +56,7 @@ _LATEST = (
 _ROLES = 10_000  # roles per statement, far below SQLite's 32,766 parameters
 
 
-def latest_handoffs(conn: sqlite3.Connection, roles: Collection[str]) -> dict[str, Handoff]:
+def latest_handoffs(conn: Connection, roles: Collection[str]) -> dict[str, Handoff]:
     """``latest_handoff`` of each of ``roles`` that has one, in two statements (not per role):
     the ids, then the rows by primary key. As one join, PostgreSQL at a thousand roles hashes
     the ids and reads every hand-off ever written to match them."""
@@ -70,14 +73,14 @@ def latest_handoffs(conn: sqlite3.Connection, roles: Collection[str]) -> dict[st
     return {h.role: h for h in records_of(Handoff, found)}
 
 
-def handoffs_of(conn: sqlite3.Connection, role: str, *, limit: int = 50) -> list[Handoff]:
+def handoffs_of(conn: Connection, role: str, *, limit: int = 50) -> list[Handoff]:
     rows = conn.execute(
         "SELECT * FROM handoffs WHERE role = ? ORDER BY id DESC LIMIT ?", (role, limit)
     )
     return records_of(Handoff, rows)
 
 
-def live_sessions_started_before(conn: sqlite3.Connection, before: int) -> list[Session]:
+def live_sessions_started_before(conn: Connection, before: int) -> list[Session]:
     """Working or resting sessions started before ``before`` (the partial index sessions_live)."""
     rows = conn.execute(
         "SELECT * FROM sessions WHERE state IN ('working', 'resting') AND started_at < ? "
@@ -87,18 +90,18 @@ def live_sessions_started_before(conn: sqlite3.Connection, before: int) -> list[
     return records_of(Session, rows)
 
 
-def get_session(conn: sqlite3.Connection, session_id: int) -> Session | None:
+def get_session(conn: Connection, session_id: int) -> Session | None:
     row = conn.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
     return maybe_record(Session, row)
 
 
-def rollover_tries(conn: sqlite3.Connection, key: str) -> int:
+def rollover_tries(conn: Connection, key: str) -> int:
     """Ended launches of a rollover key (each one a wind-down that did not end the session)."""
     row = conn.execute(f"SELECT COUNT(*) FROM attempts WHERE key = ? AND {_TRY}", (key,)).fetchone()
     return int(row[0])
 
 
-def launch_attempts(conn: sqlite3.Connection, attempt_id: int) -> list[Attempt]:
+def launch_attempts(conn: Connection, attempt_id: int) -> list[Attempt]:
     """A launch's attempts: its primary and every attempt riding along with it."""
     rows = conn.execute(
         "SELECT * FROM attempts WHERE id = ? OR primary_id = ? ORDER BY id",
@@ -108,14 +111,14 @@ def launch_attempts(conn: sqlite3.Connection, attempt_id: int) -> list[Attempt]:
 
 
 def session_wake_totals(
-    conn: sqlite3.Connection, role: str, native_ids: Sequence[str]
+    conn: Connection, role: str, native_ids: Sequence[str]
 ) -> dict[str, tuple[int, float]]:
     """Per native session id: wakes landed in it (attempts) and the cost of its launches."""
     if not native_ids:
         return {}
     marks = ", ".join("?" for _ in native_ids)
     rows = conn.execute(
-        "SELECT session_id, SUM(landed_at IS NOT NULL), COALESCE(SUM(cost_usd), 0) "
+        "SELECT session_id, COUNT(landed_at), COALESCE(SUM(cost_usd), 0) "
         f"FROM attempts WHERE role = ? AND session_id IN ({marks}) GROUP BY session_id",
         [role, *native_ids],
     ).fetchall()

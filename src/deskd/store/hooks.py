@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-import sqlite3
+from typing import TYPE_CHECKING
 
 from deskd.store.records import maybe_record, records_of
 from deskd.store.records.work import Hook
 
+if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
+
 
 def insert_hook(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     owner: str,
     kind: str,
@@ -23,18 +26,18 @@ def insert_hook(
 ) -> int:
     cur = conn.execute(
         "INSERT INTO hooks (owner, kind, spec, title, body, priority, created_at, until_at, "
-        "next_fire_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "next_fire_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         (owner, kind, spec, title, body, priority, now, until_at, next_fire_at),
     )
-    return int(cur.lastrowid or 0)
+    return int(cur.fetchone()[0])
 
 
-def get_hook(conn: sqlite3.Connection, hook_id: int) -> Hook | None:
+def get_hook(conn: Connection, hook_id: int) -> Hook | None:
     row = conn.execute("SELECT * FROM hooks WHERE id = ?", (hook_id,)).fetchone()
     return maybe_record(Hook, row)
 
 
-def list_hooks(conn: sqlite3.Connection, *, owner: str | None, include_closed: bool) -> list[Hook]:
+def list_hooks(conn: Connection, *, owner: str | None, include_closed: bool) -> list[Hook]:
     where = ["1 = 1"]
     params: list[object] = []
     if owner is not None:
@@ -46,7 +49,7 @@ def list_hooks(conn: sqlite3.Connection, *, owner: str | None, include_closed: b
     return records_of(Hook, rows)
 
 
-def due_hooks(conn: sqlite3.Connection, *, now: int) -> list[Hook]:
+def due_hooks(conn: Connection, *, now: int) -> list[Hook]:
     """Active hooks whose next fire has come (runs on the ``hooks_due`` partial index)."""
     rows = conn.execute(
         "SELECT * FROM hooks WHERE status = 'active' AND next_fire_at <= ? "
@@ -57,7 +60,7 @@ def due_hooks(conn: sqlite3.Connection, *, now: int) -> list[Hook]:
 
 
 def record_fire(
-    conn: sqlite3.Connection,
+    conn: Connection,
     hook_id: int,
     *,
     fired_at: int,
@@ -76,7 +79,7 @@ def record_fire(
 
 
 def record_hook_error(
-    conn: sqlite3.Connection,
+    conn: Connection,
     hook_id: int,
     *,
     error: str,
@@ -92,7 +95,7 @@ def record_hook_error(
     return cur.rowcount
 
 
-def set_hook_status(conn: sqlite3.Connection, hook_id: int, *, status: str) -> int:
+def set_hook_status(conn: Connection, hook_id: int, *, status: str) -> int:
     cur = conn.execute(
         "UPDATE hooks SET status = ? WHERE id = ? AND status = 'active'", (status, hook_id)
     )
@@ -100,7 +103,7 @@ def set_hook_status(conn: sqlite3.Connection, hook_id: int, *, status: str) -> i
 
 
 def reschedule_hook(
-    conn: sqlite3.Connection, hook_id: int, *, next_fire_at: int | None, status: str
+    conn: Connection, hook_id: int, *, next_fire_at: int | None, status: str
 ) -> int:
     """Move a hook's next fire without counting a fire (nothing was due after all)."""
     cur = conn.execute(

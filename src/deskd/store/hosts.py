@@ -7,20 +7,22 @@ compare-and-set), so two hosts never start an executor for the same launch.
 
 from __future__ import annotations
 
-import sqlite3
+from deskd.store.dialect import Connection
 
 
-def record_tick(conn: sqlite3.Connection, host: str, *, now: int) -> None:
+def record_tick(conn: Connection, host: str, *, now: int) -> None:
     """``host`` ticked at ``now`` (a skipped tick counts: the host is alive)."""
     conn.execute(
         "INSERT INTO hosts (name, first_tick_at, last_tick_at, ticks) VALUES (?, ?, ?, 1) "
-        "ON CONFLICT (name) DO UPDATE SET last_tick_at = MAX(last_tick_at, excluded.last_tick_at), "
-        "ticks = ticks + 1",
+        # Columns qualified: PostgreSQL finds a bare one ambiguous beside ``excluded``.
+        "ON CONFLICT (name) DO UPDATE SET last_tick_at = CASE "
+        "WHEN excluded.last_tick_at > hosts.last_tick_at THEN excluded.last_tick_at "
+        "ELSE hosts.last_tick_at END, ticks = hosts.ticks + 1",
         (host, now, now),
     )
 
 
-def list_hosts(conn: sqlite3.Connection) -> list[tuple[str, int, int, int]]:
+def list_hosts(conn: Connection) -> list[tuple[str, int, int, int]]:
     """(name, first tick, last tick, ticks) of every host that ever ticked, by name."""
     rows = conn.execute(
         "SELECT name, first_tick_at, last_tick_at, ticks FROM hosts ORDER BY name"
@@ -28,7 +30,7 @@ def list_hosts(conn: sqlite3.Connection) -> list[tuple[str, int, int, int]]:
     return [(str(r[0]), int(r[1]), int(r[2]), int(r[3])) for r in rows]
 
 
-def hand_launch(conn: sqlite3.Connection, attempt_id: int, *, host: str) -> int:
+def hand_launch(conn: Connection, attempt_id: int, *, host: str) -> int:
     """The planned launch ``attempt_id`` is for ``host``'s executors."""
     cur = conn.execute(
         "UPDATE attempts SET launch_host = ? WHERE id = ? AND launch_status = 'planned'",
@@ -37,7 +39,7 @@ def hand_launch(conn: sqlite3.Connection, attempt_id: int, *, host: str) -> int:
     return cur.rowcount
 
 
-def take_handed(conn: sqlite3.Connection, host: str, *, now: int) -> list[tuple[int, str]]:
+def take_handed(conn: Connection, host: str, *, now: int) -> list[tuple[int, str]]:
     """Claim every launch handed to ``host`` and not yet started: (attempt id, role), by id."""
     rows = conn.execute(
         "UPDATE attempts SET dispatched_at = ? WHERE launch_host = ? "
@@ -48,7 +50,7 @@ def take_handed(conn: sqlite3.Connection, host: str, *, now: int) -> list[tuple[
     return sorted((int(r[0]), str(r[1])) for r in rows)
 
 
-def rehand_launch(conn: sqlite3.Connection, attempt_id: int, *, host: str, now: int) -> int:
+def rehand_launch(conn: Connection, attempt_id: int, *, host: str, now: int) -> int:
     """Restart a launch whose executor never started, on ``host``, started now."""
     cur = conn.execute(
         "UPDATE attempts SET planned_at = ?, launch_host = ?, dispatched_at = ? "
@@ -58,7 +60,7 @@ def rehand_launch(conn: sqlite3.Connection, attempt_id: int, *, host: str, now: 
     return cur.rowcount
 
 
-def give_up_launch(conn: sqlite3.Connection, attempt_id: int, *, reason: str, now: int) -> int:
+def give_up_launch(conn: Connection, attempt_id: int, *, reason: str, now: int) -> int:
     """Mark a launch still ``planned`` on a host that stopped ticking ``skipped``, failure
     class ``host_down`` (core/records.py ``HOST_DOWN``): the planner climbs its rung at once."""
     cur = conn.execute(

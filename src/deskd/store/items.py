@@ -5,13 +5,15 @@ On the session hook's path: stdlib only.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Sequence
 
 # The session hook imports this module without ``typing`` (which a record needs): records are
 # imported where they are built; the annotations are strings.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
+    from typing import Any
+
+    from deskd.store.dialect import Connection, Row
     from deskd.store.records.inbox import Item, UnreadItem
 
 _UNREAD_ORDER = "ORDER BY priority DESC, enqueued_at, id"
@@ -21,7 +23,7 @@ _NOT_HELP = "NOT EXISTS (SELECT 1 FROM help_requests AS h WHERE h.item_id = item
 
 
 def insert_item(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     role: str,
     source: str,
@@ -46,19 +48,24 @@ def insert_item(
         "INSERT INTO items (role, source, sender, message_id, priority, title, body, ref, "
         "dedup_key, enqueued_at, sla_due_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT (role, dedup_key) WHERE dedup_key IS NOT NULL AND read_at IS NULL "
-        "DO UPDATE SET priority = MAX(priority, excluded.priority), "
-        "sla_due_at = MIN(sla_due_at, excluded.sla_due_at), dedup_count = dedup_count + 1, "
+        # Columns qualified: PostgreSQL finds a bare one ambiguous beside ``excluded``.
+        "DO UPDATE SET priority = CASE WHEN excluded.priority > items.priority "
+        "THEN excluded.priority ELSE items.priority END, "
+        "sla_due_at = CASE WHEN excluded.sla_due_at < items.sla_due_at "
+        "THEN excluded.sla_due_at ELSE items.sla_due_at END, "
+        "dedup_count = items.dedup_count + 1, "
         # Raised to a higher priority, it is news again: the role must be shown it anew, and
         # `ack --seen` must not ack what was only seen at the lower priority.
-        "seen_at = CASE WHEN excluded.priority > priority THEN NULL ELSE seen_at END, "
-        "shown_session = CASE WHEN excluded.priority > priority THEN NULL ELSE shown_session END "
+        "seen_at = CASE WHEN excluded.priority > items.priority THEN NULL ELSE items.seen_at END, "
+        "shown_session = CASE WHEN excluded.priority > items.priority "
+        "THEN NULL ELSE items.shown_session END "
         "RETURNING id, dedup_count",
         (role, source, sender, message_id, priority, title, body, ref, dedup_key, now, sla_due_at),
     ).fetchone()
     return int(row[0]), int(row[1]) > 0
 
 
-def _items(rows: Iterable[sqlite3.Row]) -> list[Item]:
+def _items(rows: Iterable[Any]) -> list[Item]:
     found = list(rows)
     if not found:
         return []
@@ -68,12 +75,12 @@ def _items(rows: Iterable[sqlite3.Row]) -> list[Item]:
     return records_of(Item, found)
 
 
-def get_item(conn: sqlite3.Connection, item_id: int) -> Item | None:
+def get_item(conn: Connection, item_id: int) -> Item | None:
     found = _items(conn.execute("SELECT * FROM items WHERE id = ?", (item_id,)))
     return found[0] if found else None
 
 
-def unread_items(conn: sqlite3.Connection, role: str) -> list[Item]:
+def unread_items(conn: Connection, role: str) -> list[Item]:
     """The role's unread items, urgent first, then oldest first."""
     return _items(
         conn.execute(
@@ -82,14 +89,14 @@ def unread_items(conn: sqlite3.Connection, role: str) -> list[Item]:
     )
 
 
-def recent_items(conn: sqlite3.Connection, role: str, *, limit: int) -> list[Item]:
+def recent_items(conn: Connection, role: str, *, limit: int) -> list[Item]:
     """Read and unread items of the role, newest first."""
     return _items(
         conn.execute("SELECT * FROM items WHERE role = ? ORDER BY id DESC LIMIT ?", (role, limit))
     )
 
 
-def items_not_shown(conn: sqlite3.Connection, role: str, session: str) -> list[sqlite3.Row]:
+def items_not_shown(conn: Connection, role: str, session: str) -> list[Row]:
     """Unread items the role's session ``session`` has not been shown, urgent first.
 
     A role's own request for help (`deskd page`) is not news to it: never surfaced back.
@@ -97,15 +104,13 @@ def items_not_shown(conn: sqlite3.Connection, role: str, session: str) -> list[s
     """
     return conn.execute(
         "SELECT id, priority, source, sender, title, body, ref FROM items "
-        "WHERE role = ? AND read_at IS NULL AND shown_session IS NOT ? "
+        "WHERE role = ? AND read_at IS NULL AND (shown_session IS NULL OR shown_session <> ?) "
         f"AND {_NOT_HELP} {_UNREAD_ORDER}",
         (role, session),
     ).fetchall()
 
 
-def mark_shown(
-    conn: sqlite3.Connection, ids: Sequence[int], *, session: str | None, now: int
-) -> int:
+def mark_shown(conn: Connection, ids: Sequence[int], *, session: str | None, now: int) -> int:
     """Record that the role was shown these items (by its hook, its own list or a landed wake)."""
     if not ids:
         return 0
@@ -118,7 +123,7 @@ def mark_shown(
     return cur.rowcount
 
 
-def forget_shown_in_session(conn: sqlite3.Connection, role: str, session: str) -> int:
+def forget_shown_in_session(conn: Connection, role: str, session: str) -> int:
     """After a compaction the session's context lost what it was shown: show it again."""
     cur = conn.execute(
         "UPDATE items SET shown_session = NULL "
@@ -128,7 +133,7 @@ def forget_shown_in_session(conn: sqlite3.Connection, role: str, session: str) -
     return cur.rowcount
 
 
-def unread_ids_among(conn: sqlite3.Connection, role: str, ids: Sequence[int]) -> list[int]:
+def unread_ids_among(conn: Connection, role: str, ids: Sequence[int]) -> list[int]:
     """Which of ``ids`` are items addressed to ``role`` (read or not)."""
     if not ids:
         return []
@@ -139,7 +144,7 @@ def unread_ids_among(conn: sqlite3.Connection, role: str, ids: Sequence[int]) ->
     return [int(r[0]) for r in rows]
 
 
-def ack_items(conn: sqlite3.Connection, role: str, ids: Sequence[int], *, now: int, by: str) -> int:
+def ack_items(conn: Connection, role: str, ids: Sequence[int], *, now: int, by: str) -> int:
     if not ids:
         return 0
     marks = ",".join("?" * len(ids))
@@ -151,7 +156,7 @@ def ack_items(conn: sqlite3.Connection, role: str, ids: Sequence[int], *, now: i
     return cur.rowcount
 
 
-def ack_seen_items(conn: sqlite3.Connection, role: str, *, now: int, by: str) -> int:
+def ack_seen_items(conn: Connection, role: str, *, now: int, by: str) -> int:
     """Ack exactly the unread items the role has been shown — never by time or id watermark.
 
     A request for help is settled only on purpose (`--id N`, or a person's `deskd wake ack`),
@@ -166,7 +171,7 @@ def ack_seen_items(conn: sqlite3.Connection, role: str, *, now: int, by: str) ->
 
 
 def ledger_rows(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     role: str | None,
     unread_only: bool,
@@ -192,14 +197,14 @@ def ledger_rows(
     )
 
 
-def count_unread_by_role(conn: sqlite3.Connection) -> dict[str, int]:
+def count_unread_by_role(conn: Connection) -> dict[str, int]:
     rows = conn.execute(
         "SELECT role, COUNT(*) FROM items WHERE read_at IS NULL GROUP BY role"
     ).fetchall()
     return {str(r[0]): int(r[1]) for r in rows}
 
 
-def overdue_unread(conn: sqlite3.Connection, *, now: int) -> list[Item]:
+def overdue_unread(conn: Connection, *, now: int) -> list[Item]:
     """Unread items past their SLA, for the board's gauges: an item of a closed meeting is
     history (the ledger still says ``overdue``), not an alarm, so it is left out."""
     return _items(
@@ -215,7 +220,7 @@ def overdue_unread(conn: sqlite3.Connection, *, now: int) -> list[Item]:
     )
 
 
-def unread_count(conn: sqlite3.Connection, role: str) -> int:
+def unread_count(conn: Connection, role: str) -> int:
     """How many unread items the role has (the session hook's briefing)."""
     row = conn.execute(
         "SELECT COUNT(*) FROM items WHERE role = ? AND read_at IS NULL", (role,)
@@ -223,7 +228,7 @@ def unread_count(conn: sqlite3.Connection, role: str) -> int:
     return int(row[0])
 
 
-def all_unread_items(conn: sqlite3.Connection) -> list[UnreadItem]:
+def all_unread_items(conn: Connection) -> list[UnreadItem]:
     """Every unread item of every role (the planner's snapshot; runs on ``items_unread``)."""
     rows = conn.execute(
         "SELECT id, role, priority, source, sender, title, ref, enqueued_at, sla_due_at, "

@@ -22,12 +22,12 @@ Every statement is one autocommit round trip in PostgreSQL's own dialect.
 
 from __future__ import annotations
 
-import sqlite3
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from deskd.store.db import dialect
 
 if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
     from deskd.store.pg import PgConnection
 
 SERVER_NOW = "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT"
@@ -42,22 +42,22 @@ class Lease(NamedTuple):
     expires_at: int
 
 
-def in_database(conn: sqlite3.Connection) -> bool:
+def in_database(conn: Connection) -> bool:
     """Whether this database keeps the desk's locks (PostgreSQL) or ``run/`` does (SQLite)."""
     return dialect(conn) == "postgresql"
 
 
-def _pg(conn: sqlite3.Connection) -> PgConnection:
+def _pg(conn: Connection) -> PgConnection:
     if not in_database(conn):
         raise TypeError("database locks need a PostgreSQL desk; a SQLite desk locks in run/")
     return cast("PgConnection", conn)
 
 
-def _run(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> Any:
+def _run(conn: Connection, sql: str, params: tuple[Any, ...]) -> Any:
     return _pg(conn).raw_execute(sql, params)
 
 
-def take(conn: sqlite3.Connection, name: str, *, owner: str, token: int, ttl_ms: int) -> bool:
+def take(conn: Connection, name: str, *, owner: str, token: int, ttl_ms: int) -> bool:
     """Write the lease ``name`` for ``owner`` with ``token`` when nobody holds it (no row, or
     a lapsed one); False when a live lease is someone else's."""
     cur = _run(
@@ -72,9 +72,7 @@ def take(conn: sqlite3.Connection, name: str, *, owner: str, token: int, ttl_ms:
     return bool(cur.rowcount == 1)
 
 
-def replace(
-    conn: sqlite3.Connection, name: str, *, dead: int, owner: str, token: int, ttl_ms: int
-) -> bool:
+def replace(conn: Connection, name: str, *, dead: int, owner: str, token: int, ttl_ms: int) -> bool:
     """Take over the lease whose holder (token ``dead``) is known to be gone; False when it
     changed hands meanwhile."""
     cur = _run(
@@ -86,7 +84,7 @@ def replace(
     return bool(cur.rowcount == 1)
 
 
-def renew(conn: sqlite3.Connection, name: str, *, token: int, ttl_ms: int) -> bool:
+def renew(conn: Connection, name: str, *, token: int, ttl_ms: int) -> bool:
     """Push the lease's lapse ``ttl_ms`` past now; False when it is no longer this token's."""
     cur = _run(
         conn,
@@ -96,11 +94,11 @@ def renew(conn: sqlite3.Connection, name: str, *, token: int, ttl_ms: int) -> bo
     return bool(cur.rowcount == 1)
 
 
-def release(conn: sqlite3.Connection, name: str, *, token: int) -> None:
+def release(conn: Connection, name: str, *, token: int) -> None:
     _run(conn, "DELETE FROM leases WHERE name = %s AND token = %s", (name, token))
 
 
-def holder(conn: sqlite3.Connection, name: str) -> Lease | None:
+def holder(conn: Connection, name: str) -> Lease | None:
     """The live (unlapsed) lease on ``name``, or None."""
     row = _run(
         conn,
@@ -111,7 +109,7 @@ def holder(conn: sqlite3.Connection, name: str) -> Lease | None:
     return None if row is None else Lease(str(row[0]), int(row[1]), int(row[2]))
 
 
-def holds(conn: sqlite3.Connection, name: str, *, token: int) -> bool:
+def holds(conn: Connection, name: str, *, token: int) -> bool:
     """Whether the lease ``name`` is still ``token``'s (the fencing check; lapsed or not: a
     lapsed lease nobody took over is still the holder's)."""
     row = _run(
@@ -120,7 +118,7 @@ def holds(conn: sqlite3.Connection, name: str, *, token: int) -> bool:
     return row is not None
 
 
-def reap(conn: sqlite3.Connection, name: str, *, dead: int | None) -> None:
+def reap(conn: Connection, name: str, *, dead: int | None) -> None:
     """Remove the lease of a holder seen gone: the one with token ``dead``, or with None a
     lapsed one."""
     if dead is not None:

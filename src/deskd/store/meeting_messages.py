@@ -5,19 +5,23 @@ open proposal), not from checking first."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
+from deskd.store.dialect import Sql
 from deskd.store.meetings import LIVE_MEETINGS as _LIVE
 from deskd.store.meetings import marks as _marks
 from deskd.store.records import maybe_record, records_of
 from deskd.store.records.meetings import Confirmation, ObligationRow, ProposalRow
 
+if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
+
 # --- messages ---------------------------------------------------------------------------------
 
 
 def insert_message(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     meeting_id: int,
     sender: str,
@@ -53,7 +57,7 @@ def insert_message(
 
 
 def duplicate_of(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     meeting_id: int,
     sender: str,
@@ -68,7 +72,7 @@ def duplicate_of(
     return None if row is None else int(row[0])
 
 
-def position_of(conn: sqlite3.Connection, meeting_id: int, role: str) -> int | None:
+def position_of(conn: Connection, meeting_id: int, role: str) -> int | None:
     row = conn.execute(
         "SELECT id FROM meeting_messages WHERE meeting_id = ? AND sender = ? AND kind = 'position'",
         (meeting_id, role),
@@ -76,7 +80,7 @@ def position_of(conn: sqlite3.Connection, meeting_id: int, role: str) -> int | N
     return None if row is None else int(row[0])
 
 
-def message_ids_in(conn: sqlite3.Connection, meeting_id: int, ids: Sequence[int]) -> list[int]:
+def message_ids_in(conn: Connection, meeting_id: int, ids: Sequence[int]) -> list[int]:
     if not ids:
         return []
     rows = conn.execute(
@@ -87,7 +91,7 @@ def message_ids_in(conn: sqlite3.Connection, meeting_id: int, ids: Sequence[int]
 
 
 def insert_obligation(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     meeting_id: int,
     message_id: int,
@@ -109,7 +113,7 @@ _OBLIGATION_COLUMNS = (
 )
 
 
-def open_obligations(conn: sqlite3.Connection, meeting_id: int) -> list[ObligationRow]:
+def open_obligations(conn: Connection, meeting_id: int) -> list[ObligationRow]:
     rows = conn.execute(
         f"SELECT {_OBLIGATION_COLUMNS} FROM meeting_obligations o "
         "JOIN meeting_messages m ON m.id = o.message_id "
@@ -119,7 +123,7 @@ def open_obligations(conn: sqlite3.Connection, meeting_id: int) -> list[Obligati
     return records_of(ObligationRow, rows)
 
 
-def live_open_obligations(conn: sqlite3.Connection) -> list[ObligationRow]:
+def live_open_obligations(conn: Connection) -> list[ObligationRow]:
     rows = conn.execute(
         f"SELECT {_OBLIGATION_COLUMNS} FROM meeting_obligations o "
         "JOIN meeting_messages m ON m.id = o.message_id "
@@ -129,7 +133,7 @@ def live_open_obligations(conn: sqlite3.Connection) -> list[ObligationRow]:
 
 
 def settle_obligations(
-    conn: sqlite3.Connection,
+    conn: Connection,
     meeting_id: int,
     debtor: str,
     message_ids: Sequence[int],
@@ -151,7 +155,7 @@ def settle_obligations(
 
 
 def settle_all_of(
-    conn: sqlite3.Connection, meeting_id: int, debtor: str, *, reason: str, now: int
+    conn: Connection, meeting_id: int, debtor: str, *, reason: str, now: int
 ) -> list[int]:
     rows = conn.execute(
         "UPDATE meeting_obligations SET status = 'settled', closed_at = ?, close_reason = ? "
@@ -161,7 +165,7 @@ def settle_all_of(
     return sorted(int(r[0]) for r in rows)
 
 
-def waive_obligations(conn: sqlite3.Connection, meeting_id: int, *, reason: str, now: int) -> int:
+def waive_obligations(conn: Connection, meeting_id: int, *, reason: str, now: int) -> int:
     cur = conn.execute(
         "UPDATE meeting_obligations SET status = 'waived', closed_at = ?, close_reason = ? "
         "WHERE meeting_id = ? AND status = 'open'",
@@ -170,13 +174,17 @@ def waive_obligations(conn: sqlite3.Connection, meeting_id: int, *, reason: str,
     return cur.rowcount
 
 
-def push_due(conn: sqlite3.Connection, meeting_id: int, *, due_at: int) -> int:
+_PUSH_DUE = Sql(  # a scalar MAX(a, b) is GREATEST(a, b) in PostgreSQL
+    sqlite="UPDATE meeting_obligations SET due_at = MAX(due_at, ?) "
+    "WHERE meeting_id = ? AND status = 'open'",
+    postgresql="UPDATE meeting_obligations SET due_at = GREATEST(due_at, ?) "
+    "WHERE meeting_id = ? AND status = 'open'",
+)
+
+
+def push_due(conn: Connection, meeting_id: int, *, due_at: int) -> int:
     """After a resume, open debts are due one reply SLA from now (they were unpayable)."""
-    cur = conn.execute(
-        "UPDATE meeting_obligations SET due_at = MAX(due_at, ?) "
-        "WHERE meeting_id = ? AND status = 'open'",
-        (due_at, meeting_id),
-    )
+    cur = conn.execute(_PUSH_DUE, (due_at, meeting_id))
     return cur.rowcount
 
 
@@ -184,7 +192,7 @@ def push_due(conn: sqlite3.Connection, meeting_id: int, *, due_at: int) -> int:
 
 
 def insert_proposal(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     meeting_id: int,
     proposer: str,
@@ -201,21 +209,21 @@ def insert_proposal(
     return None if row is None else int(row[0])
 
 
-def open_proposal(conn: sqlite3.Connection, meeting_id: int) -> ProposalRow | None:
+def open_proposal(conn: Connection, meeting_id: int) -> ProposalRow | None:
     row = conn.execute(
         "SELECT * FROM meeting_proposals WHERE meeting_id = ? AND status = 'open'", (meeting_id,)
     ).fetchone()
     return maybe_record(ProposalRow, row)
 
 
-def live_open_proposals(conn: sqlite3.Connection) -> list[ProposalRow]:
+def live_open_proposals(conn: Connection) -> list[ProposalRow]:
     rows = conn.execute(
         f"SELECT * FROM meeting_proposals WHERE meeting_id IN ({_LIVE}) AND status = 'open'"
     )
     return records_of(ProposalRow, rows)
 
 
-def confirmations(conn: sqlite3.Connection, proposal_ids: Sequence[int]) -> list[Confirmation]:
+def confirmations(conn: Connection, proposal_ids: Sequence[int]) -> list[Confirmation]:
     if not proposal_ids:
         return []
     rows = conn.execute(
@@ -227,7 +235,7 @@ def confirmations(conn: sqlite3.Connection, proposal_ids: Sequence[int]) -> list
 
 
 def insert_vote(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     proposal_id: int,
     role: str,
@@ -243,7 +251,7 @@ def insert_vote(
     return cur.rowcount == 1
 
 
-def finish_proposal(conn: sqlite3.Connection, proposal_id: int, *, status: str, now: int) -> bool:
+def finish_proposal(conn: Connection, proposal_id: int, *, status: str, now: int) -> bool:
     cur = conn.execute(
         "UPDATE meeting_proposals SET status = ?, closed_at = ? WHERE id = ? AND status = 'open'",
         (status, now, proposal_id),
@@ -252,7 +260,7 @@ def finish_proposal(conn: sqlite3.Connection, proposal_id: int, *, status: str, 
 
 
 def reject_proposal(
-    conn: sqlite3.Connection,
+    conn: Connection,
     proposal_id: int,
     *,
     by: str,
@@ -268,7 +276,7 @@ def reject_proposal(
     return cur.rowcount == 1
 
 
-def set_reject_item(conn: sqlite3.Connection, proposal_id: int, item_id: int) -> None:
+def set_reject_item(conn: Connection, proposal_id: int, item_id: int) -> None:
     conn.execute(
         "UPDATE meeting_proposals SET reject_item_id = ? WHERE id = ?", (item_id, proposal_id)
     )
@@ -280,12 +288,12 @@ _UNREAD_REJECTIONS = (
 )
 
 
-def unread_rejections(conn: sqlite3.Connection, meeting_id: int) -> list[ProposalRow]:
+def unread_rejections(conn: Connection, meeting_id: int) -> list[ProposalRow]:
     """Rejected proposals of the meeting whose notice the proposer has not read."""
     rows = conn.execute(f"{_UNREAD_REJECTIONS} AND p.meeting_id = ? ORDER BY p.id", (meeting_id,))
     return records_of(ProposalRow, rows)
 
 
-def live_unread_rejections(conn: sqlite3.Connection) -> list[ProposalRow]:
+def live_unread_rejections(conn: Connection) -> list[ProposalRow]:
     rows = conn.execute(f"{_UNREAD_REJECTIONS} AND p.meeting_id IN ({_LIVE}) ORDER BY p.id")
     return records_of(ProposalRow, rows)

@@ -7,12 +7,16 @@ partial index ``meetings_live`` so their cost follows open meetings, not history
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
+from deskd.store.dialect import Sql
 from deskd.store.records import maybe_record, records_of
 from deskd.store.records.inbox import Item, MeetingItem
 from deskd.store.records.meetings import AttendeeRow, MeetingEvent, MeetingRow
+
+if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
 
 LIVE_MEETINGS = "SELECT id FROM meetings WHERE state != 'closed'"
 _LIVE = LIVE_MEETINGS
@@ -26,7 +30,7 @@ def marks(values: Sequence[object]) -> str:
 
 
 def insert_meeting(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     agenda: str,
     agenda_key: str,
@@ -62,26 +66,26 @@ def insert_meeting(
     return None if row is None else int(row[0])
 
 
-def open_meeting_by_agenda(conn: sqlite3.Connection, agenda_key: str) -> MeetingRow | None:
+def open_meeting_by_agenda(conn: Connection, agenda_key: str) -> MeetingRow | None:
     row = conn.execute(
         "SELECT * FROM meetings WHERE agenda_key = ? AND state != 'closed'", (agenda_key,)
     ).fetchone()
     return maybe_record(MeetingRow, row)
 
 
-def get_meeting(conn: sqlite3.Connection, meeting_id: int) -> MeetingRow | None:
+def get_meeting(conn: Connection, meeting_id: int) -> MeetingRow | None:
     row = conn.execute("SELECT * FROM meetings WHERE id = ?", (meeting_id,)).fetchone()
     return maybe_record(MeetingRow, row)
 
 
-def live_meetings(conn: sqlite3.Connection) -> list[MeetingRow]:
+def live_meetings(conn: Connection) -> list[MeetingRow]:
     """Every meeting not closed (waiting, active, consensus, closing, paused)."""
     rows = conn.execute("SELECT * FROM meetings WHERE state != 'closed' ORDER BY id")
     return records_of(MeetingRow, rows)
 
 
 def list_meetings(
-    conn: sqlite3.Connection, *, include_closed: bool, role: str | None, limit: int
+    conn: Connection, *, include_closed: bool, role: str | None, limit: int
 ) -> list[MeetingRow]:
     """Meetings newest first (open ones only unless ``include_closed``), optionally one role's."""
     where = ["1 = 1"]
@@ -98,19 +102,22 @@ def list_meetings(
     return records_of(MeetingRow, rows)
 
 
-def set_state(conn: sqlite3.Connection, meeting_id: int, state: str) -> None:
+def set_state(conn: Connection, meeting_id: int, state: str) -> None:
     conn.execute("UPDATE meetings SET state = ? WHERE id = ?", (state, meeting_id))
 
 
-def touch(conn: sqlite3.Connection, meeting_id: int, *, now: int) -> None:
+_TOUCH = Sql(  # a scalar MAX(a, b) is GREATEST(a, b) in PostgreSQL
+    sqlite="UPDATE meetings SET last_activity_at = MAX(last_activity_at, ?) WHERE id = ?",
+    postgresql="UPDATE meetings SET last_activity_at = GREATEST(last_activity_at, ?) WHERE id = ?",
+)
+
+
+def touch(conn: Connection, meeting_id: int, *, now: int) -> None:
     """Something happened in the meeting: its idle deadline starts again."""
-    conn.execute(
-        "UPDATE meetings SET last_activity_at = MAX(last_activity_at, ?) WHERE id = ?",
-        (now, meeting_id),
-    )
+    conn.execute(_TOUCH, (now, meeting_id))
 
 
-def spend(conn: sqlite3.Connection, meeting_id: int) -> int:
+def spend(conn: Connection, meeting_id: int) -> int:
     """Spend one message of the budget; returns how many are spent now."""
     row = conn.execute(
         "UPDATE meetings SET spent = spent + 1 WHERE id = ? RETURNING spent", (meeting_id,)
@@ -118,7 +125,7 @@ def spend(conn: sqlite3.Connection, meeting_id: int) -> int:
     return int(row[0])
 
 
-def next_generation(conn: sqlite3.Connection, meeting_id: int) -> int:
+def next_generation(conn: Connection, meeting_id: int) -> int:
     """Hand out the meeting's next wake generation (a re-armed request, lesson 14)."""
     row = conn.execute(
         "UPDATE meetings SET wake_gen = wake_gen + 1 WHERE id = ? RETURNING wake_gen",
@@ -128,7 +135,7 @@ def next_generation(conn: sqlite3.Connection, meeting_id: int) -> int:
 
 
 def pause(
-    conn: sqlite3.Connection,
+    conn: Connection,
     meeting_id: int,
     *,
     kind: str,
@@ -144,7 +151,7 @@ def pause(
     return cur.rowcount == 1
 
 
-def unpause(conn: sqlite3.Connection, meeting_id: int, *, now: int) -> bool:
+def unpause(conn: Connection, meeting_id: int, *, now: int) -> bool:
     cur = conn.execute(
         "UPDATE meetings SET paused_kind = NULL, pause_reason = NULL, paused_by = NULL, "
         "paused_at = NULL, last_activity_at = ? "
@@ -154,7 +161,7 @@ def unpause(conn: sqlite3.Connection, meeting_id: int, *, now: int) -> bool:
     return cur.rowcount == 1
 
 
-def close(conn: sqlite3.Connection, meeting_id: int, *, resolution: str, now: int) -> bool:
+def close(conn: Connection, meeting_id: int, *, resolution: str, now: int) -> bool:
     cur = conn.execute(
         "UPDATE meetings SET state = 'closed', closed_at = ?, resolution = ? "
         "WHERE id = ? AND closed_at IS NULL",
@@ -163,7 +170,7 @@ def close(conn: sqlite3.Connection, meeting_id: int, *, resolution: str, now: in
     return cur.rowcount == 1
 
 
-def mark_escalated(conn: sqlite3.Connection, meeting_id: int, *, generation: int, now: int) -> bool:
+def mark_escalated(conn: Connection, meeting_id: int, *, generation: int, now: int) -> bool:
     cur = conn.execute(
         "UPDATE meetings SET escalated_at = ?, wake_gen = ? "
         "WHERE id = ? AND escalated_at IS NULL AND closed_at IS NULL",
@@ -176,7 +183,7 @@ def mark_escalated(conn: sqlite3.Connection, meeting_id: int, *, generation: int
 
 
 def insert_attendee(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     meeting_id: int,
     role: str,
@@ -198,7 +205,7 @@ def insert_attendee(
     )
 
 
-def attendees_of(conn: sqlite3.Connection, meeting_id: int) -> list[AttendeeRow]:
+def attendees_of(conn: Connection, meeting_id: int) -> list[AttendeeRow]:
     rows = conn.execute(
         "SELECT * FROM meeting_attendees WHERE meeting_id = ? ORDER BY invited_at, role",
         (meeting_id,),
@@ -206,7 +213,7 @@ def attendees_of(conn: sqlite3.Connection, meeting_id: int) -> list[AttendeeRow]
     return records_of(AttendeeRow, rows)
 
 
-def live_attendees(conn: sqlite3.Connection) -> list[AttendeeRow]:
+def live_attendees(conn: Connection) -> list[AttendeeRow]:
     rows = conn.execute(
         f"SELECT * FROM meeting_attendees WHERE meeting_id IN ({_LIVE}) "
         "ORDER BY meeting_id, invited_at, role"
@@ -214,7 +221,7 @@ def live_attendees(conn: sqlite3.Connection) -> list[AttendeeRow]:
     return records_of(AttendeeRow, rows)
 
 
-def check_in(conn: sqlite3.Connection, meeting_id: int, role: str, *, now: int) -> bool:
+def check_in(conn: Connection, meeting_id: int, role: str, *, now: int) -> bool:
     cur = conn.execute(
         "UPDATE meeting_attendees SET status = 'present', checked_in_at = ? "
         "WHERE meeting_id = ? AND role = ? AND status = 'invited'",
@@ -224,7 +231,7 @@ def check_in(conn: sqlite3.Connection, meeting_id: int, role: str, *, now: int) 
 
 
 def rearm_invitations(
-    conn: sqlite3.Connection, meeting_id: int, roles: Sequence[str], *, generation: int
+    conn: Connection, meeting_id: int, roles: Sequence[str], *, generation: int
 ) -> int:
     if not roles:
         return 0
@@ -236,7 +243,7 @@ def rearm_invitations(
     return cur.rowcount
 
 
-def leave(conn: sqlite3.Connection, meeting_id: int, role: str, *, reason: str, now: int) -> bool:
+def leave(conn: Connection, meeting_id: int, role: str, *, reason: str, now: int) -> bool:
     cur = conn.execute(
         "UPDATE meeting_attendees SET status = 'left', left_at = ?, left_reason = ? "
         "WHERE meeting_id = ? AND role = ? AND status != 'left'",
@@ -245,19 +252,23 @@ def leave(conn: sqlite3.Connection, meeting_id: int, role: str, *, reason: str, 
     return cur.rowcount == 1
 
 
-def set_events_read(conn: sqlite3.Connection, meeting_id: int, role: str, event_id: int) -> None:
-    conn.execute(
-        "UPDATE meeting_attendees SET events_read_id = MAX(events_read_id, ?) "
-        "WHERE meeting_id = ? AND role = ?",
-        (event_id, meeting_id, role),
-    )
+_EVENTS_READ = Sql(
+    sqlite="UPDATE meeting_attendees SET events_read_id = MAX(events_read_id, ?) "
+    "WHERE meeting_id = ? AND role = ?",
+    postgresql="UPDATE meeting_attendees SET events_read_id = GREATEST(events_read_id, ?) "
+    "WHERE meeting_id = ? AND role = ?",
+)
+
+
+def set_events_read(conn: Connection, meeting_id: int, role: str, event_id: int) -> None:
+    conn.execute(_EVENTS_READ, (event_id, meeting_id, role))
 
 
 # --- the meeting's timeline -------------------------------------------------------------------
 
 
 def add_meeting_event(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     meeting_id: int,
     at: int,
@@ -266,13 +277,13 @@ def add_meeting_event(
     text: str,
 ) -> int:
     cur = conn.execute(
-        "INSERT INTO meeting_events (meeting_id, at, kind, role, text) VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO meeting_events (meeting_id, at, kind, role, text) VALUES (?, ?, ?, ?, ?) RETURNING id",
         (meeting_id, at, kind, role, text),
     )
-    return int(cur.lastrowid or 0)
+    return int(cur.fetchone()[0])
 
 
-def events_after(conn: sqlite3.Connection, meeting_id: int, after_id: int) -> list[MeetingEvent]:
+def events_after(conn: Connection, meeting_id: int, after_id: int) -> list[MeetingEvent]:
     rows = conn.execute(
         "SELECT * FROM meeting_events WHERE meeting_id = ? AND id > ? ORDER BY id",
         (meeting_id, after_id),
@@ -283,7 +294,7 @@ def events_after(conn: sqlite3.Connection, meeting_id: int, after_id: int) -> li
 # --- the items a meeting wrote ----------------------------------------------------------------
 
 
-def unread_meeting_items(conn: sqlite3.Connection, role: str, ref: str) -> list[Item]:
+def unread_meeting_items(conn: Connection, role: str, ref: str) -> list[Item]:
     """The role's unread items of one meeting (``ref`` = ``meeting:<id>``), oldest first."""
     rows = conn.execute(
         "SELECT * FROM items WHERE role = ? AND read_at IS NULL AND source = 'meeting' "
@@ -293,7 +304,7 @@ def unread_meeting_items(conn: sqlite3.Connection, role: str, ref: str) -> list[
     return records_of(Item, rows)
 
 
-def all_unread_meeting_items(conn: sqlite3.Connection) -> list[MeetingItem]:
+def all_unread_meeting_items(conn: Connection) -> list[MeetingItem]:
     """(id, ref, message_id) of every unread meeting item (runs on ``items_unread``)."""
     rows = conn.execute(
         "SELECT id, ref, message_id FROM items WHERE read_at IS NULL AND source = 'meeting'"
@@ -301,9 +312,7 @@ def all_unread_meeting_items(conn: sqlite3.Connection) -> list[MeetingItem]:
     return records_of(MeetingItem, rows)
 
 
-def unread_items_of_messages(
-    conn: sqlite3.Connection, role: str, message_ids: Sequence[str]
-) -> list[int]:
+def unread_items_of_messages(conn: Connection, role: str, message_ids: Sequence[str]) -> list[int]:
     """The role's unread items carrying one of these ``message_id`` values."""
     if not message_ids:
         return []
@@ -315,7 +324,7 @@ def unread_items_of_messages(
     return [int(r[0]) for r in rows]
 
 
-def pending_meeting_attempt_keys(conn: sqlite3.Connection) -> list[str]:
+def pending_meeting_attempt_keys(conn: Connection) -> list[str]:
     """Keys of live meeting and owed-reply attempts (so a closed meeting's are labelled)."""
     rows = conn.execute(
         "SELECT key FROM attempts WHERE outcome = 'pending' AND kind IN ('meeting', 'owed_reply')"

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import sqlite3
+from deskd.store.dialect import Connection
 
 
-def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
+def get_meta(conn: Connection, key: str) -> str | None:
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
     return None if row is None else str(row[0])
 
 
-def set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
+def set_meta(conn: Connection, key: str, value: str) -> None:
     conn.execute(
         "INSERT INTO meta (key, value) VALUES (?, ?) "
         "ON CONFLICT(key) DO UPDATE SET value = excluded.value",

@@ -11,17 +11,15 @@ history.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
-from typing import Any, cast
 
-from deskd.store.db import dialect
+from deskd.store.dialect import Connection, Sql
 
 TICK_MS_KEY = "tick_ms:"
 """``meta`` key prefix of how long a host's last executing tick took (``tick_ms:HOST``)."""
 
 
-def closed_attempts(conn: sqlite3.Connection) -> list[tuple[str, str, int]]:
+def closed_attempts(conn: Connection) -> list[tuple[str, str, int]]:
     """(rung, outcome, count) of every closed wake attempt."""
     rows = conn.execute(
         "SELECT rung, outcome, COUNT(*) FROM attempts WHERE outcome <> 'pending' "
@@ -30,7 +28,7 @@ def closed_attempts(conn: sqlite3.Connection) -> list[tuple[str, str, int]]:
     return [(str(r[0]), str(r[1]), int(r[2])) for r in rows]
 
 
-def live_wakes(conn: sqlite3.Connection) -> list[tuple[str, str, int]]:
+def live_wakes(conn: Connection) -> list[tuple[str, str, int]]:
     """(role, rung, count) of the pending attempts: at most one per key, on its live index."""
     rows = conn.execute(
         "SELECT role, rung, COUNT(*) FROM attempts WHERE outcome = 'pending' "
@@ -39,9 +37,7 @@ def live_wakes(conn: sqlite3.Connection) -> list[tuple[str, str, int]]:
     return [(str(r[0]), str(r[1]), int(r[2])) for r in rows]
 
 
-def landing_histogram(
-    conn: sqlite3.Connection, bounds_ms: Sequence[int]
-) -> tuple[list[int], int, int]:
+def landing_histogram(conn: Connection, bounds_ms: Sequence[int]) -> tuple[list[int], int, int]:
     """(cumulative count at or under each bound, count, sum in ms) of the time from each
     attempt to its landing, over every attempt that landed."""
     cases = "".join(
@@ -55,7 +51,7 @@ def landing_histogram(
     return [int(v or 0) for v in row[2:]], int(row[0]), int(row[1])
 
 
-def finished_launches(conn: sqlite3.Connection) -> list[tuple[str, str, int]]:
+def finished_launches(conn: Connection) -> list[tuple[str, str, int]]:
     """(launch status, failure class or '', count) of every launch that ended (ride-alongs,
     which share another attempt's launch, are not launches)."""
     rows = conn.execute(
@@ -67,35 +63,31 @@ def finished_launches(conn: sqlite3.Connection) -> list[tuple[str, str, int]]:
     return [(str(r[0]), str(r[1]), int(r[2])) for r in rows]
 
 
-_DELIVERIES = {
-    # One statement per backend: SQLite reads the JSON with json_each, PostgreSQL with
-    # jsonb_array_elements; both group the same way and answer the same columns.
-    "sqlite": (
+_DELIVERIES = Sql(
+    # SQLite reads the JSON with json_each, PostgreSQL with jsonb_array_elements; both group
+    # the same way and answer the same columns.
+    sqlite=(
         "SELECT json_extract(e.value, '$.name'), json_extract(e.value, '$.status'), "
         "CASE WHEN json_extract(e.value, '$.gave_up') THEN 1 ELSE 0 END, "
         "CASE WHEN pages.resolved_at IS NULL THEN 1 ELSE 0 END, COUNT(*) "
         "FROM pages, json_each(pages.results) AS e GROUP BY 1, 2, 3, 4"
     ),
-    "postgresql": (
+    postgresql=(
         "SELECT e ->> 'name', e ->> 'status', "
         "CASE WHEN COALESCE((e ->> 'gave_up')::boolean, false) THEN 1 ELSE 0 END, "
         "CASE WHEN pages.resolved_at IS NULL THEN 1 ELSE 0 END, COUNT(*) "
         "FROM pages, jsonb_array_elements(pages.results::jsonb) AS e GROUP BY 1, 2, 3, 4"
     ),
-}
+)
 
 
-def page_deliveries(conn: sqlite3.Connection) -> list[tuple[str, str, bool, bool, int]]:
+def page_deliveries(conn: Connection) -> list[tuple[str, str, bool, bool, int]]:
     """(channel, status, gave up, page open, count) of every channel URL a page went to."""
-    if dialect(conn) == "postgresql":
-        # PostgreSQL's own text (``->>``, ``::``): not the store's SQLite dialect to rewrite.
-        rows = cast(Any, conn).raw_execute(_DELIVERIES["postgresql"]).fetchall()
-    else:
-        rows = conn.execute(_DELIVERIES["sqlite"]).fetchall()
+    rows = conn.execute(_DELIVERIES).fetchall()
     return [(str(r[0]), str(r[1]), bool(r[2]), bool(r[3]), int(r[4])) for r in rows]
 
 
-def unread_items(conn: sqlite3.Connection, *, now: int) -> list[tuple[str, int, int]]:
+def unread_items(conn: Connection, *, now: int) -> list[tuple[str, int, int]]:
     """(role, unread, past their SLA at ``now``) of the unread items, per role."""
     rows = conn.execute(
         "SELECT role, COUNT(*), SUM(CASE WHEN sla_due_at <= ? THEN 1 ELSE 0 END) "
@@ -105,7 +97,7 @@ def unread_items(conn: sqlite3.Connection, *, now: int) -> list[tuple[str, int, 
     return [(str(r[0]), int(r[1]), int(r[2] or 0)) for r in rows]
 
 
-def tick_durations(conn: sqlite3.Connection) -> list[tuple[str, int]]:
+def tick_durations(conn: Connection) -> list[tuple[str, int]]:
     """(host, ms) of each host's last executing tick, as the tick recorded it in ``meta``."""
     rows = conn.execute(
         "SELECT key, value FROM meta WHERE key LIKE ? ORDER BY key", (f"{TICK_MS_KEY}%",)
@@ -113,7 +105,7 @@ def tick_durations(conn: sqlite3.Connection) -> list[tuple[str, int]]:
     return [(str(r[0])[len(TICK_MS_KEY) :], int(r[1])) for r in rows]
 
 
-def paused_roles(conn: sqlite3.Connection) -> list[str]:
+def paused_roles(conn: Connection) -> list[str]:
     """The roles under a live pause; '' stands for the whole desk."""
     rows = conn.execute(
         "SELECT DISTINCT COALESCE(role, '') FROM pauses WHERE ended_at IS NULL ORDER BY 1"

@@ -206,7 +206,7 @@ from deskd.store import (  # noqa: E402
     schema_tasks,
     schema_tick_alarms,
 )
-from deskd.store.db import dialect  # noqa: E402
+from deskd.store.dialect import Connection  # noqa: E402
 
 # Each migration keeps its place for ever: a released database records only its version
 # number, so dropping or emptying an entry would silently renumber the ones after it.
@@ -241,37 +241,37 @@ class SchemaTooNew(Exception):
         )
 
 
-def schema_version(conn: sqlite3.Connection) -> int:
-    if dialect(conn) == "postgresql":
+def schema_version(conn: Connection) -> int:
+    if conn.dialect == "postgresql":
         from deskd.store import pg_schema
 
         return pg_schema.schema_version(conn)
     return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
-def ensure_current(conn: sqlite3.Connection, *, target: int = LATEST) -> int:
+def ensure_current(conn: Connection, *, target: int = LATEST, found: int | None = None) -> int:
     """Run the migrations the database lacks, up to ``target``; returns the version reached.
 
-    Cheap when current (one pragma read, no write). Several processes opening a fresh file
-    at once serialize on ``BEGIN IMMEDIATE`` and re-read the version inside it, so each
-    migration runs exactly once.
+    Cheap when current (one pragma read, no write; none when the caller passes the version
+    it has just read as ``found``). Several processes opening a fresh file at once serialize
+    on the write lock and re-read the version inside it, so each migration runs exactly once.
     """
-    if dialect(conn) == "postgresql":
-        from deskd.store import pg_schema
-
-        return pg_schema.ensure_current(conn, migrations=MIGRATIONS, target=target, latest=LATEST)
-    found = schema_version(conn)
+    found = schema_version(conn) if found is None else found
     if found > LATEST:
         raise SchemaTooNew(found)
     if found >= target:
         return found
+    if conn.dialect == "postgresql":
+        from deskd.store import pg_schema
+
+        return pg_schema.ensure_current(conn, MIGRATIONS, split=statements, target=target)
     _enable_wal(conn)
-    conn.execute("BEGIN IMMEDIATE")
+    conn.begin(write=True)
     try:
         version = schema_version(conn)
         while version < target:
             # executescript() would COMMIT first; run the statements one by one instead.
-            for statement in _statements(MIGRATIONS[version]):
+            for statement in statements(MIGRATIONS[version]):
                 conn.execute(statement)
             version += 1
             conn.execute(f"PRAGMA user_version = {version}")
@@ -283,20 +283,23 @@ def ensure_current(conn: sqlite3.Connection, *, target: int = LATEST) -> int:
     return version
 
 
-def _enable_wal(conn: sqlite3.Connection) -> None:
+def _enable_wal(conn: Connection) -> None:
+    from deskd.errors import StoreBusy
+
     # Switching to WAL needs a moment alone with the file; a racing first open may see
     # "database is locked" even with a busy timeout, so retry briefly.
     for attempt in range(50):
         try:
             conn.execute("PRAGMA journal_mode = WAL")
             return
-        except sqlite3.OperationalError:
+        except StoreBusy:
             if attempt == 49:
                 raise
             time.sleep(0.02 * (attempt + 1))
 
 
-def _statements(script: str) -> list[str]:
+def statements(script: str) -> list[str]:
+    """A migration's statements, one by one (``executescript`` would COMMIT first)."""
     parts = []
     buffer = ""
     for line in script.splitlines(keepends=True):

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-import sqlite3
+from typing import TYPE_CHECKING
 
 from deskd.store.records import records_of
 from deskd.store.records.wakes import Page
 
+if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
+
 
 def insert_page(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     attempt_id: int,
     key: str,
@@ -22,20 +25,20 @@ def insert_page(
 ) -> int:
     cur = conn.execute(
         "INSERT INTO pages (attempt_id, key, role, kind, priority, title, body, created_at, "
-        "next_try_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "next_try_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         (attempt_id, key, role, kind, priority, title, body, now, now),
     )
-    return int(cur.lastrowid or 0)
+    return int(cur.fetchone()[0])
 
 
-def open_page_keys(conn: sqlite3.Connection) -> set[str]:
+def open_page_keys(conn: Connection) -> set[str]:
     rows = conn.execute(
         "SELECT DISTINCT key FROM pages WHERE resolved_at IS NULL AND kind = 'page'"
     ).fetchall()
     return {str(r[0]) for r in rows}
 
 
-def resolve_pages_for_key(conn: sqlite3.Connection, key: str, *, now: int) -> int:
+def resolve_pages_for_key(conn: Connection, key: str, *, now: int) -> int:
     """The demand is gone: close the key's open pages (retraction comes with the pager)."""
     cur = conn.execute(
         "UPDATE pages SET resolved_at = ?, "
@@ -52,7 +55,7 @@ _WITH_REF = (
 )
 
 
-def list_pages(conn: sqlite3.Connection, *, open_only: bool, limit: int) -> list[Page]:
+def list_pages(conn: Connection, *, open_only: bool, limit: int) -> list[Page]:
     """Pages newest first, each with its attempt's ``ref`` (where the owed work lives)."""
     if open_only:
         rows = conn.execute(
@@ -65,7 +68,7 @@ def list_pages(conn: sqlite3.Connection, *, open_only: bool, limit: int) -> list
     return records_of(Page, rows)
 
 
-def notice_keys_since(conn: sqlite3.Connection, since: int) -> set[str]:
+def notice_keys_since(conn: Connection, since: int) -> set[str]:
     """Notices (usage limits, daily caps) paged since ``since``: each is paged only once."""
     rows = conn.execute(
         "SELECT DISTINCT key FROM pages WHERE kind = 'notice' AND created_at >= ?", (since,)
@@ -76,7 +79,7 @@ def notice_keys_since(conn: sqlite3.Connection, since: int) -> set[str]:
 # -- the pager (sending, retries, holds, settled follow-ups) ---------------------------
 
 
-def due_pages(conn: sqlite3.Connection, *, now: int, limit: int) -> list[Page]:
+def due_pages(conn: Connection, *, now: int, limit: int) -> list[Page]:
     """Open pages whose next try has come (new, held, outbox, or retrying), urgent first."""
     rows = conn.execute(
         "SELECT * FROM pages WHERE resolved_at IS NULL AND next_try_at <= ? "
@@ -86,7 +89,7 @@ def due_pages(conn: sqlite3.Connection, *, now: int, limit: int) -> list[Page]:
     return records_of(Page, rows)
 
 
-def claim_page(conn: sqlite3.Connection, page_id: int, *, tries: int, lease_until: int) -> bool:
+def claim_page(conn: Connection, page_id: int, *, tries: int, lease_until: int) -> bool:
     """Take a page for one send (compare-and-set on ``tries``): two racing pagers send it once.
 
     The lease moves ``next_try_at`` ahead, so a pager that dies mid-send leaves the page to be
@@ -101,7 +104,7 @@ def claim_page(conn: sqlite3.Connection, page_id: int, *, tries: int, lease_unti
 
 
 def finish_page(
-    conn: sqlite3.Connection,
+    conn: Connection,
     page_id: int,
     *,
     status: str,
@@ -121,7 +124,7 @@ def finish_page(
     )
 
 
-def unsettled_pages(conn: sqlite3.Connection) -> list[Page]:
+def unsettled_pages(conn: Connection) -> list[Page]:
     """Resolved pages that reached someone and have had no "settled" follow-up yet."""
     rows = conn.execute(
         "SELECT * FROM pages WHERE resolved_at IS NOT NULL AND settled_id IS NULL "
@@ -131,7 +134,7 @@ def unsettled_pages(conn: sqlite3.Connection) -> list[Page]:
 
 
 def insert_settled(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     attempt_id: int,
     key: str,
@@ -145,20 +148,20 @@ def insert_settled(
     ``results`` (those that took the page)."""
     cur = conn.execute(
         "INSERT INTO pages (attempt_id, key, role, kind, priority, title, body, created_at, "
-        "next_try_at, results) VALUES (?, ?, ?, 'settled', 3, ?, ?, ?, ?, ?)",
+        "next_try_at, results) VALUES (?, ?, ?, 'settled', 3, ?, ?, ?, ?, ?) RETURNING id",
         (attempt_id, key, role, title, body, now, now, results),
     )
-    return int(cur.lastrowid or 0)
+    return int(cur.fetchone()[0])
 
 
-def mark_settled(conn: sqlite3.Connection, page_id: int, *, settled_id: int) -> None:
+def mark_settled(conn: Connection, page_id: int, *, settled_id: int) -> None:
     conn.execute(
         "UPDATE pages SET settled_id = ? WHERE id = ? AND settled_id IS NULL",
         (settled_id, page_id),
     )
 
 
-def release_held_pages(conn: sqlite3.Connection, role: str, *, now: int) -> int:
+def release_held_pages(conn: Connection, role: str, *, now: int) -> int:
     """A hold on ``role`` ended early (``silence end``): look at its held pages on the next run."""
     cur = conn.execute(
         "UPDATE pages SET next_try_at = ? "

@@ -1,37 +1,40 @@
-"""PostgreSQL behind the face of ``sqlite3.Connection`` that the store uses (psycopg 3).
+"""PostgreSQL behind the store's ``Connection`` (``store.dialect``), with psycopg 3.
 
-Only ``store.db.connect`` imports this module, and only for a ``postgresql://`` URL: psycopg
-never loads for a SQLite desk. What the store relies on, and how it is kept here:
+Only ``store.db.connect`` opens one, and only for a ``postgresql://`` URL: psycopg never loads
+for a SQLite desk. What the store relies on, and how it is kept here:
 
-- ``execute(sql, params)`` with SQLite's text and ``?`` placeholders: ``pg_sql`` rewrites
-  each statement once; parameters are bound client-side (``ClientCursor``), so a literal's
-  type is inferred the way SQLite's loosely typed text expects;
-- rows with key and index access and ``keys()`` (``Row``); ``rowcount``; ``lastrowid``
-  (the statement returns the new ``id``);
-- autocommit outside transactions; ``BEGIN IMMEDIATE`` (SQLite's one writer at a time)
-  becomes a transaction that first takes deskd's write lock (an advisory transaction lock),
-  so every read-then-write the store does under it sees no other writer, exactly as on
-  SQLite; a plain ``BEGIN`` (a point-in-time read) becomes ``REPEATABLE READ``;
-- errors surface as the ``sqlite3`` exception of the same meaning (``IntegrityError``,
-  ``OperationalError``, …), the psycopg error kept as the cause, so callers handle one set;
-- a write that waits longer than ``busy_ms`` for the lock fails, as SQLite's busy timeout;
+- ``execute(sql, params)``: portable text or the PostgreSQL half of an ``Sql`` pair, with
+  ``?`` placeholders sent as ``%s`` (the only rewriting); parameters are bound client-side
+  (``ClientCursor``), so a literal's type is inferred the way SQLite's loosely typed text
+  expects, and a bool is sent as 0/1 like SQLite stores it;
+- rows with key and index access and ``keys()`` (``Row``); ``rowcount``;
+- autocommit outside transactions; ``begin(write=True)`` (SQLite's ``BEGIN IMMEDIATE``: one
+  writer at a time) is a transaction that first takes deskd's write lock (an advisory
+  transaction lock), so every read-then-write the store does under it sees no other writer,
+  exactly as on SQLite; ``begin(write=False)`` (a point-in-time read) is ``REPEATABLE READ``;
+- errors are deskd's store errors (``deskd.errors.StoreError`` and kin), the psycopg error
+  kept as the cause;
+- a write that waits longer than ``busy_ms`` for the lock fails (``StoreBusy``), as SQLite's
+  busy timeout;
 - nothing is kept on the server session between transactions, so a pooler in transaction
   mode (PgBouncer) may hand the server connection to another client at each commit.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator, Sequence
 from decimal import Decimal
 from functools import lru_cache
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 from psycopg import errors as pg_errors
 from psycopg.pq import TransactionStatus
 
-from deskd.store.pg_sql import translate
+from deskd.store.dialect import Sql, Statement, placeholders
+
+if TYPE_CHECKING:
+    from deskd.errors import StoreError, StoreUnreachable
 
 LOCK_CLASS = 1684370283
 """deskd's advisory-lock class (the first key of every two-key advisory lock it takes)."""
@@ -86,15 +89,11 @@ def _row_factory(cursor: Any) -> Any:
 
 
 class Cursor:
-    """What ``execute`` returns: rows, ``rowcount`` and ``lastrowid``."""
+    """What ``execute`` returns: rows and ``rowcount``."""
 
-    def __init__(self, cur: Any, *, returns_id: bool) -> None:
+    def __init__(self, cur: Any) -> None:
         self._cur = cur
         self.rowcount: int = cur.rowcount
-        self.lastrowid: int | None = None
-        if returns_id:
-            row = cur.fetchone()
-            self.lastrowid = None if row is None else int(row[0])
 
     def fetchone(self) -> Any:
         return None if self._cur.description is None else self._cur.fetchone()
@@ -110,19 +109,24 @@ class Cursor:
         return self._cur.description
 
 
-def _as_sqlite_error(exc: psycopg.Error) -> sqlite3.Error:
+_BUSY = (pg_errors.LockNotAvailable, pg_errors.SerializationFailure, pg_errors.DeadlockDetected)
+
+
+def store_error(exc: psycopg.Error) -> StoreError:
+    """psycopg's error as deskd's own (``deskd.errors.StoreError`` and kin), same words
+    (``deskd.errors`` imported only on a failure: the hook's path stays light)."""
+    from deskd.errors import StoreBusy, StoreError, StoreIntegrityError
+
     message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     if isinstance(exc, pg_errors.IntegrityError):
-        return sqlite3.IntegrityError(message)
-    if isinstance(exc, psycopg.OperationalError):
-        return sqlite3.OperationalError(message)
-    if isinstance(exc, pg_errors.ProgrammingError | pg_errors.DataError):
-        return sqlite3.ProgrammingError(message)
-    return sqlite3.DatabaseError(message)
+        return StoreIntegrityError(message)
+    if isinstance(exc, _BUSY):
+        return StoreBusy(message)
+    return StoreError(message)
 
 
 class PgConnection:
-    """One psycopg connection in autocommit mode, spoken to in the store's SQLite dialect."""
+    """One psycopg connection in autocommit mode: the store's ``Connection`` on PostgreSQL."""
 
     dialect = "postgresql"
     lock_class = LOCK_CLASS
@@ -136,20 +140,13 @@ class PgConnection:
     def in_transaction(self) -> bool:
         return bool(self.raw.info.transaction_status != TransactionStatus.IDLE)
 
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor:
-        head = sql.lstrip()[:16].upper()
-        if head.startswith("BEGIN"):
-            self.begin(write=head.startswith("BEGIN IMMEDIATE"))
-            return Cursor(self.raw.cursor(), returns_id=False)
-        stmt = translate(sql)
+    def execute(self, sql: Statement, params: Sequence[Any] = (), /) -> Cursor:
+        text = placeholders(sql.postgresql if isinstance(sql, Sql) else sql)
         values = tuple(int(p) if isinstance(p, bool) else p for p in params)
-        if stmt.order is not None:
-            values = tuple(values[i] for i in stmt.order)
         try:
-            cur = self.raw.execute(stmt.sql, values)
-            return Cursor(cur, returns_id=stmt.returns_id)
+            return Cursor(self.raw.execute(text, values))
         except psycopg.Error as exc:
-            raise _as_sqlite_error(exc) from exc
+            raise store_error(exc) from exc
 
     def begin(self, *, write: bool) -> None:
         """A write transaction waits for deskd's write lock; a read one reads one snapshot."""
@@ -167,7 +164,7 @@ class PgConnection:
         except psycopg.Error as exc:
             if self.in_transaction:
                 self.raw.execute("ROLLBACK")
-            raise _as_sqlite_error(exc) from exc
+            raise store_error(exc) from exc
 
     def stored_version(self) -> int:
         """``deskd_schema``'s version, 0 when there is no such table (outside a transaction:
@@ -177,7 +174,7 @@ class PgConnection:
         except pg_errors.UndefinedTable:
             return 0
         except psycopg.Error as exc:
-            raise _as_sqlite_error(exc) from exc
+            raise store_error(exc) from exc
         return int(row[0]) if row is not None else 0
 
     def raw_execute(self, sql: str, params: Sequence[Any] | None = None) -> Any:
@@ -186,7 +183,7 @@ class PgConnection:
         try:
             return self.raw.execute(sql, params)
         except psycopg.Error as exc:
-            raise _as_sqlite_error(exc) from exc
+            raise store_error(exc) from exc
 
     def close(self) -> None:
         self.raw.close()
@@ -227,7 +224,9 @@ far more often a wrong host or port (the error should say so at once) than a res
 def busy_server(exc: BaseException) -> bool:
     """Whether a failed connect is worth retrying: the server is full or restarting, not
     refusing us (a wrong password or a missing database fails at once)."""
-    cause = exc.__cause__ if isinstance(exc, sqlite3.Error) else exc
+    from deskd.errors import StoreError
+
+    cause = exc.__cause__ if isinstance(exc, StoreError) else exc
     if getattr(cause, "sqlstate", None) in _BUSY_STATES:
         return True
     text = str(cause).lower()
@@ -249,7 +248,7 @@ def open_pg(url: str, *, busy_ms: int, retry_s: float = CONNECT_RETRY_S) -> PgCo
     """
     try:
         return _open(url, busy_ms=busy_ms)
-    except sqlite3.OperationalError as exc:
+    except Exception as exc:  # a StoreError: deskd.errors is imported only now
         if retry_s <= 0 or not busy_server(exc):
             raise
     from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random_exponential
@@ -279,17 +278,8 @@ def _open(url: str, *, busy_ms: int) -> PgConnection:
     except psycopg.OperationalError as exc:
         raise connect_error(exc) from exc
     except psycopg.Error as exc:
-        raise _as_sqlite_error(exc) from exc
+        raise store_error(exc) from exc
     return PgConnection(raw, url=url, busy_ms=busy_ms)
-
-
-class ConnectFailed(sqlite3.OperationalError):
-    """PostgreSQL refused or could not be reached: what failed, and ``advice`` on what to
-    check (the data is not damaged, so no restore advice)."""
-
-    def __init__(self, message: str, advice: str) -> None:
-        super().__init__(message)
-        self.advice = advice
 
 
 _CONNECT_FAILURES = (
@@ -314,39 +304,16 @@ _CONNECT_FAILURES = (
 )  # fmt: skip
 
 
-def connect_error(exc: psycopg.Error) -> sqlite3.OperationalError:
+def connect_error(exc: psycopg.Error) -> StoreUnreachable:
     """A failed connect in one line: what the server said, what kind of failure, and what to check."""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     said = text.split("FATAL:", 1)[-1].strip()
+    from deskd.errors import StoreUnreachable
+
     for needles, what, advice in _CONNECT_FAILURES:
         if any(n in said for n in needles):
-            return ConnectFailed(f"{what}: {said}", advice)
-    return ConnectFailed(f"cannot connect: {said}", "run `deskd doctor`")
-
-
-def connect_pg(url: str, *, busy_ms: int, create: bool, migrate: bool) -> sqlite3.Connection:
-    """``store.db.connect`` for a URL: open, refuse a database deskd never set up when
-    ``create`` is false (the session hook), migrate it when behind."""
-    from deskd.store.db import DatabaseMissing, redact
-    from deskd.store.pg_schema import schema_version
-
-    conn = open_pg(url, busy_ms=busy_ms)
-    as_sqlite = cast(sqlite3.Connection, conn)
-    try:
-        found = schema_version(conn)  # read once, for both the check and the migration
-        if not create and found == 0:
-            raise DatabaseMissing(redact(url))
-        if migrate:
-            from deskd.store import pg_schema
-            from deskd.store.migrations import LATEST, MIGRATIONS
-
-            pg_schema.ensure_current(
-                conn, migrations=MIGRATIONS, target=LATEST, latest=LATEST, found=found
-            )
-    except BaseException:
-        conn.close()
-        raise
-    return as_sqlite
+            return StoreUnreachable(f"{what}: {said}", advice)
+    return StoreUnreachable(f"cannot connect: {said}", "run `deskd doctor`")
 
 
 def wal_position(url: str, *, busy_ms: int = 2000) -> int:

@@ -3,11 +3,14 @@ connection imports: the session hook opens one on each tool call and needs none 
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
-from typing import cast
 
+from deskd.errors import StoreError
 from deskd.store.pg import PgConnection, open_pg
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
+if TYPE_CHECKING:
+    pass
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -57,7 +60,7 @@ def probe(url: str, *, busy_ms: int = 2000) -> Probe:
 def _lease_round_trip(first: PgConnection, second: PgConnection) -> str | None:
     from deskd.store import locks
 
-    a, b = cast(sqlite3.Connection, first), cast(sqlite3.Connection, second)
+    a, b = first, second
     owner, token = "deskd-doctor", 1
     if not locks.take(a, PROBE_LOCK, owner=owner, token=token, ttl_ms=10_000):
         return "another process holds the probe lease (a doctor running elsewhere?)"
@@ -84,7 +87,7 @@ def _pooler(conn: PgConnection) -> tuple[str | None, str | None]:
     found = "a pooler sits between deskd and the server"
     try:
         conn.raw_execute("BEGIN; SELECT 1; COMMIT")
-    except sqlite3.Error as exc:
+    except StoreError as exc:
         if conn.in_transaction:
             conn.raw_execute("ROLLBACK")
         return found, f"it refuses transactions ({exc}): use session or transaction pooling"

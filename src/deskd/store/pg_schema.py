@@ -15,7 +15,7 @@ migration exactly once (the version is re-read under the lock).
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from collections.abc import Callable, Sequence
 from typing import Any
 
 MIGRATE_LOCK = 2
@@ -31,9 +31,6 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bREAL\b"), "DOUBLE PRECISION"),
     (re.compile(r"\bTEXT\b"), 'TEXT COLLATE "C"'),
 )
-_IDENTITY = re.compile(
-    r"CREATE\s+TABLE\s+(\w+)\s*\(\s*id\s+INTEGER\s+PRIMARY\s+KEY\s+AUTOINCREMENT", re.I
-)
 
 
 def translate_ddl(statement: str) -> str:
@@ -41,14 +38,6 @@ def translate_ddl(statement: str) -> str:
     for pattern, replacement in _RULES:
         statement = pattern.sub(replacement, statement)
     return statement
-
-
-@lru_cache(maxsize=1)
-def identity_tables() -> frozenset[str]:
-    """Tables whose ``id`` is generated: an INSERT into them reports it as ``lastrowid``."""
-    from deskd.store.migrations import MIGRATIONS
-
-    return frozenset(name.lower() for sql in MIGRATIONS for name in _IDENTITY.findall(sql))
 
 
 def schema_version(conn: Any) -> int:
@@ -69,24 +58,11 @@ def _has_version_table(conn: Any) -> bool:
 
 
 def ensure_current(
-    conn: Any,
-    *,
-    migrations: tuple[str, ...],
-    target: int,
-    latest: int,
-    found: int | None = None,
+    conn: Any, migrations: Sequence[str], *, split: Callable[[str], list[str]], target: int
 ) -> int:
-    """Run the migrations the database lacks, under the migration lock; the version reached.
-
-    ``found``: the version the caller has just read on this connection (not read again).
-    """
-    from deskd.store.migrations import SchemaTooNew, _statements
-
-    found = schema_version(conn) if found is None else found
-    if found > latest:
-        raise SchemaTooNew(found)
-    if found >= target:
-        return found
+    """Run the migrations the database lacks, up to ``target``, under the migration lock;
+    the version reached. ``split`` cuts one migration into its statements
+    (``store.migrations.statements``)."""
     conn.raw_execute("BEGIN")
     try:
         conn.raw_execute(f"SELECT pg_advisory_xact_lock({conn.lock_class}, {MIGRATE_LOCK})")
@@ -95,7 +71,7 @@ def ensure_current(
         if version == 0 and not conn.raw_execute("SELECT 1 FROM deskd_schema").fetchone():
             conn.raw_execute("INSERT INTO deskd_schema (version) VALUES (0)")
         while version < target:
-            for statement in _statements(migrations[version]):
+            for statement in split(migrations[version]):
                 conn.raw_execute(translate_ddl(statement))
             version += 1
             conn.raw_execute(f"UPDATE deskd_schema SET version = {version}")

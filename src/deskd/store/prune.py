@@ -9,10 +9,10 @@ Run them inside one write transaction, pages before attempts.
 
 from __future__ import annotations
 
-import sqlite3
+from deskd.store.dialect import Connection
 
 
-def delete_read_items(conn: sqlite3.Connection, *, before: int) -> int:
+def delete_read_items(conn: Connection, *, before: int) -> int:
     cur = conn.execute(
         "DELETE FROM items WHERE read_at IS NOT NULL AND read_at < ?",
         (before,),
@@ -20,7 +20,7 @@ def delete_read_items(conn: sqlite3.Connection, *, before: int) -> int:
     return cur.rowcount
 
 
-def delete_resolved_pages(conn: sqlite3.Connection, *, before: int) -> int:
+def delete_resolved_pages(conn: Connection, *, before: int) -> int:
     cur = conn.execute(
         "DELETE FROM pages WHERE resolved_at IS NOT NULL AND resolved_at < ?",
         (before,),
@@ -28,7 +28,7 @@ def delete_resolved_pages(conn: sqlite3.Connection, *, before: int) -> int:
     return cur.rowcount
 
 
-def delete_closed_attempts(conn: sqlite3.Connection, *, before: int) -> int:
+def delete_closed_attempts(conn: Connection, *, before: int) -> int:
     """Closed attempts resolved before the cutoff, unless still referenced.
 
     Kept: every attempt that is not a candidate (pending, resolved after the cutoff, or with
@@ -56,12 +56,12 @@ def delete_closed_attempts(conn: sqlite3.Connection, *, before: int) -> int:
     return cur.rowcount
 
 
-def delete_old_events(conn: sqlite3.Connection, *, before: int) -> int:
+def delete_old_events(conn: Connection, *, before: int) -> int:
     cur = conn.execute("DELETE FROM events WHERE at < ?", (before,))
     return cur.rowcount
 
 
-def delete_ended_sessions(conn: sqlite3.Connection, *, before: int) -> int:
+def delete_ended_sessions(conn: Connection, *, before: int) -> int:
     """Ended or superseded sessions, except each role's current row (so a role that has
     been offline for a long time still reads ``offline``, not ``never``)."""
     cur = conn.execute(
@@ -76,7 +76,7 @@ def delete_ended_sessions(conn: sqlite3.Connection, *, before: int) -> int:
     return cur.rowcount
 
 
-def delete_old_handoffs(conn: sqlite3.Connection, *, before: int) -> int:
+def delete_old_handoffs(conn: Connection, *, before: int) -> int:
     """Hand-offs written before the cutoff, except each role's latest (a fresh session
     starts from it)."""
     cur = conn.execute(
@@ -87,7 +87,7 @@ def delete_old_handoffs(conn: sqlite3.Connection, *, before: int) -> int:
     return cur.rowcount
 
 
-def delete_closed_task_notes(conn: sqlite3.Connection, *, before: int) -> int:
+def delete_closed_task_notes(conn: Connection, *, before: int) -> int:
     cur = conn.execute(
         "DELETE FROM task_notes WHERE task_id IN "
         "(SELECT id FROM tasks WHERE closed_at IS NOT NULL AND closed_at < ?)",
@@ -96,7 +96,7 @@ def delete_closed_task_notes(conn: sqlite3.Connection, *, before: int) -> int:
     return cur.rowcount
 
 
-def delete_closed_tasks(conn: sqlite3.Connection, *, before: int) -> int:
+def delete_closed_tasks(conn: Connection, *, before: int) -> int:
     """Done or cancelled tasks closed before the cutoff (run after their notes)."""
     cur = conn.execute("DELETE FROM tasks WHERE closed_at IS NOT NULL AND closed_at < ?", (before,))
     return cur.rowcount
@@ -107,7 +107,7 @@ _CLOSED_MEETINGS = (
 )
 
 
-def delete_closed_meeting_votes(conn: sqlite3.Connection, *, before: int) -> int:
+def delete_closed_meeting_votes(conn: Connection, *, before: int) -> int:
     cur = conn.execute(
         "DELETE FROM meeting_votes WHERE proposal_id IN (SELECT id FROM meeting_proposals "
         f"WHERE meeting_id IN ({_CLOSED_MEETINGS}))",
@@ -116,7 +116,7 @@ def delete_closed_meeting_votes(conn: sqlite3.Connection, *, before: int) -> int
     return cur.rowcount
 
 
-def delete_closed_meeting_parts(conn: sqlite3.Connection, *, before: int) -> int:
+def delete_closed_meeting_parts(conn: Connection, *, before: int) -> int:
     """A closed meeting's proposals, obligations, events, messages and attendees, children
     first (one statement per table keeps each foreign key satisfied)."""
     total = 0
@@ -134,7 +134,7 @@ def delete_closed_meeting_parts(conn: sqlite3.Connection, *, before: int) -> int
     return total
 
 
-def delete_closed_meetings(conn: sqlite3.Connection, *, before: int) -> int:
+def delete_closed_meetings(conn: Connection, *, before: int) -> int:
     """Meetings closed before the cutoff (their parts went first). Paused ones stay: they
     can still end by the handshake."""
     cur = conn.execute(
@@ -144,13 +144,13 @@ def delete_closed_meetings(conn: sqlite3.Connection, *, before: int) -> int:
     return cur.rowcount
 
 
-def delete_ended_silences(conn: sqlite3.Connection, *, before: int) -> int:
+def delete_ended_silences(conn: Connection, *, before: int) -> int:
     """Silences ended by hand or expired before the cutoff."""
     cur = conn.execute("DELETE FROM silences WHERE COALESCE(ended_at, until_at) < ?", (before,))
     return cur.rowcount
 
 
-def delete_ended_pauses(conn: sqlite3.Connection, *, before: int) -> int:
+def delete_ended_pauses(conn: Connection, *, before: int) -> int:
     cur = conn.execute(
         "DELETE FROM pauses WHERE ended_at IS NOT NULL AND ended_at < ?",
         (before,),
@@ -158,12 +158,12 @@ def delete_ended_pauses(conn: sqlite3.Connection, *, before: int) -> int:
     return cur.rowcount
 
 
-def delete_finished_hooks(conn: sqlite3.Connection, *, before: int) -> int:
+def delete_finished_hooks(conn: Connection, *, before: int) -> int:
     """Done, cancelled or disabled hooks whose last sign of life (created, last fired,
     ``until``) is before the cutoff. Hooks have no closing timestamp of their own."""
     cur = conn.execute(
         "DELETE FROM hooks WHERE status IN ('done', 'cancelled', 'disabled') "
-        "AND MAX(created_at, COALESCE(last_fire_at, 0), COALESCE(until_at, 0)) < ?",
-        (before,),
+        "AND created_at < ? AND COALESCE(last_fire_at, 0) < ? AND COALESCE(until_at, 0) < ?",
+        (before, before, before),
     )
     return cur.rowcount

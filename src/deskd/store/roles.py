@@ -2,38 +2,36 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 
 # The session hook imports this module without ``typing`` (which a record needs): records are
 # imported where they are built; the annotations are strings.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
     from deskd.store.records.roles import RoleRow
 
 
-def list_roles(conn: sqlite3.Connection) -> list[RoleRow]:
+def list_roles(conn: Connection) -> list[RoleRow]:
     from deskd.store.records import records_of
     from deskd.store.records.roles import RoleRow
 
     return records_of(RoleRow, conn.execute("SELECT * FROM roles ORDER BY name"))
 
 
-def upsert_role(
-    conn: sqlite3.Connection, *, name: str, title: str, enabled: bool, now: int
-) -> None:
+def upsert_role(conn: Connection, *, name: str, title: str, enabled: bool, now: int) -> None:
     conn.execute(
         "INSERT INTO roles (name, title, enabled, in_desk, created_at, updated_at) "
         "VALUES (?, ?, ?, 1, ?, ?) "
         "ON CONFLICT(name) DO UPDATE SET title = excluded.title, enabled = excluded.enabled, "
         "in_desk = 1, updated_at = excluded.updated_at "
-        "WHERE roles.title IS NOT excluded.title OR roles.enabled IS NOT excluded.enabled "
+        "WHERE roles.title <> excluded.title OR roles.enabled <> excluded.enabled "
         "OR roles.in_desk = 0",
         (name, title, int(enabled), now, now),
     )
 
 
-def disable_roles_not_in(conn: sqlite3.Connection, names: Sequence[str], *, now: int) -> int:
+def disable_roles_not_in(conn: Connection, names: Sequence[str], *, now: int) -> int:
     """Disable every role the desk no longer names; their history stays."""
     marks = ",".join("?" * len(names)) or "''"
     cur = conn.execute(
@@ -44,7 +42,7 @@ def disable_roles_not_in(conn: sqlite3.Connection, names: Sequence[str], *, now:
     return cur.rowcount
 
 
-def role_enabled(conn: sqlite3.Connection, name: str) -> bool | None:
+def role_enabled(conn: Connection, name: str) -> bool | None:
     """Whether the role's row is enabled; None when the roles table has no such row."""
     row = conn.execute("SELECT enabled FROM roles WHERE name = ?", (name,)).fetchone()
     return None if row is None else bool(row[0])

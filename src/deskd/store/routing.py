@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-import sqlite3
+from typing import TYPE_CHECKING
 
 from deskd.store.records import records_of
 from deskd.store.records.inbox import Routed
 from deskd.store.tasks import OPEN_SQL
 
+# Each record is imported where it is built, so an inbox command that reads OPEN_SQL or
+# marks a route builds none of them (store/records/__init__.py says why).
+if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
 
-def open_tasks_by_role(conn: sqlite3.Connection) -> dict[str, int]:
+
+def open_tasks_by_role(conn: Connection) -> dict[str, int]:
     """Open (pending, in-progress, blocked) tasks per role."""
     rows = conn.execute(
         f"SELECT role, COUNT(*) FROM tasks WHERE status IN {OPEN_SQL} GROUP BY role"
@@ -17,19 +22,19 @@ def open_tasks_by_role(conn: sqlite3.Connection) -> dict[str, int]:
     return {str(r[0]): int(r[1]) for r in rows}
 
 
-def mark_item_routed(conn: sqlite3.Connection, item_id: int, *, capability: str, why: str) -> None:
+def mark_item_routed(conn: Connection, item_id: int, *, capability: str, why: str) -> None:
     conn.execute(
         "UPDATE items SET capability = ?, routed_why = ? WHERE id = ?", (capability, why, item_id)
     )
 
 
-def mark_task_routed(conn: sqlite3.Connection, task_id: int, *, capability: str, why: str) -> None:
+def mark_task_routed(conn: Connection, task_id: int, *, capability: str, why: str) -> None:
     conn.execute(
         "UPDATE tasks SET capability = ?, routed_why = ? WHERE id = ?", (capability, why, task_id)
     )
 
 
-def routed_unread_items(conn: sqlite3.Connection, *, limit: int) -> list[Routed]:
+def routed_unread_items(conn: Connection, *, limit: int) -> list[Routed]:
     """Unread items that were routed by capability, newest first."""
     # ``+id``: through the partial index of unread items, not every item in id order.
     rows = conn.execute(
@@ -40,7 +45,7 @@ def routed_unread_items(conn: sqlite3.Connection, *, limit: int) -> list[Routed]
     return records_of(Routed, rows)
 
 
-def routed_open_tasks(conn: sqlite3.Connection, *, limit: int) -> list[Routed]:
+def routed_open_tasks(conn: Connection, *, limit: int) -> list[Routed]:
     """Open tasks that were routed by capability, newest first."""
     rows = conn.execute(
         "SELECT id, role, title, capability, routed_why FROM tasks "

@@ -6,19 +6,21 @@ current session is its newest row. This module is on the session hook's path: st
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 
 # The session hook imports this module without ``typing`` (which a record needs): records are
 # imported where they are built, and the heartbeat below reads plain rows.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
+    from typing import Any
+
+    from deskd.store.dialect import Connection, Row
     from deskd.store.records.roles import Session
 
 LIVE_STATES = ("working", "resting")
 
 
-def _sessions(rows: Iterable[sqlite3.Row]) -> list[Session]:
+def _sessions(rows: Iterable[Any]) -> list[Session]:
     found = list(rows)
     if not found:
         return []
@@ -28,19 +30,19 @@ def _sessions(rows: Iterable[sqlite3.Row]) -> list[Session]:
     return records_of(Session, found)
 
 
-def session_by_native(conn: sqlite3.Connection, role: str, native_id: str) -> Session | None:
+def session_by_native(conn: Connection, role: str, native_id: str) -> Session | None:
     found = _sessions([row] if (row := _native_row(conn, role, native_id)) else [])
     return found[0] if found else None
 
 
-def _native_row(conn: sqlite3.Connection, role: str, native_id: str) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = conn.execute(
+def _native_row(conn: Connection, role: str, native_id: str) -> Row | None:
+    row: Row | None = conn.execute(
         "SELECT * FROM sessions WHERE role = ? AND native_id = ?", (role, native_id)
     ).fetchone()
     return row
 
 
-def sessions_of(conn: sqlite3.Connection, role: str, *, limit: int = 50) -> list[Session]:
+def sessions_of(conn: Connection, role: str, *, limit: int = 50) -> list[Session]:
     return _sessions(
         conn.execute(
             "SELECT * FROM sessions WHERE role = ? ORDER BY id DESC LIMIT ?", (role, limit)
@@ -49,17 +51,17 @@ def sessions_of(conn: sqlite3.Connection, role: str, *, limit: int = 50) -> list
 
 
 def insert_session(
-    conn: sqlite3.Connection, *, role: str, native_id: str | None, agent: str, now: int
+    conn: Connection, *, role: str, native_id: str | None, agent: str, now: int
 ) -> int:
     cur = conn.execute(
         "INSERT INTO sessions (role, native_id, agent, state, started_at) "
-        "VALUES (?, ?, ?, 'working', ?)",
+        "VALUES (?, ?, ?, 'working', ?) RETURNING id",
         (role, native_id, agent, now),
     )
-    return int(cur.lastrowid or 0)
+    return int(cur.fetchone()[0])
 
 
-def supersede_live_sessions(conn: sqlite3.Connection, role: str, *, keep: int, now: int) -> int:
+def supersede_live_sessions(conn: Connection, role: str, *, keep: int, now: int) -> int:
     """A newer native session took over the role: the older live ones are no longer resumed."""
     cur = conn.execute(
         "UPDATE sessions SET state = 'superseded', ended_at = ?, end_reason = 'superseded' "
@@ -69,12 +71,12 @@ def supersede_live_sessions(conn: sqlite3.Connection, role: str, *, keep: int, n
     return cur.rowcount
 
 
-def bind_native_id(conn: sqlite3.Connection, session_id: int, native_id: str) -> None:
+def bind_native_id(conn: Connection, session_id: int, native_id: str) -> None:
     conn.execute("UPDATE sessions SET native_id = ? WHERE id = ?", (native_id, session_id))
 
 
 def touch_session(
-    conn: sqlite3.Connection,
+    conn: Connection,
     session_id: int,
     *,
     now: int,
@@ -93,7 +95,7 @@ def touch_session(
     )
 
 
-def end_session(conn: sqlite3.Connection, session_id: int, *, now: int, reason: str) -> int:
+def end_session(conn: Connection, session_id: int, *, now: int, reason: str) -> int:
     cur = conn.execute(
         "UPDATE sessions SET state = 'ended', ended_at = ?, end_reason = ? "
         "WHERE id = ? AND state IN ('working', 'resting')",
@@ -102,7 +104,7 @@ def end_session(conn: sqlite3.Connection, session_id: int, *, now: int, reason: 
     return cur.rowcount
 
 
-def park_session(conn: sqlite3.Connection, session_id: int, *, now: int, event: str) -> int:
+def park_session(conn: Connection, session_id: int, *, now: int, event: str) -> int:
     """A ``working`` session whose agent is gone (its executor died) becomes ``resting``:
     resumable, and its role no longer looks busy."""
     cur = conn.execute(
@@ -113,7 +115,7 @@ def park_session(conn: sqlite3.Connection, session_id: int, *, now: int, event: 
 
 
 def record_session_failure(
-    conn: sqlite3.Connection, session_id: int, *, failure: str, detail: str, now: int
+    conn: Connection, session_id: int, *, failure: str, detail: str, now: int
 ) -> None:
     conn.execute(
         "UPDATE sessions SET failure = ?, failure_detail = ?, failure_at = ? WHERE id = ?",
@@ -122,7 +124,7 @@ def record_session_failure(
 
 
 def record_heartbeat(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     role: str,
     now: int,
@@ -189,7 +191,7 @@ _CURRENT_ID = (
 )
 
 
-def current_session(conn: sqlite3.Connection, role: str) -> Session | None:
+def current_session(conn: Connection, role: str) -> Session | None:
     """The role's live session if it has one, else its newest row.
 
     Usually the newest row; but a heartbeat naming an older native session (a resume)
@@ -200,14 +202,14 @@ def current_session(conn: sqlite3.Connection, role: str) -> Session | None:
     return found[0] if found else None
 
 
-def _current_row(conn: sqlite3.Connection, role: str) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = conn.execute(
-        "SELECT * FROM sessions WHERE id = " + _CURRENT_ID.format(role="?1"), (role,)
+def _current_row(conn: Connection, role: str) -> Row | None:
+    row: Row | None = conn.execute(
+        "SELECT * FROM sessions WHERE id = " + _CURRENT_ID.format(role="?"), (role,) * 4
     ).fetchone()
     return row
 
 
-def current_sessions(conn: sqlite3.Connection) -> list[Session]:
+def current_sessions(conn: Connection) -> list[Session]:
     """``current_session`` of every role that has had a session, by role name.
 
     Two statements for any number of roles: each role's session id (two indexed lookups per

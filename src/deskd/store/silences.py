@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
-import sqlite3
-
+from deskd.store.dialect import Connection
 from deskd.store.records import maybe_record, records_of
 from deskd.store.records.roles import Silence
 
 
 def insert_silence(
-    conn: sqlite3.Connection, *, role: str, reason: str, until: int, by: str, now: int
+    conn: Connection, *, role: str, reason: str, until: int, by: str, now: int
 ) -> int:
     cur = conn.execute(
         "INSERT INTO silences (role, reason, started_at, until_at, started_by) "
-        "VALUES (?, ?, ?, ?, ?)",
+        "VALUES (?, ?, ?, ?, ?) RETURNING id",
         (role, reason, now, until, by),
     )
-    return int(cur.lastrowid or 0)
+    return int(cur.fetchone()[0])
 
 
-def close_open(conn: sqlite3.Connection, role: str, *, by: str, now: int) -> list[int]:
+def close_open(conn: Connection, role: str, *, by: str, now: int) -> list[int]:
     """End ``role``'s open silence before a new one starts (the index ``silences_one_open``
     allows one): a live one ends now, an expired one at its own ``until_at``. Returns the ids
     of silences that were still in force."""
@@ -38,7 +37,7 @@ def close_open(conn: sqlite3.Connection, role: str, *, by: str, now: int) -> lis
     return live
 
 
-def live_silences(conn: sqlite3.Connection, *, now: int) -> list[Silence]:
+def live_silences(conn: Connection, *, now: int) -> list[Silence]:
     """Silences in force at ``now`` (not ended, not expired), on the ``silences_live`` index."""
     rows = conn.execute(
         "SELECT * FROM silences WHERE ended_at IS NULL AND until_at > ? ORDER BY role, id",
@@ -47,17 +46,17 @@ def live_silences(conn: sqlite3.Connection, *, now: int) -> list[Silence]:
     return records_of(Silence, rows)
 
 
-def list_silences(conn: sqlite3.Connection, *, limit: int) -> list[Silence]:
+def list_silences(conn: Connection, *, limit: int) -> list[Silence]:
     rows = conn.execute("SELECT * FROM silences ORDER BY id DESC LIMIT ?", (limit,))
     return records_of(Silence, rows)
 
 
-def get_silence(conn: sqlite3.Connection, silence_id: int) -> Silence | None:
+def get_silence(conn: Connection, silence_id: int) -> Silence | None:
     row = conn.execute("SELECT * FROM silences WHERE id = ?", (silence_id,)).fetchone()
     return maybe_record(Silence, row)
 
 
-def end_silence(conn: sqlite3.Connection, silence_id: int, *, by: str, now: int) -> bool:
+def end_silence(conn: Connection, silence_id: int, *, by: str, now: int) -> bool:
     """End a silence early (compare-and-set: only one still in force)."""
     cur = conn.execute(
         "UPDATE silences SET ended_at = ?, ended_by = ? "

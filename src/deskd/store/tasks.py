@@ -7,18 +7,22 @@ counted at read time from the idle-task attempts whose launch ran (``idle_wakes_
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deskd.store.records import maybe_record, records_of
 from deskd.store.records.work import IdleWake, Task, TaskNote, TaskRef
+
+# Each record is imported where it is built, so an inbox command that reads OPEN_SQL or
+# marks a route builds none of them (store/records/__init__.py says why).
+if TYPE_CHECKING:
+    from deskd.store.dialect import Connection, Row
 
 OPEN_SQL = "('pending', 'in_progress', 'blocked')"
 
 
 def insert_task(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     role: str,
     title: str,
@@ -30,19 +34,19 @@ def insert_task(
 ) -> int:
     cur = conn.execute(
         "INSERT INTO tasks (role, title, detail, priority, due_at, created_by, created_at, "
-        "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         (role, title, detail, priority, due_at, created_by, now, now),
     )
-    return int(cur.lastrowid or 0)
+    return int(cur.fetchone()[0])
 
 
-def get_task(conn: sqlite3.Connection, task_id: int) -> Task | None:
+def get_task(conn: Connection, task_id: int) -> Task | None:
     row = conn.execute("SELECT * FROM tasks WHERE id = ?", (task_id,)).fetchone()
     return maybe_record(Task, row)
 
 
 def update_task(
-    conn: sqlite3.Connection,
+    conn: Connection,
     task_id: int,
     *,
     role: str,
@@ -64,7 +68,7 @@ def update_task(
 
 
 def add_task_note(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     task_id: int,
     at: int,
@@ -73,26 +77,24 @@ def add_task_note(
     note: str,
 ) -> int:
     cur = conn.execute(
-        "INSERT INTO task_notes (task_id, at, by, change, note) VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO task_notes (task_id, at, by, change, note) VALUES (?, ?, ?, ?, ?) RETURNING id",
         (task_id, at, by, json.dumps(change, sort_keys=True), note),
     )
-    return int(cur.lastrowid or 0)
+    return int(cur.fetchone()[0])
 
 
-def task_notes(conn: sqlite3.Connection, task_id: int) -> list[TaskNote]:
+def task_notes(conn: Connection, task_id: int) -> list[TaskNote]:
     rows = conn.execute("SELECT * FROM task_notes WHERE task_id = ? ORDER BY id", (task_id,))
     return records_of(TaskNote, rows)
 
 
-def open_tasks(conn: sqlite3.Connection) -> list[Task]:
+def open_tasks(conn: Connection) -> list[Task]:
     """Every pending, in-progress or blocked task (the partial index ``tasks_open``)."""
     rows = conn.execute(f"SELECT * FROM tasks WHERE status IN {OPEN_SQL} ORDER BY role, id")
     return records_of(Task, rows)
 
 
-def list_tasks(
-    conn: sqlite3.Connection, *, role: str | None, open_only: bool, limit: int
-) -> list[Task]:
+def list_tasks(conn: Connection, *, role: str | None, open_only: bool, limit: int) -> list[Task]:
     where = [f"status IN {OPEN_SQL}"] if open_only else ["1 = 1"]
     params: list[object] = []
     if role is not None:
@@ -105,7 +107,7 @@ def list_tasks(
     return records_of(Task, rows)
 
 
-def tasks_by_ids(conn: sqlite3.Connection, ids: Sequence[int]) -> list[TaskRef]:
+def tasks_by_ids(conn: Connection, ids: Sequence[int]) -> list[TaskRef]:
     if not ids:
         return []
     marks = ", ".join("?" for _ in ids)
@@ -113,7 +115,7 @@ def tasks_by_ids(conn: sqlite3.Connection, ids: Sequence[int]) -> list[TaskRef]:
     return records_of(TaskRef, rows)
 
 
-def live_task_attempt_task_ids(conn: sqlite3.Connection) -> set[int]:
+def live_task_attempt_task_ids(conn: Connection) -> set[int]:
     """Tasks named by live task wakes (so a vanished wake can say why: reassigned, done …)."""
     rows = conn.execute(
         "SELECT task_ids FROM attempts WHERE outcome = 'pending' "
@@ -132,20 +134,18 @@ _PAIRS = 4000
 # "Ran" (the stall rule, docs/architecture.md): the executor claimed it (``launched_at``)
 # and it either finished cleanly or landed (the model took a turn carrying the prompt).
 # Each (role, since) pair of ``w`` is a range of ``attempts_launched (role, launched_at)``;
-# ``CROSS JOIN`` keeps ``w`` outside on SQLite, and on PostgreSQL too the pairs drive the
-# index (a hash join would read every launch ever made).
+# ``CROSS JOIN`` keeps ``w`` outside on SQLite; PostgreSQL reads it as a plain join, and
+# there too the pairs drive the index (a hash join would read every launch ever made).
 _IDLE_WAKES = (
     "WITH w(role, since) AS (VALUES {pairs}) "
     "SELECT a.role, a.task_ids, a.launched_at FROM w CROSS JOIN attempts a "
-    "ON a.role = w.role AND a.launched_at >= w.since "
-    "WHERE a.kind = 'idle_task' AND (a.launch_status = 'finished' OR a.landed_at IS NOT NULL) "
+    "WHERE a.role = w.role AND a.launched_at >= w.since "
+    "AND a.kind = 'idle_task' AND (a.launch_status = 'finished' OR a.landed_at IS NOT NULL) "
     "ORDER BY a.role, a.id"
 )
 
 
-def idle_wakes_since(
-    conn: sqlite3.Connection, since: Mapping[str, int]
-) -> dict[str, list[IdleWake]]:
+def idle_wakes_since(conn: Connection, since: Mapping[str, int]) -> dict[str, list[IdleWake]]:
     """Per role of ``since``: its idle-task wakes launched at or after ``since[role]`` whose
     launch ran, in launch order — every role in one statement, not one per role.
 
@@ -153,7 +153,7 @@ def idle_wakes_since(
     overload, executor died) do not count: the agent never had the chance to work the task.
     """
     pairs = sorted(since.items())
-    found: list[sqlite3.Row] = []
+    found: list[Row] = []
     for at in range(0, len(pairs), _PAIRS):
         chunk = pairs[at : at + _PAIRS]
         sql = _IDLE_WAKES.format(pairs=", ".join("(?, ?)" for _ in chunk))

@@ -6,14 +6,13 @@ after; a send is claimed by compare-and-set on ``tries``, so two consoles send i
 
 from __future__ import annotations
 
-import sqlite3
-
+from deskd.store.dialect import Connection
 from deskd.store.records import records_of
 from deskd.store.records.wakes import TickAlarm
 
 
 def insert_alarm(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     host: str,
     kind: str,
@@ -28,7 +27,7 @@ def insert_alarm(
     cur = conn.execute(
         "INSERT INTO tick_alarms (host, kind, last_tick_at, title, body, status, created_at, "
         "next_try_at, results) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT (host, kind, last_tick_at) DO NOTHING",
+        "ON CONFLICT (host, kind, last_tick_at) DO NOTHING RETURNING id",
         (
             host,
             kind,
@@ -41,10 +40,11 @@ def insert_alarm(
             results,
         ),
     )
-    return int(cur.lastrowid or 0) if cur.rowcount == 1 else None
+    row = cur.fetchone()
+    return None if row is None else int(row[0])
 
 
-def unsettled_stops(conn: sqlite3.Connection) -> list[TickAlarm]:
+def unsettled_stops(conn: Connection) -> list[TickAlarm]:
     """``stopped`` rows with no ``settled`` row yet, oldest first."""
     rows = conn.execute(
         "SELECT * FROM tick_alarms s WHERE s.kind = 'stopped' AND NOT EXISTS "
@@ -54,7 +54,7 @@ def unsettled_stops(conn: sqlite3.Connection) -> list[TickAlarm]:
     return records_of(TickAlarm, rows)
 
 
-def stop_sending(conn: sqlite3.Connection, alarm_id: int) -> int:
+def stop_sending(conn: Connection, alarm_id: int) -> int:
     """The host ticks again: a ``stopped`` row not yet sent is never sent (resolved)."""
     cur = conn.execute(
         "UPDATE tick_alarms SET next_try_at = NULL, "
@@ -65,7 +65,7 @@ def stop_sending(conn: sqlite3.Connection, alarm_id: int) -> int:
     return cur.rowcount
 
 
-def due_alarms(conn: sqlite3.Connection, *, now: int, limit: int) -> list[TickAlarm]:
+def due_alarms(conn: Connection, *, now: int, limit: int) -> list[TickAlarm]:
     """Rows whose next try has come, oldest first."""
     rows = conn.execute(
         "SELECT * FROM tick_alarms WHERE next_try_at IS NOT NULL AND next_try_at <= ? "
@@ -75,13 +75,13 @@ def due_alarms(conn: sqlite3.Connection, *, now: int, limit: int) -> list[TickAl
     return records_of(TickAlarm, rows)
 
 
-def list_alarms(conn: sqlite3.Connection, *, limit: int) -> list[TickAlarm]:
+def list_alarms(conn: Connection, *, limit: int) -> list[TickAlarm]:
     """The newest rows first."""
     rows = conn.execute("SELECT * FROM tick_alarms ORDER BY id DESC LIMIT ?", (limit,))
     return records_of(TickAlarm, rows)
 
 
-def claim_alarm(conn: sqlite3.Connection, alarm_id: int, *, tries: int, lease_until: int) -> bool:
+def claim_alarm(conn: Connection, alarm_id: int, *, tries: int, lease_until: int) -> bool:
     """Take a row for one send (compare-and-set on ``tries``); the lease moves its next try."""
     cur = conn.execute(
         "UPDATE tick_alarms SET tries = tries + 1, next_try_at = ? "
@@ -92,7 +92,7 @@ def claim_alarm(conn: sqlite3.Connection, alarm_id: int, *, tries: int, lease_un
 
 
 def finish_alarm(
-    conn: sqlite3.Connection,
+    conn: Connection,
     alarm_id: int,
     *,
     status: str,

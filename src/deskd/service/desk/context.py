@@ -8,7 +8,6 @@ import pydantic only when something needs validating.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -22,6 +21,7 @@ from deskd.errors import (
     DatabaseGone,
     LeaseLost,
     NotADatabaseFile,
+    StoreError,
     Unavailable,
     database_unavailable,
 )
@@ -34,6 +34,7 @@ from deskd.store.db import (
     note_damage,
     transaction,
 )
+from deskd.store.dialect import Connection
 from deskd.store.migrations import SchemaTooNew
 
 
@@ -67,14 +68,14 @@ class DeskContext:
         # How the acting person was authenticated (the console: "access code, session N" or
         # "signed, key ID"): stamped on the events this unit of work writes as ``actor``.
         self.auth = auth
-        self._conn: sqlite3.Connection | None = None
+        self._conn: Connection | None = None
 
     @property
     def tz(self) -> str:
         return self.desk.timezone
 
     @property
-    def conn(self) -> sqlite3.Connection:
+    def conn(self) -> Connection:
         """The database, created and migrated on first use (exit 3 when it cannot be opened,
         or when this desk had one and it is gone: that is never silently recreated)."""
         if self._conn is None:
@@ -91,13 +92,13 @@ class DeskContext:
                 raise DatabaseGone(path) from None
             except NotRegularFile as exc:
                 raise NotADatabaseFile(path, exc.kind) from None
-            except sqlite3.Error as exc:
+            except StoreError as exc:
                 raise self.failed(exc) from None
             except OSError as exc:
                 raise Unavailable(f"database {path}: {exc.strerror}") from None
         return self._conn
 
-    def failed(self, exc: sqlite3.Error) -> Unavailable:
+    def failed(self, exc: StoreError) -> Unavailable:
         """``exc`` as exit 3; a damaged file is remembered so nothing more is written into it
         (``store.db.note_damage``)."""
         if is_corruption(exc) and not self.settings.shared_database:
@@ -106,7 +107,7 @@ class DeskContext:
 
     def event(
         self,
-        conn: sqlite3.Connection,
+        conn: Connection,
         kind: str,
         subject: str | None = None,
         *,
@@ -122,7 +123,7 @@ class DeskContext:
         )
 
     @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
+    def write(self) -> Iterator[Connection]:
         """One write transaction, with the roles table brought in line with the desk first."""
         from deskd.service.desk.roles import sync_roles
 
@@ -136,14 +137,14 @@ class DeskContext:
                 else:
                     with self._stamping(conn):
                         yield conn
-        except sqlite3.DatabaseError as exc:
+        except StoreError as exc:
             raise self.failed(exc) from None
         finally:
             if self.transient and self._conn is not None and not self._conn.in_transaction:
                 self.close()
 
     @contextmanager
-    def _stamping(self, conn: sqlite3.Connection) -> Iterator[None]:
+    def _stamping(self, conn: Connection) -> Iterator[None]:
         """Stamp ``auth`` on this transaction's events: writers take the write lock one at a
         time, so every event after the mark read under it is this transaction's own."""
         from deskd.store.console import last_event_id, stamp_auth
@@ -152,7 +153,7 @@ class DeskContext:
         yield
         stamp_auth(conn, after=mark, actor=self.actor, auth=str(self.auth))
 
-    def _check_fences(self, conn: sqlite3.Connection) -> None:
+    def _check_fences(self, conn: Connection) -> None:
         from deskd.store.locks import holds
 
         for name, token in self.fences.items():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, NotRequired, TypedDict
 
@@ -23,6 +22,7 @@ from deskd.store.attempts import covered_item_ids
 from deskd.store.routing import mark_item_routed
 
 if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
     from deskd.store.records.inbox import Item
 
 MAX_TITLE = 500
@@ -74,7 +74,7 @@ def validate_text(title: str, body: str) -> None:
         raise InvalidValue("body", body[:40] + "…", f"at most {MAX_BODY} characters")
 
 
-def insert(conn: sqlite3.Connection, item: NewItem, *, now: int) -> tuple[int, bool]:
+def insert(conn: Connection, item: NewItem, *, now: int) -> tuple[int, bool]:
     """Write one validated item inside the caller's transaction; returns (id, deduped)."""
     rank = priority_rank(item.priority)
     due = now + sla_seconds(item.priority, item.sla) * 1000

@@ -7,13 +7,13 @@ reaped. Loaded only for a shared desk: a SQLite desk's locks are files (``locks.
 from __future__ import annotations
 
 import os
-import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from deskd.adapters.lease_owner import gone, me
 from deskd.adapters.locks import LockBusy
+from deskd.errors import StoreError
 from deskd.service.desk.context import DeskContext
 from deskd.store import locks as db_locks
 
@@ -82,13 +82,13 @@ class _Renewal(threading.Thread):
         while not self.stopping.wait(RENEW_EVERY_S):
             try:
                 conn = connect(self.target, create=False, migrate=False)
-            except sqlite3.Error:
+            except StoreError:
                 continue  # the database is away: try again, the lease has time left
             try:
                 if not db_locks.renew(conn, self.lease, token=self.token, ttl_ms=LEASE_TTL_MS):
                     self.lost = True  # taken over: the holder's next fenced write fails
                     return
-            except sqlite3.Error:
+            except StoreError:
                 continue
             finally:
                 conn.close()

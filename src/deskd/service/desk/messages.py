@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 import uuid
 from collections.abc import Sequence
 
@@ -11,6 +10,7 @@ from deskd.errors import InvalidValue
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import known_role
 from deskd.service.desk.inbox import NewItem, insert, sla_seconds, validate_text
+from deskd.store.dialect import Connection
 
 
 def send(
@@ -71,7 +71,7 @@ def check_message(priority: str, sla: str | None, title: str, body: str) -> None
 
 
 def insert_message(
-    conn: sqlite3.Connection,
+    conn: Connection,
     recipients: Sequence[str],
     *,
     message_id: str,

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 
 from deskd.config.desk import Desk
+from deskd.store.dialect import Connection
 from deskd.store.events import add_event
 from deskd.store.meta import get_meta, set_meta
 from deskd.store.roles import disable_roles_not_in, upsert_role
@@ -16,7 +16,7 @@ _FINGERPRINT = "desk_roles"
 _last: tuple[object, str] = (None, "")
 
 
-def sync_roles(conn: sqlite3.Connection, desk: Desk, *, now: int) -> bool:
+def sync_roles(conn: Connection, desk: Desk, *, now: int) -> bool:
     """Seed or update role rows from the desk; returns True when anything changed.
 
     Runs inside write transactions only (read paths never write). A fingerprint in

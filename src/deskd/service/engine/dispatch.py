@@ -7,7 +7,6 @@ Runs after the tick's transaction commits: a crash between recording and launchi
 from __future__ import annotations
 
 import os
-import sqlite3
 import sys
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -24,6 +23,7 @@ from deskd.store.sessions import current_session, park_session, session_by_nativ
 if TYPE_CHECKING:
     import subprocess
 
+    from deskd.store.dialect import Connection
     from deskd.store.records.wakes import Attempt
 
 RESTART_AFTER_MS = 60_000
@@ -72,7 +72,7 @@ def start_executor(ctx: DeskContext, attempt_id: int, role: str) -> Dispatched:
     return Dispatched(attempt_id=attempt_id, role=role, pid=proc.pid, proc=proc)
 
 
-def hand_launches(ctx: DeskContext, conn: sqlite3.Connection, launches: dict[int, str]) -> None:
+def hand_launches(ctx: DeskContext, conn: Connection, launches: dict[int, str]) -> None:
     """Hand each recorded launch (attempt id → role) to the host that will run it: the host
     its role is bound to, else this one (it is alive: it is ticking)."""
     here = ctx.settings.host_id
@@ -158,7 +158,7 @@ def heal_launches(ctx: DeskContext) -> Healed:
     return Healed(restarted=restarted, died=died)
 
 
-def _fail_dead(ctx: DeskContext, conn: sqlite3.Connection, row: Attempt) -> bool:
+def _fail_dead(ctx: DeskContext, conn: Connection, row: Attempt) -> bool:
     """Fail a ``running`` launch whose executor is gone, and park the session it was serving
     (its agent is gone too): the role is not busy, and the wake relaunches within its rung,
     resuming that session. False when the launch finished meanwhile."""
@@ -189,7 +189,7 @@ def _fail_dead(ctx: DeskContext, conn: sqlite3.Connection, row: Attempt) -> bool
     return True
 
 
-def _served(conn: sqlite3.Connection, row: Attempt) -> int | None:
+def _served(conn: Connection, row: Attempt) -> int | None:
     """The session row the dead launch was serving: the one it reported, else the role's
     live session if the launch's own token stamped it (its session hook ran)."""
     if row.session_id:
@@ -201,7 +201,7 @@ def _served(conn: sqlite3.Connection, row: Attempt) -> int | None:
     return None
 
 
-def _give_up(ctx: DeskContext, conn: sqlite3.Connection, row: Attempt) -> None:
+def _give_up(ctx: DeskContext, conn: Connection, row: Attempt) -> None:
     """Its host's tick would have started it within a minute: that host is down. The launch
     is given up (never run here: the role is that host's), and the attempt's ladder climbs
     in this tick, not at the rung's SLA."""

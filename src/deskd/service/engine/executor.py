@@ -21,7 +21,6 @@ id when no session was reported. Every run of the CLI is counted (``launch_runs`
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -47,6 +46,7 @@ from deskd.store.events import add_event
 from deskd.store.sessions import record_heartbeat
 
 if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
     from deskd.store.records.wakes import Attempt
 
 USAGE_LIMIT_HOLD_MS = 60 * 60_000
@@ -353,9 +353,7 @@ def _land(ctx: DeskContext, attempt_id: int, role: str, session_id: str | None) 
         land_launch(conn, attempt_id, now=_now(ctx), session=session_id)
 
 
-def land_launch(
-    conn: sqlite3.Connection, attempt_id: int, *, now: int, session: str | None
-) -> bool:
+def land_launch(conn: Connection, attempt_id: int, *, now: int, session: str | None) -> bool:
     if not attempt_rows.land_with_items(conn, attempt_id, now=now, session=session):
         return False
     add_event(conn, at=now, kind="launch.landed", subject=f"attempt:{attempt_id}")

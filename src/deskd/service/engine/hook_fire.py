@@ -10,7 +10,6 @@ the inbox's writer imported only when a hook is due: a tick that finds none load
 
 from __future__ import annotations
 
-import sqlite3
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from deskd.core.timeparse import iso_utc
@@ -19,6 +18,7 @@ from deskd.service.desk.context import DeskContext
 from deskd.store import hooks as hook_rows
 
 if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
     from deskd.store.records.work import Hook
 
 PROBE_RETRY_S = 60
@@ -138,7 +138,7 @@ def _fire_timer(ctx: DeskContext, row: Hook, *, execute: bool) -> Fired:
 
 
 def _enqueue_fire(
-    conn: sqlite3.Connection,
+    conn: Connection,
     ctx: DeskContext,
     row: Hook,
     *,
@@ -246,7 +246,7 @@ def _run_probes(ctx: DeskContext, targets: dict[int, str], rows: dict[int, Hook]
     return fired
 
 
-def _probe_failed(conn: sqlite3.Connection, ctx: DeskContext, row: Hook, error: str) -> Fired:
+def _probe_failed(conn: Connection, ctx: DeskContext, row: Hook, error: str) -> Fired:
     from deskd.core.wakehooks import PROBE_ERRORS_TO_DISABLE, probe_target
 
     streak = row.error_streak + 1

@@ -10,7 +10,6 @@ the schedule's records, and ``hook add`` none of the tick's.
 
 from __future__ import annotations
 
-import sqlite3
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from deskd.core.schedule import (
@@ -39,6 +38,7 @@ from deskd.service.desk.inbox import validate_text
 from deskd.store import hooks as hook_rows
 
 if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
     from deskd.store.records.work import Hook
 
 
@@ -153,7 +153,7 @@ def list_hooks(
     return [hook_view(r) for r in rows]
 
 
-def _hook(conn: sqlite3.Connection, hook_id: int) -> Hook:
+def _hook(conn: Connection, hook_id: int) -> Hook:
     row = hook_rows.get_hook(conn, hook_id)
     if row is None:
         raise UnknownHook(hook_id)

@@ -7,7 +7,6 @@ deskd's prompt and an event says why.
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -17,10 +16,11 @@ from deskd.store.events import add_event
 
 if TYPE_CHECKING:
     from deskd.core.records import Plan
+    from deskd.store.dialect import Connection
 
 
 def launch_prompt(
-    conn: sqlite3.Connection, *, role: str, reasons: Sequence[str], default: str, now: int
+    conn: Connection, *, role: str, reasons: Sequence[str], default: str, now: int
 ) -> str:
     """The prompt to record for a launch of ``role``: the host builder's, else ``default``
     (and an event saying why the builder's was not used)."""
@@ -63,7 +63,7 @@ def build_prompt(*, role: str, reasons: Sequence[str], default: str) -> tuple[st
     return built, None
 
 
-def _fallback(conn: sqlite3.Connection, role: str, default: str, why: str, *, now: int) -> str:
+def _fallback(conn: Connection, role: str, default: str, why: str, *, now: int) -> str:
     add_event(
         conn,
         at=now,

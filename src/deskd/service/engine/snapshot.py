@@ -7,7 +7,6 @@ not with history: every query here runs on a partial index of live state.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -29,6 +28,7 @@ from deskd.store.sessions import current_sessions
 
 if TYPE_CHECKING:
     from deskd.service.engine.hook_fire import Fired
+    from deskd.store.dialect import Connection
     from deskd.store.records.roles import Handoff, Session
     from deskd.store.records.wakes import Attempt
 
@@ -43,14 +43,14 @@ def policy_of(desk: Desk) -> Policy:
     )
 
 
-def load_snapshot(conn: sqlite3.Connection, desk: Desk, *, now: int) -> Snapshot:
+def load_snapshot(conn: Connection, desk: Desk, *, now: int) -> Snapshot:
     """The planner's input, read inside one read transaction: ~15 queries, one point in time
     (a write committed between two of them would otherwise make the plan inconsistent)."""
     with read_transaction(conn):
         return _load_snapshot(conn, desk, now=now)
 
 
-def _load_snapshot(conn: sqlite3.Connection, desk: Desk, *, now: int) -> Snapshot:
+def _load_snapshot(conn: Connection, desk: Desk, *, now: int) -> Snapshot:
     sessions = {r.role: r for r in current_sessions(conn)}
     in_flight = attempt_rows.in_flight_roles(conn)
     day_start = local_day_start(now, desk.timezone)
@@ -194,9 +194,7 @@ def _resumable(s: Session | None) -> bool:
     return s is not None and s.state in ("working", "resting") and bool(s.native_id)
 
 
-def _handoffs(
-    conn: sqlite3.Connection, desk: Desk, sessions: dict[str, Session]
-) -> dict[str, Handoff]:
+def _handoffs(conn: Connection, desk: Desk, sessions: dict[str, Session]) -> dict[str, Handoff]:
     """The latest hand-off of each role with no resumable session: one statement for all."""
     from deskd.store.handoffs import latest_handoffs
 

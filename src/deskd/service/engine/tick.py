@@ -8,7 +8,6 @@ records it and hands launches to the executor (until the executor lands, launche
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -33,6 +32,7 @@ from deskd.store.pages import insert_page, resolve_pages_for_key
 
 if TYPE_CHECKING:
     from deskd.service.engine.dispatch import Dispatched, Healed
+    from deskd.store.dialect import Connection
 
 
 class TickResult(NamedTuple):
@@ -294,9 +294,7 @@ def _sweep_meetings(ctx: DeskContext) -> None:
     sweep_meetings(ctx)
 
 
-def record_plan(
-    conn: sqlite3.Connection, plan: Plan, *, now: int
-) -> tuple[dict[str, int], list[int]]:
+def record_plan(conn: Connection, plan: Plan, *, now: int) -> tuple[dict[str, int], list[int]]:
     """Write a plan: closures by compare-and-set, new attempts, launches planned, pages queued."""
     for c in plan.closures:
         row = attempt_rows.get_attempt(conn, c.attempt_id)

@@ -10,7 +10,6 @@ paused meeting, so every meeting can end (lesson 36). An ack of the wake is not 
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
 from deskd.core.meetings import propose_refusal, vote_refusal
@@ -29,9 +28,10 @@ from deskd.service.meetings.lifecycle import (
 from deskd.service.meetings.views import facts_of, outcome_view
 from deskd.store import meeting_messages as msg_rows
 from deskd.store import meetings as rows
+from deskd.store.dialect import Connection
 
 
-def _settle_voter(conn: sqlite3.Connection, meeting_id: int, role: str, *, now: int) -> None:
+def _settle_voter(conn: Connection, meeting_id: int, role: str, *, now: int) -> None:
     # A vote to end says "nothing more from me": the voter's own debts are settled by it.
     # Its items stay as they are: a vote is not proof that the role read them.
     msg_rows.settle_all_of(conn, meeting_id, role, reason="voted to end", now=now)

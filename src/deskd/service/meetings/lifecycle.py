@@ -14,7 +14,6 @@ already out.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -36,6 +35,7 @@ from deskd.service.meetings.views import facts_of, live_facts, outcome_view
 from deskd.store import items as item_rows
 from deskd.store import meeting_messages as msg_rows
 from deskd.store import meetings as rows
+from deskd.store.dialect import Connection
 
 PRIORITIES = ("normal", "urgent")
 
@@ -48,7 +48,7 @@ def refuse(reason: str | None) -> None:
 # --- shared steps -----------------------------------------------------------------------------
 
 
-def load(conn: sqlite3.Connection, meeting_id: int, *, now: int) -> MeetingFacts:
+def load(conn: Connection, meeting_id: int, *, now: int) -> MeetingFacts:
     """The meeting's facts with any due sweep applied first (and written)."""
     facts = facts_of(conn, meeting_id)
     if apply_sweep(conn, facts, now=now):
@@ -56,7 +56,7 @@ def load(conn: sqlite3.Connection, meeting_id: int, *, now: int) -> MeetingFacts
     return facts
 
 
-def sync_state(conn: sqlite3.Connection, meeting_id: int) -> MeetingFacts:
+def sync_state(conn: Connection, meeting_id: int) -> MeetingFacts:
     """Store the derived state (kept only to index live meetings) and return fresh facts."""
     facts = facts_of(conn, meeting_id)
     state = state_of(facts)
@@ -66,7 +66,7 @@ def sync_state(conn: sqlite3.Connection, meeting_id: int) -> MeetingFacts:
 
 
 def event(
-    conn: sqlite3.Connection, meeting_id: int, kind: str, role: str | None, text: str, *, now: int
+    conn: Connection, meeting_id: int, kind: str, role: str | None, text: str, *, now: int
 ) -> int:
     return rows.add_meeting_event(
         conn, meeting_id=meeting_id, at=now, kind=kind, role=role, text=text
@@ -74,7 +74,7 @@ def event(
 
 
 def meeting_item(
-    conn: sqlite3.Connection,
+    conn: Connection,
     facts: MeetingFacts,
     *,
     to: str,
@@ -109,7 +109,7 @@ def meeting_item(
 
 
 def meeting_items(
-    conn: sqlite3.Connection,
+    conn: Connection,
     facts: MeetingFacts,
     recipients: Iterable[str],
     sender: str | None,
@@ -125,14 +125,14 @@ def meeting_items(
 
 
 def read_items(
-    conn: sqlite3.Connection, role: str, keys: Sequence[str], *, meeting_id: int, now: int
+    conn: Connection, role: str, keys: Sequence[str], *, meeting_id: int, now: int
 ) -> int:
     """Mark read the role's items for these meeting keys (it answered, voted or checked in)."""
     ids = rows.unread_items_of_messages(conn, role, [f"meeting:{meeting_id}:{k}" for k in keys])
     return item_rows.ack_items(conn, role, ids, now=now, by=role)
 
 
-def waive(conn: sqlite3.Connection, meeting_id: int, reason: str, *, now: int) -> int:
+def waive(conn: Connection, meeting_id: int, reason: str, *, now: int) -> int:
     count = msg_rows.waive_obligations(conn, meeting_id, reason=reason, now=now)
     if count:
         event(
@@ -146,9 +146,7 @@ def waive(conn: sqlite3.Connection, meeting_id: int, reason: str, *, now: int) -
     return count
 
 
-def close_meeting(
-    conn: sqlite3.Connection, facts: MeetingFacts, resolution: str, *, now: int
-) -> None:
+def close_meeting(conn: Connection, facts: MeetingFacts, resolution: str, *, now: int) -> None:
     """Close: waive every debt, finish the proposal, record the resolution. Its wake demands
     vanish with it (withdrawn on the next tick); its unread items stay as history."""
     m = facts.meeting
@@ -162,7 +160,7 @@ def close_meeting(
 # --- the tick's sweep -------------------------------------------------------------------------
 
 
-def close_if_agreed(conn: sqlite3.Connection, facts: MeetingFacts, *, now: int) -> bool:
+def close_if_agreed(conn: Connection, facts: MeetingFacts, *, now: int) -> bool:
     """Close the meeting when its open proposal has every vote it needs; returns whether."""
     if facts.proposal is None or not closes(facts):
         return False
@@ -170,9 +168,7 @@ def close_if_agreed(conn: sqlite3.Connection, facts: MeetingFacts, *, now: int) 
     return True
 
 
-def apply_sweep(
-    conn: sqlite3.Connection, facts: MeetingFacts, *, now: int
-) -> dict[str, Any] | None:
+def apply_sweep(conn: Connection, facts: MeetingFacts, *, now: int) -> dict[str, Any] | None:
     """Write the time-based transition due for one meeting (idle pause, attendance escalation)."""
     sweep = due_sweep(facts, now=now)
     if sweep.empty:
@@ -288,7 +284,7 @@ def resume(ctx: DeskContext, meeting_id: int, role: str) -> dict[str, Any]:
     return outcome_view(facts, now=now)
 
 
-def read_notices(conn: sqlite3.Connection, facts: MeetingFacts, role: str, *, now: int) -> None:
+def read_notices(conn: Connection, facts: MeetingFacts, role: str, *, now: int) -> None:
     """The proposer acting in the meeting again has read the rejection of its proposal."""
     keys = [f"r{r.proposal_id}" for r in facts.rejections if r.proposer == role]
     if keys:

@@ -7,9 +7,8 @@ never refused because someone owes a reply (lesson 34); a position never spends 
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from deskd.core.meetings import (
     MeetingFacts,
@@ -39,6 +38,9 @@ from deskd.service.meetings.views import facts_of, message_view, status_view
 from deskd.store import items as item_rows
 from deskd.store import meeting_messages as msg_rows
 from deskd.store import meetings as rows
+
+if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
 
 
 class Said(NamedTuple):
@@ -154,7 +156,7 @@ def send(
 
 
 def _insert_message(
-    conn: sqlite3.Connection,
+    conn: Connection,
     facts: MeetingFacts,
     role: str,
     kind: str,
@@ -197,7 +199,7 @@ def _insert_message(
 
 
 def _budget_step(
-    conn: sqlite3.Connection, facts: MeetingFacts, role: str, spent: int, *, now: int
+    conn: Connection, facts: MeetingFacts, role: str, spent: int, *, now: int
 ) -> list[str]:
     """After a message spent the budget: enter consensus at the threshold, pause at zero."""
     m = facts.meeting

@@ -7,7 +7,6 @@ that pauses an idle meeting or escalates a late attendance (lesson 25).
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -32,10 +31,11 @@ from deskd.store.records.meetings import AttendeeRow, MeetingRow, ObligationRow,
 if TYPE_CHECKING:
     from deskd.core.meeting_wakes import MeetingWake
     from deskd.core.records import Snapshot
+    from deskd.store.dialect import Connection
 
 
 def load_meeting_views(
-    conn: sqlite3.Connection, desk: Desk, *, now: int
+    conn: Connection, desk: Desk, *, now: int
 ) -> tuple[tuple[MeetingWake, ...], frozenset[int], frozenset[int]]:
     """(wakes owed to roles, paused-or-closed meeting ids, item ids whose meeting is not open)."""
     from deskd.core.meeting_wakes import wakes  # the tick's and the board's: not `meeting send`'s
@@ -154,7 +154,7 @@ def _rejection(r: ProposalRow) -> Rejection:
     )
 
 
-def facts_of(conn: sqlite3.Connection, meeting_id: int) -> MeetingFacts:
+def facts_of(conn: Connection, meeting_id: int) -> MeetingFacts:
     """One meeting's facts as stored (no sweep applied); refuses an unknown id."""
     row = rows.get_meeting(conn, meeting_id)
     if row is None:
@@ -174,7 +174,7 @@ def facts_of(conn: sqlite3.Connection, meeting_id: int) -> MeetingFacts:
     )
 
 
-def live_facts(conn: sqlite3.Connection) -> list[MeetingFacts]:
+def live_facts(conn: Connection) -> list[MeetingFacts]:
     """Every open (not closed) meeting's facts, in a fixed number of queries."""
     meetings = rows.live_meetings(conn)
     if not meetings:
@@ -333,13 +333,13 @@ def message_view(item: Item) -> MessageView:
     }
 
 
-def meeting_status(conn: sqlite3.Connection, meeting_id: int, *, now: int) -> dict[str, Any]:
+def meeting_status(conn: Connection, meeting_id: int, *, now: int) -> dict[str, Any]:
     """`deskd meeting status`, with any due sweep shown as the tick will apply it."""
     return status_view(swept(facts_of(conn, meeting_id), now=now), now=now)
 
 
 def meeting_list(
-    conn: sqlite3.Connection, *, include_closed: bool, role: str | None, now: int, limit: int = 200
+    conn: Connection, *, include_closed: bool, role: str | None, now: int, limit: int = 200
 ) -> list[dict[str, Any]]:
     found = rows.list_meetings(conn, include_closed=include_closed, role=role, limit=limit)
     return [list_view(swept(facts_of(conn, int(r.id)), now=now), now=now) for r in found]

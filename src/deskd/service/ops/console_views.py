@@ -5,12 +5,12 @@ event log, and a change counter for live refresh. Reads only (LESSONS 43)."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
 from deskd.config.settings import Settings
 from deskd.core.meetings import state_of, votes_owed
 from deskd.core.timeparse import iso_utc, local_text
+from deskd.errors import StoreError
 from deskd.service.desk.context import DeskContext
 from deskd.service.meetings.views import facts_of, status_view
 from deskd.store import console as console_rows
@@ -155,7 +155,7 @@ def change_mark(settings: Settings) -> tuple[int, ...]:
 
         try:
             mark.append(wal_position(settings.database))
-        except sqlite3.Error:
+        except StoreError:
             mark.append(0)  # the server is away: the page shows it on the next refresh
     else:
         db = settings.db_path

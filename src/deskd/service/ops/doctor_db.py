@@ -4,13 +4,14 @@ holding, the schema version and WAL mode."""
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from deskd import paths
+from deskd.errors import StoreError
 from deskd.store.db import clear_damage, damage_noted, integrity_problem, write_locked
+from deskd.store.dialect import Connection
 
 Level = Literal["ok", "warn", "fail"]
 
@@ -31,7 +32,7 @@ class Check:
         return {"name": self.name, "ok": self.ok, "level": self.level, "detail": self.detail}
 
 
-def integrity_checks(conn: sqlite3.Connection, db: Path, run: Path) -> list[Check]:
+def integrity_checks(conn: Connection, db: Path, run: Path) -> list[Check]:
     """``PRAGMA integrity_check`` (not ``quick_check``, which misses an index that lost rows
     of its table); the damage marker cleared once the file is sound again."""
     damaged = integrity_problem(conn, full=True)
@@ -58,7 +59,7 @@ def integrity_checks(conn: sqlite3.Connection, db: Path, run: Path) -> list[Chec
     return checks
 
 
-def write_lock_check(conn: sqlite3.Connection, db: Path) -> Check:
+def write_lock_check(conn: Connection, db: Path) -> Check:
     """Whether a write could start now: ``BEGIN IMMEDIATE`` then ``ROLLBACK`` writes nothing,
     and waits only the connection's short busy timeout."""
     held = write_locked(conn)
@@ -102,14 +103,14 @@ def sqlite_checks(
         ]
     try:
         conn = connect(db, create=False, migrate=False, busy_ms=1000)
-    except (sqlite3.Error, OSError) as exc:
+    except (StoreError, OSError) as exc:
         return [Check("database", "fail", f"{db}: cannot open: {exc}")]
     try:
         version = schema_version(conn)
         mode = journal_mode(conn)
         sound = integrity_checks(conn, db, paths.run_dir(db_home or db.parent))
         lock = write_lock_check(conn, db)
-    except sqlite3.Error as exc:
+    except StoreError as exc:
         return [Check("database", "fail", f"{db}: not a deskd database: {exc}")]
     finally:
         conn.close()

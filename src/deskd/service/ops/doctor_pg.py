@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import sqlite3
-
+from deskd.errors import StoreError
 from deskd.service.ops.doctor_db import Check, schema_checks
 
 OLDEST_SERVER = 130000
@@ -23,7 +22,7 @@ def postgres_checks(url: str) -> list[Check]:
         return [Check("database", "fail", "PostgreSQL needs psycopg: pip install 'deskd[pg]'")]
     try:
         found = probe(url)
-    except sqlite3.Error as exc:
+    except StoreError as exc:
         advice = getattr(exc, "advice", None)
         detail = f"{shown}: {exc}; {advice}" if advice else f"{shown}: cannot connect: {exc}"
         return [Check("database", "fail", detail)]

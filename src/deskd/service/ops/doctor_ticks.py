@@ -6,12 +6,12 @@ it, and a database the other checks already found wanting adds no line here.
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Literal
 
 from deskd.config.settings import Settings
 from deskd.core.timeparse import human_age
+from deskd.errors import StoreError
 from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
 
 Line = tuple[str, Literal["ok", "warn", "fail"], str]
@@ -35,7 +35,7 @@ def tick_checks(settings: Settings, db: Path | str, *, now: int) -> list[Line]:
         return []
     try:
         hosts = list_hosts(conn)
-    except sqlite3.Error:  # an old or foreign schema: the schema check says so
+    except StoreError:  # an old or foreign schema: the schema check says so
         return []
     finally:
         conn.close()

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 from typing import Any
 
-from deskd.errors import DeskdError, InvalidValue, Unavailable
+from deskd.errors import DeskdError, InvalidValue, StoreError, Unavailable
 
 
 def migrate_db(source: str, target: str) -> dict[str, Any]:
@@ -36,7 +35,7 @@ def migrate_db(source: str, target: str) -> dict[str, Any]:
             )
         try:
             dst = connect(target)
-        except (sqlite3.Error, DatabaseMissing) as exc:
+        except (StoreError, DatabaseMissing) as exc:
             raise Unavailable(f"database {redact(target)}: {exc}") from None
         try:
             copied = copy_desk(src, dst)

@@ -3,13 +3,12 @@ one write transaction; live rows are never touched (see ``deskd.store.prune``)."
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from deskd.core.timeparse import duration_text, iso_utc, parse_duration
-from deskd.errors import OperatorOnly, TooRecent, database_unavailable
+from deskd.errors import OperatorOnly, StoreCorrupt, TooRecent, database_unavailable
 from deskd.service.desk.context import DeskContext
 from deskd.store import prune as rows
 from deskd.store.db import integrity_problem
@@ -82,7 +81,7 @@ def prune(
     damaged = integrity_problem(ctx.conn)
     if damaged is not None:
         # Deleting rows rewrites pages across the file: never into a damaged one.
-        raise database_unavailable(ctx.settings.db_path, sqlite3.DatabaseError(damaged))
+        raise database_unavailable(ctx.settings.db_path, StoreCorrupt(damaged))
     try:
         with ctx.write() as conn:
             for name, step in STEPS:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-import sqlite3
+from typing import TYPE_CHECKING
 
 from deskd.core.records import HelpRequest
 from deskd.store.help import open_help_requests
 
+if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
 
-def load_help_requests(conn: sqlite3.Connection, *, now: int) -> tuple[HelpRequest, ...]:
+
+def load_help_requests(conn: Connection, *, now: int) -> tuple[HelpRequest, ...]:
     """Every help request whose item is unread: each is a ``help:<item>`` demand."""
     rows = open_help_requests(conn)
     if not rows:

@@ -3,7 +3,6 @@ hours (a channel holds non-urgent pages in its local night). Urgent pages always
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
@@ -22,6 +21,7 @@ from deskd.store.silences import (
 from deskd.store.silences import live_silences as live_silence_rows
 
 if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
     from deskd.store.records.roles import Silence
 
 MAX_SILENCE_S = 30 * 86400
@@ -108,7 +108,7 @@ def end(ctx: DeskContext, silence_id: int) -> dict[str, Any]:
     return {**silence_view(row, now=ctx.now, tz=ctx.tz), "pages_released": released}
 
 
-def silence_hold(conn: sqlite3.Connection, role: str, *, now: int) -> tuple[int, str] | None:
+def silence_hold(conn: Connection, role: str, *, now: int) -> tuple[int, str] | None:
     """(until, why) when a silence holds ``role``'s non-urgent pages now; the latest wins."""
     rows = [r for r in live_silence_rows(conn, now=now) if r.role == role]
     if not rows:

@@ -6,7 +6,6 @@ wind-down (up to ``MAX_TRIES``, then it pages a person once)."""
 
 from __future__ import annotations
 
-import sqlite3
 from typing import TYPE_CHECKING
 
 from deskd.core.sessions import sentinel_seen
@@ -16,6 +15,7 @@ from deskd.store.events import add_event
 from deskd.store.sessions import end_session
 
 if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
     from deskd.store.records.wakes import Attempt
 
 
@@ -33,9 +33,7 @@ def after_launch(ctx: DeskContext, attempt: Attempt, *, output_tail: str, landed
                 _settle(conn, row, output_tail=output_tail, landed=landed, now=now)
 
 
-def _settle(
-    conn: sqlite3.Connection, row: Attempt, *, output_tail: str, landed: bool, now: int
-) -> None:
+def _settle(conn: Connection, row: Attempt, *, output_tail: str, landed: bool, now: int) -> None:
     session_id = int(row.key.split(":", 1)[1])
     session = handoff_rows.get_session(conn, session_id)
     if session is None or session.state not in ("working", "resting"):

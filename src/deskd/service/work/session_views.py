@@ -9,19 +9,22 @@ that ended without ending the session, read from the attempt ledger (store/hando
 
 from __future__ import annotations
 
-import sqlite3
+from typing import TYPE_CHECKING
 
 from deskd.config.desk import Desk
 from deskd.core.records import RolloverDue
 from deskd.core.sessions import latest_boundary
 from deskd.store.handoffs import live_sessions_started_before, rollover_tries
 
+if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
+
 
 def rollover_key(session_key: str) -> str:
     return f"rollover:{session_key}"
 
 
-def load_rollovers(conn: sqlite3.Connection, desk: Desk, *, now: int) -> tuple[RolloverDue, ...]:
+def load_rollovers(conn: Connection, desk: Desk, *, now: int) -> tuple[RolloverDue, ...]:
     boundary = latest_boundary(now, tz=desk.timezone, rollover_at=desk.section.rollover_at)
     out = []
     for s in live_sessions_started_before(conn, boundary):

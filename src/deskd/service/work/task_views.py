@@ -9,7 +9,6 @@ and so revives it.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -21,10 +20,11 @@ from deskd.store import tasks as task_rows
 
 if TYPE_CHECKING:
     from deskd.core.records import Snapshot
+    from deskd.store.dialect import Connection
     from deskd.store.records.work import Task
 
 
-def idle_wake_counts(conn: sqlite3.Connection, rows: Iterable[Task]) -> dict[int, int]:
+def idle_wake_counts(conn: Connection, rows: Iterable[Task]) -> dict[int, int]:
     """Per task: idle-task wakes that ran and listed it since (at or after) its last update."""
     updated: dict[int, int] = {}
     by_role: dict[str, int] = {}
@@ -62,7 +62,7 @@ def _view(r: Task, *, wakes: int, stall_after: int) -> TaskView:
 
 
 def load_task_views(
-    conn: sqlite3.Connection, desk: Desk, *, now: int
+    conn: Connection, desk: Desk, *, now: int
 ) -> tuple[tuple[TaskView, ...], dict[int, str], frozenset[int]]:
     """(open tasks with ``stalled`` derived, every task's assignee, done task ids).
 
