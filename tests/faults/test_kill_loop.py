@@ -32,7 +32,9 @@ def _iso(moment: datetime) -> str:
 
 
 def _desk_processes(home: Path) -> list[int]:
-    """Every live process working for this desk (executors and agents carry DESKD_HOME)."""
+    """Every live process working for this desk (executors and agents carry DESKD_HOME),
+    but not the session-hook relay a PostgreSQL desk's tick starts: it serves the desk's
+    hooks and stays up between runs by design (the desk fixture stops it)."""
     needle = f"DESKD_HOME={home}".encode()
     found = []
     for entry in os.listdir("/proc"):
@@ -41,7 +43,10 @@ def _desk_processes(home: Path) -> list[int]:
         try:
             environ = Path(f"/proc/{entry}/environ").read_bytes()
             state = Path(f"/proc/{entry}/stat").read_text().split(") ", 1)[1][0]
+            argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
         except OSError:
+            continue
+        if argv[1:4] == [b"-m", b"deskd", b"relay"]:
             continue
         if state != "Z" and needle in environ.split(b"\0"):
             found.append(int(entry))
