@@ -32,6 +32,11 @@ def hook() -> None:
 @click.option(
     "--probe", default=None, help="module:function from probe_allowlist (default every 10m)."
 )
+@click.option(
+    "--timeout",
+    default=None,
+    help="With --probe: its longest run (default: the desk's probe_timeout).",
+)
 @click.option("--body", default="", help="Details for the item.")
 @click.option(
     "--priority", default="normal", show_default=True, help="low, normal, high or urgent."
@@ -46,6 +51,7 @@ def add(
     cron: str | None,
     tz: str | None,
     probe: str | None,
+    timeout: str | None,
     body: str,
     priority: str,
     until: str | None,
@@ -60,7 +66,7 @@ def add(
     """
     from deskd.cli import hot
 
-    hot.hook_add(owner, title, at, every, cron, tz, probe, body, priority, until, as_json)
+    hot.hook_add(owner, title, at, every, cron, tz, probe, timeout, body, priority, until, as_json)
 
 
 @hook.command("list")
