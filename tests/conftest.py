@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import sqlite3
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,6 +18,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
+from cpu_log import pytest_runtest_protocol  # noqa: F401  (a hook: DESKD_TEST_CPU=FILE)
 from deskd.cli.main import cli as deskd_cli
 from pg_databases import (  # noqa: F401  (fixtures, found by pytest through this import)
     pg_database,
@@ -54,31 +53,6 @@ title = "Beta"
 name = "gamma"
 title = "Gamma"
 """
-
-
-def _cpu_s() -> float:
-    """User + system CPU of this process and every child it reaped (theirs include their own
-    reaped children); detached processes nobody waits for are not counted."""
-    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
-        resource.RUSAGE_CHILDREN
-    )
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
-    """With ``DESKD_TEST_CPU=FILE``, append each test's CPU seconds (setup, call and teardown,
-    as ``_cpu_s`` counts them) and wall seconds to FILE: where the suite's CPU goes, a figure
-    the machine's load moves far less than wall time (docs/performance.md)."""
-    log = os.environ.get("DESKD_TEST_CPU")
-    if not log:
-        yield
-        return
-    cpu, wall = _cpu_s(), time.monotonic()
-    yield
-    line = f"{_cpu_s() - cpu:.3f}\t{time.monotonic() - wall:.3f}\t{item.nodeid}\n"
-    with open(log, "a", encoding="utf-8") as out:  # one short append per test: atomic
-        out.write(line)
 
 
 @dataclass
