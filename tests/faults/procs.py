@@ -3,16 +3,14 @@ in-process where the process boundary is not what a test checks."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
 import sys
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
-from unittest import mock
 
 from conftest import Desk, Outcome
+from console_entry import console  # noqa: F401  (in-process, for the tests here)
 
 DESKD = Path(sys.executable).parent / "deskd"
 
@@ -32,30 +30,6 @@ def deskd(desk: Desk, *args: str | bytes, role: str | None = None, **extra: str)
         done.stdout.decode("utf-8", "replace"),
         done.stderr.decode("utf-8", "replace"),
     )
-
-
-def console(desk: Desk, *args: str, role: str | None = None, **extra: str) -> Outcome:
-    """`deskd ARGS` through the console script's own entry (``deskd.cli.fast.main``: the fast
-    dispatch, else click) in this process, with the desk's environment: the same two paths
-    as ``deskd``, without a fresh interpreter (~0.15 CPU-s) per call."""
-    from deskd.cli.fast import main
-
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
-    env.update(desk.env(role, **extra))
-    out, err = io.StringIO(), io.StringIO()
-    code: object = 0
-    with (
-        mock.patch.dict(os.environ, env, clear=True),
-        mock.patch.object(sys, "argv", ["deskd", *args]),
-        redirect_stdout(out),
-        redirect_stderr(err),
-    ):
-        try:
-            main()
-        except SystemExit as exc:
-            code = exc.code
-    exit_code = code if isinstance(code, int) else (0 if code is None else 1)
-    return Outcome(exit_code, out.getvalue(), err.getvalue())
 
 
 def refused_in_one_line(out: Outcome, code: int = 1) -> str:
