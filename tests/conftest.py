@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
+from cpu_log import pytest_runtest_protocol  # noqa: F401  (a hook: DESKD_TEST_CPU=FILE)
 from deskd.cli.main import cli as deskd_cli
 from pg_databases import (  # noqa: F401  (fixtures, found by pytest through this import)
     pg_database,

@@ -39,7 +39,7 @@ def test_a_desk_on_the_given_server(desk):  # no pg_server here: the desk asks f
 def test_a_session_whose_first_test_has_a_desk_uses_the_given_server(
     pg_server: str, tmp_path: Path
 ) -> None:
-    for name in ("conftest.py", "pg_databases.py"):
+    for name in ("conftest.py", "pg_databases.py", "cpu_log.py"):
         shutil.copy(TESTS / name, tmp_path / name)
     (tmp_path / "test_given.py").write_text(INNER, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}

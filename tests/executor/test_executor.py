@@ -72,18 +72,32 @@ def test_the_next_wake_resumes_the_parked_session(desk: Desk, fake: Path) -> Non
     assert flag_value(argv, "--resume") == sid and "second" in argv[argv.index("-p") + 1]
 
 
-@pytest.mark.parametrize(
-    ("mode", "status", "failure"),
-    [
-        ("not_logged_in", "failed", "permanent"),
-        ("usage_limit", "failed", "usage_limit"),
-        ("task_failed", "failed", "task"),
-        ("no_result", "finished", None),
-    ],
-)
+CLASSIFIED = [
+    ("not_logged_in", "failed", "permanent"),
+    ("usage_limit", "failed", "usage_limit"),
+    ("task_failed", "failed", "task"),
+    ("no_result", "finished", None),
+]
+
+
+# The classification is the executor reading the agent's output; the backend only stores its
+# result, through one statement for every class. So the four classes run on SQLite, and the
+# PostgreSQL case below stores the one that writes every column (a usage limit's hold).
+@pytest.mark.sqlite_only
+@pytest.mark.parametrize(("mode", "status", "failure"), CLASSIFIED)
 def test_it_classifies_how_a_launch_ended(
     desk: Desk, fake: Path, mode: str, status: str, failure: str | None
 ) -> None:
+    classified(desk, mode, status, failure)
+
+
+def test_a_classified_end_is_stored_on_either_backend(desk: Desk, fake: Path, backend: str) -> None:
+    if backend == "sqlite":
+        pytest.skip("the usage-limit case of test_it_classifies_how_a_launch_ended")
+    classified(desk, *CLASSIFIED[1])
+
+
+def classified(desk: Desk, mode: str, status: str, failure: str | None) -> None:
     desk.monkeypatch.setenv("FAKE_AGENT_MODE", mode)
     urgent(desk)
     attempt_id = desk.json("tick", "--execute", "--wait")["launched"][0]["attempt_id"]

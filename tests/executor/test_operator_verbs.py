@@ -54,7 +54,8 @@ def test_agent_stop_ends_the_running_launch_and_records_it(desk: Desk, fake: Non
     launched = desk.json("tick", "--execute")["launched"][0]
     attempt_id, executor = launched["attempt_id"], launched["pid"]
     pid_file = desk.home / "run" / "agents" / f"{attempt_id}.pid"
-    until(pid_file.exists)
+    # The executor creates the file, then writes the pid: wait for the pid, not the file.
+    until(lambda: pid_file.exists() and pid_file.read_text().strip())
     agent_pid = int(pid_file.read_text())
     # A follower started while the agent runs keeps printing until the process ends.
     follower = subprocess.Popen(

@@ -1,4 +1,5 @@
-"""Run the real `deskd` console script in a subprocess (the fast dispatch, then click)."""
+"""Run the real `deskd` console script (the fast dispatch, then click): in a subprocess, or
+in-process where the process boundary is not what a test checks."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import sys
 from pathlib import Path
 
 from conftest import Desk, Outcome
+from console_entry import console  # noqa: F401  (in-process, for the tests here)
 
 DESKD = Path(sys.executable).parent / "deskd"
 

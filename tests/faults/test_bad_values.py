@@ -1,4 +1,4 @@
-"""Bad values that used to stop the desk or busy-loop it (real processes).
+"""Bad values that used to stop the desk or busy-loop it (real processes, but for `--loop`).
 
 A DESKD_TICK_PING_URL without a scheme is refused when settings load (one line naming the
 variable, on every command and in `deskd doctor`) instead of a traceback in every tick; a ping
@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from procs import deskd, refused_in_one_line
+from procs import console, deskd, refused_in_one_line
 
 from conftest import Desk, urgent
 
@@ -60,8 +60,9 @@ def test_a_ping_urllib_cannot_build_is_a_failed_ping_not_a_failed_tick(desk: Des
 
 @pytest.mark.parametrize("loop", ["0", "0s", "1", "9s", "١٢", "١٢m"])
 def test_tick_loop_under_the_minimum_is_refused(desk: Desk, loop: str) -> None:
-    line = refused_in_one_line(deskd(desk, "tick", "--loop", loop))
+    # The console script's entry in-process (a fresh interpreter is not what this checks).
+    line = refused_in_one_line(console(desk, "tick", "--loop", loop))
     assert "--loop" in line
     assert ("at least 10s" in line) if loop.isascii() else ("a duration like" in line)
-    refused_in_one_line(desk_run := deskd(desk, "tick", f"--loop={loop}", "--json"))
+    refused_in_one_line(desk_run := console(desk, "tick", f"--loop={loop}", "--json"))
     assert desk_run.exit_code == 1

@@ -2,14 +2,15 @@
 
 ASCII digits only (not ``²`` or ``١``), within the option's range and SQLite's signed 64-bit
 INTEGER; anything else is exit 1 with one line naming the option and the range, the same on
-both command paths, and nothing is written. Run as real processes: the console script is
-what agents and cron run.
+both command paths, and nothing is written. Every case goes through the console script's
+entry (the fast dispatch, then click), in-process; the last three run it as real processes,
+as agents and cron do.
 """
 
 from __future__ import annotations
 
 import pytest
-from procs import deskd, refused_in_one_line
+from procs import console, deskd, refused_in_one_line
 
 from conftest import Desk, urgent
 
@@ -51,7 +52,7 @@ def test_a_bad_number_is_one_line_naming_the_option_and_range(
     value = BAD[bad]
     if bad == "neg" and not args[args.index("{}") - 1].startswith("--"):
         value = "0"  # a leading "-" is an option to click (exit 2): 0 is out of range too
-    line = refused_in_one_line(deskd(desk, *(value if a == "{}" else a for a in args)))
+    line = refused_in_one_line(console(desk, *(value if a == "{}" else a for a in args)))
     assert option in line, line
     assert "whole number" in line, line
     assert len(line) < 400, line

@@ -4,7 +4,9 @@ A session id is handed back to the agent CLI on the next resume. Every way one e
 status set` and `heartbeat` (flag or DESKD_SESSION_ID), the session hook's stdin, an agent's
 own output — accepts only the shape that CLI prints; and the adapters pass ids as
 `--resume=ID` (or after `--` for Codex) so even a stored bad id is never read as a flag.
-Everything here runs the real `deskd`, `deskd-session-hook` and fake agent CLIs as processes.
+The hook, the fake agent CLIs and the resumes run as real processes; the refusals of
+`status set` and `heartbeat` go through the console script's entry in-process (the fast
+dispatch, then click), a fresh interpreter being no part of what they check.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from conftest import DESK_TOML, Desk, urgent
+from console_entry import console
 
 FAKES = Path(__file__).resolve().parents[1] / "fakes"
 HOOK = Path(sys.executable).parent / "deskd-session-hook"
@@ -82,15 +85,15 @@ def native_ids(desk: Desk) -> list[str]:
 @pytest.mark.parametrize("kind", KINDS)
 def test_status_set_refuses_a_session_id_shaped_like_a_flag(desk: Desk, kind: str) -> None:
     kinds_desk(desk)
-    deskd(desk, "status")  # the database exists before: "changed nothing" is a comparison
+    console(desk, "status")  # the database exists before: "changed nothing" is a comparison
     before = desk.dump()
     for args, env in (
         (["status", "set", "--role", f"k_{kind}", f"--session-id={FLAGS[kind]}"], {}),
         (["heartbeat", "--role", f"k_{kind}", f"--session-id={FLAGS[kind]}"], {}),
         (["status", "set", "--role", f"k_{kind}"], {"DESKD_SESSION_ID": FLAGS[kind]}),
     ):
-        done = deskd(desk, *args, **env)
-        assert done.returncode == 1, done
+        done = console(desk, *args, **env)
+        assert done.exit_code == 1, done
         (line,) = done.stderr.splitlines()
         assert line.startswith("deskd: invalid --session-id") and FLAGS[kind] in line
         assert "expected" in line  # says what would have been accepted
@@ -101,10 +104,10 @@ def test_status_set_refuses_a_session_id_shaped_like_a_flag(desk: Desk, kind: st
 def test_status_set_takes_each_clis_real_id_and_refuses_other_shapes(desk: Desk, kind: str) -> None:
     kinds_desk(desk)
     for wrong in WRONG[kind]:
-        done = deskd(desk, "status", "set", "--role", f"k_{kind}", "--session-id", wrong)
-        assert done.returncode == 1, (wrong, done.stderr)
-    done = deskd(desk, "status", "set", "--role", f"k_{kind}", "--session-id", REAL[kind])
-    assert done.returncode == 0, done.stderr
+        done = console(desk, "status", "set", "--role", f"k_{kind}", "--session-id", wrong)
+        assert done.exit_code == 1, (wrong, done.stderr)
+    done = console(desk, "status", "set", "--role", f"k_{kind}", "--session-id", REAL[kind])
+    assert done.exit_code == 0, done.stderr
     assert native_ids(desk) == [REAL[kind]]
 
 

@@ -139,7 +139,7 @@ def broken():
     raise RuntimeError("boom")
 
 def slow():
-    time.sleep(30)
+    time.sleep(3600)
 """
 
 
@@ -236,11 +236,14 @@ def test_three_probe_errors_disable_it_and_tell_its_owner(desk: Desk) -> None:
 
 
 def test_a_probe_past_its_timeout_is_killed_and_counted_as_an_error(desk: Desk) -> None:
+    # The desk's 1s timeout is for alpha's probe, which never returns; beta's probe takes its
+    # own 10-minute --timeout (and the budget is as long), so however slow the machine is its
+    # child answers well inside it.
     probe_desk(desk)
     desk.write_desk(
         (desk.home / "deskd.toml")
         .read_text()
-        .replace("probe_allowlist", 'probe_timeout = "1s"\nprobe_allowlist')
+        .replace("probe_allowlist", 'probe_timeout = "1s"\nprobe_budget = "10m"\nprobe_allowlist')
     )
     desk.json(
         "hook",
@@ -265,12 +268,30 @@ def test_a_probe_past_its_timeout_is_killed_and_counted_as_an_error(desk: Desk) 
         "watchers:found",
         "--every",
         "1m",
+        "--timeout",
+        "10m",
     )
     desk.advance(minutes=1)
     out = desk.json("tick", "--execute")
     errors = {h["owner"]: h["error"] for h in out["hooks_fired"]}
     assert errors == {"alpha": "timed out after 1s", "beta": None}
     assert desk.json("hook", "list", "--for", "alpha")[0]["error_streak"] == 1
+    (beta,) = desk.json("hook", "list", "--for", "beta")
+    assert beta["spec"] == "watchers:found every 60s, timeout 600s"
+
+
+def test_a_probe_timeout_is_only_for_probes_and_at_least_a_second(desk: Desk) -> None:
+    probe_desk(desk)
+    before = desk.dump()
+    for args, expect in [
+        (["--every", "5m", "--timeout", "10s"], "only probe hooks take a timeout"),
+        (["--probe", "watchers:found", "--timeout", "0s"], "at least 1s"),
+        (["--probe", "watchers:found", "--timeout", "soon"], "duration"),
+    ]:
+        out = desk.run("hook", "add", "--for", "alpha", "--title", "x", *args)
+        assert out.exit_code == 1, args
+        assert "--timeout" in out.stderr and expect in out.stderr, (args, out.stderr)
+    assert desk.dump() == before
 
 
 def test_wake_sources_lists_everything_that_can_wake_a_role(desk: Desk) -> None:

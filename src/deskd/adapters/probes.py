@@ -30,11 +30,13 @@ def run_probes(
     timeout_s: float,
     budget_s: float,
     env: dict[str, str] | None = None,
+    own_timeouts: dict[int, float] | None = None,
 ) -> dict[int, ProbeResult]:
-    """Start every probe at once; collect each within its timeout and all within the budget."""
+    """Start every probe at once; collect each within its timeout (its own from
+    ``own_timeouts``, else ``timeout_s``) and all within the budget."""
     started = time.monotonic()
     child_env = dict(os.environ if env is None else env)
-    procs: dict[int, tuple[subprocess.Popen[str], float]] = {}
+    procs: dict[int, tuple[subprocess.Popen[str], float, float]] = {}
     results: dict[int, ProbeResult] = {}
     for hook_id, target in targets.items():
         try:
@@ -51,10 +53,11 @@ def run_probes(
         except OSError as exc:
             results[hook_id] = ProbeResult(error=f"could not start: {exc}")
             continue
-        procs[hook_id] = (proc, started + timeout_s)
+        own = (own_timeouts or {}).get(hook_id, timeout_s)
+        procs[hook_id] = (proc, started + own, own)
     budget_end = started + budget_s
 
-    def collect(hook_id: int, proc: subprocess.Popen[str], deadline: float) -> ProbeResult:
+    def collect(proc: subprocess.Popen[str], deadline: float, own: float) -> ProbeResult:
         remaining = max(0.0, min(deadline, budget_end) - time.monotonic())
         try:
             out, err = proc.communicate(timeout=remaining)
@@ -63,12 +66,12 @@ def run_probes(
             proc.communicate()
             if deadline > budget_end:
                 return ProbeResult(error="the tick's probe budget ran out")
-            return ProbeResult(error=f"timed out after {timeout_s:g}s")
+            return ProbeResult(error=f"timed out after {own:g}s")
         return _result(proc.returncode, out, err)
 
     # One waiter thread per child, so each probe gets its own full timeout.
     with ThreadPoolExecutor(max_workers=max(1, len(procs))) as pool:
-        futures = {i: pool.submit(collect, i, p, d) for i, (p, d) in procs.items()}
+        futures = {i: pool.submit(collect, p, d, own) for i, (p, d, own) in procs.items()}
         for hook_id, future in futures.items():
             results[hook_id] = future.result()
     return results

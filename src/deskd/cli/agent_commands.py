@@ -397,6 +397,7 @@ def hook_add(
     cron: str | None,
     tz: str | None,
     probe: str | None,
+    timeout: str | None,
     body: str,
     priority: str,
     until: str | None,
@@ -416,6 +417,7 @@ def hook_add(
             cron=cron,
             tz=tz,
             probe=probe,
+            timeout=timeout,
             until=until,
         )
         data = add_hook(ctx, req)

@@ -73,6 +73,7 @@ PARAMS: dict[tuple[str, ...], tuple[str, tuple[Param, ...]]] = {
         ("cron", "--cron", "text", False, None),
         ("tz", "--tz", "text", False, None),
         ("probe", "--probe", "text", False, None),
+        ("timeout", "--timeout", "text", False, None),
         ("body", "--body", "text", False, ""),
         ("priority", "--priority", "text", False, "normal"),
         ("until", "--until", "text", False, None),

@@ -33,6 +33,11 @@ def hook() -> None:
 @click.option(
     "--probe", default=None, help="module:function from probe_allowlist (default every 10m)."
 )
+@click.option(
+    "--timeout",
+    default=None,
+    help="With --probe: its longest run (default: the desk's probe_timeout).",
+)
 @click.option("--body", default="", help="Details for the item.")
 @click.option(
     "--priority", default="normal", show_default=True, help="low, normal, high or urgent."

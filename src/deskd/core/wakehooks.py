@@ -25,7 +25,7 @@ class FireDecision(NamedTuple):
     status: str
 
 
-def spec_json(spec: Spec, *, target: str | None = None) -> str:
+def spec_json(spec: Spec, *, target: str | None = None, timeout_s: int | None = None) -> str:
     if isinstance(spec, AtSpec):
         data: dict[str, Any] = {"at_ms": spec.at_ms}
     elif isinstance(spec, EverySpec):
@@ -34,6 +34,8 @@ def spec_json(spec: Spec, *, target: str | None = None) -> str:
         data = {"expr": spec.expr, "tz": spec.tz}
     if target is not None:
         data["target"] = target
+    if timeout_s is not None:
+        data["timeout_s"] = timeout_s
     return json.dumps(data, sort_keys=True)
 
 
@@ -51,6 +53,12 @@ def probe_target(text: str) -> str:
     return str(json.loads(text)["target"])
 
 
+def probe_timeout(text: str) -> int | None:
+    """A probe hook's own ``--timeout`` in seconds, stored in its spec; None: the desk's."""
+    value = json.loads(text).get("timeout_s")
+    return None if value is None else int(value)
+
+
 def spec_text(kind: str, text: str) -> str:
     """What `hook list` shows as the spec: the expression, interval or time."""
     data = json.loads(text)
@@ -59,7 +67,8 @@ def spec_text(kind: str, text: str) -> str:
     if kind == "every":
         return f"every {data['every_s']}s"
     if kind == "probe":
-        return f"{data['target']} every {data['every_s']}s"
+        timeout = f", timeout {data['timeout_s']}s" if "timeout_s" in data else ""
+        return f"{data['target']} every {data['every_s']}s{timeout}"
     return str(iso_utc(int(data["at_ms"])))
 
 

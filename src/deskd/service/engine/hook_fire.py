@@ -181,7 +181,13 @@ def _enqueue_fire(
 
 def _run_probes(ctx: DeskContext, targets: dict[int, str], rows: dict[int, Hook]) -> list[Fired]:
     from deskd.adapters.probes import ProbeResult, run_probes
-    from deskd.core.wakehooks import decide_fire, probe_allowed, probe_items, spec_from_json
+    from deskd.core.wakehooks import (
+        decide_fire,
+        probe_allowed,
+        probe_items,
+        probe_timeout,
+        spec_from_json,
+    )
 
     section = ctx.desk.section
     # The allowlist is checked again at fire: a module removed from it since the hook was
@@ -196,6 +202,7 @@ def _run_probes(ctx: DeskContext, targets: dict[int, str], rows: dict[int, Hook]
         cwd=ctx.settings.home,
         timeout_s=section.probe_timeout,
         budget_s=section.probe_budget,
+        own_timeouts={i: own for i in targets if (own := probe_timeout(rows[i].spec)) is not None},
     )
     results.update(refused)
     fired: list[Fired] = []

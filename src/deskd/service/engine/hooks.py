@@ -54,6 +54,7 @@ class HookRequest(NamedTuple):
     cron: str | None = None
     tz: str | None = None
     probe: str | None = None
+    timeout: str | None = None
     until: str | None = None
 
 
@@ -63,6 +64,7 @@ def add_hook(ctx: DeskContext, req: HookRequest) -> dict[str, Any]:
     validate_text(req.title, req.body)
     rank = priority_rank(req.priority)
     kind, spec, target = _spec(ctx, req)
+    timeout_s = _probe_timeout(req)
     until_at = parse_instant(req.until, tz=ctx.tz, what="--until") if req.until else None
     if until_at is not None and until_at <= ctx.now:
         raise InvalidValue("--until", req.until, "must be later than now")
@@ -74,7 +76,7 @@ def add_hook(ctx: DeskContext, req: HookRequest) -> dict[str, Any]:
             conn,
             owner=req.owner,
             kind=kind,
-            spec=spec_json(spec, target=target),
+            spec=spec_json(spec, target=target, timeout_s=timeout_s),
             title=req.title,
             body=req.body,
             priority=rank,
@@ -90,6 +92,18 @@ def add_hook(ctx: DeskContext, req: HookRequest) -> dict[str, Any]:
             detail={"kind": kind, "spec": describe(spec, tz=ctx.tz)},
         )
     return {"id": hook_id, "kind": kind, "next_fire_at": iso_utc(decision.next_fire_at)}
+
+
+def _probe_timeout(req: HookRequest) -> int | None:
+    """A probe's own timeout (``--timeout``), replacing the desk's ``probe_timeout`` for it."""
+    if req.timeout is None:
+        return None
+    if not req.probe:
+        raise InvalidValue("--timeout", req.timeout, "only probe hooks take a timeout")
+    seconds = parse_duration(req.timeout, what="--timeout")
+    if seconds < 1:
+        raise InvalidValue("--timeout", req.timeout, "at least 1s")
+    return seconds
 
 
 def _spec(ctx: DeskContext, req: HookRequest) -> tuple[str, Spec, str | None]:
