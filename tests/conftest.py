@@ -269,6 +269,10 @@ def desk(
     d = Desk(home, monkeypatch, url=url)
     d.write_desk(DESK_TOML)
     monkeypatch.setenv("DESKD_HOME", str(home))
+    # No tick starts a session-hook relay unless the test asks (tests/relay): a relay outlives
+    # the tick that starts it by design, and would cost every PostgreSQL test a process.
+    d.setenv("DESKD_HOOK_RELAY", "off")
+    monkeypatch.setenv("DESKD_HOOK_RELAY", "off")
     if url is not None:
         d.setenv("DESKD_DB", url)
         monkeypatch.setenv("DESKD_DB", url)

@@ -263,6 +263,7 @@ def test_the_tick_starts_one_relay_without_the_supervisors_secrets(desk: Desk) -
     from deskd.service.desk.context import open_context
     from deskd.service.engine.relay_start import ensure_relay
 
+    desk.monkeypatch.setenv("DESKD_HOOK_RELAY", "auto")
     desk.monkeypatch.setenv("DESKD_SUPERVISOR_ACCESS_CODE", "correct-horse-battery-staple")
     desk.monkeypatch.setenv("DESKD_NOTIFY_URLS", "json://hooks.example/page")
     desk.monkeypatch.setenv("DESKD_ROLE", "alpha")
@@ -285,3 +286,22 @@ def test_the_tick_starts_one_relay_without_the_supervisors_secrets(desk: Desk) -
         ctx.close()
     assert stop(str(run)) == pid
     assert not answering(str(run)) and not (run / "relay.sock").exists()
+
+
+def test_with_the_relay_off_the_tick_starts_none(desk: Desk) -> None:
+    from deskd.service.desk.context import open_context
+    from deskd.service.engine.relay_start import ensure_relay
+
+    desk.monkeypatch.setenv("DESKD_HOOK_RELAY", "off")
+    ctx = open_context()
+    try:
+        assert ensure_relay(ctx) is None
+        assert not answering(str(desk.home / "run"))
+    finally:
+        ctx.close()
+
+
+def test_a_bad_relay_setting_is_refused_naming_the_choices(desk: Desk) -> None:
+    out = desk.run("status", DESKD_HOOK_RELAY="sometimes")
+    assert out.exit_code != 0
+    assert "DESKD_HOOK_RELAY" in out.stderr and "auto" in out.stderr and "off" in out.stderr

@@ -15,6 +15,7 @@ Floor 1 of deskd.config: stdlib, ``deskd.paths`` and the store's URL helpers onl
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Literal, NamedTuple
 
@@ -52,6 +53,7 @@ class Settings(NamedTuple):
     role: str | None = None
     wake_token: str | None = None
     session_id: str | None = None
+    hook_relay: Literal["auto", "off"] = "auto"
 
     @property
     def execute(self) -> bool:
@@ -122,6 +124,13 @@ PATHS = frozenset(
     if name != "home" and getattr(kind, "__forward_arg__", "").startswith("Path")
 )
 DATABASES = ("db", "database_url")
+# A choice among names (``Literal[...]``) the fast reader checks itself: a value outside it goes
+# to pydantic, which refuses it naming the variable and the choices.
+CHOICES = {
+    name: tuple(re.findall(r"""['\"]([^'\"]*)['\"]""", kind.__forward_arg__))
+    for name, kind in Settings.__annotations__.items()
+    if name not in CHECKED and getattr(kind, "__forward_arg__", "").startswith("Literal[")
+}
 
 
 def database_problem(value: str) -> str | None:
@@ -177,7 +186,7 @@ def settings_from(home: Path, fields: dict[str, object]) -> Settings:
 def from_plain(home: Path, values: dict[str, str]) -> Settings | None:
     """``Settings`` from variables pydantic would not check, or None when one needs checking."""
     for name, value in values.items():
-        if name in CHECKED:
+        if name in CHECKED or (name in CHOICES and value not in CHOICES[name]):
             return None  # pydantic's job
         if name == "tick_ping_url" and ping_url_problem(value):
             return None  # pydantic refuses it, naming the variable

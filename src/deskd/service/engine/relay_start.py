@@ -37,8 +37,8 @@ def ensure_relay(ctx: DeskContext) -> int | None:
 
     Two ticks starting one each is harmless: the second relay finds the first's lock held
     and exits. A relay that fails to start costs nothing but speed: hooks work without it."""
-    if not ctx.settings.shared_database:
-        return None
+    if not ctx.settings.shared_database or ctx.settings.hook_relay == "off":
+        return None  # SQLite needs none; with "off" the operator runs it (or goes without)
     from deskd.adapters.relay import answering
 
     run = run_dir(ctx.settings.home)
