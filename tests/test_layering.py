@@ -373,14 +373,6 @@ def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-# Circles being taken apart elsewhere: delete an entry when its circle is gone.
-KNOWN_CIRCLES: list[set[str]] = [
-    # The PostgreSQL store (connections and the SQL dialect), being rewritten.
-    {"deskd.store.db", "deskd.store.migrations", "deskd.store.pg", "deskd.store.pg_schema",
-     "deskd.store.pg_sql"},
-]  # fmt: skip
-
-
 def test_it_finds_a_circle_where_it_is_planted() -> None:
     planted = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
     assert _circles(planted) == [["a", "b", "c"]]
@@ -388,7 +380,7 @@ def test_it_finds_a_circle_where_it_is_planted() -> None:
 
 
 def test_it_has_no_import_circle_between_files() -> None:
-    circles = [c for c in _circles(IMPORT_GRAPH) if set(c) not in KNOWN_CIRCLES]
+    circles = _circles(IMPORT_GRAPH)
     shown = [
         " -> ".join(f"{a} ({', '.join(sorted(IMPORT_GRAPH[a] & set(c)))})" for a in c)
         for c in circles
