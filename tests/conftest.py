@@ -1,6 +1,8 @@
 """Shared fixtures: a three-role desk in America/New_York with a pinned clock, and a CLI runner.
 
 Helpers specific to one area live in that area's test files (or a conftest in a subfolder).
+It runs past 400 lines: the desk fixture, its PostgreSQL databases (one cluster per worker,
+databases from a template) and the leak check are one lifecycle, read together.
 """
 
 from __future__ import annotations

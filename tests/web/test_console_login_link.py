@@ -128,7 +128,7 @@ def test_chromium_follows_the_link_to_the_board(desk: Desk, browser: Any) -> Non
 def test_racing_uses_of_one_link_start_one_session(desk: Desk) -> None:
     import threading
 
-    from deskd.config import load_settings
+    from deskd.config.load import load_settings
     from deskd.service.desk.context import open_context
     from deskd.service.ops.console_sessions import issue_login_link, use_login_link
 

@@ -24,7 +24,7 @@ from deskd.adapters.relay import IDLE_S, POOL_SIZE
 )
 @click.option("--stop", is_flag=True, help="Stop the relay serving this desk folder, and exit.")
 def relay(connections: int, idle_minutes: int, stop: bool) -> None:
-    """Serve the session hooks of this host's agents over run/relay.sock (PostgreSQL only).
+    """Serve the session-hook calls of this host's agents over run/relay.sock (PostgreSQL only).
 
     The hook then imports no database driver and opens no connection of its own: the relay
     keeps a few and runs the hook's work on them. An executing tick starts one when agents

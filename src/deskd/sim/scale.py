@@ -33,7 +33,7 @@ SEED = """
 import sys
 from deskd.service.desk.context import open_context
 from deskd.service.desk.inbox import enqueue
-from deskd.service.desk.new_item import NewItem
+from deskd.service.desk.inbox import NewItem
 
 ctx = open_context()
 for i in range(int(sys.argv[1])):

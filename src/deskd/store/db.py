@@ -1,4 +1,9 @@
-"""One ``connect()`` and one ``transaction()`` for every process that touches the database."""
+"""One ``connect()`` and one ``transaction()`` for every process that touches the database.
+
+It runs past 400 lines on purpose: opening, migrating, the write transaction and the mapping
+of each backend's errors to deskd's store errors are one contract, kept in one place so a
+rule (a busy timeout, a damaged file, a refused server) is written once for both backends.
+"""
 
 from __future__ import annotations
 
