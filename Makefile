@@ -23,6 +23,7 @@ test: $(BIN)/.installed
 # pydantic-settings: config; click: every CLI test). The floors it found: filelock 3.30
 # (fallback_to_soft), apprise 2.0 (storage_mode, per-service results, notify(timeout=)),
 # croniter 7.0 (day-of-month OR day-of-week on rare days), click 8.2 (separate stderr).
+# The core dependencies only: the PostgreSQL variants of these suites run in `make test`.
 LOWEST ?= .venv-lowest
 LOWEST_TESTS ?= tests/config tests/pager tests/schedule/test_schedule_cron.py \
 	tests/schedule/test_schedule_dst.py tests/presence/test_locks.py tests/items/test_items_send.py
@@ -34,7 +35,7 @@ test-lowest:
 	$(LOWEST)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	$(LOWEST)/bin/python -m pip install --quiet --disable-pip-version-check pytest pytest-xdist hypothesis aiosmtpd
 	$(LOWEST)/bin/python -m pip freeze | grep -i -E '^(apprise|filelock|croniter|pydantic|tenacity|click)' 
-	$(LOWEST)/bin/pytest $(PYTEST_ARGS) -p no:cacheprovider $(LOWEST_TESTS)
+	$(LOWEST)/bin/pytest $(PYTEST_ARGS) -p no:cacheprovider -k "not postgresql" $(LOWEST_TESTS)
 
 test-real-agents: $(BIN)/.installed real-agents
 	$(BIN)/pytest $(PYTEST_ARGS) -m real_agents
