@@ -109,6 +109,42 @@ class KeyFileExists(DeskdError):
         self.path = path
 
 
+class RelayNeedsPostgres(DeskdError):
+    code = "not_postgresql"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "deskd relay serves PostgreSQL desks only: this desk's database is a SQLite file "
+            "(its hook needs no relay)"
+        )
+
+
+class SchemaBehind(DeskdError):
+    code = "schema_behind"
+
+    def __init__(self, source: str, found: int, latest: int) -> None:
+        super().__init__(
+            f"{source} is at schema version {found}, this deskd's is {latest}: run any "
+            "deskd command on that desk first (it migrates), then copy"
+        )
+
+
+class TargetNotEmptyRefused(DeskdError):
+    """``deskd migrate-db`` into a database that already holds rows (the store's reason)."""
+
+    code = "target_not_empty"
+
+
+class AckNeedsTarget(DeskdError):
+    code = "invalid_value"
+
+    def __init__(self, role: str) -> None:
+        super().__init__(
+            f"say what to ack: --seen (exactly the items {role} was shown) or --id N "
+            f"(see `deskd inbox list --for {role}`)"
+        )
+
+
 class KeyUnreadable(DeskdError):
     def __init__(self, path: object, why: object) -> None:
         super().__init__(f"--key {path}: {why}")

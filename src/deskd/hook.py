@@ -7,7 +7,8 @@ always exits 0: a hook that fails or hangs would stall the agent. Problems go to
 ``logs/hook.log``, never to stdout, because Claude Code reads whatever the hook prints as JSON.
 
 It is over 400 lines on purpose: splitting it into modules would cost an import each on every
-tool call of every agent, and the hook's latency budget is a plain stdlib script's.
+tool call of every agent, and the hook's latency budget is a plain stdlib script's. That holds
+past 600 lines too: the relay client and the direct path share every check, so they stay here.
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ def relay(connections: int, idle_minutes: int, stop: bool) -> None:
     import os
 
     from deskd.adapters import relay as server
-    from deskd.errors import DeskdError
+    from deskd.errors import RelayNeedsPostgres
     from deskd.paths import db_file_str, home_str
     from deskd.store.db import is_url
 
@@ -50,10 +50,6 @@ def relay(connections: int, idle_minutes: int, stop: bool) -> None:
         click.echo(f"stopped the relay (pid {pid})" if pid else "no relay serves this desk")
         return
     if not is_url(db_file_str()):
-        raise DeskdError(
-            "deskd relay serves PostgreSQL desks only: this desk's database is a SQLite file "
-            "(its hook needs no relay)",
-            code="not_postgresql",
-        )
+        raise RelayNeedsPostgres
     idle = float(idle_minutes * 60) if idle_minutes else float("inf")
     raise SystemExit(server.serve(os.environ, size=connections, idle_s=idle))

@@ -14,7 +14,13 @@ from deskd.core.values import (
     priority_name,
     priority_rank,
 )
-from deskd.errors import DeskdError, InvalidValue, ReservedSource, UnknownItem, UnknownSource
+from deskd.errors import (
+    AckNeedsTarget,
+    InvalidValue,
+    ReservedSource,
+    UnknownItem,
+    UnknownSource,
+)
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import known_role
 from deskd.store import items as item_rows
@@ -209,11 +215,7 @@ def ack(
     if ids and seen:
         raise InvalidValue("ack", "--id/--seen", "give either --id N ... or --seen, not both")
     if not ids and not seen:
-        raise DeskdError(
-            f"say what to ack: --seen (exactly the items {role} was shown) or --id N "
-            f"(see `deskd inbox list --for {role}`)",
-            code="invalid_value",
-        )
+        raise AckNeedsTarget(role)
     with ctx.write() as conn:
         if ids:
             wanted = sorted(set(ids))

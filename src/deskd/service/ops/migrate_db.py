@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from deskd.errors import DeskdError, InvalidValue, StoreError, Unavailable
+from deskd.errors import InvalidValue, SchemaBehind, StoreError, TargetNotEmptyRefused, Unavailable
 
 
 def migrate_db(source: str, target: str) -> dict[str, Any]:
@@ -28,11 +28,7 @@ def migrate_db(source: str, target: str) -> dict[str, Any]:
     try:
         found = schema_version(src)
         if found != LATEST:
-            raise DeskdError(
-                f"{source} is at schema version {found}, this deskd's is {LATEST}: run any "
-                "deskd command on that desk first (it migrates), then copy",
-                code="schema_behind",
-            )
+            raise SchemaBehind(source, found, LATEST)
         try:
             dst = connect(target)
         except (StoreError, DatabaseMissing) as exc:
@@ -41,7 +37,7 @@ def migrate_db(source: str, target: str) -> dict[str, Any]:
             copied = copy_desk(src, dst)
             version = schema_version(dst)
         except TargetNotEmpty as exc:
-            raise DeskdError(str(exc), code="target_not_empty") from None
+            raise TargetNotEmptyRefused(str(exc)) from None
         except Exception as exc:  # psycopg's own errors from the bulk copy
             raise Unavailable(f"copy into {redact(target)} failed: {exc}") from None
         finally:
