@@ -7,7 +7,7 @@ demand, execute with nothing new to do), and fresh processes for the hot command
 backends, all interleaved (bench/interleave.py) with ``python -c pass`` and, on PostgreSQL,
 the hook's floor: a minimal psycopg script sending the hook's statements. The
 PostgreSQL server is ``DESKD_BENCH_PG_URL`` (an empty database) or a throwaway cluster
-started here (deskd.sim.pgcluster) and stopped at the end.
+started here (harness.pgcluster) and stopped at the end.
 
     .venv/bin/python bench/backends.py [--runs 15]
 """
@@ -142,7 +142,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
-    from deskd.sim.pgcluster import server
+    from harness.pgcluster import server
 
     with server(os.environ.get("DESKD_BENCH_PG_URL")) as url:
         ticked: dict[str, dict[str, float]] = {}

@@ -266,9 +266,8 @@ def main() -> int:
 
 def main_postgresql(runs: int) -> int:
     """The same desk in PostgreSQL: the console script against the psycopg floor."""
+    from harness.pgcluster import server
     from interleave import Form, interleave, print_table, report
-
-    from deskd.sim.pgcluster import server
 
     console = Path(sys.executable).parent / "deskd-session-hook"
     python = interpreter_of(console)

@@ -55,10 +55,10 @@ def second_database(url: str, name: str) -> str:
 
 def main_relay(runs: int) -> int:
     """SQLite hook vs PostgreSQL hook alone vs PostgreSQL hook through the relay."""
+    from harness.pgcluster import server
     from interleave import Form, interleave, print_table, report
 
     from deskd.adapters.relay import answering, stop
-    from deskd.sim.pgcluster import server
 
     console = Path(sys.executable).parent / "deskd-session-hook"
     python = interpreter_of(console)

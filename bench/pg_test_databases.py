@@ -4,7 +4,7 @@ which is what the test suite's ``desk`` fixture uses under the both-backend fold
 
     .venv/bin/python bench/pg_test_databases.py            # --rounds 30 (the default)
 
-Both forms run against one throwaway cluster (deskd.sim.pgcluster), alternating each round
+Both forms run against one throwaway cluster (harness.pgcluster), alternating each round
 after one uncounted warm-up round, so both see the same load. Each form is timed in this
 process, from CREATE DATABASE to deskd's connection being open at the current schema and
 closed; the database is dropped afterwards, untimed. Median and min–max in milliseconds.
@@ -31,8 +31,8 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
 
     import psycopg
+    from harness.pgcluster import Cluster
 
-    from deskd.sim.pgcluster import Cluster
     from deskd.store.db import connect
     from deskd.store.migrations import LATEST, schema_version
 

@@ -5,7 +5,7 @@ transaction pooling in front of it, a desk folder per simulated host, and ``--ro
 (bound to the hosts in turn) served by the simulated ``claude -p`` in its ``long`` mode
 (``--tools`` tool calls ``--every`` seconds apart, each calling the session hook); every
 role gets an urgent item at once, each host ticks every ``--tick-every`` seconds and runs
-``status``/``inbox enqueue`` beside it. Reported (deskd.sim.scale): launches, roles run,
+``status``/``inbox enqueue`` beside it. Reported (harness.scale): launches, roles run,
 duplicates (overlapping launches of one role), refused commands (any non-zero exit), hook
 failures (lines in logs/hook.log), the peak of server connections to the desk's database,
 tick and hook p50/p99 (ms).
@@ -16,7 +16,7 @@ Goals: every role runs, 0 refused, 0 hook failures, 0 duplicates, peak server co
     .venv/bin/python bench/scale.py --hosts 3 --roles 200 --max-connections 40 \\
         --pooler none transaction [--json]
 
-``--race`` runs the other goal instead (deskd.sim.race): ``--rounds`` rounds of ``--ticks``
+``--race`` runs the other goal instead (harness.race): ``--rounds`` rounds of ``--ticks``
 executing ticks started at once over the hosts, each round after one more urgent item, the
 launched agents still running while later rounds race. Goal: exactly one launch a round, no
 lease left behind but the live agents' role leases, no launch ended other than finished.
@@ -30,7 +30,7 @@ import argparse
 import json
 from dataclasses import asdict
 
-from deskd.sim.scale import Scale, run
+from harness.scale import Scale, run
 
 
 def main() -> None:
@@ -95,8 +95,8 @@ def main() -> None:
 
 
 def race(args: argparse.Namespace) -> None:
-    from deskd.sim.race import Race
-    from deskd.sim.race import run as run_race
+    from harness.race import Race
+    from harness.race import run as run_race
 
     for pooler in args.pooler:
         report = run_race(

@@ -43,8 +43,9 @@ def _many(conn: Any, sql: str, rows: list[tuple[Any, ...]]) -> None:
 
 
 def build(home: Path, db: str | None, roles: int, history: int) -> None:
-    from deskd.service.desk.context import open_context
     from deskd.service.ops.sessions import handoff
+
+    from deskd.service.desk.context import open_context
     from deskd.service.work.tasks import add_task
     from deskd.store.db import transaction
     from deskd.store.sessions import record_heartbeat
@@ -191,8 +192,7 @@ def main() -> None:
                     )
                 continue
             import psycopg
-
-            from deskd.sim.pgcluster import server
+            from harness.pgcluster import server
 
             with server(os.environ.get("DESKD_BENCH_PG_URL")) as url:
                 for roles in args.roles:

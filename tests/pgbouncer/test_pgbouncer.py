@@ -31,7 +31,7 @@ HOSTS = ("host-a", "host-b", "host-c")
 @pytest.fixture(scope="session")
 def bouncer_root(pg_server: str) -> Iterator[str]:
     """A PgBouncer in transaction mode in front of the test server: its socket folder."""
-    from deskd.sim.pgbouncer import Bouncer, BouncerUnavailable
+    from harness.pgbouncer import Bouncer, BouncerUnavailable
 
     host = parse_qs(urlsplit(pg_server).query).get("host", [""])[0]
     if not host.startswith("/"):
@@ -50,7 +50,7 @@ def bouncer_root(pg_server: str) -> Iterator[str]:
 
 def through(url: str, bouncer_root: str) -> str:
     """The same database, reached through the bouncer."""
-    from deskd.sim.pgbouncer import PORT
+    from harness.pgbouncer import PORT
 
     dbname = urlsplit(url).path.lstrip("/")
     return f"postgresql://deskd@/{dbname}?host={bouncer_root}&port={PORT}"
@@ -163,7 +163,8 @@ def test_a_command_at_a_full_pooler_waits_for_a_slot_instead_of_failing(
 ) -> None:
     """A server or pooler with no slot free is tried again (with growing waits) for a
     bounded time: an agent's command waits its turn instead of exiting 3."""
-    from deskd.sim.pgbouncer import Bouncer
+    from harness.pgbouncer import Bouncer
+
     from deskd.store.db import connect
 
     host = parse_qs(urlsplit(pg_server).query).get("host", [""])[0]

@@ -1,7 +1,7 @@
-"""The scale bench's small version (bench/scale.py, deskd.sim.scale): two hosts, a few roles,
-simulated agents calling their session hook, through PgBouncer in transaction pooling on a
-server with few connection slots. Every role runs once, nothing is refused, no hook fails,
-and the server never sees more connections than the pool holds."""
+"""The scale bench's small version (bench/scale.py, bench/harness/scale.py): two hosts, a
+few roles, simulated agents calling their session hook, through PgBouncer in transaction
+pooling on a server with few connection slots. Every role runs once, nothing is refused,
+no hook fails, and the server never sees more connections than the pool holds."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from test_pgbouncer import bouncer_root  # noqa: F401  (skips with the tier's re
 def test_a_small_desk_through_the_pooler_runs_every_role_once(
     bouncer_root: str,  # noqa: F811
 ) -> None:
-    from deskd.sim.scale import Scale, run
+    from harness.scale import Scale, run
 
     report = run(
         Scale(

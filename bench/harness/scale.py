@@ -23,7 +23,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -93,8 +93,8 @@ def _pct(values: list[float], q: float) -> float:
 @contextmanager
 def _database(scale: Scale) -> Iterator[tuple[str, str]]:
     """(the URL deskd uses, a direct admin URL for the observer)."""
-    from deskd.sim.pgbouncer import Bouncer
-    from deskd.sim.pgcluster import Cluster
+    from harness.pgbouncer import Bouncer
+    from harness.pgcluster import Cluster
 
     cluster = Cluster(settings={"max_connections": str(scale.max_connections)}).start()
     bouncer = None
@@ -117,14 +117,88 @@ def _database(scale: Scale) -> Iterator[tuple[str, str]]:
         cluster.stop()
 
 
-def _desk_file(scale: Scale, command: str) -> str:
-    roles = "".join(
-        f'\n[[roles]]\nname = "r{i:04d}"\nhost = "h{i % scale.hosts}"\n' for i in range(scale.roles)
-    )
-    return (
-        '[desk]\nname = "scale"\ntimezone = "UTC"\ninbox_sources = ["alert"]\n\n'
-        f'[agent]\nkind = "claude"\ncommand = "{command}"\ntimeout = "30m"\n{roles}'
-    )
+@dataclass
+class Hosts:
+    """Desk folders of simulated hosts on one PostgreSQL desk, each its own ``DESKD_HOST_NAME``."""
+
+    base: Path
+    """The temporary folder holding them (and the hook timings, when asked for)."""
+    homes: list[Path]
+    url: str
+    """The URL deskd uses (through the pooler when there is one)."""
+    direct: str
+    """A direct URL to the desk's database, for the bench's own queries."""
+    extra_env: dict[str, str]
+
+    def env(self, h: int) -> dict[str, str]:
+        out = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
+        out.update(DESKD_HOME=str(self.homes[h]), DESKD_DB=self.url, DESKD_HOST_NAME=f"h{h}")
+        out.update(self.extra_env)
+        return out
+
+    def deskd(self, h: int, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "deskd", *args],
+            env=self.env(h),
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+
+    def stop_relays(self) -> int:
+        """Stop each host's relay (an executing tick starts one on a PostgreSQL desk); how
+        many ran."""
+        from deskd.adapters.relay import stop
+
+        return sum(stop(str(home / "run")) is not None for home in self.homes)
+
+
+@contextmanager
+def hosts(
+    scale: Scale,
+    name: str,
+    roles: Sequence[tuple[str, str | None]],
+    sim_env: dict[str, str],
+    *,
+    root: Path | None = None,
+    extra_env: dict[str, str] | None = None,
+    timings: bool = False,
+) -> Iterator[Hosts]:
+    """``scale.hosts`` desk folders on a throwaway database (see ``_database``), with
+    ``roles`` (name, bound host or None) served by the simulated ``claude -p`` in ``long``
+    mode (``sim_env`` adds its settings; ``timings`` has it log each hook call's time to
+    ``base/hooks.jsonl``). The desk's schema is set up before the block."""
+    from deskd.sim.agent import write_launcher
+
+    with (
+        tempfile.TemporaryDirectory(prefix=f"deskd-{name}-", dir=root) as tmp,
+        _database(scale) as (url, direct),
+    ):
+        base = Path(tmp)
+        sim_env = {"DESKD_SIM_MODE": "long", **sim_env}
+        if timings:
+            sim_env["DESKD_SIM_TIMINGS"] = str(base / "hooks.jsonl")
+        agent = write_launcher(base / "claude", sim_env)
+        listed = "".join(
+            f'\n[[roles]]\nname = "{role}"\n' + (f'host = "{host}"\n' if host else "")
+            for role, host in roles
+        )
+        toml = (
+            f'[desk]\nname = "{name}"\ntimezone = "UTC"\ninbox_sources = ["alert"]\n\n'
+            f'[agent]\nkind = "claude"\ncommand = "{agent}"\ntimeout = "30m"\n{listed}'
+        )
+        homes = []
+        for h in range(scale.hosts):
+            home = base / f"h{h}"
+            home.mkdir()
+            (home / "deskd.toml").write_text(toml, encoding="utf-8")
+            homes.append(home)
+        desk = Hosts(base, homes, url, direct, extra_env or {})
+        first = desk.deskd(0, "inbox", "list", "--for", roles[0][0], "--json")  # the schema
+        if first.returncode != 0:
+            raise RuntimeError(f"the desk did not open: {first.stderr.strip()}")
+        yield desk
 
 
 class _Peak(threading.Thread):
@@ -150,58 +224,15 @@ class _Peak(threading.Thread):
 
 def run(scale: Scale, *, root: Path | None = None) -> Report:
     """One wave: every role woken at once, until every launch ended (or ``give_up_s``)."""
-    from deskd.sim.agent import write_launcher
-
     report = Report(scale=asdict(scale))
-    with (
-        tempfile.TemporaryDirectory(prefix="deskd-scale-", dir=root) as tmp,
-        _database(scale) as (url, direct),
-    ):
-        base = Path(tmp)
-        timings = base / "hooks.jsonl"
-        agent = write_launcher(
-            base / "claude",
-            {
-                "DESKD_SIM_MODE": "long",
-                "DESKD_SIM_TOOLS": str(scale.tools),
-                "DESKD_SIM_TOOL_EVERY": str(scale.tool_every_s),
-                "DESKD_SIM_TIMINGS": str(timings),
-            },
-        )
-        homes = []
-        for h in range(scale.hosts):
-            home = base / f"h{h}"
-            home.mkdir()
-            (home / "deskd.toml").write_text(_desk_file(scale, str(agent)), encoding="utf-8")
-            homes.append(home)
-
-        def env(h: int) -> dict[str, str]:
-            out = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
-            out.update(
-                DESKD_HOME=str(homes[h]),
-                DESKD_DB=url,
-                DESKD_HOST_NAME=f"h{h}",
-                DESKD_WAKE_EXECUTE="1",
-            )
-            return out
-
-        def deskd(h: int, *args: str) -> subprocess.CompletedProcess[str]:
-            return subprocess.run(
-                [sys.executable, "-m", "deskd", *args],
-                env=env(h),
-                capture_output=True,
-                text=True,
-                timeout=600,
-                check=False,
-            )
-
-        first = deskd(0, "inbox", "list", "--for", "r0000", "--json")  # sets the schema up
-        if first.returncode != 0:
-            raise RuntimeError(f"the desk did not open: {first.stderr.strip()}")
+    roles = [(f"r{i:04d}", f"h{i % scale.hosts}") for i in range(scale.roles)]
+    sim_env = {"DESKD_SIM_TOOLS": str(scale.tools), "DESKD_SIM_TOOL_EVERY": str(scale.tool_every_s)}
+    execute = {"DESKD_WAKE_EXECUTE": "1"}
+    with hosts(scale, "scale", roles, sim_env, root=root, extra_env=execute, timings=True) as desk:
         # Every role's urgent item from one process (a process per item is minutes here).
         seed = subprocess.run(
             [sys.executable, "-c", SEED, str(scale.roles)],
-            env=env(0),
+            env=desk.env(0),
             capture_output=True,
             text=True,
             timeout=600,
@@ -209,7 +240,7 @@ def run(scale: Scale, *, root: Path | None = None) -> Report:
         )
         if seed.returncode != 0:
             raise RuntimeError(f"enqueue failed: {seed.stderr.strip()[-300:]}")
-        peak = _Peak(direct)
+        peak = _Peak(desk.direct)
         peak.start()
         started = time.monotonic()
         tick_ms: list[float] = []
@@ -225,16 +256,16 @@ def run(scale: Scale, *, root: Path | None = None) -> Report:
             n = 0
             while not stop.is_set():
                 t0 = time.monotonic()
-                done = deskd(h, "tick", "--execute", "--json")
+                done = desk.deskd(h, "tick", "--execute", "--json")
                 with lock:
                     tick_ms.append((time.monotonic() - t0) * 1000)
                 if done.returncode != 0:
                     refused(f"h{h} tick", done)
                 n += 1
                 side = (
-                    deskd(h, "status", "--json")
+                    desk.deskd(h, "status", "--json")
                     if n % 2
-                    else deskd(
+                    else desk.deskd(
                         h,
                         "inbox",
                         "enqueue",
@@ -257,7 +288,7 @@ def run(scale: Scale, *, root: Path | None = None) -> Report:
         import psycopg
 
         try:
-            with psycopg.connect(direct, autocommit=True, application_name=OBSERVER) as watch:
+            with psycopg.connect(desk.direct, autocommit=True, application_name=OBSERVER) as watch:
                 while time.monotonic() - started < scale.give_up_s:
                     time.sleep(2.0)
                     row = watch.execute(
@@ -276,9 +307,9 @@ def run(scale: Scale, *, root: Path | None = None) -> Report:
                 t.join()
             peak.stopping.set()
             peak.join()
-            report.relays = _stop_relays(homes)
+            report.relays = desk.stop_relays()
         report.seconds = round(time.monotonic() - started, 1)
-        with psycopg.connect(direct, autocommit=True) as conn:
+        with psycopg.connect(desk.direct, autocommit=True) as conn:
             per_role = conn.execute(
                 "SELECT role, count(*) FROM attempts WHERE launch_status IS NOT NULL "
                 "AND primary_id IS NULL AND launch_status <> 'skipped' GROUP BY role"
@@ -287,14 +318,15 @@ def run(scale: Scale, *, root: Path | None = None) -> Report:
         report.roles_run = len(per_role)
         # Two launches of one role at once would be a duplicate; more than one launch a role
         # is the ladder or the later items (one at a time, by the role lock).
-        report.duplicates = _overlaps(direct)
+        report.duplicates = _overlaps(desk.direct)
         report.peak_connections = peak.peak
         report.tick_ms_p50, report.tick_ms_p99 = _pct(tick_ms, 0.5), _pct(tick_ms, 0.99)
         hooks = []
+        timings = desk.base / "hooks.jsonl"
         if timings.exists():
             hooks = [json.loads(line)["ms"] for line in timings.read_text().splitlines()]
         report.hook_ms_p50, report.hook_ms_p99 = _pct(hooks, 0.5), _pct(hooks, 0.99)
-        for home in homes:
+        for home in desk.homes:
             lines = _hook_failures(home)
             report.hook_failures += len(lines)
             report.hook_samples.extend(lines[: max(0, 5 - len(report.hook_samples))])
@@ -313,13 +345,6 @@ def _overlaps(direct: str) -> int:
             "AND a.primary_id IS NULL AND b.primary_id IS NULL"
         ).fetchone()
     return int(row[0]) if row else 0
-
-
-def _stop_relays(homes: list[Path]) -> int:
-    """Stop each host's relay (an executing tick starts one on a PostgreSQL desk); how many ran."""
-    from deskd.adapters.relay import stop
-
-    return sum(stop(str(home / "run")) is not None for home in homes)
 
 
 def _hook_failures(home: Path) -> list[str]:

@@ -12,16 +12,14 @@ the end the launches that did not finish (an agent killed as "executor died" is 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deskd.sim.scale import Scale, _database, _stop_relays
+from harness.scale import Scale, hosts
 
 
 @dataclass(frozen=True)
@@ -53,17 +51,7 @@ class RaceReport:
     seconds: float = 0.0
 
 
-def _desk_file(roles: int, command: str) -> str:
-    listed = "".join(f'\n[[roles]]\nname = "r{i}"\n' for i in range(roles))
-    return (
-        '[desk]\nname = "race"\ntimezone = "UTC"\ninbox_sources = ["alert"]\n\n'
-        f'[agent]\nkind = "claude"\ncommand = "{command}"\ntimeout = "30m"\n{listed}'
-    )
-
-
 def run(race: Race, *, root: Path | None = None) -> RaceReport:
-    from deskd.sim.agent import write_launcher
-
     report = RaceReport(race=asdict(race))
     scale = Scale(
         hosts=race.hosts,
@@ -72,56 +60,22 @@ def run(race: Race, *, root: Path | None = None) -> RaceReport:
         pool_size=race.pool_size,
     )
     started = time.monotonic()
-    with (
-        tempfile.TemporaryDirectory(prefix="deskd-race-", dir=root) as tmp,
-        _database(scale) as (url, direct),
-    ):
-        base = Path(tmp)
-        agent = write_launcher(
-            base / "claude",
-            {
-                "DESKD_SIM_MODE": "long",
-                "DESKD_SIM_TOOLS": str(race.tools),
-                "DESKD_SIM_TOOL_EVERY": str(race.tool_every_s),
-            },
-        )
-        homes = []
-        for h in range(race.hosts):
-            home = base / f"h{h}"
-            home.mkdir()
-            (home / "deskd.toml").write_text(_desk_file(race.rounds, str(agent)), "utf-8")
-            homes.append(home)
-
-        def env(h: int) -> dict[str, str]:
-            out = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
-            out.update(DESKD_HOME=str(homes[h]), DESKD_DB=url, DESKD_HOST_NAME=f"h{h}")
-            return out
-
-        def deskd(h: int, *args: str) -> subprocess.CompletedProcess[str]:
-            return subprocess.run(
-                [sys.executable, "-m", "deskd", *args],
-                env=env(h),
-                capture_output=True,
-                text=True,
-                timeout=600,
-                check=False,
-            )
-
-        first = deskd(0, "inbox", "list", "--for", "r0", "--json")  # sets the schema up
-        if first.returncode != 0:
-            raise RuntimeError(f"the desk did not open: {first.stderr.strip()}")
+    roles = [(f"r{i}", None) for i in range(race.rounds)]
+    sim_env = {"DESKD_SIM_TOOLS": str(race.tools), "DESKD_SIM_TOOL_EVERY": str(race.tool_every_s)}
+    with hosts(scale, "race", roles, sim_env, root=root) as desk:
+        direct = desk.direct
         try:
             for round_ in range(race.rounds):
                 before = _launches(direct)
-                done = deskd(0, "inbox", "enqueue", "--for", f"r{round_}", "--source", "alert",
-                             "--title", f"round {round_}", "--priority", "urgent")  # fmt: skip
+                done = desk.deskd(0, "inbox", "enqueue", "--for", f"r{round_}", "--source", "alert",
+                                  "--title", f"round {round_}", "--priority", "urgent")  # fmt: skip
                 if done.returncode != 0:
                     report.refused.append(f"enqueue: {done.stderr.strip()[-200:]}")
                 report.running_at_start.append(_running(direct))
                 procs = [
                     subprocess.Popen(
                         [sys.executable, "-m", "deskd", "tick", "--execute", "--json"],
-                        env=env(n % race.hosts),
+                        env=desk.env(n % race.hosts),
                         stdout=subprocess.PIPE,
                         stderr=subprocess.PIPE,
                         text=True,
@@ -141,7 +95,7 @@ def run(race: Race, *, root: Path | None = None) -> RaceReport:
                 time.sleep(2.0)
             report.not_finished = _not_finished(direct)
         finally:
-            _stop_relays(homes)
+            desk.stop_relays()
     report.seconds = round(time.monotonic() - started, 1)
     return report
 

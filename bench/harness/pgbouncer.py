@@ -16,7 +16,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
-from deskd.sim.pgcluster import USER
+from harness.pgcluster import USER
 
 PORT = 6432
 
