@@ -55,10 +55,10 @@ def page_params() -> list[tuple[str, str, str]]:
     """(path template, parameter, where) of every GET route, from the app itself."""
     from fastapi.routing import APIRoute
 
-    from deskd.web.routes import actions, auth, board, desk_pages, live, meetings, roles
+    from deskd.web.routes import actions, auth, desk_pages, live
 
     found = []
-    modules = (auth, board, roles, desk_pages, meetings, actions, live)
+    modules = (auth, desk_pages, actions, live)
     for route in [r for m in modules for r in m.router.routes]:
         if isinstance(route, APIRoute) and "GET" in route.methods and route.path != "/live":
             for param in route.dependant.query_params:

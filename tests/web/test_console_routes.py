@@ -15,11 +15,11 @@ from conftest import Desk
 def get_routes(app: object) -> set[str]:
     """Every GET route the console's routers declare (static files aside; the login link,
     which needs a link `deskd serve --open-link` printed, is test_console_login_link.py's)."""
-    from deskd.web.routes import actions, auth, board, desk_pages, live, meetings, roles
+    from deskd.web.routes import actions, auth, desk_pages, live
 
     return {
         route.path
-        for module in (auth, board, roles, desk_pages, meetings, actions, live)
+        for module in (auth, desk_pages, actions, live)
         for route in module.router.routes
         if "GET" in getattr(route, "methods", set())
     } - {"/login/link"}

@@ -33,7 +33,7 @@ def desk_context(*, require_desk: bool = True) -> Iterator[DeskContext]:
         ctx.close()
 
 
-def _acting(ctx: DeskContext, flag: str, value: str | None) -> str:
+def acting(ctx: DeskContext, flag: str, value: str | None) -> str:
     from deskd.service.desk.identity import acting_role
 
     return acting_role(ctx, flag, value)
@@ -86,7 +86,7 @@ def inbox_list(role: str | None, include_read: bool, limit: int, as_json: bool) 
     from deskd.service.desk.inbox import item_view, list_inbox
 
     with desk_context() as ctx:
-        who = _acting(ctx, "--for", role)
+        who = acting(ctx, "--for", role)
         rows = list_inbox(ctx, who, include_read=include_read, limit=limit)
         views = [item_view(r, now=ctx.now) for r in rows]
         full = [item_view(r, now=ctx.now, full=True) for r in rows]
@@ -120,7 +120,7 @@ def inbox_ack(role: str | None, ids: tuple[str, ...], seen: bool, as_json: bool)
     from deskd.service.desk.inbox import ack as ack_items
 
     with desk_context() as ctx:
-        who = _acting(ctx, "--for", role)
+        who = acting(ctx, "--for", role)
         count = ack_items(
             ctx, who, ids=parse_ids(ids), seen=seen, by=ctx.settings.role or "operator"
         )
@@ -139,7 +139,7 @@ def send(
     from deskd.service.desk.messages import send as send_message
 
     with desk_context() as ctx:
-        who = _acting(ctx, "--from", sender)
+        who = acting(ctx, "--from", sender)
         message_id, items = send_message(
             ctx, sender=who, to=list(to), subject=subject, body=body, priority=priority, sla=sla
         )
@@ -169,7 +169,7 @@ def status_set(
     from deskd.service.desk.presence import set_status
 
     with desk_context() as ctx:
-        who = _acting(ctx, "--role", role)
+        who = acting(ctx, "--role", role)
         result = set_status(
             ctx,
             who,
@@ -184,7 +184,7 @@ def heartbeat(role: str | None, session_id: str | None, token: str | None, as_js
     from deskd.service.desk.presence import heartbeat as beat
 
     with desk_context() as ctx:
-        who = _acting(ctx, "--role", role)
+        who = acting(ctx, "--role", role)
         result = beat(
             ctx,
             who,
@@ -321,7 +321,7 @@ def task_said(out: dict[str, Any]) -> str:
     return f"task {out['id']}: " + (", ".join(parts) or "unchanged")
 
 
-def _meeting(value: str) -> int:
+def meeting_number(value: str) -> int:
     from deskd.service.meetings.views import parse_meeting_id
 
     return parse_meeting_id(value)
@@ -342,8 +342,8 @@ def meeting_send(
     with desk_context() as ctx:
         said = do_send(
             ctx,
-            _meeting(meeting_id),
-            _acting(ctx, "--role", role),
+            meeting_number(meeting_id),
+            acting(ctx, "--role", role),
             body,
             kind=kind,
             reply_to=reply[0] if reply else None,
@@ -370,8 +370,8 @@ def meeting_updates(meeting_id: str, role: str | None, mark_read: bool, as_json:
     from deskd.service.meetings.talk import updates as do_updates
 
     with desk_context() as ctx:
-        who = _acting(ctx, "--role", role)
-        data = do_updates(ctx, _meeting(meeting_id), who, mark_read=mark_read)
+        who = acting(ctx, "--role", role)
+        data = do_updates(ctx, meeting_number(meeting_id), who, mark_read=mark_read)
 
     def human() -> None:
         echo(f"meeting {data['meeting_id']}: {data['state']}, {data['budget_left']} left")
@@ -406,7 +406,7 @@ def hook_add(
     from deskd.service.engine.hooks import HookRequest, add_hook
 
     with desk_context() as ctx:
-        who = _acting(ctx, "--for", owner)
+        who = acting(ctx, "--for", owner)
         req = HookRequest(
             owner=who,
             title=title,

@@ -7,14 +7,14 @@ styles did.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 from typing import Any
 
-from deskd.cli.output import echo, secho, style
+from deskd.cli.output import echo, secho, style, table
 
 PRESENCE_COLOUR = {"online": "green", "suspect": "yellow", "dead": "red"}
 
 Cell = str | tuple[str, str | None]
+NO_ROLES = "this desk has no roles: add a [[roles]] table to deskd.toml"
 
 
 def _presence_cell(row: dict[str, Any]) -> Cell:
@@ -35,10 +35,7 @@ def _clip(text: str | None, width: int) -> str:
 
 
 def print_roles(rows: list[dict[str, Any]]) -> None:
-    if not rows:
-        echo("this desk has no roles: add a [[roles]] table to deskd.toml")
-        return
-    _table(
+    table(
         [
             (
                 r["role"],
@@ -52,6 +49,7 @@ def print_roles(rows: list[dict[str, Any]]) -> None:
             for r in rows
         ],
         ["role", "title", "presence", "session", "activity", "heartbeat", "unread"],
+        empty=NO_ROLES,
     )
 
 
@@ -71,7 +69,7 @@ def print_board(data: dict[str, Any], *, now: int, tz: str) -> None:
         split = ", ".join(f"{states[s]} {s}" for s in ("overdue", "escalated") if states[s])
         shown = "" if data["overdue_total"] == len(overdue) else f" in the first {len(overdue)}"
         secho(f"past their SLA ({data['overdue_total']}): {split}{shown}", fg="red", bold=True)
-        _table(
+        table(
             [
                 (
                     str(i["item_id"]),
@@ -132,7 +130,7 @@ def _print_wakes(data: dict[str, Any]) -> None:
     echo()
     if data["attempts"]:
         secho("live wakes", bold=True)
-        _table(
+        table(
             [
                 (
                     str(a["id"]),
@@ -164,10 +162,7 @@ def _print_wakes(data: dict[str, Any]) -> None:
 
 
 def _print_board_roles(rows: list[dict[str, Any]]) -> None:
-    if not rows:
-        echo("this desk has no roles: add a [[roles]] table to deskd.toml")
-        return
-    _table(
+    table(
         [
             (
                 r["role"],
@@ -180,23 +175,5 @@ def _print_board_roles(rows: list[dict[str, Any]]) -> None:
             for r in rows
         ],
         ["role", "presence", "activity", "heartbeat", "unread", "past sla"],
+        empty=NO_ROLES,
     )
-
-
-def _table(rows: Sequence[Sequence[Cell]], headers: Sequence[str]) -> None:
-    """A left-aligned table whose cells may carry a colour; padding is measured unstyled."""
-    plain = [[c if isinstance(c, str) else c[0] for c in row] for row in rows]
-    widths = [max(len(h), *(len(r[i]) for r in plain)) for i, h in enumerate(headers)]
-    echo(
-        style(
-            "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip(), bold=True
-        )
-    )
-    last = len(headers) - 1
-    for row in rows:
-        cells = []
-        for index, (cell, width) in enumerate(zip(row, widths, strict=True)):
-            text, colour = (cell, None) if isinstance(cell, str) else cell
-            padded = text if index == last else text.ljust(width)
-            cells.append(style(padded, fg=colour) if colour else padded)
-        echo("  ".join(cells).rstrip())

@@ -75,9 +75,6 @@ def list_(owner: str | None, include_closed: bool, as_json: bool) -> None:
         rows = list_hooks(ctx, owner=owner, include_closed=include_closed)
 
     def human() -> None:
-        if not rows:
-            click.echo("no hooks")
-            return
         table(
             [
                 (
@@ -94,6 +91,7 @@ def list_(owner: str | None, include_closed: bool, as_json: bool) -> None:
                 for r in rows
             ],
             ["id", "owner", "kind", "spec", "status", "next fire", "fires", "errors", "title"],
+            empty="no hooks",
         )
 
     emit(rows, as_json, human)

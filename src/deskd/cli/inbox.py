@@ -128,9 +128,6 @@ def ledger(role: str | None, state: str | None, limit: int, as_json: bool) -> No
         rows = ledger_view(ctx, role=role, state=state, limit=limit)
 
     def human() -> None:
-        if not rows:
-            click.echo("ledger empty")
-            return
         table(
             [
                 (
@@ -145,6 +142,7 @@ def ledger(role: str | None, state: str | None, limit: int, as_json: bool) -> No
                 for r in rows
             ],
             ["item", "to", "state", "priority", "queued", "sla due", "title"],
+            empty="ledger empty",
         )
 
     emit(rows, as_json, human)

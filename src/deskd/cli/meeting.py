@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from deskd.cli import agent_commands
+from deskd.cli.agent_commands import acting, meeting_number
 from deskd.cli.common import Number, desk_context, emit, json_option, runs, table
 
 ROLE_HELP = "The role acting (default: DESKD_ROLE; an agent may act only as itself)."
@@ -31,16 +32,13 @@ def meeting() -> None:
     """
 
 
-def _who(ctx: Any, flag: str, value: str | None) -> str:
-    from deskd.service.desk.identity import acting_role
-
-    return acting_role(ctx, flag, value)
-
-
-def _mid(value: str) -> int:
-    from deskd.service.meetings.views import parse_meeting_id
-
-    return parse_meeting_id(value)
+def _act(
+    do: Callable[..., dict[str, Any]], meeting_id: str, role: str | None, as_json: bool, *args: str
+) -> None:
+    """Run one attendee's action on the meeting and say what it now waits on."""
+    with desk_context() as ctx:
+        data = do(ctx, meeting_number(meeting_id), acting(ctx, "--role", role), *args)
+    emit(data, as_json, _waiting(data))
 
 
 def _waiting(data: dict[str, Any]) -> Callable[[], None]:
@@ -98,7 +96,7 @@ def call(
 
     names = [n.strip() for value in attendees for n in value.split(",") if n.strip()]
     with desk_context() as ctx:
-        caller = _who(ctx, "--by", by)
+        caller = acting(ctx, "--by", by)
         meeting_id, state, existing = call_meeting(
             ctx,
             Call(
@@ -132,11 +130,9 @@ def check_in(meeting_id: str, role: str | None, as_json: bool) -> None:
       deskd meeting check-in 3 --role beta
       DESKD_ROLE=beta deskd meeting check-in 3 --json
     """
-    from deskd.service.meetings.lifecycle import check_in as do_check_in
+    from deskd.service.meetings.lifecycle import check_in
 
-    with desk_context() as ctx:
-        data = do_check_in(ctx, _mid(meeting_id), _who(ctx, "--role", role))
-    emit(data, as_json, _waiting(data))
+    _act(check_in, meeting_id, role, as_json)
 
 
 @meeting.command("send")
@@ -204,7 +200,7 @@ def position(meeting_id: str, role: str | None, body: str, as_json: bool) -> Non
     from deskd.service.meetings.talk import position as do_position
 
     with desk_context() as ctx:
-        said = do_position(ctx, _mid(meeting_id), _who(ctx, "--role", role), body)
+        said = do_position(ctx, meeting_number(meeting_id), acting(ctx, "--role", role), body)
     data = said.to_json()
     emit(data, as_json, f"position recorded as message {data['message_id']} ({data['state']})")
 
@@ -221,11 +217,9 @@ def propose_end(meeting_id: str, role: str | None, resolution: str, as_json: boo
     Examples:
       deskd meeting propose-end 3 --role alpha --resolution "Roll back 118; beta owns the fix"
     """
-    from deskd.service.meetings.end import propose_end as do_propose
+    from deskd.service.meetings.end import propose_end
 
-    with desk_context() as ctx:
-        data = do_propose(ctx, _mid(meeting_id), _who(ctx, "--role", role), resolution)
-    emit(data, as_json, _waiting(data))
+    _act(propose_end, meeting_id, role, as_json, resolution)
 
 
 @meeting.command("confirm-end")
@@ -239,11 +233,9 @@ def confirm_end(meeting_id: str, role: str | None, as_json: bool) -> None:
     Examples:
       deskd meeting confirm-end 3 --role beta
     """
-    from deskd.service.meetings.end import confirm_end as do_confirm
+    from deskd.service.meetings.end import confirm_end
 
-    with desk_context() as ctx:
-        data = do_confirm(ctx, _mid(meeting_id), _who(ctx, "--role", role))
-    emit(data, as_json, _waiting(data))
+    _act(confirm_end, meeting_id, role, as_json)
 
 
 @meeting.command("reject-end")
@@ -258,11 +250,9 @@ def reject_end(meeting_id: str, role: str | None, reason: str, as_json: bool) ->
     Examples:
       deskd meeting reject-end 3 --role gamma --reason "nobody owns the fix yet"
     """
-    from deskd.service.meetings.end import reject_end as do_reject
+    from deskd.service.meetings.end import reject_end
 
-    with desk_context() as ctx:
-        data = do_reject(ctx, _mid(meeting_id), _who(ctx, "--role", role), reason)
-    emit(data, as_json, _waiting(data))
+    _act(reject_end, meeting_id, role, as_json, reason)
 
 
 @meeting.command("leave")
@@ -278,11 +268,9 @@ def leave(meeting_id: str, role: str | None, reason: str, as_json: bool) -> None
     Examples:
       deskd meeting leave 3 --role gamma --reason "not my area"
     """
-    from deskd.service.meetings.lifecycle import leave as do_leave
+    from deskd.service.meetings.lifecycle import leave
 
-    with desk_context() as ctx:
-        data = do_leave(ctx, _mid(meeting_id), _who(ctx, "--role", role), reason)
-    emit(data, as_json, _waiting(data))
+    _act(leave, meeting_id, role, as_json, reason)
 
 
 @meeting.command("pause")
@@ -297,11 +285,9 @@ def pause(meeting_id: str, role: str | None, reason: str, as_json: bool) -> None
     Examples:
       deskd meeting pause 3 --role alpha --reason "waiting for the load test"
     """
-    from deskd.service.meetings.lifecycle import pause as do_pause
+    from deskd.service.meetings.lifecycle import pause
 
-    with desk_context() as ctx:
-        data = do_pause(ctx, _mid(meeting_id), _who(ctx, "--role", role), reason)
-    emit(data, as_json, _waiting(data))
+    _act(pause, meeting_id, role, as_json, reason)
 
 
 @meeting.command("resume")
@@ -315,11 +301,9 @@ def resume(meeting_id: str, role: str | None, as_json: bool) -> None:
     Examples:
       deskd meeting resume 3 --role beta
     """
-    from deskd.service.meetings.lifecycle import resume as do_resume
+    from deskd.service.meetings.lifecycle import resume
 
-    with desk_context() as ctx:
-        data = do_resume(ctx, _mid(meeting_id), _who(ctx, "--role", role))
-    emit(data, as_json, _waiting(data))
+    _act(resume, meeting_id, role, as_json)
 
 
 @meeting.command("status")
@@ -337,7 +321,7 @@ def status(meeting_id: str, as_json: bool) -> None:
     from deskd.service.meetings.views import meeting_status
 
     with desk_context() as ctx:
-        data = meeting_status(ctx.conn, _mid(meeting_id), now=ctx.now)
+        data = meeting_status(ctx.conn, meeting_number(meeting_id), now=ctx.now)
         tz = ctx.tz
 
     def when(iso: str | None) -> str:
@@ -395,9 +379,6 @@ def list_(include_closed: bool, role: str | None, as_json: bool) -> None:
         data = meeting_list(ctx.conn, include_closed=include_closed, role=role, now=ctx.now)
 
     def human() -> None:
-        if not data:
-            click.echo("no meetings" if include_closed else "no open meetings")
-            return
         table(
             [
                 (
@@ -412,6 +393,7 @@ def list_(include_closed: bool, role: str | None, as_json: bool) -> None:
                 for m in data
             ],
             ["id", "state", "caller", "attendees", "waiting on", "left", "agenda"],
+            empty="no meetings" if include_closed else "no open meetings",
         )
 
     emit(data, as_json, human)

@@ -51,15 +51,28 @@ def emit(data: Any, as_json: bool, human: Callable[[], None] | str | None = None
         echo(human)
 
 
-def table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> None:
-    """A plain left-aligned table; an empty table prints nothing."""
+def table(rows: Sequence[Sequence[Any]], headers: Sequence[str], *, empty: str = "") -> None:
+    """A left-aligned table; with no rows, the ``empty`` line instead (if any). A cell is a
+    value (None prints nothing) or ``(text, colour)``, coloured on a terminal only; widths
+    are measured unstyled, and the last column is not padded (a colour would keep spaces)."""
     if not rows:
+        if empty:
+            echo(empty)
         return
-    cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in r] for r in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-    for index, row in enumerate(cells):
-        line = "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
-        echo(style(line, bold=True) if index == 0 else line)
+    cells = [
+        [c if isinstance(c, tuple) else ("" if c is None else str(c), None) for c in row]
+        for row in rows
+    ]
+    widths = [max(len(h), *(len(row[i][0]) for row in cells)) for i, h in enumerate(headers)]
+    head = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
+    echo(style(head.rstrip(), bold=True))
+    last = len(headers) - 1
+    for row in cells:
+        line = []
+        for index, ((text, colour), width) in enumerate(zip(row, widths, strict=True)):
+            padded = text if index == last else text.ljust(width)
+            line.append(style(padded, fg=colour) if colour else padded)
+        echo("  ".join(line).rstrip())
 
 
 def refuse(exc: DeskdError, as_json: bool) -> int:

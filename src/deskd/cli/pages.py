@@ -32,15 +32,13 @@ def pages(open_only: bool, limit: int, as_json: bool) -> None:
         rows = list_pages(ctx, open_only=open_only, limit=limit)
 
     def human() -> None:
-        if not rows:
-            click.echo("no pages")
-            return
         table(
             [
                 (r["id"], r["role"], r["kind"], r["status"], _where(r), r["created_at"], r["title"])
                 for r in rows
             ],
             ["id", "role", "kind", "status", "channels / why", "created", "title"],
+            empty="no pages",
         )
 
     emit(rows, as_json, human)

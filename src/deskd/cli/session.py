@@ -117,12 +117,10 @@ def list_(role: str, limit: int, as_json: bool) -> None:
         rows = list_sessions(ctx, role, limit=limit)
 
     def human() -> None:
-        if not rows:
-            click.echo(f"{role}: no sessions yet")
-            return
         table(
             [_row(r) for r in rows],
             ["id", "state", "started", "ended", "wakes", "cost", "native id"],
+            empty=f"{role}: no sessions yet",
         )
 
     emit(rows, as_json, human)

@@ -62,15 +62,13 @@ def list_(all_rows: bool, limit: int, as_json: bool) -> None:
         rows = listing(ctx, all_rows=all_rows, limit=limit)
 
     def human() -> None:
-        if not rows:
-            click.echo("no silences in force" if not all_rows else "no silences")
-            return
         table(
             [
                 (r["id"], r["role"], r["until_local"], "live" if r["live"] else "over", r["reason"])
                 for r in rows
             ],
             ["id", "role", "until", "state", "reason"],
+            empty="no silences in force" if not all_rows else "no silences",
         )
 
     emit(rows, as_json, human)

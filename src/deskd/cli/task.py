@@ -120,9 +120,6 @@ def list_(role: str | None, status: str | None, include_closed: bool, as_json: b
         rows = list_tasks(ctx, role=role, status=status, include_closed=include_closed)
 
     def human() -> None:
-        if not rows:
-            click.echo("no tasks" if include_closed else "no open tasks")
-            return
         table(
             [
                 (
@@ -137,6 +134,7 @@ def list_(role: str | None, status: str | None, include_closed: bool, as_json: b
                 for t in rows
             ],
             ["id", "role", "priority", "status", "due", "flags", "title"],
+            empty="no tasks" if include_closed else "no open tasks",
         )
 
     emit(rows, as_json, human)

@@ -39,9 +39,6 @@ def list_(role: str | None, open_only: bool, limit: int, as_json: bool) -> None:
         rows = list_wakes(ctx, role=role, open_only=open_only, limit=limit)
 
     def human() -> None:
-        if not rows:
-            click.echo("no attempts")
-            return
         table(
             [
                 (
@@ -58,6 +55,7 @@ def list_(role: str | None, open_only: bool, limit: int, as_json: bool) -> None:
                 for r in rows
             ],
             ["id", "role", "key", "rung", "outcome", "launch", "attempted", "landed", "detail"],
+            empty="no attempts",
         )
 
     emit(rows, as_json, human)

@@ -49,7 +49,7 @@ def create_app(
     """The console for the desk ``settings`` names. ``clock`` (Unix ms) defaults to the
     system clock or ``DESKD_NOW``; ``host`` is the bind address (cookies are ``Secure`` off
     loopback); ``poll_s``/``stream_polls`` pace the live-refresh stream."""
-    from deskd.web.routes import actions, auth, board, desk_pages, live, meetings, roles
+    from deskd.web.routes import actions, auth, desk_pages, live
 
     app = FastAPI(title="deskd console", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.console = Console.build(
@@ -74,7 +74,7 @@ def create_app(
     app.add_exception_handler(Refused, _refused)  # type: ignore[arg-type]
     app.add_exception_handler(DeskdError, _deskd_error)  # type: ignore[arg-type]
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    for module in (auth, board, roles, desk_pages, meetings, actions, live):
+    for module in (auth, desk_pages, actions, live):
         app.include_router(module.router)
     from deskd.web.routes import metrics  # its own rule: loopback, or a bearer token
 

@@ -1,22 +1,37 @@
-"""The desk-wide lists: wakes (with filters and `wake explain`), pages with channels and
-silences, tasks and wake hooks, and the event log."""
+"""The console's pages to read: the board with its gauges, one role, the desk-wide lists —
+wakes (with filters and `wake explain`), pages with channels and silences, tasks and wake
+hooks, the event log — and meetings with one meeting's transcript, attendance, owed replies
+and votes."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
 from deskd.core.values import PRIORITIES, RUNGS
+from deskd.service.desk.context import DeskContext
+from deskd.service.desk.inbox import ledger
+from deskd.service.desk.presence import role_presences
 from deskd.service.engine.hooks import list_hooks
 from deskd.service.engine.wake import explain_attempt, explain_role, list_wakes
-from deskd.service.ops.console_views import recent_events
-from deskd.service.paging.channels import channel_views
+from deskd.service.meetings.views import meeting_list
+from deskd.service.ops.board import board, paused
+from deskd.service.ops.console_views import (
+    ladder_history,
+    meeting_detail,
+    recent_events,
+)
+from deskd.service.paging.channels import channel_views, routes
 from deskd.service.paging.pages import pages
 from deskd.service.paging.silences import listing
+from deskd.service.work.sessions import list_sessions
 from deskd.service.work.tasks import list_tasks
 from deskd.web.console import as_int, console_of
 from deskd.web.guard import Principal, now_of, reader
 from deskd.web.render import page
+from deskd.web.timeline import ladder_svg
 
 router = APIRouter()
 OUTCOMES = ("pending", "resolved", "superseded", "withdrawn", "failed")
@@ -116,3 +131,75 @@ def events_page(
             events=recent_events(ctx, role=role or None, actor=actor or None, limit=200),
             filters={"role": role, "actor": actor},
         )
+
+
+def gauges(ctx: DeskContext, data: dict[str, Any]) -> dict[str, Any]:
+    """The numbers across the top of the board, each with whether it is bad news."""
+    unwired = [r for r in ctx.desk.enabled_roles if not routes(ctx.settings, ctx.desk, r)]
+    health = data["health"]
+    live_by_role: dict[str, dict[str, Any]] = {}
+    for attempt in data["attempts"]:
+        current = live_by_role.get(attempt["role"])
+        if current is None or attempt["level"] > current["level"]:
+            live_by_role[attempt["role"]] = attempt
+    return {
+        "open_pages": len(data["pages"]),
+        "unwired": unwired,
+        "tick_age_s": health["last_tick_age_s"],
+        "tick_stale": health["tick_stale"],
+        "tick_mode": health["last_tick_mode"],
+        "tick_message": health["message"],
+        "paused": data["paused"],
+        "desk_paused": any(p["role"] is None for p in data["paused"]),
+        "badges": sum(1 for a in data["attempts"] if a["badge"]),
+        "stale_hosts": [h["name"] for h in data["hosts"] if h["stale"]],
+        "live_by_role": live_by_role,
+    }
+
+
+@router.get("/")
+def board_page(request: Request, who: Principal = Depends(reader)) -> Response:
+    with console_of(request).desk(now_of(request)) as ctx:
+        data = board(ctx)
+        return page(request, "board.html", ctx=ctx, board=data, gauges=gauges(ctx, data))
+
+
+@router.get("/roles/{role}")
+def role_page(request: Request, role: str, who: Principal = Depends(reader)) -> Response:
+    with console_of(request).desk(now_of(request)) as ctx:
+        ctx.desk.role(role)
+        info = next((r for r in role_presences(ctx) if r["role"] == role), None)
+        history = ladder_history(ctx, role)
+        pauses = paused(ctx)
+        return page(
+            request,
+            "role.html",
+            ctx=ctx,
+            role=role,
+            info=info,
+            timeline=ladder_svg(history, tz=ctx.tz),
+            attempts=list_wakes(ctx, role=role, open_only=False, limit=50),
+            explain=explain_role(ctx, role),
+            sessions=list_sessions(ctx, role, limit=20),
+            ledger=ledger(ctx, role=role, limit=50),
+            tasks=list_tasks(ctx, role=role, status=None, include_closed=False),
+            hooks=list_hooks(ctx, owner=role, include_closed=False),
+            events=recent_events(ctx, role=role, limit=30),
+            # Only the action the role's state allows is offered: pause or resume.
+            pause=next((p for p in pauses if p["role"] == role), None),
+            desk_pause=next((p for p in pauses if p["role"] is None), None),
+        )
+
+
+@router.get("/meetings")
+def meetings_page(request: Request, who: Principal = Depends(reader)) -> Response:
+    with console_of(request).desk(now_of(request)) as ctx:
+        rows = meeting_list(ctx.conn, include_closed=True, role=None, now=ctx.now)
+        return page(request, "meetings.html", ctx=ctx, meetings=rows)
+
+
+@router.get("/meetings/{meeting_id}")
+def meeting_page(request: Request, meeting_id: str, who: Principal = Depends(reader)) -> Response:
+    number = as_int(meeting_id, "meeting")
+    with console_of(request).desk(now_of(request)) as ctx:
+        return page(request, "meeting.html", ctx=ctx, m=meeting_detail(ctx, number))
