@@ -101,7 +101,7 @@ def scraper(prometheus_bin: str, tmp_path: Path) -> Iterator[Any]:
 
 
 def query(api: str, promql: str) -> list[dict[str, Any]]:
-    response = httpx.get(f"{api}/api/v1/query", params={"query": promql}, timeout=5)
+    response = httpx.get(f"{api}/api/v1/query", params={"query": promql}, timeout=60)
     response.raise_for_status()
     result: list[dict[str, Any]] = response.json()["data"]["result"]
     return result
