@@ -290,7 +290,7 @@ def run(scale: Scale, *, root: Path | None = None) -> Report:
         try:
             with psycopg.connect(desk.direct, autocommit=True, application_name=OBSERVER) as watch:
                 while time.monotonic() - started < scale.give_up_s:
-                    time.sleep(2.0)
+                    time.sleep(0.25)  # one cheap query: the wave's end is seen at once
                     row = watch.execute(
                         "SELECT count(*) FILTER (WHERE launch_status IN ('planned', 'running')), "
                         "count(*) FILTER (WHERE launch_status = 'running'), "

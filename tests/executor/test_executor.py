@@ -138,7 +138,7 @@ def test_a_permanent_failure_climbs_on_the_next_tick(desk: Desk, fake: Path) -> 
 
 def test_a_hung_agent_is_killed_at_its_timeout(desk: Desk, fake: Path) -> None:
     desk.monkeypatch.setenv("FAKE_AGENT_MODE", "hang")
-    desk.setenv("DESKD_WAKE_TIMEOUT", "2s")
+    desk.setenv("DESKD_WAKE_TIMEOUT", "1s")  # the shortest: the test waits it out whole
     urgent(desk)
     attempt_id = desk.json("tick", "--execute", "--wait")["launched"][0]["attempt_id"]
     row = attempt(desk, attempt_id)

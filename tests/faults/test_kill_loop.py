@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Desk
+from conftest import DESK_TOML, Desk
 
 FAKES = Path(__file__).resolve().parents[1] / "fakes"
 ROUNDS = 4
@@ -76,6 +76,9 @@ def test_kill_9_at_random_moments_loses_strands_and_duplicates_nothing(
     desk: Desk, tmp_path: Path
 ) -> None:
     rng = random.Random(int(os.environ.get("DESKD_KILL_SEED", "11")))
+    # A killed agent is a transient failure, retried inside the rung: at once, not after the
+    # default 2 s and 4 s waits, which the quiet wait below would otherwise sit through.
+    desk.write_desk(DESK_TOML + '\n[agent]\nretry_wait = "0s"\n')
     argv_file = tmp_path / "argv.jsonl"
     env = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
     env.update(

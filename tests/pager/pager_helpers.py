@@ -12,7 +12,17 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
 
+import pytest
+
 from conftest import DESK_TOML
+
+
+@pytest.fixture
+def no_send_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A send to a closed port is retried inside the send (three tries) after waits of 0.25 s
+    and 0.5 s: the tries stay, the waits go (no test here judges them). In-process CLI calls
+    only: a `deskd` subprocess keeps them."""
+    monkeypatch.setattr("deskd.adapters.channels.apprise.RETRY_FIRST_WAIT_S", 0.0)
 
 
 def free_port() -> int:
@@ -66,7 +76,9 @@ def http_receiver(port: int = 0) -> Iterator[Receiver]:
 
     server = HTTPServer(("127.0.0.1", port), Handler)
     receiver.port = int(server.server_address[1])
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # serve_forever notices shutdown() only when its select() returns: at its default 0.5 s
+    # poll that is half a second of every receiver's exit spent waiting; 0.02 s ends it at once.
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     try:
         yield receiver

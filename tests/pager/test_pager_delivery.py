@@ -12,11 +12,14 @@ from pager_helpers import (
     enqueue,
     free_port,
     http_receiver,
+    no_send_waits,  # noqa: F401  (a fixture)
     page_rows,
     smtp_receiver,
 )
 
 from conftest import Desk
+
+pytestmark = pytest.mark.usefixtures("no_send_waits")
 
 
 def test_it_pages_a_loopback_json_channel_and_records_the_result(desk: Desk) -> None:

@@ -6,12 +6,20 @@ from __future__ import annotations
 import json
 
 import pytest
-from pager_helpers import desk_with, enqueue, free_port, http_receiver
+from pager_helpers import (  # noqa: F401  (no_send_waits: a fixture)
+    desk_with,
+    enqueue,
+    free_port,
+    http_receiver,
+    no_send_waits,
+)
 
 from conftest import Desk
 from deskd.adapters.channels.base import scrub
 from deskd.adapters.channels.privacy import private_url, secret_parts
 from deskd.config.desk_file import expand_vars
+
+pytestmark = pytest.mark.usefixtures("no_send_waits")
 
 PASSWORD = "hunter2-literal"
 TOKEN = "tok3nAbCdEfGh123456"

@@ -61,7 +61,8 @@ def wait_for(what: str, probe: Any) -> Any:
 
 @pytest.fixture
 def scraper(prometheus_bin: str, tmp_path: Path) -> Iterator[Any]:
-    """Start Prometheus scraping ``target`` (host:port) every second; yields its API URL."""
+    """``start(target)`` starts Prometheus scraping ``target`` (host:port) every second and
+    returns its API URL."""
     procs: list[subprocess.Popen[bytes]] = []
 
     def start(target: str) -> str:
@@ -100,18 +101,23 @@ def scraper(prometheus_bin: str, tmp_path: Path) -> Iterator[Any]:
 
 
 def query(api: str, promql: str) -> list[dict[str, Any]]:
-    response = httpx.get(f"{api}/api/v1/query", params={"query": promql}, timeout=5)
+    response = httpx.get(f"{api}/api/v1/query", params={"query": promql}, timeout=60)
     response.raise_for_status()
     result: list[dict[str, Any]] = response.json()["data"]["result"]
     return result
 
 
 def test_prometheus_reads_the_desk_through_deskd_serve(desk: Desk, scraper: Any) -> None:
+    # Prometheus 2.x creates its scrape pools only after its discovery reload interval (at
+    # least 5 s, not configurable down): start it first, on the port deskd serve will take,
+    # so that wait runs alongside the desk's setup and the console's start. A scrape before
+    # the console listens records up == 0; the wait below is for up == 1.
+    port = free_port()
+    api = scraper(f"127.0.0.1:{port}")
     desk.write_desk(WEB_DESK)
     desk.ok("inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "disk 91%")
     desk.ok("pause", "--role", "beta", "--reason", "deploy freeze")
-    with serve(desk) as served:
-        api = scraper(served.url.removeprefix("http://"))
+    with serve(desk, port=port) as served:
         up = wait_for("the deskd target to be up", lambda: query(api, 'up{job="deskd"} == 1'))
         assert up[0]["metric"]["instance"] == served.url.removeprefix("http://")
         unread = wait_for(

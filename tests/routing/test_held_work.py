@@ -13,6 +13,10 @@ def test_unroutable_work_keeps_its_priority_and_is_routed_when_a_role_gains_it(
     desk: Desk,
 ) -> None:
     routed_desk(desk)
+    # beta's launch runs /bin/true: it never lands, a transient failure retried inside the
+    # rung. Without waiting between the tries (retry_wait), so the tick costs three runs of
+    # /bin/true and not 2 s + 4 s of backoff this test does not judge.
+    no_wait = '\n[agent]\nretry_wait = "0s"\n'
     desk.setenv("DESKD_AGENT_CMD", "/bin/true")
     out = enqueue(desk, "--capability", "billing", "--priority", "urgent", title="refund")
     assert out["unroutable"] == "billing"
@@ -21,7 +25,7 @@ def test_unroutable_work_keeps_its_priority_and_is_routed_when_a_role_gains_it(
 
     # beta learns billing: the next executing tick routes the held work to it
     desk.write_desk(
-        ROUTED_DESK.format(extra="", channels="").replace(
+        ROUTED_DESK.format(extra="", channels=no_wait).replace(
             'capabilities = ["triage"]', 'capabilities = ["triage", "billing"]'
         )
     )

@@ -13,7 +13,8 @@ from conftest import Desk
 
 
 def log_in_over_http(url: str, code: str) -> int:
-    with httpx.Client(base_url=url) as client:
+    # httpx waits 5 s by default: a loaded machine can take longer to answer a login.
+    with httpx.Client(base_url=url, timeout=60) as client:
         form = client.get("/login").text
         token = re.search(r'name="csrf" value="([^"]+)"', form)
         assert token

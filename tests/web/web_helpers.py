@@ -259,14 +259,15 @@ class Served:
 
 
 @contextmanager
-def serve(desk: Desk, *args: str, **env: str) -> Iterator[Served]:
-    """Start `deskd serve ARGS` on a free loopback port; stopped (and reaped) on the way out."""
+def serve(desk: Desk, *args: str, port: int | None = None, **env: str) -> Iterator[Served]:
+    """Start `deskd serve ARGS` on ``port`` (else a free loopback port); stopped (and reaped)
+    on the way out."""
     import os
     import subprocess
     import threading
     import time
 
-    port = free_port()
+    port = port or free_port()
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
     full_env.update(desk.env(**env))
     deskd = Path(sys.executable).with_name("deskd")
