@@ -144,7 +144,11 @@ class Pool:
         # The reset's own session, kept open: a new one would build its catalog caches and
         # plan the reset again each time, ~4x the server CPU of the reset itself. It sits
         # idle (no transaction, no lock) while the test runs.
-        self._keepers[name] = psycopg.connect(with_dbname(self.server, name), autocommit=True)
+        # A lock the ended sessions somehow still hold fails the reset (the database is then
+        # dropped) instead of hanging the suite.
+        self._keepers[name] = psycopg.connect(
+            with_dbname(self.server, name), autocommit=True, options="-c lock_timeout=60s"
+        )
         return name
 
     def give_back(self, name: str) -> None:

@@ -67,6 +67,7 @@ def test_a_reused_database_holds_what_a_fresh_copy_holds(pool: Pool) -> None:
         assert again.execute("SELECT pg_try_advisory_lock(4242)").fetchone()[0] is True
         sessions = again.execute(
             "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            " AND backend_type = 'client backend'"
         ).fetchone()[0]
         assert sessions == 2  # this one and the pool's own: the leaked ones were ended
     finally:
