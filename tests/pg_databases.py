@@ -143,9 +143,8 @@ class Pool:
         self.made.append(name)
         # The reset's own session, kept open: a new one would build its catalog caches and
         # plan the reset again each time, ~4x the server CPU of the reset itself. It sits
-        # idle (no transaction, no lock) while the test runs.
-        # A lock the ended sessions somehow still hold fails the reset (the database is then
-        # dropped) instead of hanging the suite.
+        # idle (no transaction, no lock) while the test runs. A lock that somehow outlives
+        # the ended sessions fails the reset (the database is dropped) instead of hanging.
         self._keepers[name] = psycopg.connect(
             with_dbname(self.server, name), autocommit=True, options="-c lock_timeout=60s"
         )
@@ -158,10 +157,12 @@ class Pool:
 
         keeper = self._keepers[name]
         try:
-            # Every other session on it ends first: its locks, LISTENs and transactions too.
+            # Every other client session on it ends first: its locks, LISTENs and transactions
+            # too. (An autovacuum worker there blocks no DELETE, and only a superuser may end it.)
             self._admin.execute(
                 "SELECT count(pg_terminate_backend(pid, 10000)) FROM pg_stat_activity"
-                " WHERE datname = %s AND pid NOT IN (pg_backend_pid(), %s)",
+                " WHERE datname = %s AND pid NOT IN (pg_backend_pid(), %s)"
+                " AND backend_type = 'client backend'",
                 (name, keeper.info.backend_pid),
             )
             for (gid,) in self._admin.execute(
