@@ -2,7 +2,7 @@
 
 Helpers specific to one area live in that area's test files (or a conftest in a subfolder).
 It runs past 400 lines: the desk fixture, its PostgreSQL databases (one cluster per worker,
-databases from a template) and the leak check are one lifecycle, read together.
+databases pooled per worker) and the leak check are one lifecycle, read together.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from pg_databases import (  # noqa: F401  (fixtures, found by pytest through thi
     pg_database,
     pg_fixture_for,
     pg_migrated_database,
+    pg_pool,
     pg_template,
 )
 
@@ -259,8 +260,9 @@ def desk(
     """alpha, beta, gamma in America/New_York; the clock pinned at 2026-12-01 09:00 local.
 
     On the ``postgresql`` backend the desk's DESKD_DB is a database of its own: under the
-    BOTH_BACKENDS folders a copy of the migrated template (what deskd's first command would
-    have made of an empty one), unless the test is marked ``empty_database``; elsewhere empty.
+    BOTH_BACKENDS folders one from the worker's pool, holding what the migrated template holds
+    (what deskd's first command would have made of an empty one), unless the test is marked
+    ``empty_database``; elsewhere empty.
     """
     for key in list(os.environ):
         if key.startswith("DESKD_"):
@@ -405,7 +407,8 @@ def pg_server() -> Iterator[str]:
         import psycopg  # noqa: F401
     except ImportError:
         _no_postgres("psycopg is not installed (pip install -e '.[pg]')")
-    cluster = Cluster()
+    # Prepared transactions allowed, so the pool's reset of them is tested (tests/test_pg_pool.py).
+    cluster = Cluster(settings={"max_prepared_transactions": "4"})
     try:
         cluster.start()
     except ClusterUnavailable as exc:
