@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DESK_TOML
+from conftest import DESK_TOML, Desk, urgent
 
 HEAVY = ("apprise", "fastapi", "uvicorn", "croniter")
 
@@ -244,3 +244,27 @@ def test_an_executing_tick_with_pages_due_still_sends_and_settles_them(tmp_path:
         modules_after(["tick", "--execute"], tmp_path, probe=CONSOLE)  # nothing left to send
         assert len(rx.titles) == 2
         assert rx.titles[1].startswith("deskd: settled — no action needed (alpha")
+
+
+# -- the executor (`deskd agent run`, one fresh process per launch) ------------------------
+
+
+def test_the_executor_loads_no_desk_file_validator(desk: Desk) -> None:
+    """A launch reads the channels' secret names to keep them from the agent; that needs the
+    validated desk (the cache), never its validators: ~0.15 CPU-s on every launch."""
+    from deskd.service.engine.dispatch import Dispatched
+
+    def record(ctx: object, attempt_id: int, role: str) -> Dispatched:
+        return Dispatched(attempt_id=attempt_id, role=role, pid=0)
+
+    desk.monkeypatch.setattr("deskd.service.engine.tick.start_executor", record)
+    desk.write_desk(DESK_TOML + '\n[agent]\nkind = "command"\ncommand = "/bin/true"\n')
+    urgent(desk)
+    (launched,) = desk.json("tick", "--execute")["launched"]
+    args = ["agent", "run", "--attempt", str(launched["attempt_id"])]
+    modules = modules_after(args, desk.home, probe=CONSOLE)
+    assert "deskd.service.paging.channels" in modules  # it read the secrets' names
+    assert "deskd.config.desk_file" not in modules and "pydantic" not in modules
+    with desk.db() as conn:
+        row = conn.execute("SELECT launch_status FROM attempts").fetchone()
+    assert row["launch_status"] == "finished"  # the launch really ran
