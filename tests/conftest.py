@@ -398,11 +398,11 @@ def pg_server() -> Iterator[str]:
     """A PostgreSQL server's admin URL: ``DESKD_TEST_PG_URL``, or a throwaway cluster started
     for this test session (and stopped after it). Without one the PostgreSQL tests skip,
     except under CI=true, where they are mandatory."""
-    from harness.pgcluster import Cluster, ClusterUnavailable
-
     if GIVEN_PG_URL:
         yield GIVEN_PG_URL
         return
+    from harness.pgcluster import Cluster, ClusterUnavailable  # bench/harness: pytest's pythonpath
+
     try:
         import psycopg  # noqa: F401
     except ImportError:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DESK_TOML
+from conftest import DESK_TOML, Desk, urgent
+from console_entry import console_with
 
 HEAVY = ("apprise", "fastapi", "uvicorn", "croniter")
 
@@ -47,6 +48,15 @@ def modules_after(
     status, *modules = proc.stdout.split("exit:", 1)[1].split()
     assert exit_code is None or int(status) == exit_code, proc.stdout + proc.stderr
     return set(modules)
+
+
+def prepare(args: list[str], home: Path) -> None:
+    """`deskd ARGS` to set a desk up, through the console entry in-process: a step whose
+    imports no test reads needs no fresh interpreter."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
+    env["DESKD_HOME"] = str(home)
+    done = console_with(env, *args, cwd=home)
+    assert done.exit_code == 0, done.stderr
 
 
 def heavy_in(modules: set[str]) -> list[str]:
@@ -156,9 +166,7 @@ def hot_desk(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (home / "deskd.toml").write_text(DESK_TOML)
     first = modules_after(["task", "add", "t", "--for", "alpha", "--by", "beta"], home)
     assert "pydantic" in first  # the first command validates the desk file and caches it
-    modules_after(
-        ["meeting", "call", "--by", "alpha", "--agenda", "a", "--attendees", "beta"], home
-    )
+    prepare(["meeting", "call", "--by", "alpha", "--agenda", "a", "--attendees", "beta"], home)
     return home
 
 
@@ -180,7 +188,7 @@ def test_hot_commands_load_no_validator_lock_or_network_module(hot_desk: Path, n
 
 def test_an_edited_desk_file_is_validated_again(hot_desk: Path, tmp_path: Path) -> None:
     (tmp_path / "deskd.toml").write_text(DESK_TOML)
-    modules_after(["roles"], tmp_path)
+    prepare(["roles"], tmp_path)
     assert "pydantic" not in modules_after(["roles"], tmp_path)
     (tmp_path / "deskd.toml").write_text(DESK_TOML.replace('"Beta"', '"B"'))
     assert "pydantic" in modules_after(["roles"], tmp_path)
@@ -205,12 +213,12 @@ def quiet_desk(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A desk with history and nothing due: a read item, a closed task, a hook for later."""
     home = tmp_path_factory.mktemp("quiet")
     (home / "deskd.toml").write_text(DESK_TOML)
-    modules_after(["inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "x"], home)
-    modules_after(["inbox", "ack", "--for", "alpha", "--seen"], home)
-    modules_after(["task", "add", "t", "--for", "beta", "--by", "alpha"], home)
-    modules_after(["task", "update", "1", "--status", "done", "--by", "beta"], home)
-    modules_after(["hook", "add", "--for", "gamma", "--title", "t", "--every", "1h"], home)
-    modules_after(["tick", "--execute"], home)  # records what the history left to record
+    prepare(["inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "x"], home)
+    prepare(["inbox", "ack", "--for", "alpha", "--seen"], home)
+    prepare(["task", "add", "t", "--for", "beta", "--by", "alpha"], home)
+    prepare(["task", "update", "1", "--status", "done", "--by", "beta"], home)
+    prepare(["hook", "add", "--for", "gamma", "--title", "t", "--every", "1h"], home)
+    prepare(["tick", "--execute"], home)  # records what the history left to record
     return home
 
 
@@ -235,12 +243,36 @@ def test_an_executing_tick_with_pages_due_still_sends_and_settles_them(tmp_path:
     with http_receiver() as rx:
         (tmp_path / "deskd.toml").write_text(desk_with({"ops": [rx.url()]}, default=["ops"]))
         args = ["inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "disk"]
-        modules_after([*args, "--priority", "urgent"], tmp_path)
+        prepare([*args, "--priority", "urgent"], tmp_path)
         modules = modules_after(["tick", "--execute"], tmp_path, probe=CONSOLE)
         assert "deskd.service.paging.pager" in modules
         assert [t.startswith("deskd: alpha has not answered") for t in rx.titles] == [True]
-        modules_after(["inbox", "ack", "--for", "alpha", "--id", "1"], tmp_path)
+        prepare(["inbox", "ack", "--for", "alpha", "--id", "1"], tmp_path)
         modules_after(["tick", "--execute"], tmp_path, probe=CONSOLE)  # resolves the page
         modules_after(["tick", "--execute"], tmp_path, probe=CONSOLE)  # nothing left to send
         assert len(rx.titles) == 2
         assert rx.titles[1].startswith("deskd: settled — no action needed (alpha")
+
+
+# -- the executor (`deskd agent run`, one fresh process per launch) ------------------------
+
+
+def test_the_executor_loads_no_desk_file_validator(desk: Desk) -> None:
+    """A launch reads the channels' secret names to keep them from the agent; that needs the
+    validated desk (the cache), never its validators: ~0.15 CPU-s on every launch."""
+    from deskd.service.engine.dispatch import Dispatched
+
+    def record(ctx: object, attempt_id: int, role: str) -> Dispatched:
+        return Dispatched(attempt_id=attempt_id, role=role, pid=0)
+
+    desk.monkeypatch.setattr("deskd.service.engine.tick.start_executor", record)
+    desk.write_desk(DESK_TOML + '\n[agent]\nkind = "command"\ncommand = "/bin/true"\n')
+    urgent(desk)
+    (launched,) = desk.json("tick", "--execute")["launched"]
+    args = ["agent", "run", "--attempt", str(launched["attempt_id"])]
+    modules = modules_after(args, desk.home, probe=CONSOLE)
+    assert "deskd.service.paging.channels" in modules  # it read the secrets' names
+    assert "deskd.config.desk_file" not in modules and "pydantic" not in modules
+    with desk.db() as conn:
+        row = conn.execute("SELECT launch_status FROM attempts").fetchone()
+    assert row["launch_status"] == "finished"  # the launch really ran

@@ -8,6 +8,8 @@ import signal
 import time
 from pathlib import Path
 
+import pytest
+
 from conftest import Desk, processes_with, urgent
 
 DESK = """\
@@ -81,3 +83,19 @@ def _alive(pid: int) -> bool:
             return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
     except OSError:
         return False
+
+
+def test_asking_for_the_death_signal_starts_no_helper_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """libc comes from the executor's own symbols: looking it up by name (ctypes.util's
+    find_library) ran `ldconfig -p` as a child process on every launch."""
+    import subprocess
+
+    from deskd.adapters.process import _die_with_parent
+
+    def no_process(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"a helper process was started: {args}")
+
+    monkeypatch.setattr(subprocess, "Popen", no_process)
+    assert _die_with_parent(os.getpid()) is not None

@@ -136,6 +136,10 @@ def test_a_permanent_failure_climbs_on_the_next_tick(desk: Desk, fake: Path) -> 
     assert [a["rung"] for a in out["attempts"]] == ["notify"]
 
 
+# The backend only stores how a launch ended, through the one statement every end goes
+# through (test_a_classified_end_is_stored_on_either_backend stores the richest on PostgreSQL);
+# the executor's own behaviour below runs on SQLite.
+@pytest.mark.sqlite_only
 def test_a_hung_agent_is_killed_at_its_timeout(desk: Desk, fake: Path) -> None:
     desk.monkeypatch.setenv("FAKE_AGENT_MODE", "hang")
     desk.setenv("DESKD_WAKE_TIMEOUT", "1s")  # the shortest: the test waits it out whole
@@ -145,6 +149,10 @@ def test_a_hung_agent_is_killed_at_its_timeout(desk: Desk, fake: Path) -> None:
     assert row["launch_status"] == "timed_out" and row["failure_class"] == "transient"
 
 
+# The backend only stores how a launch ended, through the one statement every end goes
+# through (test_a_classified_end_is_stored_on_either_backend stores the richest on PostgreSQL);
+# the executor's own behaviour below runs on SQLite.
+@pytest.mark.sqlite_only
 def test_a_missing_executable_is_one_actionable_line(desk: Desk, fake: Path) -> None:
     desk.setenv("DESKD_AGENT_CMD", "no-such-agent-cli")
     urgent(desk)
@@ -171,6 +179,10 @@ def test_the_agent_gets_a_scrubbed_environment(desk: Desk, fake: Path, tmp_path:
     assert env["DESKD_DB"] == desk.db_target and env["DESKD_NOW"] == desk.now_iso
 
 
+# The backend only stores how a launch ended, through the one statement every end goes
+# through (test_a_classified_end_is_stored_on_either_backend stores the richest on PostgreSQL);
+# the executor's own behaviour below runs on SQLite.
+@pytest.mark.sqlite_only
 def test_the_agent_s_pwd_names_its_workdir_not_deskd_s(
     desk: Desk, fake: Path, tmp_path: Path
 ) -> None:
@@ -287,6 +299,10 @@ def test_a_transient_failure_is_retried_inside_the_rung(desk: Desk, fake: Path) 
     assert len(launches(fake)) == 2
 
 
+# The backend only stores how a launch ended, through the one statement every end goes
+# through (test_a_classified_end_is_stored_on_either_backend stores the richest on PostgreSQL);
+# the executor's own behaviour below runs on SQLite.
+@pytest.mark.sqlite_only
 def test_a_timeout_is_not_retried_inside_the_rung(desk: Desk, fake: Path) -> None:
     desk.monkeypatch.setenv("FAKE_AGENT_MODE", "hang")
     desk.setenv("DESKD_WAKE_TIMEOUT", "1s")

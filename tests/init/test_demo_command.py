@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from console_entry import console_with
+
 
 def run_demo(folder: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
@@ -54,8 +56,9 @@ def test_it_stops_with_one_line_when_the_folder_already_has_a_desk(tmp_path: Pat
     folder = tmp_path / "demo"
     folder.mkdir()
     (folder / "deskd.toml").write_text("# someone's desk\n")
-    proc = run_demo(folder)
-    assert proc.returncode == 1
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
+    proc = console_with(env, "demo", "--dir", str(folder))  # it stops before any process
+    assert proc.exit_code == 1
     assert "already exist" in proc.stdout
     assert proc.stderr.strip().splitlines()[-1].startswith("deskd: demo stopped")
     assert (folder / "deskd.toml").read_text() == "# someone's desk\n"

@@ -1,6 +1,8 @@
-"""A new user's first commands, as real subprocesses: `init` then `doctor` is not red, a dry
-tick shows on the board, `serve` refuses a port it cannot have before printing anything, a
-mistyped command gets a suggestion, and a bad desk file or database says what to fix."""
+"""A new user's first commands: `init` then `doctor` is not red (as real subprocesses, the
+way a user first meets them), a dry tick shows on the board, `serve` (a real process) refuses
+a port it cannot have before printing anything, a mistyped command gets a suggestion, and a
+bad desk file or database says what to fix. Where the process is not what a test checks,
+`deskd` runs through the console script's own entry in-process (tests/console_entry.py)."""
 
 from __future__ import annotations
 
@@ -14,23 +16,35 @@ from pathlib import Path
 
 import pytest
 
+from conftest import Outcome
+from console_entry import console_with
+
 BIN = Path(sys.executable).parent
 NOW = "2026-12-01T14:00:00Z"
 
 
-def deskd(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """The installed ``deskd`` console script (the fast dispatch, then click)."""
+def _env(home: Path, **env: str) -> dict[str, str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
     base.update({"DESKD_HOME": str(home), "DESKD_NOW": NOW, "PATH": str(BIN), **env})
+    return base
+
+
+def deskd_process(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """The installed ``deskd`` console script (the fast dispatch, then click)."""
     return subprocess.run(
         [str(BIN / "deskd"), *args],
-        env=base,
+        env=_env(home, **env),
         cwd=home,
         capture_output=True,
         text=True,
         timeout=300,
         stdin=subprocess.DEVNULL,
     )
+
+
+def deskd(home: Path, *args: str, **env: str) -> Outcome:
+    """``deskd ARGS`` as the console script runs it, in this process (stdin not a terminal)."""
+    return console_with(_env(home, **env), *args, cwd=home)
 
 
 @pytest.fixture
@@ -41,8 +55,8 @@ def home(tmp_path: Path) -> Path:
 
 
 def test_init_then_doctor_is_not_red_without_an_agent_cli(home: Path) -> None:
-    assert deskd(home, "init").returncode == 0
-    out = deskd(home, "doctor")
+    assert deskd_process(home, "init").returncode == 0
+    out = deskd_process(home, "doctor")
     assert out.returncode == 0, out.stdout
     assert "✗" not in out.stdout and "failed" not in out.stdout
     agent = next(x for x in out.stdout.splitlines() if "agent researcher" in x)
@@ -54,24 +68,24 @@ def test_init_then_doctor_is_not_red_without_an_agent_cli(home: Path) -> None:
 def test_a_missing_agent_cli_fails_once_ticks_execute(home: Path) -> None:
     deskd(home, "init")
     out = deskd(home, "doctor", DESKD_WAKE_EXECUTE="1")
-    assert out.returncode == 1
+    assert out.exit_code == 1
     agent = next(x for x in out.stdout.splitlines() if "agent researcher" in x)
     assert agent.startswith("✗") and "npm install -g @anthropic-ai/claude-code" in agent
 
 
 def test_a_missing_agent_cli_fails_once_an_executing_tick_has_run(home: Path) -> None:
     deskd(home, "init")
-    assert deskd(home, "tick", "--execute").returncode == 0
+    assert deskd(home, "tick", "--execute").exit_code == 0
     out = deskd(home, "doctor")
-    assert out.returncode == 1
+    assert out.exit_code == 1
     assert next(x for x in out.stdout.splitlines() if "agent operator" in x).startswith("✗")
 
 
 def test_status_after_a_dry_tick_says_when_it_ran_and_that_nothing_executed(home: Path) -> None:
     deskd(home, "init")
-    assert deskd(home, "tick").returncode == 0
+    assert deskd(home, "tick").exit_code == 0
     out = deskd(home, "status", DESKD_NOW="2026-12-01T14:02:00Z")
-    assert out.returncode == 0, out.stderr
+    assert out.exit_code == 0, out.stderr
     assert "last tick: 2m ago (dry-run)" in out.stdout
     assert "no executing tick has run yet" in out.stdout
     assert "no tick has run yet" not in out.stdout.replace("no executing tick has run yet", "")
@@ -94,7 +108,7 @@ def test_serve_refuses_a_busy_port_before_printing_a_url_or_a_code(
     home: Path, busy_port: int
 ) -> None:
     deskd(home, "init")
-    out = deskd(home, "serve", "--port", str(busy_port))
+    out = deskd_process(home, "serve", "--port", str(busy_port))
     assert out.returncode == 3
     assert out.stdout == ""
     assert f"127.0.0.1:{busy_port}" in out.stderr and "--port" in out.stderr
@@ -113,7 +127,7 @@ def test_serve_on_bracketed_ipv6_loopback_refuses_a_busy_port_before_a_code(home
         taken.listen()
         port = taken.getsockname()[1]
         deskd(home, "init")
-        out = deskd(home, "serve", "--host", "[::1]", "--port", str(port))
+        out = deskd_process(home, "serve", "--host", "[::1]", "--port", str(port))
     assert out.returncode == 3, out.stdout + out.stderr
     assert out.stdout == ""  # no access code printed, none generated
     assert not (home / "data" / "supervisor-access.json").exists()
@@ -122,7 +136,7 @@ def test_serve_on_bracketed_ipv6_loopback_refuses_a_busy_port_before_a_code(home
 
 def test_serve_refuses_an_address_that_is_not_this_machines(home: Path) -> None:
     deskd(home, "init")
-    out = deskd(home, "serve", "--host", "nosuch.invalid")
+    out = deskd_process(home, "serve", "--host", "nosuch.invalid")
     assert out.returncode == 3 and out.stdout == ""
     assert "--host" in out.stderr
 
@@ -133,7 +147,7 @@ def test_serve_refuses_an_address_that_is_not_this_machines(home: Path) -> None:
 )
 def test_a_mistyped_command_gets_the_nearest_one(home: Path, typed: str, meant: str) -> None:
     out = deskd(home, typed)
-    assert out.returncode == 2
+    assert out.exit_code == 2
     assert f"No such command '{typed}'. Did you mean '{meant}'" in out.stderr
 
 
@@ -150,14 +164,14 @@ def test_a_mistyped_command_through_click_in_process_gets_a_suggestion() -> None
 def test_a_mistyped_hot_subcommand_gets_the_nearest_one(home: Path) -> None:
     deskd(home, "init")
     out = deskd(home, "inbox", "enqeue", "--for", "researcher", "--title", "x")
-    assert out.returncode == 2
+    assert out.exit_code == 2
     assert "Did you mean 'enqueue'?" in out.stderr
 
 
 def test_a_bad_role_name_shows_the_value_and_says_lowercase(home: Path) -> None:
     (home / "deskd.toml").write_text('[[roles]]\nname = "Alpha"\n', encoding="utf-8")
     out = deskd(home, "roles")
-    assert out.returncode == 1
+    assert out.exit_code == 1
     line = out.stderr.strip()
     assert line.startswith("deskd: deskd.toml: roles[0].name: 'Alpha'")
     assert "lowercase" in line and "did you mean 'alpha'?" in line
@@ -175,7 +189,7 @@ def test_a_bad_role_name_shows_the_value_and_says_lowercase(home: Path) -> None:
 def test_a_toml_syntax_error_gives_the_line_and_a_hint(home: Path, text: str, hint: str) -> None:
     (home / "deskd.toml").write_text(text, encoding="utf-8")
     out = deskd(home, "roles")
-    assert out.returncode == 1
+    assert out.exit_code == 1
     assert "not valid TOML" in out.stderr and hint in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
 

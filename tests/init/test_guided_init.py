@@ -1,6 +1,8 @@
 """A guided ``deskd init``: real processes on a pseudo-terminal answer its questions (bad
 answers asked again with the reason), the flags give the same answers to scripts, stdin that
-is no terminal asks nothing; every desk it writes passes ``deskd doctor``."""
+is no terminal asks nothing; every desk it writes passes ``deskd doctor``. The terminal is
+what the guided tests check, so they run ``deskd`` as a process; the scripted runs and the
+doctor checks go through the console script's entry in-process (tests/console_entry.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import NOW
+from conftest import NOW, Outcome
+from console_entry import console_with
 from deskd.config.desk_file import load_desk
 from deskd.service.ops.init_answers import system_timezone
 
@@ -104,20 +107,14 @@ def env(tmp_path: Path, home: Path) -> Iterator[dict[str, str]]:
 
 
 def doctor_failures(env: dict[str, str], home: Path) -> list[dict[str, str]]:
-    done = subprocess.run(
-        [DESKD, "doctor", "--json"], env=env, cwd=home, capture_output=True, text=True,
-        timeout=WAIT_S, check=False,
-    )  # fmt: skip
+    done = console_with(env, "doctor", "--json", cwd=home)
     checks = json.loads(done.stdout)["checks"]
     return [c for c in checks if c["level"] == "fail"]
 
 
-def run(env: dict[str, str], home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def run(env: dict[str, str], home: Path, *args: str) -> Outcome:
     """``deskd ARGS`` with stdin not a terminal."""
-    return subprocess.run(
-        [DESKD, *args], env=env, cwd=home, stdin=subprocess.DEVNULL, capture_output=True,
-        text=True, timeout=WAIT_S, check=False,
-    )  # fmt: skip
+    return console_with(env, *args, cwd=home)
 
 
 def test_it_asks_rechecks_bad_answers_and_writes_a_desk_doctor_passes(
@@ -243,7 +240,7 @@ def test_flags_give_the_same_answers_without_questions(
 
 def test_yes_asks_nothing_and_takes_the_defaults(env: dict[str, str], home: Path) -> None:
     done = run(env, home, "init", "--yes", "--json")
-    assert done.returncode == 0, done.stderr
+    assert done.exit_code == 0, done.stderr
     desk = load_desk(home / "deskd.toml")
     assert (desk.section.timezone, desk.role_names) == ("Europe/Berlin", ["researcher"])
     assert desk.agent_for("researcher").command == "codex"  # the first agent CLI on PATH
@@ -269,7 +266,7 @@ def test_a_bad_flag_is_one_line_and_writes_nothing(
 ) -> None:
     args = [a.replace("{port}", str(free_port())) for a in args]
     done = run(env, home, "init", *args)
-    assert done.returncode == 1, done.stderr
+    assert done.exit_code == 1, done.stderr
     assert done.stderr.startswith("deskd: ") and said in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert list(home.iterdir()) == []
@@ -279,7 +276,7 @@ def test_stdin_not_a_terminal_asks_nothing_and_writes_the_example_desk(
     env: dict[str, str], home: Path
 ) -> None:
     done = run(env, home, "init")
-    assert done.returncode == 0, done.stderr
+    assert done.exit_code == 0, done.stderr
     assert "Desk name" not in done.stdout
     assert "next: edit deskd.toml" in done.stdout
     desk = load_desk(home / "deskd.toml")

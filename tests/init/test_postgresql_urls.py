@@ -4,7 +4,9 @@
 and a project's committed .claude/settings.json would carry the password): the tick, deskd
 and the session hook read it from the desk's `.env` (0600). `deskd init` sets the database up
 instead of creating a stray SQLite file, and logs and JSON show the URL with its password
-masked. Real `deskd` processes against a real PostgreSQL (a throwaway cluster).
+masked. Against a real PostgreSQL (a throwaway cluster): the cron line's tick and the
+session hook as real processes with only what they are given; the commands that print or set
+up through the console script's own entry, in-process (tests/console_entry.py).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Desk
+from conftest import Desk, Outcome
+from console_entry import console_with
 
 PASSWORD = "S3cretPgPassw0rd"
 HOOK = Path(sys.executable).parent / "deskd-session-hook"
@@ -30,21 +33,12 @@ def url(pg_database: str) -> str:
     return pg_database.replace("://deskd@", f"://deskd:{PASSWORD}@")
 
 
-def deskd(
-    home: Path, *args: str, check: bool = True, **env: str
-) -> subprocess.CompletedProcess[str]:
+def deskd(home: Path, *args: str, check: bool = True, **env: str) -> Outcome:
     full = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
     full.update({"DESKD_HOME": str(home), **env})
-    done = subprocess.run(
-        [sys.executable, "-m", "deskd", *args],
-        env=full,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = console_with(full, *args)
     if check:
-        assert done.returncode == 0, (args, done.stderr)
+        assert done.exit_code == 0, (args, done.stderr)
     return done
 
 
@@ -73,12 +67,12 @@ def test_cron_line_reads_the_url_from_dot_env_and_ticks_the_real_database(
 ) -> None:
     home = desk.home
     refused = deskd(home, "cron-line", check=False, DESKD_DB=url)
-    assert refused.returncode == 1
+    assert refused.exit_code == 1
     (line,) = refused.stderr.splitlines()
     assert ".env" in line and "chmod 600" in line and PASSWORD not in line
     dot_env(home, url, mode=0o644)
     refused = deskd(home, "cron-line", check=False, DESKD_DB=url)
-    assert refused.returncode == 1 and "not private" in refused.stderr
+    assert refused.exit_code == 1 and "not private" in refused.stderr
     dot_env(home, url)
     out = json.loads(deskd(home, "cron-line", "--json", DESKD_DB=url).stdout)
     assert "postgresql" not in out["line"] and PASSWORD not in json.dumps(out)
@@ -132,7 +126,7 @@ def test_init_on_a_url_sets_the_database_up_and_makes_no_stray_file(
     assert again["db_created"] is False  # the tables were there
     assert stray_sqlite(home) == [] and PASSWORD not in everything_under(home)
     refused = deskd(home, "init", "--new-db", check=False, DESKD_DB=url)
-    assert refused.returncode == 1 and PASSWORD not in refused.stderr
+    assert refused.exit_code == 1 and PASSWORD not in refused.stderr
 
 
 def test_hooks_install_keeps_the_url_out_of_the_project(

@@ -5,8 +5,9 @@ status set` and `heartbeat` (flag or DESKD_SESSION_ID), the session hook's stdin
 own output — accepts only the shape that CLI prints; and the adapters pass ids as
 `--resume=ID` (or after `--` for Codex) so even a stored bad id is never read as a flag.
 The hook, the fake agent CLIs and the resumes run as real processes; the refusals of
-`status set` and `heartbeat` go through the console script's entry in-process (the fast
-dispatch, then click), a fresh interpreter being no part of what they check.
+`status set` and `heartbeat`, and the argv `agent command` prints, go through the console
+script's entry in-process (the fast dispatch, then click), a fresh interpreter being no part
+of what they check.
 """
 
 from __future__ import annotations
@@ -61,20 +62,6 @@ def kinds_desk(desk: Desk) -> None:
     desk.write_desk(DESK_TOML + roles)
 
 
-def deskd(desk: Desk, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """The real ``deskd`` as a process, with the desk's environment."""
-    full = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
-    full.update(desk.env(**env))
-    return subprocess.run(
-        [sys.executable, "-m", "deskd", *args],
-        env=full,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-
-
 def native_ids(desk: Desk) -> list[str]:
     if not desk.db_path.exists():
         return []
@@ -112,7 +99,7 @@ def test_status_set_takes_each_clis_real_id_and_refuses_other_shapes(desk: Desk,
 
 
 def test_the_hook_refuses_a_session_id_shaped_like_a_flag(desk: Desk) -> None:
-    deskd(desk, "status")
+    console(desk, "status")  # the database exists before the hook runs
     env = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
     env.update(desk.env(role="alpha"))
     for bad in ("--dangerously-skip-permissions", "-p", "a b"):
@@ -191,11 +178,11 @@ def test_a_bad_id_stored_before_ids_were_checked_never_reaches_the_argv(
 @pytest.mark.parametrize("kind", ["claude", "codex", "gemini", "opencode"])
 def test_a_resume_passes_the_id_where_no_cli_reads_it_as_a_flag(desk: Desk, kind: str) -> None:
     desk.write_desk(DESK_TOML + f'\n[agent]\nkind = "{kind}"\ncommand = "/bin/true"\n')
-    out = deskd(
+    out = console(
         desk, "agent", "command", "--role", "alpha", "--mode", "resume",
         "--session-id", REAL[kind], "--json",
     )  # fmt: skip
-    assert out.returncode == 0, out.stderr
+    assert out.exit_code == 0, out.stderr
     argv = json.loads(out.stdout)["argv"]
     if kind == "codex":  # positionals after "--": the id, then the prompt
         assert argv[argv.index("--") + 1] == REAL[kind]

@@ -9,7 +9,6 @@ group is ended by the healing tick (``end_agent_group``) before it records ``exe
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import queue
 import signal
@@ -128,7 +127,9 @@ def _die_with_parent(parent: int) -> Callable[[], None] | None:
     if not sys.platform.startswith("linux"):
         return None
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        # The running interpreter's own symbols, libc's among them: find_library("c") would
+        # run `ldconfig -p` in a child process on every launch to find the same library.
+        libc = ctypes.CDLL(None, use_errno=True)
         prctl = libc.prctl
     except (OSError, AttributeError):
         return None

@@ -12,6 +12,9 @@ tests/config/test_desk_cache.py holds equal. Floor 2 of deskd.config: stdlib onl
 
 from __future__ import annotations
 
+import os
+import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -28,6 +31,19 @@ DEFAULT_LADDER: tuple[tuple[str, int | None], ...] = (
     ("badge", None),
 )
 DEFAULT_ALLOWED_TOOLS = ["Read", "Grep", "Glob", "Edit", "Write", "Bash"]
+
+ENV_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+"""``${VAR}`` in a channel URL: filled from the environment (and the desk's ``.env``, see
+``service.paging.channels.var_values``), so secrets stay out of the file."""
+
+
+def expand_vars(text: str, values: Mapping[str, str] | None = None) -> str:
+    """``text`` with every ``${VAR}`` filled from ``values`` (default: the environment;
+    unset: empty — callers that send refuse an unset variable first)."""
+    source = os.environ if values is None else values
+    return ENV_VAR.sub(lambda m: source.get(m.group(1), ""), text)
+
+
 DEFAULT_RETRY_WAIT_S = 2
 
 

@@ -9,10 +9,8 @@ model that names it, so one file answers "what may deskd.toml say".
 
 from __future__ import annotations
 
-import os
 import re
 import tomllib
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -23,7 +21,7 @@ from deskd.config.desk import AGENT_KINDS as AGENT_KINDS
 from deskd.config.desk import DEFAULT_ALLOWED_TOOLS as DEFAULT_ALLOWED_TOOLS
 from deskd.config.desk import DEFAULT_LADDER as DEFAULT_LADDER
 from deskd.config.desk import AgentSettings as AgentSettings
-from deskd.config.desk import Desk
+from deskd.config.desk import Desk, expand_vars
 from deskd.config.host import HostConfig
 from deskd.core.presence import DEFAULT_ONLINE_S, DEFAULT_SUSPECT_S
 from deskd.core.timeparse import MAX_DURATION_S, check_duration, parse_duration
@@ -272,18 +270,6 @@ def _model_at(model: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] |
             else:
                 return None
     return current if isinstance(current, type) else None
-
-
-ENV_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-"""``${VAR}`` in a channel URL: filled from the environment (and the desk's ``.env``, see
-``service.channels.var_values``), so secrets stay out of the file."""
-
-
-def expand_vars(text: str, values: Mapping[str, str] | None = None) -> str:
-    """``text`` with every ``${VAR}`` filled from ``values`` (default: the environment;
-    unset: empty — callers that send refuse an unset variable first)."""
-    source = os.environ if values is None else values
-    return ENV_VAR.sub(lambda m: source.get(m.group(1), ""), text)
 
 
 def parse_desk(text: str, *, path: Path, host: HostConfig | None = None) -> Desk:

@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
 from deskd.adapters.channels.base import SEND_BUDGET_S, Target
-from deskd.config.desk import Desk
-from deskd.config.desk_file import ENV_VAR, expand_vars
+from deskd.config.desk import ENV_VAR, Desk, expand_vars
 from deskd.config.host import PYTHON_CHANNEL_SCHEME
 from deskd.config.settings import Settings
 from deskd.core.values import PRIORITIES
