@@ -8,15 +8,13 @@ printed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 SEND_BUDGET_S = 15.0
 """Longest one send may take, every service and retry included (a tick runs each minute)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Target:
+class Target(NamedTuple):
     """One apprise URL to send to; ``key`` identifies it in the results."""
 
     key: str
@@ -27,8 +25,7 @@ class Target:
     """Why it cannot be sent (a ``${VAR}`` it needs is not set): refused, never sent half-filled."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Delivery:
+class Delivery(NamedTuple):
     """How one target took one send: ``ok``, or the error text (already scrubbed)."""
 
     key: str
