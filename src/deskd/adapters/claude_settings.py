@@ -38,7 +38,6 @@ HOOK_EVENTS = (
 )
 MATCHER_EVENTS = frozenset({"SessionStart", "PostToolUse", "PostToolUseFailure", "StopFailure"})
 HOOK_TIMEOUT_S = 30
-ENV_KEYS = ("DESKD_HOME", "DESKD_DB", "DESKD_ROLE")
 
 
 def hook_executable() -> str:

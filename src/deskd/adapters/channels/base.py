@@ -4,6 +4,11 @@ Channel URLs are secrets (webhook tokens, SMTP passwords). They are shown only t
 ``privacy.private_url`` — in logs, ``deskd pages``, ``deskd channels`` and ``deskd doctor``
 — and an error text from a transport is passed through ``scrub`` before it is stored or
 printed.
+
+The outbox: with no channel for the role (none of its own, no desk default, no
+``DESKD_NOTIFY_URLS``), the page row itself is the page: ``deskd pages`` and the board show
+it, and the pager sends it the moment a channel appears (lesson 12); ``outbox_reason`` says
+why it waits there.
 """
 
 from __future__ import annotations
@@ -52,3 +57,13 @@ def scrub(text: str, secrets: list[str]) -> str:
             for before, after in ((":", "@"), ("/", "/"), ("=", "&")):
                 text = text.replace(f"{before}{secret}{after}", f"{before}****{after}")
     return text
+
+
+def outbox_reason(role: str, priority: str, *, filtered: bool) -> str:
+    """Why a page for ``role`` has no channel: shown as the page's ``why`` in ``deskd pages``."""
+    if filtered:
+        return f"outbox: no channel of {role} takes {priority} pages (see severity in deskd.toml)"
+    return (
+        f"outbox: no channel for {role} (add channels = [...] to the role, "
+        "default_channels to [desk], or set DESKD_NOTIFY_URLS)"
+    )
