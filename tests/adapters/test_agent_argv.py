@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from deskd.adapters.agents import KINDS, LaunchSpec, adapter_for
@@ -27,7 +25,7 @@ def spec(kind: str, mode: str = "spawn", **overrides: object) -> LaunchSpec:
         settings_path=None,
         role="alpha",
     )
-    return replace(base, **overrides)  # type: ignore[arg-type]
+    return base._replace(**overrides)
 
 
 CASES = {

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -160,7 +159,7 @@ def test_the_simulator_launcher_runs_with_this_interpreter(tmp_path: Path) -> No
     command = write_launcher(tmp_path / "claude")
     adapter = adapter_for("claude")
     spec = launch("claude")
-    argv = adapter.argv(replace(spec, command=str(command)))
+    argv = adapter.argv(spec._replace(command=str(command)))
     ran = run_agent(adapter, argv, env=agent_env(DESKD_SIM_MODE="task_failed"), cwd=tmp_path)
     assert ran.outcome.failure_class == "task"
     assert ran.outcome.session_id == spec.session_id

@@ -4,6 +4,7 @@ versions keep these tests meaningful."""
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from pathlib import Path
 
@@ -88,6 +89,43 @@ def _v1_view(conn: sqlite3.Connection) -> dict[str, list[tuple[object, ...]]]:
 def test_it_keeps_an_ordered_registry_with_latest_as_its_length() -> None:
     assert LATEST == len(MIGRATIONS) >= 1
     assert all(isinstance(m, str) and m.strip() for m in MIGRATIONS)
+
+
+RELEASED = (
+    "da29c2da182f52f6",
+    "999a9064c46589b5",
+    "85efd8b3f22f735c",
+    "430c2efcf9d9c2c2",
+    "460fa3946db4dd0b",
+    "3fef92959e8928de",
+    "dd23a2fc55d4e97b",
+    "ee783db3d8181816",
+    "cd6be26e2775c854",
+    "28272eefa9deff09",
+    "d6195f23be7f8857",
+    "d35eb2438a7a0da8",
+    "cc721db9fa7979dd",
+    "41a0a23fa023c3b7",
+    "cfbf841630aff9fc",
+)
+"""The first 16 hex digits of SHA-256 over each released migration's SQLite statements."""
+
+
+def test_a_released_migration_reads_the_same_on_sqlite_for_ever() -> None:
+    from string import Template
+
+    sqlite = [Template(m).substitute(migrations.TYPES["sqlite"]) for m in MIGRATIONS]
+    digests = tuple(hashlib.sha256(text.encode()).hexdigest()[:16] for text in sqlite)
+    assert digests[: len(RELEASED)] == RELEASED
+
+
+def test_every_type_slot_has_a_spelling_in_each_dialect_and_no_other_dollar_passes() -> None:
+    assert set(migrations.TYPES["sqlite"]) == set(migrations.TYPES["postgresql"])
+    for dialect in migrations.TYPES:
+        for script in MIGRATIONS:
+            assert "$" not in "".join(migrations.statements(script, dialect))
+    with pytest.raises(KeyError, match="BIGINT"):
+        migrations.statements("CREATE TABLE t (x $BIGINT);", "postgresql")
 
 
 def test_it_migrates_a_version_1_database_and_keeps_its_rows(tmp_path: Path) -> None:

@@ -22,9 +22,8 @@ import shlex
 import shutil
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from deskd.errors import HookNotFound, UnreadableSettings
 
@@ -39,7 +38,6 @@ HOOK_EVENTS = (
 )
 MATCHER_EVENTS = frozenset({"SessionStart", "PostToolUse", "PostToolUseFailure", "StopFailure"})
 HOOK_TIMEOUT_S = 30
-ENV_KEYS = ("DESKD_HOME", "DESKD_DB", "DESKD_ROLE")
 
 
 def hook_executable() -> str:
@@ -147,8 +145,7 @@ def merge_settings(existing: Mapping[str, Any], ours: Mapping[str, Any]) -> dict
     return merged
 
 
-@dataclass(frozen=True, slots=True)
-class Installed:
+class Installed(NamedTuple):
     path: Path
     backup: Path | None  # None: there was no file, or nothing changed
     changed: bool

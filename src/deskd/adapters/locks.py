@@ -41,10 +41,6 @@ def role_lock_path(run_dir: Path, role: str) -> Path:
     return run_dir / f"role-{role}.lock"
 
 
-def tick_lock_path(run_dir: Path) -> Path:
-    return run_dir / "tick.lock"
-
-
 def _lock(path: Path) -> FileLock:
     from filelock import FileLock
 

@@ -12,13 +12,11 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class ProbeResult:
+class ProbeResult(NamedTuple):
     value: Any = None
     error: str | None = None
 

@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 KINDS: tuple[str, ...] = ("evidence", "question", "answer", "proposal", "decision")
 """What `meeting send --kind` accepts; a ``position`` has its own command."""
 STATES: tuple[str, ...] = ("waiting", "active", "consensus", "closing", "paused", "closed")
-PAUSE_KINDS: tuple[str, ...] = ("idle", "manual", "budget")
 
 DEFAULT_MAX_MESSAGES = 20
 DEFAULT_CONSENSUS_AT = 4

@@ -148,6 +148,22 @@ def _step(
             supersedes=live.id,
         )
 
+    def take_over(live: AttemptView, rung: str, why: str) -> tuple[Closure, NewAttempt]:
+        """Supersede the live attempt; its successor at ``rung`` continues the same climb."""
+        successor = _new(
+            policy,
+            role,
+            d,
+            rung,
+            now=now,
+            generation=live.generation,
+            supersedes=live.id,
+            recycles=live.recycles,
+            snapshot=snapshot,
+            items=items,
+        )
+        return _supersede(live, why), successor
+
     paused = snapshot.desk_paused or role.paused
     if paused:
         # The demand is still recorded (the ledger shows what waits), nothing climbs,
@@ -198,19 +214,8 @@ def _step(
         # Its executor was killed (kill -9, OOM) and the healing tick parked the session: not
         # silence from the agent, so the rung is tried again now — once — resuming the
         # session the dead launch started; a second death climbs as a failure does.
-        yield _supersede(current, f"{EXECUTOR_DIED}: relaunched")
-        new = _new(
-            policy,
-            role,
-            d,
-            current.rung,
-            now=now,
-            generation=current.generation,
-            supersedes=current.id,
-            recycles=current.recycles,
-            snapshot=snapshot,
-            items=items,
-        )
+        closure, new = take_over(current, current.rung, f"{EXECUTOR_DIED}: relaunched")
+        yield closure
         yield new._replace(reason=new.reason + RELAUNCHED)
         return
     if current.rung in ("notify", "badge") and _new_urgent(current, d, items):
@@ -252,19 +257,7 @@ def _step(
         yield _note(
             role.name, d.key, f"{current.rung}: the launch was given up: {current.launch_detail}"
         )
-    yield _supersede(current, f"{current.rung} did not land")
-    yield _new(
-        policy,
-        role,
-        d,
-        rung,
-        now=now,
-        generation=current.generation,
-        supersedes=current.id,
-        recycles=current.recycles,
-        snapshot=snapshot,
-        items=items,
-    )
+    yield from take_over(current, rung, f"{current.rung} did not land")
     page = _page_if_due(snapshot, role, d, rung, current.rung, items, why=why_not_landed(current))
     if page is not None:
         yield page

@@ -93,3 +93,32 @@ def check_text(what: str, value: str | None, limit: int | None = None) -> str | 
             shown = value.encode("utf-8", "backslashreplace").decode()[:40]
             raise InvalidValue(what, shown, "not valid UTF-8 text (a lone surrogate)") from None
     return value
+
+
+# An item's delivery state for its recipient, derived at read time (docs/contract.md ledger).
+LEDGER_STATES: tuple[str, ...] = ("queued", "notified", "read", "escalated", "overdue")
+
+
+def ledger_state(
+    *,
+    read_at: int | None,
+    notified_at: int | None,
+    sla_due_at: int,
+    now: int,
+    escalated: bool = False,
+) -> str:
+    """Precedence ``read`` > ``escalated`` > ``overdue`` > ``notified`` > ``queued``.
+
+    ``escalated`` is an overdue item that a live wake attempt covers (the wake engine
+    passes it); without one, an unread item past its SLA is ``overdue``.
+    """
+    if read_at is not None:
+        return "read"
+    overdue = now >= sla_due_at
+    if overdue and escalated:
+        return "escalated"
+    if overdue:
+        return "overdue"
+    if notified_at is not None:
+        return "notified"
+    return "queued"

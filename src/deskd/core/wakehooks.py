@@ -9,8 +9,6 @@ from deskd.core.schedule import AtSpec, CronSpec, EverySpec, Spec, due, next_fir
 from deskd.core.timeparse import iso_utc
 from deskd.errors import InvalidValue
 
-HOOK_KINDS = ("at", "every", "cron", "probe")
-HOOK_STATUSES = ("active", "done", "cancelled", "disabled")
 PROBE_DEFAULT_EVERY_S = 600
 PROBE_ERRORS_TO_DISABLE = 3
 PROBE_KEYS = frozenset({"title", "body", "priority", "ref", "dedup_key"})

@@ -313,11 +313,6 @@ def land(conn: Connection, attempt_id: int, *, now: int) -> int:
     return cur.rowcount
 
 
-def attempt_id_for_token(conn: Connection, token: str) -> int | None:
-    row = conn.execute("SELECT id FROM attempts WHERE wake_token = ?", (token,)).fetchone()
-    return None if row is None else int(row[0])
-
-
 def launch_item_ids(conn: Connection, attempt_id: int) -> list[int]:
     """The items the launch's prompt listed (primary and ride-alongs)."""
     rows = conn.execute(
@@ -347,15 +342,6 @@ def running_launches(conn: Connection) -> list[Attempt]:
         "AND launch_status = 'running' AND primary_id IS NULL"
     )
     return _attempts(rows)
-
-
-def replan_launch(conn: Connection, attempt_id: int, *, now: int) -> int:
-    """Restart a launch whose executor never started: a fresh ``planned_at``."""
-    cur = conn.execute(
-        "UPDATE attempts SET planned_at = ? WHERE id = ? AND launch_status = 'planned'",
-        (now, attempt_id),
-    )
-    return cur.rowcount
 
 
 def land_with_items(conn: Connection, attempt_id: int, *, now: int, session: str | None) -> bool:

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from deskd.store.db import SqliteConnection
 
@@ -31,8 +30,7 @@ class TargetNotEmpty(Exception):
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Copied:
+class Copied(NamedTuple):
     tables: dict[str, int]
 
 

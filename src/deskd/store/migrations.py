@@ -2,6 +2,11 @@
 
 Rules (lessons 40–42): each migration runs once, in order, inside one write transaction;
 never edit a released migration, add a new one; no comments inside CREATE TABLE bodies.
+
+One registry serves both backends. A column's type is a slot (``$ID``, ``$INT``, ``$REAL``,
+``$TEXT``) that ``TYPES`` fills per dialect; everything else in a migration is SQL both
+accept. The SQLite text of every released migration is what it always was
+(tests/store/test_store_migrations.py keeps its digest).
 """
 
 from __future__ import annotations
@@ -11,55 +16,55 @@ import time
 
 V1 = """
 CREATE TABLE roles (
-    name TEXT PRIMARY KEY,
-    title TEXT NOT NULL DEFAULT '',
-    enabled INTEGER NOT NULL DEFAULT 1,
-    in_desk INTEGER NOT NULL DEFAULT 1,
-    created_at INTEGER NOT NULL,
-    updated_at INTEGER NOT NULL
+    name $TEXT PRIMARY KEY,
+    title $TEXT NOT NULL DEFAULT '',
+    enabled $INT NOT NULL DEFAULT 1,
+    in_desk $INT NOT NULL DEFAULT 1,
+    created_at $INT NOT NULL,
+    updated_at $INT NOT NULL
 );
 
 CREATE TABLE sessions (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    role TEXT NOT NULL REFERENCES roles(name),
-    native_id TEXT,
-    agent TEXT NOT NULL DEFAULT '',
-    state TEXT NOT NULL CHECK (state IN ('working', 'resting', 'ended', 'superseded')),
-    started_at INTEGER NOT NULL,
-    ended_at INTEGER,
-    end_reason TEXT,
-    last_heartbeat_at INTEGER,
-    last_event TEXT,
-    last_tool TEXT,
-    activity TEXT,
-    wake_token TEXT,
-    heartbeats INTEGER NOT NULL DEFAULT 0,
-    failure TEXT,
-    failure_detail TEXT,
-    failure_at INTEGER
+    id $ID,
+    role $TEXT NOT NULL REFERENCES roles(name),
+    native_id $TEXT,
+    agent $TEXT NOT NULL DEFAULT '',
+    state $TEXT NOT NULL CHECK (state IN ('working', 'resting', 'ended', 'superseded')),
+    started_at $INT NOT NULL,
+    ended_at $INT,
+    end_reason $TEXT,
+    last_heartbeat_at $INT,
+    last_event $TEXT,
+    last_tool $TEXT,
+    activity $TEXT,
+    wake_token $TEXT,
+    heartbeats $INT NOT NULL DEFAULT 0,
+    failure $TEXT,
+    failure_detail $TEXT,
+    failure_at $INT
 );
 CREATE UNIQUE INDEX sessions_native ON sessions(role, native_id) WHERE native_id IS NOT NULL;
 CREATE INDEX sessions_role ON sessions(role, id);
 
 CREATE TABLE items (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    role TEXT NOT NULL REFERENCES roles(name),
-    message_id TEXT,
-    source TEXT NOT NULL,
-    sender TEXT,
-    priority INTEGER NOT NULL CHECK (priority BETWEEN 0 AND 3),
-    title TEXT NOT NULL,
-    body TEXT NOT NULL DEFAULT '',
-    ref TEXT,
-    dedup_key TEXT,
-    dedup_count INTEGER NOT NULL DEFAULT 0,
-    enqueued_at INTEGER NOT NULL,
-    sla_due_at INTEGER NOT NULL,
-    notified_at INTEGER,
-    seen_at INTEGER,
-    shown_session TEXT,
-    read_at INTEGER,
-    read_by TEXT
+    id $ID,
+    role $TEXT NOT NULL REFERENCES roles(name),
+    message_id $TEXT,
+    source $TEXT NOT NULL,
+    sender $TEXT,
+    priority $INT NOT NULL CHECK (priority BETWEEN 0 AND 3),
+    title $TEXT NOT NULL,
+    body $TEXT NOT NULL DEFAULT '',
+    ref $TEXT,
+    dedup_key $TEXT,
+    dedup_count $INT NOT NULL DEFAULT 0,
+    enqueued_at $INT NOT NULL,
+    sla_due_at $INT NOT NULL,
+    notified_at $INT,
+    seen_at $INT,
+    shown_session $TEXT,
+    read_at $INT,
+    read_by $TEXT
 );
 CREATE UNIQUE INDEX items_dedup_live ON items(role, dedup_key)
     WHERE dedup_key IS NOT NULL AND read_at IS NULL;
@@ -68,63 +73,63 @@ CREATE INDEX items_message ON items(message_id) WHERE message_id IS NOT NULL;
 CREATE INDEX items_read_at ON items(read_at) WHERE read_at IS NOT NULL;
 
 CREATE TABLE events (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    at INTEGER NOT NULL,
-    kind TEXT NOT NULL,
-    role TEXT,
-    actor TEXT,
-    subject TEXT,
-    detail TEXT NOT NULL DEFAULT '{}'
+    id $ID,
+    at $INT NOT NULL,
+    kind $TEXT NOT NULL,
+    role $TEXT,
+    actor $TEXT,
+    subject $TEXT,
+    detail $TEXT NOT NULL DEFAULT '{}'
 );
 CREATE INDEX events_at ON events(at);
 
 CREATE TABLE meta (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL
+    key $TEXT PRIMARY KEY,
+    value $TEXT NOT NULL
 );
 """
 
 V2 = """
 CREATE TABLE attempts (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    key TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    role TEXT NOT NULL REFERENCES roles(name),
-    generation INTEGER NOT NULL DEFAULT 0,
-    rung TEXT NOT NULL,
-    level INTEGER NOT NULL,
-    reason TEXT NOT NULL DEFAULT '',
-    ref TEXT,
-    item_ids TEXT NOT NULL DEFAULT '[]',
-    task_ids TEXT NOT NULL DEFAULT '[]',
-    attempted_at INTEGER NOT NULL,
-    due_at INTEGER,
-    outcome TEXT NOT NULL DEFAULT 'pending'
+    id $ID,
+    key $TEXT NOT NULL,
+    kind $TEXT NOT NULL,
+    role $TEXT NOT NULL REFERENCES roles(name),
+    generation $INT NOT NULL DEFAULT 0,
+    rung $TEXT NOT NULL,
+    level $INT NOT NULL,
+    reason $TEXT NOT NULL DEFAULT '',
+    ref $TEXT,
+    item_ids $TEXT NOT NULL DEFAULT '[]',
+    task_ids $TEXT NOT NULL DEFAULT '[]',
+    attempted_at $INT NOT NULL,
+    due_at $INT,
+    outcome $TEXT NOT NULL DEFAULT 'pending'
         CHECK (outcome IN ('pending', 'resolved', 'superseded', 'withdrawn', 'failed')),
-    outcome_reason TEXT,
-    resolved_at INTEGER,
-    supersedes INTEGER REFERENCES attempts(id),
-    recycles INTEGER NOT NULL DEFAULT 0,
-    skipped TEXT,
-    launch_status TEXT
+    outcome_reason $TEXT,
+    resolved_at $INT,
+    supersedes $INT REFERENCES attempts(id),
+    recycles $INT NOT NULL DEFAULT 0,
+    skipped $TEXT,
+    launch_status $TEXT
         CHECK (launch_status IN ('planned', 'running', 'finished', 'skipped', 'failed', 'timed_out')),
-    launch_detail TEXT,
-    primary_id INTEGER REFERENCES attempts(id),
-    wake_token TEXT,
-    prompt TEXT,
-    session_id TEXT,
-    planned_at INTEGER,
-    launched_at INTEGER,
-    landed_at INTEGER,
-    finished_at INTEGER,
-    exit_code INTEGER,
-    failure_class TEXT,
-    failure_detail TEXT,
-    hold_until INTEGER,
-    cost_usd REAL,
-    acked_at INTEGER,
-    ack_until INTEGER,
-    ack_note TEXT
+    launch_detail $TEXT,
+    primary_id $INT REFERENCES attempts(id),
+    wake_token $TEXT,
+    prompt $TEXT,
+    session_id $TEXT,
+    planned_at $INT,
+    launched_at $INT,
+    landed_at $INT,
+    finished_at $INT,
+    exit_code $INT,
+    failure_class $TEXT,
+    failure_detail $TEXT,
+    hold_until $INT,
+    cost_usd $REAL,
+    acked_at $INT,
+    ack_until $INT,
+    ack_note $TEXT
 );
 CREATE UNIQUE INDEX attempts_live_key ON attempts(key) WHERE outcome = 'pending';
 CREATE INDEX attempts_role ON attempts(role, id);
@@ -135,58 +140,58 @@ CREATE INDEX attempts_hold ON attempts(role, hold_until) WHERE hold_until IS NOT
 CREATE INDEX attempts_primary ON attempts(primary_id) WHERE primary_id IS NOT NULL;
 
 CREATE TABLE pages (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    attempt_id INTEGER NOT NULL REFERENCES attempts(id),
-    key TEXT NOT NULL,
-    role TEXT NOT NULL,
-    kind TEXT NOT NULL DEFAULT 'page' CHECK (kind IN ('page', 'follow_up', 'settled', 'notice')),
-    priority INTEGER NOT NULL DEFAULT 2,
-    title TEXT NOT NULL,
-    body TEXT NOT NULL DEFAULT '',
-    status TEXT NOT NULL DEFAULT 'queued'
+    id $ID,
+    attempt_id $INT NOT NULL REFERENCES attempts(id),
+    key $TEXT NOT NULL,
+    role $TEXT NOT NULL,
+    kind $TEXT NOT NULL DEFAULT 'page' CHECK (kind IN ('page', 'follow_up', 'settled', 'notice')),
+    priority $INT NOT NULL DEFAULT 2,
+    title $TEXT NOT NULL,
+    body $TEXT NOT NULL DEFAULT '',
+    status $TEXT NOT NULL DEFAULT 'queued'
         CHECK (status IN ('queued', 'held', 'sent', 'partial', 'failed', 'resolved')),
-    created_at INTEGER NOT NULL,
-    sent_at INTEGER,
-    resolved_at INTEGER,
-    next_try_at INTEGER,
-    tries INTEGER NOT NULL DEFAULT 0,
-    results TEXT NOT NULL DEFAULT '[]'
+    created_at $INT NOT NULL,
+    sent_at $INT,
+    resolved_at $INT,
+    next_try_at $INT,
+    tries $INT NOT NULL DEFAULT 0,
+    results $TEXT NOT NULL DEFAULT '[]'
 );
 CREATE INDEX pages_open ON pages(key) WHERE resolved_at IS NULL;
 CREATE INDEX pages_attempt ON pages(attempt_id);
 CREATE INDEX pages_notice ON pages(created_at, key) WHERE kind = 'notice';
 
 CREATE TABLE hooks (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    owner TEXT NOT NULL REFERENCES roles(name),
-    kind TEXT NOT NULL CHECK (kind IN ('at', 'every', 'cron', 'probe')),
-    spec TEXT NOT NULL,
-    title TEXT NOT NULL,
-    body TEXT NOT NULL DEFAULT '',
-    priority INTEGER NOT NULL DEFAULT 1,
-    status TEXT NOT NULL DEFAULT 'active'
+    id $ID,
+    owner $TEXT NOT NULL REFERENCES roles(name),
+    kind $TEXT NOT NULL CHECK (kind IN ('at', 'every', 'cron', 'probe')),
+    spec $TEXT NOT NULL,
+    title $TEXT NOT NULL,
+    body $TEXT NOT NULL DEFAULT '',
+    priority $INT NOT NULL DEFAULT 1,
+    status $TEXT NOT NULL DEFAULT 'active'
         CHECK (status IN ('active', 'done', 'cancelled', 'disabled')),
-    created_at INTEGER NOT NULL,
-    until_at INTEGER,
-    next_fire_at INTEGER,
-    last_fire_at INTEGER,
-    fire_count INTEGER NOT NULL DEFAULT 0,
-    missed_count INTEGER NOT NULL DEFAULT 0,
-    error_streak INTEGER NOT NULL DEFAULT 0,
-    last_error TEXT,
-    retry_at INTEGER
+    created_at $INT NOT NULL,
+    until_at $INT,
+    next_fire_at $INT,
+    last_fire_at $INT,
+    fire_count $INT NOT NULL DEFAULT 0,
+    missed_count $INT NOT NULL DEFAULT 0,
+    error_streak $INT NOT NULL DEFAULT 0,
+    last_error $TEXT,
+    retry_at $INT
 );
 CREATE INDEX hooks_due ON hooks(next_fire_at) WHERE status = 'active';
 CREATE INDEX hooks_owner ON hooks(owner, status);
 
 CREATE TABLE pauses (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    role TEXT,
-    reason TEXT NOT NULL,
-    started_at INTEGER NOT NULL,
-    ended_at INTEGER,
-    started_by TEXT,
-    ended_by TEXT
+    id $ID,
+    role $TEXT,
+    reason $TEXT NOT NULL,
+    started_at $INT NOT NULL,
+    ended_at $INT,
+    started_by $TEXT,
+    ended_by $TEXT
 );
 CREATE INDEX pauses_live ON pauses(id, role) WHERE ended_at IS NULL;
 """
@@ -231,6 +236,25 @@ MIGRATIONS: tuple[str, ...] = (
 """Index i holds the migration that takes the schema from version i to version i + 1."""
 
 LATEST = len(MIGRATIONS)
+
+TYPES: dict[str, dict[str, str]] = {
+    "sqlite": {
+        "ID": "INTEGER PRIMARY KEY AUTOINCREMENT",
+        "INT": "INTEGER",
+        "REAL": "REAL",
+        "TEXT": "TEXT",
+    },
+    # Wider where SQLite's types are wider than PostgreSQL's names suggest: an INTEGER holds
+    # millisecond times, so 64 bits; text compares byte-wise as in SQLite (COLLATE "C"), so
+    # listings sort the same on both backends whatever the database's locale.
+    "postgresql": {
+        "ID": "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY",
+        "INT": "BIGINT",
+        "REAL": "DOUBLE PRECISION",
+        "TEXT": 'TEXT COLLATE "C"',
+    },
+}
+"""Each type slot of the migrations, spelled in each dialect."""
 
 
 class SchemaTooNew(Exception):
@@ -298,11 +322,14 @@ def _enable_wal(conn: Connection) -> None:
             time.sleep(0.02 * (attempt + 1))
 
 
-def statements(script: str) -> list[str]:
-    """A migration's statements, one by one (``executescript`` would COMMIT first)."""
+def statements(script: str, dialect: str = "sqlite") -> list[str]:
+    """A migration's statements in ``dialect``, one by one (``executescript`` would COMMIT
+    first). A ``$`` that is not a type slot is refused (KeyError), never guessed at."""
+    from string import Template
+
     parts = []
     buffer = ""
-    for line in script.splitlines(keepends=True):
+    for line in Template(script).substitute(TYPES[dialect]).splitlines(keepends=True):
         buffer += line
         if sqlite3.complete_statement(buffer):
             if buffer.strip():

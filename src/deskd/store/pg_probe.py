@@ -3,18 +3,13 @@ connection imports: the session hook opens one on each tool call and needs none 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from deskd.errors import StoreError
 from deskd.store.pg import PgConnection, open_pg
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
-if TYPE_CHECKING:
-    pass
 
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Probe:
+class Probe(NamedTuple):
     """What ``deskd doctor`` learns from a PostgreSQL desk."""
 
     server_version: str

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 SQL = """
 CREATE TABLE console_nonces (
-    nonce TEXT PRIMARY KEY,
-    key_id TEXT NOT NULL,
-    seen_at INTEGER NOT NULL
+    nonce $TEXT PRIMARY KEY,
+    key_id $TEXT NOT NULL,
+    seen_at $INT NOT NULL
 );
 CREATE INDEX console_nonces_seen ON console_nonces(seen_at);
 """

@@ -19,26 +19,26 @@ from __future__ import annotations
 
 SQL = """
 CREATE TABLE console_sessions (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    sid TEXT NOT NULL UNIQUE,
-    generation INTEGER NOT NULL,
-    created_at INTEGER NOT NULL,
-    expires_at INTEGER NOT NULL,
-    revoked_at INTEGER
+    id $ID,
+    sid $TEXT NOT NULL UNIQUE,
+    generation $INT NOT NULL,
+    created_at $INT NOT NULL,
+    expires_at $INT NOT NULL,
+    revoked_at $INT
 );
 CREATE INDEX console_sessions_expiry ON console_sessions(expires_at);
 
 CREATE TABLE console_meta (
-    name TEXT PRIMARY KEY,
-    value TEXT NOT NULL
+    name $TEXT PRIMARY KEY,
+    value $TEXT NOT NULL
 );
 
 CREATE TABLE console_throttle (
-    client TEXT PRIMARY KEY,
-    failures INTEGER NOT NULL,
-    last_failure_at INTEGER NOT NULL,
-    wait_until INTEGER NOT NULL
+    client $TEXT PRIMARY KEY,
+    failures $INT NOT NULL,
+    last_failure_at $INT NOT NULL,
+    wait_until $INT NOT NULL
 );
 
-ALTER TABLE events ADD COLUMN auth TEXT;
+ALTER TABLE events ADD COLUMN auth $TEXT;
 """

@@ -11,5 +11,5 @@ Until this lands, the migration is this string; once released, never edit it: ad
 from __future__ import annotations
 
 SQL = """
-ALTER TABLE help_requests ADD COLUMN held_work TEXT;
+ALTER TABLE help_requests ADD COLUMN held_work $TEXT;
 """

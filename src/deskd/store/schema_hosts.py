@@ -15,14 +15,14 @@ from __future__ import annotations
 
 SQL = """
 CREATE TABLE hosts (
-    name TEXT PRIMARY KEY,
-    first_tick_at INTEGER NOT NULL,
-    last_tick_at INTEGER NOT NULL,
-    ticks INTEGER NOT NULL DEFAULT 0
+    name $TEXT PRIMARY KEY,
+    first_tick_at $INT NOT NULL,
+    last_tick_at $INT NOT NULL,
+    ticks $INT NOT NULL DEFAULT 0
 );
 
-ALTER TABLE attempts ADD COLUMN launch_host TEXT;
-ALTER TABLE attempts ADD COLUMN dispatched_at INTEGER;
+ALTER TABLE attempts ADD COLUMN launch_host $TEXT;
+ALTER TABLE attempts ADD COLUMN dispatched_at $INT;
 CREATE INDEX attempts_handed ON attempts(launch_host)
     WHERE launch_status = 'planned' AND dispatched_at IS NULL;
 """

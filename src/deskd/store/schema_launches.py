@@ -11,6 +11,6 @@ Until this lands, the migration is this string; once released, never edit it: ad
 from __future__ import annotations
 
 SQL = """
-ALTER TABLE attempts ADD COLUMN launch_runs INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE attempts ADD COLUMN agent_pgid INTEGER;
+ALTER TABLE attempts ADD COLUMN launch_runs $INT NOT NULL DEFAULT 0;
+ALTER TABLE attempts ADD COLUMN agent_pgid $INT;
 """

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 SQL = """
 CREATE TABLE leases (
-    name TEXT PRIMARY KEY,
-    owner TEXT NOT NULL,
-    token INTEGER NOT NULL,
-    expires_at INTEGER NOT NULL
+    name $TEXT PRIMARY KEY,
+    owner $TEXT NOT NULL,
+    token $INT NOT NULL,
+    expires_at $INT NOT NULL
 );
 """

@@ -13,26 +13,26 @@ from __future__ import annotations
 
 SQL = """
 CREATE TABLE silences (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    role TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    started_at INTEGER NOT NULL,
-    until_at INTEGER NOT NULL,
-    ended_at INTEGER,
-    started_by TEXT,
-    ended_by TEXT
+    id $ID,
+    role $TEXT NOT NULL,
+    reason $TEXT NOT NULL,
+    started_at $INT NOT NULL,
+    until_at $INT NOT NULL,
+    ended_at $INT,
+    started_by $TEXT,
+    ended_by $TEXT
 );
 CREATE INDEX silences_live ON silences(role, until_at) WHERE ended_at IS NULL;
 
 CREATE TABLE help_requests (
-    item_id INTEGER PRIMARY KEY REFERENCES items(id) ON DELETE CASCADE,
-    role TEXT NOT NULL,
-    created_at INTEGER NOT NULL
+    item_id $INT PRIMARY KEY REFERENCES items(id) ON DELETE CASCADE,
+    role $TEXT NOT NULL,
+    created_at $INT NOT NULL
 );
 
-ALTER TABLE pages ADD COLUMN held_until INTEGER;
-ALTER TABLE pages ADD COLUMN held_why TEXT;
-ALTER TABLE pages ADD COLUMN settled_id INTEGER;
+ALTER TABLE pages ADD COLUMN held_until $INT;
+ALTER TABLE pages ADD COLUMN held_why $TEXT;
+ALTER TABLE pages ADD COLUMN settled_id $INT;
 CREATE INDEX pages_due ON pages(next_try_at) WHERE resolved_at IS NULL;
 CREATE INDEX pages_unsettled ON pages(key)
     WHERE resolved_at IS NOT NULL AND settled_id IS NULL AND status IN ('sent', 'partial')

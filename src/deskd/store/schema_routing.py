@@ -11,8 +11,8 @@ Until this lands, the migration is this string; once released, never edit it: ad
 from __future__ import annotations
 
 SQL = """
-ALTER TABLE items ADD COLUMN capability TEXT;
-ALTER TABLE items ADD COLUMN routed_why TEXT;
-ALTER TABLE tasks ADD COLUMN capability TEXT;
-ALTER TABLE tasks ADD COLUMN routed_why TEXT;
+ALTER TABLE items ADD COLUMN capability $TEXT;
+ALTER TABLE items ADD COLUMN routed_why $TEXT;
+ALTER TABLE tasks ADD COLUMN capability $TEXT;
+ALTER TABLE tasks ADD COLUMN routed_why $TEXT;
 """

@@ -16,41 +16,41 @@ from __future__ import annotations
 
 SQL = """
 CREATE TABLE tasks (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    role TEXT NOT NULL REFERENCES roles(name),
-    title TEXT NOT NULL,
-    detail TEXT NOT NULL DEFAULT '',
-    status TEXT NOT NULL DEFAULT 'pending'
+    id $ID,
+    role $TEXT NOT NULL REFERENCES roles(name),
+    title $TEXT NOT NULL,
+    detail $TEXT NOT NULL DEFAULT '',
+    status $TEXT NOT NULL DEFAULT 'pending'
         CHECK (status IN ('pending', 'in_progress', 'blocked', 'done', 'cancelled')),
-    priority INTEGER NOT NULL DEFAULT 1 CHECK (priority BETWEEN 0 AND 3),
-    blocked_on TEXT,
-    due_at INTEGER,
-    created_by TEXT NOT NULL,
-    created_at INTEGER NOT NULL,
-    updated_at INTEGER NOT NULL,
-    closed_at INTEGER,
+    priority $INT NOT NULL DEFAULT 1 CHECK (priority BETWEEN 0 AND 3),
+    blocked_on $TEXT,
+    due_at $INT,
+    created_by $TEXT NOT NULL,
+    created_at $INT NOT NULL,
+    updated_at $INT NOT NULL,
+    closed_at $INT,
     CHECK (status != 'blocked' OR blocked_on IS NOT NULL)
 );
 CREATE INDEX tasks_open ON tasks(role, id) WHERE status IN ('pending', 'in_progress', 'blocked');
 CREATE INDEX tasks_role ON tasks(role, id);
 
 CREATE TABLE task_notes (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    task_id INTEGER NOT NULL REFERENCES tasks(id),
-    at INTEGER NOT NULL,
-    by TEXT NOT NULL,
-    change TEXT NOT NULL DEFAULT '{}',
-    note TEXT NOT NULL DEFAULT ''
+    id $ID,
+    task_id $INT NOT NULL REFERENCES tasks(id),
+    at $INT NOT NULL,
+    by $TEXT NOT NULL,
+    change $TEXT NOT NULL DEFAULT '{}',
+    note $TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX task_notes_task ON task_notes(task_id, id);
 
 CREATE TABLE handoffs (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    role TEXT NOT NULL REFERENCES roles(name),
-    session_id INTEGER REFERENCES sessions(id),
-    note TEXT NOT NULL,
-    by TEXT NOT NULL,
-    created_at INTEGER NOT NULL
+    id $ID,
+    role $TEXT NOT NULL REFERENCES roles(name),
+    session_id $INT REFERENCES sessions(id),
+    note $TEXT NOT NULL,
+    by $TEXT NOT NULL,
+    created_at $INT NOT NULL
 );
 CREATE INDEX handoffs_role ON handoffs(role, id);
 

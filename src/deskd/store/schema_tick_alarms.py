@@ -16,20 +16,20 @@ from __future__ import annotations
 
 SQL = """
 CREATE TABLE tick_alarms (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    host TEXT NOT NULL,
-    kind TEXT NOT NULL CHECK (kind IN ('stopped', 'settled')),
-    last_tick_at INTEGER NOT NULL,
-    title TEXT NOT NULL,
-    body TEXT NOT NULL DEFAULT '',
-    status TEXT NOT NULL DEFAULT 'queued'
+    id $ID,
+    host $TEXT NOT NULL,
+    kind $TEXT NOT NULL CHECK (kind IN ('stopped', 'settled')),
+    last_tick_at $INT NOT NULL,
+    title $TEXT NOT NULL,
+    body $TEXT NOT NULL DEFAULT '',
+    status $TEXT NOT NULL DEFAULT 'queued'
         CHECK (status IN ('queued', 'held', 'sent', 'partial', 'failed', 'resolved')),
-    created_at INTEGER NOT NULL,
-    tries INTEGER NOT NULL DEFAULT 0,
-    next_try_at INTEGER,
-    sent_at INTEGER,
-    held_why TEXT,
-    results TEXT NOT NULL DEFAULT '[]'
+    created_at $INT NOT NULL,
+    tries $INT NOT NULL DEFAULT 0,
+    next_try_at $INT,
+    sent_at $INT,
+    held_why $TEXT,
+    results $TEXT NOT NULL DEFAULT '[]'
 );
 CREATE UNIQUE INDEX tick_alarms_once ON tick_alarms(host, kind, last_tick_at);
 CREATE INDEX tick_alarms_due ON tick_alarms(next_try_at) WHERE next_try_at IS NOT NULL;

@@ -75,12 +75,6 @@ def due_alarms(conn: Connection, *, now: int, limit: int) -> list[TickAlarm]:
     return records_of(TickAlarm, rows)
 
 
-def list_alarms(conn: Connection, *, limit: int) -> list[TickAlarm]:
-    """The newest rows first."""
-    rows = conn.execute("SELECT * FROM tick_alarms ORDER BY id DESC LIMIT ?", (limit,))
-    return records_of(TickAlarm, rows)
-
-
 def claim_alarm(conn: Connection, alarm_id: int, *, tries: int, lease_until: int) -> bool:
     """Take a row for one send (compare-and-set on ``tries``); the lease moves its next try."""
     cur = conn.execute(

@@ -21,7 +21,7 @@ import json
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from deskd.core.timeparse import iso_utc
 from deskd.errors import InvalidLaunch
@@ -42,8 +42,7 @@ MODES = ("spawn", "resume")
 MAX_DETAIL = 300
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LaunchSpec:
+class LaunchSpec(NamedTuple):
     """Everything an adapter needs to build one launch's argv."""
 
     kind: str  # claude | codex | gemini | opencode | command
@@ -73,8 +72,7 @@ class RunState:
     started_at_ms: int = 0  # deskd's clock when the run started: relative reset times use it
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RunOutcome:
+class RunOutcome(NamedTuple):
     """How a run ended. ``failure_class`` None means success."""
 
     failure_class: str | None  # None | permanent | transient | usage_limit | task

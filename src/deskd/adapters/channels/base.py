@@ -4,19 +4,22 @@ Channel URLs are secrets (webhook tokens, SMTP passwords). They are shown only t
 ``privacy.private_url`` — in logs, ``deskd pages``, ``deskd channels`` and ``deskd doctor``
 — and an error text from a transport is passed through ``scrub`` before it is stored or
 printed.
+
+The outbox: with no channel for the role (none of its own, no desk default, no
+``DESKD_NOTIFY_URLS``), the page row itself is the page: ``deskd pages`` and the board show
+it, and the pager sends it the moment a channel appears (lesson 12); ``outbox_reason`` says
+why it waits there.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 SEND_BUDGET_S = 15.0
 """Longest one send may take, every service and retry included (a tick runs each minute)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Target:
+class Target(NamedTuple):
     """One apprise URL to send to; ``key`` identifies it in the results."""
 
     key: str
@@ -27,8 +30,7 @@ class Target:
     """Why it cannot be sent (a ``${VAR}`` it needs is not set): refused, never sent half-filled."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Delivery:
+class Delivery(NamedTuple):
     """How one target took one send: ``ok``, or the error text (already scrubbed)."""
 
     key: str
@@ -55,3 +57,13 @@ def scrub(text: str, secrets: list[str]) -> str:
             for before, after in ((":", "@"), ("/", "/"), ("=", "&")):
                 text = text.replace(f"{before}{secret}{after}", f"{before}****{after}")
     return text
+
+
+def outbox_reason(role: str, priority: str, *, filtered: bool) -> str:
+    """Why a page for ``role`` has no channel: shown as the page's ``why`` in ``deskd pages``."""
+    if filtered:
+        return f"outbox: no channel of {role} takes {priority} pages (see severity in deskd.toml)"
+    return (
+        f"outbox: no channel for {role} (add channels = [...] to the role, "
+        "default_channels to [desk], or set DESKD_NOTIFY_URLS)"
+    )

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, NotRequired, TypedDict
 
-from deskd.core.delivery import LEDGER_STATES, ledger_state
 from deskd.core.timeparse import iso_utc, parse_duration
 from deskd.core.values import (
     DEFAULT_SLA_S,
+    LEDGER_STATES,
     RESERVED_SOURCES,
     check_text,
+    ledger_state,
     priority_name,
     priority_rank,
 )

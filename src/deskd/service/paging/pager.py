@@ -24,8 +24,14 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from deskd.adapters.channels.base import SEND_BUDGET_S, Delivery, Target, Transport, scrub
-from deskd.adapters.channels.outbox import outbox_reason
+from deskd.adapters.channels.base import (
+    SEND_BUDGET_S,
+    Delivery,
+    Target,
+    Transport,
+    outbox_reason,
+    scrub,
+)
 from deskd.core.paging import (
     Entry,
     Hold,
