@@ -71,7 +71,7 @@ def inbox_enqueue(
             sla=sla,
         )
         if capability is not None:
-            from deskd.service.ops.routing import enqueue_by_capability
+            from deskd.service.engine.routing import enqueue_by_capability
 
             out = enqueue_by_capability(ctx, item, capability)
             emit(out, as_json, routed_sentence("item", out))

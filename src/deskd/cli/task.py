@@ -65,7 +65,7 @@ def add(
       deskd task add "Write the weekly report" --for beta --due 2026-12-04T16:00 --json
       deskd task add "Triage the new bug reports" --capability triage
     """
-    from deskd.service.ops.routing import add_task_by_capability
+    from deskd.service.engine.routing import add_task_by_capability
     from deskd.service.work.tasks import add_task
 
     check_target(role, capability)

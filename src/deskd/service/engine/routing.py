@@ -14,7 +14,7 @@ from deskd.core.values import priority_rank
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import MAX_BODY, NewItem, check_item, enqueue, validate_text
 from deskd.service.desk.routing import declared_capabilities, holder_for_unroutable, route
-from deskd.service.ops.help import raise_help
+from deskd.service.engine.help import raise_help
 from deskd.service.work.tasks import actor, add_task, due_ms
 
 

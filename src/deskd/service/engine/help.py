@@ -48,7 +48,7 @@ def raise_help(
     held_work: str | None = None,
 ) -> dict[str, Any]:
     """The help request itself: ``role``'s ledger holds it; ``capability`` marks work that no
-    enabled role could take (service/ops/routing.py), which the page says instead, at the
+    enabled role could take (service/engine/routing.py), which the page says instead, at the
     work's own ``priority``; ``held_work`` is that work (JSON), routed once a role can."""
     with ctx.write() as conn:
         item_id, _ = insert_item(
