@@ -71,7 +71,7 @@ def add(
     check_target(role, capability)
     with desk_context() as ctx:
         if capability is not None:
-            out = add_task_by_capability(
+            routed = add_task_by_capability(
                 ctx,
                 title=title,
                 capability=capability,
@@ -80,7 +80,7 @@ def add(
                 detail=detail,
                 by=by,
             )
-            emit(out, as_json, routed_sentence("task", out))
+            emit(routed, as_json, routed_sentence("task", routed))
             return
         assert role is not None
         out = add_task(

@@ -13,7 +13,7 @@ attempt id and a person hears of it without waiting for the next tick.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from deskd.core.planner import plan as make_plan
 from deskd.core.records import Plan
@@ -28,7 +28,19 @@ from deskd.store.items import insert_item
 from deskd.store.routing import mark_item_routed
 
 
-def ask_for_help(ctx: DeskContext, *, role: str | None, title: str, body: str) -> dict[str, Any]:
+class HelpRaised(TypedDict):
+    """`deskd page --json`: the help request's item and key, its attempt (None when the
+    planner only noted it), and the pages sent at once."""
+
+    attempt_id: int | None
+    item_id: int
+    key: str
+    page_ids: list[int]
+    pages_sent: list[dict[str, Any]]
+    note: str | None
+
+
+def ask_for_help(ctx: DeskContext, *, role: str | None, title: str, body: str) -> HelpRaised:
     """Record a help request for ``role`` and page a person; returns its ids and what was sent."""
     name = acting_role(ctx, "--from", role)
     known_role(ctx, name)
@@ -46,7 +58,7 @@ def raise_help(
     capability: str | None = None,
     priority: str = "high",
     held_work: str | None = None,
-) -> dict[str, Any]:
+) -> HelpRaised:
     """The help request itself: ``role``'s ledger holds it; ``capability`` marks work that no
     enabled role could take (service/engine/routing.py), which the page says instead, at the
     work's own ``priority``; ``held_work`` is that work (JSON), routed once a role can."""

@@ -12,7 +12,7 @@ import shutil
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from deskd.adapters.agents import AgentAdapter, LaunchSpec, adapter_for
 from deskd.errors import AgentMissing, BadWorkdir
@@ -129,9 +129,18 @@ def _workdir(ctx: DeskContext, role: str) -> Path:
     return folder
 
 
+class LaunchShown(TypedDict):
+    """`agent command --json`: the argv, the variables deskd sets (redacted) and scrubs."""
+
+    argv: list[str]
+    env: dict[str, str]
+    dropped: list[str]
+    workdir: str
+
+
 def describe_launch(
     ctx: DeskContext, *, role: str, mode: str, session_id: str | None
-) -> dict[str, Any]:
+) -> LaunchShown:
     """What `deskd agent command` prints: argv and the variables deskd sets or scrubs."""
     from deskd.errors import InvalidValue
     from deskd.service.engine.launch_env import DROPPED, DROPPED_PREFIXES

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, NotRequired, TypedDict
 
 from deskd.core.planner import plan as make_plan
 from deskd.core.records import Plan
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import priority_rank
 from deskd.service.desk.context import DeskContext
-from deskd.service.engine.hook_fire import fire_due_hooks
+from deskd.service.engine.hook_fire import FiredJson, fire_due_hooks
 from deskd.service.engine.prompting import launch_prompt, previewed
 from deskd.service.engine.snapshot import load_snapshot, policy_of, with_would_fire
 from deskd.service.engine.ticklog import append_line
@@ -35,6 +35,25 @@ if TYPE_CHECKING:
     from deskd.store.dialect import Connection
 
 
+class TickJson(TypedDict):
+    """`tick --json` (docs/contract.md): what the tick planned, recorded and started; the
+    plan's parts are empty, and ``notes`` absent, when it was skipped."""
+
+    now: str | None
+    dry_run: bool
+    skipped: str | None
+    hooks_fired: list[FiredJson]
+    resolved: list[dict[str, Any]]
+    attempts: list[dict[str, Any]]
+    actions: list[dict[str, Any]]
+    pages: list[dict[str, Any]]
+    launched: list[dict[str, Any]]
+    restarted: list[int]
+    died: list[int]
+    pages_sent: list[dict[str, Any]]
+    notes: NotRequired[list[dict[str, str | None]]]
+
+
 class TickResult(NamedTuple):
     """What one tick did, built step by step (each step returns the next record)."""
 
@@ -44,7 +63,7 @@ class TickResult(NamedTuple):
     skipped: str | None = None
     attempt_ids: Mapping[str, int] = {}
     page_ids: tuple[int, ...] = ()
-    hooks_fired: tuple[dict[str, Any], ...] = ()
+    hooks_fired: tuple[FiredJson, ...] = ()
     healed: Healed | None = None
     """What healing did; None when nothing was healed: a dry run, or no launch was planned
     or running."""
@@ -52,9 +71,9 @@ class TickResult(NamedTuple):
     pages_sent: tuple[dict[str, Any], ...] = ()
     error: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> TickJson:
         p = self.plan
-        out: dict[str, Any] = {
+        out: TickJson = {
             "now": iso_utc(self.now),
             "dry_run": self.dry_run,
             "skipped": self.skipped,
