@@ -10,9 +10,8 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TypedDict
+from typing import NamedTuple, TypedDict
 
 from deskd.adapters.agents import AgentAdapter, LaunchSpec, adapter_for
 from deskd.errors import AgentMissing, BadWorkdir
@@ -20,8 +19,7 @@ from deskd.service.desk.context import DeskContext
 from deskd.service.engine.launch_env import agent_env
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Prepared:
+class Prepared(NamedTuple):
     """A launch ready to run: the adapter, its argv, environment, folder and timeout."""
 
     adapter: AgentAdapter
