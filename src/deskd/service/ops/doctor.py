@@ -11,8 +11,8 @@ import os
 import shutil
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from deskd import __version__, paths
 from deskd.config.desk import Desk
@@ -24,8 +24,7 @@ from deskd.errors import DeskdError
 from deskd.service.ops.doctor_db import Check, sqlite_checks
 
 
-@dataclass(frozen=True, slots=True)
-class Where:
+class Where(NamedTuple):
     """The paths every process resolves the same way (lesson 46)."""
 
     home: Path

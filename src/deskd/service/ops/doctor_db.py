@@ -4,9 +4,8 @@ holding, the schema version and WAL mode."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from deskd import paths
 from deskd.errors import StoreError
@@ -16,8 +15,7 @@ from deskd.store.dialect import Connection
 Level = Literal["ok", "warn", "fail"]
 
 
-@dataclass(frozen=True, slots=True)
-class Check:
+class Check(NamedTuple):
     """One line of the report. A warning is ``ok``: it never fails the doctor."""
 
     name: str
