@@ -146,7 +146,7 @@ def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> Launc
         result = result._replace(status="failed", failure_class="permanent", detail=exc.message)
     except OSError as exc:
         # A full disk (the agent's log, a settings file): record why while the database can
-        # still take it; if it cannot, the healing tick names the full disk (disk_full.py).
+        # still take it; if it cannot, the healing tick names the full disk (dispatch.py).
         where = f" ({exc.filename})" if exc.filename else ""
         result = result._replace(
             status="failed",

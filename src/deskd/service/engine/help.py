@@ -97,7 +97,7 @@ def raise_help(
             attempts=tuple(a for a in full.attempts if a.key == key),
             pages=tuple(p for p in full.pages if p.key == key and p.notice_key is None),
         )
-        from deskd.service.engine.tick import record_plan
+        from deskd.service.engine.record import record_plan
 
         ids, page_ids = record_plan(conn, only, now=ctx.now)
     sent = deliver_pages(ctx, only=page_ids) if page_ids else []

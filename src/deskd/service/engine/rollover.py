@@ -82,7 +82,7 @@ def _outcome(ctx: DeskContext, attempt_id: int | None) -> str | None:
 
 def _rollover_step(ctx: DeskContext, *, boundary: int, execute: bool) -> Rollover:
     from deskd.service.engine.dispatch import start_executor
-    from deskd.service.engine.tick import record_plan
+    from deskd.service.engine.record import record_plan
 
     snapshot = load_snapshot(ctx.conn, ctx.desk, now=ctx.now)
     only = snapshot._replace(
