@@ -73,7 +73,7 @@ def test_the_next_tick_names_the_full_disk_when_the_executor_could_not(
         f_bavail = 10
         f_frsize = 4096
 
-    monkeypatch.setattr("deskd.service.engine.disk_full.os.statvfs", lambda _path: Full())
+    monkeypatch.setattr("deskd.service.engine.dispatch.os.statvfs", lambda _path: Full())
     desk.advance(minutes=1)
     desk.json("tick", "--execute")
     detail = str(_row(desk, planned)["launch_detail"])

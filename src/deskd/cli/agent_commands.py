@@ -71,7 +71,7 @@ def inbox_enqueue(
             sla=sla,
         )
         if capability is not None:
-            from deskd.service.ops.routing import enqueue_by_capability
+            from deskd.service.engine.routing import enqueue_by_capability
 
             out = enqueue_by_capability(ctx, item, capability)
             emit(out, as_json, routed_sentence("item", out))
@@ -266,8 +266,8 @@ def _tick_once(mode: str | None, as_json: bool, wait: bool) -> None:
             echo(f"  {verb}: {x['rung']} {x['role']} ({', '.join(x['reasons'])})")
         for d in data["launched"]:
             echo(f"  started executor for attempt {d['attempt_id']} ({d['role']}, pid {d['pid']})")
-        for a in data["died"]:
-            echo(f"  attempt {a}: its executor died; recorded as failed (transient)")
+        for died in data["died"]:
+            echo(f"  attempt {died}: its executor died; recorded as failed (transient)")
         for pg in data["pages"]:
             verb = "would page" if result.dry_run else "page queued"
             echo(f"  {verb}: {pg['title']}")

@@ -7,6 +7,7 @@ styles did.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 from deskd.cli.output import echo, secho, style, table
@@ -53,7 +54,7 @@ def print_roles(rows: list[dict[str, Any]]) -> None:
     )
 
 
-def print_board(data: dict[str, Any], *, now: int, tz: str) -> None:
+def print_board(data: Mapping[str, Any], *, now: int, tz: str) -> None:
     from deskd.core.timeparse import human_age, local_text
 
     health = data["health"]
@@ -125,7 +126,7 @@ def print_board(data: dict[str, Any], *, now: int, tz: str) -> None:
             )
 
 
-def _print_wakes(data: dict[str, Any]) -> None:
+def _print_wakes(data: Mapping[str, Any]) -> None:
     """Live attempts (badges in red), open pages, and pauses."""
     echo()
     if data["attempts"]:

@@ -290,8 +290,6 @@ def _ask_channel(
     settings: Settings, answers: DeskAnswers
 ) -> tuple[DeskAnswers, dict[str, Any] | None]:
     """A channel URL, tested with a real test page; a failed one is asked again (or kept)."""
-    from dataclasses import replace
-
     from deskd.service.ops import init_answers as ia
 
     while True:
@@ -302,8 +300,8 @@ def _ask_channel(
             value_proc=_checked(ia.check_channel),
         )
         if url is None:
-            return replace(answers, channel=None), None
-        answers = replace(answers, channel=url)
+            return answers._replace(channel=None), None
+        answers = answers._replace(channel=url)
         click.echo("  sending a test page …")
         from deskd.service.ops.init_template import try_channel
 

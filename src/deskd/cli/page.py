@@ -24,7 +24,7 @@ def page(role: str | None, title: str, body: str, as_json: bool) -> None:
       deskd page --from researcher --title "need prod DB credentials" --body "migration blocked"
       deskd page --title "tests need a human decision"      # inside a session: DESKD_ROLE
     """
-    from deskd.service.ops.help import ask_for_help
+    from deskd.service.engine.help import ask_for_help
 
     with desk_context() as ctx:
         out = ask_for_help(ctx, role=role, title=title, body=body)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from deskd.errors import NoTarget, TargetConflict
@@ -15,7 +16,7 @@ def check_target(role: str | None, capability: str | None) -> None:
         raise NoTarget()
 
 
-def routed_sentence(what: str, out: dict[str, Any]) -> str:
+def routed_sentence(what: str, out: Mapping[str, Any]) -> str:
     """One line for a routed item or task (or the page that says it could not be routed)."""
     if out.get("unroutable"):
         return (

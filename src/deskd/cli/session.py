@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import click
@@ -70,7 +71,7 @@ def rollover(execute: bool, as_json: bool) -> None:
     emit(out, as_json, human)
 
 
-def _state(due: dict[str, Any], *, dry_run: bool) -> str:
+def _state(due: Mapping[str, Any], *, dry_run: bool) -> str:
     """Dry: what would happen. Executed: what did — ended, or how the wind-down went."""
     if due["ended"]:
         return "ended" + (f" — {due['outcome']}" if due.get("outcome") else "")

@@ -65,13 +65,13 @@ def add(
       deskd task add "Write the weekly report" --for beta --due 2026-12-04T16:00 --json
       deskd task add "Triage the new bug reports" --capability triage
     """
-    from deskd.service.ops.routing import add_task_by_capability
+    from deskd.service.engine.routing import add_task_by_capability
     from deskd.service.work.tasks import add_task
 
     check_target(role, capability)
     with desk_context() as ctx:
         if capability is not None:
-            out = add_task_by_capability(
+            routed = add_task_by_capability(
                 ctx,
                 title=title,
                 capability=capability,
@@ -80,7 +80,7 @@ def add(
                 detail=detail,
                 by=by,
             )
-            emit(out, as_json, routed_sentence("task", out))
+            emit(routed, as_json, routed_sentence("task", routed))
             return
         assert role is not None
         out = add_task(

@@ -10,6 +10,7 @@ Every mark carries a ``<title>``, which a browser shows on hover. No script, no 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from markupsafe import Markup, escape
@@ -37,7 +38,7 @@ def _title(text: str) -> str:
     return f"<title>{escape(text)}</title>"
 
 
-def ladder_svg(history: dict[str, Any], *, tz: str) -> Markup:
+def ladder_svg(history: Mapping[str, Any], *, tz: str) -> Markup:
     """The picture for ``service.console_views.ladder_history``'s result."""
     start, end = int(history["from"]), int(history["to"])
     height = TOP + LANE * len(RUNGS) + BOTTOM

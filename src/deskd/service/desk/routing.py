@@ -3,7 +3,7 @@ capability (core/routing.py ranks). Why routed work went where it did is
 service/desk/routed.py (the board reads it without the ranking's records).
 
 The writing half — enqueueing or assigning through it, and paging a person when no role
-can take the work — is service/ops/routing.py.
+can take the work — is service/engine/routing.py.
 """
 
 from __future__ import annotations

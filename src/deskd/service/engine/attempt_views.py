@@ -6,7 +6,7 @@ status``) shows attempts and must not import the planner and its records to do s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from deskd.core.timeparse import iso_utc
 
@@ -14,7 +14,29 @@ if TYPE_CHECKING:
     from deskd.store.records.wakes import Attempt
 
 
-def attempt_view(row: Attempt) -> dict[str, Any]:
+class WakeView(TypedDict):
+    """A wake (an attempt) as `wake list --json` and the board show it."""
+
+    id: int
+    role: str
+    reason: str
+    key: str
+    ref: str | None
+    rung: str
+    level: int
+    generation: int
+    outcome: str
+    launch_status: str | None
+    attempted_at: str | None
+    due_at: str | None
+    launched_at: str | None
+    landed_at: str | None
+    resolved_at: str | None
+    detail: str
+    acked: bool
+
+
+def attempt_view(row: Attempt) -> WakeView:
     return {
         "id": row.id,
         "role": row.role,

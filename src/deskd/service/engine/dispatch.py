@@ -2,6 +2,12 @@
 
 Runs after the tick's transaction commits: a crash between recording and launching leaves a
 ``planned`` launch, which the next tick starts again after a minute.
+
+Why an executor died without a word: when a disk is full, it could not record it. The
+executor records an OSError (a full disk for the agent's log, say) as the launch's failure
+when the database can still take it. When the executor died instead (the database's disk
+was full too), the healing tick that fails the launch looks at the disks it uses and names a
+full one (``died_detail``), so the ledger says more than ``executor died``.
 """
 
 from __future__ import annotations
@@ -27,6 +33,9 @@ if TYPE_CHECKING:
     from deskd.store.records.wakes import Attempt
 
 RESTART_AFTER_MS = 60_000
+LOW_DISK_BYTES = 16 * 1024 * 1024
+"""Below this much free space a disk counts as full: SQLite, the logs and an agent's own
+files all need room, and a launch writes more than this."""
 
 
 class Dispatched(NamedTuple):
@@ -162,8 +171,6 @@ def _fail_dead(ctx: DeskContext, conn: Connection, row: Attempt) -> bool:
     """Fail a ``running`` launch whose executor is gone, and park the session it was serving
     (its agent is gone too): the role is not busy, and the wake relaunches within its rung,
     resuming that session. False when the launch finished meanwhile."""
-    from deskd.service.engine.disk_full import died_detail
-
     if not attempt_rows.finish_launch(
         conn,
         row.id,
@@ -210,3 +217,22 @@ def _give_up(ctx: DeskContext, conn: Connection, row: Attempt) -> None:
         ctx.event(
             conn, "launch.host_down", f"attempt:{row.id}", role=row.role, detail={"host": host}
         )
+
+
+def died_detail(ctx: DeskContext) -> str:
+    """``executor died``, plus the full disk that likely killed it, if one is."""
+    folders = [str(ctx.settings.log_path), str(ctx.settings.run_path)]
+    if not ctx.settings.shared_database:
+        folders.insert(0, os.path.dirname(ctx.settings.database) or ".")
+    for folder in folders:
+        try:
+            found = os.statvfs(folder)
+        except OSError:
+            continue
+        free = found.f_bavail * found.f_frsize
+        if free < LOW_DISK_BYTES:
+            return (
+                f"executor died; the disk holding {folder} is full ({free // 1024} KiB free), "
+                "so it could not record why: free space there"
+            )
+    return "executor died"

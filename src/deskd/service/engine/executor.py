@@ -21,8 +21,7 @@ id when no session was reported. Every run of the CLI is counted (``launch_runs`
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from tenacity import Retrying, retry_if_result, stop_after_attempt, wait_exponential
 
@@ -53,8 +52,7 @@ USAGE_LIMIT_HOLD_MS = 60 * 60_000
 """How long a usage limit holds the role when the CLI gives no reset time."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RetryPolicy:
+class RetryPolicy(NamedTuple):
     """Transient launch failures are retried inside the rung, a bounded number of times."""
 
     attempts: int = 3
@@ -129,8 +127,7 @@ def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> Launc
     try:
         result, outcome = _run_with_retries(ctx, attempt, result, retry=retry)
         status = "finished" if outcome.failure_class is None else "failed"
-        result = replace(
-            result,
+        result = result._replace(
             status="timed_out" if result.timed_out else status,
             failure_class=outcome.failure_class,
             detail=outcome.detail,
@@ -141,18 +138,17 @@ def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> Launc
             # every tick would launch into the same limit.
             hold = _now(ctx) + USAGE_LIMIT_HOLD_MS
             minutes = USAGE_LIMIT_HOLD_MS // 60_000
-            result = replace(
-                result, detail=f"{result.detail} (no reset time given: held {minutes} min)"
+            result = result._replace(
+                detail=f"{result.detail} (no reset time given: held {minutes} min)"
             )
         cost = outcome.cost_usd
     except DeskdError as exc:  # cannot even start: executable missing, bad workdir …
-        result = replace(result, status="failed", failure_class="permanent", detail=exc.message)
+        result = result._replace(status="failed", failure_class="permanent", detail=exc.message)
     except OSError as exc:
         # A full disk (the agent's log, a settings file): record why while the database can
-        # still take it; if it cannot, the healing tick names the full disk (disk_full.py).
+        # still take it; if it cannot, the healing tick names the full disk (dispatch.py).
         where = f" ({exc.filename})" if exc.filename else ""
-        result = replace(
-            result,
+        result = result._replace(
             status="failed",
             failure_class="transient",
             detail=f"executor stopped: {exc.strerror or exc}{where}",
@@ -173,7 +169,7 @@ def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> Launc
             # The session hook lands a launch too (a command agent's only proof): the log,
             # the event and `wake list` say what the ledger says, not what the stream showed.
             row = attempt_rows.get_attempt(conn, attempt_id)
-            result = replace(result, landed=row is not None and row.landed_at is not None)
+            result = result._replace(landed=row is not None and row.landed_at is not None)
         if result.session_id:
             # Parked, never ended: the turn is over and the session is resumable (lesson 29).
             record_heartbeat(
@@ -262,9 +258,9 @@ def _run_once(
         settings_file=logs / f"{attempt_id}.settings.json",
     )
     adapter, argv, session_id = prepared.adapter, prepared.argv, prepared.spec.session_id
-    result = replace(result, tries=result.tries + 1, last_beat=0)
+    result = result._replace(tries=result.tries + 1, last_beat=0)
     if mode == "spawn" and result.assigned_session is None:
-        result = replace(result, assigned_session=session_id)
+        result = result._replace(assigned_session=session_id)
     if session_id:
         result = _bind_session(ctx, attempt, session_id, result)
     with ctx.write() as conn:  # counted before it runs: a crash mid-run still used a launch
@@ -302,7 +298,7 @@ def _run_once(
             )
         finally:
             clear_pid(run_dir, attempt_id)
-    result = replace(result, exit_code=finished.exit_code, timed_out=finished.timed_out)
+    result = result._replace(exit_code=finished.exit_code, timed_out=finished.timed_out)
     outcome = adapter.outcome(
         state,
         exit_code=finished.exit_code,
@@ -313,7 +309,7 @@ def _run_once(
         result = _bind_session(ctx, attempt, outcome.session_id, result)
     reported = state.session_id or outcome.session_id
     if reported and (result.landed or adapter.keeps_unanswered_session):
-        result = replace(result, reported_session=reported)
+        result = result._replace(reported_session=reported)
     return result, outcome
 
 
@@ -336,7 +332,7 @@ def _bind_session(
     if result.session_id == session_id:
         return result
     _record_session(ctx, attempt, session_id)
-    return replace(result, session_id=session_id)
+    return result._replace(session_id=session_id)
 
 
 def _record_session(ctx: DeskContext, attempt: Attempt, session_id: str) -> None:

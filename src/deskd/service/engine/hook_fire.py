@@ -10,7 +10,7 @@ the inbox's writer imported only when a hook is due: a tick that finds none load
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import priority_name
@@ -22,6 +22,20 @@ if TYPE_CHECKING:
     from deskd.store.records.work import Hook
 
 PROBE_RETRY_S = 60
+
+
+class FiredJson(TypedDict):
+    """A fired (or due) hook as the tick's JSON lists it under ``hooks_fired``."""
+
+    hook_id: int
+    owner: str
+    kind: str
+    title: str
+    fire_at: str | None
+    missed: int
+    item_id: int | None
+    error: str | None
+    would: str | None
 
 
 class Fired(NamedTuple):
@@ -38,7 +52,7 @@ class Fired(NamedTuple):
     would: bool = False
     priority: str = "normal"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> FiredJson:
         return {
             "hook_id": self.hook_id,
             "owner": self.owner,

@@ -10,7 +10,7 @@ the schedule's records, and ``hook add`` none of the tick's.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypedDict
 
 from deskd.core.schedule import (
     AtSpec,
@@ -58,7 +58,52 @@ class HookRequest(NamedTuple):
     until: str | None = None
 
 
-def add_hook(ctx: DeskContext, req: HookRequest) -> dict[str, Any]:
+class HookAdded(TypedDict):
+    """`hook add --json`: the new hook and when it first fires."""
+
+    id: int
+    kind: str
+    next_fire_at: str | None
+
+
+class HookView(TypedDict):
+    """A hook as `hook list --json` shows it."""
+
+    id: int
+    owner: str
+    kind: str
+    spec: str
+    title: str
+    priority: str
+    status: str
+    next_fire_at: str | None
+    last_fire_at: str | None
+    fire_count: int
+    missed_count: int
+    error_streak: int
+    last_error: str | None
+    until: str | None
+
+
+class Fire(TypedDict):
+    utc: str | None
+    local: str
+
+
+class NextFires(TypedDict):
+    """`hook next --json`: the schedule in words and its next fires."""
+
+    id: int
+    spec: str
+    fires: list[Fire]
+
+
+class HookCancelled(TypedDict):
+    id: int
+    status: str
+
+
+def add_hook(ctx: DeskContext, req: HookRequest) -> HookAdded:
     """Validate and register a hook; refuses an impossible or past schedule with the reason."""
     ctx.desk.role(req.owner)
     validate_text(req.title, req.body)
@@ -139,7 +184,7 @@ def _spec(ctx: DeskContext, req: HookRequest) -> tuple[str, Spec, str | None]:
     return "every", validate_every(parse_duration(req.every, what="--every"), anchor=ctx.now), None
 
 
-def hook_view(row: Hook) -> dict[str, Any]:
+def hook_view(row: Hook) -> HookView:
     return {
         "id": row.id,
         "owner": row.owner,
@@ -158,9 +203,7 @@ def hook_view(row: Hook) -> dict[str, Any]:
     }
 
 
-def list_hooks(
-    ctx: DeskContext, *, owner: str | None, include_closed: bool
-) -> list[dict[str, Any]]:
+def list_hooks(ctx: DeskContext, *, owner: str | None, include_closed: bool) -> list[HookView]:
     if owner is not None:
         ctx.desk.role(owner)
     rows = hook_rows.list_hooks(ctx.conn, owner=owner, include_closed=include_closed)
@@ -174,7 +217,7 @@ def _hook(conn: Connection, hook_id: int) -> Hook:
     return row
 
 
-def next_fires(ctx: DeskContext, hook_id: int, *, count: int) -> dict[str, Any]:
+def next_fires(ctx: DeskContext, hook_id: int, *, count: int) -> NextFires:
     row = _hook(ctx.conn, hook_id)
     spec = spec_from_json(row.kind, row.spec)
     fires: list[int] = []
@@ -192,7 +235,7 @@ def next_fires(ctx: DeskContext, hook_id: int, *, count: int) -> dict[str, Any]:
     }
 
 
-def cancel_hook(ctx: DeskContext, hook_id: int, *, by: str) -> dict[str, Any]:
+def cancel_hook(ctx: DeskContext, hook_id: int, *, by: str) -> HookCancelled:
     """Cancel a hook: its owner may, and so may the supervisor (a person, from the console)."""
     with ctx.write() as conn:
         row = _hook(conn, hook_id)

@@ -10,9 +10,8 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import NamedTuple, TypedDict
 
 from deskd.adapters.agents import AgentAdapter, LaunchSpec, adapter_for
 from deskd.errors import AgentMissing, BadWorkdir
@@ -20,8 +19,7 @@ from deskd.service.desk.context import DeskContext
 from deskd.service.engine.launch_env import agent_env
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Prepared:
+class Prepared(NamedTuple):
     """A launch ready to run: the adapter, its argv, environment, folder and timeout."""
 
     adapter: AgentAdapter
@@ -129,9 +127,18 @@ def _workdir(ctx: DeskContext, role: str) -> Path:
     return folder
 
 
+class LaunchShown(TypedDict):
+    """`agent command --json`: the argv, the variables deskd sets (redacted) and scrubs."""
+
+    argv: list[str]
+    env: dict[str, str]
+    dropped: list[str]
+    workdir: str
+
+
 def describe_launch(
     ctx: DeskContext, *, role: str, mode: str, session_id: str | None
-) -> dict[str, Any]:
+) -> LaunchShown:
     """What `deskd agent command` prints: argv and the variables deskd sets or scrubs."""
     from deskd.errors import InvalidValue
     from deskd.service.engine.launch_env import DROPPED, DROPPED_PREFIXES

@@ -13,7 +13,7 @@ import os
 import signal
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from deskd.errors import InvalidValue, NoTranscript, NotRunning, PeopleCommand
 from deskd.service.desk.context import DeskContext
@@ -63,7 +63,16 @@ def running_launch(ctx: DeskContext, role: str) -> Attempt | None:
     return None
 
 
-def stop_role(ctx: DeskContext, role: str, *, by: str, grace_s: float = GRACE_S) -> dict[str, Any]:
+class Stopped(TypedDict):
+    """`agent stop --json`: the launch recorded as stopped and what signalling its group did."""
+
+    role: str
+    attempt_id: int
+    pid: int | None
+    result: str
+
+
+def stop_role(ctx: DeskContext, role: str, *, by: str, grace_s: float = GRACE_S) -> Stopped:
     """End the running launch of ``role``: record it, then signal its process group."""
     if ctx.settings.role:
         raise PeopleCommand("deskd agent stop", "an agent ends its own turn")

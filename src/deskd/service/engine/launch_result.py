@@ -5,8 +5,7 @@ applies those writes at the edge; keeping this apart keeps it table-testable."""
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, replace
-from typing import Any
+from typing import NamedTuple, TypedDict
 
 from deskd.adapters.agents import SESSION, TURN
 
@@ -14,8 +13,20 @@ HEARTBEAT_EVERY_MS = 15_000
 TAIL_LINES = 50
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LaunchResult:
+class LaunchJson(TypedDict):
+    """A launch's result as its ``launch.finished`` event and `deskd agent run --json` show it."""
+
+    attempt_id: int
+    status: str
+    landed: bool
+    session_id: str | None
+    failure_class: str | None
+    detail: str
+    tries: int
+    exit_code: int | None
+
+
+class LaunchResult(NamedTuple):
     """How one launch went; built up try by try and line by line, never changed in place."""
 
     attempt_id: int
@@ -35,7 +46,7 @@ class LaunchResult:
     assigned_session: str | None = None
     """The pre-assigned id of the first spawn (claude): a retry with no session reuses it."""
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> LaunchJson:
         return {
             "attempt_id": self.attempt_id,
             "status": self.status,
@@ -48,8 +59,7 @@ class LaunchResult:
         }
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LineEffects:
+class LineEffects(NamedTuple):
     """What one output line asks of the database: bind a session, land, or a heartbeat."""
 
     bind: str | None = None
@@ -74,9 +84,9 @@ def read_line(
     """
     tail = (*result.output_tail, line)[-TAIL_LINES:]
     bind = native_id if SESSION in signals and native_id != result.session_id else None
-    after = replace(result, output_tail=tail, session_id=bind or result.session_id)
+    after = result._replace(output_tail=tail, session_id=bind or result.session_id)
     if TURN in signals and not result.landed:
-        return replace(after, landed=True), LineEffects(bind=bind, land=True)
+        return after._replace(landed=True), LineEffects(bind=bind, land=True)
     if streaming and now - result.last_beat >= HEARTBEAT_EVERY_MS:
-        return replace(after, last_beat=now), LineEffects(bind=bind, beat=True)
+        return after._replace(last_beat=now), LineEffects(bind=bind, beat=True)
     return after, LineEffects(bind=bind)

@@ -7,7 +7,7 @@ by-hand wind-down counts as a try like any other).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from deskd.adapters.locks import LockBusy
 from deskd.core.planner import plan as make_plan
@@ -21,7 +21,35 @@ from deskd.service.work.session_views import rollover_key
 from deskd.store import handoffs as handoff_rows
 
 
-def rollover(ctx: DeskContext, *, execute: bool) -> dict[str, Any]:
+class RolloverDue(TypedDict):
+    """A session from before the boundary: what the planner would do, and (executed) did."""
+
+    role: str
+    session: int
+    native_id: str | None
+    started_at: str | None
+    started_local: str
+    tries: int
+    key: str
+    plan: list[str]
+    notes: list[str]
+    ended: bool
+    outcome: str | None
+
+
+class Rollover(TypedDict):
+    """`session rollover --json`."""
+
+    now: str | None
+    boundary: str | None
+    boundary_local: str
+    dry_run: bool
+    due: list[RolloverDue]
+    launched: list[int]
+    pages: list[str]
+
+
+def rollover(ctx: DeskContext, *, execute: bool) -> Rollover:
     """Wind down sessions from before the latest ``rollover_at``: the tick's rollover step.
 
     Dry (the default) shows what is due and what would happen; ``execute`` records the
@@ -52,9 +80,9 @@ def _outcome(ctx: DeskContext, attempt_id: int | None) -> str | None:
     return ", ".join(parts) + (f" ({detail})" if detail else "")
 
 
-def _rollover_step(ctx: DeskContext, *, boundary: int, execute: bool) -> dict[str, Any]:
+def _rollover_step(ctx: DeskContext, *, boundary: int, execute: bool) -> Rollover:
     from deskd.service.engine.dispatch import start_executor
-    from deskd.service.engine.tick import record_plan
+    from deskd.service.engine.record import record_plan
 
     snapshot = load_snapshot(ctx.conn, ctx.desk, now=ctx.now)
     only = snapshot._replace(
@@ -73,7 +101,7 @@ def _rollover_step(ctx: DeskContext, *, boundary: int, execute: bool) -> dict[st
             started = start_executor(ctx, ids[launch.keys[0]], launch.role)
             if started.proc is not None:
                 started.proc.wait()
-    due = []
+    due: list[RolloverDue] = []
     for r in snapshot.rollovers:
         key = rollover_key(r.session_key)
         session = handoff_rows.get_session(ctx.conn, int(r.session_key))

@@ -10,29 +10,45 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, NotRequired, TypedDict
 
 from deskd.core.planner import plan as make_plan
 from deskd.core.records import Plan
 from deskd.core.timeparse import iso_utc
-from deskd.core.values import priority_rank
 from deskd.service.desk.context import DeskContext
-from deskd.service.engine.hook_fire import fire_due_hooks
-from deskd.service.engine.prompting import launch_prompt, previewed
+from deskd.service.engine.hook_fire import FiredJson, fire_due_hooks
+from deskd.service.engine.prompting import previewed
+from deskd.service.engine.record import record_plan
 from deskd.service.engine.snapshot import load_snapshot, policy_of, with_would_fire
 from deskd.service.engine.ticklog import append_line
 from deskd.service.paging.tickping import ping
 from deskd.store import attempts as attempt_rows
 from deskd.store import pages as page_rows
 from deskd.store.db import read_transaction
-from deskd.store.events import add_event
 from deskd.store.hosts import record_tick
 from deskd.store.meta import set_meta
-from deskd.store.pages import insert_page, resolve_pages_for_key
 
 if TYPE_CHECKING:
     from deskd.service.engine.dispatch import Dispatched, Healed
-    from deskd.store.dialect import Connection
+
+
+class TickJson(TypedDict):
+    """`tick --json` (docs/contract.md): what the tick planned, recorded and started; the
+    plan's parts are empty, and ``notes`` absent, when it was skipped."""
+
+    now: str | None
+    dry_run: bool
+    skipped: str | None
+    hooks_fired: list[FiredJson]
+    resolved: list[dict[str, Any]]
+    attempts: list[dict[str, Any]]
+    actions: list[dict[str, Any]]
+    pages: list[dict[str, Any]]
+    launched: list[dict[str, Any]]
+    restarted: list[int]
+    died: list[int]
+    pages_sent: list[dict[str, Any]]
+    notes: NotRequired[list[dict[str, str | None]]]
 
 
 class TickResult(NamedTuple):
@@ -44,7 +60,7 @@ class TickResult(NamedTuple):
     skipped: str | None = None
     attempt_ids: Mapping[str, int] = {}
     page_ids: tuple[int, ...] = ()
-    hooks_fired: tuple[dict[str, Any], ...] = ()
+    hooks_fired: tuple[FiredJson, ...] = ()
     healed: Healed | None = None
     """What healing did; None when nothing was healed: a dry run, or no launch was planned
     or running."""
@@ -52,9 +68,9 @@ class TickResult(NamedTuple):
     pages_sent: tuple[dict[str, Any], ...] = ()
     error: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> TickJson:
         p = self.plan
-        out: dict[str, Any] = {
+        out: TickJson = {
             "now": iso_utc(self.now),
             "dry_run": self.dry_run,
             "skipped": self.skipped,
@@ -292,89 +308,6 @@ def _sweep_meetings(ctx: DeskContext) -> None:
     from deskd.service.meetings.lifecycle import sweep_meetings
 
     sweep_meetings(ctx)
-
-
-def record_plan(conn: Connection, plan: Plan, *, now: int) -> tuple[dict[str, int], list[int]]:
-    """Write a plan: closures by compare-and-set, new attempts, launches planned, pages queued."""
-    for c in plan.closures:
-        row = attempt_rows.get_attempt(conn, c.attempt_id)
-        if not attempt_rows.close_attempt(
-            conn, c.attempt_id, outcome=c.outcome, reason=c.reason, now=now
-        ):
-            continue
-        attempt_rows.skip_planned_launch(
-            conn, c.attempt_id, reason=f"not launched: attempt {c.outcome}", now=now
-        )
-        if row is not None and c.outcome != "superseded":
-            resolve_pages_for_key(conn, row.key, now=now)
-    ids: dict[str, int] = {}
-    for a in plan.attempts:
-        ids[a.key] = attempt_rows.insert_attempt(
-            conn,
-            key=a.key,
-            kind=a.kind,
-            role=a.role,
-            generation=a.generation,
-            rung=a.rung,
-            level=a.level,
-            reason=a.reason,
-            ref=a.ref,
-            item_ids=a.item_ids,
-            task_ids=a.task_ids,
-            attempted_at=now,
-            due_at=a.due_at,
-            supersedes=a.supersedes,
-            recycles=a.recycles,
-            skipped=a.skipped,
-        )
-    for launch in plan.launches:
-        from secrets import token_urlsafe  # hashlib, random: for recorded launches only
-
-        primary = ids[launch.keys[0]]
-        attempt_rows.plan_launch(
-            conn,
-            primary,
-            token=token_urlsafe(18),
-            prompt=launch_prompt(
-                conn, role=launch.role, reasons=launch.reasons, default=launch.prompt, now=now
-            ),
-            session_id=launch.session_id,
-            now=now,
-        )
-        for key in launch.keys[1:]:
-            attempt_rows.ride_along(conn, ids[key], primary_id=primary, now=now)
-    page_ids = []
-    # A page is as urgent as its demand: silences and quiet hours hold only non-urgent pages.
-    urgent_keys = {d.key for d in plan.demands if d.urgent}
-    for page in plan.pages:
-        kind = "notice" if page.notice_key else ("follow_up" if page.follow_up else "page")
-        urgent = page.follow_up or (kind == "page" and page.key in urgent_keys)
-        page_ids.append(
-            insert_page(
-                conn,
-                attempt_id=page.attempt_id if page.attempt_id is not None else ids[page.key],
-                key=page.notice_key or page.key,
-                role=page.role,
-                kind=kind,
-                priority=priority_rank("urgent") if urgent else priority_rank("high"),
-                title=page.title,
-                body=page.body,
-                now=now,
-            )
-        )
-    if not plan.empty:
-        add_event(
-            conn,
-            at=now,
-            kind="tick.recorded",
-            detail={
-                "closures": len(plan.closures),
-                "attempts": len(plan.attempts),
-                "launches": len(plan.launches),
-                "pages": len(plan.pages),
-            },
-        )
-    return ids, page_ids
 
 
 def log_tick(ctx: DeskContext, result: TickResult) -> None:

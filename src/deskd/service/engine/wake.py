@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from deskd.core.demand import inbox_due_at
 from deskd.core.ladder import role_busy
@@ -12,11 +12,42 @@ from deskd.core.records import Snapshot
 from deskd.core.timeparse import human_age, iso_utc, local_text
 from deskd.errors import AttemptClosed, InvalidValue, PeopleCommand, UnknownAttempt
 from deskd.service.desk.context import DeskContext
-from deskd.service.engine.attempt_views import attempt_view
+from deskd.service.engine.attempt_views import WakeView, attempt_view
 from deskd.service.engine.snapshot import load_snapshot, policy_of
 from deskd.store import attempts as attempt_rows
 
+if TYPE_CHECKING:
+    from deskd.service.engine.hooks import HookView
+
 ACK_TIMEOUT_S = 4 * 3600
+
+
+class Acked(TypedDict):
+    """`wake ack --json`: until when a person has the attempt, and their note."""
+
+    id: int
+    ack_until: str | None
+    note: str
+
+
+class InboxSources(TypedDict):
+    unread: int
+    urgent: int
+    wakes_at: str | None
+    batch_s: int
+    sources: list[str]
+
+
+class WakeSources(TypedDict):
+    """`wake sources --json`: everything that can wake a role, and how to change each."""
+
+    role: str
+    hooks: list[HookView]
+    inbox: InboxSources
+    tasks: list[dict[str, Any]]
+    meetings: list[dict[str, Any]]
+    attempts: list[WakeView]
+    manage: list[str]
 
 
 def list_wakes(
@@ -28,7 +59,7 @@ def list_wakes(
     rung: str = "",
     outcome: str = "",
     reason: str = "",
-) -> list[dict[str, Any]]:
+) -> list[WakeView]:
     """The newest ``limit`` wakes; ``rung``, ``outcome`` and ``reason`` (when given) filter
     in the query, before the limit."""
     if role is not None:
@@ -44,7 +75,7 @@ def list_wakes(
     return [attempt_view(r) for r in rows]
 
 
-def ack(ctx: DeskContext, attempt_id: int, *, note: str) -> dict[str, Any]:
+def ack(ctx: DeskContext, attempt_id: int, *, note: str) -> Acked:
     """A person has it: the attempt stops climbing and paging until its demand changes or 4 h pass."""
     if ctx.settings.role:
         raise PeopleCommand("deskd wake ack", "an agent acks its items with `deskd inbox ack`")
@@ -144,7 +175,7 @@ def explain_attempt(ctx: DeskContext, attempt_id: int) -> list[str]:
     return lines
 
 
-def sources(ctx: DeskContext, role: str) -> dict[str, Any]:
+def sources(ctx: DeskContext, role: str) -> WakeSources:
     """Everything that can wake ``role``, and how to change each (`deskd wake sources`)."""
     from deskd.service.engine.hooks import list_hooks
 

@@ -7,14 +7,14 @@ stalled every writer).
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from deskd.core.timeparse import iso_utc, to_ms
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import ledger_entry
 from deskd.service.desk.presence import role_presences
 from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
-from deskd.service.engine.attempt_views import attempt_view
+from deskd.service.engine.attempt_views import WakeView, attempt_view
 from deskd.store.attempts import covered_item_ids, list_attempts
 from deskd.store.hosts import list_hosts
 from deskd.store.items import overdue_unread
@@ -28,7 +28,49 @@ NO_TICK_HINT = "no tick has run yet: see `deskd cron-line`"
 OVERDUE_SHOWN = 50
 
 
-def board(ctx: DeskContext) -> dict[str, Any]:
+class Health(TypedDict):
+    """Which desk and database this is, and when a tick last ran (dry or executing)."""
+
+    last_tick_mode: str | None
+    desk: str
+    desk_name: str
+    timezone: str
+    db: str
+    last_tick_at: str | None
+    last_tick_age_s: int | None
+    tick_stale: bool
+    message: str | None
+    last_execute_at: str | None
+    last_execute_age_s: int | None
+
+
+class BoardWake(WakeView):
+    badge: bool
+
+
+class Paused(TypedDict):
+    role: str | None
+    reason: str
+    since: str | None
+
+
+class Board(TypedDict):
+    """`status --json` (docs/contract.md)."""
+
+    now: str | None
+    roles: list[dict[str, Any]]
+    attempts: list[BoardWake]
+    pages: list[dict[str, Any]]
+    paused: list[Paused]
+    stalled_tasks: list[dict[str, Any]]
+    routed: list[dict[str, Any]]
+    health: Health
+    hosts: list[dict[str, Any]]
+    overdue: list[dict[str, Any]]
+    overdue_total: int
+
+
+def board(ctx: DeskContext) -> Board:
     """The board as the contract's JSON: roles, attempts, pages, health, overdue."""
     overdue = overdue_items(ctx)
     return {
@@ -71,7 +113,7 @@ def routed(ctx: DeskContext) -> list[dict[str, Any]]:
     return routed_work(ctx)
 
 
-def live_attempts(ctx: DeskContext) -> list[dict[str, Any]]:
+def live_attempts(ctx: DeskContext) -> list[BoardWake]:
     """Every pending attempt with its rung; ``badge`` ones are the red ones."""
     rows = list_attempts(ctx.conn, role=None, open_only=True, limit=500)
     return [
@@ -88,7 +130,7 @@ def open_pages(ctx: DeskContext) -> list[dict[str, Any]]:
     return [page_view(r, urls=shown) for r in rows]
 
 
-def paused(ctx: DeskContext) -> list[dict[str, Any]]:
+def paused(ctx: DeskContext) -> list[Paused]:
     return [
         {"role": r.role, "reason": r.reason, "since": iso_utc(r.started_at)}
         for r in live_pauses(ctx.conn)
@@ -152,7 +194,7 @@ def hosts(ctx: DeskContext) -> list[dict[str, Any]]:
     return out
 
 
-def health(ctx: DeskContext) -> dict[str, Any]:
+def health(ctx: DeskContext) -> Health:
     """Which desk and database this is, and how long ago the last tick ran."""
     executed = parse_tick_instant(get_meta(ctx.conn, LAST_TICK_KEY))
     logged, mode = last_logged_tick(ctx)

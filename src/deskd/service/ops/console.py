@@ -15,8 +15,8 @@ import json
 import os
 import secrets
 import stat
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from deskd.config.settings import Settings
 from deskd.errors import ConsoleRefused, DeskdError
@@ -199,8 +199,7 @@ def read_public_keys(path: Path | None) -> dict[str, bytes]:
 # -- start-up and doctor ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class AccessCheck:
+class AccessCheck(NamedTuple):
     name: str
     ok: bool
     detail: str

@@ -5,7 +5,7 @@ event log, and a change counter for live refresh. Reads only (LESSONS 43)."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypedDict
 
 from deskd.config.settings import Settings
 from deskd.core.meetings import state_of, votes_owed
@@ -18,10 +18,23 @@ from deskd.store import console as console_rows
 TIMELINE_WINDOW_MS = 24 * 3600 * 1000
 EVENTS_SHOWN = 100
 
+LadderHistory = TypedDict(
+    "LadderHistory",
+    {
+        "role": str,
+        "from": int,
+        "to": int,
+        "attempts": list[dict[str, Any]],
+        "pages": list[dict[str, Any]],
+    },
+)
+"""A role's ladder over time, in Unix ms, for the timeline picture (web/timeline.py); the
+functional form because ``from`` is a keyword."""
+
 
 def ladder_history(
     ctx: DeskContext, role: str, *, window_ms: int = TIMELINE_WINDOW_MS
-) -> dict[str, Any]:
+) -> LadderHistory:
     """The role's attempts and pages of the last ``window_ms`` (and every live one), in Unix
     ms, each attempt with its span on its rung and its launch, landing and resolution."""
     ctx.desk.role(role)

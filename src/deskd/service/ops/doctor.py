@@ -11,8 +11,8 @@ import os
 import shutil
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from deskd import __version__, paths
 from deskd.config.desk import Desk
@@ -21,11 +21,10 @@ from deskd.config.host import HostConfig, load_config_module
 from deskd.config.settings import Settings
 from deskd.config.settings_model import load_settings
 from deskd.errors import DeskdError
-from deskd.service.ops.doctor_db import Check, sqlite_checks
+from deskd.service.ops.doctor_db import Check, postgres_checks, sqlite_checks, tick_checks
 
 
-@dataclass(frozen=True, slots=True)
-class Where:
+class Where(NamedTuple):
     """The paths every process resolves the same way (lesson 46)."""
 
     home: Path
@@ -67,10 +66,9 @@ def run_checks(env: Mapping[str, str] | None = None) -> list[Check]:
     checks.append(tick_schedule_check(where.home, environ))
     if settings is not None:
         from deskd.adapters.clock import now_ms
-        from deskd.service.ops.doctor_ticks import tick_checks  # each host's last tick
 
         now = now_ms(settings.now)
-        checks.extend(Check(*c) for c in tick_checks(settings, where.db, now=now))
+        checks.extend(tick_checks(settings, where.db, now=now))  # each host's last tick
         from deskd.service.ops.console import access_checks  # the supervisor console
 
         checks.extend(
@@ -221,12 +219,10 @@ def _desk(where: Where, host: HostConfig | None, checks: list[Check]) -> Desk | 
 def database_checks(
     db: Path | str, *, marker: Path | None = None, db_home: Path | None = None
 ) -> list[Check]:
-    """The database's checks: a SQLite file's (``doctor_db``) or a PostgreSQL server's."""
+    """The database's checks (``doctor_db``): a SQLite file's or a PostgreSQL server's."""
     from deskd.store.db import is_url
 
     if is_url(db):
-        from deskd.service.ops.doctor_pg import postgres_checks
-
         return postgres_checks(str(db))
     return sqlite_checks(Path(db), marker=marker, db_home=db_home)
 

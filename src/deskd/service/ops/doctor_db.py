@@ -1,23 +1,25 @@
-"""Doctor's report line (``Check``) and its checks of a SQLite file: it opens, the full
-integrity check, the damage deskd remembered (``run/damaged``), a write lock someone is
-holding, the schema version and WAL mode."""
+"""Doctor's report line (``Check``) and its checks of the database: of a SQLite file (it
+opens, the full integrity check, the damage deskd remembered (``run/damaged``), a write lock
+someone is holding, the schema version and WAL mode), or of a PostgreSQL server in its place;
+and each host's last executing tick."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from deskd import paths
+from deskd.config.settings import Settings
+from deskd.core.timeparse import human_age
 from deskd.errors import StoreError
+from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
 from deskd.store.db import clear_damage, damage_noted, integrity_problem, write_locked
 from deskd.store.dialect import Connection
 
 Level = Literal["ok", "warn", "fail"]
 
 
-@dataclass(frozen=True, slots=True)
-class Check:
+class Check(NamedTuple):
     """One line of the report. A warning is ``ok``: it never fails the doctor."""
 
     name: str
@@ -142,3 +144,105 @@ def schema_checks(version: int) -> list[Check]:
     return [
         Check("schema", "fail", f"version {version} is newer than this deskd ({LATEST}); upgrade")
     ]
+
+
+OLDEST_SERVER = 130000
+"""PostgreSQL 13: the oldest server deskd is tested against."""
+
+
+def postgres_checks(url: str) -> list[Check]:
+    """A PostgreSQL desk: it connects, the server is recent enough, the schema is current,
+    a lease taken on one connection is seen and refused on another, and what sits between
+    deskd and the server (a pooler) can serve it."""
+    from deskd.store.db import redact
+
+    shown = redact(url)
+    try:
+        from deskd.store.pg_probe import probe
+    except ImportError:
+        return [Check("database", "fail", "PostgreSQL needs psycopg: pip install 'deskd[pg]'")]
+    try:
+        found = probe(url)
+    except StoreError as exc:
+        advice = getattr(exc, "advice", None)
+        detail = f"{shown}: {exc}; {advice}" if advice else f"{shown}: cannot connect: {exc}"
+        return [Check("database", "fail", detail)]
+    checks = [Check("database", "ok", f"{shown} connects")]
+    if found.server_version_num >= OLDEST_SERVER:
+        checks.append(Check("server", "ok", f"PostgreSQL {found.server_version}"))
+    else:
+        checks.append(
+            Check("server", "fail", f"PostgreSQL {found.server_version}; deskd needs 13 or newer")
+        )
+    if found.schema == 0:
+        checks.append(Check("schema", "warn", "empty: the first deskd command sets it up"))
+    else:
+        checks.extend(schema_checks(found.schema))
+    if found.schema == 0:
+        checks.append(Check("locks", "warn", "leases are checked once the schema is set up"))
+    elif found.lock_round_trip is None:
+        checks.append(Check("locks", "ok", "lease round trip between two connections"))
+    else:
+        checks.append(Check("locks", "fail", found.lock_round_trip))
+    if found.pooler is None:
+        checks.append(Check("pooler", "ok", "connected to the server itself"))
+    elif found.pooler_problem is None:
+        checks.append(
+            Check(
+                "pooler",
+                "ok",
+                f"{found.pooler}: supported in session and transaction pooling "
+                "(deskd keeps no session state)",
+            )
+        )
+    else:
+        checks.append(Check("pooler", "fail", f"{found.pooler}: {found.pooler_problem}"))
+    return checks
+
+
+HOW_TO_LOOK = "`deskd timer status` or `deskd cron-line --check` shows the schedule"
+
+
+def tick_checks(settings: Settings, db: Path | str, *, now: int) -> list[Check]:
+    """The doctor's tick lines: one per host that ever ran an executing tick, a warning when
+    one is overdue (never a failure: a desk may be ticked by hand). Read-only: the database
+    is opened without creating or migrating it, and one the other checks already found
+    wanting adds no line here."""
+    from deskd.errors import DeskdError
+    from deskd.store.db import connect
+    from deskd.store.hosts import list_hosts
+
+    try:
+        after_s = overdue_after_s(settings)
+    except DeskdError as exc:
+        return [Check("ticks", "fail", exc.message)]
+    try:
+        conn = connect(db, create=False, migrate=False, busy_ms=1000)
+    except Exception:  # missing, lost or unreadable: the database checks say which
+        return []
+    try:
+        hosts = list_hosts(conn)
+    except StoreError:  # an old or foreign schema: the schema check says so
+        return []
+    finally:
+        conn.close()
+    if not hosts:
+        return [
+            Check(
+                "ticks",
+                "warn",
+                "no executing tick recorded yet (a dry run records none); " + HOW_TO_LOOK,
+            )
+        ]
+    checks: list[Check] = []
+    for name, _first, last, _count in hosts:
+        age = human_age((now - last) / 1000)
+        if is_overdue(last, now=now, after_s=after_s):
+            detail = (
+                f"last executing tick {age} ago: overdue (none for {human_age(after_s)} or "
+                f"more; DESKD_TICK_OVERDUE); {HOW_TO_LOOK}"
+            )
+            checks.append(Check(f"ticks on {name}", "warn", detail))
+        else:
+            checks.append(Check(f"ticks on {name}", "ok", f"last executing tick {age} ago"))
+    return checks

@@ -10,9 +10,8 @@ import os
 import re
 import shutil
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from deskd.errors import DeskdError, InvalidValue
 
@@ -25,8 +24,7 @@ credential, and deskd.toml is readable by every agent running as this user."""
 PYTHON_SCHEME = "python://"
 
 
-@dataclass(frozen=True, slots=True)
-class RoleAnswer:
+class RoleAnswer(NamedTuple):
     name: str
     title: str
     workdir: str | None = None
@@ -36,11 +34,10 @@ class RoleAnswer:
     capabilities: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class DeskAnswers:
+class DeskAnswers(NamedTuple):
     name: str
     timezone: str = "UTC"
-    roles: tuple[RoleAnswer, ...] = field(default_factory=tuple)
+    roles: tuple[RoleAnswer, ...] = ()
     agent: str = "claude"
     channel: str | None = None
     """An apprise URL (or ``python://NAME``) paged for every role, or None."""

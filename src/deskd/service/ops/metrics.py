@@ -9,7 +9,7 @@ here only, and this module only by those two.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from prometheus_client import CollectorRegistry, generate_latest
@@ -63,20 +63,22 @@ class DeskCollector(Collector):
 
     def _wakes(self) -> Iterator[Metric]:
         conn = self.ctx.conn
-        attempts = CounterMetricFamily(
-            "deskd_wake_attempts",
-            "Closed wake attempts by rung and outcome (pending ones: deskd_wakes_live).",
-            labels=["rung", "outcome"],
+        yield _family(
+            CounterMetricFamily(
+                "deskd_wake_attempts",
+                "Closed wake attempts by rung and outcome (pending ones: deskd_wakes_live).",
+                labels=["rung", "outcome"],
+            ),
+            (((rung, outcome), n) for rung, outcome, n in agg.closed_attempts(conn)),
         )
-        for rung, outcome, count in agg.closed_attempts(conn):
-            attempts.add_metric([rung, outcome], count)
-        yield attempts
-        live = GaugeMetricFamily(
-            "deskd_wakes_live", "Pending wake attempts by role and rung.", labels=["role", "rung"]
+        yield _family(
+            GaugeMetricFamily(
+                "deskd_wakes_live",
+                "Pending wake attempts by role and rung.",
+                labels=["role", "rung"],
+            ),
+            (((role, rung), n) for role, rung, n in agg.live_wakes(conn)),
         )
-        for role, rung, count in agg.live_wakes(conn):
-            live.add_metric([role, rung], count)
-        yield live
         bounds = [s * 1000 for s in LANDING_BUCKETS_S]
         cumulative, count, total_ms = agg.landing_histogram(conn, bounds)
         landing = HistogramMetricFamily(
@@ -88,14 +90,17 @@ class DeskCollector(Collector):
 
     def _launches_and_pages(self) -> Iterator[Metric]:
         conn = self.ctx.conn
-        launches = CounterMetricFamily(
-            "deskd_launches",
-            "Launches that ended, by result and failure class (none when it did not fail).",
-            labels=["result", "failure_class"],
+        yield _family(
+            CounterMetricFamily(
+                "deskd_launches",
+                "Launches that ended, by result and failure class (none when it did not fail).",
+                labels=["result", "failure_class"],
+            ),
+            (
+                ((status, failure or "none"), n)
+                for status, failure, n in agg.finished_launches(conn)
+            ),
         )
-        for status, failure, count in agg.finished_launches(conn):
-            launches.add_metric([status, failure or "none"], count)
-        yield launches
         pages = CounterMetricFamily(
             "deskd_pages",
             "Page deliveries by channel and result: sent, or gave_up after a day of retries.",
@@ -138,12 +143,12 @@ class DeskCollector(Collector):
         yield unread
         yield overdue
         paused = set(agg.paused_roles(ctx.conn))
-        role_paused = GaugeMetricFamily(
-            "deskd_role_paused", "1 while the role is paused (by itself).", labels=["role"]
+        yield _family(
+            GaugeMetricFamily(
+                "deskd_role_paused", "1 while the role is paused (by itself).", labels=["role"]
+            ),
+            (((r,), int(r in paused)) for r in sorted({*roles, *(p for p in paused if p)})),
         )
-        for role in sorted({*roles, *(p for p in paused if p)}):
-            role_paused.add_metric([role], 1 if role in paused else 0)
-        yield role_paused
         yield GaugeMetricFamily(
             "deskd_desk_paused", "1 while the whole desk is paused.", value=1 if "" in paused else 0
         )
@@ -171,14 +176,24 @@ class DeskCollector(Collector):
         yield last
         yield ticks
         yield overdue
-        took = GaugeMetricFamily(
-            "deskd_host_tick_duration_seconds",
-            "How long the host's last executing tick took, paging included.",
-            labels=["host"],
+        yield _family(
+            GaugeMetricFamily(
+                "deskd_host_tick_duration_seconds",
+                "How long the host's last executing tick took, paging included.",
+                labels=["host"],
+            ),
+            (((name,), ms / 1000) for name, ms in agg.tick_durations(ctx.conn)),
         )
-        for name, ms in agg.tick_durations(ctx.conn):
-            took.add_metric([name], ms / 1000)
-        yield took
+
+
+def _family(
+    family: GaugeMetricFamily | CounterMetricFamily,
+    samples: Iterable[tuple[tuple[str, ...], float]],
+) -> Metric:
+    """``family`` with one sample per (label values, value)."""
+    for labels, value in samples:
+        family.add_metric(list(labels), value)
+    return family
 
 
 def _le(seconds: int) -> str:

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TypedDict
 
 from deskd.errors import InvalidValue, SchemaBehind, StoreError, TargetNotEmptyRefused, Unavailable
 
+Migrated = TypedDict(
+    "Migrated", {"from": str, "to": str, "schema": int, "rows": dict[str, int], "total": int}
+)
+"""`migrate-db --json`: what was copied where, per table (``from`` is a keyword: the
+functional form)."""
 
-def migrate_db(source: str, target: str) -> dict[str, Any]:
+
+def migrate_db(source: str, target: str) -> Migrated:
     """Copy the desk at ``source`` (a SQLite file) into ``target`` (an empty PostgreSQL
     database, created by its owner beforehand); the source is read, never changed."""
     from deskd.store.db import DatabaseMissing, connect, is_url, redact

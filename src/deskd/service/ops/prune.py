@@ -4,8 +4,7 @@ one write transaction; live rows are never touched (see ``deskd.store.prune``)."
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from typing import NamedTuple, TypedDict
 
 from deskd.core.timeparse import duration_text, iso_utc, parse_duration
 from deskd.errors import OperatorOnly, StoreCorrupt, TooRecent, database_unavailable
@@ -39,18 +38,27 @@ class _Rollback(Exception):
     pass
 
 
-@dataclass
-class PruneResult:
+class PruneJson(TypedDict):
+    """`prune --json`: rows deleted (or, dry, that would be) per table."""
+
+    older_than: int
+    cutoff: str | None
+    dry_run: bool
+    deleted: dict[str, int]
+
+
+class PruneResult(NamedTuple):
     older_than_s: int
     cutoff: int
     dry_run: bool
-    deleted: dict[str, int] = field(default_factory=dict)
+    deleted: dict[str, int]
+    """Rows per table, in STEPS order (filled as each step runs)."""
 
     @property
     def total(self) -> int:
         return sum(self.deleted.values())
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> PruneJson:
         return {
             "older_than": self.older_than_s,
             "cutoff": iso_utc(self.cutoff),
@@ -77,7 +85,9 @@ def prune(
     ``dry_run`` runs the same deletes and rolls them back, so the counts are exact.
     """
     seconds = check_prune(ctx, older_than=older_than, force=force)
-    result = PruneResult(older_than_s=seconds, cutoff=ctx.now - seconds * 1000, dry_run=dry_run)
+    result = PruneResult(
+        older_than_s=seconds, cutoff=ctx.now - seconds * 1000, dry_run=dry_run, deleted={}
+    )
     damaged = integrity_problem(ctx.conn)
     if damaged is not None:
         # Deleting rows rewrites pages across the file: never into a damaged one.

@@ -15,8 +15,8 @@ import shlex
 import shutil
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from deskd.service.ops.scheduling import (
     SERVICE,
@@ -36,8 +36,7 @@ _EXITED = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Schedule:
+class Schedule(NamedTuple):
     """One installed schedule: a systemd timer (one per scope) or a crontab line."""
 
     kind: str  # "timer" or "cron"

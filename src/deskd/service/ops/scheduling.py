@@ -22,6 +22,7 @@ import sysconfig
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from deskd import paths
 from deskd.errors import (
@@ -148,8 +149,7 @@ def require_url_in_env_file(home: Path, url: str, *, what: str) -> None:
 # -- cron --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class CronLine:
+class CronLine(NamedTuple):
     schedule: str
     command: str
     target: Target
@@ -210,8 +210,7 @@ def cron_line(target: Target, *, script: Path | None = None) -> CronLine:
 # -- systemd -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Unit:
+class Unit(NamedTuple):
     name: str
     path: Path
     text: str
@@ -300,8 +299,7 @@ def systemctl_commands(*, user: bool) -> list[str]:
     ]
 
 
-@dataclass(frozen=True)
-class Written:
+class Written(NamedTuple):
     path: Path
     status: str  # "written" (new), "replaced" (different before) or "unchanged"
 

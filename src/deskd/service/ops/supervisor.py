@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from typing import Any
+from typing import TypedDict
 
 from deskd.core.meetings import normalize_body, open_refusal, recipients_of, state_of
 from deskd.core.values import SUPERVISOR
@@ -33,6 +33,31 @@ from deskd.store import meetings as meeting_rows
 from deskd.store.events import add_event
 
 
+class SentItem(TypedDict):
+    id: int
+    to: str
+    deduped: bool
+
+
+class Sent(TypedDict):
+    """What the console's send answers: the shared message id and each recipient's item."""
+
+    message_id: str
+    items: list[SentItem]
+
+
+class SupervisorSaid(TypedDict):
+    meeting_id: int
+    message_id: int
+    state: str
+
+
+class ForceClosed(TypedDict):
+    meeting_id: int
+    state: str
+    resolution: str
+
+
 def send(
     ctx: DeskContext,
     *,
@@ -41,7 +66,7 @@ def send(
     body: str = "",
     priority: str = "normal",
     sla: str | None = None,
-) -> dict[str, Any]:
+) -> Sent:
     """One item (source ``supervisor``) per recipient, sharing a message id."""
     recipients = list(dict.fromkeys(r for r in to if r))
     if not recipients:
@@ -63,7 +88,9 @@ def send(
             sla=sla,
             now=ctx.now,
         )
-        created = [{"id": i, "to": name, "deduped": deduped} for i, name, deduped in inserted]
+        created: list[SentItem] = [
+            {"id": i, "to": name, "deduped": deduped} for i, name, deduped in inserted
+        ]
         ctx.event(
             conn,
             "supervisor.sent",
@@ -75,7 +102,7 @@ def send(
     return {"message_id": message_id, "items": created}
 
 
-def meeting_post(ctx: DeskContext, meeting_id: int, body: str) -> dict[str, Any]:
+def meeting_post(ctx: DeskContext, meeting_id: int, body: str) -> SupervisorSaid:
     """Speak in a meeting as the supervisor: an item for every attendee still in it.
 
     It spends none of the budget (the budget bounds the attendees' talk, not a person's
@@ -132,7 +159,7 @@ def meeting_post(ctx: DeskContext, meeting_id: int, body: str) -> dict[str, Any]
     return {"meeting_id": meeting_id, "message_id": message_id, "state": state_of(facts)}
 
 
-def meeting_close(ctx: DeskContext, meeting_id: int, resolution: str) -> dict[str, Any]:
+def meeting_close(ctx: DeskContext, meeting_id: int, resolution: str) -> ForceClosed:
     """Close a meeting now, whatever its phase: every debt is waived, its wakes withdrawn."""
     if not resolution.strip():
         raise InvalidValue("resolution", resolution, "say why it is closed")

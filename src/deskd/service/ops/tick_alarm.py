@@ -17,7 +17,7 @@ With no console running nothing inside deskd watches the ticks: ``DESKD_TICK_PIN
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from deskd.adapters.channels.base import Transport
 from deskd.core.paging import Entry, entries_of, mark, outcome, results_of, triage
@@ -42,7 +42,23 @@ PRIORITY = "high"
 """Not urgent: a channel's quiet hours and severity filter apply, as to any high page."""
 
 
-def check_ticks(ctx: DeskContext, *, transport: Transport | None = None) -> list[dict[str, Any]]:
+class AlarmChannel(TypedDict):
+    name: str
+    url: str
+    status: str
+
+
+class AlarmSent(TypedDict):
+    """One alarm sent by a check: its row, where it went and how each channel URL took it."""
+
+    alarm_id: int
+    host: str
+    kind: str
+    status: str
+    channels: list[AlarmChannel]
+
+
+def check_ticks(ctx: DeskContext, *, transport: Transport | None = None) -> list[AlarmSent]:
     """Record each host's alarm or its settling at ``ctx.now``, then send what is due;
     returns a report per message that went out."""
     record_alarms(ctx)
@@ -112,7 +128,7 @@ def _settle(ctx: DeskContext, conn: Any, stop: TickAlarm, last: int) -> list[int
 
 def send_one_alarm(
     ctx: DeskContext, alarm: TickAlarm, *, transport: Transport | None = None
-) -> dict[str, Any] | None:
+) -> AlarmSent | None:
     """Hold, or claim and send, one due row; record how it went. A report when it was sent."""
     now = ctx.now
     entries = entries_of(alarm.results)
@@ -154,20 +170,6 @@ def send_one_alarm(
         "kind": alarm.kind,
         "status": status,
         "channels": [{"name": e.name, "url": e.url, "status": e.status} for e in after],
-    }
-
-
-def alarm_view(alarm: TickAlarm, *, tz: str) -> dict[str, Any]:
-    """A row as the board and `deskd status --json` show it."""
-    return {
-        "id": alarm.id,
-        "host": alarm.host,
-        "kind": alarm.kind,
-        "status": alarm.status,
-        "last_tick_at": iso_utc(alarm.last_tick_at),
-        "created_at": iso_utc(alarm.created_at),
-        "created_local": local_text(alarm.created_at, tz),
-        "why": alarm.held_why,
     }
 
 

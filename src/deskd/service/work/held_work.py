@@ -1,4 +1,4 @@
-"""Work held for a person because no role had its capability (service/ops/routing.py holds
+"""Work held for a person because no role had its capability (service/engine/routing.py holds
 it with the help request), routed by the executing tick once a role gains the capability.
 
 Apart from the routing module: every executing tick asks, and on a desk with nothing held

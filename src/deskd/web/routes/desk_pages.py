@@ -5,6 +5,7 @@ and votes."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
@@ -133,7 +134,7 @@ def events_page(
         )
 
 
-def gauges(ctx: DeskContext, data: dict[str, Any]) -> dict[str, Any]:
+def gauges(ctx: DeskContext, data: Mapping[str, Any]) -> dict[str, Any]:
     """The numbers across the top of the board, each with whether it is bad news."""
     unwired = [r for r in ctx.desk.enabled_roles if not routes(ctx.settings, ctx.desk, r)]
     health = data["health"]

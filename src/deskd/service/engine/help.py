@@ -13,7 +13,7 @@ attempt id and a person hears of it without waiting for the next tick.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from deskd.core.planner import plan as make_plan
 from deskd.core.records import Plan
@@ -28,7 +28,19 @@ from deskd.store.items import insert_item
 from deskd.store.routing import mark_item_routed
 
 
-def ask_for_help(ctx: DeskContext, *, role: str | None, title: str, body: str) -> dict[str, Any]:
+class HelpRaised(TypedDict):
+    """`deskd page --json`: the help request's item and key, its attempt (None when the
+    planner only noted it), and the pages sent at once."""
+
+    attempt_id: int | None
+    item_id: int
+    key: str
+    page_ids: list[int]
+    pages_sent: list[dict[str, Any]]
+    note: str | None
+
+
+def ask_for_help(ctx: DeskContext, *, role: str | None, title: str, body: str) -> HelpRaised:
     """Record a help request for ``role`` and page a person; returns its ids and what was sent."""
     name = acting_role(ctx, "--from", role)
     known_role(ctx, name)
@@ -46,9 +58,9 @@ def raise_help(
     capability: str | None = None,
     priority: str = "high",
     held_work: str | None = None,
-) -> dict[str, Any]:
+) -> HelpRaised:
     """The help request itself: ``role``'s ledger holds it; ``capability`` marks work that no
-    enabled role could take (service/ops/routing.py), which the page says instead, at the
+    enabled role could take (service/engine/routing.py), which the page says instead, at the
     work's own ``priority``; ``held_work`` is that work (JSON), routed once a role can."""
     with ctx.write() as conn:
         item_id, _ = insert_item(
@@ -85,7 +97,7 @@ def raise_help(
             attempts=tuple(a for a in full.attempts if a.key == key),
             pages=tuple(p for p in full.pages if p.key == key and p.notice_key is None),
         )
-        from deskd.service.engine.tick import record_plan
+        from deskd.service.engine.record import record_plan
 
         ids, page_ids = record_plan(conn, only, now=ctx.now)
     sent = deliver_pages(ctx, only=page_ids) if page_ids else []

@@ -6,7 +6,7 @@ no enabled role has it — the work is never dropped: a person decides where it 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from deskd.core.routing import Routing
 from deskd.core.timeparse import iso_utc
@@ -14,8 +14,64 @@ from deskd.core.values import priority_rank
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import MAX_BODY, NewItem, check_item, enqueue, validate_text
 from deskd.service.desk.routing import declared_capabilities, holder_for_unroutable, route
-from deskd.service.ops.help import raise_help
+from deskd.service.engine.help import HelpRaised, raise_help
 from deskd.service.work.tasks import actor, add_task, due_ms
+
+
+class PassedOver(TypedDict):
+    role: str
+    why: str
+
+
+class HelpForUnroutable(HelpRaised):
+    """The help request paged for work no enabled role can take."""
+
+    unroutable: str
+    held_by: str
+
+
+class Unrouted(TypedDict):
+    """What every answer for unroutable work says: the capability, who holds the work, and
+    the help request's attempt and pages."""
+
+    routed: str
+    unroutable: str
+    held_by: str
+    attempt_id: int | None
+    page_ids: list[int]
+
+
+class UnroutedItem(Unrouted):
+    id: int
+    deduped: bool
+    role: None
+
+
+class RoutedItem(TypedDict):
+    """`inbox enqueue --capability --json`: the item, the role chosen and why."""
+
+    id: int
+    deduped: bool
+    role: str
+    routed: str
+    passed_over: list[PassedOver]
+
+
+class UnroutedTask(Unrouted):
+    id: None
+    role: None
+    help_item_id: int
+
+
+class RoutedTask(TypedDict):
+    """`task add --capability --json`: the task as `task add` answers, and who was passed over."""
+
+    id: int
+    role: str
+    status: str
+    priority: str
+    routed: str
+    passed_over: list[PassedOver]
 
 
 def page_unroutable(
@@ -27,7 +83,7 @@ def page_unroutable(
     body: str,
     priority: str,
     held: dict[str, Any],
-) -> dict[str, Any]:
+) -> HelpForUnroutable:
     """Ask a person to route work no enabled role can take, at the work's own priority;
     returns the help request's ids. The work is kept with the request: the first executing
     tick after a role gains the capability routes it there (service/work/held_work.py)."""
@@ -54,7 +110,9 @@ def page_unroutable(
     return {**out, "unroutable": routing.capability, "held_by": holder}
 
 
-def enqueue_by_capability(ctx: DeskContext, item: NewItem, capability: str) -> dict[str, Any]:
+def enqueue_by_capability(
+    ctx: DeskContext, item: NewItem, capability: str
+) -> RoutedItem | UnroutedItem:
     """Enqueue ``item`` for the most available role with ``capability``; when none has it,
     a person is paged to route it (the item is then the help request's text)."""
     check_item(ctx, item)
@@ -92,12 +150,12 @@ def enqueue_by_capability(ctx: DeskContext, item: NewItem, capability: str) -> d
     }
 
 
-def passed_over(routing: Routing) -> list[dict[str, str]]:
+def passed_over(routing: Routing) -> list[PassedOver]:
     """Each capable role routing passed over because it cannot work now, and why."""
     return [{"role": role, "why": why} for role, why in routing.passed_over]
 
 
-def _unroutable(out: dict[str, Any]) -> dict[str, Any]:
+def _unroutable(out: HelpForUnroutable) -> Unrouted:
     return {
         "routed": f"unroutable: {out['unroutable']}",
         "unroutable": out["unroutable"],
@@ -116,7 +174,7 @@ def add_task_by_capability(
     due: str | None = None,
     detail: str = "",
     by: str | None = None,
-) -> dict[str, Any]:
+) -> RoutedTask | UnroutedTask:
     """Assign a task to the most available role with ``capability``; when none has it, a
     person is paged to assign it (no task is created until then)."""
     actor(ctx, by)
@@ -152,7 +210,7 @@ def add_task_by_capability(
             "attempt_id": out["attempt_id"],
             "page_ids": out["page_ids"],
         }
-    out = add_task(
+    added = add_task(
         ctx,
         title=title,
         role=routing.role,
@@ -162,4 +220,4 @@ def add_task_by_capability(
         by=by,
         routed=(capability, routing.why),
     )
-    return {**out, "passed_over": passed_over(routing)}
+    return cast("RoutedTask", {**added, "passed_over": passed_over(routing)})
