@@ -7,7 +7,7 @@ styles did.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from deskd.cli.output import echo, secho, style
@@ -17,7 +17,7 @@ PRESENCE_COLOUR = {"online": "green", "suspect": "yellow", "dead": "red"}
 Cell = str | tuple[str, str | None]
 
 
-def _presence_cell(row: dict[str, Any]) -> Cell:
+def _presence_cell(row: Mapping[str, Any]) -> Cell:
     text = row["presence"] if row["enabled"] else f"{row['presence']} (disabled)"
     return (text, PRESENCE_COLOUR.get(row["presence"]) if row["enabled"] else None)
 
@@ -34,7 +34,7 @@ def _clip(text: str | None, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def print_roles(rows: list[dict[str, Any]]) -> None:
+def print_roles(rows: Sequence[Mapping[str, Any]]) -> None:
     if not rows:
         echo("this desk has no roles: add a [[roles]] table to deskd.toml")
         return

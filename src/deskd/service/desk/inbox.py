@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, NotRequired, TypedDict
+from typing import TYPE_CHECKING, NamedTuple, NotRequired, TypedDict
 
 from deskd.core.delivery import LEDGER_STATES, ledger_state
 from deskd.core.timeparse import iso_utc, parse_duration
@@ -241,7 +241,7 @@ def ack(
 
 def ledger(
     ctx: DeskContext, *, role: str | None = None, state: str | None = None, limit: int = 200
-) -> list[dict[str, Any]]:
+) -> list[LedgerEntry]:
     """The delivery ledger per (item, recipient), newest first, with derived states."""
     if role is not None:
         ctx.desk.role(role)
@@ -250,7 +250,7 @@ def ledger(
     unread_only = state is not None and state != "read"
     # An overdue item that a live wake attempt covers is "escalated", not just "overdue".
     covered = covered_item_ids(ctx.conn)
-    out: list[dict[str, Any]] = []
+    out: list[LedgerEntry] = []
     for row in _ledger_pages(ctx, role=role, unread_only=unread_only, page=max(limit, 1000)):
         entry = ledger_entry(row, now=ctx.now, escalated=row.id in covered)
         if state is None or entry["state"] == state:
@@ -265,6 +265,17 @@ class Described(TypedDict):
     priority: str
     title: str
     state: str
+
+
+class LedgerEntry(Described):
+    """One (item, recipient) of the delivery ledger (``inbox ledger``, the board's overdue)."""
+
+    item_id: int
+    to: str
+    queued_at: str | None
+    notified_at: str | None
+    read_at: str | None
+    sla_due_at: str | None
 
 
 def _described(row: Item, *, now: int, escalated: bool) -> Described:
@@ -283,7 +294,7 @@ def _described(row: Item, *, now: int, escalated: bool) -> Described:
     }
 
 
-def ledger_entry(row: Item, *, now: int, escalated: bool) -> dict[str, Any]:
+def ledger_entry(row: Item, *, now: int, escalated: bool) -> LedgerEntry:
     """One (item, recipient) of the delivery ledger, its state derived at read time."""
     return {
         "item_id": row.id,

@@ -7,7 +7,7 @@ stalled every writer).
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deskd.core.timeparse import iso_utc, to_ms
 from deskd.service.desk.context import DeskContext
@@ -21,6 +21,9 @@ from deskd.store.items import overdue_unread
 from deskd.store.meta import get_meta
 from deskd.store.pages import list_pages
 from deskd.store.pauses import live_pauses
+
+if TYPE_CHECKING:
+    from deskd.service.desk.routed import RoutedWork
 
 LAST_TICK_KEY = "last_tick_at"
 NO_TICK_HINT = "no tick has run yet: see `deskd cron-line`"
@@ -64,7 +67,7 @@ def stalled_tasks(ctx: DeskContext) -> list[dict[str, Any]]:
     ]
 
 
-def routed(ctx: DeskContext) -> list[dict[str, Any]]:
+def routed(ctx: DeskContext) -> list[RoutedWork]:
     """Open items and tasks that capability routing placed, with why that role was chosen."""
     from deskd.service.desk.routed import routed_work
 
