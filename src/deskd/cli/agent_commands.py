@@ -314,7 +314,7 @@ def task_update(
     emit(out, as_json, task_said(out))
 
 
-def task_said(out: dict[str, Any]) -> str:
+def task_said(out: Mapping[str, Any]) -> str:
     parts = [f"{k} → {v}" for k, v in out["changed"].items()]
     if out["note"]:
         parts.append("note added")

@@ -6,7 +6,7 @@ service/meetings/.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import click
@@ -43,7 +43,7 @@ def _mid(value: str) -> int:
     return parse_meeting_id(value)
 
 
-def _waiting(data: dict[str, Any]) -> Callable[[], None]:
+def _waiting(data: Mapping[str, Any]) -> Callable[[], None]:
     def human() -> None:
         click.echo(f"meeting {data['meeting_id']}: {data['state']}")
         for w in data.get("waiting_on", []):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from deskd.store.dialect import Connection
@@ -16,7 +17,7 @@ def add_event(
     role: str | None = None,
     actor: str | None = None,
     subject: str | None = None,
-    detail: dict[str, Any] | None = None,
+    detail: Mapping[str, Any] | None = None,
 ) -> int:
     cur = conn.execute(
         "INSERT INTO events (at, kind, role, actor, subject, detail) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",

@@ -8,7 +8,7 @@ import pydantic only when something needs validating.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -113,7 +113,7 @@ class DeskContext:
         *,
         role: str | None = None,
         actor: str | None = None,
-        detail: dict[str, Any] | None = None,
+        detail: Mapping[str, Any] | None = None,
     ) -> int:
         """Record an event of ``kind`` at this unit of work's instant (``store.events``)."""
         from deskd.store.events import add_event

@@ -32,6 +32,7 @@ from deskd.store.pages import insert_page, resolve_pages_for_key
 
 if TYPE_CHECKING:
     from deskd.service.engine.dispatch import Dispatched, Healed
+    from deskd.service.paging.pager import PageReport
     from deskd.store.dialect import Connection
 
 
@@ -49,7 +50,7 @@ class TickResult(NamedTuple):
     """What healing did; None when nothing was healed: a dry run, or no launch was planned
     or running."""
     dispatched: tuple[Dispatched, ...] = ()
-    pages_sent: tuple[dict[str, Any], ...] = ()
+    pages_sent: tuple[PageReport, ...] = ()
     error: str | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -176,7 +177,7 @@ def _locked_tick(ctx: DeskContext, started: float) -> TickResult:
         return result
 
 
-def _deliver_pages(ctx: DeskContext) -> tuple[dict[str, Any], ...]:
+def _deliver_pages(ctx: DeskContext) -> tuple[PageReport, ...]:
     """The pager's run, when it has a page to send or settle; else nothing is imported.
 
     The pager loads channels, the desk-file models (pydantic, pydantic-settings) and the

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deskd.core.demand import inbox_due_at
 from deskd.core.ladder import role_busy
@@ -15,6 +15,10 @@ from deskd.service.desk.context import DeskContext
 from deskd.service.engine.attempt_views import attempt_view
 from deskd.service.engine.snapshot import load_snapshot, policy_of
 from deskd.store import attempts as attempt_rows
+
+if TYPE_CHECKING:
+    from deskd.service.meetings.views import MeetingSource
+    from deskd.service.work.task_views import TaskSource
 
 ACK_TIMEOUT_S = 4 * 3600
 
@@ -196,13 +200,13 @@ def _routed_lines(ctx: DeskContext, role: str) -> list[str]:
     return explain_lines(ctx, role)
 
 
-def _task_sources(snapshot: Snapshot, role: str, ctx: DeskContext) -> list[dict[str, Any]]:
+def _task_sources(snapshot: Snapshot, role: str, ctx: DeskContext) -> list[TaskSource]:
     from deskd.service.work.task_views import task_sources
 
     return task_sources(snapshot, role, now=ctx.now)
 
 
-def _meeting_sources(snapshot: Snapshot, role: str) -> list[dict[str, Any]]:
+def _meeting_sources(snapshot: Snapshot, role: str) -> list[MeetingSource]:
     from deskd.service.meetings.views import meeting_sources
 
     return meeting_sources(snapshot, role)

@@ -8,7 +8,7 @@ that pauses an idle meeting or escalates a late attendance (lesson 25).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from deskd.config.desk import Desk
 from deskd.core.meeting_owed import Obligation, Proposal, Rejection
@@ -217,24 +217,120 @@ def parse_meeting_id(text: str | int) -> int:
         ) from None
 
 
-# --- views ------------------------------------------------------------------------------------
+# --- views ---------------------------------------------------------------------------------
 
 
-def waiting_view(facts: MeetingFacts, *, now: int) -> list[dict[str, str]]:
+class Waiting(TypedDict):
+    role: str
+    why: str
+
+
+class Outcome(TypedDict):
+    """What a meeting command answers: the meeting, its state, who it waits on."""
+
+    meeting_id: int
+    state: str
+    waiting_on: list[Waiting]
+    proposal_id: NotRequired[int]
+
+
+class AttendeeView(TypedDict):
+    role: str
+    status: str
+    checked_in_at: str | None
+
+
+class Owed(TypedDict):
+    """A reply owed in the meeting (``meeting status``'s ``owed``)."""
+
+    message_id: int
+    debtor: str
+    creditor: str
+    due_at: str | None
+    overdue: bool
+
+
+class PauseView(TypedDict):
+    kind: str | None
+    reason: str | None
+    at: str | None
+
+
+class ProposalView(TypedDict):
+    id: int
+    proposer: str
+    resolution: str
+    confirmed: list[str]
+
+
+class MeetingStatus(TypedDict):
+    """`deskd meeting status`."""
+
+    meeting_id: int
+    agenda: str
+    caller: str
+    priority: str
+    state: str
+    attendees: list[AttendeeView]
+    waiting_on: list[Waiting]
+    owed: list[Owed]
+    budget_left: int
+    max_messages: int
+    consensus_at: int
+    reply_sla_s: int
+    idle_s: int
+    idle_deadline: str | None
+    paused: PauseView | None
+    proposal: ProposalView | None
+    called_at: str | None
+    closed_at: str | None
+    resolution: str | None
+
+
+class MeetingSummary(TypedDict):
+    """One meeting of `deskd meeting list`."""
+
+    meeting_id: int
+    agenda: str
+    caller: str
+    state: str
+    attendees: list[str]
+    waiting_on: list[str]
+    budget_left: int
+    called_at: str | None
+    closed_at: str | None
+
+
+class MeetingSource(TypedDict):
+    """A meeting wake owed by a role (`deskd wake sources`), with how to settle it."""
+
+    meeting_id: int
+    kind: str
+    key: str
+    generation: int
+    since: str | None
+    owed: list[str]
+    manage: str
+
+
+def waiting_view(facts: MeetingFacts, *, now: int) -> list[Waiting]:
     return [{"role": role, "why": why} for role, why in waiting_on(facts, now=now)]
 
 
-def outcome_view(facts: MeetingFacts, *, now: int, **extra: Any) -> dict[str, Any]:
-    """What a meeting command answers: the meeting, its state, who it waits on, and extras."""
-    return {
+def outcome_view(facts: MeetingFacts, *, now: int, proposal_id: int | None = None) -> Outcome:
+    """What a meeting command answers: the meeting, its state, who it waits on, and the
+    proposal a vote was about."""
+    out: Outcome = {
         "meeting_id": facts.meeting.id,
         "state": state_of(facts),
         "waiting_on": waiting_view(facts, now=now),
-        **extra,
     }
+    if proposal_id is not None:
+        out["proposal_id"] = proposal_id
+    return out
 
 
-def status_view(facts: MeetingFacts, *, now: int) -> dict[str, Any]:
+def status_view(facts: MeetingFacts, *, now: int) -> MeetingStatus:
     """`deskd meeting status`: who is waited on and why, debts, budget, the open proposal."""
     m = facts.meeting
     p = facts.proposal
@@ -290,7 +386,7 @@ def status_view(facts: MeetingFacts, *, now: int) -> dict[str, Any]:
     }
 
 
-def list_view(facts: MeetingFacts, *, now: int) -> dict[str, Any]:
+def list_view(facts: MeetingFacts, *, now: int) -> MeetingSummary:
     m = facts.meeting
     return {
         "meeting_id": m.id,
@@ -333,21 +429,21 @@ def message_view(item: Item) -> MessageView:
     }
 
 
-def meeting_status(conn: Connection, meeting_id: int, *, now: int) -> dict[str, Any]:
+def meeting_status(conn: Connection, meeting_id: int, *, now: int) -> MeetingStatus:
     """`deskd meeting status`, with any due sweep shown as the tick will apply it."""
     return status_view(swept(facts_of(conn, meeting_id), now=now), now=now)
 
 
 def meeting_list(
     conn: Connection, *, include_closed: bool, role: str | None, now: int, limit: int = 200
-) -> list[dict[str, Any]]:
+) -> list[MeetingSummary]:
     found = rows.list_meetings(conn, include_closed=include_closed, role=role, limit=limit)
     return [list_view(swept(facts_of(conn, int(r.id)), now=now), now=now) for r in found]
 
 
-def meeting_sources(snapshot: Snapshot, role: str) -> list[dict[str, Any]]:
+def meeting_sources(snapshot: Snapshot, role: str) -> list[MeetingSource]:
     """The meeting wakes owed by ``role`` (`deskd wake sources`), with how to settle each."""
-    out = []
+    out: list[MeetingSource] = []
     for w in snapshot.meeting_wakes:
         if w.role != role or w.meeting_id in snapshot.inactive_meetings:
             continue

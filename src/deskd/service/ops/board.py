@@ -24,6 +24,7 @@ from deskd.store.pauses import live_pauses
 
 if TYPE_CHECKING:
     from deskd.service.desk.routed import RoutedWork
+    from deskd.service.paging.pages import PageView
 
 LAST_TICK_KEY = "last_tick_at"
 NO_TICK_HINT = "no tick has run yet: see `deskd cron-line`"
@@ -83,7 +84,7 @@ def live_attempts(ctx: DeskContext) -> list[dict[str, Any]]:
     ]
 
 
-def open_pages(ctx: DeskContext) -> list[dict[str, Any]]:
+def open_pages(ctx: DeskContext) -> list[PageView]:
     from deskd.service.paging.pages import page_view
 
     shown = ctx.settings.role is None  # an agent sees channel names and results, no URL

@@ -152,7 +152,7 @@ def add_task_by_capability(
             "attempt_id": out["attempt_id"],
             "page_ids": out["page_ids"],
         }
-    out = add_task(
+    added = add_task(
         ctx,
         title=title,
         role=routing.role,
@@ -162,4 +162,4 @@ def add_task_by_capability(
         by=by,
         routed=(capability, routing.why),
     )
-    return {**out, "passed_over": passed_over(routing)}
+    return {**added, "passed_over": passed_over(routing)}
