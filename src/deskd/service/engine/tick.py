@@ -286,7 +286,7 @@ def _sweep_meetings(ctx: DeskContext) -> None:
     meeting use cases and the inbox's writers, which a tick with nothing due does not use.
     ``sweep_meetings`` makes the same check first, inside its own transaction."""
     from deskd.core.meetings import due_sweep
-    from deskd.service.meetings.views import live_facts
+    from deskd.service.meetings.facts import live_facts
 
     if all(due_sweep(f, now=ctx.now).empty for f in live_facts(ctx.conn)):
         return

@@ -19,8 +19,8 @@ from deskd.core.timeparse import parse_duration
 from deskd.errors import InvalidValue
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import known_role
+from deskd.service.meetings.facts import facts_of
 from deskd.service.meetings.lifecycle import PRIORITIES, event, meeting_item, sync_state
-from deskd.service.meetings.views import facts_of
 from deskd.store import meetings as rows
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from deskd.core.meetings import propose_refusal, vote_refusal
 from deskd.service.desk.context import DeskContext
+from deskd.service.meetings.facts import facts_of
 from deskd.service.meetings.lifecycle import (
     acting,
     close_if_agreed,
@@ -22,7 +23,7 @@ from deskd.service.meetings.lifecycle import (
     say_why,
     sync_state,
 )
-from deskd.service.meetings.views import Outcome, facts_of, outcome_view
+from deskd.service.meetings.views import Outcome, outcome_view
 from deskd.store import meeting_messages as msg_rows
 from deskd.store import meetings as rows
 from deskd.store.dialect import Connection

@@ -31,7 +31,8 @@ from deskd.core.timeparse import human_age
 from deskd.errors import InvalidValue, MeetingRefused
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import MAX_TITLE, NewItem, insert
-from deskd.service.meetings.views import Outcome, facts_of, live_facts, outcome_view
+from deskd.service.meetings.facts import facts_of, live_facts
+from deskd.service.meetings.views import Outcome, outcome_view
 from deskd.store import items as item_rows
 from deskd.store import meeting_messages as msg_rows
 from deskd.store import meetings as rows

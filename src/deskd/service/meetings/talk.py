@@ -25,6 +25,7 @@ from deskd.core.timeparse import iso_utc
 from deskd.errors import DuplicateMessage, InvalidValue, MeetingRefused
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import MAX_BODY
+from deskd.service.meetings.facts import facts_of
 from deskd.service.meetings.lifecycle import (
     acting,
     event,
@@ -34,7 +35,7 @@ from deskd.service.meetings.lifecycle import (
     refuse,
     sync_state,
 )
-from deskd.service.meetings.views import MessageView, Owed, facts_of, message_view, status_view
+from deskd.service.meetings.views import MessageView, Owed, message_view, status_view
 from deskd.store import items as item_rows
 from deskd.store import meeting_messages as msg_rows
 from deskd.store import meetings as rows
@@ -156,15 +157,19 @@ def send(
         warnings.insert(
             0, f"you still owe a reply to message {ids} (--reply-to / --resolves {ids})"
         )
+    return _said(facts, message_id, settled)._replace(
+        owed_by_you=owed, owed_to_you=debtor, warnings=warnings
+    )
+
+
+def _said(facts: MeetingFacts, message_id: int, settled: Sequence[int]) -> Said:
+    """What a message did, read from the meeting's facts after it."""
     return Said(
-        meeting_id=meeting_id,
+        meeting_id=facts.meeting.id,
         message_id=message_id,
         state=state_of(facts),
         budget_left=facts.meeting.budget_left,
         settled=settled,
-        owed_by_you=owed,
-        owed_to_you=debtor,
-        warnings=warnings,
     )
 
 
@@ -269,13 +274,7 @@ def position(ctx: DeskContext, meeting_id: int, role: str, body: str) -> Said:
             now=now,
         )
         facts = sync_state(conn, meeting_id)
-    return Said(
-        meeting_id=meeting_id,
-        message_id=message_id,
-        state=state_of(facts),
-        budget_left=facts.meeting.budget_left,
-        settled=settled,
-    )
+    return _said(facts, message_id, settled)
 
 
 # --- reading ----------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Meetings as the planner and the CLI see them: facts from rows, wakes, status, updates.
+"""Meetings as the planner and the CLI see them: wakes, status, lists, what a command
+answers (the facts they are built from are read in facts.py).
 
 ``load_meeting_views`` is the meetings part of the tick's snapshot. It applies the tick's
 sweep in memory (``core.meetings.swept``), so a dry run computes the same wakes as the tick
@@ -7,14 +8,10 @@ that pauses an idle meeting or escalates a late attendance (lesson 25).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from deskd.config.desk import Desk
-from deskd.core.meeting_owed import Obligation, Proposal, Rejection
 from deskd.core.meetings import (
-    Attendee,
-    Meeting,
     MeetingFacts,
     is_inactive,
     state_of,
@@ -22,11 +19,10 @@ from deskd.core.meetings import (
     waiting_on,
 )
 from deskd.core.timeparse import iso_utc
-from deskd.errors import InvalidValue, UnknownMeeting
-from deskd.store import meeting_messages as msg_rows
+from deskd.errors import InvalidValue
+from deskd.service.meetings.facts import facts_of, live_facts
 from deskd.store import meetings as rows
 from deskd.store.records.inbox import Item
-from deskd.store.records.meetings import AttendeeRow, MeetingRow, ObligationRow, ProposalRow
 
 if TYPE_CHECKING:
     from deskd.core.meeting_wakes import MeetingWake
@@ -81,128 +77,6 @@ def meeting_of_ref(ref: str | None) -> int | None:
 
 def _int(text: str) -> int | None:
     return int(text) if text.isdigit() else None
-
-
-# --- rows → facts -----------------------------------------------------------------------------
-
-
-def _meeting(r: MeetingRow) -> Meeting:
-    return Meeting(
-        id=int(r.id),
-        agenda=str(r.agenda),
-        caller=str(r.caller),
-        urgent=r.priority == "urgent",
-        max_messages=int(r.max_messages),
-        spent=int(r.spent),
-        consensus_at=int(r.consensus_at),
-        idle_s=int(r.idle_s),
-        reply_sla_s=int(r.reply_sla_s),
-        called_at=int(r.called_at),
-        last_activity_at=int(r.last_activity_at),
-        wake_gen=int(r.wake_gen),
-        escalated_at=r.escalated_at,
-        paused_kind=r.paused_kind,
-        pause_reason=r.pause_reason,
-        paused_at=r.paused_at,
-        closed_at=r.closed_at,
-        resolution=r.resolution,
-    )
-
-
-def _attendee(r: AttendeeRow) -> Attendee:
-    return Attendee(
-        role=str(r.role),
-        status=str(r.status),
-        invite_gen=int(r.invite_gen),
-        invited_at=int(r.invited_at),
-        checked_in_at=r.checked_in_at,
-    )
-
-
-def _obligation(r: ObligationRow) -> Obligation:
-    body = str(r.body or "")
-    first = body.strip().splitlines()[0] if body.strip() else ""
-    return Obligation(
-        id=int(r.id),
-        message_id=int(r.message_id),
-        debtor=str(r.debtor),
-        creditor=str(r.creditor),
-        due_at=int(r.due_at),
-        excerpt=first[:80] + ("…" if len(first) > 80 else ""),
-    )
-
-
-def _proposal(r: ProposalRow, confirmed: Iterable[str]) -> Proposal:
-    return Proposal(
-        id=int(r.id),
-        proposer=str(r.proposer),
-        resolution=str(r.resolution),
-        generation=int(r.generation),
-        opened_at=int(r.opened_at),
-        confirmed=frozenset(confirmed),
-    )
-
-
-def _rejection(r: ProposalRow) -> Rejection:
-    return Rejection(
-        proposal_id=int(r.id),
-        proposer=str(r.proposer),
-        by=str(r.rejected_by),
-        reason=str(r.reject_reason or ""),
-        generation=int(r.reject_gen or 0),
-        at=int(r.closed_at or 0),
-    )
-
-
-def facts_of(conn: Connection, meeting_id: int) -> MeetingFacts:
-    """One meeting's facts as stored (no sweep applied); refuses an unknown id."""
-    row = rows.get_meeting(conn, meeting_id)
-    if row is None:
-        raise UnknownMeeting(meeting_id)
-    proposal = msg_rows.open_proposal(conn, meeting_id)
-    confirmed = (
-        [str(v.role) for v in msg_rows.confirmations(conn, [int(proposal.id)])]
-        if proposal is not None
-        else []
-    )
-    return MeetingFacts(
-        meeting=_meeting(row),
-        attendees=tuple(_attendee(a) for a in rows.attendees_of(conn, meeting_id)),
-        obligations=tuple(_obligation(o) for o in msg_rows.open_obligations(conn, meeting_id)),
-        proposal=_proposal(proposal, confirmed) if proposal is not None else None,
-        rejections=tuple(_rejection(r) for r in msg_rows.unread_rejections(conn, meeting_id)),
-    )
-
-
-def live_facts(conn: Connection) -> list[MeetingFacts]:
-    """Every open (not closed) meeting's facts, in a fixed number of queries."""
-    meetings = rows.live_meetings(conn)
-    if not meetings:
-        return []
-    attendees: dict[int, list[Attendee]] = {}
-    for a in rows.live_attendees(conn):
-        attendees.setdefault(int(a.meeting_id), []).append(_attendee(a))
-    obligations: dict[int, list[Obligation]] = {}
-    for o in msg_rows.live_open_obligations(conn):
-        obligations.setdefault(int(o.meeting_id), []).append(_obligation(o))
-    proposals = msg_rows.live_open_proposals(conn)
-    confirmed: dict[int, list[str]] = {}
-    for v in msg_rows.confirmations(conn, [int(p.id) for p in proposals]):
-        confirmed.setdefault(int(v.proposal_id), []).append(str(v.role))
-    by_meeting = {int(p.meeting_id): _proposal(p, confirmed.get(int(p.id), [])) for p in proposals}
-    rejections: dict[int, list[Rejection]] = {}
-    for r in msg_rows.live_unread_rejections(conn):
-        rejections.setdefault(int(r.meeting_id), []).append(_rejection(r))
-    return [
-        MeetingFacts(
-            meeting=_meeting(m),
-            attendees=tuple(attendees.get(int(m.id), [])),
-            obligations=tuple(obligations.get(int(m.id), [])),
-            proposal=by_meeting.get(int(m.id)),
-            rejections=tuple(rejections.get(int(m.id), [])),
-        )
-        for m in meetings
-    ]
 
 
 def parse_meeting_id(text: str | int) -> int:
@@ -263,18 +137,23 @@ class ProposalView(TypedDict):
     confirmed: list[str]
 
 
-class MeetingStatus(TypedDict):
-    """`deskd meeting status`."""
-
+class _MeetingShown(TypedDict):
     meeting_id: int
     agenda: str
     caller: str
-    priority: str
     state: str
+    budget_left: int
+    called_at: str | None
+    closed_at: str | None
+
+
+class MeetingStatus(_MeetingShown):
+    """`deskd meeting status`."""
+
+    priority: str
     attendees: list[AttendeeView]
     waiting_on: list[Waiting]
     owed: list[Owed]
-    budget_left: int
     max_messages: int
     consensus_at: int
     reply_sla_s: int
@@ -282,23 +161,14 @@ class MeetingStatus(TypedDict):
     idle_deadline: str | None
     paused: PauseView | None
     proposal: ProposalView | None
-    called_at: str | None
-    closed_at: str | None
     resolution: str | None
 
 
-class MeetingSummary(TypedDict):
+class MeetingSummary(_MeetingShown):
     """One meeting of `deskd meeting list`."""
 
-    meeting_id: int
-    agenda: str
-    caller: str
-    state: str
     attendees: list[str]
     waiting_on: list[str]
-    budget_left: int
-    called_at: str | None
-    closed_at: str | None
 
 
 class MeetingSource(TypedDict):

@@ -15,7 +15,7 @@ import os
 import socket
 from typing import Literal, NamedTuple, NotRequired, TypedDict
 
-from deskd.adapters.channels.base import SEND_BUDGET_S, Target, Transport
+from deskd.adapters.channels.base import SEND_BUDGET_S, Target
 from deskd.config.desk import Desk
 from deskd.config.desk_file import ENV_VAR, expand_vars
 from deskd.config.host import PYTHON_CHANNEL_SCHEME
@@ -269,21 +269,10 @@ def _config_probe(path: str) -> str:
     )
 
 
-def default_transport() -> Transport:
-    """Apprise for URLs, the host's callables for ``python://`` channels (register_channel)."""
-    from deskd.adapters.channels.python import PythonTransport, SplitTransport
-    from deskd.config.host import host_config
-
-    def apprise() -> Transport:
-        from deskd.adapters.channels.apprise import AppriseTransport
-
-        return AppriseTransport()
-
-    return SplitTransport(PythonTransport(host_config().senders), apprise)
-
-
 def send_test(settings: Settings, desk: Desk, name: str) -> ChannelTest:
     """Send a test message on one channel; one result per URL (nothing is written)."""
+    from deskd.service.paging.pager import default_transport
+
     channels = all_channels(settings, desk)
     if name not in channels:
         raise UnknownChannel(name, list(channels))

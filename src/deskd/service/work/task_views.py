@@ -83,39 +83,33 @@ def load_task_views(
     return views, roles, frozenset(done)
 
 
-class TaskJSON(TypedDict):
-    """One task as `deskd task list --json` prints it."""
-
+class _TaskShown(TypedDict):
     id: int
-    role: str
     title: str
-    detail: str
     status: str
     priority: str
     due_at: str | None
-    due_local: str | None
     overdue: bool
     blocked_on: str | None
     stalled: bool
     idle_wakes: int
+
+
+class TaskJSON(_TaskShown):
+    """One task as `deskd task list --json` prints it."""
+
+    role: str
+    detail: str
+    due_local: str | None
     created_by: str
     created_at: str | None
     updated_at: str | None
     closed_at: str | None
 
 
-class TaskSource(TypedDict):
+class TaskSource(_TaskShown):
     """An open task in `deskd wake sources`, and what it can wake (None: nothing now)."""
 
-    id: int
-    title: str
-    status: str
-    priority: str
-    due_at: str | None
-    overdue: bool
-    blocked_on: str | None
-    stalled: bool
-    idle_wakes: int
     wakes: str | None
 
 
