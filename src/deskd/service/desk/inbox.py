@@ -63,10 +63,21 @@ def check_source(ctx: DeskContext, source: str) -> None:
 def sla_seconds(priority: str, sla: str | int | None) -> int:
     if sla is None or sla == "":
         return DEFAULT_SLA_S[priority]
-    seconds = sla if isinstance(sla, int) else parse_duration(sla, what="SLA")
+    return positive_seconds(sla, "SLA")
+
+
+def positive_seconds(value: str | int, what: str) -> int:
+    """Seconds given as a number or a duration (``90s``, ``5m``); refused unless longer than zero."""
+    seconds = value if isinstance(value, int) else parse_duration(value, what=what)
     if seconds <= 0:
-        raise InvalidValue("SLA", sla, "must be longer than zero")
+        raise InvalidValue(what, value, "must be longer than zero")
     return seconds
+
+
+def check_length(what: str, text: str, limit: int) -> None:
+    """Refuse ``text`` longer than ``limit`` characters, quoting only its start."""
+    if len(text) > limit:
+        raise InvalidValue(what, text[:40] + "…", f"at most {limit} characters")
 
 
 def validate_text(title: str, body: str) -> None:
@@ -74,10 +85,8 @@ def validate_text(title: str, body: str) -> None:
     check_text("body", body, MAX_BODY)
     if not title.strip():
         raise InvalidValue("title", title, "must not be empty")
-    if len(title) > MAX_TITLE:
-        raise InvalidValue("title", title[:40] + "…", f"at most {MAX_TITLE} characters")
-    if len(body) > MAX_BODY:
-        raise InvalidValue("body", body[:40] + "…", f"at most {MAX_BODY} characters")
+    check_length("title", title, MAX_TITLE)
+    check_length("body", body, MAX_BODY)
 
 
 def insert(conn: Connection, item: NewItem, *, now: int) -> tuple[int, bool]:

@@ -24,7 +24,7 @@ from deskd.core.meetings import (
 from deskd.core.timeparse import iso_utc
 from deskd.errors import DuplicateMessage, InvalidValue, MeetingRefused
 from deskd.service.desk.context import DeskContext
-from deskd.service.desk.inbox import MAX_BODY
+from deskd.service.desk.inbox import MAX_BODY, check_length
 from deskd.service.meetings.facts import facts_of
 from deskd.service.meetings.lifecycle import (
     acting,
@@ -93,8 +93,7 @@ class Said(NamedTuple):
 def _check_body(body: str) -> None:
     if not body.strip():
         raise InvalidValue("--body", body, "must not be empty")
-    if len(body) > MAX_BODY:
-        raise InvalidValue("--body", body[:40] + "…", f"at most {MAX_BODY} characters")
+    check_length("--body", body, MAX_BODY)
 
 
 def _first_line(body: str) -> str:

@@ -9,6 +9,7 @@ from deskd.core.timeparse import iso_utc, local_text
 from deskd.errors import InvalidValue
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import acting_role
+from deskd.service.desk.inbox import check_length
 from deskd.store import handoffs as handoff_rows
 from deskd.store.sessions import current_session, sessions_of
 
@@ -49,8 +50,7 @@ def handoff(ctx: DeskContext, *, role: str | None, note: str) -> Handoff:
     text = note.strip()
     if not text:
         raise InvalidValue("--note", note, "say what is open and the first next step")
-    if len(text) > MAX_HANDOFF:
-        raise InvalidValue("--note", text[:40] + "…", f"at most {MAX_HANDOFF} characters")
+    check_length("--note", text, MAX_HANDOFF)
     with ctx.write() as conn:
         live = current_session(conn, who)
         session = live.id if live is not None and live.state in ("working", "resting") else None
