@@ -15,7 +15,7 @@ import os
 import socket
 from typing import Literal, NamedTuple, NotRequired, TypedDict
 
-from deskd.adapters.channels.base import SEND_BUDGET_S, Target
+from deskd.adapters.channels.base import SEND_BUDGET_S, Target, Transport
 from deskd.config.desk import Desk
 from deskd.config.desk_file import ENV_VAR, expand_vars
 from deskd.config.host import PYTHON_CHANNEL_SCHEME
@@ -104,8 +104,7 @@ def var_values(settings: Settings | None) -> dict[str, str]:
     return values
 
 
-def missing_vars(url: str, values: dict[str, str] | None = None) -> list[str]:
-    values = dict(os.environ) if values is None else values
+def missing_vars(url: str, values: dict[str, str]) -> list[str]:
     return [m.group(1) for m in ENV_VAR.finditer(url) if not values.get(m.group(1))]
 
 
@@ -146,15 +145,14 @@ def targets_of(channel: Channel, values: dict[str, str]) -> list[Target]:
     return found
 
 
-def secrets_of(url: str, values: dict[str, str] | None = None) -> list[str]:
+def secrets_of(url: str, values: dict[str, str]) -> list[str]:
     """Everything in a URL (as written with ``${VAR}``, or already filled) that must never be
     shown, for scrubbing texts: what apprise's privacy rendering hides, and the value of every
-    variable it references or that was filled into it (``values``: default the environment)."""
+    variable it references or that was filled into it (``values``: from ``var_values``)."""
     if not url or url.startswith(PYTHON_CHANNEL_SCHEME):
         return []  # a Python channel's URL is a channel name, no credential
     from deskd.adapters.channels.privacy import MIN_VALUE, secret_parts
 
-    values = dict(os.environ) if values is None else values
     named = [values.get(m.group(1), "") for m in ENV_VAR.finditer(url)]
     real = expand_vars(url, values) if named else url
     found = secret_parts(real) + [v for v in named if v]
@@ -269,10 +267,21 @@ def _config_probe(path: str) -> str:
     )
 
 
+def default_transport() -> Transport:
+    """Apprise for URLs, the host's callables for ``python://`` channels (register_channel)."""
+    from deskd.adapters.channels.python import PythonTransport, SplitTransport
+    from deskd.config.host import host_config
+
+    def apprise() -> Transport:
+        from deskd.adapters.channels.apprise import AppriseTransport
+
+        return AppriseTransport()
+
+    return SplitTransport(PythonTransport(host_config().senders), apprise)
+
+
 def send_test(settings: Settings, desk: Desk, name: str) -> ChannelTest:
     """Send a test message on one channel; one result per URL (nothing is written)."""
-    from deskd.service.paging.pager import default_transport
-
     channels = all_channels(settings, desk)
     if name not in channels:
         raise UnknownChannel(name, list(channels))

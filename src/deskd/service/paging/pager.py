@@ -41,6 +41,7 @@ from deskd.service.desk.context import DeskContext
 from deskd.service.paging.channels import (
     Channel,
     all_channels,
+    default_transport,
     routes,
     secrets_of,
     targets_of,
@@ -226,19 +227,6 @@ def send_due(
             result = Delivery(key=result.key, ok=False, error=error)
         results[index] = result
     return results
-
-
-def default_transport() -> Transport:
-    """Apprise for URLs, the host's callables for ``python://`` channels (register_channel)."""
-    from deskd.adapters.channels.python import PythonTransport, SplitTransport
-    from deskd.config.host import host_config
-
-    def apprise() -> Transport:
-        from deskd.adapters.channels.apprise import AppriseTransport
-
-        return AppriseTransport()
-
-    return SplitTransport(PythonTransport(host_config().senders), apprise)
 
 
 def _route(ctx: DeskContext, page: Page) -> tuple[tuple[Entry, ...], str]:
