@@ -10,7 +10,7 @@ the console script may run, so such a command imports exactly this one.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -158,7 +158,7 @@ def send(
 # -- presence ------------------------------------------------------------------------------
 
 
-def presence_sentence(result: dict[str, Any]) -> str:
+def presence_sentence(result: Mapping[str, Any]) -> str:
     session = f" (session {result['session_id']})" if result.get("session_id") else ""
     return f"{result['role']}: {result['presence']}{session}"
 
@@ -314,7 +314,7 @@ def task_update(
     emit(out, as_json, task_said(out))
 
 
-def task_said(out: dict[str, Any]) -> str:
+def task_said(out: Mapping[str, Any]) -> str:
     parts = [f"{k} → {v}" for k, v in out["changed"].items()]
     if out["note"]:
         parts.append("note added")

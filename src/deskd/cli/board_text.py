@@ -7,7 +7,7 @@ styles did.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from deskd.cli.output import echo, secho, style, table
@@ -18,7 +18,7 @@ Cell = str | tuple[str, str | None]
 NO_ROLES = "this desk has no roles: add a [[roles]] table to deskd.toml"
 
 
-def _presence_cell(row: dict[str, Any]) -> Cell:
+def _presence_cell(row: Mapping[str, Any]) -> Cell:
     text = row["presence"] if row["enabled"] else f"{row['presence']} (disabled)"
     return (text, PRESENCE_COLOUR.get(row["presence"]) if row["enabled"] else None)
 
@@ -35,7 +35,7 @@ def _clip(text: str | None, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def print_roles(rows: list[dict[str, Any]]) -> None:
+def print_roles(rows: Sequence[Mapping[str, Any]]) -> None:
     table(
         [
             (

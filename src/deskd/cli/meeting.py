@@ -6,7 +6,7 @@ service/meetings/.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import click
@@ -33,7 +33,7 @@ def meeting() -> None:
 
 
 def _act(
-    do: Callable[..., dict[str, Any]], meeting_id: str, role: str | None, as_json: bool, *args: str
+    do: Callable[..., Mapping[str, Any]], meeting_id: str, role: str | None, as_json: bool, *args: str
 ) -> None:
     """Run one attendee's action on the meeting and say what it now waits on."""
     with desk_context() as ctx:
@@ -41,7 +41,7 @@ def _act(
     emit(data, as_json, _waiting(data))
 
 
-def _waiting(data: dict[str, Any]) -> Callable[[], None]:
+def _waiting(data: Mapping[str, Any]) -> Callable[[], None]:
     def human() -> None:
         click.echo(f"meeting {data['meeting_id']}: {data['state']}")
         for w in data.get("waiting_on", []):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import click
@@ -44,7 +45,7 @@ def pages(open_only: bool, limit: int, as_json: bool) -> None:
     emit(rows, as_json, human)
 
 
-def _where(page: dict[str, Any]) -> str:
+def _where(page: Mapping[str, Any]) -> str:
     # Name the URL (masked when stored): a channel with two URLs would read "ops:sent; ops:sent".
     parts = [
         " ".join(filter(None, (c["name"], c["url"]))) + f": {c['status']}" for c in page["channels"]

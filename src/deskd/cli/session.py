@@ -127,7 +127,7 @@ def list_(role: str, limit: int, as_json: bool) -> None:
     emit(rows, as_json, human)
 
 
-def _row(r: dict[str, Any]) -> tuple[Any, ...]:
+def _row(r: Mapping[str, Any]) -> tuple[Any, ...]:
     ended = r["ended_local"] or ""
     if r["end_reason"]:
         ended = f"{ended} ({r['end_reason']})"

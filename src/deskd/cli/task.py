@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import click
@@ -83,13 +83,13 @@ def add(
             emit(routed, as_json, routed_sentence("task", routed))
             return
         assert role is not None
-        out = add_task(
+        added = add_task(
             ctx, title=title, role=role, priority=priority, due=due, detail=detail, by=by
         )
-    emit(out, as_json, f"task {out['id']} added for {role} ({priority})")
+    emit(added, as_json, f"task {added['id']} added for {role} ({priority})")
 
 
-def _flags(t: dict[str, Any]) -> str:
+def _flags(t: Mapping[str, Any]) -> str:
     flags = []
     if t["overdue"]:
         flags.append("OVERDUE")

@@ -73,7 +73,7 @@ def add_task_note(
     task_id: int,
     at: int,
     by: str,
-    change: dict[str, Any],
+    change: Mapping[str, Any],
     note: str,
 ) -> int:
     cur = conn.execute(

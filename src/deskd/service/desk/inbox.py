@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, NotRequired, TypedDict
+from typing import TYPE_CHECKING, NamedTuple, NotRequired, TypedDict
 
 from deskd.core.timeparse import iso_utc, parse_duration
 from deskd.core.values import (
@@ -64,10 +64,21 @@ def check_source(ctx: DeskContext, source: str) -> None:
 def sla_seconds(priority: str, sla: str | int | None) -> int:
     if sla is None or sla == "":
         return DEFAULT_SLA_S[priority]
-    seconds = sla if isinstance(sla, int) else parse_duration(sla, what="SLA")
+    return positive_seconds(sla, "SLA")
+
+
+def positive_seconds(value: str | int, what: str) -> int:
+    """Seconds given as a number or a duration (``90s``, ``5m``); refused unless longer than zero."""
+    seconds = value if isinstance(value, int) else parse_duration(value, what=what)
     if seconds <= 0:
-        raise InvalidValue("SLA", sla, "must be longer than zero")
+        raise InvalidValue(what, value, "must be longer than zero")
     return seconds
+
+
+def check_length(what: str, text: str, limit: int) -> None:
+    """Refuse ``text`` longer than ``limit`` characters, quoting only its start."""
+    if len(text) > limit:
+        raise InvalidValue(what, text[:40] + "…", f"at most {limit} characters")
 
 
 def validate_text(title: str, body: str) -> None:
@@ -75,10 +86,8 @@ def validate_text(title: str, body: str) -> None:
     check_text("body", body, MAX_BODY)
     if not title.strip():
         raise InvalidValue("title", title, "must not be empty")
-    if len(title) > MAX_TITLE:
-        raise InvalidValue("title", title[:40] + "…", f"at most {MAX_TITLE} characters")
-    if len(body) > MAX_BODY:
-        raise InvalidValue("body", body[:40] + "…", f"at most {MAX_BODY} characters")
+    check_length("title", title, MAX_TITLE)
+    check_length("body", body, MAX_BODY)
 
 
 def insert(conn: Connection, item: NewItem, *, now: int) -> tuple[int, bool]:
@@ -242,7 +251,7 @@ def ack(
 
 def ledger(
     ctx: DeskContext, *, role: str | None = None, state: str | None = None, limit: int = 200
-) -> list[dict[str, Any]]:
+) -> list[LedgerEntry]:
     """The delivery ledger per (item, recipient), newest first, with derived states."""
     if role is not None:
         ctx.desk.role(role)
@@ -251,7 +260,7 @@ def ledger(
     unread_only = state is not None and state != "read"
     # An overdue item that a live wake attempt covers is "escalated", not just "overdue".
     covered = covered_item_ids(ctx.conn)
-    out: list[dict[str, Any]] = []
+    out: list[LedgerEntry] = []
     for row in _ledger_pages(ctx, role=role, unread_only=unread_only, page=max(limit, 1000)):
         entry = ledger_entry(row, now=ctx.now, escalated=row.id in covered)
         if state is None or entry["state"] == state:
@@ -266,6 +275,17 @@ class Described(TypedDict):
     priority: str
     title: str
     state: str
+
+
+class LedgerEntry(Described):
+    """One (item, recipient) of the delivery ledger (``inbox ledger``, the board's overdue)."""
+
+    item_id: int
+    to: str
+    queued_at: str | None
+    notified_at: str | None
+    read_at: str | None
+    sla_due_at: str | None
 
 
 def _described(row: Item, *, now: int, escalated: bool) -> Described:
@@ -284,7 +304,7 @@ def _described(row: Item, *, now: int, escalated: bool) -> Described:
     }
 
 
-def ledger_entry(row: Item, *, now: int, escalated: bool) -> dict[str, Any]:
+def ledger_entry(row: Item, *, now: int, escalated: bool) -> LedgerEntry:
     """One (item, recipient) of the delivery ledger, its state derived at read time."""
     return {
         "item_id": row.id,

@@ -74,7 +74,6 @@ class _Renewal(threading.Thread):
         self.target = ctx.settings.database
         self.lease, self.token = name, token
         self.stopping = threading.Event()
-        self.lost = False
 
     def run(self) -> None:
         from deskd.store.db import connect
@@ -86,8 +85,7 @@ class _Renewal(threading.Thread):
                 continue  # the database is away: try again, the lease has time left
             try:
                 if not db_locks.renew(conn, self.lease, token=self.token, ttl_ms=LEASE_TTL_MS):
-                    self.lost = True  # taken over: the holder's next fenced write fails
-                    return
+                    return  # taken over: the holder's next fenced write fails
             except StoreError:
                 continue
             finally:

@@ -9,7 +9,7 @@ functions here never open a write transaction.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from deskd.core.presence import presence_of
 from deskd.core.timeparse import iso_utc
@@ -25,6 +25,32 @@ if TYPE_CHECKING:
     from deskd.store.records.roles import Session
 
 END_REASON = "ended by status end"
+
+
+class Presence(TypedDict):
+    """What ``status set``, ``status end`` and ``heartbeat`` answer: the role's presence after
+    the write, and the native id of the session the command touched."""
+
+    role: str
+    presence: str
+    session_id: str | None
+
+
+class RolePresence(TypedDict):
+    """One role as ``deskd roles`` and the board show it."""
+
+    role: str
+    title: str
+    enabled: bool
+    presence: str
+    state: str | None
+    session_id: str | None
+    activity: str | None
+    last_tool: str | None
+    last_heartbeat: str | None
+    heartbeat_age_s: int | None
+    unread: int
+    overdue: int
 
 
 def derive(ctx: DeskContext, session: Session | None) -> str:
@@ -67,7 +93,7 @@ def set_status(
     state: str = "working",
     activity: str | None = None,
     native_id: str | None = None,
-) -> dict[str, Any]:
+) -> Presence:
     """Record a heartbeat now with the declared state; returns the role's presence after it."""
     check_state(state)
     check_text("--activity", activity)
@@ -76,12 +102,12 @@ def set_status(
 
 def heartbeat(
     ctx: DeskContext, role: str, *, native_id: str | None = None, token: str | None = None
-) -> dict[str, Any]:
+) -> Presence:
     """What the session hook does on a tool call, by hand: the role's session is working now."""
     return _beat(ctx, role, native_id, state="working", event="heartbeat", token=token or None)
 
 
-def end_status(ctx: DeskContext, role: str, *, by: str) -> dict[str, Any]:
+def end_status(ctx: DeskContext, role: str, *, by: str) -> Presence:
     """End the role's live session (not resumable); refuses when it has none."""
     ctx.desk.role(role)
     with ctx.write() as conn:
@@ -97,11 +123,10 @@ def end_status(ctx: DeskContext, role: str, *, by: str) -> dict[str, Any]:
             actor=by,
             detail={"reason": END_REASON, "native_id": current.native_id},
         )
-    result = _after_write(ctx, role, current.id)
-    return {**result, "session_id": current.native_id}
+    return {**_after_write(ctx, role, current.id), "session_id": current.native_id}
 
 
-def _beat(ctx: DeskContext, role: str, native_id: str | None, **beat: Any) -> dict[str, Any]:
+def _beat(ctx: DeskContext, role: str, native_id: str | None, **beat: Any) -> Presence:
     """Record a heartbeat of ``role`` (``beat``: its state, event, activity or token)."""
     check_session_id(ctx, role, native_id)
     with ctx.write() as conn:
@@ -111,14 +136,14 @@ def _beat(ctx: DeskContext, role: str, native_id: str | None, **beat: Any) -> di
     return _after_write(ctx, role, session_id)
 
 
-def _after_write(ctx: DeskContext, role: str, session_id: int) -> dict[str, Any]:
+def _after_write(ctx: DeskContext, role: str, session_id: int) -> Presence:
     """The role's presence now, and the native id of the session the command touched."""
     row = session_rows.current_session(ctx.conn, role)
     native = row.native_id if row is not None and row.id == session_id else None
     return {"role": role, "presence": derive(ctx, row), "session_id": native}
 
 
-def role_presences(ctx: DeskContext) -> list[dict[str, Any]]:
+def role_presences(ctx: DeskContext) -> list[RolePresence]:
     """One entry per role — the desk's, then any the desk file dropped (shown disabled).
 
     Reads only: the roles table may lag the desk file until the next write, so the desk file
@@ -148,7 +173,7 @@ def _view(
     session: Session | None,
     unread: dict[str, int],
     overdue: dict[str, int],
-) -> dict[str, Any]:
+) -> RolePresence:
     beat = None if session is None else session.last_heartbeat_at
     return {
         "role": name,

@@ -6,17 +6,26 @@ status``) and ``wake explain`` read this without loading the ranking.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from deskd.service.desk.context import DeskContext
 from deskd.store.routing import routed_open_tasks, routed_unread_items
 
 
-def routed_work(
-    ctx: DeskContext, *, role: str | None = None, limit: int = 50
-) -> list[dict[str, Any]]:
+class RoutedWork(TypedDict):
+    """An open item or task capability routing placed, and why (the board's ``routed``)."""
+
+    kind: str
+    id: int
+    role: str
+    title: str
+    capability: str
+    why: str
+
+
+def routed_work(ctx: DeskContext, *, role: str | None = None, limit: int = 50) -> list[RoutedWork]:
     """Open work that capability routing placed, newest first, each with why (the board)."""
-    found = [
+    found: list[RoutedWork] = [
         {
             "kind": kind,
             "id": int(r.id),

@@ -22,7 +22,7 @@ from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import acting_role, known_role
 from deskd.service.desk.inbox import validate_text
 from deskd.service.engine.snapshot import load_snapshot, policy_of
-from deskd.service.paging.pager import deliver_pages
+from deskd.service.paging.pager import PageReport, deliver_pages
 from deskd.store.help import insert_help_request
 from deskd.store.items import insert_item
 from deskd.store.routing import mark_item_routed
@@ -36,7 +36,7 @@ class HelpRaised(TypedDict):
     item_id: int
     key: str
     page_ids: list[int]
-    pages_sent: list[dict[str, Any]]
+    pages_sent: list[PageReport]
     note: str | None
 
 

@@ -30,6 +30,7 @@ from deskd.store.meta import set_meta
 
 if TYPE_CHECKING:
     from deskd.service.engine.dispatch import Dispatched, Healed
+    from deskd.service.paging.pager import PageReport
 
 
 class TickJson(TypedDict):
@@ -47,7 +48,7 @@ class TickJson(TypedDict):
     launched: list[dict[str, Any]]
     restarted: list[int]
     died: list[int]
-    pages_sent: list[dict[str, Any]]
+    pages_sent: list[PageReport]
     notes: NotRequired[list[dict[str, str | None]]]
 
 
@@ -65,7 +66,7 @@ class TickResult(NamedTuple):
     """What healing did; None when nothing was healed: a dry run, or no launch was planned
     or running."""
     dispatched: tuple[Dispatched, ...] = ()
-    pages_sent: tuple[dict[str, Any], ...] = ()
+    pages_sent: tuple[PageReport, ...] = ()
     error: str | None = None
 
     def to_json(self) -> TickJson:
@@ -192,7 +193,7 @@ def _locked_tick(ctx: DeskContext, started: float) -> TickResult:
         return result
 
 
-def _deliver_pages(ctx: DeskContext) -> tuple[dict[str, Any], ...]:
+def _deliver_pages(ctx: DeskContext) -> tuple[PageReport, ...]:
     """The pager's run, when it has a page to send or settle; else nothing is imported.
 
     The pager loads channels, the desk-file models (pydantic, pydantic-settings) and the
@@ -301,7 +302,7 @@ def _sweep_meetings(ctx: DeskContext) -> None:
     meeting use cases and the inbox's writers, which a tick with nothing due does not use.
     ``sweep_meetings`` makes the same check first, inside its own transaction."""
     from deskd.core.meetings import due_sweep
-    from deskd.service.meetings.views import live_facts
+    from deskd.service.meetings.facts import live_facts
 
     if all(due_sweep(f, now=ctx.now).empty for f in live_facts(ctx.conn)):
         return

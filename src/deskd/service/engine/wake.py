@@ -18,6 +18,8 @@ from deskd.store import attempts as attempt_rows
 
 if TYPE_CHECKING:
     from deskd.service.engine.hooks import HookView
+    from deskd.service.meetings.views import MeetingSource
+    from deskd.service.work.task_views import TaskSource
 
 ACK_TIMEOUT_S = 4 * 3600
 
@@ -44,8 +46,8 @@ class WakeSources(TypedDict):
     role: str
     hooks: list[HookView]
     inbox: InboxSources
-    tasks: list[dict[str, Any]]
-    meetings: list[dict[str, Any]]
+    tasks: list[TaskSource]
+    meetings: list[MeetingSource]
     attempts: list[WakeView]
     manage: list[str]
 
@@ -227,13 +229,13 @@ def _routed_lines(ctx: DeskContext, role: str) -> list[str]:
     return explain_lines(ctx, role)
 
 
-def _task_sources(snapshot: Snapshot, role: str, ctx: DeskContext) -> list[dict[str, Any]]:
+def _task_sources(snapshot: Snapshot, role: str, ctx: DeskContext) -> list[TaskSource]:
     from deskd.service.work.task_views import task_sources
 
     return task_sources(snapshot, role, now=ctx.now)
 
 
-def _meeting_sources(snapshot: Snapshot, role: str) -> list[dict[str, Any]]:
+def _meeting_sources(snapshot: Snapshot, role: str) -> list[MeetingSource]:
     from deskd.service.meetings.views import meeting_sources
 
     return meeting_sources(snapshot, role)

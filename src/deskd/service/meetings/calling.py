@@ -15,12 +15,12 @@ from deskd.core.meetings import (
     normalize_agenda,
     state_of,
 )
-from deskd.core.timeparse import parse_duration
 from deskd.errors import InvalidValue
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import known_role
+from deskd.service.desk.inbox import check_length, positive_seconds
+from deskd.service.meetings.facts import facts_of
 from deskd.service.meetings.lifecycle import PRIORITIES, event, meeting_item, sync_state
-from deskd.service.meetings.views import facts_of
 from deskd.store import meetings as rows
 
 
@@ -37,19 +37,11 @@ class Call(NamedTuple):
     consensus_at: int = DEFAULT_CONSENSUS_AT
 
 
-def _seconds(value: str | int, what: str) -> int:
-    seconds = value if isinstance(value, int) else parse_duration(value, what=what)
-    if seconds <= 0:
-        raise InvalidValue(what, value, "must be longer than zero")
-    return seconds
-
-
 def _validate_call(ctx: DeskContext, call: Call) -> tuple[list[str], int, int]:
     agenda = call.agenda.strip()
     if not agenda:
         raise InvalidValue("agenda", call.agenda, "must not be empty")
-    if len(agenda) > 300:
-        raise InvalidValue("agenda", agenda[:40] + "…", "at most 300 characters")
+    check_length("agenda", agenda, 300)
     if call.priority not in PRIORITIES:
         raise InvalidValue("priority", call.priority, "a meeting is normal or urgent")
     invited = [a for a in dict.fromkeys(call.attendees) if a and a != call.caller]
@@ -69,7 +61,8 @@ def _validate_call(ctx: DeskContext, call: Call) -> tuple[list[str], int, int]:
             call.consensus_at,
             f"from 0 to {call.max_messages - 1} (below --max-messages)",
         )
-    return invited, _seconds(call.idle, "--idle"), _seconds(call.reply_sla, "--reply-sla")
+    idle_s = positive_seconds(call.idle, "--idle")
+    return invited, idle_s, positive_seconds(call.reply_sla, "--reply-sla")
 
 
 def call_meeting(ctx: DeskContext, call: Call) -> tuple[int, str, bool]:

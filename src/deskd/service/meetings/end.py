@@ -10,22 +10,20 @@ paused meeting, so every meeting can end (lesson 36). An ack of the wake is not 
 
 from __future__ import annotations
 
-from typing import Any
-
 from deskd.core.meetings import propose_refusal, vote_refusal
-from deskd.errors import InvalidValue
 from deskd.service.desk.context import DeskContext
+from deskd.service.meetings.facts import facts_of
 from deskd.service.meetings.lifecycle import (
+    acting,
     close_if_agreed,
     event,
-    load,
     meeting_item,
     read_items,
     read_notices,
-    refuse,
+    say_why,
     sync_state,
 )
-from deskd.service.meetings.views import facts_of, outcome_view
+from deskd.service.meetings.views import Outcome, outcome_view
 from deskd.store import meeting_messages as msg_rows
 from deskd.store import meetings as rows
 from deskd.store.dialect import Connection
@@ -37,13 +35,10 @@ def _settle_voter(conn: Connection, meeting_id: int, role: str, *, now: int) -> 
     msg_rows.settle_all_of(conn, meeting_id, role, reason="voted to end", now=now)
 
 
-def propose_end(ctx: DeskContext, meeting_id: int, role: str, resolution: str) -> dict[str, Any]:
-    if not resolution.strip():
-        raise InvalidValue("--resolution", resolution, "say what was decided")
+def propose_end(ctx: DeskContext, meeting_id: int, role: str, resolution: str) -> Outcome:
+    say_why("--resolution", resolution, "say what was decided")
     now = ctx.now
-    with ctx.write() as conn:
-        facts = load(conn, meeting_id, now=now)
-        refuse(propose_refusal(facts, role))
+    with acting(ctx, meeting_id, lambda f: propose_refusal(f, role)) as (conn, facts):
         read_notices(conn, facts, role, now=now)
         generation = rows.next_generation(conn, meeting_id)
         proposal_id = msg_rows.insert_proposal(
@@ -90,11 +85,9 @@ def propose_end(ctx: DeskContext, meeting_id: int, role: str, resolution: str) -
     return outcome_view(facts, now=now, proposal_id=proposal_id)
 
 
-def confirm_end(ctx: DeskContext, meeting_id: int, role: str) -> dict[str, Any]:
+def confirm_end(ctx: DeskContext, meeting_id: int, role: str) -> Outcome:
     now = ctx.now
-    with ctx.write() as conn:
-        facts = load(conn, meeting_id, now=now)
-        refuse(vote_refusal(facts, role))
+    with acting(ctx, meeting_id, lambda f: vote_refusal(f, role)) as (conn, facts):
         assert facts.proposal is not None
         proposal_id = facts.proposal.id
         if msg_rows.insert_vote(
@@ -109,15 +102,12 @@ def confirm_end(ctx: DeskContext, meeting_id: int, role: str) -> dict[str, Any]:
     return outcome_view(facts, now=now, proposal_id=proposal_id)
 
 
-def reject_end(ctx: DeskContext, meeting_id: int, role: str, reason: str) -> dict[str, Any]:
+def reject_end(ctx: DeskContext, meeting_id: int, role: str, reason: str) -> Outcome:
     """Reject the open proposal: it is finished, the meeting goes on (or back to its pause),
     and the proposer is woken with the reason. A proposer rejecting its own withdraws it."""
-    if not reason.strip():
-        raise InvalidValue("--reason", reason, "say why the meeting should go on")
+    say_why("--reason", reason, "say why the meeting should go on")
     now = ctx.now
-    with ctx.write() as conn:
-        facts = load(conn, meeting_id, now=now)
-        refuse(vote_refusal(facts, role))
+    with acting(ctx, meeting_id, lambda f: vote_refusal(f, role)) as (conn, facts):
         p = facts.proposal
         assert p is not None
         rows.touch(conn, meeting_id, now=now)

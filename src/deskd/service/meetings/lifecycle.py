@@ -14,8 +14,8 @@ already out.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 
 from deskd.core.meetings import (
     MeetingFacts,
@@ -31,7 +31,8 @@ from deskd.core.timeparse import human_age
 from deskd.errors import InvalidValue, MeetingRefused
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import MAX_TITLE, NewItem, insert
-from deskd.service.meetings.views import facts_of, live_facts, outcome_view
+from deskd.service.meetings.facts import facts_of, live_facts
+from deskd.service.meetings.views import Outcome, outcome_view
 from deskd.store import items as item_rows
 from deskd.store import meeting_messages as msg_rows
 from deskd.store import meetings as rows
@@ -45,7 +46,25 @@ def refuse(reason: str | None) -> None:
         raise MeetingRefused(reason)
 
 
+def say_why(flag: str, text: str, why: str) -> None:
+    """Refuse an empty ``--reason`` (or ``--resolution``): the others read it."""
+    if not text.strip():
+        raise InvalidValue(flag, text, why)
+
+
 # --- shared steps -----------------------------------------------------------------------------
+
+
+@contextmanager
+def acting(
+    ctx: DeskContext, meeting_id: int, rule: Callable[[MeetingFacts], str | None]
+) -> Iterator[tuple[Connection, MeetingFacts]]:
+    """One write transaction acting in the meeting: any due sweep applied first, then the
+    rule (a refusal writes nothing); the block writes and stores the derived state."""
+    with ctx.write() as conn:
+        facts = load(conn, meeting_id, now=ctx.now)
+        refuse(rule(facts))
+        yield conn, facts
 
 
 def load(conn: Connection, meeting_id: int, *, now: int) -> MeetingFacts:
@@ -168,11 +187,12 @@ def close_if_agreed(conn: Connection, facts: MeetingFacts, *, now: int) -> bool:
     return True
 
 
-def apply_sweep(conn: Connection, facts: MeetingFacts, *, now: int) -> dict[str, Any] | None:
-    """Write the time-based transition due for one meeting (idle pause, attendance escalation)."""
+def apply_sweep(conn: Connection, facts: MeetingFacts, *, now: int) -> bool:
+    """Write the time-based transition due for one meeting (idle pause, attendance
+    escalation); returns whether one was due."""
     sweep = due_sweep(facts, now=now)
     if sweep.empty:
-        return None
+        return False
     m = facts.meeting
     if sweep.idle_pause:
         reason = f"idle for {human_age(m.idle_s)}"
@@ -181,7 +201,7 @@ def apply_sweep(conn: Connection, facts: MeetingFacts, *, now: int) -> dict[str,
                 conn, m.id, "paused", None, f"paused: {reason}; any attendee may resume it", now=now
             )
             sync_state(conn, m.id)
-        return {"meeting_id": m.id, "action": "paused", "reason": reason}
+        return True
     if rows.mark_escalated(conn, m.id, generation=sweep.generation, now=now):
         rows.rearm_invitations(conn, m.id, sweep.escalate, generation=sweep.generation)
         late = ", ".join(sweep.escalate)
@@ -193,35 +213,34 @@ def apply_sweep(conn: Connection, facts: MeetingFacts, *, now: int) -> dict[str,
             f"attendance overdue: waking {late} again (once)",
             now=now,
         )
-    return {"meeting_id": m.id, "action": "escalated", "roles": list(sweep.escalate)}
+    return True
 
 
-def sweep_meetings(ctx: DeskContext) -> list[dict[str, Any]]:
-    """The tick's meeting step (execute mode): pause idle meetings, escalate late attendance.
+def sweep_meetings(ctx: DeskContext) -> int:
+    """The tick's meeting step (execute mode): pause idle meetings, escalate late attendance;
+    returns how many meetings it swept.
 
     A dry run computes the same wakes without writing (``load_meeting_views`` applies the
     same sweep in memory)."""
-    done: list[dict[str, Any]] = []
     if all(due_sweep(f, now=ctx.now).empty for f in live_facts(ctx.conn)):
-        return done  # nothing due: no write transaction
+        return 0  # nothing due: no write transaction
     with ctx.write() as conn:
-        for facts in live_facts(conn):
-            result = apply_sweep(conn, facts, now=ctx.now)
-            if result is not None:
-                done.append(result)
-    return done
+        return sum(apply_sweep(conn, facts, now=ctx.now) for facts in live_facts(conn))
 
 
 # --- calling and attending --------------------------------------------------------------------
 
 
-def check_in(ctx: DeskContext, meeting_id: int, role: str) -> dict[str, Any]:
+def _may_attend(role: str) -> Callable[[MeetingFacts], str | None]:
+    """The rule for checking in and leaving: the meeting is open and ``role`` was invited."""
+    return lambda f: open_refusal(f) or attendee_refusal(f, role, must_be_present=False)
+
+
+def check_in(ctx: DeskContext, meeting_id: int, role: str) -> Outcome:
     """Check in (idempotent). The last invitee's check-in starts the meeting; a third
     attendee turns a conversation into a discussion, so one-to-one debts are waived."""
     now = ctx.now
-    with ctx.write() as conn:
-        facts = load(conn, meeting_id, now=now)
-        refuse(open_refusal(facts) or attendee_refusal(facts, role, must_be_present=False))
+    with acting(ctx, meeting_id, _may_attend(role)) as (conn, facts):
         before = len(facts.present)
         if rows.check_in(conn, meeting_id, role, now=now):
             rows.touch(conn, meeting_id, now=now)
@@ -233,14 +252,11 @@ def check_in(ctx: DeskContext, meeting_id: int, role: str) -> dict[str, Any]:
     return outcome_view(facts, now=now)
 
 
-def leave(ctx: DeskContext, meeting_id: int, role: str, reason: str) -> dict[str, Any]:
+def leave(ctx: DeskContext, meeting_id: int, role: str, reason: str) -> Outcome:
     """Leave (or decline): debts are waived, the end tally is re-counted without the role."""
-    if not reason.strip():
-        raise InvalidValue("--reason", reason, "say why you leave")
+    say_why("--reason", reason, "say why you leave")
     now = ctx.now
-    with ctx.write() as conn:
-        facts = load(conn, meeting_id, now=now)
-        refuse(open_refusal(facts) or attendee_refusal(facts, role, must_be_present=False))
+    with acting(ctx, meeting_id, _may_attend(role)) as (conn, facts):
         rows.leave(conn, meeting_id, role, reason=reason, now=now)
         # Its unread items of this meeting would otherwise keep waking a role that left.
         ids = [int(r.id) for r in rows.unread_meeting_items(conn, role, f"meeting:{meeting_id}")]
@@ -257,26 +273,25 @@ def leave(ctx: DeskContext, meeting_id: int, role: str, reason: str) -> dict[str
     return outcome_view(facts, now=now)
 
 
-def pause(ctx: DeskContext, meeting_id: int, role: str, reason: str) -> dict[str, Any]:
-    if not reason.strip():
-        raise InvalidValue("--reason", reason, "say why you pause it")
+def pause(ctx: DeskContext, meeting_id: int, role: str, reason: str) -> Outcome:
+    say_why("--reason", reason, "say why you pause it")
     now = ctx.now
-    with ctx.write() as conn:
-        facts = load(conn, meeting_id, now=now)
-        refuse(open_refusal(facts) or attendee_refusal(facts, role) or paused_refusal(facts, role))
+    with acting(
+        ctx,
+        meeting_id,
+        lambda f: open_refusal(f) or attendee_refusal(f, role) or paused_refusal(f, role),
+    ) as (conn, facts):
         rows.pause(conn, meeting_id, kind="manual", reason=reason, by=role, now=now)
         event(conn, meeting_id, "paused", role, f"{role} paused it: {reason}", now=now)
         facts = sync_state(conn, meeting_id)
     return outcome_view(facts, now=now)
 
 
-def resume(ctx: DeskContext, meeting_id: int, role: str) -> dict[str, Any]:
+def resume(ctx: DeskContext, meeting_id: int, role: str) -> Outcome:
     """Resume a meeting paused for idleness (or by an attendee); one paused by its budget only
     ends. Debts that could not be paid while paused are due one reply SLA from now."""
     now = ctx.now
-    with ctx.write() as conn:
-        facts = load(conn, meeting_id, now=now)
-        refuse(resume_refusal(facts, role))
+    with acting(ctx, meeting_id, lambda f: resume_refusal(f, role)) as (conn, facts):
         rows.unpause(conn, meeting_id, now=now)
         msg_rows.push_due(conn, meeting_id, due_at=now + facts.meeting.reply_sla_s * 1000)
         event(conn, meeting_id, "resumed", role, f"{role} resumed it", now=now)

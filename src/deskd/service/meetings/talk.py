@@ -8,7 +8,7 @@ never refused because someone owes a reply (lesson 34); a position never spends 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypedDict
 
 from deskd.core.meetings import (
     MeetingFacts,
@@ -24,23 +24,45 @@ from deskd.core.meetings import (
 from deskd.core.timeparse import iso_utc
 from deskd.errors import DuplicateMessage, InvalidValue, MeetingRefused
 from deskd.service.desk.context import DeskContext
-from deskd.service.desk.inbox import MAX_BODY
+from deskd.service.desk.inbox import MAX_BODY, check_length
+from deskd.service.meetings.facts import facts_of
 from deskd.service.meetings.lifecycle import (
+    acting,
     event,
-    load,
     meeting_items,
     read_items,
     read_notices,
     refuse,
     sync_state,
 )
-from deskd.service.meetings.views import facts_of, message_view, status_view
+from deskd.service.meetings.views import MessageView, Owed, message_view, status_view
 from deskd.store import items as item_rows
 from deskd.store import meeting_messages as msg_rows
 from deskd.store import meetings as rows
 
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection
+
+
+class OwedReply(TypedDict):
+    """A reply the speaker still owes: to whom, by when."""
+
+    message_id: int
+    to: str
+    due_at: str | None
+
+
+class SaidJSON(TypedDict):
+    """What ``meeting send`` and ``meeting position`` print."""
+
+    meeting_id: int
+    message_id: int
+    state: str
+    budget_left: int
+    settled: list[int]
+    owed_by_you: list[OwedReply]
+    reply_owed_by: str | None
+    warning: str | None
 
 
 class Said(NamedTuple):
@@ -51,11 +73,11 @@ class Said(NamedTuple):
     state: str
     budget_left: int
     settled: Sequence[int] = ()
-    owed_by_you: Sequence[dict[str, Any]] = ()
+    owed_by_you: Sequence[OwedReply] = ()
     owed_to_you: str | None = None
     warnings: Sequence[str] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> SaidJSON:
         return {
             "meeting_id": self.meeting_id,
             "message_id": self.message_id,
@@ -71,8 +93,7 @@ class Said(NamedTuple):
 def _check_body(body: str) -> None:
     if not body.strip():
         raise InvalidValue("--body", body, "must not be empty")
-    if len(body) > MAX_BODY:
-        raise InvalidValue("--body", body[:40] + "…", f"at most {MAX_BODY} characters")
+    check_length("--body", body, MAX_BODY)
 
 
 def _first_line(body: str) -> str:
@@ -95,9 +116,7 @@ def send(
     _check_body(body)
     now = ctx.now
     answered = list(dict.fromkeys([*([reply_to] if reply_to is not None else []), *resolves]))
-    with ctx.write() as conn:
-        facts = load(conn, meeting_id, now=now)
-        refuse(speak_refusal(facts, role, kind))
+    with acting(ctx, meeting_id, lambda f: speak_refusal(f, role, kind)) as (conn, facts):
         read_notices(conn, facts, role, now=now)
         known = set(msg_rows.message_ids_in(conn, meeting_id, answered))
         missing = [i for i in answered if i not in known]
@@ -107,14 +126,8 @@ def send(
                 ",".join(map(str, missing)),
                 f"not a message of meeting {meeting_id} (see `deskd meeting updates`)",
             )
-        recipients = recipients_of(facts, role)
-        message_id = _insert_message(
-            conn, facts, role, kind, body, recipients, reply_to, answered, spent=True, now=now
-        )
+        message_id = _say(conn, facts, role, kind, body, reply_to, answered, now=now)
         spent = rows.spend(conn, meeting_id)
-        rows.touch(conn, meeting_id, now=now)
-        title = f"{role} ({kind}): {_first_line(body)}"
-        meeting_items(conn, facts, recipients, role, title, body, key=str(message_id), now=now)
         settled = msg_rows.settle_obligations(
             conn, meeting_id, role, answered, by_message=message_id, reason="replied", now=now
         )
@@ -133,7 +146,7 @@ def send(
             )
         warnings = _budget_step(conn, facts, role, spent, now=now)
         facts = sync_state(conn, meeting_id)
-    owed = [
+    owed: list[OwedReply] = [
         {"message_id": o.message_id, "to": o.creditor, "due_at": iso_utc(o.due_at)}
         for o in facts.obligations
         if o.debtor == role
@@ -143,32 +156,37 @@ def send(
         warnings.insert(
             0, f"you still owe a reply to message {ids} (--reply-to / --resolves {ids})"
         )
+    return _said(facts, message_id, settled)._replace(
+        owed_by_you=owed, owed_to_you=debtor, warnings=warnings
+    )
+
+
+def _said(facts: MeetingFacts, message_id: int, settled: Sequence[int]) -> Said:
+    """What a message did, read from the meeting's facts after it."""
     return Said(
-        meeting_id=meeting_id,
+        meeting_id=facts.meeting.id,
         message_id=message_id,
         state=state_of(facts),
         budget_left=facts.meeting.budget_left,
         settled=settled,
-        owed_by_you=owed,
-        owed_to_you=debtor,
-        warnings=warnings,
     )
 
 
-def _insert_message(
+def _say(
     conn: Connection,
     facts: MeetingFacts,
     role: str,
     kind: str,
     body: str,
-    recipients: Sequence[str],
     reply_to: int | None,
     resolves: Sequence[int],
     *,
-    spent: bool,
     now: int,
 ) -> int:
+    """Store a message (a position spends no budget) and give every other attendee its item;
+    returns its id. A repeated message (or a second position) is refused."""
     m = facts.meeting
+    recipients = recipients_of(facts, role)
     # A position may restate what its author said before: it is one of a kind per attendee
     # (its own unique index), so only messages are compared with messages.
     body_key = ("position:" if kind == "position" else "") + normalize_body(body)
@@ -182,20 +200,24 @@ def _insert_message(
         recipients=recipients,
         reply_to=reply_to,
         resolves=resolves,
-        spent=spent,
+        spent=kind != "position",
         now=now,
     )
-    if message_id is not None:
-        return message_id
-    original = msg_rows.duplicate_of(
-        conn, meeting_id=m.id, sender=role, recipients=recipients, body_key=body_key
-    )
-    if original is not None:
-        raise DuplicateMessage(m.id, original)
-    earlier = msg_rows.position_of(conn, m.id, role)
-    raise MeetingRefused(
-        f"{role!r} already stated a position in meeting {m.id} (message {earlier})"
-    )
+    if message_id is None:
+        original = msg_rows.duplicate_of(
+            conn, meeting_id=m.id, sender=role, recipients=recipients, body_key=body_key
+        )
+        if original is not None:
+            raise DuplicateMessage(m.id, original)
+        earlier = msg_rows.position_of(conn, m.id, role)
+        raise MeetingRefused(
+            f"{role!r} already stated a position in meeting {m.id} (message {earlier})"
+        )
+    rows.touch(conn, m.id, now=now)
+    line = _first_line(body)
+    title = f"{role}'s position: {line}" if kind == "position" else f"{role} ({kind}): {line}"
+    meeting_items(conn, facts, recipients, role, title, body, key=str(message_id), now=now)
+    return message_id
 
 
 def _budget_step(
@@ -239,16 +261,8 @@ def position(ctx: DeskContext, meeting_id: int, role: str, body: str) -> Said:
     so every attendee can state one; a position answers the meeting, settling its debts."""
     _check_body(body)
     now = ctx.now
-    with ctx.write() as conn:
-        facts = load(conn, meeting_id, now=now)
-        refuse(position_refusal(facts, role))
-        recipients = recipients_of(facts, role)
-        message_id = _insert_message(
-            conn, facts, role, "position", body, recipients, None, (), spent=False, now=now
-        )
-        rows.touch(conn, meeting_id, now=now)
-        title = f"{role}'s position: {_first_line(body)}"
-        meeting_items(conn, facts, recipients, role, title, body, key=str(message_id), now=now)
+    with acting(ctx, meeting_id, lambda f: position_refusal(f, role)) as (conn, facts):
+        message_id = _say(conn, facts, role, "position", body, None, (), now=now)
         settled = msg_rows.settle_all_of(conn, meeting_id, role, reason="position stated", now=now)
         event(
             conn,
@@ -259,19 +273,34 @@ def position(ctx: DeskContext, meeting_id: int, role: str, body: str) -> Said:
             now=now,
         )
         facts = sync_state(conn, meeting_id)
-    return Said(
-        meeting_id=meeting_id,
-        message_id=message_id,
-        state=state_of(facts),
-        budget_left=facts.meeting.budget_left,
-        settled=settled,
-    )
+    return _said(facts, message_id, settled)
 
 
 # --- reading ----------------------------------------------------------------------------------
 
 
-def updates(ctx: DeskContext, meeting_id: int, role: str, *, mark_read: bool) -> dict[str, Any]:
+class EventView(TypedDict):
+    id: int
+    at: str | None
+    kind: str
+    role: str | None
+    text: str
+
+
+class MeetingUpdates(TypedDict):
+    """What ``meeting updates`` prints: unread messages, events since the cursor, debts."""
+
+    meeting_id: int
+    state: str
+    messages: list[MessageView]
+    events: list[EventView]
+    owed_by_you: list[Owed]
+    vote_owed: bool
+    budget_left: int
+    marked_read: bool
+
+
+def updates(ctx: DeskContext, meeting_id: int, role: str, *, mark_read: bool) -> MeetingUpdates:
     """The role's unread messages of the meeting and the events since it last marked read.
 
     Like `inbox list`, the role's own session listing counts as being shown them; with

@@ -7,12 +7,12 @@ stalled every writer).
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from deskd.core.timeparse import iso_utc, to_ms
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import ledger_entry
-from deskd.service.desk.presence import role_presences
+from deskd.service.desk.presence import RolePresence, role_presences
 from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
 from deskd.service.engine.attempt_views import WakeView, attempt_view
 from deskd.store.attempts import covered_item_ids, list_attempts
@@ -21,6 +21,10 @@ from deskd.store.items import overdue_unread
 from deskd.store.meta import get_meta
 from deskd.store.pages import list_pages
 from deskd.store.pauses import live_pauses
+
+if TYPE_CHECKING:
+    from deskd.service.desk.routed import RoutedWork
+    from deskd.service.paging.pages import PageView
 
 LAST_TICK_KEY = "last_tick_at"
 NO_TICK_HINT = "no tick has run yet: see `deskd cron-line`"
@@ -58,12 +62,12 @@ class Board(TypedDict):
     """`status --json` (docs/contract.md)."""
 
     now: str | None
-    roles: list[dict[str, Any]]
+    roles: list[RolePresence]
     attempts: list[BoardWake]
-    pages: list[dict[str, Any]]
+    pages: list[PageView]
     paused: list[Paused]
     stalled_tasks: list[dict[str, Any]]
-    routed: list[dict[str, Any]]
+    routed: list[RoutedWork]
     health: Health
     hosts: list[dict[str, Any]]
     overdue: list[dict[str, Any]]
@@ -106,7 +110,7 @@ def stalled_tasks(ctx: DeskContext) -> list[dict[str, Any]]:
     ]
 
 
-def routed(ctx: DeskContext) -> list[dict[str, Any]]:
+def routed(ctx: DeskContext) -> list[RoutedWork]:
     """Open items and tasks that capability routing placed, with why that role was chosen."""
     from deskd.service.desk.routed import routed_work
 
@@ -122,7 +126,7 @@ def live_attempts(ctx: DeskContext) -> list[BoardWake]:
     ]
 
 
-def open_pages(ctx: DeskContext) -> list[dict[str, Any]]:
+def open_pages(ctx: DeskContext) -> list[PageView]:
     from deskd.service.paging.pages import page_view
 
     shown = ctx.settings.role is None  # an agent sees channel names and results, no URL

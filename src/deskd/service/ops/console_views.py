@@ -12,7 +12,8 @@ from deskd.core.meetings import state_of, votes_owed
 from deskd.core.timeparse import iso_utc, local_text
 from deskd.errors import StoreError
 from deskd.service.desk.context import DeskContext
-from deskd.service.meetings.views import facts_of, status_view
+from deskd.service.meetings.facts import facts_of
+from deskd.service.meetings.views import status_view
 from deskd.store import console as console_rows
 
 TIMELINE_WINDOW_MS = 24 * 3600 * 1000

@@ -144,7 +144,7 @@ def try_channel(settings: Any, answers: DeskAnswers) -> dict[str, Any]:
 
     text = render_desk(answers, channel_ref=answers.channel or "")
     desk = parse_desk(text, path=settings.desk_path, host=host_config())
-    return send_test(settings, desk, CHANNEL_NAME)
+    return dict(send_test(settings, desk, CHANNEL_NAME))
 
 
 def channel_url_ref(url: str) -> str:

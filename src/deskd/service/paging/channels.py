@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import os
 import socket
-from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Literal, NamedTuple, NotRequired, TypedDict
 
-from deskd.adapters.channels.base import SEND_BUDGET_S, Target
+from deskd.adapters.channels.base import SEND_BUDGET_S, Target, Transport
 from deskd.config.desk import ENV_VAR, Desk, expand_vars
 from deskd.config.host import PYTHON_CHANNEL_SCHEME
 from deskd.config.settings import Settings
@@ -28,8 +27,7 @@ SECRET_SETTINGS = ("DESKD_NOTIFY_URLS", "DESKD_TICK_PING_URL")
 """Settings that hold channel URLs (webhook tokens): never passed to an agent."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Channel:
+class Channel(NamedTuple):
     name: str
     urls: tuple[str, ...]
     """As written (``${VAR}`` kept); never shown unmasked."""
@@ -105,8 +103,7 @@ def var_values(settings: Settings | None) -> dict[str, str]:
     return values
 
 
-def missing_vars(url: str, values: dict[str, str] | None = None) -> list[str]:
-    values = dict(os.environ) if values is None else values
+def missing_vars(url: str, values: dict[str, str]) -> list[str]:
     return [m.group(1) for m in ENV_VAR.finditer(url) if not values.get(m.group(1))]
 
 
@@ -147,15 +144,14 @@ def targets_of(channel: Channel, values: dict[str, str]) -> list[Target]:
     return found
 
 
-def secrets_of(url: str, values: dict[str, str] | None = None) -> list[str]:
+def secrets_of(url: str, values: dict[str, str]) -> list[str]:
     """Everything in a URL (as written with ``${VAR}``, or already filled) that must never be
     shown, for scrubbing texts: what apprise's privacy rendering hides, and the value of every
-    variable it references or that was filled into it (``values``: default the environment)."""
+    variable it references or that was filled into it (``values``: from ``var_values``)."""
     if not url or url.startswith(PYTHON_CHANNEL_SCHEME):
         return []  # a Python channel's URL is a channel name, no credential
     from deskd.adapters.channels.privacy import MIN_VALUE, secret_parts
 
-    values = dict(os.environ) if values is None else values
     named = [values.get(m.group(1), "") for m in ENV_VAR.finditer(url)]
     real = expand_vars(url, values) if named else url
     found = secret_parts(real) + [v for v in named if v]
@@ -166,25 +162,59 @@ def secrets_of(url: str, values: dict[str, str] | None = None) -> list[str]:
 # -- `deskd channels` -----------------------------------------------------------------
 
 
-def channel_views(settings: Settings, desk: Desk, *, check: bool) -> list[dict[str, Any]]:
+class ChannelURL(TypedDict):
+    url: str | None
+    missing: list[str]
+    check: NotRequired[str]
+
+
+class ChannelView(TypedDict):
+    """One channel as ``deskd channels`` shows it (``*_check`` with ``--check`` only)."""
+
+    name: str
+    source: str
+    urls: list[ChannelURL]
+    severity: list[str]
+    quiet: str | None
+    apprise_config: str | None
+    roles: list[str]
+    config_check: NotRequired[str]
+
+
+class TestedURL(TypedDict):
+    name: str
+    url: str | None
+    status: str
+    error: str | None
+
+
+class ChannelTest(TypedDict):
+    """What ``deskd channels test`` answers: one result per URL, and the whole."""
+
+    name: str
+    status: str
+    channels: list[TestedURL]
+
+
+def channel_views(settings: Settings, desk: Desk, *, check: bool) -> list[ChannelView]:
     """Every channel with masked URLs, who it serves, and (``check``) a reachability probe.
 
     An agent (``DESKD_ROLE`` set) gets every URL as None: channel names and results only."""
     values = var_values(settings)
     agent = settings.role is not None
-    views = []
+    views: list[ChannelView] = []
     for channel in all_channels(settings, desk).values():
         serves = [r for r in desk.role_names if channel in routes(settings, desk, r)]
-        urls = []
+        urls: list[ChannelURL] = []
         for url in channel.urls:
-            entry: dict[str, Any] = {
+            entry: ChannelURL = {
                 "url": None if agent else shown_url(url, values),
                 "missing": missing_vars(url, values),
             }
             if check:
                 entry["check"] = _probe(url, values)
             urls.append(entry)
-        view: dict[str, Any] = {
+        view: ChannelView = {
             "name": channel.name,
             "source": channel.source,
             "urls": urls,
@@ -236,16 +266,21 @@ def _config_probe(path: str) -> str:
     )
 
 
-def send_test(settings: Settings, desk: Desk, name: str) -> dict[str, Any]:
-    """Send a test message on one channel; one result per URL (nothing is written)."""
+def default_transport() -> Transport:
+    """Apprise for URLs, the host's callables for ``python://`` channels (register_channel)."""
     from deskd.adapters.channels.python import PythonTransport, SplitTransport
     from deskd.config.host import host_config
 
-    def apprise() -> Any:
+    def apprise() -> Transport:
         from deskd.adapters.channels.apprise import AppriseTransport
 
         return AppriseTransport()
 
+    return SplitTransport(PythonTransport(host_config().senders), apprise)
+
+
+def send_test(settings: Settings, desk: Desk, name: str) -> ChannelTest:
+    """Send a test message on one channel; one result per URL (nothing is written)."""
     channels = all_channels(settings, desk)
     if name not in channels:
         raise UnknownChannel(name, list(channels))
@@ -254,14 +289,14 @@ def send_test(settings: Settings, desk: Desk, name: str) -> dict[str, Any]:
     if not targets:
         raise EmptyChannel(name)
     sendable = [t for t in targets if t.problem is None]
-    got = SplitTransport(PythonTransport(host_config().senders), apprise).send(
+    got = default_transport().send(
         sendable,
         title=f"deskd: test page from desk {desk.name}",
         body=f"A test of channel {name!r} (`deskd channels test {name}`). No action needed.",
         kind="notice",
         budget_s=SEND_BUDGET_S,
     )
-    results = [
+    results: list[TestedURL] = [
         {
             "name": name,
             "url": None if settings.role is not None else t.masked,

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from deskd.adapters.channels.base import (
     SEND_BUDGET_S,
@@ -47,12 +47,13 @@ from deskd.service.desk.context import DeskContext
 from deskd.service.paging.channels import (
     Channel,
     all_channels,
+    default_transport,
     routes,
     secrets_of,
     targets_of,
     var_values,
 )
-from deskd.service.paging.pages import channel_view
+from deskd.service.paging.pages import ChannelResult, channel_view
 from deskd.service.paging.silences import quiet_until, silence_hold
 from deskd.store import pages as page_rows
 from deskd.store.attempts import attempts_for_key
@@ -69,14 +70,30 @@ RUN_BUDGET_S = 40.0
 MAX_PAGES_PER_RUN = 50
 
 
+class SentChannel(ChannelResult):
+    """A channel URL's result as the pager reports it: whether its retries ran out."""
+
+    gave_up: bool
+
+
+class PageReport(TypedDict):
+    """What the pager sent for one page (URLs masked): the tick report's ``pages_sent``."""
+
+    page_id: int
+    kind: str
+    role: str
+    status: str
+    channels: list[SentChannel]
+
+
 def deliver_pages(
     ctx: DeskContext, *, only: list[int] | None = None, transport: Transport | None = None
-) -> list[dict[str, Any]]:
+) -> list[PageReport]:
     """Send what is due (new pages, retries whose backoff passed, held pages whose hold
     ended, "settled" follow-ups); record each result. Called by an executing tick after its
     transaction committed (and by `deskd page` for the page it just queued)."""
     started = time.monotonic()
-    reports: list[dict[str, Any]] = []
+    reports: list[PageReport] = []
     if only is None:
         settle_resolved(ctx)
     for page in page_rows.due_pages(ctx.conn, now=ctx.now, limit=MAX_PAGES_PER_RUN):
@@ -128,7 +145,7 @@ def settle_resolved(ctx: DeskContext) -> list[int]:
 
 def send_one_page(
     ctx: DeskContext, page: Page, *, transport: Transport | None = None
-) -> dict[str, Any] | None:
+) -> PageReport | None:
     """One unit of the pager: route, hold or send one page, and record how it went.
     Returns a report of what was sent (masked), or None when nothing went out."""
     now = ctx.now
@@ -166,7 +183,7 @@ def send_one_page(
         after[index] = mark(entries[index], ok=result.ok, error=result.error, now=now)
     sent_now = any(r.ok for r in results.values())
     status = _finish(ctx, page, after, sent_now=sent_now)
-    report = {
+    report: PageReport = {
         "page_id": page.id,
         "kind": page.kind,
         "role": page.role,
@@ -205,7 +222,7 @@ def send_due(
     }
     delivered: dict[str, Delivery] = {}
     if targets:
-        sender = transport or _apprise()
+        sender = transport or default_transport()
         delivered = sender.send(
             [t for t, _ in targets], title=title, body=body, kind=kind, budget_s=SEND_BUDGET_S
         )
@@ -216,23 +233,6 @@ def send_due(
             result = Delivery(key=result.key, ok=False, error=error)
         results[index] = result
     return results
-
-
-def _apprise() -> Transport:
-    """Apprise for URLs, the host's callables for ``python://`` channels (register_channel)."""
-    return default_transport()
-
-
-def default_transport() -> Transport:
-    from deskd.adapters.channels.python import PythonTransport, SplitTransport
-    from deskd.config.host import host_config
-
-    def apprise() -> Transport:
-        from deskd.adapters.channels.apprise import AppriseTransport
-
-        return AppriseTransport()
-
-    return SplitTransport(PythonTransport(host_config().senders), apprise)
 
 
 def _route(ctx: DeskContext, page: Page) -> tuple[tuple[Entry, ...], str]:
@@ -351,7 +351,7 @@ def _finish(
     return after.status
 
 
-def _public(entry: Entry) -> dict[str, Any]:
+def _public(entry: Entry) -> SentChannel:
     """An entry as `deskd pages` and the tick report show it (the URL is already masked)."""
     return {**channel_view(entry.to_json()), "gave_up": entry.gave_up}
 

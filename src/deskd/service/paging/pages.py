@@ -6,7 +6,7 @@ Read-only: listing pages never sends or writes (lesson 43).
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from deskd.core.timeparse import iso_utc, local_text
 from deskd.core.values import priority_name
@@ -17,7 +17,46 @@ if TYPE_CHECKING:
     from deskd.store.records.wakes import Page
 
 
-def channel_view(entry: dict[str, Any], *, urls: bool = True) -> dict[str, Any]:
+class ChannelResult(TypedDict):
+    """How one channel URL of a page went."""
+
+    name: str | None
+    url: str | None
+    status: str | None
+    error: str | None
+    tries: int
+    at: str | None
+    retry_at: str | None
+    until: str | None
+    why: str | None
+
+
+class PageView(TypedDict):
+    """One page as `deskd pages` and the board show it."""
+
+    id: int
+    attempt_id: int | None
+    role: str
+    reason: str
+    ref: str
+    key: str
+    kind: str
+    priority: str
+    title: str
+    body: str | None
+    status: str
+    channels: list[ChannelResult]
+    held_until: str | None
+    held_until_local: str | None
+    why: str | None
+    tries: int
+    next_try_at: str | None
+    created_at: str | None
+    sent_at: str | None
+    resolved_at: str | None
+
+
+def channel_view(entry: dict[str, Any], *, urls: bool = True) -> ChannelResult:
     """One channel URL's result; the URL was masked before it was stored, and is left out
     (``urls=False``) for an agent, which sees channel names and results only."""
     return {
@@ -33,7 +72,7 @@ def channel_view(entry: dict[str, Any], *, urls: bool = True) -> dict[str, Any]:
     }
 
 
-def page_view(page: Page, *, tz: str = "UTC", urls: bool = True) -> dict[str, Any]:
+def page_view(page: Page, *, tz: str = "UTC", urls: bool = True) -> PageView:
     return {
         "id": page.id,
         "attempt_id": page.attempt_id,
@@ -58,7 +97,7 @@ def page_view(page: Page, *, tz: str = "UTC", urls: bool = True) -> dict[str, An
     }
 
 
-def pages(ctx: DeskContext, *, open_only: bool, limit: int) -> list[dict[str, Any]]:
+def pages(ctx: DeskContext, *, open_only: bool, limit: int) -> list[PageView]:
     rows = list_pages(ctx.conn, open_only=open_only, limit=limit)
     # An agent (DESKD_ROLE set) never sees a channel URL, not even masked.
     return [page_view(r, tz=ctx.tz, urls=ctx.settings.role is None) for r in rows]

@@ -4,7 +4,7 @@ hours (a channel holds non-urgent pages in its local night). Urgent pages always
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 from zoneinfo import ZoneInfo
 
 from deskd.core.timeparse import from_ms, iso_utc, local_text, parse_duration, to_ms
@@ -34,7 +34,30 @@ def _operator(ctx: DeskContext) -> str:
     return ctx.actor
 
 
-def silence_view(row: Silence, *, now: int, tz: str) -> dict[str, Any]:
+class SilenceView(TypedDict):
+    """One silence as ``deskd silence list`` shows it."""
+
+    id: int
+    role: str
+    reason: str
+    started_at: str | None
+    until: str | None
+    until_local: str
+    ended_at: str | None
+    live: bool
+
+
+class SilenceAdded(SilenceView):
+    replaced: list[int]
+    """The role's silences this one ended."""
+
+
+class SilenceEnded(SilenceView):
+    pages_released: int
+    """The held pages the end let go out."""
+
+
+def silence_view(row: Silence, *, now: int, tz: str) -> SilenceView:
     live = row.ended_at is None and int(row.until_at) > now
     return {
         "id": row.id,
@@ -48,7 +71,7 @@ def silence_view(row: Silence, *, now: int, tz: str) -> dict[str, Any]:
     }
 
 
-def add(ctx: DeskContext, *, role: str, duration: str, reason: str) -> dict[str, Any]:
+def add(ctx: DeskContext, *, role: str, duration: str, reason: str) -> SilenceAdded:
     by = _operator(ctx)
     ctx.desk.role(role)
     seconds = parse_duration(duration, what="--for")
@@ -84,7 +107,7 @@ def add(ctx: DeskContext, *, role: str, duration: str, reason: str) -> dict[str,
     return {**silence_view(row, now=ctx.now, tz=ctx.tz), "replaced": replaced}
 
 
-def listing(ctx: DeskContext, *, all_rows: bool, limit: int) -> list[dict[str, Any]]:
+def listing(ctx: DeskContext, *, all_rows: bool, limit: int) -> list[SilenceView]:
     rows = (
         list_silences(ctx.conn, limit=limit)
         if all_rows
@@ -93,7 +116,7 @@ def listing(ctx: DeskContext, *, all_rows: bool, limit: int) -> list[dict[str, A
     return [silence_view(r, now=ctx.now, tz=ctx.tz) for r in rows]
 
 
-def end(ctx: DeskContext, silence_id: int) -> dict[str, Any]:
+def end(ctx: DeskContext, silence_id: int) -> SilenceEnded:
     by = _operator(ctx)
     with ctx.write() as conn:
         row = get_silence(conn, silence_id)

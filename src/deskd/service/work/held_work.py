@@ -18,18 +18,19 @@ if TYPE_CHECKING:
     from deskd.core.routing import Routing
 
 
-def route_held_work(ctx: DeskContext) -> list[dict[str, Any]]:
+def route_held_work(ctx: DeskContext) -> int:
     """Route each piece of work held for a person to the role that now has its capability
     (a role gained it in the desk file): the work is enqueued or assigned there, the help
     request is acked — so this tick's plan resolves its wake and settles the page — and a
-    ``routing.rerouted`` event says where it went and why. One transaction per piece."""
+    ``routing.rerouted`` event says where it went and why. One transaction per piece.
+    Returns how many pieces moved."""
     held = held_work(ctx.conn) if ctx.desk.roles else []
     if not held:  # the usual tick: one indexed read, nothing imported
-        return []
+        return 0
     from deskd.service.desk.routing import route
     from deskd.store.items import ack_items
 
-    moved = []
+    moved = 0
     for item_id, holder, capability, text in held:
         routing = route(ctx, capability)
         if routing.role is None:
@@ -43,7 +44,7 @@ def route_held_work(ctx: DeskContext) -> list[dict[str, Any]]:
                 ctx.event(conn, "routing.rerouted", subject, role=routing.role, detail=detail)
         except DeskdError:
             continue  # it no longer fits (a source removed): a person routes it, as asked
-        moved.append({"role": routing.role, "subject": subject, **detail})
+        moved += 1
     return moved
 
 

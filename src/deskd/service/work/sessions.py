@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from deskd.core.sessions import desk_day
 from deskd.core.timeparse import iso_utc, local_text
 from deskd.errors import InvalidValue
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import acting_role
+from deskd.service.desk.inbox import check_length
 from deskd.store import handoffs as handoff_rows
 from deskd.store.sessions import current_session, sessions_of
 
@@ -16,14 +17,40 @@ MAX_HANDOFF = 8 * 1024
 """A hand-off is read by the next session in its wake prompt (capped at 32 KiB overall)."""
 
 
-def handoff(ctx: DeskContext, *, role: str | None, note: str) -> dict[str, Any]:
+class Handoff(TypedDict):
+    """What ``session handoff`` answers: the stored hand-off and the session it closes."""
+
+    id: int
+    role: str
+    session: int | None
+    created_at: str | None
+
+
+class SessionEntry(TypedDict):
+    """One session of ``session list``."""
+
+    id: int
+    role: str
+    native_id: str | None
+    state: str
+    started_at: str | None
+    ended_at: str | None
+    end_reason: str | None
+    desk_day: str
+    wakes: int
+    cost_usd: float
+    handoff: str | None
+    started_local: str
+    ended_local: str | None
+
+
+def handoff(ctx: DeskContext, *, role: str | None, note: str) -> Handoff:
     """Store the hand-off the role's next session starts from."""
     who = acting_role(ctx, "--role", role)
     text = note.strip()
     if not text:
         raise InvalidValue("--note", note, "say what is open and the first next step")
-    if len(text) > MAX_HANDOFF:
-        raise InvalidValue("--note", text[:40] + "…", f"at most {MAX_HANDOFF} characters")
+    check_length("--note", text, MAX_HANDOFF)
     with ctx.write() as conn:
         live = current_session(conn, who)
         session = live.id if live is not None and live.state in ("working", "resting") else None
@@ -42,7 +69,7 @@ def handoff(ctx: DeskContext, *, role: str | None, note: str) -> dict[str, Any]:
     return {"id": handoff_id, "role": who, "session": session, "created_at": iso_utc(ctx.now)}
 
 
-def list_sessions(ctx: DeskContext, role: str, *, limit: int = 50) -> list[dict[str, Any]]:
+def list_sessions(ctx: DeskContext, role: str, *, limit: int = 50) -> list[SessionEntry]:
     """The role's sessions, newest first: start, end, wakes served, cost, hand-off."""
     ctx.desk.role(role)
     rows = sessions_of(ctx.conn, role, limit=limit)
@@ -52,7 +79,7 @@ def list_sessions(ctx: DeskContext, role: str, *, limit: int = 50) -> list[dict[
     for h in handoff_rows.handoffs_of(ctx.conn, role, limit=limit):
         if h.session_id is not None:
             notes.setdefault(int(h.session_id), h.note)
-    out = []
+    out: list[SessionEntry] = []
     for r in rows:
         wakes, cost = totals.get(str(r.native_id), (0, 0.0))
         out.append(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from deskd.config.desk import Desk
 from deskd.core.tasks import ACTIONABLE, OPEN, TaskView, is_overdue, sort_key
@@ -83,7 +83,37 @@ def load_task_views(
     return views, roles, frozenset(done)
 
 
-def task_json(r: Task, *, now: int, tz: str, wakes: int, stall_after: int) -> dict[str, Any]:
+class _TaskShown(TypedDict):
+    id: int
+    title: str
+    status: str
+    priority: str
+    due_at: str | None
+    overdue: bool
+    blocked_on: str | None
+    stalled: bool
+    idle_wakes: int
+
+
+class TaskJSON(_TaskShown):
+    """One task as `deskd task list --json` prints it."""
+
+    role: str
+    detail: str
+    due_local: str | None
+    created_by: str
+    created_at: str | None
+    updated_at: str | None
+    closed_at: str | None
+
+
+class TaskSource(_TaskShown):
+    """An open task in `deskd wake sources`, and what it can wake (None: nothing now)."""
+
+    wakes: str | None
+
+
+def task_json(r: Task, *, now: int, tz: str, wakes: int, stall_after: int) -> TaskJSON:
     """One task as `deskd task list --json` prints it."""
     stalled = r.status in ACTIONABLE and wakes >= stall_after
     return {
@@ -151,9 +181,9 @@ def explain_tasks(snapshot: Snapshot, role: str, *, now: int, tz: str) -> list[s
     return lines
 
 
-def task_sources(snapshot: Snapshot, role: str, *, now: int) -> list[dict[str, Any]]:
+def task_sources(snapshot: Snapshot, role: str, *, now: int) -> list[TaskSource]:
     """`deskd wake sources --role R` "tasks": each open task and whether it can wake R."""
-    out = []
+    out: list[TaskSource] = []
     for t in sorted(
         (t for t in snapshot.tasks if t.role == role), key=lambda t: sort_key(t, now=now)
     ):

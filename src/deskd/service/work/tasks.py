@@ -8,7 +8,7 @@ creator, or the operator (a person at the shell, without ``DESKD_ROLE``).
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, NotRequired, TypedDict
 
 from deskd.core.task_changes import Change, TaskState, check_party, next_state
 from deskd.core.tasks import check_status
@@ -18,7 +18,7 @@ from deskd.errors import InvalidValue, NothingToChange, TaskChanged, UnknownTask
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import acting_role, known_role
 from deskd.service.desk.inbox import validate_text
-from deskd.service.work.task_views import idle_wake_counts, sorted_rows, task_json
+from deskd.service.work.task_views import TaskJSON, idle_wake_counts, sorted_rows, task_json
 from deskd.store import tasks as task_rows
 from deskd.store.routing import mark_task_routed
 
@@ -26,6 +26,48 @@ if TYPE_CHECKING:
     from deskd.store.records.work import Task
 
 NO_DUE = ("none", "")
+
+
+class TaskAdded(TypedDict):
+    """What ``task add`` answers (``routed``: why capability routing chose the role)."""
+
+    id: int
+    role: str
+    status: str
+    priority: str
+    routed: NotRequired[str]
+
+
+class TaskChange(TypedDict, total=False):
+    """What one update changed: only the fields that did (a task note's ``change``)."""
+
+    status: str
+    blocked_on: str | None
+    role: str
+    priority: str
+    due_at: str | None
+
+
+class TaskUpdated(TypedDict):
+    """What ``task update`` answers: the task after the change, and what changed."""
+
+    id: int
+    role: str
+    status: str
+    priority: str
+    blocked_on: str | None
+    due_at: str | None
+    changed: TaskChange
+    note: str | None
+
+
+class TaskNote(TypedDict):
+    """One row of ``task history``."""
+
+    at: str | None
+    by: str
+    change: dict[str, object]
+    note: str
 
 
 def actor(ctx: DeskContext, by: str | None) -> str:
@@ -52,7 +94,7 @@ def add_task(
     detail: str = "",
     by: str | None = None,
     routed: tuple[str, str] | None = None,
-) -> dict[str, Any]:
+) -> TaskAdded:
     """Assign a task; ``routed`` is (capability, why) when capability routing chose ``role``."""
     who = actor(ctx, by)
     known_role(ctx, role)
@@ -83,8 +125,10 @@ def add_task(
             actor=who,
             detail={"title": title, "priority": priority, "due_at": iso_utc(due_at)},
         )
-    out = {"id": task_id, "role": role, "status": "pending", "priority": priority}
-    return {**out, "routed": routed[1]} if routed is not None else out
+    out: TaskAdded = {"id": task_id, "role": role, "status": "pending", "priority": priority}
+    if routed is not None:
+        out["routed"] = routed[1]
+    return out
 
 
 class TaskUpdate(NamedTuple):
@@ -100,7 +144,7 @@ class TaskUpdate(NamedTuple):
 
 def update_task(
     ctx: DeskContext, task_id: int, update: TaskUpdate, *, by: str | None
-) -> dict[str, Any]:
+) -> TaskUpdated:
     """Apply one change; refused (changing nothing) when the rules say no."""
     who = actor(ctx, by)
     if update.status is not None:
@@ -165,8 +209,8 @@ def update_task(
     }
 
 
-def _diff(row: Task, new: TaskState, *, priority: int, due_at: int | None) -> dict[str, Any]:
-    change: dict[str, Any] = {}
+def _diff(row: Task, new: TaskState, *, priority: int, due_at: int | None) -> TaskChange:
+    change: TaskChange = {}
     if new.status != row.status:
         change["status"] = new.status
     if new.blocked_on != row.blocked_on:
@@ -187,7 +231,7 @@ def list_tasks(
     status: str | None,
     include_closed: bool,
     limit: int = 500,
-) -> list[dict[str, Any]]:
+) -> list[TaskJSON]:
     """Open tasks (or every task with ``include_closed``), sorted by the task rules."""
     if role is not None:
         ctx.desk.role(role)
@@ -207,7 +251,7 @@ def list_tasks(
     ]
 
 
-def task_history(ctx: DeskContext, task_id: int) -> list[dict[str, Any]]:
+def task_history(ctx: DeskContext, task_id: int) -> list[TaskNote]:
     if task_rows.get_task(ctx.conn, task_id) is None:
         raise UnknownTask(task_id)
     return [

@@ -1,0 +1,138 @@
+"""A meeting's facts (core/meetings.py's records) read from its rows: one meeting by id, or
+every open one in a fixed number of queries. No sweep is applied here: the use cases apply
+it (``lifecycle.load``) and the views show it (``core.meetings.swept``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from deskd.core.meeting_owed import Obligation, Proposal, Rejection
+from deskd.core.meetings import Attendee, Meeting, MeetingFacts
+from deskd.errors import UnknownMeeting
+from deskd.store import meeting_messages as msg_rows
+from deskd.store import meetings as rows
+
+if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
+    from deskd.store.records.meetings import AttendeeRow, MeetingRow, ObligationRow, ProposalRow
+
+
+def _meeting(r: MeetingRow) -> Meeting:
+    return Meeting(
+        id=int(r.id),
+        agenda=str(r.agenda),
+        caller=str(r.caller),
+        urgent=r.priority == "urgent",
+        max_messages=int(r.max_messages),
+        spent=int(r.spent),
+        consensus_at=int(r.consensus_at),
+        idle_s=int(r.idle_s),
+        reply_sla_s=int(r.reply_sla_s),
+        called_at=int(r.called_at),
+        last_activity_at=int(r.last_activity_at),
+        wake_gen=int(r.wake_gen),
+        escalated_at=r.escalated_at,
+        paused_kind=r.paused_kind,
+        pause_reason=r.pause_reason,
+        paused_at=r.paused_at,
+        closed_at=r.closed_at,
+        resolution=r.resolution,
+    )
+
+
+def _attendee(r: AttendeeRow) -> Attendee:
+    return Attendee(
+        role=str(r.role),
+        status=str(r.status),
+        invite_gen=int(r.invite_gen),
+        invited_at=int(r.invited_at),
+        checked_in_at=r.checked_in_at,
+    )
+
+
+def _obligation(r: ObligationRow) -> Obligation:
+    body = str(r.body or "")
+    first = body.strip().splitlines()[0] if body.strip() else ""
+    return Obligation(
+        id=int(r.id),
+        message_id=int(r.message_id),
+        debtor=str(r.debtor),
+        creditor=str(r.creditor),
+        due_at=int(r.due_at),
+        excerpt=first[:80] + ("…" if len(first) > 80 else ""),
+    )
+
+
+def _proposal(r: ProposalRow, confirmed: Iterable[str]) -> Proposal:
+    return Proposal(
+        id=int(r.id),
+        proposer=str(r.proposer),
+        resolution=str(r.resolution),
+        generation=int(r.generation),
+        opened_at=int(r.opened_at),
+        confirmed=frozenset(confirmed),
+    )
+
+
+def _rejection(r: ProposalRow) -> Rejection:
+    return Rejection(
+        proposal_id=int(r.id),
+        proposer=str(r.proposer),
+        by=str(r.rejected_by),
+        reason=str(r.reject_reason or ""),
+        generation=int(r.reject_gen or 0),
+        at=int(r.closed_at or 0),
+    )
+
+
+def facts_of(conn: Connection, meeting_id: int) -> MeetingFacts:
+    """One meeting's facts as stored (no sweep applied); refuses an unknown id."""
+    row = rows.get_meeting(conn, meeting_id)
+    if row is None:
+        raise UnknownMeeting(meeting_id)
+    proposal = msg_rows.open_proposal(conn, meeting_id)
+    confirmed = (
+        [str(v.role) for v in msg_rows.confirmations(conn, [int(proposal.id)])]
+        if proposal is not None
+        else []
+    )
+    return MeetingFacts(
+        meeting=_meeting(row),
+        attendees=tuple(_attendee(a) for a in rows.attendees_of(conn, meeting_id)),
+        obligations=tuple(_obligation(o) for o in msg_rows.open_obligations(conn, meeting_id)),
+        proposal=_proposal(proposal, confirmed) if proposal is not None else None,
+        rejections=tuple(_rejection(r) for r in msg_rows.unread_rejections(conn, meeting_id)),
+    )
+
+
+def live_facts(conn: Connection) -> list[MeetingFacts]:
+    """Every open (not closed) meeting's facts, in a fixed number of queries."""
+    meetings = rows.live_meetings(conn)
+    if not meetings:
+        return []
+    attendees: dict[int, list[Attendee]] = {}
+    for a in rows.live_attendees(conn):
+        attendees.setdefault(int(a.meeting_id), []).append(_attendee(a))
+    obligations: dict[int, list[Obligation]] = {}
+    for o in msg_rows.live_open_obligations(conn):
+        obligations.setdefault(int(o.meeting_id), []).append(_obligation(o))
+    proposals = msg_rows.live_open_proposals(conn)
+    confirmed: dict[int, list[str]] = {}
+    for v in msg_rows.confirmations(conn, [int(p.id) for p in proposals]):
+        confirmed.setdefault(int(v.proposal_id), []).append(str(v.role))
+    by_meeting = {int(p.meeting_id): _proposal(p, confirmed.get(int(p.id), [])) for p in proposals}
+    rejections: dict[int, list[Rejection]] = {}
+    for r in msg_rows.live_unread_rejections(conn):
+        rejections.setdefault(int(r.meeting_id), []).append(_rejection(r))
+    return [
+        MeetingFacts(
+            meeting=_meeting(m),
+            attendees=tuple(attendees.get(int(m.id), [])),
+            obligations=tuple(obligations.get(int(m.id), [])),
+            proposal=by_meeting.get(int(m.id)),
+            rejections=tuple(rejections.get(int(m.id), [])),
+        )
+        for m in meetings
+    ]
