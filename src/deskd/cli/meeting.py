@@ -33,7 +33,11 @@ def meeting() -> None:
 
 
 def _act(
-    do: Callable[..., Mapping[str, Any]], meeting_id: str, role: str | None, as_json: bool, *args: str
+    do: Callable[..., Mapping[str, Any]],
+    meeting_id: str,
+    role: str | None,
+    as_json: bool,
+    *args: str,
 ) -> None:
     """Run one attendee's action on the meeting and say what it now waits on."""
     with desk_context() as ctx:

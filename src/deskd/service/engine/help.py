@@ -13,7 +13,7 @@ attempt id and a person hears of it without waiting for the next tick.
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from deskd.core.planner import plan as make_plan
 from deskd.core.records import Plan
