@@ -379,3 +379,35 @@ def test_calls_waiting_for_the_write_lock_share_one_transaction_each_kept_apart(
     assert alpha == {session_id(0): 1, session_id(2): 1}
     assert beta == {session_id(1): 1}  # the gone caller's call was rolled back alone
     assert hd.log_text() == ""
+
+
+def test_a_writer_waits_its_turn_for_the_write_lock_without_leaving_the_queue(
+    desk: Desk, relay: subprocess.Popen[bytes], tmp_path: Path
+) -> None:
+    """A lock wait that times out and asks again goes to the back of the server's queue: the
+    relay's writer asks once, for as long as its first call may wait (not the hook's 1.5 s)."""
+    import re
+
+    hd = HookDesk(desk)
+    stdin = tmp_path / "payload.json"
+    stdin.write_text(json.dumps(fixture("post_tool_use")), encoding="utf-8")
+    holder = desk.db()
+    with transaction(holder):
+        hook = subprocess.Popen(
+            [str(Path(sys.executable).parent / "deskd-session-hook")],
+            env=hd.env(),
+            stdin=stdin.open("rb"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + BOUND_S
+        while not waiting_for_the_write_lock(desk):
+            assert time.monotonic() < deadline, "the relay never asked for the write lock"
+            time.sleep(0.02)
+        (row,) = holder.raw_execute(  # type: ignore[attr-defined]
+            "SELECT query FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+        ).fetchall()
+    hook.communicate(timeout=BOUND_S)
+    waited = re.search(r"lock_timeout = (\d+)", row[0])
+    assert waited is not None, row[0]
+    assert int(waited.group(1)) > 1500
