@@ -142,6 +142,10 @@ def serve(env: Mapping[str, str], *, size: int = POOL_SIZE, idle_s: float = IDLE
     import fcntl
 
     relay = Relay(env, size=size)
+    # Before the socket answers: a SIGTERM from the moment it does (``stop`` right after a
+    # tick saw it answer) must end the loop below, never kill the process with its socket.
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     os.makedirs(relay.run, mode=0o700, exist_ok=True)
     lock_fd = os.open(os.path.join(relay.run, LOCK), os.O_RDWR | os.O_CREAT, 0o600)
     try:
@@ -165,8 +169,6 @@ def serve(env: Mapping[str, str], *, size: int = POOL_SIZE, idle_s: float = IDLE
     server.listen(128)
     server.settimeout(1.0)
     relay.writers.start()
-    stopping = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     uid = os.getuid()
     workers: set[threading.Thread] = set()
     sys.stderr.write(f"relay pid={os.getpid()} serving {path}\n")
