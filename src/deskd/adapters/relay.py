@@ -45,11 +45,12 @@ every call waiting in one transaction, so one serves a host's agents and a secon
 the next batch while the first holds deskd's write lock; more would only queue on it."""
 IDLE_S = 600.0
 """A relay with no request for this long exits (the next executing tick starts another)."""
-ANSWER_BY_S = 8.0
+ANSWER_BY_S = 14.0
 """A request not answered this long after it came is refused and rolled back (the hook then
-works alone). Half the hook's own wait (``hook.RELAY_WAIT_S``): the relay's ``out`` line
-reaches a hook still listening, so a call is never done by both. Waits for a pooled
-connection and retries of a write lock that timed out all fit in it."""
+works alone). 8 s inside the hook's own wait (``hook.RELAY_WAIT_S``): the relay's ``out``
+line reaches a hook still listening, so a call is never done by both. The writer's one wait
+for deskd's write lock fits in it: at a few hundred agents a turn of the lock can take
+seconds, and a hook refused then would fail its own 1.5 s wait."""
 READ_S = 10.0
 """How long a connection may take to send its request line."""
 MAX_REQUEST = 1 << 20
