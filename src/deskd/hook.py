@@ -337,11 +337,13 @@ def record(
 
 RELAY_SOCKET = "relay.sock"
 """The host's relay listens on ``run/relay.sock`` of the desk folder (``deskd relay``)."""
-RELAY_WAIT_S = 16.0
-"""How long the hook waits for the relay's answer before working alone: twice the relay's
-own bound on a request (its pool wait and write-lock retries), so a slow relay answers or
-refuses first, and one that hangs costs a call this much once. Well inside the 30 s Claude
-Code gives a hook (``HOOK_TIMEOUT_S``), leaving the hook time to work alone after it."""
+RELAY_WAIT_S = 22.0
+"""How long the hook waits for the relay's answer before working alone: the relay's own
+bound on a request (its wait for the write lock) and 8 s more for a relay that accepted
+late, so a slow relay answers or refuses first, and one that hangs costs a call this much
+once. Inside the 30 s Claude Code gives a hook (``HOOK_TIMEOUT_S``), leaving the hook time
+to work alone after it; alone it would wait 1.5 s for the lock, the relay waits longer in
+the server's queue for it."""
 
 
 def relayed(
@@ -360,7 +362,7 @@ def relayed(
 
     One JSON line out; the relay answers ``{"out": text-or-null}`` just before its COMMIT,
     then ``done`` (with notes to log) or ``error``; or ``skip``/``error``/``refused`` instead
-    of ``out``. It refuses anything it could not answer within half of ``RELAY_WAIT_S``."""
+    of ``out``. It refuses anything it could not answer well within ``RELAY_WAIT_S``."""
     import socket
 
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

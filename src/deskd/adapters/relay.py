@@ -5,8 +5,10 @@ process would import psycopg (most of its CPU) and open a server connection. The
 one long-lived process per desk folder on a host: it listens on ``run/relay.sock`` (0600, in
 the desk's 0700 ``run/``), keeps a small bounded pool of connections, and runs for each
 request ``deskd.hook.surface`` — the function the hook runs itself when no relay answers —
-on a pooled connection. So the hook stays a standard-library script, and a host opens at
-most ``size`` connections for all its agents' hooks (docs/performance.md).
+on a pooled connection, every call waiting for deskd's write lock in one transaction, each
+in its savepoint (``relay_batch``). So the hook stays a standard-library script, a host
+opens at most ``size`` connections for all its agents' hooks, and takes the write lock once
+for many of their calls (docs/performance.md). ``{"status": true}`` answers its counters.
 
 It grants nothing the hook lacks: only the desk's own user reaches the socket (its mode,
 and the peer's uid is checked), a request names its role, event and payload as the hook
@@ -27,84 +29,32 @@ import struct
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from deskd import hook
-from deskd.errors import StoreBusy
+from deskd.adapters.relay_batch import Call, Writers
 from deskd.paths import db_file_str, home_str
-from deskd.store.dialect import Connection
 
 SOCKET = hook.RELAY_SOCKET
 LOCK = "relay.lock"
 """``run/relay.lock``: held (flock) by the serving relay, and holds its pid for ``stop``."""
-POOL_SIZE = 4
-"""Server connections a relay opens at most: each request holds one for a transaction of a
-few milliseconds, so a handful serves a host's agents; more would only queue on deskd's
-one write lock on the server."""
+POOL_SIZE = 2
+"""Server connections a relay opens at most, one per writer (``relay_batch``): a writer runs
+every call waiting in one transaction, so one serves a host's agents and a second gathers
+the next batch while the first holds deskd's write lock; more would only queue on it."""
 IDLE_S = 600.0
 """A relay with no request for this long exits (the next executing tick starts another)."""
-ANSWER_BY_S = 8.0
+ANSWER_BY_S = 14.0
 """A request not answered this long after it came is refused and rolled back (the hook then
-works alone). Half the hook's own wait (``hook.RELAY_WAIT_S``): the relay's ``out`` line
-reaches a hook still listening, so a call is never done by both. Waits for a pooled
-connection and retries of a write lock that timed out all fit in it."""
+works alone). 8 s inside the hook's own wait (``hook.RELAY_WAIT_S``): the relay's ``out``
+line reaches a hook still listening, so a call is never done by both. The writer's one wait
+for deskd's write lock fits in it: at a few hundred agents a turn of the lock can take
+seconds, and a hook refused then would fail its own 1.5 s wait."""
 READ_S = 10.0
 """How long a connection may take to send its request line."""
 MAX_REQUEST = 1 << 20
-
-
-class Busy(Exception):
-    """No pooled connection came free in time."""
-
-
-class TooLate(Exception):
-    """The request is past ``ANSWER_BY_S``: rolled back, never answered with ``out``."""
-
-
-class Pool:
-    """At most ``size`` connections, opened when first needed, reused, dropped when broken."""
-
-    def __init__(self, opener: Callable[[], Connection], size: int) -> None:
-        self._open = opener
-        self._slots = threading.BoundedSemaphore(size)
-        self._free: list[Connection] = []
-        self._lock = threading.Lock()
-
-    def take(self, wait_s: float) -> Connection:
-        if not self._slots.acquire(timeout=wait_s):
-            raise Busy(f"no connection free within {wait_s:g} s")
-        with self._lock:
-            conn = self._free.pop() if self._free else None
-        if conn is not None:
-            return conn
-        try:
-            return self._open()
-        except BaseException:
-            self._slots.release()
-            raise
-
-    def give(self, conn: Connection, *, broken: bool) -> None:
-        if broken:
-            try:
-                conn.close()
-            except Exception:
-                pass
-        else:
-            with self._lock:
-                self._free.append(conn)
-        self._slots.release()
-
-    def close(self) -> None:
-        with self._lock:
-            free, self._free = self._free, []
-        for conn in free:
-            conn.close()
-
-
-def _broken(conn: Connection) -> bool:
-    raw = getattr(conn, "raw", None)
-    return raw is None or bool(raw.closed or raw.broken)
+REFUSED = f"not done within {ANSWER_BY_S:g} s (the write lock was busy)"
 
 
 class Relay:
@@ -118,7 +68,7 @@ class Relay:
         self.last = time.monotonic()
         """When the last request came (a tick's probe is not one: it does not keep an idle
         relay alive)."""
-        self.pool = Pool(lambda: hook.open_db(self.db), size)
+        self.writers = Writers(lambda: hook.open_db(self.db), size, REFUSED)
 
     def answer(self, client: socket.socket) -> None:
         """Serve one connection: one request, answered as ``hook.relayed`` reads it."""
@@ -141,7 +91,9 @@ class Relay:
     def serve(
         self, request: Any, client: socket.socket, *, deadline: float
     ) -> list[dict[str, Any]]:
-        """The lines after ``out`` (which ``send_out`` sends inside the transaction)."""
+        """The lines after ``out`` (which the writer sends inside the transaction)."""
+        if request == {"status": True}:
+            return [self.writers.status()]
         problem = self.refusal(request)
         if problem is not None:
             return [{"refused": problem}]
@@ -151,53 +103,20 @@ class Relay:
             if request.get(field):
                 env[key] = str(request[field])
         env["DESKD_ROLE"] = role = request["role"]
-        payload, event, now = request["payload"], request["event"], request["now"]
-        notes: list[str] = []
-        said: list[str] = []
-        sent: list[bool] = []
-
-        def out(_event: str, text: str) -> None:
-            said.append(text)
-
-        def send_out() -> None:
-            # Last thing before COMMIT, as the hook alone prints before its COMMIT. Too late,
-            # the hook may have stopped listening and work alone: roll back instead.
-            if time.monotonic() > deadline:
-                raise TooLate
-            client.sendall(json.dumps({"out": said[-1] if said else None}).encode() + b"\n")
-            sent.append(True)
-
+        event = request["event"]
         try:
-            native = hook.session_of(payload, event=event, env=env)
-            while True:
-                if time.monotonic() > deadline:
-                    raise TooLate
-                del notes[:], said[:], sent[:]
-                try:
-                    conn = self.pool.take(max(0.0, deadline - time.monotonic()))
-                except Busy:
-                    return [{"refused": f"no connection free within {ANSWER_BY_S:g} s"}]
-                try:
-                    hook.surface(conn, payload, event=event, role=role, native=native, now=now,
-                                 env=env, out=out, note=notes.append, confirm=send_out)  # fmt: skip
-                except StoreBusy:
-                    self.pool.give(conn, broken=_broken(conn))
-                    # A write lock that timed out rolled back before anything was sent:
-                    # trying again is the same call, not a second one.
-                    if sent:
-                        raise
-                    continue
-                except BaseException:
-                    self.pool.give(conn, broken=_broken(conn))
-                    raise
-                self.pool.give(conn, broken=False)
-                return [{"done": True, "notes": notes}]
+            native = hook.session_of(request["payload"], event=event, env=env)
         except hook.Skip as exc:
             return [{"skip": str(exc)}]
-        except TooLate:
-            return [{"refused": f"not done within {ANSWER_BY_S:g} s (the write lock was busy)"}]
-        except Exception as exc:
-            return [{"error": f"{type(exc).__name__}: {exc}"}]
+        call = Call(client=client, deadline=deadline, env=env, role=role, event=event,
+                    payload=request["payload"], now=request["now"], native=native)  # fmt: skip
+        self.writers.submit(call)
+        # The writer answers within the deadline; past it (and a little), the hook is told
+        # to work alone unless ``out`` went already (then the COMMIT is waited for).
+        if not call.done.wait(ANSWER_BY_S + 1.0) and not call.abandon():
+            return [{"refused": REFUSED}]
+        call.done.wait()
+        return call.answer
 
     def refusal(self, request: Any) -> str | None:
         """Why this request is not one the relay serves (then the hook works alone)."""
@@ -224,6 +143,10 @@ def serve(env: Mapping[str, str], *, size: int = POOL_SIZE, idle_s: float = IDLE
     import fcntl
 
     relay = Relay(env, size=size)
+    # Before the socket answers: a SIGTERM from the moment it does (``stop`` right after a
+    # tick saw it answer) must end the loop below, never kill the process with its socket.
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     os.makedirs(relay.run, mode=0o700, exist_ok=True)
     lock_fd = os.open(os.path.join(relay.run, LOCK), os.O_RDWR | os.O_CREAT, 0o600)
     try:
@@ -246,8 +169,7 @@ def serve(env: Mapping[str, str], *, size: int = POOL_SIZE, idle_s: float = IDLE
     mine = os.stat(path).st_ino
     server.listen(128)
     server.settimeout(1.0)
-    stopping = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    relay.writers.start()
     uid = os.getuid()
     workers: set[threading.Thread] = set()
     sys.stderr.write(f"relay pid={os.getpid()} serving {path}\n")
@@ -275,7 +197,7 @@ def serve(env: Mapping[str, str], *, size: int = POOL_SIZE, idle_s: float = IDLE
             os.unlink(path)
         for worker in workers:
             worker.join(ANSWER_BY_S)
-        relay.pool.close()
+        relay.writers.stop()
         os.close(lock_fd)
     return 0
 

@@ -13,7 +13,8 @@ from deskd.adapters.relay import IDLE_S, POOL_SIZE
     type=click.IntRange(1, 64),
     default=POOL_SIZE,
     show_default=True,
-    help="Server connections the relay opens at most.",
+    help="Server connections the relay opens at most (one a writer; each writes the waiting "
+    "hook calls in one transaction).",
 )
 @click.option(
     "--idle-minutes",

@@ -216,6 +216,9 @@ _BUSY_WORDS = (
     "connection slots are reserved",
     "no more connections allowed",  # PgBouncer's max_client_conn
     "the database system is starting up",
+    # A Unix socket whose listen queue is full (EAGAIN): hundreds of connects at once,
+    # queued before the server could refuse or take them.
+    "resource temporarily unavailable",
 )
 """A full or starting server is worth waiting for; a refused socket is not retried: it is
 far more often a wrong host or port (the error should say so at once) than a restart."""
