@@ -13,6 +13,13 @@ and the index it reads is printed with its time.
         [--backend sqlite postgresql] [--ticks 15]
 
 For a before/after, run the same file with another tree's src first on PYTHONPATH.
+
+``--processes N`` then times N interleaved rounds of whole ``deskd tick --execute`` processes
+on each backend's desks (bench/interleave.py: fresh processes, the order rotated each round,
+wall and CPU medians, their ratio to the smallest desk), which is what cron pays each minute:
+the interpreter and imports as well as the tick. The session-hook relay is off for them
+(``DESKD_HOOK_RELAY=off``): on PostgreSQL the first executing tick would start one, which a
+running desk pays once, not each minute.
 """
 
 from __future__ import annotations
@@ -43,9 +50,8 @@ def _many(conn: Any, sql: str, rows: list[tuple[Any, ...]]) -> None:
 
 
 def build(home: Path, db: str | None, roles: int, history: int) -> None:
-    from deskd.service.ops.sessions import handoff
-
     from deskd.service.desk.context import open_context
+    from deskd.service.work.sessions import handoff
     from deskd.service.work.tasks import add_task
     from deskd.store.db import transaction
     from deskd.store.sessions import record_heartbeat
@@ -173,12 +179,37 @@ def _indexes(plan: dict[str, Any]) -> list[str]:
     return found
 
 
+def _db(url: str, roles: int) -> str:
+    return urlsplit(url)._replace(path=f"/bench_{roles}").geturl()
+
+
+def processes(backend: str, desks: dict[int, tuple[Path, str | None]], args: Any) -> None:
+    """``args.processes`` interleaved rounds of ``deskd tick --execute`` on each desk."""
+    if args.processes <= 0:
+        return
+    import sys
+
+    from interleave import Form, interleave, report
+
+    deskd = str(Path(sys.executable).with_name("deskd"))
+    forms = []
+    for roles, (home, db) in desks.items():
+        env = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
+        env.update({"DESKD_HOME": str(home), "DESKD_NOW": NOW, "DESKD_HOOK_RELAY": "off"})
+        if db:
+            env["DESKD_DB"] = db
+        forms.append(Form(f"{backend} {roles} roles", [deskd, "tick", "--execute"], env))
+    figures = report(interleave(forms, args.processes), forms[0].name)
+    print(json.dumps({"backend": backend, "processes": args.processes, "ticks": figures}))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--roles", type=int, nargs="+", default=[50, 1000])
     parser.add_argument("--history", type=int, default=100_000)
     parser.add_argument("--backend", nargs="+", default=["sqlite", "postgresql"])
     parser.add_argument("--ticks", type=int, default=1, help="timed ticks (medians reported)")
+    parser.add_argument("--processes", type=int, default=0, help="rounds of whole ticks")
     args = parser.parse_args()
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryDirectory() as tmp:
@@ -190,6 +221,7 @@ def main() -> None:
                             measure(Path(tmp) / f"s{roles}", None, roles, args.history, args.ticks)
                         )
                     )
+                processes(backend, {r: (Path(tmp) / f"s{r}", None) for r in args.roles}, args)
                 continue
             import psycopg
             from harness.pgcluster import server
@@ -198,12 +230,14 @@ def main() -> None:
                 for roles in args.roles:
                     with psycopg.connect(url, autocommit=True) as admin:
                         admin.execute(f"CREATE DATABASE bench_{roles}")
-                    db = urlsplit(url)._replace(path=f"/bench_{roles}").geturl()
+                    db = _db(url, roles)
                     print(
                         json.dumps(
                             measure(Path(tmp) / f"p{roles}", db, roles, args.history, args.ticks)
                         )
                     )
+                desks = {r: (Path(tmp) / f"p{r}", _db(url, r)) for r in args.roles}
+                processes(backend, desks, args)
 
 
 if __name__ == "__main__":
