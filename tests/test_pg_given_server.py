@@ -8,13 +8,9 @@ own instead, or skip where it cannot.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
-TESTS = Path(__file__).resolve().parent
+from inner_session import run_inner_session
 
 INNER = """
 import os
@@ -39,18 +35,9 @@ def test_a_desk_on_the_given_server(desk):  # no pg_server here: the desk asks f
 def test_a_session_whose_first_test_has_a_desk_uses_the_given_server(
     pg_server: str, tmp_path: Path
 ) -> None:
-    for name in ("conftest.py", "pg_databases.py", "cpu_log.py"):
-        shutil.copy(TESTS / name, tmp_path / name)
-    (tmp_path / "test_given.py").write_text(INNER, encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
-    env["DESKD_TEST_PG_URL"] = pg_server  # this session's server: the inner one must use it
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
+    # this session's server: the inner one must use it
+    done = run_inner_session(
+        tmp_path, {"test_given.py": INNER}, "-p", "no:xdist", DESKD_TEST_PG_URL=pg_server
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout, done.stdout

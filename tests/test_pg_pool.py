@@ -8,19 +8,14 @@ or lock left behind; and a test that changed the schema must not hand its databa
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from inner_session import run_inner_session
 from pg_databases import Pool, with_dbname
-
-TESTS = Path(__file__).resolve().parent
 
 
 @pytest.fixture
@@ -202,23 +197,15 @@ def test_the_desk_fixture_reuses_databases_on_a_given_server_with_two_workers(
 ) -> None:
     """Two workers share one given server (``DESKD_TEST_PG_URL``), each with its own pool;
     a folder of BOTH_BACKENDS gets pooled databases through the real ``desk`` fixture."""
-    for name in ("conftest.py", "pg_databases.py", "cpu_log.py"):
-        shutil.copy(TESTS / name, tmp_path / name)
-    folder = tmp_path / "items"
-    folder.mkdir()
-    (folder / "test_pool_rows.py").write_text(INNER_ROWS, encoding="utf-8")
-    (folder / "test_pool_schema.py").write_text(INNER_SCHEMA, encoding="utf-8")
     notes = tmp_path / "notes"
     notes.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
-    env.update({"DESKD_TEST_PG_URL": pg_server, "POOL_NOTE": str(notes)})
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n2", "--dist=loadfile"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
+    done = run_inner_session(
+        tmp_path,
+        {"items/test_pool_rows.py": INNER_ROWS, "items/test_pool_schema.py": INNER_SCHEMA},
+        "-n2",
+        "--dist=loadfile",
+        DESKD_TEST_PG_URL=pg_server,
+        POOL_NOTE=str(notes),
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "4 passed" in done.stdout, done.stdout

@@ -71,6 +71,16 @@ class InvalidValue(DeskdError):
         self.value = value
 
 
+class InitAnswerRefused(DeskdError):
+    """An answer to ``deskd init`` (asked, or given as a flag) the new desk cannot take; the
+    message names what was wrong and, where there are any, the valid choices."""
+
+    code = "invalid_value"
+
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+
+
 class OptionsConflict(DeskdError):
     """An option that takes none of some others was given with them."""
 

@@ -11,25 +11,13 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
-import click
 import pytest
 
+from cli_tree import command_at
 from conftest import DESK_TOML
 from deskd.cli import entry
 from deskd.cli.agent_params import PARAMS
-from deskd.cli.main import cli
-
-
-def click_command(path: tuple[str, ...]) -> click.Command:
-    ctx = click.Context(cli)
-    command: Any = cli
-    for part in path:
-        command = command.get_command(ctx, part)
-    assert isinstance(command, click.Command), path
-    return command
-
 
 PLAIN = [
     ["inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "x"],
@@ -50,7 +38,7 @@ def test_plain_command_lines_are_parsed_as_click_parses_them() -> None:
         assert parsed is not None, argv
         _, values = parsed
         n = 2 if tuple(argv[:2]) in PARAMS else 1
-        command = click_command(tuple(argv[:n]))
+        command = command_at(tuple(argv[:n]))
         ctx = command.make_context("deskd", argv[n:])
         assert values == ctx.params, argv
 

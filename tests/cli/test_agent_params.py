@@ -4,39 +4,17 @@ table (deskd.cli.agent_params) is generated from those declarations (scripts/cli
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
-import sys
 from pathlib import Path
-from types import ModuleType
-from typing import Any
 
 import click
 import pytest
 
+from cli_tree import command_at, generator
 from deskd.cli import agent_commands
 from deskd.cli.agent_params import PARAMS
-from deskd.cli.main import cli
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("cli_docs", ROOT / "scripts" / "cli_docs.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["cli_docs"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def command_at(path: tuple[str, ...]) -> click.Command:
-    ctx = click.Context(cli)
-    command: Any = cli
-    for part in path:
-        command = command.get_command(ctx, part)
-    assert isinstance(command, click.Command), path
-    return command
 
 
 def test_the_table_is_what_the_generator_writes() -> None:

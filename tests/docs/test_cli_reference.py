@@ -4,22 +4,12 @@ differs from what the script would write. Fix: `make docs`."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
-from types import ModuleType
+
+from cli_tree import generator
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("cli_docs", ROOT / "scripts" / "cli_docs.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["cli_docs"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_docs_cli_md_is_what_the_generator_writes() -> None:

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -157,15 +158,16 @@ def waiting_for_the_write_lock(desk: Desk) -> bool:
     return int(rows[0][0]) > 0
 
 
-def test_a_relay_killed_mid_request_leaves_the_call_to_the_hook_recorded_once(
-    desk: Desk, relay: subprocess.Popen[bytes], tmp_path: Path
-) -> None:
-    hd = HookDesk(desk)
-    hd.enqueue("alpha", "disk 91%", priority="urgent")
+@contextmanager
+def hook_behind_the_write_lock(
+    desk: Desk, hd: HookDesk, tmp_path: Path
+) -> Iterator[tuple[subprocess.Popen[bytes], Any]]:
+    """A PostToolUse session hook started while this test holds deskd's write lock, yielded
+    (with the holding connection) once the relay it called is waiting for that lock."""
     stdin = tmp_path / "payload.json"
     stdin.write_text(json.dumps(fixture("post_tool_use")), encoding="utf-8")
     holder = desk.db()
-    with transaction(holder):  # the relay's request waits behind deskd's write lock
+    with transaction(holder):
         hook = subprocess.Popen(
             [str(Path(sys.executable).parent / "deskd-session-hook")],
             env=hd.env(),
@@ -177,6 +179,16 @@ def test_a_relay_killed_mid_request_leaves_the_call_to_the_hook_recorded_once(
         while not waiting_for_the_write_lock(desk):
             assert time.monotonic() < deadline, "the relay never asked for the write lock"
             time.sleep(0.02)
+        yield hook, holder
+
+
+def test_a_relay_killed_mid_request_leaves_the_call_to_the_hook_recorded_once(
+    desk: Desk, relay: subprocess.Popen[bytes], tmp_path: Path
+) -> None:
+    hd = HookDesk(desk)
+    hd.enqueue("alpha", "disk 91%", priority="urgent")
+    # the relay's request waits behind deskd's write lock
+    with hook_behind_the_write_lock(desk, hd, tmp_path) as (hook, _):
         relay.send_signal(signal.SIGKILL)
         relay.wait()
     out, err = hook.communicate(timeout=BOUND_S)

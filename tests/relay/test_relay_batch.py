@@ -19,7 +19,14 @@ from deskd.store.db import transaction
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hook"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from hook_helpers import HookDesk, fixture
-from test_relay import BOUND_S, ended, relay, send, start_relay, waiting_for_the_write_lock
+from test_relay import (
+    BOUND_S,
+    ended,
+    hook_behind_the_write_lock,
+    relay,
+    send,
+    start_relay,
+)
 
 pytestmark = pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
 __all__ = ["relay"]  # the fixture, used by name
@@ -109,21 +116,7 @@ def test_a_writer_waits_its_turn_for_the_write_lock_without_leaving_the_queue(
     import re
 
     hd = HookDesk(desk)
-    stdin = tmp_path / "payload.json"
-    stdin.write_text(json.dumps(fixture("post_tool_use")), encoding="utf-8")
-    holder = desk.db()
-    with transaction(holder):
-        hook = subprocess.Popen(
-            [str(Path(sys.executable).parent / "deskd-session-hook")],
-            env=hd.env(),
-            stdin=stdin.open("rb"),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        deadline = time.monotonic() + BOUND_S
-        while not waiting_for_the_write_lock(desk):
-            assert time.monotonic() < deadline, "the relay never asked for the write lock"
-            time.sleep(0.02)
+    with hook_behind_the_write_lock(desk, hd, tmp_path) as (hook, holder):
         (row,) = holder.raw_execute(  # type: ignore[attr-defined]
             "SELECT query FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
         ).fetchall()

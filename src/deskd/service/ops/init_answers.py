@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from deskd.errors import DeskdError, InvalidValue
+from deskd.errors import DeskdError, InitAnswerRefused, InvalidValue
 
 AGENT_KINDS = ("claude", "codex", "gemini", "opencode")
 """The agent CLIs ``init`` offers (a ``command`` agent is written by hand, docs/own-agent.md)."""
@@ -64,7 +64,7 @@ def default_answers(home: Path) -> DeskAnswers:
 def check_desk_name(value: str) -> str:
     name = value.strip()
     if not name or any(ord(c) < 32 for c in name):
-        raise _bad("a desk name is some text on one line, like support")
+        raise InitAnswerRefused("a desk name is some text on one line, like support")
     return name
 
 
@@ -78,7 +78,7 @@ def check_timezone(value: str) -> str:
     try:
         DeskSection(timezone=zone)
     except ValidationError as exc:
-        raise _bad(_reason(exc)) from None
+        raise InitAnswerRefused(_reason(exc)) from None
     return zone
 
 
@@ -88,16 +88,18 @@ def check_role_name(value: str, taken: list[str]) -> str:
     name = value.strip()
     problem = role_name_problem(name)
     if problem:
-        raise _bad(problem)
+        raise InitAnswerRefused(problem)
     if name in taken:
-        raise _bad(f"role {name!r} is already on this desk (roles: {', '.join(taken)})")
+        raise InitAnswerRefused(
+            f"role {name!r} is already on this desk (roles: {', '.join(taken)})"
+        )
     return name
 
 
 def check_title(value: str) -> str:
     title = value.strip()
     if any(ord(c) < 32 for c in title):
-        raise _bad("a role title is text on one line")
+        raise InitAnswerRefused("a role title is text on one line")
     return title
 
 
@@ -111,7 +113,7 @@ def check_workdir(value: str, home: Path) -> str | None:
     folder = folder if folder.is_absolute() else home / folder
     if not folder.is_dir():
         what = "is not a folder" if folder.exists() else "does not exist"
-        raise _bad(
+        raise InitAnswerRefused(
             f"workdir {folder} {what}: create it first, or leave it empty for the desk folder"
         )
     return given
@@ -121,9 +123,9 @@ def check_agent(value: str, offered: list[str] | None = None) -> str:
     """One of ``AGENT_KINDS``; of ``offered`` (those on PATH) when the question offers fewer."""
     kind = value.strip()
     if kind not in AGENT_KINDS:
-        raise _bad(f"unknown agent {kind!r} (agents: {', '.join(AGENT_KINDS)})")
+        raise InitAnswerRefused(f"unknown agent {kind!r} (agents: {', '.join(AGENT_KINDS)})")
     if offered and kind not in offered:
-        raise _bad(f"{kind!r} is not on PATH (on PATH: {', '.join(offered)})")
+        raise InitAnswerRefused(f"{kind!r} is not on PATH (on PATH: {', '.join(offered)})")
     return kind
 
 
@@ -190,10 +192,6 @@ def failed_sends(result: dict[str, Any]) -> str:
     """What went wrong in a ``send_test`` result, in one line."""
     errors = [str(c["error"]) for c in result["channels"] if c["status"] != "sent"]
     return "; ".join(e for e in errors if e) or "not delivered"
-
-
-def _bad(message: str) -> DeskdError:
-    return DeskdError(message, code="invalid_value")
 
 
 def _reason(exc: Any) -> str:
