@@ -164,6 +164,15 @@ class SqliteConnection(sqlite3.Connection):
         self.execute("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
+def wait_for_writes(conn: Connection, busy_ms: int) -> None:
+    """From now on a write transaction on ``conn`` waits up to ``busy_ms`` for deskd's write
+    lock (instead of the ``busy_ms`` it was opened with)."""
+    if dialect(conn) == "sqlite":
+        conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
+    else:
+        setattr(conn, "busy_ms", int(busy_ms))  # noqa: B010  (PgConnection's, read by begin)
+
+
 def dialect(conn: object) -> str:
     """``sqlite`` or ``postgresql``: the few callers outside the SQL that must differ ask here."""
     return str(getattr(conn, "dialect", "sqlite"))

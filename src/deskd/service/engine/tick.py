@@ -24,7 +24,7 @@ from deskd.service.engine.ticklog import append_line
 from deskd.service.paging.tickping import ping
 from deskd.store import attempts as attempt_rows
 from deskd.store import pages as page_rows
-from deskd.store.db import read_transaction
+from deskd.store.db import read_transaction, wait_for_writes
 from deskd.store.hosts import record_tick
 from deskd.store.meta import set_meta
 
@@ -128,6 +128,14 @@ class TickResult(NamedTuple):
         return out
 
 
+TICK_BUSY_MS = 30_000
+"""How long an executing tick's writes wait for deskd's write lock (a command waits
+``store.db.DEFAULT_BUSY_MS``, 5 s). Nobody waits on a tick: it runs once a minute under its
+own lock, and one refused on a busy desk (a few hundred agents' hooks and executors writing)
+would leave the minute's plan unrecorded and raise the tick alarm. The next tick skips while
+this one waits, so waiting cannot pile ticks up."""
+
+
 def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResult:
     """One tick. Overlapping executing ticks: the second returns at once with ``skipped`` set.
 
@@ -163,6 +171,7 @@ def _locked_tick(ctx: DeskContext, started: float) -> TickResult:
     from deskd.adapters.locks import LockBusy
     from deskd.service.desk import locks
 
+    wait_for_writes(ctx.conn, TICK_BUSY_MS)
     try:
         with locks.hold(ctx, locks.TICK):
             result = _tick(ctx, execute=True)
