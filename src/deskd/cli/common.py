@@ -73,34 +73,6 @@ def json_option(fn: F) -> F:
     )(fn)
 
 
-def params(*decorators: Callable[[Any], Any]) -> Callable[[F], F]:
-    """Several click parameters as one decorator, in the order they would be stacked."""
-
-    def apply(fn: F) -> F:
-        for decorator in reversed(decorators):
-            fn = decorator(fn)
-        return fn
-
-    return apply
-
-
-# Parameters several commands declare alike (each use makes its own click.Option).
-role_option = click.option("--role", default=None, help="The role (default: DESKD_ROLE).")
-session_id_option = click.option(
-    "--session-id", default=None, help="The agent's native session id (default: DESKD_SESSION_ID)."
-)
-priority_option = click.option(
-    "--priority", default="normal", show_default=True, help="low, normal, high or urgent."
-)
-sla_option = click.option(
-    "--sla", default=None, help="Override the priority's SLA (90s, 5m, 2h, 1d)."
-)
-capability_option = click.option(
-    "--capability",
-    default=None,
-    help="Instead of --for: the most available enabled role with this capability.",
-)
-
 # One implementation for click's commands and the console script's own parser.
 emit = output.emit
 table = output.table
@@ -170,17 +142,11 @@ __all__ = [
     "DeskdGroup",
     "Id",
     "Number",
-    "capability_option",
     "desk_context",
     "emit",
     "json_option",
     "on_desk",
-    "params",
-    "priority_option",
-    "role_option",
     "runs",
-    "session_id_option",
-    "sla_option",
     "stderr",
     "table",
 ]

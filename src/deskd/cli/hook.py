@@ -5,17 +5,8 @@ from __future__ import annotations
 import click
 
 from deskd.cli import agent_commands
-from deskd.cli.common import (
-    ID,
-    Number,
-    desk_context,
-    emit,
-    json_option,
-    on_desk,
-    priority_option,
-    runs,
-    table,
-)
+from deskd.cli.common import ID, Number, desk_context, emit, json_option, on_desk, runs, table
+from deskd.cli.options import priority_option
 
 
 @click.group()

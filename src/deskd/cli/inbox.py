@@ -5,17 +5,8 @@ from __future__ import annotations
 import click
 
 from deskd.cli import agent_commands
-from deskd.cli.common import (
-    Number,
-    capability_option,
-    emit,
-    json_option,
-    on_desk,
-    priority_option,
-    runs,
-    sla_option,
-    table,
-)
+from deskd.cli.common import Number, emit, json_option, on_desk, runs, table
+from deskd.cli.options import capability_option, priority_option, sla_option
 
 
 @click.group()

@@ -1,8 +1,5 @@
-"""``deskd meeting …``: bounded meetings between roles (call, check in, speak, end).
-
-It runs past 400 lines: one click group with a thin command per meeting verb, each over
-service/meetings/.
-"""
+"""``deskd meeting …``: bounded meetings between roles (call, check in, speak, end): one
+click group with a thin command per meeting verb, each over service/meetings/."""
 
 from __future__ import annotations
 
@@ -13,7 +10,8 @@ import click
 
 from deskd.cli import agent_commands
 from deskd.cli.agent_commands import acting, meeting_number
-from deskd.cli.common import Number, desk_context, emit, json_option, params, runs, table
+from deskd.cli.common import Number, desk_context, emit, json_option, runs, table
+from deskd.cli.options import params
 
 
 @click.group()

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from deskd.cli.common import emit, json_option, params
+from deskd.cli.common import emit, json_option
+from deskd.cli.options import params
 
 if TYPE_CHECKING:
     from deskd.service.ops.scheduling import Target, Unit

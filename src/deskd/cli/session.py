@@ -7,7 +7,8 @@ from typing import Any
 
 import click
 
-from deskd.cli.common import Number, emit, json_option, on_desk, role_option, table
+from deskd.cli.common import Number, emit, json_option, on_desk, table
+from deskd.cli.options import role_option
 
 
 @click.group()

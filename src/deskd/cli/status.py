@@ -7,15 +7,8 @@ import click
 from deskd.cli import agent_commands
 from deskd.cli.agent_commands import presence_sentence
 from deskd.cli.board_text import print_roles
-from deskd.cli.common import (
-    desk_context,
-    emit,
-    json_option,
-    on_desk,
-    role_option,
-    runs,
-    session_id_option,
-)
+from deskd.cli.common import desk_context, emit, json_option, on_desk, runs
+from deskd.cli.options import role_option, session_id_option
 
 
 @click.group(invoke_without_command=True)

@@ -9,16 +9,8 @@ import click
 
 from deskd.cli import agent_commands
 from deskd.cli.agent_commands import task_said
-from deskd.cli.common import (
-    ID,
-    capability_option,
-    desk_context,
-    emit,
-    json_option,
-    on_desk,
-    runs,
-    table,
-)
+from deskd.cli.common import ID, desk_context, emit, json_option, on_desk, runs, table
+from deskd.cli.options import capability_option
 from deskd.cli.routing import check_target, routed_sentence
 
 PRIORITY_HELP = "urgent (wakes the assignee at once), high, normal or low."

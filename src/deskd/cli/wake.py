@@ -4,16 +4,8 @@ from __future__ import annotations
 
 import click
 
-from deskd.cli.common import (
-    ID,
-    Number,
-    desk_context,
-    emit,
-    json_option,
-    on_desk,
-    role_option,
-    table,
-)
+from deskd.cli.common import ID, Number, desk_context, emit, json_option, on_desk, table
+from deskd.cli.options import role_option
 from deskd.errors import MissingRole
 
 
