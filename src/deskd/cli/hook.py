@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from deskd.cli import agent_commands
+from deskd.cli.agent_commands import acting
 from deskd.cli.common import ID, Number, desk_context, emit, json_option, on_desk, runs, table
 from deskd.cli.options import priority_option
 
@@ -131,10 +132,9 @@ def cancel(hook_id: int, by: str | None, as_json: bool) -> None:
     Examples:
       deskd hook cancel 3 --by alpha
     """
-    from deskd.service.desk.identity import acting_role
     from deskd.service.engine.hooks import cancel_hook
 
     with desk_context() as ctx:
-        who = acting_role(ctx, "--by", by)
+        who = acting(ctx, "--by", by)
         data = cancel_hook(ctx, hook_id, by=who)
     emit(data, as_json, f"hook {hook_id} cancelled")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from deskd.cli import agent_commands
-from deskd.cli.agent_commands import presence_sentence
+from deskd.cli.agent_commands import acting, presence_sentence
 from deskd.cli.board_text import print_roles
 from deskd.cli.common import desk_context, emit, json_option, on_desk, runs
 from deskd.cli.options import role_option, session_id_option
@@ -66,11 +66,10 @@ def end(role: str | None, as_json: bool) -> None:
       deskd status end --role alpha
       deskd status end --role alpha --json
     """
-    from deskd.service.desk.identity import acting_role
     from deskd.service.desk.presence import end_status
 
     with desk_context() as ctx:
-        who = acting_role(ctx, "--role", role)
+        who = acting(ctx, "--role", role)
         result = end_status(ctx, who, by=ctx.settings.role or "operator")
     emit(result, as_json, "ended " + presence_sentence(result))
 
