@@ -124,6 +124,10 @@ class Transcript:
             raise DemoFailed(shlex.join(args), exited=proc.returncode)
         return proc
 
+    def alert(self, role: str, title: str, *more: str) -> None:
+        """An alert arrives for ``role``: ``deskd inbox enqueue --source alert``."""
+        self.deskd("inbox", "enqueue", "--for", role, "--source", "alert", "--title", title, *more)
+
     def hook(
         self, executable: str, payload: dict[str, object], *, role: str
     ) -> subprocess.CompletedProcess[str]:
@@ -275,18 +279,7 @@ def rehearse(t: Transcript, home: Path, channel: LocalChannel) -> None:
         ("beta", "review PR 41", "normal"),
         ("gamma", "disk 95% on db-1", "urgent"),
     ):
-        t.deskd(
-            "inbox",
-            "enqueue",
-            "--for",
-            who,
-            "--source",
-            "alert",
-            "--title",
-            title,
-            "--priority",
-            prio,
-        )
+        t.alert(who, title, "--priority", prio)
 
     t.step("The tick, dry-run first: what it would do")
     t.deskd("tick")
@@ -343,19 +336,8 @@ def rehearse(t: Transcript, home: Path, channel: LocalChannel) -> None:
         session,
         role="alpha",
     )
-    t.deskd(
-        "inbox",
-        "enqueue",
-        "--for",
-        "alpha",
-        "--source",
-        "alert",
-        "--title",
-        "5xx above 2% on api",
-        "--priority",
-        "urgent",
-    )
-    t.deskd("inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "nightly report")
+    t.alert("alpha", "5xx above 2% on api", "--priority", "urgent")
+    t.alert("alpha", "nightly report")
     hook = find_hook()
     if hook is None:
         t.say("deskd-session-hook is not installed here (pip install -e .); skipping this step.")
