@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from deskd.cli.common import ID, desk_context, emit, json_option
+from deskd.cli.common import ID, emit, json_option, on_desk
 
 
 @click.group()
@@ -33,8 +33,7 @@ def run(attempt_id: int, as_json: bool) -> None:
     """
     from deskd.service.engine.executor import run_launch
 
-    with desk_context() as ctx:
-        result = run_launch(ctx, attempt_id)
+    result = on_desk(run_launch, attempt_id)
     data = result.to_json()
     landed = "landed" if result.landed else "did not land"
     detail = f" — {result.detail}" if result.detail else ""
@@ -56,8 +55,7 @@ def command(role: str, mode: str, session_id: str | None, as_json: bool) -> None
     """
     from deskd.service.engine.launch_command import describe_launch
 
-    with desk_context() as ctx:
-        data = describe_launch(ctx, role=role, mode=mode, session_id=session_id)
+    data = on_desk(describe_launch, role=role, mode=mode, session_id=session_id)
 
     def human() -> None:
         import shlex
@@ -88,8 +86,7 @@ def stop(role: str, as_json: bool) -> None:
     """
     from deskd.service.engine.launch_control import stop_role
 
-    with desk_context() as ctx:
-        out = stop_role(ctx, role, by="operator")
+    out = on_desk(stop_role, role, by="operator")
     emit(
         out,
         as_json,

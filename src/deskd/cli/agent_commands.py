@@ -12,13 +12,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from deskd.cli.output import echo, emit, table
 from deskd.ids import parse_ids
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from deskd.service.desk.context import DeskContext
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 @contextmanager
@@ -31,6 +36,12 @@ def desk_context(*, require_desk: bool = True) -> Iterator[DeskContext]:
         yield ctx
     finally:
         ctx.close()
+
+
+def on_desk(service: Callable[Concatenate[DeskContext, P], R], *args: P.args, **kw: P.kwargs) -> R:
+    """``service(ctx, *args, **kw)`` on this command's DeskContext, closed afterwards."""
+    with desk_context() as ctx:
+        return service(ctx, *args, **kw)
 
 
 def acting(ctx: DeskContext, flag: str, value: str | None) -> str:
@@ -309,8 +320,7 @@ def task_update(
     change = TaskUpdate(
         status=status, blocked_on=blocked_on, priority=priority, due=due, role=role, note=note
     )
-    with desk_context() as ctx:
-        out = update_task(ctx, task_id, change, by=by)
+    out = on_desk(update_task, task_id, change, by=by)
     emit(out, as_json, task_said(out))
 
 

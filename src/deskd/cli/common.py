@@ -77,6 +77,7 @@ def json_option(fn: F) -> F:
 emit = output.emit
 table = output.table
 desk_context = agent_commands.desk_context
+on_desk = agent_commands.on_desk
 
 
 def runs(body: Callable[..., None]) -> Callable[[Callable[[], None]], Callable[..., None]]:
@@ -144,6 +145,7 @@ __all__ = [
     "desk_context",
     "emit",
     "json_option",
+    "on_desk",
     "runs",
     "stderr",
     "table",

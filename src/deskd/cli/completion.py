@@ -11,8 +11,7 @@ a line (the shell's words travel in the environment, not in argv).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -105,23 +104,13 @@ def source_for(path: tuple[str, ...], param: click.Parameter) -> Source | None:
     return by_command.get(name) or BY_NAME.get(name)
 
 
-@contextmanager
-def _quiet_context() -> Iterator[Any]:
-    from deskd.service.desk.context import open_context
-
-    ctx = open_context()
-    try:
-        yield ctx
-    finally:
-        ctx.close()
-
-
 def desk_values(source: Source, incomplete: str) -> list[CompletionItem]:
     """The desk's values from ``source`` that start with ``incomplete``; none when the desk
     cannot be read: a completion never prints an error into the user's prompt."""
+    from deskd.cli.agent_commands import on_desk
+
     try:
-        with _quiet_context() as ctx:
-            pairs = source(ctx)
+        pairs = on_desk(source)
     except Exception:  # any failure means "nothing to offer", never a traceback at the prompt
         return []
     # A comma-separated list (--attendees alpha,be<TAB>) completes its last element.

@@ -81,11 +81,9 @@ class Transcript:
     def __init__(self, home: Path) -> None:
         self.home = home
         self.steps = 0
-        env = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
-        env["DESKD_HOME"] = str(home)
-        self.env = env
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
+        self.env.update(DESKD_HOME=str(home), DESKD_NOW=START)
         self.now = datetime.fromisoformat(START.replace("Z", "+00:00"))
-        self.env["DESKD_NOW"] = START
 
     def advance(self, seconds: int) -> None:
         """Move the rehearsal clock (DESKD_NOW) on: the desk runs on pinned time."""
@@ -100,15 +98,7 @@ class Transcript:
 
         Every command the demo runs is printed, so the whole rehearsal can be replayed."""
         self._prompt(f"deskd {shlex.join(args)} --json   # read by the demo")
-        proc = subprocess.run(
-            [sys.executable, "-m", "deskd", *args, "--json"],
-            env=self.env,
-            cwd=self.home,
-            capture_output=True,
-            text=True,
-            stdin=subprocess.DEVNULL,
-            timeout=180,
-        )
+        proc = self._run([sys.executable, "-m", "deskd", *args, "--json"], timeout=180)
         if proc.returncode != 0:
             raise DemoFailed(shlex.join(args), stderr=proc.stderr.strip())
         return json.loads(proc.stdout)
@@ -127,23 +117,16 @@ class Transcript:
         """Run ``deskd ARGS`` (as ``role`` when given) and print it with its output."""
         prefix = f"DESKD_ROLE={role} " if role else ""
         self._prompt(f"{prefix}deskd {shlex.join(args)}")
-        env = dict(self.env)
-        if role:
-            env["DESKD_ROLE"] = role
-        proc = subprocess.run(
-            [sys.executable, "-m", "deskd", *args],
-            env=env,
-            cwd=self.home,
-            capture_output=True,
-            text=True,
-            stdin=subprocess.DEVNULL,
-            timeout=120,
-        )
+        proc = self._run([sys.executable, "-m", "deskd", *args], role=role, timeout=120)
         self._output(proc.stdout)
         self._output(proc.stderr)
         if check and proc.returncode != 0:
             raise DemoFailed(shlex.join(args), exited=proc.returncode)
         return proc
+
+    def alert(self, role: str, title: str, *more: str) -> None:
+        """An alert arrives for ``role``: ``deskd inbox enqueue --source alert``."""
+        self.deskd("inbox", "enqueue", "--for", role, "--source", "alert", "--title", title, *more)
 
     def hook(
         self, executable: str, payload: dict[str, object], *, role: str
@@ -154,16 +137,22 @@ class Transcript:
         event.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
         click.echo(f"  ({event.name} in the desk folder: {json.dumps(payload)})")
         self._prompt(f"DESKD_ROLE={role} deskd-session-hook < {event.name}")
-        env = dict(self.env)
-        env["DESKD_ROLE"] = role
+        return self._run([executable], role=role, timeout=60, stdin=event.read_text("utf-8"))
+
+    def _run(
+        self, argv: list[str], *, timeout: int, role: str | None = None, stdin: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """``argv`` in the desk folder with the demo's environment (as ``role`` when given);
+        its stdin is ``stdin``, else nothing."""
         return subprocess.run(
-            [executable],
-            input=event.read_text(encoding="utf-8"),
-            env=env,
+            argv,
+            input=stdin,
+            stdin=subprocess.DEVNULL if stdin is None else None,
+            env={**self.env, "DESKD_ROLE": role} if role else self.env,
             cwd=self.home,
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=timeout,
         )
 
     def _prompt(self, line: str) -> None:
@@ -290,18 +279,7 @@ def rehearse(t: Transcript, home: Path, channel: LocalChannel) -> None:
         ("beta", "review PR 41", "normal"),
         ("gamma", "disk 95% on db-1", "urgent"),
     ):
-        t.deskd(
-            "inbox",
-            "enqueue",
-            "--for",
-            who,
-            "--source",
-            "alert",
-            "--title",
-            title,
-            "--priority",
-            prio,
-        )
+        t.alert(who, title, "--priority", prio)
 
     t.step("The tick, dry-run first: what it would do")
     t.deskd("tick")
@@ -358,19 +336,8 @@ def rehearse(t: Transcript, home: Path, channel: LocalChannel) -> None:
         session,
         role="alpha",
     )
-    t.deskd(
-        "inbox",
-        "enqueue",
-        "--for",
-        "alpha",
-        "--source",
-        "alert",
-        "--title",
-        "5xx above 2% on api",
-        "--priority",
-        "urgent",
-    )
-    t.deskd("inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "nightly report")
+    t.alert("alpha", "5xx above 2% on api", "--priority", "urgent")
+    t.alert("alpha", "nightly report")
     hook = find_hook()
     if hook is None:
         t.say("deskd-session-hook is not installed here (pip install -e .); skipping this step.")

@@ -5,7 +5,9 @@ from __future__ import annotations
 import click
 
 from deskd.cli import agent_commands
-from deskd.cli.common import ID, Number, desk_context, emit, json_option, runs, table
+from deskd.cli.agent_commands import acting
+from deskd.cli.common import ID, Number, desk_context, emit, json_option, on_desk, runs, table
+from deskd.cli.options import priority_option
 
 
 @click.group()
@@ -39,9 +41,7 @@ def hook() -> None:
     help="With --probe: its longest run (default: the desk's probe_timeout).",
 )
 @click.option("--body", default="", help="Details for the item.")
-@click.option(
-    "--priority", default="normal", show_default=True, help="low, normal, high or urgent."
-)
+@priority_option
 @click.option("--until", default=None, help="Retire the hook at this time.")
 @json_option
 @runs(agent_commands.hook_add)
@@ -71,8 +71,7 @@ def list_(owner: str | None, include_closed: bool, as_json: bool) -> None:
     """
     from deskd.service.engine.hooks import list_hooks
 
-    with desk_context() as ctx:
-        rows = list_hooks(ctx, owner=owner, include_closed=include_closed)
+    rows = on_desk(list_hooks, owner=owner, include_closed=include_closed)
 
     def human() -> None:
         table(
@@ -110,8 +109,7 @@ def next_(hook_id: int, count: int, as_json: bool) -> None:
     """
     from deskd.service.engine.hooks import next_fires
 
-    with desk_context() as ctx:
-        data = next_fires(ctx, hook_id, count=count)
+    data = on_desk(next_fires, hook_id, count=count)
 
     def human() -> None:
         click.echo(f"hook {hook_id}: {data['spec']}")
@@ -134,10 +132,9 @@ def cancel(hook_id: int, by: str | None, as_json: bool) -> None:
     Examples:
       deskd hook cancel 3 --by alpha
     """
-    from deskd.service.desk.identity import acting_role
     from deskd.service.engine.hooks import cancel_hook
 
     with desk_context() as ctx:
-        who = acting_role(ctx, "--by", by)
+        who = acting(ctx, "--by", by)
         data = cancel_hook(ctx, hook_id, by=who)
     emit(data, as_json, f"hook {hook_id} cancelled")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 from deskd.cli import agent_commands
-from deskd.cli.common import Number, desk_context, emit, json_option, runs, table
+from deskd.cli.common import Number, emit, json_option, on_desk, runs, table
+from deskd.cli.options import capability_option, priority_option, sla_option
 
 
 @click.group()
@@ -22,20 +23,14 @@ def inbox() -> None:
 
 @inbox.command("enqueue")
 @click.option("--for", "role", default=None, help="The role the item is for.")
-@click.option(
-    "--capability",
-    default=None,
-    help="Instead of --for: the most available enabled role with this capability.",
-)
+@capability_option
 @click.option("--source", required=True, help="One of the desk's inbox_sources (e.g. alert).")
 @click.option("--title", required=True, help="One line saying what it is.")
 @click.option("--body", default="", help="Details; line breaks are kept.")
 @click.option("--ref", default=None, help="Where it lives (a URL, a file, a ticket).")
-@click.option(
-    "--priority", default="normal", show_default=True, help="low, normal, high or urgent."
-)
+@priority_option
 @click.option("--dedup-key", default=None, help="Coalesce with the unread item with this key.")
-@click.option("--sla", default=None, help="Override the priority's SLA (90s, 5m, 2h, 1d).")
+@sla_option
 @json_option
 @runs(agent_commands.inbox_enqueue)
 def enqueue() -> None:
@@ -93,10 +88,8 @@ def ack() -> None:
 @click.option("--to", "to", multiple=True, required=True, help="A recipient role (repeat).")
 @click.option("--subject", required=True, help="One line.")
 @click.option("--body", required=True, help="The message; line breaks are kept.")
-@click.option(
-    "--priority", default="normal", show_default=True, help="low, normal, high or urgent."
-)
-@click.option("--sla", default=None, help="Override the priority's SLA (90s, 5m, 2h, 1d).")
+@priority_option
+@sla_option
 @json_option
 @runs(agent_commands.send)
 def send() -> None:
@@ -124,8 +117,7 @@ def ledger(role: str | None, state: str | None, limit: int, as_json: bool) -> No
     """
     from deskd.service.desk.inbox import ledger as ledger_view
 
-    with desk_context() as ctx:
-        rows = ledger_view(ctx, role=role, state=state, limit=limit)
+    rows = on_desk(ledger_view, role=role, state=state, limit=limit)
 
     def human() -> None:
         table(

@@ -1,8 +1,5 @@
-"""``deskd meeting …``: bounded meetings between roles (call, check in, speak, end).
-
-It runs past 400 lines: one click group with a thin command per meeting verb, each over
-service/meetings/.
-"""
+"""``deskd meeting …``: bounded meetings between roles (call, check in, speak, end): one
+click group with a thin command per meeting verb, each over service/meetings/."""
 
 from __future__ import annotations
 
@@ -14,8 +11,7 @@ import click
 from deskd.cli import agent_commands
 from deskd.cli.agent_commands import acting, meeting_number
 from deskd.cli.common import Number, desk_context, emit, json_option, runs, table
-
-ROLE_HELP = "The role acting (default: DESKD_ROLE; an agent may act only as itself)."
+from deskd.cli.options import params
 
 
 @click.group()
@@ -30,6 +26,20 @@ def meeting() -> None:
       deskd meeting send 1 --role beta --body "I prefer option B" --kind proposal
       deskd meeting status 1
     """
+
+
+def _attendee(
+    name: str, *options: Callable[[Any], Any]
+) -> Callable[[Callable[..., None]], click.Command]:
+    """``deskd meeting NAME M [--role R] [OPTIONS] [--json]``: one attendee's command."""
+    role_help = "The role acting (default: DESKD_ROLE; an agent may act only as itself)."
+    declared = params(
+        click.argument("meeting_id", metavar="M"),
+        click.option("--role", default=None, help=role_help),
+        *options,
+        json_option,
+    )
+    return lambda fn: meeting.command(name)(declared(fn))
 
 
 def _act(
@@ -122,10 +132,7 @@ def call(
     )
 
 
-@meeting.command("check-in")
-@click.argument("meeting_id", metavar="M")
-@click.option("--role", default=None, help=ROLE_HELP)
-@json_option
+@_attendee("check-in")
 def check_in(meeting_id: str, role: str | None, as_json: bool) -> None:
     """Check in to a meeting you were invited to (the meeting starts when all have).
 
@@ -139,21 +146,20 @@ def check_in(meeting_id: str, role: str | None, as_json: bool) -> None:
     _act(check_in, meeting_id, role, as_json)
 
 
-@meeting.command("send")
-@click.argument("meeting_id", metavar="M")
-@click.option("--role", default=None, help=ROLE_HELP)
-@click.option("--body", required=True, help="What you say; line breaks are kept.")
-@click.option(
-    "--kind",
-    default="evidence",
-    show_default=True,
-    help="evidence, question, answer, proposal or decision.",
+@_attendee(
+    "send",
+    click.option("--body", required=True, help="What you say; line breaks are kept."),
+    click.option(
+        "--kind",
+        default="evidence",
+        show_default=True,
+        help="evidence, question, answer, proposal or decision.",
+    ),
+    click.option("--reply-to", "reply_to", default=None, help="The message this answers."),
+    click.option(
+        "--resolves", "resolves", multiple=True, help="Messages this answers (repeat, or 4,5)."
+    ),
 )
-@click.option("--reply-to", "reply_to", default=None, help="The message this answers.")
-@click.option(
-    "--resolves", "resolves", multiple=True, help="Messages this answers (repeat, or 4,5)."
-)
-@json_option
 @runs(agent_commands.meeting_send)
 def send() -> None:
     """Say something to everyone in the meeting (spends one message of the budget).
@@ -171,11 +177,10 @@ def send() -> None:
     """
 
 
-@meeting.command("updates")
-@click.argument("meeting_id", metavar="M")
-@click.option("--role", default=None, help=ROLE_HELP)
-@click.option("--mark-read", is_flag=True, help="Mark these messages and events read.")
-@json_option
+@_attendee(
+    "updates",
+    click.option("--mark-read", is_flag=True, help="Mark these messages and events read."),
+)
 @runs(agent_commands.meeting_updates)
 def updates() -> None:
     """Your unread messages of the meeting and what happened since you last marked read.
@@ -189,11 +194,9 @@ def updates() -> None:
     """
 
 
-@meeting.command("position")
-@click.argument("meeting_id", metavar="M")
-@click.option("--role", default=None, help=ROLE_HELP)
-@click.option("--body", required=True, help="Your position, once, in consensus.")
-@json_option
+@_attendee(
+    "position", click.option("--body", required=True, help="Your position, once, in consensus.")
+)
 def position(meeting_id: str, role: str | None, body: str, as_json: bool) -> None:
     """State your one position in the consensus phase (never spends the budget).
 
@@ -209,11 +212,7 @@ def position(meeting_id: str, role: str | None, body: str, as_json: bool) -> Non
     emit(data, as_json, f"position recorded as message {data['message_id']} ({data['state']})")
 
 
-@meeting.command("propose-end")
-@click.argument("meeting_id", metavar="M")
-@click.option("--role", default=None, help=ROLE_HELP)
-@click.option("--resolution", required=True, help="What was decided.")
-@json_option
+@_attendee("propose-end", click.option("--resolution", required=True, help="What was decided."))
 def propose_end(meeting_id: str, role: str | None, resolution: str, as_json: bool) -> None:
     """Propose to end the meeting (you confirm automatically; the others vote).
 
@@ -226,10 +225,7 @@ def propose_end(meeting_id: str, role: str | None, resolution: str, as_json: boo
     _act(propose_end, meeting_id, role, as_json, resolution)
 
 
-@meeting.command("confirm-end")
-@click.argument("meeting_id", metavar="M")
-@click.option("--role", default=None, help=ROLE_HELP)
-@json_option
+@_attendee("confirm-end")
 def confirm_end(meeting_id: str, role: str | None, as_json: bool) -> None:
     """Confirm the open proposal to end (the last confirmation closes the meeting).
 
@@ -242,11 +238,9 @@ def confirm_end(meeting_id: str, role: str | None, as_json: bool) -> None:
     _act(confirm_end, meeting_id, role, as_json)
 
 
-@meeting.command("reject-end")
-@click.argument("meeting_id", metavar="M")
-@click.option("--role", default=None, help=ROLE_HELP)
-@click.option("--reason", required=True, help="Why the meeting should go on.")
-@json_option
+@_attendee(
+    "reject-end", click.option("--reason", required=True, help="Why the meeting should go on.")
+)
 def reject_end(meeting_id: str, role: str | None, reason: str, as_json: bool) -> None:
     """Reject the open proposal to end; the proposer is woken and told why.
 
@@ -259,11 +253,7 @@ def reject_end(meeting_id: str, role: str | None, reason: str, as_json: bool) ->
     _act(reject_end, meeting_id, role, as_json, reason)
 
 
-@meeting.command("leave")
-@click.argument("meeting_id", metavar="M")
-@click.option("--role", default=None, help=ROLE_HELP)
-@click.option("--reason", required=True, help="Why you leave (or decline).")
-@json_option
+@_attendee("leave", click.option("--reason", required=True, help="Why you leave (or decline)."))
 def leave(meeting_id: str, role: str | None, reason: str, as_json: bool) -> None:
     """Leave the meeting (or decline the invitation): your debts are waived and the end vote
     is counted without you.
@@ -277,11 +267,7 @@ def leave(meeting_id: str, role: str | None, reason: str, as_json: bool) -> None
     _act(leave, meeting_id, role, as_json, reason)
 
 
-@meeting.command("pause")
-@click.argument("meeting_id", metavar="M")
-@click.option("--role", default=None, help=ROLE_HELP)
-@click.option("--reason", required=True, help="Why it pauses.")
-@json_option
+@_attendee("pause", click.option("--reason", required=True, help="Why it pauses."))
 def pause(meeting_id: str, role: str | None, reason: str, as_json: bool) -> None:
     """Pause the meeting: its wakes are withdrawn on the next tick until someone resumes it.
 
@@ -294,10 +280,7 @@ def pause(meeting_id: str, role: str | None, reason: str, as_json: bool) -> None
     _act(pause, meeting_id, role, as_json, reason)
 
 
-@meeting.command("resume")
-@click.argument("meeting_id", metavar="M")
-@click.option("--role", default=None, help=ROLE_HELP)
-@json_option
+@_attendee("resume")
 def resume(meeting_id: str, role: str | None, as_json: bool) -> None:
     """Resume a meeting paused for idleness or by an attendee (a spent budget only ends).
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from deskd.cli.common import desk_context
+from deskd.cli.common import on_desk
 
 
 @click.command()
@@ -23,6 +23,5 @@ def metrics() -> None:
     """
     from deskd.service.ops.metrics import render
 
-    with desk_context() as ctx:
-        text = render(ctx)
+    text = on_desk(render)
     click.echo(text.decode("utf-8"), nl=False)

@@ -11,7 +11,7 @@ import time
 
 import click
 
-from deskd.cli.common import ID, desk_context, emit, json_option
+from deskd.cli.common import ID, desk_context, emit, json_option, on_desk
 from deskd.errors import InvalidValue, WaitTimedOut
 
 POLL_S = 0.2
@@ -85,8 +85,7 @@ def wait(role: str, state: str, timeout: str, as_json: bool) -> None:
     start = time.monotonic()
     while True:
         # A fresh context each round: a pinned DESKD_NOW stays pinned, a real clock moves on.
-        with desk_context() as ctx:
-            check = reached(ctx, role, state)
+        check = on_desk(reached, role, state)
         waited = round(time.monotonic() - start, 1)
         if check.reached:
             data = {"role": role, "until": state, "reached": True, "waited_s": waited}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from deskd.cli.common import desk_context, emit, json_option
+from deskd.cli.common import emit, json_option, on_desk
 
 
 @click.command()
@@ -26,8 +26,7 @@ def page(role: str | None, title: str, body: str, as_json: bool) -> None:
     """
     from deskd.service.engine.help import ask_for_help
 
-    with desk_context() as ctx:
-        out = ask_for_help(ctx, role=role, title=title, body=body)
+    out = on_desk(ask_for_help, role=role, title=title, body=body)
 
     def human() -> None:
         if out["attempt_id"] is None:

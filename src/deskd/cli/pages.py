@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from deskd.cli.common import Number, desk_context, emit, json_option, table
+from deskd.cli.common import Number, emit, json_option, on_desk, table
 
 
 @click.command()
@@ -29,8 +29,7 @@ def pages(open_only: bool, limit: int, as_json: bool) -> None:
     """
     from deskd.service.paging.pages import pages as list_pages
 
-    with desk_context() as ctx:
-        rows = list_pages(ctx, open_only=open_only, limit=limit)
+    rows = on_desk(list_pages, open_only=open_only, limit=limit)
 
     def human() -> None:
         table(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from deskd.cli.common import desk_context, emit, json_option
+from deskd.cli.common import emit, json_option, on_desk
 
 
 @click.command()
@@ -21,8 +21,7 @@ def pause(role: str | None, reason: str, as_json: bool) -> None:
     """
     from deskd.service.desk.pauses import pause as do_pause
 
-    with desk_context() as ctx:
-        pause_id = do_pause(ctx, role=role, reason=reason)
+    pause_id = on_desk(do_pause, role=role, reason=reason)
     where = f"role {role}" if role else "the desk"
     emit({"id": pause_id, "role": role, "reason": reason}, as_json, f"paused {where}: {reason}")
 
@@ -40,8 +39,7 @@ def resume(role: str | None, as_json: bool) -> None:
     """
     from deskd.service.desk.pauses import resume as do_resume
 
-    with desk_context() as ctx:
-        ended = do_resume(ctx, role=role)
+    ended = on_desk(do_resume, role=role)
     where = f"role {role}" if role else "the desk"
     emit(
         {"resumed": ended, "role": role},

@@ -4,17 +4,15 @@ environment's deskd (lessons 32, 47). Nothing here runs crontab or systemctl."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
 
 import click
 
 from deskd.cli.common import emit, json_option
+from deskd.cli.options import params
 
 if TYPE_CHECKING:
     from deskd.service.ops.scheduling import Target, Unit
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 @click.command("cron-line")
@@ -81,19 +79,17 @@ def timer() -> None:
     """
 
 
-def _options(fn: F) -> F:
-    fn = click.option(
+_options = params(
+    click.option(
+        "--execute", is_flag=True, help="ExecStart runs `deskd tick --execute` (default: dry runs)."
+    ),
+    click.option(
         "--user",
         "user",
         is_flag=True,
         help="A user timer in ~/.config/systemd/user (default: /etc/systemd/system).",
-    )(fn)
-    fn = click.option(
-        "--execute",
-        is_flag=True,
-        help="ExecStart runs `deskd tick --execute` (default: dry runs).",
-    )(fn)
-    return fn
+    ),
+)
 
 
 @timer.command("install")

@@ -7,7 +7,8 @@ from typing import Any
 
 import click
 
-from deskd.cli.common import Number, desk_context, emit, json_option, table
+from deskd.cli.common import Number, emit, json_option, on_desk, table
+from deskd.cli.options import role_option
 
 
 @click.group()
@@ -44,8 +45,7 @@ def rollover(execute: bool, as_json: bool) -> None:
     """
     from deskd.service.engine.rollover import rollover as run_rollover
 
-    with desk_context() as ctx:
-        out = run_rollover(ctx, execute=execute)
+    out = on_desk(run_rollover, execute=execute)
 
     def human() -> None:
         click.echo(f"desk day began {out['boundary_local']}")
@@ -82,7 +82,7 @@ def _state(due: Mapping[str, Any], *, dry_run: bool) -> str:
 
 
 @session.command("handoff")
-@click.option("--role", default=None, help="The role (default: DESKD_ROLE).")
+@role_option
 @click.option("--note", required=True, help="Open items and the first next step.")
 @json_option
 def handoff(role: str | None, note: str, as_json: bool) -> None:
@@ -95,8 +95,7 @@ def handoff(role: str | None, note: str, as_json: bool) -> None:
     """
     from deskd.service.work.sessions import handoff as store_handoff
 
-    with desk_context() as ctx:
-        out = store_handoff(ctx, role=role, note=note)
+    out = on_desk(store_handoff, role=role, note=note)
     emit(out, as_json, f"hand-off {out['id']} stored for {out['role']}")
 
 
@@ -114,8 +113,7 @@ def list_(role: str, limit: int, as_json: bool) -> None:
     """
     from deskd.service.work.sessions import list_sessions
 
-    with desk_context() as ctx:
-        rows = list_sessions(ctx, role, limit=limit)
+    rows = on_desk(list_sessions, role, limit=limit)
 
     def human() -> None:
         table(

@@ -16,6 +16,7 @@ from typing import Any
 
 import click
 
+from deskd.cli.agent_commands import acting
 from deskd.cli.common import desk_context, emit, json_option, stderr
 
 
@@ -33,10 +34,9 @@ def session_hook() -> None:
 def _settings_for(role: str | None) -> tuple[dict[str, Any], str]:
     """The settings for ``role`` at this desk, and the desk's now as a UTC stamp."""
     from deskd.adapters.claude_settings import desk_env, hook_executable, run_settings
-    from deskd.service.desk.identity import acting_role
 
     with desk_context() as ctx:
-        name = acting_role(ctx, "--role", role) if role or ctx.settings.role else None
+        name = acting(ctx, "--role", role) if role or ctx.settings.role else None
         db: str | None = ctx.settings.database
         if ctx.settings.shared_database:
             # Projects commit .claude/settings.json: a URL's password stays in the desk's

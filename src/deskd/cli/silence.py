@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from deskd.cli.common import ID, Number, desk_context, emit, json_option, table
+from deskd.cli.common import ID, Number, emit, json_option, on_desk, table
 
 
 @click.group()
@@ -36,8 +36,7 @@ def add(role: str, duration: str, reason: str, as_json: bool) -> None:
     """
     from deskd.service.paging.silences import add as add_silence
 
-    with desk_context() as ctx:
-        out = add_silence(ctx, role=role, duration=duration, reason=reason)
+    out = on_desk(add_silence, role=role, duration=duration, reason=reason)
     said = f"silence {out['id']}: {role}'s non-urgent pages held until {out['until_local']}"
     if out["replaced"]:
         said += " (replaces silence " + ", ".join(map(str, out["replaced"])) + ")"
@@ -58,8 +57,7 @@ def list_(all_rows: bool, limit: int, as_json: bool) -> None:
     """
     from deskd.service.paging.silences import listing
 
-    with desk_context() as ctx:
-        rows = listing(ctx, all_rows=all_rows, limit=limit)
+    rows = on_desk(listing, all_rows=all_rows, limit=limit)
 
     def human() -> None:
         table(
@@ -86,6 +84,5 @@ def end(silence_id: int, as_json: bool) -> None:
     """
     from deskd.service.paging.silences import end as end_silence
 
-    with desk_context() as ctx:
-        out = end_silence(ctx, silence_id)
+    out = on_desk(end_silence, silence_id)
     emit(out, as_json, f"silence {silence_id} ended; {out['pages_released']} held page(s) released")

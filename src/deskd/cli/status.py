@@ -5,9 +5,10 @@ from __future__ import annotations
 import click
 
 from deskd.cli import agent_commands
-from deskd.cli.agent_commands import presence_sentence
+from deskd.cli.agent_commands import acting, presence_sentence
 from deskd.cli.board_text import print_roles
-from deskd.cli.common import desk_context, emit, json_option, runs
+from deskd.cli.common import desk_context, emit, json_option, on_desk, runs
+from deskd.cli.options import role_option, session_id_option
 
 
 @click.group(invoke_without_command=True)
@@ -30,7 +31,7 @@ def status() -> None:
 
 
 @status.command("set")
-@click.option("--role", default=None, help="The role (default: DESKD_ROLE).")
+@role_option
 @click.option(
     "--state",
     default="working",
@@ -38,9 +39,7 @@ def status() -> None:
     help="working (busy now) or resting (turn ended, resumable).",
 )
 @click.option("--activity", default=None, help="What the role is doing, in one line.")
-@click.option(
-    "--session-id", default=None, help="The agent's native session id (default: DESKD_SESSION_ID)."
-)
+@session_id_option
 @json_option
 @runs(agent_commands.status_set)
 def set_() -> None:
@@ -55,7 +54,7 @@ def set_() -> None:
 
 
 @status.command("end")
-@click.option("--role", default=None, help="The role (default: DESKD_ROLE).")
+@role_option
 @json_option
 def end(role: str | None, as_json: bool) -> None:
     """End the role's live session: it is offline and will not be resumed.
@@ -67,20 +66,17 @@ def end(role: str | None, as_json: bool) -> None:
       deskd status end --role alpha
       deskd status end --role alpha --json
     """
-    from deskd.service.desk.identity import acting_role
     from deskd.service.desk.presence import end_status
 
     with desk_context() as ctx:
-        who = acting_role(ctx, "--role", role)
+        who = acting(ctx, "--role", role)
         result = end_status(ctx, who, by=ctx.settings.role or "operator")
     emit(result, as_json, "ended " + presence_sentence(result))
 
 
 @click.command()
-@click.option("--role", default=None, help="The role (default: DESKD_ROLE).")
-@click.option(
-    "--session-id", default=None, help="The agent's native session id (default: DESKD_SESSION_ID)."
-)
+@role_option
+@session_id_option
 @click.option("--token", default=None, help="The wake token (default: DESKD_WAKE_TOKEN).")
 @json_option
 @runs(agent_commands.heartbeat)
@@ -109,6 +105,5 @@ def roles(as_json: bool) -> None:
     """
     from deskd.service.desk.presence import role_presences
 
-    with desk_context() as ctx:
-        rows = role_presences(ctx)
+    rows = on_desk(role_presences)
     emit(rows, as_json, lambda: print_roles(rows))

@@ -9,7 +9,8 @@ import click
 
 from deskd.cli import agent_commands
 from deskd.cli.agent_commands import task_said
-from deskd.cli.common import ID, desk_context, emit, json_option, runs, table
+from deskd.cli.common import ID, desk_context, emit, json_option, on_desk, runs, table
+from deskd.cli.options import capability_option
 from deskd.cli.routing import check_target, routed_sentence
 
 PRIORITY_HELP = "urgent (wakes the assignee at once), high, normal or low."
@@ -35,11 +36,7 @@ def task() -> None:
 @task.command("add")
 @click.argument("title")
 @click.option("--for", "role", default=None, help="The role the task is assigned to.")
-@click.option(
-    "--capability",
-    default=None,
-    help="Instead of --for: the most available enabled role with this capability.",
-)
+@capability_option
 @click.option("--priority", default="normal", show_default=True, help=PRIORITY_HELP)
 @click.option("--due", default=None, help="A soft deadline (ISO 8601; naive = desk timezone).")
 @click.option("--detail", default="", help="What done looks like; line breaks are kept.")
@@ -116,8 +113,7 @@ def list_(role: str | None, status: str | None, include_closed: bool, as_json: b
     """
     from deskd.service.work.tasks import list_tasks
 
-    with desk_context() as ctx:
-        rows = list_tasks(ctx, role=role, status=status, include_closed=include_closed)
+    rows = on_desk(list_tasks, role=role, status=status, include_closed=include_closed)
 
     def human() -> None:
         table(
@@ -173,8 +169,7 @@ def _close(status: str) -> Callable[..., None]:
     def close(task_id: int, note: str | None, by: str | None, as_json: bool) -> None:
         from deskd.service.work.tasks import TaskUpdate, update_task
 
-        with desk_context() as ctx:
-            out = update_task(ctx, task_id, TaskUpdate(status=status, note=note), by=by)
+        out = on_desk(update_task, task_id, TaskUpdate(status=status, note=note), by=by)
         emit(out, as_json, task_said(out))
 
     return close
@@ -213,8 +208,7 @@ def history(task_id: int, as_json: bool) -> None:
     """
     from deskd.service.work.tasks import task_history
 
-    with desk_context() as ctx:
-        rows = task_history(ctx, task_id)
+    rows = on_desk(task_history, task_id)
 
     def human() -> None:
         table(

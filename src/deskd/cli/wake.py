@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from deskd.cli.common import ID, Number, desk_context, emit, json_option, table
+from deskd.cli.common import ID, Number, desk_context, emit, json_option, on_desk, table
+from deskd.cli.options import role_option
 from deskd.errors import MissingRole
 
 
@@ -35,8 +36,7 @@ def list_(role: str | None, open_only: bool, limit: int, as_json: bool) -> None:
     """
     from deskd.service.engine.wake import list_wakes
 
-    with desk_context() as ctx:
-        rows = list_wakes(ctx, role=role, open_only=open_only, limit=limit)
+    rows = on_desk(list_wakes, role=role, open_only=open_only, limit=limit)
 
     def human() -> None:
         table(
@@ -78,8 +78,7 @@ def explain(attempt_id: int | None, role: str | None, as_json: bool) -> None:
 
     if (attempt_id is None) == (role is None):
         raise InvalidValue("arguments", "", "give either --role R or an ATTEMPT_ID")
-    with desk_context() as ctx:
-        lines = explain_role(ctx, role) if role else explain_attempt(ctx, int(attempt_id or 0))
+    lines = on_desk(explain_role, role) if role else on_desk(explain_attempt, int(attempt_id or 0))
     emit({"lines": lines}, as_json, "\n".join(lines))
 
 
@@ -96,13 +95,12 @@ def ack(attempt_id: int, note: str, as_json: bool) -> None:
     """
     from deskd.service.engine.wake import ack as ack_attempt
 
-    with desk_context() as ctx:
-        data = ack_attempt(ctx, attempt_id, note=note)
+    data = on_desk(ack_attempt, attempt_id, note=note)
     emit(data, as_json, f"attempt {attempt_id} acknowledged until {data['ack_until']}")
 
 
 @wake.command("sources")
-@click.option("--role", default=None, help="The role (default: DESKD_ROLE).")
+@role_option
 @json_option
 def sources(role: str | None, as_json: bool) -> None:
     """Everything that can wake a role — hooks, its inbox, live attempts — and how to change it.
