@@ -189,10 +189,7 @@ def covered_item_ids(conn: Connection) -> set[int]:
     rows = conn.execute(
         "SELECT item_ids FROM attempts WHERE outcome = 'pending' AND kind = 'inbox'"
     ).fetchall()
-    out: set[int] = set()
-    for r in rows:
-        out.update(int(i) for i in json.loads(r[0]))
-    return out
+    return {int(i) for r in rows for i in json.loads(r[0])}
 
 
 # -- the executor's lifecycle stamps (each filled once, by compare-and-set) ----------------
@@ -288,10 +285,7 @@ def launch_item_ids(conn: Connection, attempt_id: int) -> list[int]:
     rows = conn.execute(
         "SELECT item_ids FROM attempts WHERE id = ? OR primary_id = ?", (attempt_id, attempt_id)
     ).fetchall()
-    out: list[int] = []
-    for r in rows:
-        out.extend(int(i) for i in json.loads(r[0]))
-    return out
+    return [int(i) for r in rows for i in json.loads(r[0])]
 
 
 def stale_planned(conn: Connection, *, before: int) -> list[Attempt]:

@@ -119,10 +119,7 @@ def live_task_attempt_task_ids(conn: Connection) -> set[int]:
         "SELECT task_ids FROM attempts WHERE outcome = 'pending' "
         "AND kind IN ('urgent_task', 'idle_task')"
     ).fetchall()
-    out: set[int] = set()
-    for r in rows:
-        out.update(int(i) for i in json.loads(r[0]))
-    return out
+    return {int(i) for r in rows for i in json.loads(r[0])}
 
 
 # Roles per statement of ``idle_wakes_since``: two parameters each, far below SQLite's
