@@ -23,11 +23,14 @@ def insert_page(
     title: str,
     body: str,
     now: int,
+    results: str = "[]",
 ) -> int:
+    """A page row, due at once. A ``settled`` follow-up carries ``results``: the channels
+    that took the pages it settles, the only ones it is sent to."""
     cur = conn.execute(
         "INSERT INTO pages (attempt_id, key, role, kind, priority, title, body, created_at, "
-        "next_try_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-        (attempt_id, key, role, kind, priority, title, body, now, now),
+        "next_try_at, results) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        (attempt_id, key, role, kind, priority, title, body, now, now, results),
     )
     return int(cur.fetchone()[0])
 
@@ -131,27 +134,6 @@ def unsettled_pages(conn: Connection) -> list[Page]:
         "AND status IN ('sent', 'partial') AND kind IN ('page', 'follow_up') ORDER BY key, id"
     ).fetchall()
     return records_of(Page, rows)
-
-
-def insert_settled(
-    conn: Connection,
-    *,
-    attempt_id: int,
-    key: str,
-    role: str,
-    title: str,
-    body: str,
-    results: str,
-    now: int,
-) -> int:
-    """The one "settled — no action needed" row for a key, addressed to the channels in
-    ``results`` (those that took the page)."""
-    cur = conn.execute(
-        "INSERT INTO pages (attempt_id, key, role, kind, priority, title, body, created_at, "
-        "next_try_at, results) VALUES (?, ?, ?, 'settled', 3, ?, ?, ?, ?, ?) RETURNING id",
-        (attempt_id, key, role, title, body, now, now, results),
-    )
-    return int(cur.fetchone()[0])
 
 
 def mark_settled(conn: Connection, page_id: int, *, settled_id: int) -> None:
