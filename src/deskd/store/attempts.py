@@ -8,45 +8,28 @@ by the partial unique index ``attempts_live_key``.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
+
+from deskd.store.query import lazy_records, select_where
 
 # The session hook imports this module without ``typing`` (which a record needs): records are
-# imported where they are built; the annotations are strings.
+# built by ``lazy_records``; the annotations are strings.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
-    from typing import Any
-
     from deskd.store.dialect import Connection
     from deskd.store.records.wakes import Attempt
 
 
-def _attempts(rows: Iterable[Any]) -> list[Attempt]:
-    found = list(rows)
-    if not found:
-        return []
-    from deskd.store.records import records_of
-    from deskd.store.records.wakes import Attempt
-
-    return records_of(Attempt, found)
-
-
-def _attempt(row: Any) -> Attempt | None:
-    if row is None:
-        return None
-    from deskd.store.records import record_of
-    from deskd.store.records.wakes import Attempt
-
-    return record_of(Attempt, row)
-
-
 def live_attempts(conn: Connection) -> list[Attempt]:
     rows = conn.execute("SELECT * FROM attempts WHERE outcome = 'pending' ORDER BY key")
-    return _attempts(rows)
+    return lazy_records(rows, "wakes", "Attempt")
 
 
 def get_attempt(conn: Connection, attempt_id: int) -> Attempt | None:
-    row = conn.execute("SELECT * FROM attempts WHERE id = ?", (attempt_id,)).fetchone()
-    return _attempt(row)
+    found: list[Attempt] = lazy_records(
+        conn.execute("SELECT * FROM attempts WHERE id = ?", (attempt_id,)), "wakes", "Attempt"
+    )
+    return found[0] if found else None
 
 
 def insert_attempt(
@@ -97,12 +80,11 @@ def insert_attempt(
 
 def close_attempt(conn: Connection, attempt_id: int, *, outcome: str, reason: str, now: int) -> int:
     """Compare-and-set ``pending → outcome``; returns 1 when this call closed it."""
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE attempts SET outcome = ?, outcome_reason = ?, resolved_at = ? "
         "WHERE id = ? AND outcome = 'pending'",
         (outcome, reason, now, attempt_id),
-    )
-    return cur.rowcount
+    ).rowcount
 
 
 def plan_launch(
@@ -115,22 +97,20 @@ def plan_launch(
     now: int,
 ) -> int:
     """The primary attempt of a launch: ``planned``, with its wake token and prompt."""
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE attempts SET launch_status = 'planned', wake_token = ?, prompt = ?, "
         "session_id = ?, planned_at = ? WHERE id = ? AND launch_status IS NULL",
         (token, prompt, session_id, now, attempt_id),
-    )
-    return cur.rowcount
+    ).rowcount
 
 
 def ride_along(conn: Connection, attempt_id: int, *, primary_id: int, now: int) -> int:
     """An attempt carried by another attempt's launch: it shares its status and landing."""
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE attempts SET launch_status = 'planned', primary_id = ?, planned_at = ? "
         "WHERE id = ? AND launch_status IS NULL",
         (primary_id, now, attempt_id),
-    )
-    return cur.rowcount
+    ).rowcount
 
 
 def in_flight_roles(conn: Connection) -> set[str]:
@@ -177,36 +157,31 @@ def list_attempts(
     # index serves them) keep SQLite from walking the whole table (or the role's history) in
     # id order instead. Both backends read them; PostgreSQL has no unary ``+`` on text, hence
     # the concatenation for the role.
-    where = ["1 = 1"]
-    params: list[object] = []
-    if role is not None:
-        where.append("role || '' = ?" if open_only else "role = ?")
-        params.append(role)
-    if open_only:
-        where.append("outcome = 'pending'")
-    where += [f"{column} = ?" for column in sorted(match)]
-    params += [match[column] for column in sorted(match)] + [limit]
-    order = "+id" if open_only else "id"
-    rows = conn.execute(
-        f"SELECT * FROM attempts WHERE {' AND '.join(where)} ORDER BY {order} DESC LIMIT ?", params
+    rows = select_where(
+        conn,
+        "SELECT * FROM attempts",
+        ("role || '' = ?" if open_only else "role = ?", role),
+        "outcome = 'pending'" if open_only else None,
+        *((f"{column} = ?", match[column]) for column in sorted(match)),
+        order="+id DESC" if open_only else "id DESC",
+        limit=limit,
     )
-    return _attempts(rows)
+    return lazy_records(rows, "wakes", "Attempt")
 
 
 def attempts_for_key(conn: Connection, key: str, *, limit: int = 50) -> list[Attempt]:
     rows = conn.execute(
         "SELECT * FROM attempts WHERE key = ? ORDER BY id DESC LIMIT ?", (key, limit)
     )
-    return _attempts(rows)
+    return lazy_records(rows, "wakes", "Attempt")
 
 
 def ack_attempt(conn: Connection, attempt_id: int, *, until: int, note: str, now: int) -> int:
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE attempts SET acked_at = ?, ack_until = ?, ack_note = ? "
         "WHERE id = ? AND outcome = 'pending'",
         (now, until, note, attempt_id),
-    )
-    return cur.rowcount
+    ).rowcount
 
 
 def covered_item_ids(conn: Connection) -> set[int]:
@@ -214,10 +189,7 @@ def covered_item_ids(conn: Connection) -> set[int]:
     rows = conn.execute(
         "SELECT item_ids FROM attempts WHERE outcome = 'pending' AND kind = 'inbox'"
     ).fetchall()
-    out: set[int] = set()
-    for r in rows:
-        out.update(int(i) for i in json.loads(r[0]))
-    return out
+    return {int(i) for r in rows for i in json.loads(r[0])}
 
 
 # -- the executor's lifecycle stamps (each filled once, by compare-and-set) ----------------
@@ -252,7 +224,7 @@ def finish_launch(
     hold_until: int | None,
 ) -> int:
     """``running → status`` on the launch's primary and its ride-alongs."""
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE attempts SET launch_status = ?, finished_at = ?, exit_code = ?, failure_class = ?, "
         "failure_detail = ?, launch_detail = ?, cost_usd = CASE WHEN id = ? THEN ? ELSE cost_usd END, "
         "hold_until = ? "
@@ -270,8 +242,7 @@ def finish_launch(
             attempt_id,
             attempt_id,
         ),
-    )
-    return cur.rowcount
+    ).rowcount
 
 
 def skip_planned_launch(conn: Connection, attempt_id: int, *, reason: str, now: int) -> int:
@@ -280,37 +251,33 @@ def skip_planned_launch(conn: Connection, attempt_id: int, *, reason: str, now: 
     The executor could not launch (role lock held: the attempt stays live, its SLA runs), or
     the attempt closed before its launch started (it will never run).
     """
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE attempts SET launch_status = 'skipped', launch_detail = ?, finished_at = ? "
         "WHERE (id = ? OR primary_id = ?) AND launch_status = 'planned'",
         (reason, now, attempt_id, attempt_id),
-    )
-    return cur.rowcount
+    ).rowcount
 
 
 def count_launch_run(conn: Connection, attempt_id: int) -> int:
     """One more run of the agent CLI for this launch (each counts against the daily cap)."""
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE attempts SET launch_runs = launch_runs + 1 WHERE id = ?", (attempt_id,)
-    )
-    return cur.rowcount
+    ).rowcount
 
 
 def record_launch_session(conn: Connection, attempt_id: int, *, session_id: str) -> int:
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE attempts SET session_id = ? WHERE id = ? OR primary_id = ?",
         (session_id, attempt_id, attempt_id),
-    )
-    return cur.rowcount
+    ).rowcount
 
 
 def land(conn: Connection, attempt_id: int, *, now: int) -> int:
     """Stamp ``landed_at`` on the launch's attempts, once."""
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE attempts SET landed_at = ? WHERE (id = ? OR primary_id = ?) AND landed_at IS NULL",
         (now, attempt_id, attempt_id),
-    )
-    return cur.rowcount
+    ).rowcount
 
 
 def launch_item_ids(conn: Connection, attempt_id: int) -> list[int]:
@@ -318,10 +285,7 @@ def launch_item_ids(conn: Connection, attempt_id: int) -> list[int]:
     rows = conn.execute(
         "SELECT item_ids FROM attempts WHERE id = ? OR primary_id = ?", (attempt_id, attempt_id)
     ).fetchall()
-    out: list[int] = []
-    for r in rows:
-        out.extend(int(i) for i in json.loads(r[0]))
-    return out
+    return [int(i) for r in rows for i in json.loads(r[0])]
 
 
 def stale_planned(conn: Connection, *, before: int) -> list[Attempt]:
@@ -333,7 +297,7 @@ def stale_planned(conn: Connection, *, before: int) -> list[Attempt]:
         "AND outcome = 'pending' AND planned_at < ?",
         (before,),
     )
-    return _attempts(rows)
+    return lazy_records(rows, "wakes", "Attempt")
 
 
 def running_launches(conn: Connection) -> list[Attempt]:
@@ -341,7 +305,7 @@ def running_launches(conn: Connection) -> list[Attempt]:
         "SELECT * FROM attempts WHERE launch_status IN ('planned', 'running') "
         "AND launch_status = 'running' AND primary_id IS NULL"
     )
-    return _attempts(rows)
+    return lazy_records(rows, "wakes", "Attempt")
 
 
 def land_with_items(conn: Connection, attempt_id: int, *, now: int, session: str | None) -> bool:
@@ -379,8 +343,7 @@ def land_by_token(
 
 def note_hook_failure(conn: Connection, token: str, *, failure: str, now: int) -> int:
     """A StopFailure the session hook saw, kept on the launch for the executor's verdict."""
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE attempts SET failure_detail = COALESCE(failure_detail, ?) WHERE wake_token = ?",
         (f"StopFailure: {failure}", token),
-    )
-    return cur.rowcount
+    ).rowcount

@@ -4,6 +4,7 @@ browses (a meeting's transcript, the event log)."""
 
 from __future__ import annotations
 
+from deskd.store.query import select_where
 from deskd.store.records import records_of
 from deskd.store.records.wakes import Attempt, Page
 
@@ -139,17 +140,13 @@ def recent_events(
     conn: Connection, *, role: str | None, actor: str | None, limit: int
 ) -> list[Row]:
     """The newest events, optionally of one role or by one actor."""
-    where = ["1 = 1"]
-    params: list[object] = []
-    if role is not None:
-        where.append("role = ?")
-        params.append(role)
-    if actor is not None:
-        where.append("actor = ?")
-        params.append(actor)
-    params.append(limit)
-    return conn.execute(
-        f"SELECT * FROM events WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?", params
+    return select_where(
+        conn,
+        "SELECT * FROM events",
+        ("role = ?", role),
+        ("actor = ?", actor),
+        order="id DESC",
+        limit=limit,
     ).fetchall()
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
+from deskd.store.query import marks
 from deskd.store.records import maybe_record, records_of
 from deskd.store.records.roles import Handoff, Session
 from deskd.store.records.wakes import Attempt
@@ -68,8 +69,7 @@ def latest_handoffs(conn: Connection, roles: Collection[str]) -> dict[str, Hando
         ids += [int(r[0]) for r in conn.execute(sql, chunk) if r[0] is not None]
     if not ids:  # nothing read, no record built (store/records/__init__.py)
         return {}
-    marks = ", ".join("?" for _ in ids)
-    found = conn.execute(f"SELECT * FROM handoffs WHERE id IN ({marks})", ids).fetchall()
+    found = conn.execute(f"SELECT * FROM handoffs WHERE id IN ({marks(ids)})", ids).fetchall()
     return {h.role: h for h in records_of(Handoff, found)}
 
 
@@ -116,10 +116,9 @@ def session_wake_totals(
     """Per native session id: wakes landed in it (attempts) and the cost of its launches."""
     if not native_ids:
         return {}
-    marks = ", ".join("?" for _ in native_ids)
     rows = conn.execute(
         "SELECT session_id, COUNT(landed_at), COALESCE(SUM(cost_usd), 0) "
-        f"FROM attempts WHERE role = ? AND session_id IN ({marks}) GROUP BY session_id",
+        f"FROM attempts WHERE role = ? AND session_id IN ({marks(native_ids)}) GROUP BY session_id",
         [role, *native_ids],
     ).fetchall()
     return {str(r[0]): (int(r[1] or 0), float(r[2])) for r in rows}

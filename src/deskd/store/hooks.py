@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from deskd.store.query import select_where
 from deskd.store.records import maybe_record, records_of
 from deskd.store.records.work import Hook
 
@@ -38,14 +39,13 @@ def get_hook(conn: Connection, hook_id: int) -> Hook | None:
 
 
 def list_hooks(conn: Connection, *, owner: str | None, include_closed: bool) -> list[Hook]:
-    where = ["1 = 1"]
-    params: list[object] = []
-    if owner is not None:
-        where.append("owner = ?")
-        params.append(owner)
-    if not include_closed:
-        where.append("status = 'active'")
-    rows = conn.execute(f"SELECT * FROM hooks WHERE {' AND '.join(where)} ORDER BY id", params)
+    rows = select_where(
+        conn,
+        "SELECT * FROM hooks",
+        ("owner = ?", owner),
+        None if include_closed else "status = 'active'",
+        order="id",
+    )
     return records_of(Hook, rows)
 
 
@@ -69,13 +69,12 @@ def record_fire(
     status: str,
 ) -> int:
     """Stamp a fire; compare-and-set on the old ``next_fire_at`` so a fire is recorded once."""
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE hooks SET last_fire_at = ?, fire_count = fire_count + 1, "
         "missed_count = missed_count + ?, next_fire_at = ?, status = ?, error_streak = 0, "
         "last_error = NULL, retry_at = NULL WHERE id = ? AND status = 'active'",
         (fired_at, missed, next_fire_at, status, hook_id),
-    )
-    return cur.rowcount
+    ).rowcount
 
 
 def record_hook_error(
@@ -87,27 +86,24 @@ def record_hook_error(
     retry_at: int | None,
     status: str,
 ) -> int:
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE hooks SET error_streak = ?, last_error = ?, retry_at = ?, status = ? "
         "WHERE id = ? AND status = 'active'",
         (streak, error, retry_at, status, hook_id),
-    )
-    return cur.rowcount
+    ).rowcount
 
 
 def set_hook_status(conn: Connection, hook_id: int, *, status: str) -> int:
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE hooks SET status = ? WHERE id = ? AND status = 'active'", (status, hook_id)
-    )
-    return cur.rowcount
+    ).rowcount
 
 
 def reschedule_hook(
     conn: Connection, hook_id: int, *, next_fire_at: int | None, status: str
 ) -> int:
     """Move a hook's next fire without counting a fire (nothing was due after all)."""
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE hooks SET next_fire_at = ?, status = ? WHERE id = ? AND status = 'active'",
         (next_fire_at, status, hook_id),
-    )
-    return cur.rowcount
+    ).rowcount

@@ -32,11 +32,10 @@ def list_hosts(conn: Connection) -> list[tuple[str, int, int, int]]:
 
 def hand_launch(conn: Connection, attempt_id: int, *, host: str) -> int:
     """The planned launch ``attempt_id`` is for ``host``'s executors."""
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE attempts SET launch_host = ? WHERE id = ? AND launch_status = 'planned'",
         (host, attempt_id),
-    )
-    return cur.rowcount
+    ).rowcount
 
 
 def take_handed(conn: Connection, host: str, *, now: int) -> list[tuple[int, str]]:
@@ -52,21 +51,19 @@ def take_handed(conn: Connection, host: str, *, now: int) -> list[tuple[int, str
 
 def rehand_launch(conn: Connection, attempt_id: int, *, host: str, now: int) -> int:
     """Restart a launch whose executor never started, on ``host``, started now."""
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE attempts SET planned_at = ?, launch_host = ?, dispatched_at = ? "
         "WHERE id = ? AND launch_status = 'planned'",
         (now, host, now, attempt_id),
-    )
-    return cur.rowcount
+    ).rowcount
 
 
 def give_up_launch(conn: Connection, attempt_id: int, *, reason: str, now: int) -> int:
     """Mark a launch still ``planned`` on a host that stopped ticking ``skipped``, failure
     class ``host_down`` (core/records.py ``HOST_DOWN``): the planner climbs its rung at once."""
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE attempts SET launch_status = 'skipped', launch_detail = ?, finished_at = ?, "
         "failure_class = 'host_down' WHERE (id = ? OR primary_id = ?) "
         "AND launch_status = 'planned'",
         (reason, now, attempt_id, attempt_id),
-    )
-    return cur.rowcount
+    ).rowcount

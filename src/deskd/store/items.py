@@ -5,14 +5,14 @@ On the session hook's path: stdlib only.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
+
+from deskd.store.query import lazy_records, marks, select_where
 
 # The session hook imports this module without ``typing`` (which a record needs): records are
-# imported where they are built; the annotations are strings.
+# built by ``lazy_records``; the annotations are strings.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
-    from typing import Any
-
     from deskd.store.dialect import Connection, Row
     from deskd.store.records.inbox import Item, UnreadItem
 
@@ -65,35 +65,27 @@ def insert_item(
     return int(row[0]), int(row[1]) > 0
 
 
-def _items(rows: Iterable[Any]) -> list[Item]:
-    found = list(rows)
-    if not found:
-        return []
-    from deskd.store.records import records_of
-    from deskd.store.records.inbox import Item
-
-    return records_of(Item, found)
-
-
 def get_item(conn: Connection, item_id: int) -> Item | None:
-    found = _items(conn.execute("SELECT * FROM items WHERE id = ?", (item_id,)))
+    found: list[Item] = lazy_records(
+        conn.execute("SELECT * FROM items WHERE id = ?", (item_id,)), "inbox", "Item"
+    )
     return found[0] if found else None
 
 
 def unread_items(conn: Connection, role: str) -> list[Item]:
     """The role's unread items, urgent first, then oldest first."""
-    return _items(
-        conn.execute(
-            f"SELECT * FROM items WHERE role = ? AND read_at IS NULL {_UNREAD_ORDER}", (role,)
-        )
+    rows = conn.execute(
+        f"SELECT * FROM items WHERE role = ? AND read_at IS NULL {_UNREAD_ORDER}", (role,)
     )
+    return lazy_records(rows, "inbox", "Item")
 
 
 def recent_items(conn: Connection, role: str, *, limit: int) -> list[Item]:
     """Read and unread items of the role, newest first."""
-    return _items(
-        conn.execute("SELECT * FROM items WHERE role = ? ORDER BY id DESC LIMIT ?", (role, limit))
+    rows = conn.execute(
+        "SELECT * FROM items WHERE role = ? ORDER BY id DESC LIMIT ?", (role, limit)
     )
+    return lazy_records(rows, "inbox", "Item")
 
 
 def items_not_shown(conn: Connection, role: str, session: str) -> list[Row]:
@@ -114,32 +106,29 @@ def mark_shown(conn: Connection, ids: Sequence[int], *, session: str | None, now
     """Record that the role was shown these items (by its hook, its own list or a landed wake)."""
     if not ids:
         return 0
-    marks = ",".join("?" * len(ids))
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE items SET notified_at = COALESCE(notified_at, ?), seen_at = COALESCE(seen_at, ?), "
-        f"shown_session = COALESCE(?, shown_session) WHERE id IN ({marks}) AND read_at IS NULL",
+        "shown_session = COALESCE(?, shown_session) "
+        f"WHERE id IN ({marks(ids)}) AND read_at IS NULL",
         (now, now, session, *ids),
-    )
-    return cur.rowcount
+    ).rowcount
 
 
 def forget_shown_in_session(conn: Connection, role: str, session: str) -> int:
     """After a compaction the session's context lost what it was shown: show it again."""
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE items SET shown_session = NULL "
         "WHERE role = ? AND shown_session = ? AND read_at IS NULL",
         (role, session),
-    )
-    return cur.rowcount
+    ).rowcount
 
 
 def unread_ids_among(conn: Connection, role: str, ids: Sequence[int]) -> list[int]:
     """Which of ``ids`` are items addressed to ``role`` (read or not)."""
     if not ids:
         return []
-    marks = ",".join("?" * len(ids))
     rows = conn.execute(
-        f"SELECT id FROM items WHERE role = ? AND id IN ({marks})", (role, *ids)
+        f"SELECT id FROM items WHERE role = ? AND id IN ({marks(ids)})", (role, *ids)
     ).fetchall()
     return [int(r[0]) for r in rows]
 
@@ -147,13 +136,11 @@ def unread_ids_among(conn: Connection, role: str, ids: Sequence[int]) -> list[in
 def ack_items(conn: Connection, role: str, ids: Sequence[int], *, now: int, by: str) -> int:
     if not ids:
         return 0
-    marks = ",".join("?" * len(ids))
-    cur = conn.execute(
+    return conn.execute(
         f"UPDATE items SET read_at = ?, read_by = ? "
-        f"WHERE role = ? AND read_at IS NULL AND id IN ({marks})",
+        f"WHERE role = ? AND read_at IS NULL AND id IN ({marks(ids)})",
         (now, by, role, *ids),
-    )
-    return cur.rowcount
+    ).rowcount
 
 
 def ack_seen_items(conn: Connection, role: str, *, now: int, by: str) -> int:
@@ -162,12 +149,11 @@ def ack_seen_items(conn: Connection, role: str, *, now: int, by: str) -> int:
     A request for help is settled only on purpose (`--id N`, or a person's `deskd wake ack`),
     never swept up by a blanket ack.
     """
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE items SET read_at = ?, read_by = ? "
         f"WHERE role = ? AND read_at IS NULL AND seen_at IS NOT NULL AND {_NOT_HELP}",
         (now, by, role),
-    )
-    return cur.rowcount
+    ).rowcount
 
 
 def ledger_rows(
@@ -179,22 +165,16 @@ def ledger_rows(
     before_id: int | None = None,
 ) -> list[Item]:
     """Items for the delivery ledger, newest first (older than ``before_id``: the next page)."""
-    where = ["1 = 1"]
-    params: list[object] = []
-    if role is not None:
-        where.append("role = ?")
-        params.append(role)
-    if unread_only:
-        where.append("read_at IS NULL")
-    if before_id is not None:
-        where.append("id < ?")
-        params.append(before_id)
-    params.append(limit)
-    return _items(
-        conn.execute(
-            f"SELECT * FROM items WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?", params
-        )
+    rows = select_where(
+        conn,
+        "SELECT * FROM items",
+        ("role = ?", role),
+        "read_at IS NULL" if unread_only else None,
+        ("id < ?", before_id),
+        order="id DESC",
+        limit=limit,
     )
+    return lazy_records(rows, "inbox", "Item")
 
 
 def count_unread_by_role(conn: Connection) -> dict[str, int]:
@@ -207,17 +187,16 @@ def count_unread_by_role(conn: Connection) -> dict[str, int]:
 def overdue_unread(conn: Connection, *, now: int) -> list[Item]:
     """Unread items past their SLA, for the board's gauges: an item of a closed meeting is
     history (the ledger still says ``overdue``), not an alarm, so it is left out."""
-    return _items(
-        conn.execute(
-            "SELECT * FROM items WHERE read_at IS NULL AND sla_due_at <= ? "
-            # One primary-key lookup per overdue meeting item (ref "meeting:<id>"), never a
-            # scan of the meetings' history.
-            "AND NOT (source = 'meeting' AND EXISTS (SELECT 1 FROM meetings m WHERE "
-            "m.id = CAST(substr(items.ref, 9) AS INTEGER) AND m.state = 'closed')) "
-            f"{_UNREAD_ORDER}",
-            (now,),
-        )
+    rows = conn.execute(
+        "SELECT * FROM items WHERE read_at IS NULL AND sla_due_at <= ? "
+        # One primary-key lookup per overdue meeting item (ref "meeting:<id>"), never a scan
+        # of the meetings' history.
+        "AND NOT (source = 'meeting' AND EXISTS (SELECT 1 FROM meetings m WHERE "
+        "m.id = CAST(substr(items.ref, 9) AS INTEGER) AND m.state = 'closed')) "
+        f"{_UNREAD_ORDER}",
+        (now,),
     )
+    return lazy_records(rows, "inbox", "Item")
 
 
 def unread_count(conn: Connection, role: str) -> int:
@@ -234,10 +213,4 @@ def all_unread_items(conn: Connection) -> list[UnreadItem]:
         "SELECT id, role, priority, source, sender, title, ref, enqueued_at, sla_due_at, "
         f"notified_at FROM items WHERE read_at IS NULL {_UNREAD_ORDER}"
     )
-    found = list(rows)
-    if not found:
-        return []
-    from deskd.store.records import records_of
-    from deskd.store.records.inbox import UnreadItem
-
-    return records_of(UnreadItem, found)
+    return lazy_records(rows, "inbox", "UnreadItem")

@@ -18,8 +18,7 @@ _NEWEST_LAUNCH = Sql(  # PostgreSQL takes no planner hint, and finds that index 
 
 def newest_launch(conn: Connection, role: str) -> Attempt | None:
     """The role's most recently launched primary attempt (None when it never launched)."""
-    row = conn.execute(_NEWEST_LAUNCH, (role,)).fetchone()
-    return maybe_record(Attempt, row)
+    return maybe_record(Attempt, conn.execute(_NEWEST_LAUNCH, (role,)).fetchone())
 
 
 def launches_in_flight(conn: Connection, role: str) -> int:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from deskd.store.dialect import Sql
 from deskd.store.meetings import LIVE_MEETINGS as _LIVE
-from deskd.store.meetings import marks as _marks
+from deskd.store.query import marks as _marks
 from deskd.store.records import maybe_record, records_of
 from deskd.store.records.meetings import Confirmation, ObligationRow, ProposalRow
 
@@ -166,12 +166,11 @@ def settle_all_of(
 
 
 def waive_obligations(conn: Connection, meeting_id: int, *, reason: str, now: int) -> int:
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE meeting_obligations SET status = 'waived', closed_at = ?, close_reason = ? "
         "WHERE meeting_id = ? AND status = 'open'",
         (now, reason, meeting_id),
-    )
-    return cur.rowcount
+    ).rowcount
 
 
 _PUSH_DUE = Sql(  # a scalar MAX(a, b) is GREATEST(a, b) in PostgreSQL
@@ -184,8 +183,7 @@ _PUSH_DUE = Sql(  # a scalar MAX(a, b) is GREATEST(a, b) in PostgreSQL
 
 def push_due(conn: Connection, meeting_id: int, *, due_at: int) -> int:
     """After a resume, open debts are due one reply SLA from now (they were unpayable)."""
-    cur = conn.execute(_PUSH_DUE, (due_at, meeting_id))
-    return cur.rowcount
+    return conn.execute(_PUSH_DUE, (due_at, meeting_id)).rowcount
 
 
 # --- proposals and votes ----------------------------------------------------------------------

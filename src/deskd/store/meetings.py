@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from deskd.store.dialect import Sql
+from deskd.store.query import marks, select_where
 from deskd.store.records import maybe_record, records_of
 from deskd.store.records.inbox import Item, MeetingItem
 from deskd.store.records.meetings import AttendeeRow, MeetingEvent, MeetingRow
@@ -20,10 +21,6 @@ if TYPE_CHECKING:
 
 LIVE_MEETINGS = "SELECT id FROM meetings WHERE state != 'closed'"
 _LIVE = LIVE_MEETINGS
-
-
-def marks(values: Sequence[object]) -> str:
-    return ",".join("?" * len(values))
 
 
 # --- meetings ---------------------------------------------------------------------------------
@@ -88,16 +85,13 @@ def list_meetings(
     conn: Connection, *, include_closed: bool, role: str | None, limit: int
 ) -> list[MeetingRow]:
     """Meetings newest first (open ones only unless ``include_closed``), optionally one role's."""
-    where = ["1 = 1"]
-    params: list[object] = []
-    if not include_closed:
-        where.append("state != 'closed'")
-    if role is not None:
-        where.append("id IN (SELECT meeting_id FROM meeting_attendees WHERE role = ?)")
-        params.append(role)
-    params.append(limit)
-    rows = conn.execute(
-        f"SELECT * FROM meetings WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?", params
+    rows = select_where(
+        conn,
+        "SELECT * FROM meetings",
+        None if include_closed else "state != 'closed'",
+        ("id IN (SELECT meeting_id FROM meeting_attendees WHERE role = ?)", role),
+        order="id DESC",
+        limit=limit,
     )
     return records_of(MeetingRow, rows)
 
@@ -235,12 +229,11 @@ def rearm_invitations(
 ) -> int:
     if not roles:
         return 0
-    cur = conn.execute(
+    return conn.execute(
         f"UPDATE meeting_attendees SET invite_gen = ? WHERE meeting_id = ? "
         f"AND status = 'invited' AND role IN ({marks(roles)})",
         (generation, meeting_id, *roles),
-    )
-    return cur.rowcount
+    ).rowcount
 
 
 def leave(conn: Connection, meeting_id: int, role: str, *, reason: str, now: int) -> bool:

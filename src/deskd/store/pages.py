@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from deskd.store.query import select_where
 from deskd.store.records import records_of
 from deskd.store.records.wakes import Page
 
@@ -22,11 +23,14 @@ def insert_page(
     title: str,
     body: str,
     now: int,
+    results: str = "[]",
 ) -> int:
+    """A page row, due at once. A ``settled`` follow-up carries ``results``: the channels
+    that took the pages it settles, the only ones it is sent to."""
     cur = conn.execute(
         "INSERT INTO pages (attempt_id, key, role, kind, priority, title, body, created_at, "
-        "next_try_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-        (attempt_id, key, role, kind, priority, title, body, now, now),
+        "next_try_at, results) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        (attempt_id, key, role, kind, priority, title, body, now, now, results),
     )
     return int(cur.fetchone()[0])
 
@@ -40,13 +44,12 @@ def open_page_keys(conn: Connection) -> set[str]:
 
 def resolve_pages_for_key(conn: Connection, key: str, *, now: int) -> int:
     """The demand is gone: close the key's open pages (retraction comes with the pager)."""
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE pages SET resolved_at = ?, "
         "status = CASE WHEN status IN ('queued', 'held') THEN 'resolved' ELSE status END "
         "WHERE key = ? AND resolved_at IS NULL",
         (now, key),
-    )
-    return cur.rowcount
+    ).rowcount
 
 
 _WITH_REF = (
@@ -57,14 +60,14 @@ _WITH_REF = (
 
 def list_pages(conn: Connection, *, open_only: bool, limit: int) -> list[Page]:
     """Pages newest first, each with its attempt's ``ref`` (where the owed work lives)."""
-    if open_only:
-        rows = conn.execute(
-            # ``+``: open pages through their partial index, not history in id order.
-            f"{_WITH_REF} WHERE pages.resolved_at IS NULL ORDER BY +pages.id DESC LIMIT ?",
-            (limit,),
-        ).fetchall()
-    else:
-        rows = conn.execute(f"{_WITH_REF} ORDER BY pages.id DESC LIMIT ?", (limit,)).fetchall()
+    rows = select_where(
+        conn,
+        _WITH_REF,
+        "pages.resolved_at IS NULL" if open_only else None,
+        # ``+``: open pages through their partial index, not history in id order.
+        order="+pages.id DESC" if open_only else "pages.id DESC",
+        limit=limit,
+    )
     return records_of(Page, rows)
 
 
@@ -133,27 +136,6 @@ def unsettled_pages(conn: Connection) -> list[Page]:
     return records_of(Page, rows)
 
 
-def insert_settled(
-    conn: Connection,
-    *,
-    attempt_id: int,
-    key: str,
-    role: str,
-    title: str,
-    body: str,
-    results: str,
-    now: int,
-) -> int:
-    """The one "settled — no action needed" row for a key, addressed to the channels in
-    ``results`` (those that took the page)."""
-    cur = conn.execute(
-        "INSERT INTO pages (attempt_id, key, role, kind, priority, title, body, created_at, "
-        "next_try_at, results) VALUES (?, ?, ?, 'settled', 3, ?, ?, ?, ?, ?) RETURNING id",
-        (attempt_id, key, role, title, body, now, now, results),
-    )
-    return int(cur.fetchone()[0])
-
-
 def mark_settled(conn: Connection, page_id: int, *, settled_id: int) -> None:
     conn.execute(
         "UPDATE pages SET settled_id = ? WHERE id = ? AND settled_id IS NULL",
@@ -163,9 +145,8 @@ def mark_settled(conn: Connection, page_id: int, *, settled_id: int) -> None:
 
 def release_held_pages(conn: Connection, role: str, *, now: int) -> int:
     """A hold on ``role`` ended early (``silence end``): look at its held pages on the next run."""
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE pages SET next_try_at = ? "
         "WHERE role = ? AND resolved_at IS NULL AND held_until IS NOT NULL",
         (now, role),
-    )
-    return cur.rowcount
+    ).rowcount

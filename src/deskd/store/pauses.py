@@ -33,5 +33,4 @@ _END_PAUSES = Sql(  # ``role`` is NULL for a desk-wide pause: compared with IS, 
 
 
 def end_pauses(conn: Connection, *, role: str | None, by: str, now: int) -> int:
-    cur = conn.execute(_END_PAUSES, (now, by, role))
-    return cur.rowcount
+    return conn.execute(_END_PAUSES, (now, by, role)).rowcount

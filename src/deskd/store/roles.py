@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from deskd.store.query import lazy_records, marks
+
 # The session hook imports this module without ``typing`` (which a record needs): records are
-# imported where they are built; the annotations are strings.
+# built by ``lazy_records``; the annotations are strings.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection
@@ -13,10 +15,7 @@ if TYPE_CHECKING:
 
 
 def list_roles(conn: Connection) -> list[RoleRow]:
-    from deskd.store.records import records_of
-    from deskd.store.records.roles import RoleRow
-
-    return records_of(RoleRow, conn.execute("SELECT * FROM roles ORDER BY name"))
+    return lazy_records(conn.execute("SELECT * FROM roles ORDER BY name"), "roles", "RoleRow")
 
 
 def upsert_role(conn: Connection, *, name: str, title: str, enabled: bool, now: int) -> None:
@@ -33,13 +32,12 @@ def upsert_role(conn: Connection, *, name: str, title: str, enabled: bool, now: 
 
 def disable_roles_not_in(conn: Connection, names: Sequence[str], *, now: int) -> int:
     """Disable every role the desk no longer names; their history stays."""
-    marks = ",".join("?" * len(names)) or "''"
-    cur = conn.execute(
+    named = marks(names) or "''"  # a desk naming no role: ``NOT IN ('')`` disables every one
+    return conn.execute(
         f"UPDATE roles SET enabled = 0, in_desk = 0, updated_at = ? "
-        f"WHERE in_desk = 1 AND name NOT IN ({marks})",
+        f"WHERE in_desk = 1 AND name NOT IN ({named})",
         (now, *names),
-    )
-    return cur.rowcount
+    ).rowcount
 
 
 def role_enabled(conn: Connection, name: str) -> bool | None:

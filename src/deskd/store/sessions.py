@@ -6,32 +6,21 @@ current session is its newest row. This module is on the session hook's path: st
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from deskd.store.query import lazy_records, marks
 
 # The session hook imports this module without ``typing`` (which a record needs): records are
-# imported where they are built, and the heartbeat below reads plain rows.
+# built by ``lazy_records``, and the heartbeat below reads plain rows.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
-    from typing import Any
-
     from deskd.store.dialect import Connection, Row
     from deskd.store.records.roles import Session
 
 LIVE_STATES = ("working", "resting")
 
 
-def _sessions(rows: Iterable[Any]) -> list[Session]:
-    found = list(rows)
-    if not found:
-        return []
-    from deskd.store.records import records_of
-    from deskd.store.records.roles import Session
-
-    return records_of(Session, found)
-
-
 def session_by_native(conn: Connection, role: str, native_id: str) -> Session | None:
-    found = _sessions([row] if (row := _native_row(conn, role, native_id)) else [])
+    row = _native_row(conn, role, native_id)
+    found: list[Session] = lazy_records([row] if row else [], "roles", "Session")
     return found[0] if found else None
 
 
@@ -43,11 +32,10 @@ def _native_row(conn: Connection, role: str, native_id: str) -> Row | None:
 
 
 def sessions_of(conn: Connection, role: str, *, limit: int = 50) -> list[Session]:
-    return _sessions(
-        conn.execute(
-            "SELECT * FROM sessions WHERE role = ? ORDER BY id DESC LIMIT ?", (role, limit)
-        )
+    rows = conn.execute(
+        "SELECT * FROM sessions WHERE role = ? ORDER BY id DESC LIMIT ?", (role, limit)
     )
+    return lazy_records(rows, "roles", "Session")
 
 
 def insert_session(
@@ -63,12 +51,11 @@ def insert_session(
 
 def supersede_live_sessions(conn: Connection, role: str, *, keep: int, now: int) -> int:
     """A newer native session took over the role: the older live ones are no longer resumed."""
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE sessions SET state = 'superseded', ended_at = ?, end_reason = 'superseded' "
         "WHERE role = ? AND id != ? AND state IN ('working', 'resting')",
         (now, role, keep),
-    )
-    return cur.rowcount
+    ).rowcount
 
 
 def bind_native_id(conn: Connection, session_id: int, native_id: str) -> None:
@@ -96,22 +83,20 @@ def touch_session(
 
 
 def end_session(conn: Connection, session_id: int, *, now: int, reason: str) -> int:
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE sessions SET state = 'ended', ended_at = ?, end_reason = ? "
         "WHERE id = ? AND state IN ('working', 'resting')",
         (now, reason, session_id),
-    )
-    return cur.rowcount
+    ).rowcount
 
 
 def park_session(conn: Connection, session_id: int, *, now: int, event: str) -> int:
     """A ``working`` session whose agent is gone (its executor died) becomes ``resting``:
     resumable, and its role no longer looks busy."""
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE sessions SET state = 'resting', last_event = ? WHERE id = ? AND state = 'working'",
         (event, session_id),
-    )
-    return cur.rowcount
+    ).rowcount
 
 
 def record_session_failure(
@@ -198,7 +183,8 @@ def current_session(conn: Connection, role: str) -> Session | None:
     revives that row and supersedes the newer one, so "newest" alone would read offline.
     ``record_heartbeat`` keeps at most one live row per role.
     """
-    found = _sessions([row] if (row := _current_row(conn, role)) else [])
+    row = _current_row(conn, role)
+    found: list[Session] = lazy_records([row] if row else [], "roles", "Session")
     return found[0] if found else None
 
 
@@ -224,6 +210,6 @@ def current_sessions(conn: Connection) -> list[Session]:
     ]
     if not ids:
         return []
-    marks = ", ".join("?" for _ in ids)
-    found = _sessions(conn.execute(f"SELECT * FROM sessions WHERE id IN ({marks})", ids))
+    rows = conn.execute(f"SELECT * FROM sessions WHERE id IN ({marks(ids)})", ids)
+    found: list[Session] = lazy_records(rows, "roles", "Session")
     return sorted(found, key=lambda s: s.role)

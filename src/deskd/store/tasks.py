@@ -10,6 +10,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from deskd.store.query import marks, select_where
 from deskd.store.records import maybe_record, records_of
 from deskd.store.records.work import IdleWake, Task, TaskNote, TaskRef
 
@@ -58,13 +59,12 @@ def update_task(
     expect_updated_at: int,
 ) -> int:
     """Write a task's new state; compare-and-set on ``updated_at`` so a racing change wins once."""
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE tasks SET role = ?, status = ?, priority = ?, blocked_on = ?, due_at = ?, "
         "updated_at = ?, closed_at = CASE WHEN ? IN ('done', 'cancelled') THEN ? ELSE NULL END "
         "WHERE id = ? AND updated_at = ?",
         (role, status, priority, blocked_on, due_at, now, status, now, task_id, expect_updated_at),
-    )
-    return cur.rowcount
+    ).rowcount
 
 
 def add_task_note(
@@ -95,14 +95,13 @@ def open_tasks(conn: Connection) -> list[Task]:
 
 
 def list_tasks(conn: Connection, *, role: str | None, open_only: bool, limit: int) -> list[Task]:
-    where = [f"status IN {OPEN_SQL}"] if open_only else ["1 = 1"]
-    params: list[object] = []
-    if role is not None:
-        where.append("role = ?")
-        params.append(role)
-    params.append(limit)
-    rows = conn.execute(
-        f"SELECT * FROM tasks WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?", params
+    rows = select_where(
+        conn,
+        "SELECT * FROM tasks",
+        f"status IN {OPEN_SQL}" if open_only else None,
+        ("role = ?", role),
+        order="id DESC",
+        limit=limit,
     )
     return records_of(Task, rows)
 
@@ -110,8 +109,7 @@ def list_tasks(conn: Connection, *, role: str | None, open_only: bool, limit: in
 def tasks_by_ids(conn: Connection, ids: Sequence[int]) -> list[TaskRef]:
     if not ids:
         return []
-    marks = ", ".join("?" for _ in ids)
-    rows = conn.execute(f"SELECT id, role, status FROM tasks WHERE id IN ({marks})", list(ids))
+    rows = conn.execute(f"SELECT id, role, status FROM tasks WHERE id IN ({marks(ids)})", list(ids))
     return records_of(TaskRef, rows)
 
 
@@ -121,10 +119,7 @@ def live_task_attempt_task_ids(conn: Connection) -> set[int]:
         "SELECT task_ids FROM attempts WHERE outcome = 'pending' "
         "AND kind IN ('urgent_task', 'idle_task')"
     ).fetchall()
-    out: set[int] = set()
-    for r in rows:
-        out.update(int(i) for i in json.loads(r[0]))
-    return out
+    return {int(i) for r in rows for i in json.loads(r[0])}
 
 
 # Roles per statement of ``idle_wakes_since``: two parameters each, far below SQLite's

@@ -56,13 +56,12 @@ def unsettled_stops(conn: Connection) -> list[TickAlarm]:
 
 def stop_sending(conn: Connection, alarm_id: int) -> int:
     """The host ticks again: a ``stopped`` row not yet sent is never sent (resolved)."""
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE tick_alarms SET next_try_at = NULL, "
         "status = CASE WHEN status IN ('queued', 'held') THEN 'resolved' ELSE status END "
         "WHERE id = ?",
         (alarm_id,),
-    )
-    return cur.rowcount
+    ).rowcount
 
 
 def due_alarms(conn: Connection, *, now: int, limit: int) -> list[TickAlarm]:

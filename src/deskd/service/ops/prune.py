@@ -3,7 +3,6 @@ one write transaction; live rows are never touched (see ``deskd.store.prune``)."
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import NamedTuple, TypedDict
 
 from deskd.core.timeparse import duration_text, iso_utc, parse_duration
@@ -14,24 +13,6 @@ from deskd.store.db import integrity_problem
 
 MIN_AGE_S = 86400
 """Below one day only with ``--force``: ``--older-than 0`` must not empty the history."""
-
-# In this order: pages before the attempts they reference.
-STEPS: tuple[tuple[str, Callable[..., int]], ...] = (
-    ("pages", rows.delete_resolved_pages),
-    ("attempts", rows.delete_closed_attempts),
-    ("items", rows.delete_read_items),
-    ("handoffs", rows.delete_old_handoffs),
-    ("sessions", rows.delete_ended_sessions),
-    ("task_notes", rows.delete_closed_task_notes),
-    ("tasks", rows.delete_closed_tasks),
-    ("meeting_votes", rows.delete_closed_meeting_votes),
-    ("meeting_parts", rows.delete_closed_meeting_parts),
-    ("meetings", rows.delete_closed_meetings),
-    ("silences", rows.delete_ended_silences),
-    ("pauses", rows.delete_ended_pauses),
-    ("hooks", rows.delete_finished_hooks),
-    ("events", rows.delete_old_events),
-)
 
 
 class _Rollback(Exception):
@@ -52,7 +33,7 @@ class PruneResult(NamedTuple):
     cutoff: int
     dry_run: bool
     deleted: dict[str, int]
-    """Rows per table, in STEPS order (filled as each step runs)."""
+    """Rows per table, in ``store.prune.STEPS`` order (filled as each step runs)."""
 
     @property
     def total(self) -> int:
@@ -94,8 +75,7 @@ def prune(
         raise database_unavailable(ctx.settings.db_path, StoreCorrupt(damaged))
     try:
         with ctx.write() as conn:
-            for name, step in STEPS:
-                result.deleted[name] = step(conn, before=result.cutoff)
+            result.deleted.update(rows.delete_before(conn, before=result.cutoff))
             if dry_run:
                 raise _Rollback
             ctx.event(

@@ -124,11 +124,13 @@ def settle_resolved(ctx: DeskContext) -> list[int]:
             first = pages[0]
             title = first.title.removeprefix("deskd: ")
             resolved = local_text(first.resolved_at, ctx.tz) if first.resolved_at else None
-            settled_id = page_rows.insert_settled(
+            settled_id = page_rows.insert_page(
                 conn,
                 attempt_id=first.attempt_id,
                 key=key,
                 role=first.role,
+                kind="settled",
+                priority=3,
                 title=f"deskd: settled — no action needed ({first.role}, {key})",
                 body=(
                     f"Settled — no action needed.\nRole: {first.role}\nWas: {title}\n"
