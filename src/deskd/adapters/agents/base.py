@@ -93,13 +93,30 @@ class AgentAdapter(ABC):
     """Whether a session whose model call failed is stored and can be resumed (an in-rung
     retry resumes it). Claude Code and Codex store it; Gemini CLI does not."""
 
-    @abstractmethod
     def argv(self, spec: LaunchSpec) -> list[str]:
-        """The full argv, executable first; never a shell string."""
+        """The full argv, executable first; never a shell string. An unknown mode is refused
+        here for every kind; ``build`` writes the CLI's own flags."""
+        if spec.mode not in MODES:
+            raise InvalidLaunch(self.kind, f"unknown mode {spec.mode!r} (spawn or resume)")
+        return self.build(spec)
 
     @abstractmethod
+    def build(self, spec: LaunchSpec) -> list[str]:
+        """``argv`` for a spawn or a resume (a resume's id comes from ``resume_id``)."""
+
     def feed(self, state: RunState, line: str) -> set[str]:
-        """Read one stdout line into ``state``; the signals it carried (SESSION, TURN)."""
+        """Read one stdout line into ``state``; the signals it carried (SESSION, TURN). A line
+        holding a JSON object is an event (a heartbeat, counted), read by ``read``; other lines
+        (banners, warnings, half-lines) are passed over."""
+        event = parse_json_line(line)
+        if event is None:
+            return set()
+        state.events += 1
+        return self.read(state, event)
+
+    @abstractmethod
+    def read(self, state: RunState, event: dict[str, Any]) -> set[str]:
+        """One JSON event of the CLI's output into ``state``; the signals it carried."""
 
     def outcome(
         self, state: RunState, *, exit_code: int | None, timed_out: bool, stderr_tail: str

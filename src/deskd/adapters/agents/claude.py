@@ -44,11 +44,9 @@ from deskd.adapters.agents.base import (
     last_line,
     model_turn,
     number,
-    parse_json_line,
     record_session,
     resume_id,
 )
-from deskd.errors import InvalidLaunch
 
 _LIMIT_RESET = re.compile(r"limit reached\|(\d{9,11})\b")
 _TASK_SUBTYPES = frozenset({"error_max_turns", "error_during_execution", "error_max_budget_usd"})
@@ -58,17 +56,14 @@ class ClaudeAdapter(AgentAdapter):
     kind: ClassVar[str] = "claude"
     login_hint: ClassVar[str] = "run `claude /login` as the desk's user"
 
-    def argv(self, spec: LaunchSpec) -> list[str]:
+    def build(self, spec: LaunchSpec) -> list[str]:
         argv = [spec.command, "-p", spec.prompt]
         # ``--flag=value``: ``--resume`` takes an optional value, so ``--resume X`` would
         # read an X that starts with ``-`` as the next flag; after ``=`` it is the value.
         if spec.mode == "resume":
             argv.append(f"--resume={resume_id(spec)}")
-        elif spec.mode == "spawn":
-            if spec.session_id:
-                argv.append(f"--session-id={checked_id(self.kind, spec.session_id)}")
-        else:
-            raise InvalidLaunch("claude", f"unknown mode {spec.mode!r} (spawn or resume)")
+        elif spec.session_id:
+            argv.append(f"--session-id={checked_id(self.kind, spec.session_id)}")
         argv += ["--output-format", "stream-json", "--verbose"]
         if spec.model:
             argv += ["--model", spec.model]
@@ -78,11 +73,7 @@ class ClaudeAdapter(AgentAdapter):
             argv += ["--settings", spec.settings_path]
         return argv + list(spec.args)
 
-    def feed(self, state: RunState, line: str) -> set[str]:
-        event = parse_json_line(line)
-        if event is None:
-            return set()
-        state.events += 1
+    def read(self, state: RunState, event: dict[str, Any]) -> set[str]:
         signals = record_session(state, event.get("session_id"), kind=self.kind)
         kind = event.get("type")
         if kind == "assistant":

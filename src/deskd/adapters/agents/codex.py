@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from deskd.adapters.agents.base import (
     TRANSIENT,
@@ -37,11 +37,9 @@ from deskd.adapters.agents.base import (
     classify_text,
     last_line,
     model_turn,
-    parse_json_line,
     record_session,
     resume_id,
 )
-from deskd.errors import InvalidLaunch
 
 _MODEL_ITEMS = frozenset(
     {
@@ -65,26 +63,20 @@ class CodexAdapter(AgentAdapter):
     kind: ClassVar[str] = "codex"
     login_hint: ClassVar[str] = "run `codex login` as the desk's user"
 
-    def argv(self, spec: LaunchSpec) -> list[str]:
+    def build(self, spec: LaunchSpec) -> list[str]:
         # Positionals (the session id, the prompt) come after ``--``, so neither can be read
         # as a flag whatever it starts with.
         if spec.mode == "resume":
             argv = [spec.command, "exec", "resume", "--json"]
             positionals = [resume_id(spec), spec.prompt]
-        elif spec.mode == "spawn":
+        else:
             argv = [spec.command, "exec", "--json"]
             positionals = [spec.prompt]
-        else:
-            raise InvalidLaunch("codex", f"unknown mode {spec.mode!r} (spawn or resume)")
         if spec.model:
             argv += ["-m", spec.model]
         return [*argv, *spec.args, "--", *positionals]
 
-    def feed(self, state: RunState, line: str) -> set[str]:
-        event = parse_json_line(line)
-        if event is None:
-            return set()
-        state.events += 1
+    def read(self, state: RunState, event: dict[str, Any]) -> set[str]:
         kind = event.get("type")
         signals = (
             record_session(state, event.get("thread_id"), kind=self.kind)

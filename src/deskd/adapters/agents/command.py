@@ -14,7 +14,7 @@ A command may still report its native session id by printing a JSON line with
 from __future__ import annotations
 
 import re
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from deskd.adapters.agents.base import (
     PERMANENT,
@@ -45,8 +45,9 @@ class CommandAdapter(AgentAdapter):
     def argv(self, spec: LaunchSpec) -> list[str]:
         if not spec.command:
             raise InvalidLaunch("command", "no executable: set command in the desk's [agent]")
-        if spec.mode not in ("spawn", "resume"):
-            raise InvalidLaunch("command", f"unknown mode {spec.mode!r} (spawn or resume)")
+        return super().argv(spec)
+
+    def build(self, spec: LaunchSpec) -> list[str]:
         values = {
             "prompt": spec.prompt,
             "session_id": checked_id(self.kind, spec.session_id) if spec.session_id else "",
@@ -57,15 +58,15 @@ class CommandAdapter(AgentAdapter):
         return [spec.command, *fill_template(spec.args, values)]
 
     def feed(self, state: RunState, line: str) -> set[str]:
+        # Every output line is a heartbeat: an arbitrary command's output need not be JSON.
         if not line.strip():
             return set()
         state.events += 1
         event = parse_json_line(line)
-        return (
-            record_session(state, event.get("session_id"), kind=self.kind)
-            if event is not None
-            else set()
-        )
+        return self.read(state, event) if event is not None else set()
+
+    def read(self, state: RunState, event: dict[str, Any]) -> set[str]:
+        return record_session(state, event.get("session_id"), kind=self.kind)
 
     def ended(self, state: RunState, *, exit_code: int | None, stderr_tail: str) -> RunOutcome:
         if exit_code == 0:

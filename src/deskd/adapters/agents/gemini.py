@@ -40,11 +40,9 @@ from deskd.adapters.agents.base import (
     last_line,
     model_turn,
     number,
-    parse_json_line,
     record_session,
     resume_id,
 )
-from deskd.errors import InvalidLaunch
 
 MAX_BUFFER = 4 * 1024 * 1024
 _RETRY_AFTER = re.compile(r"retry (?:after|in) (\d+(?:\.\d+)?)\s*s\b", re.I)
@@ -69,23 +67,18 @@ class GeminiAdapter(AgentAdapter):
         "run `gemini` once as the desk's user to log in, or set GEMINI_API_KEY"
     )
 
-    def argv(self, spec: LaunchSpec) -> list[str]:
+    def build(self, spec: LaunchSpec) -> list[str]:
         argv = [spec.command, "-p", spec.prompt, "--output-format", "json"]
         if spec.model:
             argv += ["-m", spec.model]
         if spec.mode == "resume":
             argv.append(f"--resume={resume_id(spec)}")  # never read as a flag
-        elif spec.mode != "spawn":
-            raise InvalidLaunch("gemini", f"unknown mode {spec.mode!r} (spawn or resume)")
         return argv + list(spec.args)
 
     def feed(self, state: RunState, line: str) -> set[str]:
-        if not state.buffer:
-            doc = parse_json_line(line)
-            if doc is not None:
-                return self._read(state, doc)
-            if not line.lstrip().startswith("{"):
-                return set()  # a banner such as "Loaded cached credentials."
+        # The document is pretty-printed: buffered from an opening ``{`` until it parses.
+        if not state.buffer and not line.lstrip().startswith("{"):
+            return set()  # a banner such as "Loaded cached credentials."
         state.buffer += line if line.endswith("\n") else line + "\n"
         if len(state.buffer) > MAX_BUFFER:
             state.buffer = ""
@@ -95,10 +88,12 @@ class GeminiAdapter(AgentAdapter):
         except ValueError:
             return set()
         state.buffer = ""
-        return self._read(state, value) if isinstance(value, dict) else set()
-
-    def _read(self, state: RunState, doc: dict[str, Any]) -> set[str]:
+        if not isinstance(value, dict):
+            return set()
         state.events += 1
+        return self.read(state, value)
+
+    def read(self, state: RunState, doc: dict[str, Any]) -> set[str]:
         signals = record_session(state, doc.get("session_id"), kind=self.kind)
         if "response" not in doc and "error" not in doc:
             return signals
@@ -117,7 +112,8 @@ class GeminiAdapter(AgentAdapter):
         if state.result is None:
             doc = _trailing_json(stderr_tail)
             if doc is not None:
-                self._read(state, doc)
+                state.events += 1
+                self.read(state, doc)
         result = state.result
         error = result.get("error") if result is not None else None
         if error:

@@ -33,11 +33,9 @@ from deskd.adapters.agents.base import (
     last_line,
     model_turn,
     number,
-    parse_json_line,
     record_session,
     resume_id,
 )
-from deskd.errors import InvalidLaunch
 
 _TURN_EVENTS = frozenset({"text", "tool_use", "reasoning"})
 
@@ -46,21 +44,15 @@ class OpencodeAdapter(AgentAdapter):
     kind: ClassVar[str] = "opencode"
     login_hint: ClassVar[str] = "run `opencode auth login` as the desk's user"
 
-    def argv(self, spec: LaunchSpec) -> list[str]:
+    def build(self, spec: LaunchSpec) -> list[str]:
         argv = [spec.command, "run", "--format", "json"]
         if spec.model:
             argv += ["--model", spec.model]
         if spec.mode == "resume":
             argv.append(f"--session={resume_id(spec)}")  # never read as a flag
-        elif spec.mode != "spawn":
-            raise InvalidLaunch("opencode", f"unknown mode {spec.mode!r} (spawn or resume)")
         return [*argv, *spec.args, spec.prompt]
 
-    def feed(self, state: RunState, line: str) -> set[str]:
-        event = parse_json_line(line)
-        if event is None:
-            return set()
-        state.events += 1
+    def read(self, state: RunState, event: dict[str, Any]) -> set[str]:
         signals = record_session(state, event.get("sessionID"), kind=self.kind)
         kind = event.get("type")
         if kind in _TURN_EVENTS:
