@@ -70,6 +70,16 @@ MODES = (
     "rollover_no_handoff",
     "long",
 )
+API_FAILURES = {  # mode: (HTTP status, the text shown, StopFailure's error, its details)
+    "not_logged_in": (
+        401,
+        "Not logged in · Please run /login",
+        "authentication_failed",
+        "401 Unauthorized",
+    ),
+    "usage_limit": (429, "API Error: Rate limit reached", "rate_limit", "429 rate_limit_error"),
+    "overloaded": (529, "API Error: Overloaded", "server_error", "529 overloaded_error"),
+}
 HANDOFF = "Open: nothing urgent. First next step: read the inbox."
 MODEL = "claude-sim-1"
 TOOLS = ["Bash", "Read", "Grep", "Glob", "Edit", "Write"]
@@ -181,17 +191,6 @@ class Session:
         # Claude Code runs UserPromptSubmit when the prompt is submitted, before any model
         # call: a run that then fails authentication has run it too. So it proves nothing.
         self.hook("UserPromptSubmit", permission_mode="default", prompt=self.args.prompt)
-        if mode == "not_logged_in":
-            return self.api_failure(
-                401,
-                "Not logged in · Please run /login",
-                "authentication_failed",
-                "401 Unauthorized",
-            )
-        if mode == "overloaded":
-            return self.api_failure(
-                529, "API Error: Overloaded", "server_error", "529 overloaded_error"
-            )
         if mode == "usage_limit":
             self.emit(
                 {
@@ -203,9 +202,8 @@ class Session:
                     },
                 }
             )
-            return self.api_failure(
-                429, "API Error: Rate limit reached", "rate_limit", "429 rate_limit_error"
-            )
+        if mode in API_FAILURES:
+            return self.api_failure(*API_FAILURES[mode])
         if mode == "long":
             every = float(os.environ.get("DESKD_SIM_TOOL_EVERY") or 5)
             for _ in range(int(os.environ.get("DESKD_SIM_TOOLS") or 6) - 1):
