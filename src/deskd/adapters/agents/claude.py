@@ -39,13 +39,8 @@ from deskd.adapters.agents.base import (
     LaunchSpec,
     RunOutcome,
     RunState,
-    checked_id,
-    classify_text,
     last_line,
-    model_turn,
     number,
-    record_session,
-    resume_id,
 )
 
 _LIMIT_RESET = re.compile(r"limit reached\|(\d{9,11})\b")
@@ -61,9 +56,9 @@ class ClaudeAdapter(AgentAdapter):
         # ``--flag=value``: ``--resume`` takes an optional value, so ``--resume X`` would
         # read an X that starts with ``-`` as the next flag; after ``=`` it is the value.
         if spec.mode == "resume":
-            argv.append(f"--resume={resume_id(spec)}")
+            argv.append(f"--resume={self.resume_id(spec)}")
         elif spec.session_id:
-            argv.append(f"--session-id={checked_id(self.kind, spec.session_id)}")
+            argv.append(f"--session-id={self.checked_id(spec.session_id)}")
         argv += ["--output-format", "stream-json", "--verbose"]
         if spec.model:
             argv += ["--model", spec.model]
@@ -74,7 +69,7 @@ class ClaudeAdapter(AgentAdapter):
         return argv + list(spec.args)
 
     def read(self, state: RunState, event: dict[str, Any]) -> set[str]:
-        signals = record_session(state, event.get("session_id"), kind=self.kind)
+        signals = self.session(state, event.get("session_id"))
         kind = event.get("type")
         if kind == "assistant":
             error = _assistant_error(event)
@@ -93,7 +88,7 @@ class ClaudeAdapter(AgentAdapter):
             _read_reset_from_text(state, _result_text(event))
             if event.get("is_error") is False and (number(event.get("num_turns")) or 0) > 0:
                 # A successful result is itself a model turn, even if no assistant line came.
-                signals |= model_turn(state)
+                signals |= state.model_turn()
         return signals
 
     def ended(self, state: RunState, *, exit_code: int | None, stderr_tail: str) -> RunOutcome:
@@ -121,14 +116,14 @@ class ClaudeAdapter(AgentAdapter):
         if status == 529.0 or (status is not None and 500 <= status < 600):
             return TRANSIENT, f"API overloaded or failing ({int(status)}): {said}"
         if status is not None and 400 <= status < 500:
-            found = classify_text(text, login_hint=self.login_hint)
+            found = self.classify(text)
             if found is not None and found[0] == PERMANENT:
                 return found
             return PERMANENT, f"request refused ({int(status)}): {said}"
         if reason == "max_turns" or subtype == "error_max_turns":
             turns = result.get("num_turns")
             return TASK, f"reached the turn limit ({turns} turns)" if turns else said
-        found = classify_text(text, login_hint=self.login_hint)
+        found = self.classify(text)
         if found is not None and (reason == "api_error" or found[0] == PERMANENT):
             return found
         if subtype in _TASK_SUBTYPES:

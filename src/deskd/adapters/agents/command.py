@@ -23,11 +23,8 @@ from deskd.adapters.agents.base import (
     LaunchSpec,
     RunOutcome,
     RunState,
-    checked_id,
-    classify_text,
     last_line,
     parse_json_line,
-    record_session,
 )
 from deskd.errors import InvalidLaunch
 
@@ -50,7 +47,7 @@ class CommandAdapter(AgentAdapter):
     def build(self, spec: LaunchSpec) -> list[str]:
         values = {
             "prompt": spec.prompt,
-            "session_id": checked_id(self.kind, spec.session_id) if spec.session_id else "",
+            "session_id": self.checked_id(spec.session_id) if spec.session_id else "",
             "mode": spec.mode,
             "role": spec.role,
             "model": spec.model,
@@ -66,14 +63,14 @@ class CommandAdapter(AgentAdapter):
         return self.read(state, event) if event is not None else set()
 
     def read(self, state: RunState, event: dict[str, Any]) -> set[str]:
-        return record_session(state, event.get("session_id"), kind=self.kind)
+        return self.session(state, event.get("session_id"))
 
     def ended(self, state: RunState, *, exit_code: int | None, stderr_tail: str) -> RunOutcome:
         if exit_code == 0:
             return self.done(state, None, "exited 0")
         if exit_code in (126, 127):
             return self.done(state, PERMANENT, f"the command could not run (exit {exit_code})")
-        found = classify_text(stderr_tail)
+        found = self.classify(stderr_tail)
         if found is not None:
             return self.done(state, *found)
         said = last_line(stderr_tail)

@@ -36,12 +36,8 @@ from deskd.adapters.agents.base import (
     LaunchSpec,
     RunOutcome,
     RunState,
-    classify_text,
     last_line,
-    model_turn,
     number,
-    record_session,
-    resume_id,
 )
 
 MAX_BUFFER = 4 * 1024 * 1024
@@ -72,7 +68,7 @@ class GeminiAdapter(AgentAdapter):
         if spec.model:
             argv += ["-m", spec.model]
         if spec.mode == "resume":
-            argv.append(f"--resume={resume_id(spec)}")  # never read as a flag
+            argv.append(f"--resume={self.resume_id(spec)}")  # never read as a flag
         return argv + list(spec.args)
 
     def feed(self, state: RunState, line: str) -> set[str]:
@@ -94,7 +90,7 @@ class GeminiAdapter(AgentAdapter):
         return self.read(state, value)
 
     def read(self, state: RunState, doc: dict[str, Any]) -> set[str]:
-        signals = record_session(state, doc.get("session_id"), kind=self.kind)
+        signals = self.session(state, doc.get("session_id"))
         if "response" not in doc and "error" not in doc:
             return signals
         state.result = doc
@@ -105,7 +101,7 @@ class GeminiAdapter(AgentAdapter):
             if wait is not None and state.reset_at_ms is None:
                 state.reset_at_ms = state.started_at_ms + int(float(wait.group(1)) * 1000)
         elif str(doc.get("response") or "").strip() or _tool_calls(doc) > 0:
-            signals |= model_turn(state)
+            signals |= state.model_turn()
         return signals
 
     def ended(self, state: RunState, *, exit_code: int | None, stderr_tail: str) -> RunOutcome:
@@ -142,7 +138,7 @@ class GeminiAdapter(AgentAdapter):
             return EXIT_CODES[55][0], f"{EXIT_CODES[55][1]} ({said})"
         if code in (401.0, 403.0) or exit_code == 41:
             return PERMANENT, f"not logged in: {self.login_hint} ({said})"
-        found = classify_text(text, login_hint=self.login_hint)
+        found = self.classify(text)
         if found is not None:
             return found
         if code is not None and 500 <= code < 600:

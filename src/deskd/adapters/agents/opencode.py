@@ -29,12 +29,8 @@ from deskd.adapters.agents.base import (
     LaunchSpec,
     RunOutcome,
     RunState,
-    classify_text,
     last_line,
-    model_turn,
     number,
-    record_session,
-    resume_id,
 )
 
 _TURN_EVENTS = frozenset({"text", "tool_use", "reasoning"})
@@ -49,14 +45,14 @@ class OpencodeAdapter(AgentAdapter):
         if spec.model:
             argv += ["--model", spec.model]
         if spec.mode == "resume":
-            argv.append(f"--session={resume_id(spec)}")  # never read as a flag
+            argv.append(f"--session={self.resume_id(spec)}")  # never read as a flag
         return [*argv, *spec.args, spec.prompt]
 
     def read(self, state: RunState, event: dict[str, Any]) -> set[str]:
-        signals = record_session(state, event.get("sessionID"), kind=self.kind)
+        signals = self.session(state, event.get("sessionID"))
         kind = event.get("type")
         if kind in _TURN_EVENTS:
-            signals |= model_turn(state)
+            signals |= state.model_turn()
         elif kind == "step_finish":
             part = event.get("part")
             cost = number(part.get("cost")) if isinstance(part, dict) else None
@@ -95,7 +91,7 @@ class OpencodeAdapter(AgentAdapter):
             return TASK, f"output too long: {said}"
         if name == "MessageAbortedError":
             return TRANSIENT, f"aborted: {said}"
-        found = classify_text(text, login_hint=self.login_hint)
+        found = self.classify(text)
         if found is not None:
             return found
         if data.get("isRetryable") is True or (status is not None and status >= 500):
