@@ -1,10 +1,11 @@
 """One error module: every refusal deskd makes, each building its own message.
 
 The CLI maps ``exit_code`` to the process exit status and ``code`` to the JSON
-``error.code`` slug; the console (later) maps them to HTTP statuses.
+``error.code`` slug; the console maps them to HTTP statuses.
 
-It is longer than 400 lines on purpose: every refusal lives here, one short class each, so a
-reader finds every message and code in one place and each is mapped to an exit code once.
+It is longer than 400 lines on purpose: every refusal lives here, most declared by their
+words alone (``says``, see ``DeskdError``), so a reader finds every message and code in one
+place and each is mapped to an exit code once.
 """
 
 from __future__ import annotations
@@ -13,16 +14,46 @@ from collections.abc import Iterable, Sequence
 
 
 class DeskdError(Exception):
-    """A refusal: the command changed nothing. Exit 1 unless a subclass says otherwise."""
+    """A refusal: the command changed nothing. Exit 1 unless a subclass says otherwise.
+
+    A refusal that only words its arguments declares ``says``: a ``str.format`` template
+    whose fields are its arguments, positional in the order they first appear, or by name;
+    ``{field!c}`` shows a collection as the sorted choices. Each argument is kept as an
+    attribute of its name, and a class attribute of that name is its default. Without
+    ``says`` the refusal is given its message whole.
+    """
 
     code = "refused"
     exit_code = 1
+    says = ""
+    message: str
 
-    def __init__(self, message: str, *, code: str | None = None) -> None:
+    def __init__(self, *args: object, code: str | None = None, **fields: object) -> None:
+        if not self.says and (len(args) != 1 or fields):
+            raise TypeError(f"{type(self).__name__} takes one message")
+        message = self._words(args, fields) if self.says else str(args[0])
         super().__init__(message)
         self.message = message
         if code is not None:
             self.code = code
+
+    def _words(self, args: tuple[object, ...], fields: dict[str, object]) -> str:
+        import re  # only on a refusal
+
+        found = re.findall(r"\{(\w+)(!\w)?\}", self.says)
+        names = list(dict.fromkeys(name for name, _ in found))
+        if len(args) > len(names):
+            raise TypeError(f"{type(self).__name__} takes {len(names)} arguments")
+        values = dict(zip(names, args, strict=False)) | fields
+        for name in names:
+            if name not in values:
+                values[name] = getattr(type(self), name)  # its default, else AttributeError
+            setattr(self, name, values[name])
+        shown = {
+            n: _choices(v) if (n, "!c") in found and isinstance(v, Iterable) else v
+            for n, v in values.items()
+        }
+        return self.says.replace("!c}", "}").format(**shown)
 
 
 def _choices(known: Iterable[str]) -> str:
@@ -47,28 +78,22 @@ class UnknownRole(DeskdError):
 
 class NoRoles(DeskdError):
     code = "no_roles"
-
-    def __init__(self) -> None:
-        super().__init__(
-            "this desk has no roles: add a [[roles]] table with a name to deskd.toml "
-            "(`deskd init` writes an annotated example)"
-        )
+    says = (
+        "this desk has no roles: add a [[roles]] table with a name to deskd.toml "
+        "(`deskd init` writes an annotated example)"
+    )
 
 
 class DisabledRole(DeskdError):
     code = "role_disabled"
-
-    def __init__(self, name: str) -> None:
-        super().__init__(f"role {name!r} is disabled (enabled = false in the desk file)")
+    says = "role {name!r} is disabled (enabled = false in the desk file)"
 
 
 class InvalidValue(DeskdError):
     code = "invalid_value"
-
-    def __init__(self, what: str, value: object, expected: str) -> None:
-        super().__init__(f"invalid {what} {value!r} ({expected})")
-        self.what = what
-        self.value = value
+    says = "invalid {what} {value!r} ({expected})"
+    what: str
+    value: object
 
 
 class InitAnswerRefused(DeskdError):
@@ -76,9 +101,6 @@ class InitAnswerRefused(DeskdError):
     message names what was wrong and, where there are any, the valid choices."""
 
     code = "invalid_value"
-
-    def __init__(self, why: str) -> None:
-        super().__init__(why)
 
 
 class OptionsConflict(DeskdError):
@@ -96,12 +118,10 @@ class ChannelTestFailed(DeskdError):
     """A channel's test page did not go out, so nothing was written."""
 
     code = "channel_failed"
-
-    def __init__(self, option: str, why: str) -> None:
-        super().__init__(
-            f"the test page on {option} failed ({why}): nothing written; "
-            f"fix the URL or leave {option} out"
-        )
+    says = (
+        "the test page on {option} failed ({why}): nothing written; "
+        "fix the URL or leave {option} out"
+    )
 
 
 class FileRefused(DeskdError):
@@ -109,34 +129,25 @@ class FileRefused(DeskdError):
 
     code = "os_error"
 
-    def __init__(self, said: str) -> None:
-        super().__init__(said)
-
 
 class KeyFileExists(DeskdError):
-    def __init__(self, path: object) -> None:
-        super().__init__(f"{path} exists; choose another --out (keys are never overwritten)")
-        self.path = path
+    says = "{path} exists; choose another --out (keys are never overwritten)"
 
 
 class RelayNeedsPostgres(DeskdError):
     code = "not_postgresql"
-
-    def __init__(self) -> None:
-        super().__init__(
-            "deskd relay serves PostgreSQL desks only: this desk's database is a SQLite file "
-            "(its hook needs no relay)"
-        )
+    says = (
+        "deskd relay serves PostgreSQL desks only: this desk's database is a SQLite file "
+        "(its hook needs no relay)"
+    )
 
 
 class SchemaBehind(DeskdError):
     code = "schema_behind"
-
-    def __init__(self, source: str, found: int, latest: int) -> None:
-        super().__init__(
-            f"{source} is at schema version {found}, this deskd's is {latest}: run any "
-            "deskd command on that desk first (it migrates), then copy"
-        )
+    says = (
+        "{source} is at schema version {found}, this deskd's is {latest}: run any "
+        "deskd command on that desk first (it migrates), then copy"
+    )
 
 
 class TargetNotEmptyRefused(DeskdError):
@@ -147,58 +158,42 @@ class TargetNotEmptyRefused(DeskdError):
 
 class AckNeedsTarget(DeskdError):
     code = "invalid_value"
-
-    def __init__(self, role: str) -> None:
-        super().__init__(
-            f"say what to ack: --seen (exactly the items {role} was shown) or --id N "
-            f"(see `deskd inbox list --for {role}`)"
-        )
+    says = (
+        "say what to ack: --seen (exactly the items {role} was shown) or --id N "
+        "(see `deskd inbox list --for {role}`)"
+    )
 
 
 class KeyUnreadable(DeskdError):
-    def __init__(self, path: object, why: object) -> None:
-        super().__init__(f"--key {path}: {why}")
-        self.path = path
+    says = "--key {path}: {why}"
 
 
 class NotYourRole(DeskdError):
     """An agent (DESKD_ROLE set) tried to act as another role."""
 
     code = "not_your_role"
-
-    def __init__(self, flag: str, asked: str, actual: str) -> None:
-        super().__init__(
-            f"{flag} {asked!r} refused: this session acts as {actual!r} (DESKD_ROLE); "
-            "agents may act only as their own role"
-        )
+    says = (
+        "{flag} {asked!r} refused: this session acts as {actual!r} (DESKD_ROLE); "
+        "agents may act only as their own role"
+    )
 
 
 class MissingRole(DeskdError):
     code = "missing_role"
-
-    def __init__(self, flag: str) -> None:
-        super().__init__(f"{flag} is required (or set DESKD_ROLE inside an agent session)")
+    says = "{flag} is required (or set DESKD_ROLE inside an agent session)"
 
 
 class ReservedSource(DeskdError):
     code = "reserved_source"
-
-    def __init__(self, source: str, allowed: Iterable[str]) -> None:
-        super().__init__(
-            f"source {source!r} is reserved for deskd itself "
-            f"(sources you may enqueue: {_choices(allowed)}; add more to "
-            "inbox_sources in deskd.toml)"
-        )
+    says = (
+        "source {source!r} is reserved for deskd itself (sources you may enqueue: "
+        "{allowed!c}; add more to inbox_sources in deskd.toml)"
+    )
 
 
 class UnknownSource(DeskdError):
     code = "unknown_source"
-
-    def __init__(self, source: str, allowed: Iterable[str]) -> None:
-        super().__init__(
-            f"unknown source {source!r} (sources: {_choices(allowed)}; add it to "
-            "inbox_sources in deskd.toml)"
-        )
+    says = "unknown source {source!r} (sources: {allowed!c}; add it to inbox_sources in deskd.toml)"
 
 
 class UnknownItem(DeskdError):
@@ -224,17 +219,13 @@ class DeskFileError(DeskdError):
 
 class SettingsError(DeskdError):
     code = "invalid_setting"
-
-    def __init__(self, variable: str, reason: str) -> None:
-        super().__init__(f"{variable}: {reason}")
-        self.variable = variable
+    says = "{variable}: {reason}"
+    variable: str
 
 
 class ConfigConflict(DeskdError):
     code = "config_conflict"
-
-    def __init__(self, what: str, first: str, second: str) -> None:
-        super().__init__(f"{what} is defined twice: in {first} and in {second}; keep one")
+    says = "{what} is defined twice: in {first} and in {second}; keep one"
 
 
 class AlreadyExists(DeskdError):
@@ -245,9 +236,6 @@ class ConsoleRefused(DeskdError):
     """The console cannot start or serve as configured (its keys file, its code)."""
 
     code = "console_refused"
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
 
 
 class Unavailable(DeskdError):
@@ -301,106 +289,79 @@ class LeaseLost(Unavailable):
     """A holder's lock was taken over (it was seen gone): its writes must stop."""
 
     code = "lease_lost"
-
-    def __init__(self, name: str) -> None:
-        super().__init__(
-            f"the database's {name} lock is no longer this process's (it lapsed, and a tick "
-            "took it as gone): nothing more is written by it"
-        )
-        self.name = name
+    says = (
+        "the database's {name} lock is no longer this process's (it lapsed, and a tick "
+        "took it as gone): nothing more is written by it"
+    )
 
 
 class DatabaseDamaged(Unavailable):
     """The database reported damage earlier (``run/damaged``): nothing is written into it."""
 
     code = "database_damaged"
-
-    def __init__(self, path: object, reason: str) -> None:
-        super().__init__(
-            f"database {path} is damaged ({reason}); deskd writes nothing more into it: run "
-            "`deskd doctor` (restore it from a backup if it is damaged; doctor clears this "
-            "once the file passes its integrity check)"
-        )
-        self.path = path
+    says = (
+        "database {path} is damaged ({reason}); deskd writes nothing more into it: run "
+        "`deskd doctor` (restore it from a backup if it is damaged; doctor clears this "
+        "once the file passes its integrity check)"
+    )
 
 
 class NotADatabaseFile(Unavailable):
     """``DESKD_DB`` names something that is not a regular file (a device, a folder, a FIFO)."""
 
     code = "not_a_database"
-
-    def __init__(self, path: object, kind: str) -> None:
-        super().__init__(
-            f"database {path} is {kind}, not a regular file: deskd refuses it and leaves it "
-            "as it is (point DESKD_DB at a file, or unset it; run `deskd doctor`)"
-        )
-        self.path = path
+    says = (
+        "database {path} is {kind}, not a regular file: deskd refuses it and leaves it "
+        "as it is (point DESKD_DB at a file, or unset it; run `deskd doctor`)"
+    )
 
 
 class DatabaseGone(Unavailable):
     """The desk had a database and it is gone or empty: never recreated behind anyone's back."""
 
     code = "database_lost"
-
-    def __init__(self, path: object) -> None:
-        super().__init__(
-            f"database {path} is missing or empty, but this desk had one (recorded in "
-            "run/databases): its items and attempts are gone. Restore it from a backup, or "
-            "start over with an empty one: `deskd init --new-db`"
-        )
-        self.path = path
+    says = (
+        "database {path} is missing or empty, but this desk had one (recorded in "
+        "run/databases): its items and attempts are gone. Restore it from a backup, or "
+        "start over with an empty one: `deskd init --new-db`"
+    )
 
 
 class NoLiveSession(DeskdError):
     """``deskd status end`` for a role whose current session is not working or resting."""
 
     code = "no_live_session"
-
-    def __init__(self, role: str, presence: str) -> None:
-        super().__init__(
-            f"role {role!r} has no live session to end (presence: {presence}; see `deskd roles`)"
-        )
-        self.role = role
+    says = "role {role!r} has no live session to end (presence: {presence}; see `deskd roles`)"
 
 
 class InvalidLaunch(DeskdError):
     """An agent launch that cannot be built (resume without a session id, an unknown kind)."""
 
     code = "invalid_launch"
-
-    def __init__(self, kind: str, reason: str) -> None:
-        super().__init__(f"cannot launch the {kind!r} agent: {reason}")
-        self.kind = kind
+    says = "cannot launch the {kind!r} agent: {reason}"
+    kind: str
 
 
 class HookNotFound(DeskdError):
     """``deskd-session-hook`` is not installed next to this Python or on PATH."""
 
     code = "hook_not_found"
-
-    def __init__(self, searched: str) -> None:
-        super().__init__(
-            f"deskd-session-hook not found (searched {searched}); reinstall deskd in this "
-            "environment (pip install deskd) so its console scripts exist"
-        )
+    says = (
+        "deskd-session-hook not found (searched {searched}); reinstall deskd in this "
+        "environment (pip install deskd) so its console scripts exist"
+    )
 
 
 class UnreadableSettings(DeskdError):
     """A Claude settings file deskd was asked to merge into is not a JSON object."""
 
     code = "invalid_settings"
-
-    def __init__(self, path: object, reason: str) -> None:
-        super().__init__(f"{path}: {reason}; fix or move it, then run this again")
-        self.path = path
+    says = "{path}: {reason}; fix or move it, then run this again"
 
 
 class UnknownMeeting(DeskdError):
     code = "unknown_meeting"
-
-    def __init__(self, meeting: object) -> None:
-        super().__init__(f"no meeting {meeting!r} (see `deskd meeting list --all`)")
-        self.meeting = meeting
+    says = "no meeting {meeting!r} (see `deskd meeting list --all`)"
 
 
 class MeetingRefused(DeskdError):
@@ -413,13 +374,11 @@ class DuplicateMessage(DeskdError):
     """The same sender, recipients and (normalized) body were already said in this meeting."""
 
     code = "duplicate_message"
-
-    def __init__(self, meeting_id: int, original_id: int) -> None:
-        super().__init__(
-            f"duplicate: the same message was already sent in meeting {meeting_id} "
-            f"as message {original_id} (nothing was sent)"
-        )
-        self.original_id = original_id
+    says = (
+        "duplicate: the same message was already sent in meeting {meeting_id} "
+        "as message {original_id} (nothing was sent)"
+    )
+    original_id: int
 
 
 class TaskRefused(DeskdError):
@@ -430,83 +389,60 @@ class TaskRefused(DeskdError):
 
 class UnknownTask(DeskdError):
     code = "unknown_task"
-
-    def __init__(self, task_id: int) -> None:
-        super().__init__(f"no task {task_id} (see `deskd task list --all`)")
-        self.task_id = task_id
+    says = "no task {task_id} (see `deskd task list --all`)"
 
 
 class NotTaskParty(TaskRefused):
     code = "not_task_party"
-
-    def __init__(self, by: str, task_id: int, *, role: str, created_by: str) -> None:
-        super().__init__(
-            f"{by!r} may not change task {task_id}: only its assignee ({role!r}), "
-            f"its creator ({created_by!r}) or the operator (at the shell, without --by) may"
-        )
+    says = (
+        "{by!r} may not change task {task_id}: only its assignee ({role!r}), "
+        "its creator ({created_by!r}) or the operator (at the shell, without --by) may"
+    )
 
 
 class TaskClosed(TaskRefused):
     code = "task_closed"
-
-    def __init__(self, task_id: int, status: str) -> None:
-        super().__init__(f"task {task_id} is {status}: closed tasks do not change (add a new task)")
+    says = "task {task_id} is {status}: closed tasks do not change (add a new task)"
 
 
 class BadTransition(TaskRefused):
     code = "bad_transition"
-
-    def __init__(self, task_id: int, old: str, new: str, allowed: Iterable[str]) -> None:
-        super().__init__(
-            f"task {task_id}: {old} → {new} is not allowed (from {old}: {_choices(allowed)})"
-        )
+    says = "task {task_id}: {old} → {new} is not allowed (from {old}: {allowed!c})"
 
 
 class BlockedOnWithoutBlocked(TaskRefused):
     code = "blocked_on_without_blocked"
-
-    def __init__(self, task_id: int) -> None:
-        super().__init__(
-            f"--blocked-on names what task {task_id} waits for: use it with --status blocked"
-        )
+    says = "--blocked-on names what task {task_id} waits for: use it with --status blocked"
 
 
 class BlockedNeedsDependency(TaskRefused):
     code = "blocked_needs_dependency"
-
-    def __init__(self, task_id: int) -> None:
-        super().__init__(
-            f"task {task_id}: blocked requires --blocked-on naming the dependency "
-            '(e.g. --blocked-on "task 12" or --blocked-on "beta\'s review")'
-        )
+    says = (
+        "task {task_id}: blocked requires --blocked-on naming the dependency "
+        '(e.g. --blocked-on "task 12" or --blocked-on "beta\'s review")'
+    )
 
 
 class NothingToChange(DeskdError):
     code = "nothing_to_change"
-
-    def __init__(self, task_id: int) -> None:
-        super().__init__(
-            f"nothing to change on task {task_id} (give --status, --priority, --due, "
-            "--for, --blocked-on or --note)"
-        )
+    says = (
+        "nothing to change on task {task_id} (give --status, --priority, --due, "
+        "--for, --blocked-on or --note)"
+    )
 
 
 class TaskChanged(DeskdError):
     """Compare-and-set lost: another writer changed the task between read and write."""
 
     code = "conflict"
-
-    def __init__(self, task_id: int) -> None:
-        super().__init__(f"task {task_id} changed meanwhile; try again")
+    says = "task {task_id} changed meanwhile; try again"
 
 
 class PeopleOnly(DeskdError):
     """An agent session (DESKD_ROLE set) asked for an operator's decision."""
 
     code = "not_permitted"
-
-    def __init__(self, what: str) -> None:
-        super().__init__(f"{what} are for people, not agents (DESKD_ROLE is set)")
+    says = "{what} are for people, not agents (DESKD_ROLE is set)"
 
 
 class PeopleCommand(DeskdError):
@@ -514,44 +450,34 @@ class PeopleCommand(DeskdError):
     agent does."""
 
     code = "not_permitted"
-
-    def __init__(self, command: str, instead: str) -> None:
-        super().__init__(f"`{command}` is for people; {instead}")
+    says = "`{command}` is for people; {instead}"
 
 
 class OperatorOnly(DeskdError):
     code = "operator_only"
-
-    def __init__(self, role: str) -> None:
-        super().__init__(
-            f"prune deletes the desk's history and is for the operator only; this session "
-            f"acts as {role!r} (DESKD_ROLE)"
-        )
+    says = (
+        "prune deletes the desk's history and is for the operator only; this session "
+        "acts as {role!r} (DESKD_ROLE)"
+    )
 
 
 class TooRecent(DeskdError):
     code = "too_recent"
-
-    def __init__(self, text: str) -> None:
-        super().__init__(
-            f"--older-than {text} would delete history younger than a day; the minimum is 1d "
-            "(add --force to go lower)"
-        )
+    says = (
+        "--older-than {text} would delete history younger than a day; the minimum is 1d "
+        "(add --force to go lower)"
+    )
 
 
 class UnknownAttempt(DeskdError):
     code = "unknown_attempt"
-
-    def __init__(self, attempt_id: int, *, see: str = "deskd wake list") -> None:
-        super().__init__(f"no attempt {attempt_id} (see `{see}`)")
-        self.attempt_id = attempt_id
+    says = "no attempt {attempt_id} (see `{see}`)"
+    see = "deskd wake list"
 
 
 class AttemptClosed(DeskdError):
     code = "attempt_closed"
-
-    def __init__(self, attempt_id: int, outcome: str) -> None:
-        super().__init__(f"attempt {attempt_id} is already {outcome}; nothing to acknowledge")
+    says = "attempt {attempt_id} is already {outcome}; nothing to acknowledge"
 
 
 class LaunchRefused(DeskdError):
@@ -567,42 +493,31 @@ class LaunchRefused(DeskdError):
 
 class AgentMissing(DeskdError):
     code = "agent_missing"
-
-    def __init__(self, command: str, path: str) -> None:
-        super().__init__(
-            f"agent executable {command!r} not found (PATH searched: {path}); install it or set "
-            "[agent] command in deskd.toml (or DESKD_AGENT_CMD)"
-        )
+    says = (
+        "agent executable {command!r} not found (PATH searched: {path}); install it or set "
+        "[agent] command in deskd.toml (or DESKD_AGENT_CMD)"
+    )
 
 
 class BadWorkdir(DeskdError):
     code = "bad_workdir"
-
-    def __init__(self, folder: object, role: str) -> None:
-        super().__init__(f"workdir {folder} of role {role!r} does not exist")
+    says = "workdir {folder} of role {role!r} does not exist"
 
 
 class TickBusy(DeskdError):
     code = "tick_busy"
-
-    def __init__(self, lock: str = "run/tick.lock") -> None:
-        super().__init__(
-            f"a tick is running ({lock} is held); it runs the rollover too — try again in a moment"
-        )
+    says = "a tick is running ({lock} is held); it runs the rollover too — try again in a moment"
+    lock = "run/tick.lock"
 
 
 class UnknownSilence(DeskdError):
     code = "unknown_silence"
-
-    def __init__(self, silence_id: int) -> None:
-        super().__init__(f"no silence {silence_id} (see `deskd silence list`)")
+    says = "no silence {silence_id} (see `deskd silence list`)"
 
 
 class SilenceOver(DeskdError):
     code = "silence_over"
-
-    def __init__(self, silence_id: int) -> None:
-        super().__init__(f"silence {silence_id} is not in force (it ended or expired)")
+    says = "silence {silence_id} is not in force (it ended or expired)"
 
 
 class AlreadyPaused(DeskdError):
@@ -614,69 +529,53 @@ class AlreadyPaused(DeskdError):
 
 class UnknownChannel(DeskdError):
     code = "unknown_channel"
-
-    def __init__(self, name: str, known: Iterable[str]) -> None:
-        super().__init__(f"unknown channel {name!r} (channels: {_choices(known)})")
+    says = "unknown channel {name!r} (channels: {known!c})"
 
 
 class EmptyChannel(DeskdError):
     code = "empty_channel"
-
-    def __init__(self, name: str) -> None:
-        super().__init__(f"channel {name!r} has no URL to send to")
+    says = "channel {name!r} has no URL to send to"
 
 
 class UnknownHook(DeskdError):
     code = "unknown_hook"
-
-    def __init__(self, hook_id: int) -> None:
-        super().__init__(f"no hook {hook_id} (see `deskd hook list --all`)")
+    says = "no hook {hook_id} (see `deskd hook list --all`)"
 
 
 class NotHookOwner(DeskdError):
     code = "not_owner"
-
-    def __init__(self, hook_id: int, owner: str) -> None:
-        super().__init__(f"hook {hook_id} belongs to {owner!r}; only its owner cancels it")
+    says = "hook {hook_id} belongs to {owner!r}; only its owner cancels it"
 
 
 class HookClosed(DeskdError):
     code = "hook_closed"
-
-    def __init__(self, hook_id: int, status: str) -> None:
-        super().__init__(f"hook {hook_id} is already {status}")
+    says = "hook {hook_id} is already {status}"
 
 
 class NoExecutable(DeskdError):
     code = "no_executable"
-
-    def __init__(self, searched: str) -> None:
-        super().__init__(
-            f"cannot find the deskd executable of this environment (searched {searched}); "
-            "reinstall deskd with pip into this interpreter"
-        )
+    says = (
+        "cannot find the deskd executable of this environment (searched {searched}); "
+        "reinstall deskd with pip into this interpreter"
+    )
 
 
 class NoDesk(DeskdError):
     """A schedule asked for a folder without a desk file: it would tick an empty database."""
 
     code = "no_desk"
-
-    def __init__(self, desk_file: object, home: object, origin: str) -> None:
-        super().__init__(
-            f"no desk file at {desk_file} (desk folder {home}, from {origin}): "
-            "run `deskd init` there first, or set DESKD_HOME to the desk folder"
-        )
+    says = (
+        "no desk file at {desk_file} (desk folder {home}, from {origin}): "
+        "run `deskd init` there first, or set DESKD_HOME to the desk folder"
+    )
 
 
 class UnitPermissionDenied(DeskdError):
     code = "permission_denied"
-
-    def __init__(self, path: object, sudo_hint: str) -> None:
-        super().__init__(
-            f"cannot write {path}: permission denied (use --user for a timer of "
-            f"your own, or run it as root: {sudo_hint})"
-        )
+    says = (
+        "cannot write {path}: permission denied (use --user for a timer of "
+        "your own, or run it as root: {sudo_hint})"
+    )
 
 
 class UnitNotWritten(DeskdError):
@@ -684,9 +583,7 @@ class UnitNotWritten(DeskdError):
     database is fine, the operator picked a folder deskd cannot write."""
 
     code = "unavailable"
-
-    def __init__(self, path: object, reason: str | None) -> None:
-        super().__init__(f"cannot write {path}: {reason}")
+    says = "cannot write {path}: {reason}"
 
 
 class DemoFailed(DeskdError):
@@ -702,43 +599,29 @@ class DemoFailed(DeskdError):
 
 class TargetConflict(DeskdError):
     code = "invalid_value"
-
-    def __init__(self) -> None:
-        super().__init__(
-            "give --for ROLE or --capability NAME, not both (--capability picks the role)"
-        )
+    says = "give --for ROLE or --capability NAME, not both (--capability picks the role)"
 
 
 class NoTarget(DeskdError):
     code = "missing_role"
-
-    def __init__(self) -> None:
-        super().__init__(
-            "give --for ROLE (the role it is for) or --capability NAME (the most available "
-            "role with that capability)"
-        )
+    says = (
+        "give --for ROLE (the role it is for) or --capability NAME (the most available "
+        "role with that capability)"
+    )
 
 
 class WaitTimedOut(DeskdError):
     """``deskd wait`` ran out of time before the role reached the state."""
 
     code = "timed_out"
-
-    def __init__(self, role: str, state: str, timeout: str, now: str) -> None:
-        super().__init__(f"{role} did not reach {state} within {timeout} (now: {now})")
+    says = "{role} did not reach {state} within {timeout} (now: {now})"
 
 
 class NotRunning(DeskdError):
     code = "not_running"
-
-    def __init__(self, role: str) -> None:
-        super().__init__(
-            f"{role} has no running launch (see `deskd wake list --role {role} --open`)"
-        )
+    says = "{role} has no running launch (see `deskd wake list --role {role} --open`)"
 
 
 class NoTranscript(DeskdError):
     code = "no_transcript"
-
-    def __init__(self, role: str, folder: object) -> None:
-        super().__init__(f"{role} has no agent transcripts yet (in {folder})")
+    says = "{role} has no agent transcripts yet (in {folder})"

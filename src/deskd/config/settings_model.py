@@ -14,18 +14,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError, create_model, field_validator
+from pydantic import ValidationError, ValidationInfo, create_model, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from deskd import paths
 from deskd.config.cache import remember_env_file
-from deskd.config.settings import (
-    Settings,
-    database_problem,
-    deskd_variables,
-    ping_url_problem,
-    settings_from,
-)
+from deskd.config.settings import PROBLEMS, Settings, deskd_variables, settings_from
 from deskd.errors import DeskdError, SettingsError
 
 
@@ -41,18 +35,10 @@ class _Checks(BaseSettings):
             raise ValueError("must be a TCP port between 1 and 65535")
         return value
 
-    @field_validator("db", "database_url", check_fields=False)
+    @field_validator(*PROBLEMS, check_fields=False)
     @classmethod
-    def _database(cls, value: str | None) -> str | None:
-        problem = database_problem(value) if value is not None else None
-        if problem:
-            raise ValueError(problem)
-        return value
-
-    @field_validator("tick_ping_url", check_fields=False)
-    @classmethod
-    def _ping_url(cls, value: str | None) -> str | None:
-        problem = ping_url_problem(value) if value is not None else None
+    def _problem(cls, value: str | None, info: ValidationInfo) -> str | None:
+        problem = PROBLEMS[str(info.field_name)](value) if value is not None else None
         if problem:
             raise ValueError(problem)
         return value

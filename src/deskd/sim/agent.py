@@ -70,6 +70,16 @@ MODES = (
     "rollover_no_handoff",
     "long",
 )
+API_FAILURES = {  # mode: (HTTP status, the text shown, StopFailure's error, its details)
+    "not_logged_in": (
+        401,
+        "Not logged in · Please run /login",
+        "authentication_failed",
+        "401 Unauthorized",
+    ),
+    "usage_limit": (429, "API Error: Rate limit reached", "rate_limit", "429 rate_limit_error"),
+    "overloaded": (529, "API Error: Overloaded", "server_error", "529 overloaded_error"),
+}
 HANDOFF = "Open: nothing urgent. First next step: read the inbox."
 MODEL = "claude-sim-1"
 TOOLS = ["Bash", "Read", "Grep", "Glob", "Edit", "Write"]
@@ -181,17 +191,6 @@ class Session:
         # Claude Code runs UserPromptSubmit when the prompt is submitted, before any model
         # call: a run that then fails authentication has run it too. So it proves nothing.
         self.hook("UserPromptSubmit", permission_mode="default", prompt=self.args.prompt)
-        if mode == "not_logged_in":
-            return self.api_failure(
-                401,
-                "Not logged in · Please run /login",
-                "authentication_failed",
-                "401 Unauthorized",
-            )
-        if mode == "overloaded":
-            return self.api_failure(
-                529, "API Error: Overloaded", "server_error", "529 overloaded_error"
-            )
         if mode == "usage_limit":
             self.emit(
                 {
@@ -203,9 +202,8 @@ class Session:
                     },
                 }
             )
-            return self.api_failure(
-                429, "API Error: Rate limit reached", "rate_limit", "429 rate_limit_error"
-            )
+        if mode in API_FAILURES:
+            return self.api_failure(*API_FAILURES[mode])
         if mode == "long":
             every = float(os.environ.get("DESKD_SIM_TOOL_EVERY") or 5)
             for _ in range(int(os.environ.get("DESKD_SIM_TOOLS") or 6) - 1):
@@ -214,31 +212,19 @@ class Session:
             time.sleep(every)
         self.tool_turn()
         if mode == "task_failed":
-            self.result(
-                subtype="error_max_turns",
-                is_error=True,
-                terminal_reason="max_turns",
-                errors=[f"Reached maximum number of turns ({self.turns})"],
-            )
+            self.result("max_turns", errors=[f"Reached maximum number of turns ({self.turns})"])
             return 1
         closing = self.closing_text()
         self.assistant([{"type": "text", "text": closing}])
         self.hook("Stop", stop_hook_active=False, last_assistant_message=closing)
         if mode == "no_result":
             return 0
-        self.result(subtype="success", is_error=False, result=closing, terminal_reason="completed")
+        self.result("completed", closing)
         return 0
 
     def api_failure(self, status: int, text: str, error: str, details: str) -> int:
         self.hook("StopFailure", error=error, error_details=details, last_assistant_message=text)
-        self.result(
-            subtype="success",
-            is_error=True,
-            result=text,
-            terminal_reason="api_error",
-            api_error_status=status,
-            cost=0.0,
-        )
+        self.result("api_error", text, api_error_status=status, total_cost_usd=0.0)
         return 1
 
     def tool_turn(self) -> None:
@@ -261,30 +247,19 @@ class Session:
         )
         started = time.monotonic()
         code, out, err = run_deskd(deskd_args, self.cwd) if deskd_args else (0, "", "")
-        duration = int((time.monotonic() - started) * 1000)
+        call = {  # what both tool hooks carry
+            "tool_name": "Bash",
+            "tool_input": tool_input,
+            "tool_use_id": tool_id,
+            "duration_ms": int((time.monotonic() - started) * 1000),
+        }
         if code == 0:
-            self.hook(
-                "PostToolUse",
-                permission_mode="default",
-                tool_name="Bash",
-                tool_input=tool_input,
-                tool_response={"stdout": out, "stderr": err, "interrupted": False},
-                tool_use_id=tool_id,
-                duration_ms=duration,
-            )
             content, is_error = out, False
+            said = {"stdout": out, "stderr": err, "interrupted": False}
+            self.hook("PostToolUse", permission_mode="default", tool_response=said, **call)
         else:
-            error = f"Exit code {code}\n{err or out}".strip()
-            self.hook(
-                "PostToolUseFailure",
-                tool_name="Bash",
-                tool_input=tool_input,
-                tool_use_id=tool_id,
-                error=error,
-                is_interrupt=False,
-                duration_ms=duration,
-            )
-            content, is_error = error, True
+            content, is_error = f"Exit code {code}\n{err or out}".strip(), True
+            self.hook("PostToolUseFailure", **call, error=content, is_interrupt=False)
         self.emit(
             {
                 "type": "user",
@@ -331,24 +306,22 @@ class Session:
             }
         )
 
-    def result(
-        self,
-        *,
-        subtype: str,
-        is_error: bool,
-        terminal_reason: str,
-        result: str | None = None,
-        cost: float | None = None,
-        **extra: Any,
-    ) -> None:
-        doc: dict[str, Any] = {"type": "result", "subtype": subtype, "is_error": is_error}
+    def result(self, terminal_reason: str, result: str | None = None, **extra: Any) -> None:
+        """The result line. Claude Code reports an API failure with ``subtype: success``, so
+        only a turn limit has its own subtype; ``is_error`` is every end but ``completed``."""
+        subtype = "error_max_turns" if terminal_reason == "max_turns" else "success"
+        doc: dict[str, Any] = {
+            "type": "result",
+            "subtype": subtype,
+            "is_error": terminal_reason != "completed",
+        }
         if result is not None:
             doc["result"] = result
         doc |= {
             "session_id": self.session_id,
             "num_turns": self.turns,
             "duration_ms": 0,
-            "total_cost_usd": sim_cost() if cost is None else cost,
+            "total_cost_usd": sim_cost(),  # an API failure says 0.0 in ``extra``
             "terminal_reason": terminal_reason,
             **extra,
         }

@@ -15,9 +15,12 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 
+from deskd.adapters.clock import now_ms
 from deskd.config.settings import Settings
 from deskd.errors import DeskdError
-from deskd.web.console import Console, host_of
+from deskd.service.ops.console import is_loopback, session_secret
+from deskd.web.auth import SessionCodec
+from deskd.web.console import Console, allowed_hosts, host_of
 from deskd.web.guard import LoginRequired, Refused
 
 STATIC = Path(__file__).with_name("static")
@@ -52,8 +55,17 @@ def create_app(
     from deskd.web.routes import actions, auth, desk_pages, live
 
     app = FastAPI(title="deskd console", docs_url=None, redoc_url=None, openapi_url=None)
-    app.state.console = Console.build(
-        settings, clock=clock, host=host, poll_s=poll_s, stream_polls=stream_polls
+    bind = host or settings.host
+    app.state.console = Console(
+        settings=settings,
+        clock=clock or (lambda: now_ms(settings.now)),
+        sessions=SessionCodec(session_secret(settings)),
+        hosts=allowed_hosts(bind, settings.console_hosts),
+        # Off loopback the console sits behind TLS (docs/operations.md): a cookie that
+        # could travel in clear text would hand the session to anyone on the path.
+        secure_cookies=not is_loopback(bind),
+        poll_s=poll_s,
+        stream_polls=stream_polls,
     )
 
     @app.middleware("http")

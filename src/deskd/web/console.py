@@ -9,11 +9,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from deskd.adapters.clock import now_ms
 from deskd.config.settings import Settings
 from deskd.core.values import SUPERVISOR
 from deskd.service.desk.context import DeskContext, open_context
-from deskd.service.ops.console import is_loopback, session_secret
+from deskd.service.ops.console import is_loopback
 from deskd.web.auth import CodeChecker, SessionCodec
 
 MIN_SECRET = 4  # shorter values are too common to mask without mangling the page
@@ -31,29 +30,6 @@ class Console:
     poll_s: float = 1.0
     stream_polls: int | None = None
     """How many polls one event stream lasts (None: until the client leaves); tests bound it."""
-
-    @classmethod
-    def build(
-        cls,
-        settings: Settings,
-        *,
-        clock: Callable[[], int] | None = None,
-        host: str | None = None,
-        poll_s: float = 1.0,
-        stream_polls: int | None = None,
-    ) -> Console:
-        bind = host or settings.host
-        return cls(
-            settings=settings,
-            clock=clock or (lambda: now_ms(settings.now)),
-            sessions=SessionCodec(session_secret(settings)),
-            hosts=allowed_hosts(bind, settings.console_hosts),
-            # Off loopback the console sits behind TLS (docs/operations.md): a cookie that
-            # could travel in clear text would hand the session to anyone on the path.
-            secure_cookies=not is_loopback(bind),
-            poll_s=poll_s,
-            stream_polls=stream_polls,
-        )
 
     @property
     def mode(self) -> str:

@@ -71,6 +71,12 @@ class RunState:
     buffer: str = ""  # an adapter's partial multi-line document (gemini's pretty JSON)
     started_at_ms: int = 0  # deskd's clock when the run started: relative reset times use it
 
+    def model_turn(self) -> set[str]:
+        """The run landed a model turn: ``{TURN}`` the first time, nothing after."""
+        first = not self.landed
+        self.landed = True
+        return {TURN} if first else set()
+
 
 class RunOutcome(NamedTuple):
     """How a run ended. ``failure_class`` None means success."""
@@ -93,13 +99,30 @@ class AgentAdapter(ABC):
     """Whether a session whose model call failed is stored and can be resumed (an in-rung
     retry resumes it). Claude Code and Codex store it; Gemini CLI does not."""
 
-    @abstractmethod
     def argv(self, spec: LaunchSpec) -> list[str]:
-        """The full argv, executable first; never a shell string."""
+        """The full argv, executable first; never a shell string. An unknown mode is refused
+        here for every kind; ``build`` writes the CLI's own flags."""
+        if spec.mode not in MODES:
+            raise InvalidLaunch(self.kind, f"unknown mode {spec.mode!r} (spawn or resume)")
+        return self.build(spec)
 
     @abstractmethod
+    def build(self, spec: LaunchSpec) -> list[str]:
+        """``argv`` for a spawn or a resume (a resume's id comes from ``resume_id``)."""
+
     def feed(self, state: RunState, line: str) -> set[str]:
-        """Read one stdout line into ``state``; the signals it carried (SESSION, TURN)."""
+        """Read one stdout line into ``state``; the signals it carried (SESSION, TURN). A line
+        holding a JSON object is an event (a heartbeat, counted), read by ``read``; other lines
+        (banners, warnings, half-lines) are passed over."""
+        event = parse_json_line(line)
+        if event is None:
+            return set()
+        state.events += 1
+        return self.read(state, event)
+
+    @abstractmethod
+    def read(self, state: RunState, event: dict[str, Any]) -> set[str]:
+        """One JSON event of the CLI's output into ``state``; the signals it carried."""
 
     def outcome(
         self, state: RunState, *, exit_code: int | None, timed_out: bool, stderr_tail: str
@@ -128,6 +151,49 @@ class AgentAdapter(ABC):
             reset_at_ms=reset,
         )
 
+    def session(self, state: RunState, value: object) -> set[str]:
+        """Record the first native session id seen; later ids (a forked resume) do not replace
+        it. Only an id of the shape this CLI prints is kept: it is passed back to the CLI on
+        the next resume, so output that named ``--some-flag`` as its session must not become
+        one."""
+        if state.session_id is None and isinstance(value, str):
+            value = value.strip()
+            if is_session_id(self.kind, value):
+                state.session_id = value
+                return {SESSION}
+        return set()
+
+    def resume_id(self, spec: LaunchSpec) -> str:
+        """The session id a resume passes to the CLI, refused unless it has the CLI's shape."""
+        if not spec.session_id:
+            raise InvalidLaunch(self.kind, "resume needs the native session id")
+        return self.checked_id(spec.session_id)
+
+    def checked_id(self, session_id: str) -> str:
+        """``session_id`` when this CLI could have printed it; refused otherwise (an id stored
+        before ids were checked must not reach the CLI's argv)."""
+        problem = session_id_problem(self.kind, session_id)
+        if problem is not None:
+            raise InvalidLaunch(self.kind, f"session id {session_id[:60]!r} refused: {problem}")
+        return session_id
+
+    def classify(self, text: str) -> tuple[str, str] | None:
+        """(failure class, detail) for an error text the CLI printed, or None if unrecognised
+        (``_PATTERNS``)."""
+        text = plain(text or "").strip()
+        if not text:
+            return None
+        for cls, label, pattern in _PATTERNS:
+            if pattern.search(text):
+                said = last_line(text)
+                if label == "not logged in" and self.login_hint:
+                    return cls, f"not logged in: {self.login_hint} ({said})"
+                if label == "untrusted folder":
+                    said = last_line(_line_with(text, pattern))
+                    return cls, f"untrusted folder: trust the role's workdir for this CLI ({said})"
+                return cls, f"{label}: {said}"
+        return None
+
     def without_result(
         self, state: RunState, *, exit_code: int | None, stderr_tail: str
     ) -> RunOutcome:
@@ -140,7 +206,7 @@ class AgentAdapter(ABC):
         if state.landed and exit_code == 0:
             return self.done(state, None, "finished (no final result printed)")
         for text in [*reversed(state.errors), stderr_tail]:
-            found = classify_text(text, login_hint=self.login_hint)
+            found = self.classify(text)
             if found is not None:
                 return self.done(state, *found)
         if exit_code in (126, 127) and state.events == 0:
@@ -173,36 +239,6 @@ def parse_json_line(line: str) -> dict[str, Any] | None:
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
-
-
-def record_session(state: RunState, value: object, *, kind: str) -> set[str]:
-    """Record the first native session id seen; later ids (a forked resume) do not replace it.
-
-    Only an id of the shape the ``kind`` CLI prints is kept: it is passed back to the CLI on
-    the next resume, so output that named ``--some-flag`` as its session must not become one.
-    """
-    if state.session_id is None and isinstance(value, str):
-        value = value.strip()
-        if is_session_id(kind, value):
-            state.session_id = value
-            return {SESSION}
-    return set()
-
-
-def resume_id(spec: LaunchSpec) -> str:
-    """The session id a resume passes to the CLI, refused unless it has the CLI's shape."""
-    if not spec.session_id:
-        raise InvalidLaunch(spec.kind, "resume needs the native session id")
-    return checked_id(spec.kind, spec.session_id)
-
-
-def checked_id(kind: str, session_id: str) -> str:
-    """``session_id`` when the ``kind`` CLI could have printed it; refused otherwise (an id
-    stored before ids were checked must not reach the CLI's argv)."""
-    problem = session_id_problem(kind, session_id)
-    if problem is not None:
-        raise InvalidLaunch(kind, f"session id {session_id[:60]!r} refused: {problem}")
-    return session_id
 
 
 def number(value: object) -> float | None:
@@ -286,29 +322,5 @@ _PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
 )
 
 
-def classify_text(text: str, *, login_hint: str = "") -> tuple[str, str] | None:
-    """(failure class, detail) for an error text a CLI printed, or None if unrecognised."""
-    text = plain(text or "").strip()
-    if not text:
-        return None
-    for cls, label, pattern in _PATTERNS:
-        if pattern.search(text):
-            said = last_line(text)
-            if label == "not logged in" and login_hint:
-                return cls, f"not logged in: {login_hint} ({said})"
-            if label == "untrusted folder":
-                said = last_line(_line_with(text, pattern))
-                return cls, f"untrusted folder: trust the role's workdir for this CLI ({said})"
-            return cls, f"{label}: {said}"
-    return None
-
-
 def _line_with(text: str, pattern: re.Pattern[str]) -> str:
     return next((ln for ln in text.splitlines() if pattern.search(ln)), text)
-
-
-def model_turn(state: RunState) -> set[str]:
-    """The run landed a model turn: ``{TURN}`` the first time, nothing after."""
-    first = not state.landed
-    state.landed = True
-    return {TURN} if first else set()

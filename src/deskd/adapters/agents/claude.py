@@ -39,16 +39,9 @@ from deskd.adapters.agents.base import (
     LaunchSpec,
     RunOutcome,
     RunState,
-    checked_id,
-    classify_text,
     last_line,
-    model_turn,
     number,
-    parse_json_line,
-    record_session,
-    resume_id,
 )
-from deskd.errors import InvalidLaunch
 
 _LIMIT_RESET = re.compile(r"limit reached\|(\d{9,11})\b")
 _TASK_SUBTYPES = frozenset({"error_max_turns", "error_during_execution", "error_max_budget_usd"})
@@ -58,17 +51,14 @@ class ClaudeAdapter(AgentAdapter):
     kind: ClassVar[str] = "claude"
     login_hint: ClassVar[str] = "run `claude /login` as the desk's user"
 
-    def argv(self, spec: LaunchSpec) -> list[str]:
+    def build(self, spec: LaunchSpec) -> list[str]:
         argv = [spec.command, "-p", spec.prompt]
         # ``--flag=value``: ``--resume`` takes an optional value, so ``--resume X`` would
         # read an X that starts with ``-`` as the next flag; after ``=`` it is the value.
         if spec.mode == "resume":
-            argv.append(f"--resume={resume_id(spec)}")
-        elif spec.mode == "spawn":
-            if spec.session_id:
-                argv.append(f"--session-id={checked_id(self.kind, spec.session_id)}")
-        else:
-            raise InvalidLaunch("claude", f"unknown mode {spec.mode!r} (spawn or resume)")
+            argv.append(f"--resume={self.resume_id(spec)}")
+        elif spec.session_id:
+            argv.append(f"--session-id={self.checked_id(spec.session_id)}")
         argv += ["--output-format", "stream-json", "--verbose"]
         if spec.model:
             argv += ["--model", spec.model]
@@ -78,12 +68,8 @@ class ClaudeAdapter(AgentAdapter):
             argv += ["--settings", spec.settings_path]
         return argv + list(spec.args)
 
-    def feed(self, state: RunState, line: str) -> set[str]:
-        event = parse_json_line(line)
-        if event is None:
-            return set()
-        state.events += 1
-        signals = record_session(state, event.get("session_id"), kind=self.kind)
+    def read(self, state: RunState, event: dict[str, Any]) -> set[str]:
+        signals = self.session(state, event.get("session_id"))
         kind = event.get("type")
         if kind == "assistant":
             error = _assistant_error(event)
@@ -102,7 +88,7 @@ class ClaudeAdapter(AgentAdapter):
             _read_reset_from_text(state, _result_text(event))
             if event.get("is_error") is False and (number(event.get("num_turns")) or 0) > 0:
                 # A successful result is itself a model turn, even if no assistant line came.
-                signals |= model_turn(state)
+                signals |= state.model_turn()
         return signals
 
     def ended(self, state: RunState, *, exit_code: int | None, stderr_tail: str) -> RunOutcome:
@@ -130,14 +116,14 @@ class ClaudeAdapter(AgentAdapter):
         if status == 529.0 or (status is not None and 500 <= status < 600):
             return TRANSIENT, f"API overloaded or failing ({int(status)}): {said}"
         if status is not None and 400 <= status < 500:
-            found = classify_text(text, login_hint=self.login_hint)
+            found = self.classify(text)
             if found is not None and found[0] == PERMANENT:
                 return found
             return PERMANENT, f"request refused ({int(status)}): {said}"
         if reason == "max_turns" or subtype == "error_max_turns":
             turns = result.get("num_turns")
             return TASK, f"reached the turn limit ({turns} turns)" if turns else said
-        found = classify_text(text, login_hint=self.login_hint)
+        found = self.classify(text)
         if found is not None and (reason == "api_error" or found[0] == PERMANENT):
             return found
         if subtype in _TASK_SUBTYPES:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from deskd.adapters.agents.base import (
     TRANSIENT,
@@ -34,14 +34,8 @@ from deskd.adapters.agents.base import (
     LaunchSpec,
     RunOutcome,
     RunState,
-    classify_text,
     last_line,
-    model_turn,
-    parse_json_line,
-    record_session,
-    resume_id,
 )
-from deskd.errors import InvalidLaunch
 
 _MODEL_ITEMS = frozenset(
     {
@@ -65,42 +59,32 @@ class CodexAdapter(AgentAdapter):
     kind: ClassVar[str] = "codex"
     login_hint: ClassVar[str] = "run `codex login` as the desk's user"
 
-    def argv(self, spec: LaunchSpec) -> list[str]:
+    def build(self, spec: LaunchSpec) -> list[str]:
         # Positionals (the session id, the prompt) come after ``--``, so neither can be read
         # as a flag whatever it starts with.
         if spec.mode == "resume":
             argv = [spec.command, "exec", "resume", "--json"]
-            positionals = [resume_id(spec), spec.prompt]
-        elif spec.mode == "spawn":
+            positionals = [self.resume_id(spec), spec.prompt]
+        else:
             argv = [spec.command, "exec", "--json"]
             positionals = [spec.prompt]
-        else:
-            raise InvalidLaunch("codex", f"unknown mode {spec.mode!r} (spawn or resume)")
         if spec.model:
             argv += ["-m", spec.model]
         return [*argv, *spec.args, "--", *positionals]
 
-    def feed(self, state: RunState, line: str) -> set[str]:
-        event = parse_json_line(line)
-        if event is None:
-            return set()
-        state.events += 1
+    def read(self, state: RunState, event: dict[str, Any]) -> set[str]:
         kind = event.get("type")
-        signals = (
-            record_session(state, event.get("thread_id"), kind=self.kind)
-            if kind == "thread.started"
-            else set()
-        )
+        signals = self.session(state, event.get("thread_id")) if kind == "thread.started" else set()
         if kind in ("item.started", "item.completed", "item.updated"):
             item = event.get("item")
             item_type = item.get("type") if isinstance(item, dict) else None
             if item_type in _MODEL_ITEMS:
-                signals |= model_turn(state)
+                signals |= state.model_turn()
             elif item_type == "error" and isinstance(item, dict):
                 state.errors.append(str(item.get("message") or "error item"))
         elif kind == "turn.completed":
             state.result = event
-            signals |= model_turn(state)
+            signals |= state.model_turn()
         elif kind == "turn.failed":
             state.result = event
             error = event.get("error")
@@ -120,7 +104,7 @@ class CodexAdapter(AgentAdapter):
         if result.get("type") == "turn.completed":
             return self.done(state, None, "turn completed")
         message = state.errors[-1] if state.errors else "turn failed"
-        found = classify_text(message, login_hint=self.login_hint)
+        found = self.classify(message)
         if found is None:
             found = (TRANSIENT, f"turn failed: {last_line(message)}")
         return self._usage_reset(state, self.done(state, *found))

@@ -14,7 +14,7 @@ A command may still report its native session id by printing a JSON line with
 from __future__ import annotations
 
 import re
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from deskd.adapters.agents.base import (
     PERMANENT,
@@ -23,11 +23,8 @@ from deskd.adapters.agents.base import (
     LaunchSpec,
     RunOutcome,
     RunState,
-    checked_id,
-    classify_text,
     last_line,
     parse_json_line,
-    record_session,
 )
 from deskd.errors import InvalidLaunch
 
@@ -45,11 +42,12 @@ class CommandAdapter(AgentAdapter):
     def argv(self, spec: LaunchSpec) -> list[str]:
         if not spec.command:
             raise InvalidLaunch("command", "no executable: set command in the desk's [agent]")
-        if spec.mode not in ("spawn", "resume"):
-            raise InvalidLaunch("command", f"unknown mode {spec.mode!r} (spawn or resume)")
+        return super().argv(spec)
+
+    def build(self, spec: LaunchSpec) -> list[str]:
         values = {
             "prompt": spec.prompt,
-            "session_id": checked_id(self.kind, spec.session_id) if spec.session_id else "",
+            "session_id": self.checked_id(spec.session_id) if spec.session_id else "",
             "mode": spec.mode,
             "role": spec.role,
             "model": spec.model,
@@ -57,22 +55,22 @@ class CommandAdapter(AgentAdapter):
         return [spec.command, *fill_template(spec.args, values)]
 
     def feed(self, state: RunState, line: str) -> set[str]:
+        # Every output line is a heartbeat: an arbitrary command's output need not be JSON.
         if not line.strip():
             return set()
         state.events += 1
         event = parse_json_line(line)
-        return (
-            record_session(state, event.get("session_id"), kind=self.kind)
-            if event is not None
-            else set()
-        )
+        return self.read(state, event) if event is not None else set()
+
+    def read(self, state: RunState, event: dict[str, Any]) -> set[str]:
+        return self.session(state, event.get("session_id"))
 
     def ended(self, state: RunState, *, exit_code: int | None, stderr_tail: str) -> RunOutcome:
         if exit_code == 0:
             return self.done(state, None, "exited 0")
         if exit_code in (126, 127):
             return self.done(state, PERMANENT, f"the command could not run (exit {exit_code})")
-        found = classify_text(stderr_tail)
+        found = self.classify(stderr_tail)
         if found is not None:
             return self.done(state, *found)
         said = last_line(stderr_tail)

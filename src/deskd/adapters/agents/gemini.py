@@ -36,15 +36,9 @@ from deskd.adapters.agents.base import (
     LaunchSpec,
     RunOutcome,
     RunState,
-    classify_text,
     last_line,
-    model_turn,
     number,
-    parse_json_line,
-    record_session,
-    resume_id,
 )
-from deskd.errors import InvalidLaunch
 
 MAX_BUFFER = 4 * 1024 * 1024
 _RETRY_AFTER = re.compile(r"retry (?:after|in) (\d+(?:\.\d+)?)\s*s\b", re.I)
@@ -69,23 +63,18 @@ class GeminiAdapter(AgentAdapter):
         "run `gemini` once as the desk's user to log in, or set GEMINI_API_KEY"
     )
 
-    def argv(self, spec: LaunchSpec) -> list[str]:
+    def build(self, spec: LaunchSpec) -> list[str]:
         argv = [spec.command, "-p", spec.prompt, "--output-format", "json"]
         if spec.model:
             argv += ["-m", spec.model]
         if spec.mode == "resume":
-            argv.append(f"--resume={resume_id(spec)}")  # never read as a flag
-        elif spec.mode != "spawn":
-            raise InvalidLaunch("gemini", f"unknown mode {spec.mode!r} (spawn or resume)")
+            argv.append(f"--resume={self.resume_id(spec)}")  # never read as a flag
         return argv + list(spec.args)
 
     def feed(self, state: RunState, line: str) -> set[str]:
-        if not state.buffer:
-            doc = parse_json_line(line)
-            if doc is not None:
-                return self._read(state, doc)
-            if not line.lstrip().startswith("{"):
-                return set()  # a banner such as "Loaded cached credentials."
+        # The document is pretty-printed: buffered from an opening ``{`` until it parses.
+        if not state.buffer and not line.lstrip().startswith("{"):
+            return set()  # a banner such as "Loaded cached credentials."
         state.buffer += line if line.endswith("\n") else line + "\n"
         if len(state.buffer) > MAX_BUFFER:
             state.buffer = ""
@@ -95,11 +84,13 @@ class GeminiAdapter(AgentAdapter):
         except ValueError:
             return set()
         state.buffer = ""
-        return self._read(state, value) if isinstance(value, dict) else set()
-
-    def _read(self, state: RunState, doc: dict[str, Any]) -> set[str]:
+        if not isinstance(value, dict):
+            return set()
         state.events += 1
-        signals = record_session(state, doc.get("session_id"), kind=self.kind)
+        return self.read(state, value)
+
+    def read(self, state: RunState, doc: dict[str, Any]) -> set[str]:
+        signals = self.session(state, doc.get("session_id"))
         if "response" not in doc and "error" not in doc:
             return signals
         state.result = doc
@@ -110,14 +101,15 @@ class GeminiAdapter(AgentAdapter):
             if wait is not None and state.reset_at_ms is None:
                 state.reset_at_ms = state.started_at_ms + int(float(wait.group(1)) * 1000)
         elif str(doc.get("response") or "").strip() or _tool_calls(doc) > 0:
-            signals |= model_turn(state)
+            signals |= state.model_turn()
         return signals
 
     def ended(self, state: RunState, *, exit_code: int | None, stderr_tail: str) -> RunOutcome:
         if state.result is None:
             doc = _trailing_json(stderr_tail)
             if doc is not None:
-                self._read(state, doc)
+                state.events += 1
+                self.read(state, doc)
         result = state.result
         error = result.get("error") if result is not None else None
         if error:
@@ -146,7 +138,7 @@ class GeminiAdapter(AgentAdapter):
             return EXIT_CODES[55][0], f"{EXIT_CODES[55][1]} ({said})"
         if code in (401.0, 403.0) or exit_code == 41:
             return PERMANENT, f"not logged in: {self.login_hint} ({said})"
-        found = classify_text(text, login_hint=self.login_hint)
+        found = self.classify(text)
         if found is not None:
             return found
         if code is not None and 500 <= code < 600:

@@ -29,15 +29,9 @@ from deskd.adapters.agents.base import (
     LaunchSpec,
     RunOutcome,
     RunState,
-    classify_text,
     last_line,
-    model_turn,
     number,
-    parse_json_line,
-    record_session,
-    resume_id,
 )
-from deskd.errors import InvalidLaunch
 
 _TURN_EVENTS = frozenset({"text", "tool_use", "reasoning"})
 
@@ -46,25 +40,19 @@ class OpencodeAdapter(AgentAdapter):
     kind: ClassVar[str] = "opencode"
     login_hint: ClassVar[str] = "run `opencode auth login` as the desk's user"
 
-    def argv(self, spec: LaunchSpec) -> list[str]:
+    def build(self, spec: LaunchSpec) -> list[str]:
         argv = [spec.command, "run", "--format", "json"]
         if spec.model:
             argv += ["--model", spec.model]
         if spec.mode == "resume":
-            argv.append(f"--session={resume_id(spec)}")  # never read as a flag
-        elif spec.mode != "spawn":
-            raise InvalidLaunch("opencode", f"unknown mode {spec.mode!r} (spawn or resume)")
+            argv.append(f"--session={self.resume_id(spec)}")  # never read as a flag
         return [*argv, *spec.args, spec.prompt]
 
-    def feed(self, state: RunState, line: str) -> set[str]:
-        event = parse_json_line(line)
-        if event is None:
-            return set()
-        state.events += 1
-        signals = record_session(state, event.get("sessionID"), kind=self.kind)
+    def read(self, state: RunState, event: dict[str, Any]) -> set[str]:
+        signals = self.session(state, event.get("sessionID"))
         kind = event.get("type")
         if kind in _TURN_EVENTS:
-            signals |= model_turn(state)
+            signals |= state.model_turn()
         elif kind == "step_finish":
             part = event.get("part")
             cost = number(part.get("cost")) if isinstance(part, dict) else None
@@ -103,7 +91,7 @@ class OpencodeAdapter(AgentAdapter):
             return TASK, f"output too long: {said}"
         if name == "MessageAbortedError":
             return TRANSIENT, f"aborted: {said}"
-        found = classify_text(text, login_hint=self.login_hint)
+        found = self.classify(text)
         if found is not None:
             return found
         if data.get("isRetryable") is True or (status is not None and status >= 500):

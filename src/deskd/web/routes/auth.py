@@ -66,10 +66,7 @@ def _login_page(
 
 @router.post("/login")
 async def login(request: Request) -> Response:
-    console = console_of(request)
-    now = now_of(request)
-    if not console.accepts_sessions:
-        raise Refused(403, "this console accepts signed requests only (signed mode)")
+    console, now = _login_console(request)
     form = dict(parse_qsl((await request.body()).decode("utf-8", "replace")))
     # A login form needs its own CSRF token (double submit): without it another site could
     # log a browser in under the attacker's code.
@@ -105,16 +102,21 @@ async def login_link(request: Request, token: str = "") -> Response:
     """A link ``deskd serve --open-link`` printed: it works once, within minutes, and leads
     to the board (the token leaves the address bar at once); any other gets the login form
     and counts as a wrong code for this client."""
-    console = console_of(request)
-    now = now_of(request)
-    if not console.accepts_sessions:
-        raise Refused(403, "this console accepts signed requests only (signed mode)")
+    console, now = _login_console(request)
     client = client_of(request)
     await _not_throttled(console, client, now)
     reason = await run_in_threadpool(_use_link, console, token, now)
     if reason is not None:
         return _login_page(request, error=reason, status=401)
     return await _signed_in(console, client, now, "/")
+
+
+def _login_console(request: Request) -> tuple[Console, int]:
+    """The console and the request's clock; a login is refused in signed mode."""
+    console = console_of(request)
+    if not console.accepts_sessions:
+        raise Refused(403, "this console accepts signed requests only (signed mode)")
+    return console, now_of(request)
 
 
 async def _not_throttled(console: Console, client: str, now: int) -> None:
