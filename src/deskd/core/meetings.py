@@ -199,12 +199,24 @@ def paused_refusal(facts: MeetingFacts, role: str) -> str | None:
     )
 
 
+def standing_refusal(
+    facts: MeetingFacts, role: str, *, paused: bool = True, must_be_present: bool = True
+) -> str | None:
+    """Why ``role`` cannot act in the meeting at all: it is closed, ``role`` is not (or no
+    longer, or not yet) an attendee, or (with ``paused``) the meeting is paused."""
+    return (
+        open_refusal(facts)
+        or attendee_refusal(facts, role, must_be_present=must_be_present)
+        or (paused_refusal(facts, role) if paused else None)
+    )
+
+
 def speak_refusal(facts: MeetingFacts, role: str, kind: str) -> str | None:
     """Why ``role`` may not send a ``kind`` message now. Never because someone owes a reply
     (lesson 34): a refused insert is the only way a message is lost."""
     if kind not in KINDS:
         return f"kind {kind!r} is not a message kind (kinds: {', '.join(KINDS)})"
-    refusal = open_refusal(facts) or attendee_refusal(facts, role) or paused_refusal(facts, role)
+    refusal = standing_refusal(facts, role)
     if refusal:
         return refusal
     m = facts.meeting
@@ -220,55 +232,43 @@ def speak_refusal(facts: MeetingFacts, role: str, kind: str) -> str | None:
 
 
 def position_refusal(facts: MeetingFacts, role: str) -> str | None:
-    refusal = open_refusal(facts) or attendee_refusal(facts, role) or paused_refusal(facts, role)
-    if refusal:
-        return refusal
     m = facts.meeting
     state = underlying_state(facts)
-    if state != "consensus":
-        return (
-            f"positions are for the consensus phase; meeting {m.id} is {state} "
-            f"({m.budget_left - m.consensus_at} messages before consensus)"
-        )
-    return None
+    return standing_refusal(facts, role) or (
+        f"positions are for the consensus phase; meeting {m.id} is {state} "
+        f"({m.budget_left - m.consensus_at} messages before consensus)"
+        if state != "consensus"
+        else None
+    )
 
 
 def propose_refusal(facts: MeetingFacts, role: str) -> str | None:
-    refusal = open_refusal(facts) or attendee_refusal(facts, role)
-    if refusal:
-        return refusal
     p = facts.proposal
-    if p is not None:
-        return (
-            f"meeting {facts.meeting.id} already has an open end proposal by {p.proposer} "
-            f"({p.resolution!r}): confirm or reject it"
-        )
-    return None
+    return standing_refusal(facts, role, paused=False) or (
+        f"meeting {facts.meeting.id} already has an open end proposal by {p.proposer} "
+        f"({p.resolution!r}): confirm or reject it"
+        if p is not None
+        else None
+    )
 
 
 def vote_refusal(facts: MeetingFacts, role: str) -> str | None:
-    refusal = open_refusal(facts) or attendee_refusal(facts, role)
-    if refusal:
-        return refusal
-    if facts.proposal is None:
-        m = facts.meeting
-        return (
-            f"meeting {m.id} has no open end proposal "
-            f'(`deskd meeting propose-end {m.id} --role {role} --resolution "…"`)'
-        )
-    return None
+    m = facts.meeting
+    return standing_refusal(facts, role, paused=False) or (
+        f"meeting {m.id} has no open end proposal "
+        f'(`deskd meeting propose-end {m.id} --role {role} --resolution "…"`)'
+        if facts.proposal is None
+        else None
+    )
 
 
 def resume_refusal(facts: MeetingFacts, role: str) -> str | None:
-    refusal = open_refusal(facts) or attendee_refusal(facts, role, must_be_present=False)
-    if refusal:
-        return refusal
     m = facts.meeting
     if m.paused_kind is None:
-        return f"meeting {m.id} is not paused (it is {state_of(facts)})"
-    if m.paused_kind == "budget":
-        return paused_refusal(facts, role)
-    return None
+        not_paused = f"meeting {m.id} is not paused (it is {state_of(facts)})"
+        return standing_refusal(facts, role, paused=False, must_be_present=False) or not_paused
+    # Only the budget pause cannot be resumed: it refuses as any other action would.
+    return standing_refusal(facts, role, paused=m.paused_kind == "budget", must_be_present=False)
 
 
 # --- consequences -----------------------------------------------------------------------------
