@@ -20,26 +20,9 @@ if TYPE_CHECKING:
 
 
 def _meeting(r: MeetingRow) -> Meeting:
-    return Meeting(
-        id=int(r.id),
-        agenda=str(r.agenda),
-        caller=str(r.caller),
-        urgent=r.priority == "urgent",
-        max_messages=int(r.max_messages),
-        spent=int(r.spent),
-        consensus_at=int(r.consensus_at),
-        idle_s=int(r.idle_s),
-        reply_sla_s=int(r.reply_sla_s),
-        called_at=int(r.called_at),
-        last_activity_at=int(r.last_activity_at),
-        wake_gen=int(r.wake_gen),
-        escalated_at=r.escalated_at,
-        paused_kind=r.paused_kind,
-        pause_reason=r.pause_reason,
-        paused_at=r.paused_at,
-        closed_at=r.closed_at,
-        resolution=r.resolution,
-    )
+    """The row as the rules read it: the fields of the same name, ``urgent`` from its priority."""
+    same = {name: getattr(r, name) for name in Meeting._fields if name != "urgent"}
+    return Meeting(urgent=r.priority == "urgent", **same)
 
 
 def _attendee(r: AttendeeRow) -> Attendee:
