@@ -6,7 +6,7 @@ it (``lifecycle.load``) and the views show it (``core.meetings.swept``).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from deskd.core.meeting_owed import Obligation, Proposal, Rejection
 from deskd.core.meetings import Attendee, Meeting, MeetingFacts
@@ -21,18 +21,20 @@ if TYPE_CHECKING:
 
 def _meeting(r: MeetingRow) -> Meeting:
     """The row as the rules read it: the fields of the same name, ``urgent`` from its priority."""
-    same = {name: getattr(r, name) for name in Meeting._fields if name != "urgent"}
-    return Meeting(urgent=r.priority == "urgent", **same)
+    return Meeting(
+        urgent=r.priority == "urgent", **_same_fields(Meeting._fields, r, but=("urgent",))
+    )
 
 
 def _attendee(r: AttendeeRow) -> Attendee:
-    return Attendee(
-        role=str(r.role),
-        status=str(r.status),
-        invite_gen=int(r.invite_gen),
-        invited_at=int(r.invited_at),
-        checked_in_at=r.checked_in_at,
-    )
+    return Attendee(**_same_fields(Attendee._fields, r))
+
+
+def _same_fields(
+    names: tuple[str, ...], row: object, *, but: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """``row``'s value for each of ``names`` (a record's fields) but ``but``."""
+    return {name: getattr(row, name) for name in names if name not in but}
 
 
 def _obligation(r: ObligationRow) -> Obligation:
