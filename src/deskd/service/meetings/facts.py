@@ -19,46 +19,32 @@ if TYPE_CHECKING:
     from deskd.store.records.meetings import AttendeeRow, MeetingRow, ObligationRow, ProposalRow
 
 
+def _same_fields(
+    names: tuple[str, ...], row: object, *, but: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """``row``'s value for each of ``names`` (a rules record's fields) except ``but``: the
+    rules' records keep the row's names, so each reads as the fields it adds or derives."""
+    return {name: getattr(row, name) for name in names if name not in but}
+
+
 def _meeting(r: MeetingRow) -> Meeting:
-    """The row as the rules read it: the fields of the same name, ``urgent`` from its priority."""
-    return Meeting(
-        urgent=r.priority == "urgent", **_same_fields(Meeting._fields, r, but=("urgent",))
-    )
+    urgent = r.priority == "urgent"
+    return Meeting(urgent=urgent, **_same_fields(Meeting._fields, r, but=("urgent",)))
 
 
 def _attendee(r: AttendeeRow) -> Attendee:
     return Attendee(**_same_fields(Attendee._fields, r))
 
 
-def _same_fields(
-    names: tuple[str, ...], row: object, *, but: tuple[str, ...] = ()
-) -> dict[str, Any]:
-    """``row``'s value for each of ``names`` (a record's fields) but ``but``."""
-    return {name: getattr(row, name) for name in names if name not in but}
-
-
 def _obligation(r: ObligationRow) -> Obligation:
-    body = str(r.body or "")
-    first = body.strip().splitlines()[0] if body.strip() else ""
-    return Obligation(
-        id=int(r.id),
-        message_id=int(r.message_id),
-        debtor=str(r.debtor),
-        creditor=str(r.creditor),
-        due_at=int(r.due_at),
-        excerpt=first[:80] + ("…" if len(first) > 80 else ""),
-    )
+    first = r.body.strip().splitlines()[0] if (r.body or "").strip() else ""
+    excerpt = first[:80] + ("…" if len(first) > 80 else "")
+    return Obligation(excerpt=excerpt, **_same_fields(Obligation._fields, r, but=("excerpt",)))
 
 
 def _proposal(r: ProposalRow, confirmed: Iterable[str]) -> Proposal:
-    return Proposal(
-        id=int(r.id),
-        proposer=str(r.proposer),
-        resolution=str(r.resolution),
-        generation=int(r.generation),
-        opened_at=int(r.opened_at),
-        confirmed=frozenset(confirmed),
-    )
+    same = _same_fields(Proposal._fields, r, but=("confirmed",))
+    return Proposal(confirmed=frozenset(confirmed), **same)
 
 
 def _rejection(r: ProposalRow) -> Rejection:
