@@ -8,7 +8,7 @@ import json
 from typing import Any, TypedDict
 
 from deskd.config.settings import Settings
-from deskd.core.meetings import state_of, votes_owed
+from deskd.core.meetings import votes_owed
 from deskd.core.timeparse import iso_utc, local_text
 from deskd.errors import StoreError
 from deskd.service.desk.context import DeskContext
@@ -115,8 +115,8 @@ class ObligationLine(TypedDict):
 
 
 class MeetingDetail(MeetingStatus):
-    """The console's meeting page: `meeting status` (``state`` unswept) plus the transcript,
-    every reply obligation and the votes owed."""
+    """The console's meeting page: `meeting status` plus the transcript, every reply
+    obligation and the votes owed."""
 
     transcript: list[TranscriptLine]
     obligations: list[ObligationLine]
@@ -155,7 +155,6 @@ def meeting_detail(ctx: DeskContext, meeting_id: int) -> MeetingDetail:
     ]
     return {
         **status,
-        "state": state_of(facts),
         "transcript": transcript,
         "obligations": obligations,
         "votes_owed": list(votes_owed(facts)),
