@@ -1,12 +1,15 @@
 """A meeting's facts (core/meetings.py's records) read from its rows: one meeting by id, or
 every open one in a fixed number of queries. No sweep is applied here: the use cases apply
 it (``lifecycle.load``) and the views show it (``core.meetings.swept``).
+
+The rules' records keep their rows' field names: each is built from the row's fields of the
+same name, plus what it derives.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from deskd.core.meeting_owed import Obligation, Proposal, Rejection
 from deskd.core.meetings import Attendee, Meeting, MeetingFacts
@@ -19,31 +22,24 @@ if TYPE_CHECKING:
     from deskd.store.records.meetings import AttendeeRow, MeetingRow, ObligationRow, ProposalRow
 
 
-def _same_fields(
-    names: tuple[str, ...], row: object, *, but: tuple[str, ...] = ()
-) -> dict[str, Any]:
-    """``row``'s value for each of ``names`` (a rules record's fields) except ``but``: the
-    rules' records keep the row's names, so each reads as the fields it adds or derives."""
-    return {name: getattr(row, name) for name in names if name not in but}
-
-
 def _meeting(r: MeetingRow) -> Meeting:
-    urgent = r.priority == "urgent"
-    return Meeting(urgent=urgent, **_same_fields(Meeting._fields, r, but=("urgent",)))
+    same = {name: getattr(r, name) for name in Meeting._fields if name != "urgent"}
+    return Meeting(urgent=r.priority == "urgent", **same)
 
 
 def _attendee(r: AttendeeRow) -> Attendee:
-    return Attendee(**_same_fields(Attendee._fields, r))
+    return Attendee(**{name: getattr(r, name) for name in Attendee._fields})
 
 
 def _obligation(r: ObligationRow) -> Obligation:
     first = r.body.strip().splitlines()[0] if (r.body or "").strip() else ""
     excerpt = first[:80] + ("…" if len(first) > 80 else "")
-    return Obligation(excerpt=excerpt, **_same_fields(Obligation._fields, r, but=("excerpt",)))
+    same = {name: getattr(r, name) for name in Obligation._fields if name != "excerpt"}
+    return Obligation(excerpt=excerpt, **same)
 
 
 def _proposal(r: ProposalRow, confirmed: Iterable[str]) -> Proposal:
-    same = _same_fields(Proposal._fields, r, but=("confirmed",))
+    same = {name: getattr(r, name) for name in Proposal._fields if name != "confirmed"}
     return Proposal(confirmed=frozenset(confirmed), **same)
 
 

@@ -46,18 +46,15 @@ def idle_wake_counts(conn: Connection, rows: Iterable[Task]) -> dict[int, int]:
     return counts
 
 
+_DERIVED = ("idle_wakes", "stalled")
+"""What a task's view counts from the ledger; the rest are its row's fields of the same name."""
+
+
 def _view(r: Task, *, wakes: int, stall_after: int) -> TaskView:
     return TaskView(
-        id=int(r.id),
-        role=str(r.role),
-        title=str(r.title),
-        status=str(r.status),
-        priority=int(r.priority),
-        updated_at=int(r.updated_at),
-        due_at=r.due_at,
-        blocked_on=r.blocked_on,
         idle_wakes=wakes,
         stalled=r.status in ACTIONABLE and wakes >= stall_after,
+        **{name: getattr(r, name) for name in TaskView._fields if name not in _DERIVED},
     )
 
 
