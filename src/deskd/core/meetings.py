@@ -232,43 +232,47 @@ def speak_refusal(facts: MeetingFacts, role: str, kind: str) -> str | None:
 
 
 def position_refusal(facts: MeetingFacts, role: str) -> str | None:
-    m = facts.meeting
+    refusal = standing_refusal(facts, role)
     state = underlying_state(facts)
-    return standing_refusal(facts, role) or (
+    if refusal or state == "consensus":
+        return refusal
+    m = facts.meeting
+    return (
         f"positions are for the consensus phase; meeting {m.id} is {state} "
         f"({m.budget_left - m.consensus_at} messages before consensus)"
-        if state != "consensus"
-        else None
     )
 
 
 def propose_refusal(facts: MeetingFacts, role: str) -> str | None:
+    refusal = standing_refusal(facts, role, paused=False)
     p = facts.proposal
-    return standing_refusal(facts, role, paused=False) or (
+    if refusal or p is None:
+        return refusal
+    return (
         f"meeting {facts.meeting.id} already has an open end proposal by {p.proposer} "
         f"({p.resolution!r}): confirm or reject it"
-        if p is not None
-        else None
     )
 
 
 def vote_refusal(facts: MeetingFacts, role: str) -> str | None:
+    refusal = standing_refusal(facts, role, paused=False)
+    if refusal or facts.proposal is not None:
+        return refusal
     m = facts.meeting
-    return standing_refusal(facts, role, paused=False) or (
+    return (
         f"meeting {m.id} has no open end proposal "
         f'(`deskd meeting propose-end {m.id} --role {role} --resolution "…"`)'
-        if facts.proposal is None
-        else None
     )
 
 
 def resume_refusal(facts: MeetingFacts, role: str) -> str | None:
     m = facts.meeting
-    if m.paused_kind is None:
-        not_paused = f"meeting {m.id} is not paused (it is {state_of(facts)})"
-        return standing_refusal(facts, role, paused=False, must_be_present=False) or not_paused
-    # Only the budget pause cannot be resumed: it refuses as any other action would.
-    return standing_refusal(facts, role, paused=m.paused_kind == "budget", must_be_present=False)
+    # Only the budget pause cannot be resumed: it refuses as any other action in it would.
+    budget = m.paused_kind == "budget"
+    refusal = standing_refusal(facts, role, paused=budget, must_be_present=False)
+    if refusal or m.paused_kind is not None:
+        return refusal
+    return f"meeting {m.id} is not paused (it is {state_of(facts)})"
 
 
 # --- consequences -----------------------------------------------------------------------------
