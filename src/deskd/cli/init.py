@@ -20,6 +20,7 @@ from deskd.cli.common import emit, json_option
 if TYPE_CHECKING:
     from deskd.config.settings import Settings
     from deskd.service.ops.init_answers import DeskAnswers, RoleAnswer
+    from deskd.service.paging.channels import ChannelTest
 
 
 @click.command()
@@ -118,7 +119,7 @@ def init(
             ("--role", "--agent", "--channel", "--name", "--timezone", "--yes"),
         )
     answers = None
-    tested: dict[str, Any] | None = None
+    tested: ChannelTest | None = None
     if not new_db:
         refuse_existing(settings, force=force)
         if scripted:
@@ -189,7 +190,7 @@ def _from_flags(
     )
 
 
-def _test_or_refuse(settings: Settings, answers: DeskAnswers) -> dict[str, Any] | None:
+def _test_or_refuse(settings: Settings, answers: DeskAnswers) -> ChannelTest | None:
     """A script's channel gets its test page; a failed one is refused before anything is
     written (a desk whose only channel cannot page would fail quietly later)."""
     from deskd.errors import ChannelTestFailed
@@ -217,7 +218,7 @@ def _checked(check: Callable[[str], Any]) -> Callable[[str], Any]:
     return proc
 
 
-def _ask(settings: Settings) -> tuple[DeskAnswers, dict[str, Any] | None]:
+def _ask(settings: Settings) -> tuple[DeskAnswers, ChannelTest | None]:
     """The guided questions; nothing is written until every one is answered."""
     from deskd.service.ops import init_answers as ia
 
@@ -288,7 +289,7 @@ def _ask_role(
 
 def _ask_channel(
     settings: Settings, answers: DeskAnswers
-) -> tuple[DeskAnswers, dict[str, Any] | None]:
+) -> tuple[DeskAnswers, ChannelTest | None]:
     """A channel URL, tested with a real test page; a failed one is asked again (or kept)."""
     from deskd.service.ops import init_answers as ia
 

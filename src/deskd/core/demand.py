@@ -107,7 +107,7 @@ def _urgent_tasks(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
     """An urgent, pending task wakes its assignee whatever its presence."""
     out = []
     for task in snapshot.tasks:
-        if task.status == "pending" and task.priority >= URGENT:
+        if task.wakes_urgently:
             out.append(
                 Demand(
                     key=f"urgent_task:{task.id}",
@@ -139,10 +139,9 @@ def _idle_tasks(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
     A busy role is never interrupted for ordinary work; a stalled task (woken ``stall_after``
     times without changing) no longer counts until someone updates it.
     """
-    urgent = {t.id for t in snapshot.tasks if t.status == "pending" and t.priority >= URGENT}
     by_role: dict[str, list[TaskView]] = {}
     for task in snapshot.tasks:
-        if task.status in ACTIONABLE and not task.stalled and task.id not in urgent:
+        if task.status in ACTIONABLE and not task.stalled and not task.wakes_urgently:
             by_role.setdefault(task.role, []).append(task)
     out = []
     roles = {r.name: r for r in snapshot.roles}

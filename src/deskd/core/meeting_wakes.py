@@ -72,29 +72,20 @@ def wakes(facts: MeetingFacts, *, now: int) -> tuple[MeetingWake, ...]:
             f'`deskd meeting leave {m.id} --role {a.role} --reason "…"`.'
         )
         if m.escalated_at is not None and a.invite_gen > 1:
+            since = m.escalated_at
             waited = human_age((now - m.called_at) / 1000)
-            wake(
-                a.role,
-                "meeting",
-                a.invite_gen,
-                m.escalated_at,
-                m.escalated_at + sla,
+            ask = (
                 f"Overdue: {m.caller} called {_title(m)} {waited} ago and it cannot start "
-                "until you check in.",
-                how,
+                "until you check in."
             )
         else:
-            wake(
-                a.role,
-                "meeting",
-                a.invite_gen,
-                m.called_at,
-                m.called_at + sla,
+            since = m.called_at
+            ask = (
                 f"{m.caller} invites you to {_title(m)}"
                 + (" — urgent" if m.urgent else "")
-                + f". Attendees: {m.caller} (caller), {others}; it starts when all check in.",
-                how,
+                + f". Attendees: {m.caller} (caller), {others}; it starts when all check in."
             )
+        wake(a.role, "meeting", a.invite_gen, since, since + sla, ask, how)
     p = facts.proposal
     if p is not None:
         owed = votes_owed(facts)

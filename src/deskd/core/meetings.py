@@ -199,12 +199,24 @@ def paused_refusal(facts: MeetingFacts, role: str) -> str | None:
     )
 
 
+def standing_refusal(
+    facts: MeetingFacts, role: str, *, paused: bool = True, must_be_present: bool = True
+) -> str | None:
+    """Why ``role`` cannot act in the meeting at all: it is closed, ``role`` is not (or no
+    longer, or not yet) an attendee, or (with ``paused``) the meeting is paused."""
+    return (
+        open_refusal(facts)
+        or attendee_refusal(facts, role, must_be_present=must_be_present)
+        or (paused_refusal(facts, role) if paused else None)
+    )
+
+
 def speak_refusal(facts: MeetingFacts, role: str, kind: str) -> str | None:
     """Why ``role`` may not send a ``kind`` message now. Never because someone owes a reply
     (lesson 34): a refused insert is the only way a message is lost."""
     if kind not in KINDS:
         return f"kind {kind!r} is not a message kind (kinds: {', '.join(KINDS)})"
-    refusal = open_refusal(facts) or attendee_refusal(facts, role) or paused_refusal(facts, role)
+    refusal = standing_refusal(facts, role)
     if refusal:
         return refusal
     m = facts.meeting
@@ -220,55 +232,47 @@ def speak_refusal(facts: MeetingFacts, role: str, kind: str) -> str | None:
 
 
 def position_refusal(facts: MeetingFacts, role: str) -> str | None:
-    refusal = open_refusal(facts) or attendee_refusal(facts, role) or paused_refusal(facts, role)
-    if refusal:
+    refusal = standing_refusal(facts, role)
+    state = underlying_state(facts)
+    if refusal or state == "consensus":
         return refusal
     m = facts.meeting
-    state = underlying_state(facts)
-    if state != "consensus":
-        return (
-            f"positions are for the consensus phase; meeting {m.id} is {state} "
-            f"({m.budget_left - m.consensus_at} messages before consensus)"
-        )
-    return None
+    return (
+        f"positions are for the consensus phase; meeting {m.id} is {state} "
+        f"({m.budget_left - m.consensus_at} messages before consensus)"
+    )
 
 
 def propose_refusal(facts: MeetingFacts, role: str) -> str | None:
-    refusal = open_refusal(facts) or attendee_refusal(facts, role)
-    if refusal:
-        return refusal
+    refusal = standing_refusal(facts, role, paused=False)
     p = facts.proposal
-    if p is not None:
-        return (
-            f"meeting {facts.meeting.id} already has an open end proposal by {p.proposer} "
-            f"({p.resolution!r}): confirm or reject it"
-        )
-    return None
+    if refusal or p is None:
+        return refusal
+    return (
+        f"meeting {facts.meeting.id} already has an open end proposal by {p.proposer} "
+        f"({p.resolution!r}): confirm or reject it"
+    )
 
 
 def vote_refusal(facts: MeetingFacts, role: str) -> str | None:
-    refusal = open_refusal(facts) or attendee_refusal(facts, role)
-    if refusal:
+    refusal = standing_refusal(facts, role, paused=False)
+    if refusal or facts.proposal is not None:
         return refusal
-    if facts.proposal is None:
-        m = facts.meeting
-        return (
-            f"meeting {m.id} has no open end proposal "
-            f'(`deskd meeting propose-end {m.id} --role {role} --resolution "…"`)'
-        )
-    return None
+    m = facts.meeting
+    return (
+        f"meeting {m.id} has no open end proposal "
+        f'(`deskd meeting propose-end {m.id} --role {role} --resolution "…"`)'
+    )
 
 
 def resume_refusal(facts: MeetingFacts, role: str) -> str | None:
-    refusal = open_refusal(facts) or attendee_refusal(facts, role, must_be_present=False)
-    if refusal:
-        return refusal
     m = facts.meeting
-    if m.paused_kind is None:
-        return f"meeting {m.id} is not paused (it is {state_of(facts)})"
-    if m.paused_kind == "budget":
-        return paused_refusal(facts, role)
-    return None
+    # Only the budget pause cannot be resumed: it refuses as any other action in it would.
+    budget = m.paused_kind == "budget"
+    refusal = standing_refusal(facts, role, paused=budget, must_be_present=False)
+    if refusal or m.paused_kind is not None:
+        return refusal
+    return f"meeting {m.id} is not paused (it is {state_of(facts)})"
 
 
 # --- consequences -----------------------------------------------------------------------------

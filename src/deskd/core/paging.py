@@ -53,18 +53,7 @@ class Entry(NamedTuple):
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "url": self.url,
-            "status": self.status,
-            "error": self.error,
-            "tries": self.tries,
-            "at": self.at,
-            "retry_at": self.retry_at,
-            "until": self.until,
-            "why": self.why,
-            "gave_up": self.gave_up,
-        }
+        return self._asdict()
 
 
 class Outcome(NamedTuple):

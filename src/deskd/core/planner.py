@@ -159,8 +159,6 @@ def _step(
             generation=live.generation,
             supersedes=live.id,
             recycles=live.recycles,
-            snapshot=snapshot,
-            items=items,
         )
         return _supersede(live, why), successor
 
@@ -170,18 +168,8 @@ def _step(
         # launches or pages until resume.
         why = f"paused: {role.pause_reason or 'desk paused'}"
         if current is None:
-            rung = start_rung(policy, role, d)
             new = _new(
-                policy,
-                role,
-                d,
-                rung,
-                now=now,
-                generation=d.generation,
-                supersedes=None,
-                recycles=0,
-                snapshot=snapshot,
-                items=items,
+                policy, role, d, start_rung(policy, role, d), now=now, generation=d.generation
             )
             yield new._replace(skipped=why, due_at=None)
         yield _note(role.name, d.key, why)
@@ -346,8 +334,6 @@ def _start(
         generation=generation,
         supersedes=supersedes,
         recycles=recycles,
-        snapshot=snapshot,
-        items=items,
     )
     page = _page_if_due(snapshot, role, d, rung, None, items)
     if page is not None:
@@ -362,11 +348,10 @@ def _new(
     *,
     now: int,
     generation: int,
-    supersedes: int | None,
-    recycles: int,
-    snapshot: Snapshot,
-    items: dict[int, ItemView],
+    supersedes: int | None = None,
+    recycles: int = 0,
 ) -> NewAttempt:
+    """An attempt at ``rung`` for demand ``d``, its SLA running from ``now``."""
     sla = policy.sla_of(rung)
     return NewAttempt(
         key=d.key,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Protocol
 
+from deskd.core.values import URGENT
 from deskd.errors import InvalidValue
 
 STATUSES: tuple[str, ...] = ("pending", "in_progress", "blocked", "done", "cancelled")
@@ -46,6 +47,11 @@ class TaskView(NamedTuple):
     blocked_on: str | None = None
     stalled: bool = False
     idle_wakes: int = 0
+
+    @property
+    def wakes_urgently(self) -> bool:
+        """Urgent and pending: it wakes its assignee whatever its presence (``urgent_task``)."""
+        return self.status == "pending" and self.priority >= URGENT
 
 
 def check_status(status: str) -> str:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from deskd.core.values import priority_rank
 from deskd.errors import InvalidValue
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import known_role
 from deskd.service.desk.inbox import NewItem, insert, sla_seconds, validate_text
-from deskd.store.dialect import Connection
 
 
 def send(
@@ -36,67 +35,65 @@ def send(
     if recipients == [sender]:
         raise InvalidValue("--to", sender, "a role cannot send a message to itself")
     recipients = [r for r in recipients if r != sender]
-    check_message(priority, sla, subject, body)
-    message_id = "msg-" + uuid.uuid4().hex[:16]
-    with ctx.write() as conn:
-        inserted = insert_message(
-            conn,
-            recipients,
-            message_id=message_id,
-            source="message",
-            sender=sender,
-            title=subject,
-            body=body,
-            priority=priority,
-            sla=sla,
-            now=ctx.now,
-        )
-        created = [(item_id, name) for item_id, name, _ in inserted]
-        ctx.event(
-            conn,
-            "message.sent",
-            message_id,
-            role=sender,
-            actor=sender,
-            detail={"to": recipients, "items": [i for i, _ in created]},
-        )
-    return message_id, created
+    message_id, inserted = deliver(
+        ctx,
+        recipients,
+        id_prefix="msg-",
+        source="message",
+        sender=sender,
+        title=subject,
+        body=body,
+        priority=priority,
+        sla=sla,
+        event="message.sent",
+        event_role=sender,
+    )
+    return message_id, [(item_id, name) for item_id, name, _ in inserted]
 
 
-def check_message(priority: str, sla: str | None, title: str, body: str) -> None:
-    """Refuse a message's bad priority, SLA or text before anything is written."""
-    priority_rank(priority)
-    sla_seconds(priority, sla)
-    validate_text(title, body)
-
-
-def insert_message(
-    conn: Connection,
+def deliver(
+    ctx: DeskContext,
     recipients: Sequence[str],
     *,
-    message_id: str,
+    id_prefix: str,
     source: str,
     sender: str,
     title: str,
     body: str,
     priority: str,
     sla: str | None,
-    now: int,
-) -> list[tuple[int, str, bool]]:
-    """One item per recipient sharing ``message_id``; (item id, recipient, deduped) each."""
-    created = []
-    for name in recipients:
-        item = NewItem(
-            role=name,
-            source=source,
-            title=title,
-            body=body,
-            ref=f"message:{message_id}",
-            priority=priority,
-            sla=sla,
-            sender=sender,
-            message_id=message_id,
+    event: str,
+    event_role: str | None,
+    detail: Mapping[str, object] | None = None,
+) -> tuple[str, list[tuple[int, str, bool]]]:
+    """Check a message, then write one item per (known) recipient sharing a new message id,
+    and its ``event``, in one transaction; returns (message id, [(item id, to, deduped)])."""
+    priority_rank(priority)
+    sla_seconds(priority, sla)
+    validate_text(title, body)
+    message_id = id_prefix + uuid.uuid4().hex[:16]
+    with ctx.write() as conn:
+        inserted = []
+        for name in recipients:
+            item = NewItem(
+                role=name,
+                source=source,
+                title=title,
+                body=body,
+                ref=f"message:{message_id}",
+                priority=priority,
+                sla=sla,
+                sender=sender,
+                message_id=message_id,
+            )
+            item_id, deduped = insert(conn, item, now=ctx.now)
+            inserted.append((item_id, name, deduped))
+        ctx.event(
+            conn,
+            event,
+            message_id,
+            role=event_role,
+            actor=sender,
+            detail={"to": list(recipients), "items": [i for i, _, _ in inserted], **(detail or {})},
         )
-        item_id, deduped = insert(conn, item, now=now)
-        created.append((item_id, name, deduped))
-    return created
+    return message_id, inserted

@@ -35,24 +35,8 @@ def record_plan(conn: Connection, plan: Plan, *, now: int) -> tuple[dict[str, in
             resolve_pages_for_key(conn, row.key, now=now)
     ids: dict[str, int] = {}
     for a in plan.attempts:
-        ids[a.key] = attempt_rows.insert_attempt(
-            conn,
-            key=a.key,
-            kind=a.kind,
-            role=a.role,
-            generation=a.generation,
-            rung=a.rung,
-            level=a.level,
-            reason=a.reason,
-            ref=a.ref,
-            item_ids=a.item_ids,
-            task_ids=a.task_ids,
-            attempted_at=now,
-            due_at=a.due_at,
-            supersedes=a.supersedes,
-            recycles=a.recycles,
-            skipped=a.skipped,
-        )
+        # A planned attempt is written field for field (store names them alike), at ``now``.
+        ids[a.key] = attempt_rows.insert_attempt(conn, attempted_at=now, **a._asdict())
     for launch in plan.launches:
         from secrets import token_urlsafe  # hashlib, random: for recorded launches only
 

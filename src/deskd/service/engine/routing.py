@@ -200,16 +200,7 @@ def add_task_by_capability(
             priority=priority,
             held=held,
         )
-        return {
-            "id": None,
-            "role": None,
-            "routed": f"unroutable: {capability}",
-            "unroutable": capability,
-            "help_item_id": out["item_id"],
-            "held_by": out["held_by"],
-            "attempt_id": out["attempt_id"],
-            "page_ids": out["page_ids"],
-        }
+        return {"id": None, "role": None, "help_item_id": out["item_id"], **_unroutable(out)}
     added = add_task(
         ctx,
         title=title,

@@ -100,17 +100,8 @@ def _load_snapshot(conn: Connection, desk: Desk, *, now: int) -> Snapshot:
     meeting_wakes, inactive_meetings, dormant_items = load_meeting_views(conn, desk, now=now)
     items = tuple(
         ItemView(
-            id=r.id,
-            role=r.role,
-            priority=r.priority,
-            source=r.source,
-            title=r.title,
-            enqueued_at=r.enqueued_at,
-            sla_due_at=r.sla_due_at,
-            ref=r.ref,
-            sender=r.sender,
-            notified_at=r.notified_at,
             live=r.id not in dormant_items,
+            **{name: getattr(r, name) for name in ItemView._fields if name != "live"},
         )
         for r in item_rows.all_unread_items(conn)
     )
@@ -165,28 +156,16 @@ def with_would_fire(snapshot: Snapshot, fired: Sequence[Fired], *, now: int) -> 
     return snapshot._replace(items=snapshot.items + tuple(extra))
 
 
+_DECODED = ("item_ids", "task_ids", "reason")
+"""The attempt fields the view decodes; the rest are the row's fields of the same name."""
+
+
 def _attempt_view(r: Attempt) -> AttemptView:
     return AttemptView(
-        id=r.id,
-        key=r.key,
-        kind=r.kind,
-        role=r.role,
-        rung=r.rung,
-        generation=r.generation,
-        attempted_at=r.attempted_at,
-        due_at=r.due_at,
-        launch_status=r.launch_status,
-        launched_at=r.launched_at,
-        landed_at=r.landed_at,
-        finished_at=r.finished_at,
-        failure_class=r.failure_class,
-        launch_detail=r.launch_detail,
-        ack_until=r.ack_until,
-        recycles=r.recycles,
         item_ids=tuple(int(i) for i in json.loads(r.item_ids)),
         task_ids=tuple(int(i) for i in json.loads(r.task_ids)),
         reason=r.reason or "",
-        skipped=r.skipped,
+        **{name: getattr(r, name) for name in AttemptView._fields if name not in _DECODED},
     )
 
 

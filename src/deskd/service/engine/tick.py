@@ -89,10 +89,7 @@ class TickResult(NamedTuple):
         }
         if p is None:
             return out
-        out["resolved"] = [
-            {"attempt_id": c.attempt_id, "outcome": c.outcome, "reason": c.reason}
-            for c in p.closures
-        ]
+        out["resolved"] = [c._asdict() for c in p.closures]
         out["attempts"] = [
             {
                 "attempt_id": self.attempt_ids.get(a.key),
@@ -124,7 +121,7 @@ class TickResult(NamedTuple):
             {"key": pg.key, "role": pg.role, "title": pg.title, "follow_up": pg.follow_up}
             for pg in p.pages
         ]
-        out["notes"] = [{"role": n.role, "key": n.key, "text": n.text} for n in p.notes]
+        out["notes"] = [n._asdict() for n in p.notes]
         return out
 
 

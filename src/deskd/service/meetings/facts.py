@@ -1,6 +1,9 @@
 """A meeting's facts (core/meetings.py's records) read from its rows: one meeting by id, or
 every open one in a fixed number of queries. No sweep is applied here: the use cases apply
 it (``lifecycle.load``) and the views show it (``core.meetings.swept``).
+
+The rules' records keep their rows' field names: each is built from the row's fields of the
+same name, plus what it derives.
 """
 
 from __future__ import annotations
@@ -20,60 +23,24 @@ if TYPE_CHECKING:
 
 
 def _meeting(r: MeetingRow) -> Meeting:
-    return Meeting(
-        id=int(r.id),
-        agenda=str(r.agenda),
-        caller=str(r.caller),
-        urgent=r.priority == "urgent",
-        max_messages=int(r.max_messages),
-        spent=int(r.spent),
-        consensus_at=int(r.consensus_at),
-        idle_s=int(r.idle_s),
-        reply_sla_s=int(r.reply_sla_s),
-        called_at=int(r.called_at),
-        last_activity_at=int(r.last_activity_at),
-        wake_gen=int(r.wake_gen),
-        escalated_at=r.escalated_at,
-        paused_kind=r.paused_kind,
-        pause_reason=r.pause_reason,
-        paused_at=r.paused_at,
-        closed_at=r.closed_at,
-        resolution=r.resolution,
-    )
+    same = {name: getattr(r, name) for name in Meeting._fields if name != "urgent"}
+    return Meeting(urgent=r.priority == "urgent", **same)
 
 
 def _attendee(r: AttendeeRow) -> Attendee:
-    return Attendee(
-        role=str(r.role),
-        status=str(r.status),
-        invite_gen=int(r.invite_gen),
-        invited_at=int(r.invited_at),
-        checked_in_at=r.checked_in_at,
-    )
+    return Attendee(**{name: getattr(r, name) for name in Attendee._fields})
 
 
 def _obligation(r: ObligationRow) -> Obligation:
-    body = str(r.body or "")
-    first = body.strip().splitlines()[0] if body.strip() else ""
-    return Obligation(
-        id=int(r.id),
-        message_id=int(r.message_id),
-        debtor=str(r.debtor),
-        creditor=str(r.creditor),
-        due_at=int(r.due_at),
-        excerpt=first[:80] + ("…" if len(first) > 80 else ""),
-    )
+    first = r.body.strip().splitlines()[0] if (r.body or "").strip() else ""
+    excerpt = first[:80] + ("…" if len(first) > 80 else "")
+    same = {name: getattr(r, name) for name in Obligation._fields if name != "excerpt"}
+    return Obligation(excerpt=excerpt, **same)
 
 
 def _proposal(r: ProposalRow, confirmed: Iterable[str]) -> Proposal:
-    return Proposal(
-        id=int(r.id),
-        proposer=str(r.proposer),
-        resolution=str(r.resolution),
-        generation=int(r.generation),
-        opened_at=int(r.opened_at),
-        confirmed=frozenset(confirmed),
-    )
+    same = {name: getattr(r, name) for name in Proposal._fields if name != "confirmed"}
+    return Proposal(confirmed=frozenset(confirmed), **same)
 
 
 def _rejection(r: ProposalRow) -> Rejection:

@@ -19,12 +19,10 @@ from contextlib import contextmanager
 
 from deskd.core.meetings import (
     MeetingFacts,
-    attendee_refusal,
     closes,
     due_sweep,
-    open_refusal,
-    paused_refusal,
     resume_refusal,
+    standing_refusal,
     state_of,
 )
 from deskd.core.timeparse import human_age
@@ -233,7 +231,7 @@ def sweep_meetings(ctx: DeskContext) -> int:
 
 def _may_attend(role: str) -> Callable[[MeetingFacts], str | None]:
     """The rule for checking in and leaving: the meeting is open and ``role`` was invited."""
-    return lambda f: open_refusal(f) or attendee_refusal(f, role, must_be_present=False)
+    return lambda f: standing_refusal(f, role, paused=False, must_be_present=False)
 
 
 def check_in(ctx: DeskContext, meeting_id: int, role: str) -> Outcome:
@@ -276,11 +274,7 @@ def leave(ctx: DeskContext, meeting_id: int, role: str, reason: str) -> Outcome:
 def pause(ctx: DeskContext, meeting_id: int, role: str, reason: str) -> Outcome:
     say_why("--reason", reason, "say why you pause it")
     now = ctx.now
-    with acting(
-        ctx,
-        meeting_id,
-        lambda f: open_refusal(f) or attendee_refusal(f, role) or paused_refusal(f, role),
-    ) as (conn, facts):
+    with acting(ctx, meeting_id, lambda f: standing_refusal(f, role)) as (conn, facts):
         rows.pause(conn, meeting_id, kind="manual", reason=reason, by=role, now=now)
         event(conn, meeting_id, "paused", role, f"{role} paused it: {reason}", now=now)
         facts = sync_state(conn, meeting_id)

@@ -8,12 +8,12 @@ import json
 from typing import Any, TypedDict
 
 from deskd.config.settings import Settings
-from deskd.core.meetings import state_of, votes_owed
+from deskd.core.meetings import votes_owed
 from deskd.core.timeparse import iso_utc, local_text
 from deskd.errors import StoreError
 from deskd.service.desk.context import DeskContext
 from deskd.service.meetings.facts import facts_of
-from deskd.service.meetings.views import status_view
+from deskd.service.meetings.views import MeetingStatus, status_view
 from deskd.store import console as console_rows
 
 TIMELINE_WINDOW_MS = 24 * 3600 * 1000
@@ -89,11 +89,46 @@ def ladder_history(
     }
 
 
-def meeting_detail(ctx: DeskContext, meeting_id: int) -> dict[str, Any]:
+class TranscriptLine(TypedDict):
+    """One message of a meeting's transcript, as the console shows it."""
+
+    id: int
+    sender: str
+    kind: str
+    body: str
+    reply_to: int | None
+    spent: bool
+    at: str | None
+    at_local: str
+
+
+class ObligationLine(TypedDict):
+    """One reply obligation of a meeting, open or closed, as the console shows it."""
+
+    message_id: int
+    debtor: str
+    creditor: str
+    status: str
+    due_local: str
+    overdue: bool
+    close_reason: str | None
+
+
+class MeetingDetail(MeetingStatus):
+    """The console's meeting page: `meeting status` plus the transcript, every reply
+    obligation and the votes owed."""
+
+    transcript: list[TranscriptLine]
+    obligations: list[ObligationLine]
+    votes_owed: list[str]
+    called_local: str
+
+
+def meeting_detail(ctx: DeskContext, meeting_id: int) -> MeetingDetail:
     """`meeting status` plus the transcript, every reply obligation and the votes."""
     facts = facts_of(ctx.conn, meeting_id)
     status = status_view(facts, now=ctx.now)
-    transcript = [
+    transcript: list[TranscriptLine] = [
         {
             "id": int(m["id"]),
             "sender": m["sender"],
@@ -106,7 +141,7 @@ def meeting_detail(ctx: DeskContext, meeting_id: int) -> dict[str, Any]:
         }
         for m in console_rows.meeting_messages(ctx.conn, meeting_id)
     ]
-    obligations = [
+    obligations: list[ObligationLine] = [
         {
             "message_id": int(o["message_id"]),
             "debtor": o["debtor"],
@@ -120,7 +155,6 @@ def meeting_detail(ctx: DeskContext, meeting_id: int) -> dict[str, Any]:
     ]
     return {
         **status,
-        "state": state_of(facts),
         "transcript": transcript,
         "obligations": obligations,
         "votes_owed": list(votes_owed(facts)),

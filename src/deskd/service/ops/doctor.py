@@ -54,11 +54,7 @@ def run_checks(env: Mapping[str, str] | None = None) -> list[Check]:
         due = launching(settings, where.db if opens else None)
         checks.extend(agent_checks(desk, settings, search, launching=due))
         checks.extend(workdir_checks(desk, where.home))
-        from deskd.service.paging.channels import doctor_checks as channel_checks  # the pager issue
-
-        checks.extend(
-            Check(c["name"], c["level"], c["detail"]) for c in channel_checks(settings, desk)
-        )
+        checks.extend(channel_checks(settings, desk))
     checks.append(folder_check("log dir", where.logs))
     checks.append(folder_check("run dir", where.run))
     data = [where.db.parent] if isinstance(where.db, Path) else []  # a URL has no folder
@@ -241,3 +237,63 @@ def folder_check(name: str, folder: Path) -> Check:
     if os.access(parent, os.W_OK | os.X_OK):
         return Check(name, "warn", f"{folder} missing; it is created on first use (`deskd init`)")
     return Check(name, "fail", f"{folder} missing and {parent} is not writable")
+
+
+def channel_checks(settings: Settings | None, desk: Desk) -> list[Check]:
+    """The channels' checks. Reads the desk, the environment and ``.env`` (no network): the
+    human rung is wired for every role, no literal credential sits in deskd.toml (agents
+    running as the same user can read it: apprise's own parse of each URL says which parts are
+    credentials; this is the one check that loads apprise), and every ``${VAR}`` a URL needs
+    is set."""
+    from deskd.service.paging.channels import (
+        all_channels,
+        literal_credentials,
+        missing_vars,
+        routes,
+        shown_url,
+        var_values,
+    )
+
+    checks: list[Check] = []
+    if "notify" in [name for name, _ in desk.ladder]:
+        unwired = [r for r in desk.enabled_roles if not routes(settings, desk, r)]
+        if unwired:
+            checks.append(
+                Check(
+                    "human rung",
+                    "warn",
+                    "human rung unwired: the notify rung reaches no channel for "
+                    + ", ".join(unwired)
+                    + " (pages wait in the outbox, `deskd pages`; add [[channels]] and "
+                    "default_channels, or set DESKD_NOTIFY_URLS)",
+                )
+            )
+        else:
+            names = ", ".join(sorted(all_channels(settings, desk))) or "none"
+            checks.append(Check("human rung", "ok", f"every role pages ({names})"))
+    literal = []
+    missing = []
+    values = var_values(settings)
+    for channel in desk.data.channels:
+        for url in channel.urls:
+            if literal_credentials(url, values):
+                literal.append(f"{channel.name}: {shown_url(url, values)}")
+            missing += [f"{channel.name}: ${{{m}}}" for m in missing_vars(url, values)]
+        if channel.apprise_config and not os.path.isfile(channel.apprise_config):
+            missing.append(f"{channel.name}: apprise_config {channel.apprise_config} not found")
+    if literal:
+        checks.append(
+            Check(
+                "channel secrets",
+                "warn",
+                "deskd.toml holds literal credentials ("
+                + "; ".join(literal)
+                + "): agents running as this user can read it; use ${VAR} from the "
+                "environment or .env instead",
+            )
+        )
+    elif desk.data.channels:
+        checks.append(Check("channel secrets", "ok", "no literal credentials"))
+    if missing:
+        checks.append(Check("channel variables", "warn", "not set: " + "; ".join(missing)))
+    return checks

@@ -11,9 +11,12 @@ import re
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from deskd.errors import DeskdError, InitAnswerRefused, InvalidValue
+
+if TYPE_CHECKING:
+    from deskd.service.paging.channels import ChannelTest
 
 AGENT_KINDS = ("claude", "codex", "gemini", "opencode")
 """The agent CLIs ``init`` offers (a ``command`` agent is written by hand, docs/own-agent.md)."""
@@ -188,7 +191,7 @@ def system_timezone(
     return "UTC"
 
 
-def failed_sends(result: dict[str, Any]) -> str:
+def failed_sends(result: ChannelTest) -> str:
     """What went wrong in a ``send_test`` result, in one line."""
     errors = [str(c["error"]) for c in result["channels"] if c["status"] != "sent"]
     return "; ".join(e for e in errors if e) or "not delivered"

@@ -8,7 +8,7 @@ example desk: two roles, UTC, Claude, no channel.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 from deskd.service.ops.doctor_agents import INSTALL_HINTS
 from deskd.service.ops.init_answers import (
@@ -18,6 +18,10 @@ from deskd.service.ops.init_answers import (
     DeskAnswers,
     RoleAnswer,
 )
+
+if TYPE_CHECKING:
+    from deskd.config.settings import Settings
+    from deskd.service.paging.channels import ChannelTest
 
 COMMENT_AT = 37
 """The column the annotations start at, so the file reads as two columns."""
@@ -135,7 +139,7 @@ def render_desk(answers: DeskAnswers, *, channel_ref: str | None = None) -> str:
     return text
 
 
-def try_channel(settings: Any, answers: DeskAnswers) -> dict[str, Any]:
+def try_channel(settings: Settings, answers: DeskAnswers) -> ChannelTest:
     """Send a test page on the channel as ``deskd channels test`` would, on the desk these
     answers make (the URL written in, nothing on disk yet); that command's result."""
     from deskd.config.desk_file import parse_desk
@@ -144,7 +148,7 @@ def try_channel(settings: Any, answers: DeskAnswers) -> dict[str, Any]:
 
     text = render_desk(answers, channel_ref=answers.channel or "")
     desk = parse_desk(text, path=settings.desk_path, host=host_config())
-    return dict(send_test(settings, desk, CHANNEL_NAME))
+    return send_test(settings, desk, CHANNEL_NAME)
 
 
 def channel_url_ref(url: str) -> str:

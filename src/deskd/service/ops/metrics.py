@@ -64,19 +64,17 @@ class DeskCollector(Collector):
     def _wakes(self) -> Iterator[Metric]:
         conn = self.ctx.conn
         yield _family(
-            CounterMetricFamily(
-                "deskd_wake_attempts",
-                "Closed wake attempts by rung and outcome (pending ones: deskd_wakes_live).",
-                labels=["rung", "outcome"],
-            ),
+            CounterMetricFamily,
+            "deskd_wake_attempts",
+            "Closed wake attempts by rung and outcome (pending ones: deskd_wakes_live).",
+            ["rung", "outcome"],
             (((rung, outcome), n) for rung, outcome, n in agg.closed_attempts(conn)),
         )
         yield _family(
-            GaugeMetricFamily(
-                "deskd_wakes_live",
-                "Pending wake attempts by role and rung.",
-                labels=["role", "rung"],
-            ),
+            GaugeMetricFamily,
+            "deskd_wakes_live",
+            "Pending wake attempts by role and rung.",
+            ["role", "rung"],
             (((role, rung), n) for role, rung, n in agg.live_wakes(conn)),
         )
         bounds = [s * 1000 for s in LANDING_BUCKETS_S]
@@ -91,25 +89,14 @@ class DeskCollector(Collector):
     def _launches_and_pages(self) -> Iterator[Metric]:
         conn = self.ctx.conn
         yield _family(
-            CounterMetricFamily(
-                "deskd_launches",
-                "Launches that ended, by result and failure class (none when it did not fail).",
-                labels=["result", "failure_class"],
-            ),
+            CounterMetricFamily,
+            "deskd_launches",
+            "Launches that ended, by result and failure class (none when it did not fail).",
+            ["result", "failure_class"],
             (
                 ((status, failure or "none"), n)
                 for status, failure, n in agg.finished_launches(conn)
             ),
-        )
-        pages = CounterMetricFamily(
-            "deskd_pages",
-            "Page deliveries by channel and result: sent, or gave_up after a day of retries.",
-            labels=["channel", "result"],
-        )
-        failing = GaugeMetricFamily(
-            "deskd_pages_failing",
-            "Open pages whose delivery to the channel failed and is being retried.",
-            labels=["channel"],
         )
         sent: dict[tuple[str, str], int] = {}
         retrying: dict[str, int] = {}
@@ -121,32 +108,46 @@ class DeskCollector(Collector):
             elif status == "failed" and open_page:
                 retrying[channel] = retrying.get(channel, 0) + count
             retrying.setdefault(channel, 0)
-        for (channel, result), count in sorted(sent.items()):
-            pages.add_metric([channel, result], count)
-        for channel, count in sorted(retrying.items()):
-            failing.add_metric([channel], count)
-        yield pages
-        yield failing
+        yield _family(
+            CounterMetricFamily,
+            "deskd_pages",
+            "Page deliveries by channel and result: sent, or gave_up after a day of retries.",
+            ["channel", "result"],
+            sorted(sent.items()),
+        )
+        yield _family(
+            GaugeMetricFamily,
+            "deskd_pages_failing",
+            "Open pages whose delivery to the channel failed and is being retried.",
+            ["channel"],
+            (((channel,), n) for channel, n in sorted(retrying.items())),
+        )
 
     def _roles(self) -> Iterator[Metric]:
         ctx = self.ctx
         roles = ctx.desk.role_names
-        unread = GaugeMetricFamily("deskd_items_unread", "Unread items per role.", labels=["role"])
-        overdue = GaugeMetricFamily(
-            "deskd_items_overdue", "Unread items past their SLA per role.", labels=["role"]
-        )
         counts = {role: (n, late) for role, n, late in agg.unread_items(ctx.conn, now=ctx.now)}
-        for role in sorted({*roles, *counts}):
-            n, late = counts.get(role, (0, 0))
-            unread.add_metric([role], n)
-            overdue.add_metric([role], late)
-        yield unread
-        yield overdue
+        shown = sorted({*roles, *counts})
+        yield _family(
+            GaugeMetricFamily,
+            "deskd_items_unread",
+            "Unread items per role.",
+            ["role"],
+            (((role,), counts.get(role, (0, 0))[0]) for role in shown),
+        )
+        yield _family(
+            GaugeMetricFamily,
+            "deskd_items_overdue",
+            "Unread items past their SLA per role.",
+            ["role"],
+            (((role,), counts.get(role, (0, 0))[1]) for role in shown),
+        )
         paused = set(agg.paused_roles(ctx.conn))
         yield _family(
-            GaugeMetricFamily(
-                "deskd_role_paused", "1 while the role is paused (by itself).", labels=["role"]
-            ),
+            GaugeMetricFamily,
+            "deskd_role_paused",
+            "1 while the role is paused (by itself).",
+            ["role"],
             (((r,), int(r in paused)) for r in sorted({*roles, *(p for p in paused if p)})),
         )
         yield GaugeMetricFamily(
@@ -156,43 +157,51 @@ class DeskCollector(Collector):
     def _hosts(self) -> Iterator[Metric]:
         ctx = self.ctx
         after_s = overdue_after_s(ctx.settings)
-        last = GaugeMetricFamily(
+        hosts = list_hosts(ctx.conn)
+        yield _family(
+            GaugeMetricFamily,
             "deskd_host_last_tick_timestamp_seconds",
             "When the host's last executing tick ran (Unix time).",
-            labels=["host"],
+            ["host"],
+            (((name,), last_at / 1000) for name, _first, last_at, _count in hosts),
         )
-        ticks = CounterMetricFamily(
-            "deskd_host_ticks", "Executing ticks the host ran.", labels=["host"]
+        yield _family(
+            CounterMetricFamily,
+            "deskd_host_ticks",
+            "Executing ticks the host ran.",
+            ["host"],
+            (((name,), count) for name, _first, _last, count in hosts),
         )
-        overdue = GaugeMetricFamily(
+        yield _family(
+            GaugeMetricFamily,
             "deskd_host_tick_overdue",
             f"1 when the host has not ticked for more than {after_s} s (DESKD_TICK_OVERDUE).",
-            labels=["host"],
-        )
-        for name, _first, last_at, count in list_hosts(ctx.conn):
-            last.add_metric([name], last_at / 1000)
-            ticks.add_metric([name], count)
-            overdue.add_metric([name], int(is_overdue(last_at, now=ctx.now, after_s=after_s)))
-        yield last
-        yield ticks
-        yield overdue
-        yield _family(
-            GaugeMetricFamily(
-                "deskd_host_tick_duration_seconds",
-                "How long the host's last executing tick took, paging included.",
-                labels=["host"],
+            ["host"],
+            (
+                ((name,), int(is_overdue(last_at, now=ctx.now, after_s=after_s)))
+                for name, _first, last_at, _count in hosts
             ),
+        )
+        yield _family(
+            GaugeMetricFamily,
+            "deskd_host_tick_duration_seconds",
+            "How long the host's last executing tick took, paging included.",
+            ["host"],
             (((name,), ms / 1000) for name, ms in agg.tick_durations(ctx.conn)),
         )
 
 
 def _family(
-    family: GaugeMetricFamily | CounterMetricFamily,
+    kind: type[GaugeMetricFamily | CounterMetricFamily],
+    name: str,
+    documentation: str,
+    labels: list[str],
     samples: Iterable[tuple[tuple[str, ...], float]],
 ) -> Metric:
-    """``family`` with one sample per (label values, value)."""
-    for labels, value in samples:
-        family.add_metric(list(labels), value)
+    """A ``kind`` family with one sample per (label values, value)."""
+    family = kind(name, documentation, labels=labels)
+    for values, value in samples:
+        family.add_metric(list(values), value)
     return family
 
 

@@ -55,19 +55,7 @@ class Schedule(NamedTuple):
         return self.this_desk and self.this_database and self.exit_code in (None, 0)
 
     def to_json(self) -> dict[str, object]:
-        return {
-            "kind": self.kind,
-            "where": self.where,
-            "home": self.home,
-            "db": self.db,
-            "execute": self.execute,
-            "this_desk": self.this_desk,
-            "this_database": self.this_database,
-            "last_run": self.last_run,
-            "exit_code": self.exit_code,
-            "state": self.state,
-            "healthy": self.healthy,
-        }
+        return {**self._asdict(), "healthy": self.healthy}
 
 
 def run_quietly(argv: Sequence[str]) -> str | None:

@@ -9,7 +9,6 @@ through the same services as the CLI, with ``DeskContext.actor`` set to ``superv
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 from typing import TypedDict
 
@@ -19,7 +18,7 @@ from deskd.errors import DuplicateMessage, InvalidValue, MeetingRefused
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import known_role
 from deskd.service.desk.inbox import MAX_BODY
-from deskd.service.desk.messages import check_message, insert_message
+from deskd.service.desk.messages import deliver
 from deskd.service.meetings.lifecycle import (
     close_meeting,
     event,
@@ -73,32 +72,23 @@ def send(
         raise InvalidValue("to", "", "name at least one role")
     for name in recipients:
         known_role(ctx, name)
-    check_message(priority, sla, title, body)
-    message_id = "sup-" + uuid.uuid4().hex[:16]
-    with ctx.write() as conn:
-        inserted = insert_message(
-            conn,
-            recipients,
-            message_id=message_id,
-            source=SUPERVISOR,
-            sender=SUPERVISOR,
-            title=title,
-            body=body,
-            priority=priority,
-            sla=sla,
-            now=ctx.now,
-        )
-        created: list[SentItem] = [
-            {"id": i, "to": name, "deduped": deduped} for i, name, deduped in inserted
-        ]
-        ctx.event(
-            conn,
-            "supervisor.sent",
-            message_id,
-            role=recipients[0] if len(recipients) == 1 else None,
-            actor=SUPERVISOR,
-            detail={"to": recipients, "items": [c["id"] for c in created], "title": title},
-        )
+    message_id, inserted = deliver(
+        ctx,
+        recipients,
+        id_prefix="sup-",
+        source=SUPERVISOR,
+        sender=SUPERVISOR,
+        title=title,
+        body=body,
+        priority=priority,
+        sla=sla,
+        event="supervisor.sent",
+        event_role=recipients[0] if len(recipients) == 1 else None,
+        detail={"title": title},
+    )
+    created: list[SentItem] = [
+        {"id": i, "to": name, "deduped": deduped} for i, name, deduped in inserted
+    ]
     return {"message_id": message_id, "items": created}
 
 

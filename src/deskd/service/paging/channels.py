@@ -1,7 +1,8 @@
 """Channels: which apprise URLs exist (desk file, ``DESKD_NOTIFY_URLS``, apprise config
-files), which of them a role's pages go to, whether they look reachable, and the doctor's
-checks. URLs are shown only through ``privacy.private_url`` (apprise's privacy rendering);
-apprise is loaded only where a URL is shown, sent or probed.
+files), which of them a role's pages go to, whether they look reachable, and whether a URL
+holds a literal credential (the doctor's channel checks, service/ops/doctor.py). URLs are
+shown only through ``privacy.private_url`` (apprise's privacy rendering); apprise is loaded
+only where a URL is shown, sent or probed.
 
 ``${VAR}`` in a URL is filled from the environment, then from ``$DESKD_HOME/.env`` (the
 environment wins); a URL whose variable is unset is refused, never sent half-filled. Those
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import os
 import socket
-from typing import Literal, NamedTuple, NotRequired, TypedDict
+from typing import NamedTuple, NotRequired, TypedDict
 
 from deskd.adapters.channels.base import SEND_BUDGET_S, Target, Transport
 from deskd.config.desk import ENV_VAR, Desk, expand_vars
@@ -39,12 +40,6 @@ class Channel(NamedTuple):
 
     def takes(self, priority: str) -> bool:
         return not self.severity or priority in self.severity
-
-
-class DoctorCheck(TypedDict):
-    name: str
-    level: Literal["ok", "warn", "fail"]
-    detail: str
 
 
 def all_channels(settings: Settings | None, desk: Desk) -> dict[str, Channel]:
@@ -308,74 +303,6 @@ def send_test(settings: Settings, desk: Desk, name: str) -> ChannelTest:
     ok = sum(r["status"] == "sent" for r in results)
     status = "sent" if ok == len(results) else ("partial" if ok else "failed")
     return {"name": name, "status": status, "channels": results}
-
-
-# -- `deskd doctor` -------------------------------------------------------------------
-
-
-def doctor_checks(settings: Settings | None, desk: Desk) -> list[DoctorCheck]:
-    """Checks for ``deskd doctor``: each ``{"name", "level" (ok|warn|fail), "detail"}``.
-
-    Reads the desk, the environment and ``.env`` (no network): the human rung is wired for
-    every role, no literal credential sits in deskd.toml (agents running as the same user can
-    read it: apprise's own parse of each URL says which parts are credentials; this is the one
-    check that loads apprise), and every ``${VAR}`` a URL needs is set.
-    """
-    checks: list[DoctorCheck] = []
-    channels = all_channels(settings, desk)
-    rungs = [name for name, _ in desk.ladder]
-    if "notify" in rungs:
-        unwired = [r for r in desk.enabled_roles if not routes(settings, desk, r)]
-        if unwired:
-            checks.append(
-                {
-                    "name": "human rung",
-                    "level": "warn",
-                    "detail": "human rung unwired: the notify rung reaches no channel for "
-                    + ", ".join(unwired)
-                    + " (pages wait in the outbox, `deskd pages`; add [[channels]] and "
-                    "default_channels, or set DESKD_NOTIFY_URLS)",
-                }
-            )
-        else:
-            names = ", ".join(sorted(channels)) or "none"
-            checks.append(
-                {"name": "human rung", "level": "ok", "detail": f"every role pages ({names})"}
-            )
-    literal = []
-    missing = []
-    values = var_values(settings)
-    for channel in desk.data.channels:
-        for url in channel.urls:
-            if literal_credentials(url, values):
-                literal.append(f"{channel.name}: {shown_url(url, values)}")
-            missing += [f"{channel.name}: ${{{m}}}" for m in missing_vars(url, values)]
-        if channel.apprise_config and not os.path.isfile(channel.apprise_config):
-            missing.append(f"{channel.name}: apprise_config {channel.apprise_config} not found")
-    if literal:
-        checks.append(
-            {
-                "name": "channel secrets",
-                "level": "warn",
-                "detail": "deskd.toml holds literal credentials ("
-                + "; ".join(literal)
-                + "): agents running as this user can read it; use ${VAR} from the "
-                "environment or .env instead",
-            }
-        )
-    elif desk.data.channels:
-        checks.append(
-            {"name": "channel secrets", "level": "ok", "detail": "no literal credentials"}
-        )
-    if missing:
-        checks.append(
-            {
-                "name": "channel variables",
-                "level": "warn",
-                "detail": "not set: " + "; ".join(missing),
-            }
-        )
-    return checks
 
 
 def literal_credentials(url: str, values: dict[str, str]) -> list[str]:

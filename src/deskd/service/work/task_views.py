@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TypedDict
 from deskd.config.desk import Desk
 from deskd.core.tasks import ACTIONABLE, OPEN, TaskView, is_overdue, sort_key
 from deskd.core.timeparse import iso_utc, local_text
-from deskd.core.values import URGENT, priority_name
+from deskd.core.values import priority_name
 from deskd.store import tasks as task_rows
 
 if TYPE_CHECKING:
@@ -46,18 +46,15 @@ def idle_wake_counts(conn: Connection, rows: Iterable[Task]) -> dict[int, int]:
     return counts
 
 
+_DERIVED = ("idle_wakes", "stalled")
+"""What a task's view counts from the ledger; the rest are its row's fields of the same name."""
+
+
 def _view(r: Task, *, wakes: int, stall_after: int) -> TaskView:
     return TaskView(
-        id=int(r.id),
-        role=str(r.role),
-        title=str(r.title),
-        status=str(r.status),
-        priority=int(r.priority),
-        updated_at=int(r.updated_at),
-        due_at=r.due_at,
-        blocked_on=r.blocked_on,
         idle_wakes=wakes,
         stalled=r.status in ACTIONABLE and wakes >= stall_after,
+        **{name: getattr(r, name) for name in TaskView._fields if name not in _DERIVED},
     )
 
 
@@ -160,7 +157,7 @@ def explain_tasks(snapshot: Snapshot, role: str, *, now: int, tz: str) -> list[s
     lines = [f"tasks: {len(mine)} open"]
     for t in sorted(mine, key=lambda t: sort_key(t, now=now)):
         head = f"  task #{t.id} [{priority_name(t.priority)}, {t.status}] {t.title}"
-        if t.status == "pending" and t.priority >= URGENT:
+        if t.wakes_urgently:
             why = "urgent and pending: wakes the role whatever its presence (urgent_task)"
         elif t.status == "blocked":
             why = f"blocked on {t.blocked_on}: waits for it, wakes no one"
@@ -187,7 +184,7 @@ def task_sources(snapshot: Snapshot, role: str, *, now: int) -> list[TaskSource]
     for t in sorted(
         (t for t in snapshot.tasks if t.role == role), key=lambda t: sort_key(t, now=now)
     ):
-        if t.status == "pending" and t.priority >= URGENT:
+        if t.wakes_urgently:
             wakes = "urgent_task"
         elif t.status in ACTIONABLE and not t.stalled:
             wakes = "idle_task"
