@@ -1,5 +1,6 @@
 """Shapes many store statements share, written once: ``?`` marks for a list of values, a list
-query narrowed by the filters that apply, and records built only when rows came back.
+query narrowed by the filters that apply, records built only when rows came back, and a
+record's fields copied from a row that names them alike.
 
 Stdlib only, and small: the session hook imports it (through store/items.py) on every tool
 call. Each statement's text stays in the function that runs it.
@@ -60,3 +61,10 @@ def lazy_records(rows: Iterable[Any], module: str, name: str) -> list[Any]:
     from deskd.store.records import records_of
 
     return records_of(getattr(import_module(f"deskd.store.records.{module}"), name), found)
+
+
+def same_fields(fields: Iterable[str], row: object, *, but: Iterable[str] = ()) -> dict[str, Any]:
+    """``row``'s value for each of ``fields`` (a record's ``_fields``) except ``but``: the
+    rules' records keep their rows' field names, so a loader spells out only what it derives."""
+    skip = frozenset(but)
+    return {name: getattr(row, name) for name in fields if name not in skip}

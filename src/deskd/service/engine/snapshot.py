@@ -24,6 +24,7 @@ from deskd.store import items as item_rows
 from deskd.store.db import read_transaction
 from deskd.store.pages import notice_keys_since, open_page_keys
 from deskd.store.pauses import live_pauses
+from deskd.store.query import same_fields
 from deskd.store.sessions import current_sessions
 
 if TYPE_CHECKING:
@@ -101,7 +102,7 @@ def _load_snapshot(conn: Connection, desk: Desk, *, now: int) -> Snapshot:
     items = tuple(
         ItemView(
             live=r.id not in dormant_items,
-            **{name: getattr(r, name) for name in ItemView._fields if name != "live"},
+            **same_fields(ItemView._fields, r, but=("live",)),
         )
         for r in item_rows.all_unread_items(conn)
     )
@@ -165,7 +166,7 @@ def _attempt_view(r: Attempt) -> AttemptView:
         item_ids=tuple(int(i) for i in json.loads(r.item_ids)),
         task_ids=tuple(int(i) for i in json.loads(r.task_ids)),
         reason=r.reason or "",
-        **{name: getattr(r, name) for name in AttemptView._fields if name not in _DECODED},
+        **same_fields(AttemptView._fields, r, but=_DECODED),
     )
 
 

@@ -16,6 +16,7 @@ from deskd.core.meetings import Attendee, Meeting, MeetingFacts
 from deskd.errors import UnknownMeeting
 from deskd.store import meeting_messages as msg_rows
 from deskd.store import meetings as rows
+from deskd.store.query import same_fields
 
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection
@@ -23,23 +24,23 @@ if TYPE_CHECKING:
 
 
 def _meeting(r: MeetingRow) -> Meeting:
-    same = {name: getattr(r, name) for name in Meeting._fields if name != "urgent"}
-    return Meeting(urgent=r.priority == "urgent", **same)
+    return Meeting(
+        urgent=r.priority == "urgent", **same_fields(Meeting._fields, r, but=("urgent",))
+    )
 
 
 def _attendee(r: AttendeeRow) -> Attendee:
-    return Attendee(**{name: getattr(r, name) for name in Attendee._fields})
+    return Attendee(**same_fields(Attendee._fields, r))
 
 
 def _obligation(r: ObligationRow) -> Obligation:
     first = r.body.strip().splitlines()[0] if (r.body or "").strip() else ""
     excerpt = first[:80] + ("…" if len(first) > 80 else "")
-    same = {name: getattr(r, name) for name in Obligation._fields if name != "excerpt"}
-    return Obligation(excerpt=excerpt, **same)
+    return Obligation(excerpt=excerpt, **same_fields(Obligation._fields, r, but=("excerpt",)))
 
 
 def _proposal(r: ProposalRow, confirmed: Iterable[str]) -> Proposal:
-    same = {name: getattr(r, name) for name in Proposal._fields if name != "confirmed"}
+    same = same_fields(Proposal._fields, r, but=("confirmed",))
     return Proposal(confirmed=frozenset(confirmed), **same)
 
 

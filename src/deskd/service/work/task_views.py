@@ -17,6 +17,7 @@ from deskd.core.tasks import ACTIONABLE, OPEN, TaskView, is_overdue, sort_key
 from deskd.core.timeparse import iso_utc, local_text
 from deskd.core.values import priority_name
 from deskd.store import tasks as task_rows
+from deskd.store.query import same_fields
 
 if TYPE_CHECKING:
     from deskd.core.records import Snapshot
@@ -54,7 +55,7 @@ def _view(r: Task, *, wakes: int, stall_after: int) -> TaskView:
     return TaskView(
         idle_wakes=wakes,
         stalled=r.status in ACTIONABLE and wakes >= stall_after,
-        **{name: getattr(r, name) for name in TaskView._fields if name not in _DERIVED},
+        **same_fields(TaskView._fields, r, but=_DERIVED),
     )
 
 
