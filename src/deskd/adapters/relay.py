@@ -34,7 +34,9 @@ from typing import Any
 
 from deskd import hook
 from deskd.adapters.relay_batch import Call, Writers
+from deskd.adapters.relay_session import SESSION_POOL, Sessions
 from deskd.paths import db_file_str, home_str
+from deskd.store.db import connect
 
 SOCKET = hook.RELAY_SOCKET
 LOCK = "relay.lock"
@@ -60,7 +62,9 @@ REFUSED = f"not done within {ANSWER_BY_S:g} s (the write lock was busy)"
 class Relay:
     """One desk folder's relay: its desk file, database and pool."""
 
-    def __init__(self, env: Mapping[str, str], *, size: int = POOL_SIZE) -> None:
+    def __init__(
+        self, env: Mapping[str, str], *, size: int = POOL_SIZE, sessions: int = SESSION_POOL
+    ) -> None:
         self.env = dict(env)
         self.db = db_file_str(self.env)
         self.desk = hook.desk_path(self.env)
@@ -69,6 +73,9 @@ class Relay:
         """When the last request came (a tick's probe is not one: it does not keep an idle
         relay alive)."""
         self.writers = Writers(lambda: hook.open_db(self.db), size, REFUSED)
+        # A session's command may be the desk's first: its connection creates and migrates
+        # the database as a direct one would (a hook's never does).
+        self.sessions = Sessions(lambda: connect(self.db), sessions)
 
     def answer(self, client: socket.socket) -> None:
         """Serve one connection: one request, answered as ``hook.relayed`` reads it."""
@@ -80,6 +87,8 @@ class Relay:
                 return  # a probe (``answering``), or a request cut off: nothing to do
             self.last = time.monotonic()
             request = json.loads(line)
+            if isinstance(request, dict) and request.get("session") is True:
+                return self.session(request, client, reader)
             for said in self.serve(request, client, deadline=self.last + ANSWER_BY_S):
                 client.sendall(json.dumps(said).encode() + b"\n")
         except (OSError, ValueError):
@@ -88,12 +97,27 @@ class Relay:
             reader.close()
             client.close()
 
+    def session(self, request: dict[str, Any], client: socket.socket, reader: Any) -> None:
+        """A store session (``relay_session``): refused for another database than this
+        relay's; the hello answer names the schema version this relay's deskd knows, so a
+        client of another version connects directly."""
+        from deskd.store.migrations import LATEST
+
+        if request.get("db") != self.db:
+            client.sendall(b'{"refused": "another database than this relay\'s"}\n')
+            return
+        client.sendall(json.dumps({"schema": LATEST}).encode() + b"\n")
+        self.sessions.serve(client, reader, self.touch)
+
+    def touch(self) -> None:
+        self.last = time.monotonic()
+
     def serve(
         self, request: Any, client: socket.socket, *, deadline: float
     ) -> list[dict[str, Any]]:
         """The lines after ``out`` (which the writer sends inside the transaction)."""
         if request == {"status": True}:
-            return [self.writers.status()]
+            return [{**self.writers.status(), **self.sessions.status()}]
         problem = self.refusal(request)
         if problem is not None:
             return [{"refused": problem}]
@@ -138,11 +162,17 @@ def peer_uid(client: socket.socket) -> int:
     return int(struct.unpack("3i", creds)[1])
 
 
-def serve(env: Mapping[str, str], *, size: int = POOL_SIZE, idle_s: float = IDLE_S) -> int:
+def serve(
+    env: Mapping[str, str],
+    *,
+    size: int = POOL_SIZE,
+    sessions: int = SESSION_POOL,
+    idle_s: float = IDLE_S,
+) -> int:
     """Serve until idle for ``idle_s`` (or SIGTERM); 0 at once when another relay serves."""
     import fcntl
 
-    relay = Relay(env, size=size)
+    relay = Relay(env, size=size, sessions=sessions)
     # Before the socket answers: a SIGTERM from the moment it does (``stop`` right after a
     # tick saw it answer) must end the loop below, never kill the process with its socket.
     stopping = threading.Event()
@@ -195,6 +225,7 @@ def serve(env: Mapping[str, str], *, size: int = POOL_SIZE, idle_s: float = IDLE
         server.close()
         if _still_ours(path, mine):
             os.unlink(path)
+        relay.sessions.stop()  # each rolls back what it holds: no client waits on a dead relay
         for worker in workers:
             worker.join(ANSWER_BY_S)
         relay.writers.stop()
