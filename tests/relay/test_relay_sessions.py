@@ -171,3 +171,23 @@ def test_an_executor_through_the_relay_writes_what_it_writes_directly(
     log = (desk.home / "logs").glob("*.log")
     assert not any("psycopg is hidden" in p.read_text() for p in log)
     assert relay.poll() is None
+
+
+def test_commands_use_the_relay_unless_it_is_turned_off(
+    desk: Desk, relay: subprocess.Popen[bytes]
+) -> None:
+    from deskd.service.desk.context import open_context
+
+    ctx = open_context()
+    try:
+        assert isinstance(ctx.conn, RelayedConnection)
+    finally:
+        ctx.close()
+    desk.monkeypatch.setenv("DESKD_DB_RELAY", "off")
+    ctx = open_context()
+    try:
+        assert not isinstance(ctx.conn, RelayedConnection)
+    finally:
+        ctx.close()
+    out = desk.run("status", DESKD_DB_RELAY="never")
+    assert out.exit_code != 0 and "DESKD_DB_RELAY" in out.stderr and "auto" in out.stderr

@@ -104,8 +104,11 @@ class DeskContext:
     def relay(self) -> str | None:
         """The ``run/`` folder whose relay a shared desk's connection goes through when one
         answers there (``store.relayed``): the host's few server connections serve every
-        executor and agent command, instead of one connection each."""
-        return str(self.settings.run_path) if self.settings.shared_database else None
+        executor and agent command, instead of one connection each. ``DESKD_DB_RELAY=off``:
+        none, every process connects directly."""
+        if not self.settings.shared_database or self.settings.db_relay == "off":
+            return None
+        return str(self.settings.run_path)
 
     def failed(self, exc: StoreError) -> Unavailable:
         """``exc`` as exit 3; a damaged file is remembered so nothing more is written into it
