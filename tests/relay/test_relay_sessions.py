@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,8 @@ import pytest
 from test_relay import BOUND_S, ended, start_relay, twin
 
 from conftest import Desk, urgent
+from deskd.adapters.relay import POOL_SIZE
+from deskd.adapters.relay_session import SESSION_POOL
 from deskd.errors import StoreBusy, StoreIntegrityError
 from deskd.store.db import connect, transaction, write_locked
 from deskd.store.relayed import RelayedConnection
@@ -191,3 +194,84 @@ def test_commands_use_the_relay_unless_it_is_turned_off(
         ctx.close()
     out = desk.run("status", DESKD_DB_RELAY="never")
     assert out.exit_code != 0 and "DESKD_DB_RELAY" in out.stderr and "auto" in out.stderr
+
+
+MANY = 10
+SMALL_SERVER = 8
+"""``max_connections`` of the server below: fewer than one per executor."""
+
+
+@pytest.fixture
+def small_server() -> Iterator[str]:
+    """A server of its own whose connection slots are fewer than the agents that run."""
+    from harness.pgcluster import Cluster, ClusterUnavailable
+
+    cluster = Cluster(settings={"max_connections": str(SMALL_SERVER), "max_wal_senders": "0",
+                                "superuser_reserved_connections": "0"})  # fmt: skip
+    try:
+        cluster.start()
+    except ClusterUnavailable as exc:
+        pytest.skip(str(exc))
+    try:
+        import psycopg
+
+        with psycopg.connect(cluster.url(), autocommit=True) as admin:
+            admin.execute("CREATE DATABASE desk")
+        yield cluster.url("desk")
+    finally:
+        cluster.stop()
+
+
+class Peak(threading.Thread):
+    """The most connections the desk's database had at once, sampled from a connection of
+    its own (not counted)."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(daemon=True)
+        self.url, self.peak, self.stopping = url, 0, threading.Event()
+
+    def run(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True, application_name="peak") as conn:
+            while not self.stopping.wait(0.05):
+                row = conn.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = 'desk' "
+                    "AND application_name <> 'peak'"
+                ).fetchone()
+                self.peak = max(self.peak, int(row[0]) if row else 0)
+
+
+def test_many_executors_at_once_on_a_small_server_all_run_within_the_relays_connections(
+    desk: Desk, small_server: str, tmp_path: Path
+) -> None:
+    roles = [f"r{i:02d}" for i in range(MANY)]
+    desk.write_desk(
+        '[desk]\nname = "many"\ntimezone = "UTC"\ninbox_sources = ["alert"]\n'
+        + "".join(f'\n[[roles]]\nname = "{r}"\n' for r in roles)
+    )
+    many = Desk(desk.home, desk.monkeypatch, url=small_server)
+    many.extra = {**desk.extra, "DESKD_DB": small_server}
+    many.setenv("DESKD_AGENT_CMD", str(FAKES / "fake-claude"))
+    desk.monkeypatch.setenv("DESKD_DB", small_server)
+    many.ok("roles")
+    proc = start_relay(many)
+    peak = Peak(small_server)
+    try:
+        peak.start()
+        for role in roles:
+            urgent(many, role=role)
+        out = many.json("tick", "--execute", "--wait")
+    finally:
+        peak.stopping.set()
+        ended(proc, desk.home / "run")
+    peak.join()
+    assert len(out["launched"]) == MANY
+    with connect(small_server) as conn:
+        rows = conn.execute("SELECT role, launch_status FROM attempts ORDER BY role").fetchall()
+        hook_log = desk.home / "logs" / "hook.log"
+    assert [tuple(r) for r in rows] == [(r, "finished") for r in roles]
+    assert not hook_log.exists() or hook_log.read_text() == ""
+    # The relay's hook writers and sessions, and nothing else: every executor, hook and
+    # command of the host went through them.
+    assert 0 < peak.peak <= POOL_SIZE + SESSION_POOL < SMALL_SERVER, peak.peak
