@@ -10,6 +10,10 @@ in its savepoint (``relay_batch``). So the hook stays a standard-library script,
 opens at most ``size`` connections for all its agents' hooks, and takes the write lock once
 for many of their calls (docs/performance.md). ``{"status": true}`` answers its counters.
 
+The same socket serves the host's other ``deskd`` processes (executors, agents' commands):
+a first line ``{"session": true, "db": URL}`` opens a store session (``relay_session``) on a
+pool of its own, so the host's share of the server is bounded for them too.
+
 It grants nothing the hook lacks: only the desk's own user reaches the socket (its mode,
 and the peer's uid is checked), a request names its role, event and payload as the hook
 would read them, and the same checks run on them (session id, role enabled). The relay's
