@@ -275,3 +275,18 @@ def test_many_executors_at_once_on_a_small_server_all_run_within_the_relays_conn
     # The relay's hook writers and sessions, and nothing else: every executor, hook and
     # command of the host went through them.
     assert 0 < peak.peak <= POOL_SIZE + SESSION_POOL < SMALL_SERVER, peak.peak
+
+
+def test_a_connection_kept_while_the_relay_stops_goes_on_directly(
+    desk: Desk, relay: subprocess.Popen[bytes]
+) -> None:
+    conn = through(desk)
+    assert isinstance(conn, RelayedConnection)
+    with transaction(conn):
+        conn.execute("INSERT INTO meta (key, value) VALUES ('before', 'relayed')")
+    ended(relay, desk.home / "run")  # as an idle relay exits while an agent runs
+    with transaction(conn):  # the executor's next write
+        conn.execute("INSERT INTO meta (key, value) VALUES ('after', 'direct')")
+    found = conn.execute("SELECT key FROM meta WHERE value IN ('relayed', 'direct')").fetchall()
+    assert sorted(r["key"] for r in found) == ["after", "before"]
+    assert not conn.in_transaction

@@ -203,8 +203,11 @@ def connect(
             from deskd.store.migrations import LATEST
             from deskd.store.relayed import open_relayed
 
+            def reopen() -> Connection:  # the relay went away between two statements
+                return connect(path, busy_ms=busy_ms, create=create, migrate=migrate, relay=relay)
+
             busy = DEFAULT_BUSY_MS if busy_ms is None else busy_ms
-            through = open_relayed(relay, db=str(path), busy_ms=busy, schema=LATEST)
+            through = open_relayed(relay, db=str(path), busy_ms=busy, schema=LATEST, reopen=reopen)
             if through is not None:
                 return through
         return _connect_pg(str(path), busy_ms=busy_ms, create=create, migrate=migrate)

@@ -18,17 +18,18 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import socket
 
 from deskd.store.dialect import Sql
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Callable, Iterator, Sequence
     from typing import Any
 
     from deskd.errors import StoreError
-    from deskd.store.dialect import Statement
+    from deskd.store.dialect import Connection, Statement
 
 SOCKET = "relay.sock"
 """``run/relay.sock``: the hook's relay socket (``hook.RELAY_SOCKET``), one relay for both."""
@@ -111,41 +112,92 @@ def _error(said: Any) -> StoreError:
 
 
 class RelayedConnection:
-    """The store's ``Connection`` (``store.dialect``) over the relay's socket."""
+    """The store's ``Connection`` (``store.dialect``) over the relay's socket.
+
+    A process may keep one across an agent's whole run (an executor between its writes):
+    when the relay hung up meanwhile (stopped, idled out), the next statement outside a
+    transaction opens a new one through ``reopen`` — the relay answering then, or a direct
+    connection that serves every later call. Inside a transaction a lost relay is an error:
+    the relay rolled it back."""
 
     dialect = "postgresql"
 
-    def __init__(self, sock: socket.socket, *, busy_ms: int) -> None:
+    def __init__(
+        self, sock: socket.socket, *, busy_ms: int, reopen: Callable[[], Connection] | None = None
+    ) -> None:
         self._sock: socket.socket | None = sock
         self._reader = sock.makefile("rb")
         self.busy_ms = busy_ms
         self._tx = False
+        self._reopen = reopen
+        self._direct: Any = None
+        self._closed = False
 
     @property
     def in_transaction(self) -> bool:
-        return self._tx
+        return bool(self._direct.in_transaction) if self._direct is not None else self._tx
 
-    def execute(self, sql: Statement, params: Sequence[Any] = (), /) -> Cursor:
+    def execute(self, sql: Statement, params: Sequence[Any] = (), /) -> Any:
+        if self._live():
+            return self._direct.execute(sql, params)
         text = sql.postgresql if isinstance(sql, Sql) else sql
         values = [int(p) if isinstance(p, bool) else p for p in params]
         return self._rows(self._ask({"op": "execute", "sql": text, "params": values}))
 
-    def raw_execute(self, sql: str, params: Sequence[Any] | None = None) -> Cursor:
+    def raw_execute(self, sql: str, params: Sequence[Any] | None = None) -> Any:
         """A statement in PostgreSQL's own dialect, ``%s`` placeholders (the leases)."""
+        if self._live():
+            return self._direct.raw_execute(sql, params)
         return self._rows(self._ask({"op": "raw", "sql": sql, "params": list(params or ())}))
 
     def begin(self, *, write: bool) -> None:
         """As ``PgConnection.begin``, run by the relay: a write waits for deskd's write lock
         up to ``busy_ms`` (after a pooled connection came free)."""
+        if self._live():
+            self._direct.busy_ms = self.busy_ms
+            self._direct.begin(write=write)
+            return
         self._ask({"op": "begin", "write": write, "busy_ms": int(self.busy_ms)})
 
     def close(self) -> None:
         """Hang up: the relay rolls back a transaction left open, and keeps the connection."""
+        self._closed = True
+        self._hang_up()
+        direct, self._direct = self._direct, None
+        if direct is not None:
+            direct.close()
+
+    def _hang_up(self) -> None:
         sock, self._sock = self._sock, None
         self._tx = False
         if sock is not None:
             self._reader.close()
             sock.close()
+
+    def _live(self) -> bool:
+        """True when calls go to a direct connection now. Outside a transaction, a relay
+        that hung up since the last call is replaced first (``reopen``)."""
+        if self._direct is not None:
+            return True
+        if self._tx or self._closed or self._reopen is None:
+            return False
+        if self._sock is not None:
+            # select, not recv(MSG_DONTWAIT): a socket with a timeout waits out EAGAIN.
+            if not select.select([self._sock], [], [], 0)[0]:
+                return False  # nothing to read: the relay is still there
+            try:
+                if self._sock.recv(1, socket.MSG_PEEK):
+                    return False  # a line nobody asked for: the next answer will say
+            except OSError:
+                pass
+        self._hang_up()  # end of file: the relay is gone
+        fresh = self._reopen()
+        if isinstance(fresh, RelayedConnection):
+            self._sock, self._reader = fresh._sock, fresh._reader
+            fresh._sock = None
+            return False
+        self._direct = fresh
+        return True
 
     def _rows(self, answer: dict[str, Any]) -> Cursor:
         columns, rows = answer.get("columns"), answer.get("rows")
@@ -167,8 +219,8 @@ class RelayedConnection:
             answer = None
         if not isinstance(answer, dict):
             # Like a server connection that dropped: whatever transaction was open is rolled
-            # back by the relay (or was never begun); the next connect finds a relay or not.
-            self.close()
+            # back by the relay (or was never begun); the next call reopens (``_live``).
+            self._hang_up()
             raise StoreError("the host's relay went away (a transaction open was rolled back)")
         self._tx = bool(answer.get("tx"))
         if "error" in answer:
@@ -176,7 +228,14 @@ class RelayedConnection:
         return answer
 
 
-def open_relayed(run: str, *, db: str, busy_ms: int, schema: int) -> RelayedConnection | None:
+def open_relayed(
+    run: str,
+    *,
+    db: str,
+    busy_ms: int,
+    schema: int,
+    reopen: Callable[[], Connection] | None = None,
+) -> RelayedConnection | None:
     """A connection through the relay on ``run/relay.sock`` for the database ``db``, or None
     when no relay answers, or it serves another database or schema version (a relay started
     before deskd was upgraded): then the caller connects directly."""
@@ -195,4 +254,4 @@ def open_relayed(run: str, *, db: str, busy_ms: int, schema: int) -> RelayedConn
         sock.close()  # refused (an older relay reads this as a hook call it refuses)
         return None
     sock.settimeout(ANSWER_S)
-    return RelayedConnection(sock, busy_ms=busy_ms)
+    return RelayedConnection(sock, busy_ms=busy_ms, reopen=reopen)
