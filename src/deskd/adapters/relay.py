@@ -46,7 +46,8 @@ SOCKET = hook.RELAY_SOCKET
 LOCK = "relay.lock"
 """``run/relay.lock``: held (flock) by the serving relay, and holds its pid for ``stop``."""
 POOL_SIZE = 2
-"""Server connections a relay opens at most, one per writer (``relay_batch``): a writer runs
+"""Server connections a relay opens at most for hooks (its sessions have their own,
+``relay_session.SESSION_POOL``), one per writer (``relay_batch``): a writer runs
 every call waiting in one transaction, so one serves a host's agents and a second gathers
 the next batch while the first holds deskd's write lock; more would only queue on it."""
 IDLE_S = 600.0
