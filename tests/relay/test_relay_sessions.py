@@ -17,7 +17,7 @@ import pytest
 from test_relay import BOUND_S, ended, start_relay, twin
 
 from conftest import Desk, urgent
-from deskd.adapters.relay import POOL_SIZE
+from deskd.adapters.relay import POOL_SIZE, answering
 from deskd.adapters.relay_session import SESSION_POOL
 from deskd.errors import StoreBusy, StoreIntegrityError
 from deskd.store.db import connect, transaction, write_locked
@@ -161,7 +161,10 @@ def test_an_executor_through_the_relay_writes_what_it_writes_directly(
     desk.setenv("DESKD_AGENT_CMD", str(FAKES / "fake-claude"))
     for other in twin(desk, pg_server, pg_template, tmp_path):
         other.setenv("DESKD_AGENT_CMD", str(FAKES / "fake-claude"))
+        other.setenv("DESKD_HOOK_RELAY", "off")  # no relay for the twin: all of it direct
+        other.setenv("DESKD_DB_RELAY", "off")
         alone = a_launch(other)
+        assert not answering(str(other.home / "run"))
         # The executor and its agent's hooks start with psycopg hidden: they can only have
         # reached the database through the relay (the tick here runs in-process).
         desk.monkeypatch.setenv("PYTHONPATH", str(hidden))
