@@ -10,6 +10,10 @@ in its savepoint (``relay_batch``). So the hook stays a standard-library script,
 opens at most ``size`` connections for all its agents' hooks, and takes the write lock once
 for many of their calls (docs/performance.md). ``{"status": true}`` answers its counters.
 
+The same socket serves the host's other ``deskd`` processes (executors, agents' commands):
+a first line ``{"session": true, "db": URL}`` opens a store session (``relay_session``) on a
+pool of its own, so the host's share of the server is bounded for them too.
+
 It grants nothing the hook lacks: only the desk's own user reaches the socket (its mode,
 and the peer's uid is checked), a request names its role, event and payload as the hook
 would read them, and the same checks run on them (session id, role enabled). The relay's
@@ -34,13 +38,16 @@ from typing import Any
 
 from deskd import hook
 from deskd.adapters.relay_batch import Call, Writers
+from deskd.adapters.relay_session import SESSION_POOL, Sessions
 from deskd.paths import db_file_str, home_str
+from deskd.store.db import connect
 
 SOCKET = hook.RELAY_SOCKET
 LOCK = "relay.lock"
 """``run/relay.lock``: held (flock) by the serving relay, and holds its pid for ``stop``."""
 POOL_SIZE = 2
-"""Server connections a relay opens at most, one per writer (``relay_batch``): a writer runs
+"""Server connections a relay opens at most for hooks (its sessions have their own,
+``relay_session.SESSION_POOL``), one per writer (``relay_batch``): a writer runs
 every call waiting in one transaction, so one serves a host's agents and a second gathers
 the next batch while the first holds deskd's write lock; more would only queue on it."""
 IDLE_S = 600.0
@@ -60,7 +67,9 @@ REFUSED = f"not done within {ANSWER_BY_S:g} s (the write lock was busy)"
 class Relay:
     """One desk folder's relay: its desk file, database and pool."""
 
-    def __init__(self, env: Mapping[str, str], *, size: int = POOL_SIZE) -> None:
+    def __init__(
+        self, env: Mapping[str, str], *, size: int = POOL_SIZE, sessions: int = SESSION_POOL
+    ) -> None:
         self.env = dict(env)
         self.db = db_file_str(self.env)
         self.desk = hook.desk_path(self.env)
@@ -69,6 +78,9 @@ class Relay:
         """When the last request came (a tick's probe is not one: it does not keep an idle
         relay alive)."""
         self.writers = Writers(lambda: hook.open_db(self.db), size, REFUSED)
+        # A session's command may be the desk's first: its connection creates and migrates
+        # the database as a direct one would (a hook's never does).
+        self.sessions = Sessions(lambda: connect(self.db), sessions)
 
     def answer(self, client: socket.socket) -> None:
         """Serve one connection: one request, answered as ``hook.relayed`` reads it."""
@@ -80,6 +92,8 @@ class Relay:
                 return  # a probe (``answering``), or a request cut off: nothing to do
             self.last = time.monotonic()
             request = json.loads(line)
+            if isinstance(request, dict) and request.get("session") is True:
+                return self.session(request, client, reader)
             for said in self.serve(request, client, deadline=self.last + ANSWER_BY_S):
                 client.sendall(json.dumps(said).encode() + b"\n")
         except (OSError, ValueError):
@@ -88,12 +102,27 @@ class Relay:
             reader.close()
             client.close()
 
+    def session(self, request: dict[str, Any], client: socket.socket, reader: Any) -> None:
+        """A store session (``relay_session``): refused for another database than this
+        relay's; the hello answer names the schema version this relay's deskd knows, so a
+        client of another version connects directly."""
+        from deskd.store.migrations import LATEST
+
+        if request.get("db") != self.db:
+            client.sendall(b'{"refused": "another database than this relay\'s"}\n')
+            return
+        client.sendall(json.dumps({"schema": LATEST}).encode() + b"\n")
+        self.sessions.serve(client, reader, self.touch)
+
+    def touch(self) -> None:
+        self.last = time.monotonic()
+
     def serve(
         self, request: Any, client: socket.socket, *, deadline: float
     ) -> list[dict[str, Any]]:
         """The lines after ``out`` (which the writer sends inside the transaction)."""
         if request == {"status": True}:
-            return [self.writers.status()]
+            return [{**self.writers.status(), **self.sessions.status()}]
         problem = self.refusal(request)
         if problem is not None:
             return [{"refused": problem}]
@@ -138,11 +167,17 @@ def peer_uid(client: socket.socket) -> int:
     return int(struct.unpack("3i", creds)[1])
 
 
-def serve(env: Mapping[str, str], *, size: int = POOL_SIZE, idle_s: float = IDLE_S) -> int:
+def serve(
+    env: Mapping[str, str],
+    *,
+    size: int = POOL_SIZE,
+    sessions: int = SESSION_POOL,
+    idle_s: float = IDLE_S,
+) -> int:
     """Serve until idle for ``idle_s`` (or SIGTERM); 0 at once when another relay serves."""
     import fcntl
 
-    relay = Relay(env, size=size)
+    relay = Relay(env, size=size, sessions=sessions)
     # Before the socket answers: a SIGTERM from the moment it does (``stop`` right after a
     # tick saw it answer) must end the loop below, never kill the process with its socket.
     stopping = threading.Event()
@@ -195,6 +230,7 @@ def serve(env: Mapping[str, str], *, size: int = POOL_SIZE, idle_s: float = IDLE
         server.close()
         if _still_ours(path, mine):
             os.unlink(path)
+        relay.sessions.stop()  # each rolls back what it holds: no client waits on a dead relay
         for worker in workers:
             worker.join(ANSWER_BY_S)
         relay.writers.stop()

@@ -1,0 +1,257 @@
+"""A store connection through this host's relay (``deskd relay``), on a PostgreSQL desk.
+
+Every executor and every ``deskd`` command an agent runs would otherwise open a server
+connection of its own: at a few hundred agents on three hosts that is more than a server's
+``max_connections``. The relay keeps a small pool for the whole host; this connection sends
+it each statement and each ``begin`` over ``run/relay.sock``, one JSON line each way, and
+the relay runs it on a pooled server connection held from ``begin`` to ``COMMIT`` or
+``ROLLBACK`` (``adapters/relay_session.py``). So a transaction here is a transaction
+there; a client that dies mid-transaction has it rolled back by the relay.
+
+Standard library only (no psycopg): an agent's command through the relay never loads the
+driver. Errors are deskd's store errors, of the class the relay's connection raised
+(``StoreBusy`` stays ``StoreBusy``). ``store.db.connect`` opens one when it is given the
+desk's ``run/`` folder and a relay answers there; otherwise it connects directly.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import socket
+
+from deskd.store.dialect import Sql
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+    from typing import Any
+
+    from deskd.errors import StoreError
+    from deskd.store.dialect import Connection, Statement
+
+SOCKET = "relay.sock"
+"""``run/relay.sock``: the hook's relay socket (``hook.RELAY_SOCKET``), one relay for both."""
+HELLO_S = 10.0
+"""How long opening waits for the relay to say it serves this database; past it the
+command connects directly (a relay that busy costs a connection, never a failure)."""
+ANSWER_S = 600.0
+"""A bound on one answer: the relay bounds its own waits (a pooled connection, the write
+lock), so only a hung relay reaches it."""
+ERRORS = ("StoreError", "StoreBusy", "StoreIntegrityError", "StoreCorrupt", "StoreUnreachable")
+
+
+class Row(tuple):  # type: ignore[type-arg]
+    """A result row like ``sqlite3.Row`` and ``store.pg.Row``: by index, by name, ``keys()``."""
+
+    __slots__ = ()
+    _index: dict[str, int] = {}  # noqa: RUF012  (set per column set, on a subclass)
+    _names: tuple[str, ...] = ()
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            try:
+                key = self._index[key]
+            except KeyError:
+                raise IndexError(f"no such column: {key}") from None
+        return tuple.__getitem__(self, key)
+
+    def keys(self) -> list[str]:
+        return list(self._names)
+
+
+_classes: dict[tuple[str, ...], type[Row]] = {}
+
+
+def _row_class(names: tuple[str, ...]) -> type[Row]:
+    cls = _classes.get(names)
+    if cls is None:
+        index = {n: i for i, n in enumerate(names)}
+        cls = _classes[names] = type("Row", (Row,), {"__slots__": (), "_index": index,
+                                                      "_names": names})  # fmt: skip
+    return cls
+
+
+class Cursor:
+    """One statement's answer, whole: its rows (None when it returns none) and rowcount."""
+
+    def __init__(self, rowcount: int, rows: list[Row] | None) -> None:
+        self.rowcount = rowcount
+        self._rows = rows
+        self._at = 0
+
+    def fetchone(self) -> Any:
+        if self._rows is None or self._at >= len(self._rows):
+            return None
+        self._at += 1
+        return self._rows[self._at - 1]
+
+    def fetchall(self) -> list[Any]:
+        if self._rows is None:
+            return []
+        rest, self._at = self._rows[self._at :], len(self._rows)
+        return rest
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.fetchall())
+
+
+def _error(said: Any) -> StoreError:
+    """The relay's error as the same deskd store error class."""
+    from deskd import errors
+
+    said = said if isinstance(said, dict) else {"message": str(said)}
+    name = str(said.get("class"))
+    message = str(said.get("message") or name)
+    cls = getattr(errors, name) if name in ERRORS else errors.StoreError
+    if cls is errors.StoreUnreachable:
+        return errors.StoreUnreachable(message, str(said.get("advice") or "run `deskd doctor`"))
+    exc: StoreError = cls(message)
+    return exc
+
+
+class RelayedConnection:
+    """The store's ``Connection`` (``store.dialect``) over the relay's socket.
+
+    A process may keep one across an agent's whole run (an executor between its writes):
+    when the relay hung up meanwhile (stopped, idled out), the next statement outside a
+    transaction opens a new one through ``reopen`` — the relay answering then, or a direct
+    connection that serves every later call. Inside a transaction a lost relay is an error:
+    the relay rolled it back."""
+
+    dialect = "postgresql"
+
+    def __init__(
+        self, sock: socket.socket, *, busy_ms: int, reopen: Callable[[], Connection] | None = None
+    ) -> None:
+        self._sock: socket.socket | None = sock
+        self._reader = sock.makefile("rb")
+        self.busy_ms = busy_ms
+        self._tx = False
+        self._reopen = reopen
+        self._direct: Any = None
+        self._closed = False
+
+    @property
+    def in_transaction(self) -> bool:
+        return bool(self._direct.in_transaction) if self._direct is not None else self._tx
+
+    def execute(self, sql: Statement, params: Sequence[Any] = (), /) -> Any:
+        if self._live():
+            return self._direct.execute(sql, params)
+        text = sql.postgresql if isinstance(sql, Sql) else sql
+        values = [int(p) if isinstance(p, bool) else p for p in params]
+        return self._rows(self._ask({"op": "execute", "sql": text, "params": values}))
+
+    def raw_execute(self, sql: str, params: Sequence[Any] | None = None) -> Any:
+        """A statement in PostgreSQL's own dialect, ``%s`` placeholders (the leases)."""
+        if self._live():
+            return self._direct.raw_execute(sql, params)
+        return self._rows(self._ask({"op": "raw", "sql": sql, "params": list(params or ())}))
+
+    def begin(self, *, write: bool) -> None:
+        """As ``PgConnection.begin``, run by the relay: a write waits for deskd's write lock
+        up to ``busy_ms`` (after a pooled connection came free)."""
+        if self._live():
+            self._direct.busy_ms = self.busy_ms
+            self._direct.begin(write=write)
+            return
+        self._ask({"op": "begin", "write": write, "busy_ms": int(self.busy_ms)})
+
+    def close(self) -> None:
+        """Hang up: the relay rolls back a transaction left open, and keeps the connection."""
+        self._closed = True
+        self._hang_up()
+        direct, self._direct = self._direct, None
+        if direct is not None:
+            direct.close()
+
+    def _hang_up(self) -> None:
+        sock, self._sock = self._sock, None
+        self._tx = False
+        if sock is not None:
+            self._reader.close()
+            sock.close()
+
+    def _live(self) -> bool:
+        """True when calls go to a direct connection now. Outside a transaction, a relay
+        that hung up since the last call is replaced first (``reopen``)."""
+        if self._direct is not None:
+            return True
+        if self._tx or self._closed or self._reopen is None:
+            return False
+        if self._sock is not None:
+            # select, not recv(MSG_DONTWAIT): a socket with a timeout waits out EAGAIN.
+            if not select.select([self._sock], [], [], 0)[0]:
+                return False  # nothing to read: the relay is still there
+            try:
+                if self._sock.recv(1, socket.MSG_PEEK):
+                    return False  # a line nobody asked for: the next answer will say
+            except OSError:
+                pass
+        self._hang_up()  # end of file: the relay is gone
+        fresh = self._reopen()
+        if isinstance(fresh, RelayedConnection):
+            self._sock, self._reader = fresh._sock, fresh._reader
+            fresh._sock = None
+            return False
+        self._direct = fresh
+        return True
+
+    def _rows(self, answer: dict[str, Any]) -> Cursor:
+        columns, rows = answer.get("columns"), answer.get("rows")
+        if columns is None or rows is None:
+            return Cursor(int(answer.get("rowcount", -1)), None)
+        cls = _row_class(tuple(columns))
+        return Cursor(int(answer.get("rowcount", -1)), [cls(r) for r in rows])
+
+    def _ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        from deskd.errors import StoreError
+
+        if self._sock is None:
+            raise StoreError("the relay connection is closed")
+        try:
+            self._sock.sendall(json.dumps(request).encode() + b"\n")
+            line = self._reader.readline()
+            answer = json.loads(line) if line else None
+        except (OSError, ValueError):
+            answer = None
+        if not isinstance(answer, dict):
+            # Like a server connection that dropped: whatever transaction was open is rolled
+            # back by the relay (or was never begun); the next call reopens (``_live``).
+            self._hang_up()
+            raise StoreError("the host's relay went away (a transaction open was rolled back)")
+        self._tx = bool(answer.get("tx"))
+        if "error" in answer:
+            raise _error(answer["error"])
+        return answer
+
+
+def open_relayed(
+    run: str,
+    *,
+    db: str,
+    busy_ms: int,
+    schema: int,
+    reopen: Callable[[], Connection] | None = None,
+) -> RelayedConnection | None:
+    """A connection through the relay on ``run/relay.sock`` for the database ``db``, or None
+    when no relay answers, or it serves another database or schema version (a relay started
+    before deskd was upgraded): then the caller connects directly."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(HELLO_S)
+    try:
+        sock.connect(os.path.join(run, SOCKET))
+        sock.sendall(json.dumps({"session": True, "db": db}).encode() + b"\n")
+        with sock.makefile("rb") as reader:
+            line = reader.readline()
+        answer = json.loads(line) if line else None
+    except (OSError, ValueError):
+        sock.close()
+        return None
+    if not isinstance(answer, dict) or answer.get("schema") != schema:
+        sock.close()  # refused (an older relay reads this as a hook call it refuses)
+        return None
+    sock.settimeout(ANSWER_S)
+    return RelayedConnection(sock, busy_ms=busy_ms, reopen=reopen)
