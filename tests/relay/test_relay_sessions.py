@@ -22,6 +22,7 @@ from deskd.adapters.relay_session import SESSION_POOL
 from deskd.errors import StoreBusy, StoreIntegrityError
 from deskd.store.db import connect, transaction, write_locked
 from deskd.store.relayed import RelayedConnection
+from tick_lock_wait import tick_waits_out_the_lock
 
 pytestmark = pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
 
@@ -90,6 +91,13 @@ def test_the_write_lock_held_elsewhere_is_store_busy_on_the_client(
         assert not conn.in_transaction
     with transaction(conn):  # the session goes on once the lock is free
         conn.execute("SELECT 1")
+
+
+def test_a_tick_through_the_relay_waits_out_the_lock_a_command_gives_up_on(
+    desk: Desk, relay: subprocess.Popen[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The tick's longer wait reaches the relay's begin (and its turn at the relay's pool).
+    assert tick_waits_out_the_lock(desk, monkeypatch) == "RelayedConnection"
 
 
 CLIENT = """

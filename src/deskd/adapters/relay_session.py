@@ -35,7 +35,8 @@ writers' two a host holds at most six, 18 for three hosts, leaving a 40-slot ser
 ticks, the console and an operator."""
 SLOT_S = 15.0
 """How long a session waits for a pooled connection: as long as a direct connect keeps
-trying a full server (``store.pg.CONNECT_RETRY_S``)."""
+trying a full server (``store.pg.CONNECT_RETRY_S``); a ``begin`` whose lock wait is longer
+(an executing tick's) waits that long."""
 IDLE_IN_TX_S = 120.0
 """A session silent this long inside a transaction is taken for hung: rolled back."""
 MAX_REQUEST = 8 << 20
@@ -129,8 +130,11 @@ class _Session:
         if op == "begin":
             if self.conn is not None:
                 raise StoreError("a transaction is already open on this session")
-            conn = self.take()
-            setattr(conn, "busy_ms", int(request.get("busy_ms", 5000)))  # noqa: B010
+            busy_ms = int(request.get("busy_ms", 5000))
+            # A turn at the pool is a turn at the write lock (every session connection queues
+            # on it): a client that waits longer for the lock (a tick) waits as long for this.
+            conn = self.take(max(SLOT_S, busy_ms / 1000))
+            setattr(conn, "busy_ms", busy_ms)  # noqa: B010
             conn.begin(write=bool(request.get("write")))
             self.sessions.count("session_transactions")
             return {}
@@ -147,12 +151,12 @@ class _Session:
         rows = [list(row) for row in cur.fetchall()]
         return {"rowcount": cur.rowcount, "columns": [d.name for d in description], "rows": rows}
 
-    def take(self) -> Connection:
+    def take(self, wait_s: float = SLOT_S) -> Connection:
         try:
-            self.conn = self.sessions.pool.take(SLOT_S)
+            self.conn = self.sessions.pool.take(wait_s)
         except Busy:
             raise StoreBusy(
-                f"the host's relay had no server connection free within {SLOT_S:g} s"
+                f"the host's relay had no server connection free within {wait_s:g} s"
             ) from None
         return self.conn
 
