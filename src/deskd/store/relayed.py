@@ -99,7 +99,7 @@ class Cursor:
 
 def _error(said: Any) -> StoreError:
     """The relay's error as the same deskd store error class."""
-    from deskd import errors
+    import deskd.errors as errors
 
     said = said if isinstance(said, dict) else {"message": str(said)}
     name = str(said.get("class"))
