@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # the connection's shape, for the type checker
 
     class Row(Protocol):
         """A result row: ``row[0]``, ``row["name"]``, ``row.keys()`` (``sqlite3.Row`` and
-        ``store.pg.Row`` both are one)."""
+        ``store.rows.Row``, PostgreSQL's, both are one)."""
 
         def __getitem__(self, key: Any, /) -> Any: ...
         def keys(self) -> list[str]: ...

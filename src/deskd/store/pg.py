@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from decimal import Decimal
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import psycopg
@@ -32,6 +31,7 @@ from psycopg import errors as pg_errors
 from psycopg.pq import TransactionStatus
 
 from deskd.store.dialect import Sql, Statement, placeholders
+from deskd.store.rows import Row, row_class
 
 if TYPE_CHECKING:
     from deskd.errors import StoreError, StoreUnreachable
@@ -40,34 +40,6 @@ LOCK_CLASS = 1684370283
 """deskd's advisory-lock class (the first key of every two-key advisory lock it takes)."""
 WRITE_LOCK = 1
 """Object key of the write lock that stands in for SQLite's single writer."""
-
-
-class Row(tuple[Any, ...]):
-    """A result row like ``sqlite3.Row``: ``row[0]``, ``row["name"]``, ``row.keys()``."""
-
-    __slots__ = ()
-    _index: dict[str, int] = {}  # noqa: RUF012  (set per column set, on a subclass)
-    _names: tuple[str, ...] = ()
-
-    def __getitem__(self, key: Any) -> Any:
-        if isinstance(key, str):
-            try:
-                key = self._index[key]
-            except KeyError:
-                raise IndexError(f"no such column: {key}") from None
-        return tuple.__getitem__(self, key)
-
-    def keys(self) -> list[str]:
-        return list(self._names)
-
-
-@lru_cache(maxsize=512)
-def _row_class(names: tuple[str, ...]) -> type[Row]:
-    return type(
-        "Row",
-        (Row,),
-        {"__slots__": (), "_index": {n: i for i, n in enumerate(names)}, "_names": names},
-    )
 
 
 def _plain(value: Any) -> Any:
@@ -80,7 +52,7 @@ def _plain(value: Any) -> Any:
 def _row_factory(cursor: Any) -> Any:
     if cursor.description is None:
         return tuple
-    cls = _row_class(tuple(d.name for d in cursor.description))
+    cls = row_class(tuple(d.name for d in cursor.description))
 
     def make(values: Sequence[Any]) -> Row:
         return cls(_plain(v) for v in values)

@@ -22,6 +22,7 @@ import select
 import socket
 
 from deskd.store.dialect import Sql
+from deskd.store.rows import row_class
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 
     from deskd.errors import StoreError
     from deskd.store.dialect import Connection, Statement
+    from deskd.store.rows import Row
 
 SOCKET = "relay.sock"
 """``run/relay.sock``: the hook's relay socket (``hook.RELAY_SOCKET``), one relay for both."""
@@ -40,37 +42,6 @@ ANSWER_S = 600.0
 """A bound on one answer: the relay bounds its own waits (a pooled connection, the write
 lock), so only a hung relay reaches it."""
 ERRORS = ("StoreError", "StoreBusy", "StoreIntegrityError", "StoreCorrupt", "StoreUnreachable")
-
-
-class Row(tuple):  # type: ignore[type-arg]
-    """A result row like ``sqlite3.Row`` and ``store.pg.Row``: by index, by name, ``keys()``."""
-
-    __slots__ = ()
-    _index: dict[str, int] = {}  # noqa: RUF012  (set per column set, on a subclass)
-    _names: tuple[str, ...] = ()
-
-    def __getitem__(self, key: Any) -> Any:
-        if isinstance(key, str):
-            try:
-                key = self._index[key]
-            except KeyError:
-                raise IndexError(f"no such column: {key}") from None
-        return tuple.__getitem__(self, key)
-
-    def keys(self) -> list[str]:
-        return list(self._names)
-
-
-_classes: dict[tuple[str, ...], type[Row]] = {}
-
-
-def _row_class(names: tuple[str, ...]) -> type[Row]:
-    cls = _classes.get(names)
-    if cls is None:
-        index = {n: i for i, n in enumerate(names)}
-        cls = _classes[names] = type("Row", (Row,), {"__slots__": (), "_index": index,
-                                                      "_names": names})  # fmt: skip
-    return cls
 
 
 class Cursor:
@@ -203,7 +174,7 @@ class RelayedConnection:
         columns, rows = answer.get("columns"), answer.get("rows")
         if columns is None or rows is None:
             return Cursor(int(answer.get("rowcount", -1)), None)
-        cls = _row_class(tuple(columns))
+        cls = row_class(tuple(columns))
         return Cursor(int(answer.get("rowcount", -1)), [cls(r) for r in rows])
 
     def _ask(self, request: dict[str, Any]) -> dict[str, Any]:
