@@ -167,19 +167,12 @@ class _DeskFileChecks(_Strict):
         names = {c.name for c in data.channels}
         if len(names) != len(data.channels):
             raise _At("channels", "channel names must be unique")
-        for index, role in enumerate(data.roles):
-            for ch in role.channels:
+        named = [(f"roles[{i}].channels", r.channels) for i, r in enumerate(data.roles)]
+        for key, channels in [*named, ("desk.default_channels", data.desk.default_channels)]:
+            for ch in channels:
                 if ch not in names:
-                    raise _At(
-                        f"roles[{index}].channels",
-                        f"unknown channel {ch!r} (channels: {', '.join(sorted(names)) or 'none'})",
-                    )
-        for ch in data.desk.default_channels:
-            if ch not in names:
-                raise _At(
-                    "desk.default_channels",
-                    f"unknown channel {ch!r} (channels: {', '.join(sorted(names)) or 'none'})",
-                )
+                    known = ", ".join(sorted(names)) or "none"
+                    raise _At(key, f"unknown channel {ch!r} (channels: {known})")
         return self
 
 
