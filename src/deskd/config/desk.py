@@ -1,14 +1,17 @@
-"""The validated desk as every process holds it: plain records, no pydantic at run time.
+"""The desk file's shape, declared once, and the validated desk as every process holds it.
 
-``deskd.config.desk_file`` defines the desk file's models and validates a file with them; the validated
-data (``model_dump``) becomes the records here, and the same data is kept in the desk cache
-(``deskd.config.cache``) so a command whose desk file has not changed builds its ``Desk``
-from the cache without importing pydantic. Both ways give the same records.
-
-The records are NamedTuples (cheap to define and build, docs/performance.md), one per table
-of the file; their fields are the models' (``deskd.config.desk_file``), which
-tests/config/test_desk_cache.py holds equal. Floor 2 of deskd.config: stdlib only.
+Each table of ``deskd.toml`` is a record here (a NamedTuple: cheap to define and build,
+docs/performance.md) whose fields are the table's keys: name, type and default, the one
+declaration of each. ``deskd.config.desk_file`` builds its pydantic models from these records
+and adds only the checks; the validated data (``model_dump``) becomes the records again, and
+the same data is kept in the desk cache (``deskd.config.cache``) so a command whose desk file
+has not changed builds its ``Desk`` from the cache without importing pydantic. Both ways give
+the same records. Floor 2 of deskd.config: stdlib (and ``deskd.core.presence``'s defaults).
 """
+
+# ruff: noqa: RUF012
+# (A record's list default is one list every record without that key shares: records are read,
+# never changed, and ``deskd.config.desk_file`` gives each model a copy of its own.)
 
 from __future__ import annotations
 
@@ -16,13 +19,18 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, get_args
+
+from deskd.core.presence import DEFAULT_ONLINE_S, DEFAULT_SUSPECT_S
 
 if TYPE_CHECKING:
     from deskd.config.host import HostConfig
     from deskd.config.settings import Settings
 
-AGENT_KINDS = ("claude", "codex", "gemini", "opencode", "command")
+AgentKind = Literal["claude", "codex", "gemini", "opencode", "command"]
+Rung = Literal["session", "resume", "spawn", "notify", "badge"]
+Severity = Literal["low", "normal", "high", "urgent"]
+AGENT_KINDS: tuple[str, ...] = get_args(AgentKind)
 DEFAULT_LADDER: tuple[tuple[str, int | None], ...] = (
     ("session", 60),
     ("resume", 120),
@@ -50,80 +58,83 @@ DEFAULT_RETRY_WAIT_S = 2
 class DeskSection(NamedTuple):
     """``[desk]``."""
 
-    name: str
-    timezone: str
-    inbox_sources: list[str]
-    probe_allowlist: list[str]
-    inbox_batch: int
-    stall_after: int
-    rollover_at: str
-    default_channels: list[str]
-    max_launches_per_day: int
-    max_cost_per_day: float
-    probe_timeout: int
-    probe_budget: int
-    console_url: str | None
+    name: str = "desk"
+    timezone: str = "UTC"
+    inbox_sources: list[str] = ["alert"]
+    probe_allowlist: list[str] = []
+    inbox_batch: int = 180
+    stall_after: int = 3
+    rollover_at: str = "04:00"
+    default_channels: list[str] = []
+    max_launches_per_day: int = 48
+    max_cost_per_day: float = 0.0
+    probe_timeout: int = 10
+    probe_budget: int = 20
+    console_url: str | None = None
+    """Where a person acts on a page (the supervisor console); pages say so when set."""
 
 
 class PresenceSection(NamedTuple):
     """``[presence]``: seconds a heartbeat keeps a role online, then suspect."""
 
-    online: int
-    suspect: int
+    online: int = DEFAULT_ONLINE_S
+    suspect: int = DEFAULT_SUSPECT_S
 
 
 class AgentSection(NamedTuple):
     """``[agent]``, or a role's own ``agent`` table: None where it says nothing."""
 
-    kind: str | None = None
+    kind: AgentKind | None = None
     command: str | None = None
     args: list[str] | None = None
     model: str | None = None
     timeout: int | None = None
     allowed_tools: list[str] | None = None
     retry_wait: int | None = None
+    """First wait before retrying a quick transient launch failure (doubling, at most 10×)."""
 
 
 class RoleConfig(NamedTuple):
     """One ``[[roles]]`` table."""
 
     name: str
-    title: str
-    capabilities: list[str]
-    workdir: str | None
-    enabled: bool
-    prompt: str
-    channels: list[str]
-    agent: AgentSection | None
-    host: str | None
+    title: str = ""
+    capabilities: list[str] = []
+    workdir: str | None = None
+    enabled: bool = True
+    prompt: str = ""
+    channels: list[str] = []
+    agent: AgentSection | None = None
+    host: str | None = None
+    """The one host whose executors run it (``DESKD_HOST_NAME``); None: any host."""
 
 
 class LadderRung(NamedTuple):
     """One ``[[ladder]]`` table."""
 
-    rung: str
-    sla: int | None
+    rung: Rung
+    sla: int | None = None
 
 
 class ChannelConfig(NamedTuple):
     """One ``[[channels]]`` table."""
 
     name: str
-    urls: list[str]
-    severity: list[str]
-    quiet: str | None
-    apprise_config: str | None
+    urls: list[str] = []
+    severity: list[Severity] = []
+    quiet: str | None = None
+    apprise_config: str | None = None
 
 
 class DeskFile(NamedTuple):
     """The whole validated file."""
 
-    desk: DeskSection
-    presence: PresenceSection
-    agent: AgentSection
-    roles: list[RoleConfig]
-    ladder: list[LadderRung]
-    channels: list[ChannelConfig]
+    desk: DeskSection = DeskSection()
+    presence: PresenceSection = PresenceSection()
+    agent: AgentSection = AgentSection()
+    roles: list[RoleConfig] = []
+    ladder: list[LadderRung] = []
+    channels: list[ChannelConfig] = []
 
 
 def _role(table: dict[str, Any]) -> RoleConfig:

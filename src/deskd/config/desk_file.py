@@ -1,29 +1,40 @@
-"""The desk file (``deskd.toml``) validated into models, merged with ``DESKD_CONFIG_MODULE``.
+"""The desk file (``deskd.toml``) validated, merged with ``DESKD_CONFIG_MODULE``.
 
-Unknown keys are refused (typo protection); every refusal names the file, the key and the
-reason, e.g. ``deskd.toml: roles[1].name: 'Alpha' is not a role name: lowercase letters…``.
-
-It runs past 400 lines because every key of the desk file is validated here, beside the
-model that names it, so one file answers "what may deskd.toml say".
+The models are built from the records of ``deskd.config.desk`` (each key's one declaration:
+name, type, default); this module adds only what a type cannot say, each table's checks and
+limits. Unknown keys are refused (typo protection); every refusal names the file, the key and
+the reason, e.g. ``deskd.toml: roles[1].name: 'Alpha' is not a role name: lowercase letters…``.
+Floor 4 of deskd.config.
 """
 
 from __future__ import annotations
 
+import functools
+import operator
 import re
 import tomllib
+import typing
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Self
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    create_model,
+    field_validator,
+    model_validator,
+)
 
+from deskd.config import desk as records
 from deskd.config.desk import AGENT_KINDS as AGENT_KINDS
 from deskd.config.desk import DEFAULT_ALLOWED_TOOLS as DEFAULT_ALLOWED_TOOLS
 from deskd.config.desk import DEFAULT_LADDER as DEFAULT_LADDER
 from deskd.config.desk import AgentSettings as AgentSettings
 from deskd.config.desk import Desk, expand_vars
 from deskd.config.host import HostConfig
-from deskd.core.presence import DEFAULT_ONLINE_S, DEFAULT_SUSPECT_S
 from deskd.core.timeparse import MAX_DURATION_S, check_duration, parse_duration
 from deskd.core.values import RESERVED_SOURCES, RUNGS, role_name_problem
 from deskd.errors import ConfigConflict, DeskdError, DeskFileError
@@ -48,27 +59,18 @@ def _seconds(value: Any) -> int:
         raise ValueError("must be a duration like 90s, 5m, 2h, 1d") from None
 
 
-class DeskSection(_Strict):
-    name: str = "desk"
-    timezone: str = "UTC"
-    inbox_sources: list[str] = Field(default_factory=lambda: ["alert"])
-    probe_allowlist: list[str] = Field(default_factory=list)
-    inbox_batch: int = 180
-    stall_after: int = Field(default=3, ge=1)
-    rollover_at: str = "04:00"
-    default_channels: list[str] = Field(default_factory=list)
-    max_launches_per_day: int = Field(default=48, ge=0)
-    max_cost_per_day: float = Field(default=0.0, ge=0)
-    probe_timeout: int = Field(default=10, ge=1)
-    probe_budget: int = Field(default=20, ge=1)
-    console_url: str | None = None
-    """Where a person acts on a page (the supervisor console); pages say so when set."""
+def _duration_fields(*fields: str) -> Any:
+    """Durations (``90s``, ``5m``, or seconds) read as seconds before the type is checked."""
+    return field_validator(*fields, mode="before", check_fields=False)(_seconds)
 
-    _durations = field_validator("inbox_batch", "probe_timeout", "probe_budget", mode="before")(
-        _seconds
-    )
 
-    @field_validator("timezone")
+# The checks of each table beyond its fields' types; the fields come from ``deskd.config.desk``.
+
+
+class _DeskChecks(_Strict):
+    _durations = _duration_fields("inbox_batch", "probe_timeout", "probe_budget")
+
+    @field_validator("timezone", check_fields=False)
     @classmethod
     def _tz(cls, value: str) -> str:
         try:
@@ -79,7 +81,7 @@ class DeskSection(_Strict):
             ) from None
         return value
 
-    @field_validator("inbox_sources")
+    @field_validator("inbox_sources", check_fields=False)
     @classmethod
     def _sources(cls, value: list[str]) -> list[str]:
         for source in value:
@@ -92,7 +94,7 @@ class DeskSection(_Strict):
                 raise ValueError(f"source {source!r} must match [a-z][a-z0-9_.-]{{0,31}}")
         return value
 
-    @field_validator("rollover_at")
+    @field_validator("rollover_at", check_fields=False)
     @classmethod
     def _hhmm(cls, value: str) -> str:
         if not _HHMM.fullmatch(value):
@@ -100,51 +102,30 @@ class DeskSection(_Strict):
         return value
 
 
-class PresenceSection(_Strict):
-    online: int = DEFAULT_ONLINE_S
-    suspect: int = DEFAULT_SUSPECT_S
-
-    _durations = field_validator("online", "suspect", mode="before")(_seconds)
+class _PresenceChecks(_Strict):
+    _durations = _duration_fields("online", "suspect")
 
     @model_validator(mode="after")
-    def _ordered(self) -> PresenceSection:
-        if not 0 < self.online < self.suspect:
+    def _ordered(self) -> Self:
+        presence = records.PresenceSection(**self.model_dump())
+        if not 0 < presence.online < presence.suspect:
             raise ValueError("online must be shorter than suspect, and both above zero")
         return self
 
 
-class AgentSection(_Strict):
-    kind: Literal["claude", "codex", "gemini", "opencode", "command"] | None = None
-    command: str | None = None
-    args: list[str] | None = None
-    model: str | None = None
-    timeout: int | None = None
-    allowed_tools: list[str] | None = None
-    retry_wait: int | None = Field(default=None, ge=0)
-    """First wait before retrying a quick transient launch failure (doubling, at most 10×)."""
-
-    _durations = field_validator("timeout", "retry_wait", mode="before")(_seconds)
+class _AgentChecks(_Strict):
+    _durations = _duration_fields("timeout", "retry_wait")
 
 
-class RoleConfig(_Strict):
-    name: str
-    title: str = ""
-    capabilities: list[str] = Field(default_factory=list)
-    workdir: str | None = None
-    enabled: bool = True
-    prompt: str = ""
-    channels: list[str] = Field(default_factory=list)
-    agent: AgentSection | None = None
-    host: str | None = None  # the one host whose executors run it (DESKD_HOST_NAME); None: any
-
-    @field_validator("host")
+class _RoleChecks(_Strict):
+    @field_validator("host", check_fields=False)
     @classmethod
     def _host(cls, value: str | None) -> str | None:
         if value is not None and (not value.strip() or value != value.strip()):
             raise ValueError("must be a host name (DESKD_HOST_NAME of that host), like gpu-box")
         return value
 
-    @field_validator("name")
+    @field_validator("name", check_fields=False)
     @classmethod
     def _name(cls, value: str) -> str:
         problem = role_name_problem(value)
@@ -153,21 +134,12 @@ class RoleConfig(_Strict):
         return value
 
 
-class LadderRung(_Strict):
-    rung: Literal["session", "resume", "spawn", "notify", "badge"]
-    sla: int | None = None
-
-    _durations = field_validator("sla", mode="before")(_seconds)
+class _RungChecks(_Strict):
+    _durations = _duration_fields("sla")
 
 
-class ChannelConfig(_Strict):
-    name: str
-    urls: list[str] = Field(default_factory=list)
-    severity: list[Literal["low", "normal", "high", "urgent"]] = Field(default_factory=list)
-    quiet: str | None = None
-    apprise_config: str | None = None
-
-    @field_validator("quiet")
+class _ChannelChecks(_Strict):
+    @field_validator("quiet", check_fields=False)
     @classmethod
     def _quiet(cls, value: str | None) -> str | None:
         if value is not None:
@@ -177,44 +149,87 @@ class ChannelConfig(_Strict):
         return value
 
 
-class DeskFile(_Strict):
-    desk: DeskSection = Field(default_factory=DeskSection)
-    presence: PresenceSection = Field(default_factory=PresenceSection)
-    agent: AgentSection = Field(default_factory=AgentSection)
-    roles: list[RoleConfig] = Field(default_factory=list)
-    ladder: list[LadderRung] = Field(default_factory=list)
-    channels: list[ChannelConfig] = Field(default_factory=list)
-
+class _DeskFileChecks(_Strict):
     @model_validator(mode="after")
-    def _consistent(self) -> DeskFile:
+    def _consistent(self) -> Self:
+        data = records.desk_file(self.model_dump())
         seen: set[str] = set()
-        for index, role in enumerate(self.roles):
+        for index, role in enumerate(data.roles):
             if role.name in seen:
                 raise _At(f"roles[{index}].name", f"role {role.name!r} is defined twice")
             seen.add(role.name)
-        order = [RUNGS.index(r.rung) for r in self.ladder]
+        order = [RUNGS.index(r.rung) for r in data.ladder]
         if order != sorted(set(order)):
             raise _At("ladder", "rungs must be unique and in order: " + ", ".join(RUNGS))
-        for index, rung in enumerate(self.ladder):
+        for index, rung in enumerate(data.ladder):
             if rung.rung != "badge" and rung.sla is None:
                 raise _At(f"ladder[{index}].sla", f"rung {rung.rung!r} needs an sla")
-        names = {c.name for c in self.channels}
-        if len(names) != len(self.channels):
+        names = {c.name for c in data.channels}
+        if len(names) != len(data.channels):
             raise _At("channels", "channel names must be unique")
-        for index, role in enumerate(self.roles):
-            for ch in role.channels:
+        named = [(f"roles[{i}].channels", r.channels) for i, r in enumerate(data.roles)]
+        for key, channels in [*named, ("desk.default_channels", data.desk.default_channels)]:
+            for ch in channels:
                 if ch not in names:
-                    raise _At(
-                        f"roles[{index}].channels",
-                        f"unknown channel {ch!r} (channels: {', '.join(sorted(names)) or 'none'})",
-                    )
-        for ch in self.desk.default_channels:
-            if ch not in names:
-                raise _At(
-                    "desk.default_channels",
-                    f"unknown channel {ch!r} (channels: {', '.join(sorted(names)) or 'none'})",
-                )
+                    known = ", ".join(sorted(names)) or "none"
+                    raise _At(key, f"unknown channel {ch!r} (channels: {known})")
         return self
+
+
+_MODELS: dict[Any, type[BaseModel]] = {}
+"""Each record of ``deskd.config.desk`` and the model built from it."""
+
+
+def _model(record: type[Any], checks: type[_Strict], **limits: dict[str, Any]) -> type[BaseModel]:
+    """The model validating ``record``'s table: its fields (name, type, default) as the record
+    declares them, a record inside as that record's model, plus ``limits`` (``ge=1``…) and
+    the validators of ``checks``."""
+    types = typing.get_type_hints(record)
+    fields: dict[str, Any] = {}
+    for name in record._fields:
+        spec = dict(limits.get(name, {}))
+        if name in record._field_defaults:
+            default = record._field_defaults[name]
+            if type(default) in _MODELS:
+                spec["default_factory"] = _MODELS[type(default)]
+            elif isinstance(default, list):  # each model its own copy
+                spec["default_factory"] = functools.partial(list, default)
+            else:
+                spec["default"] = default
+        fields[name] = (_as_model(types[name]), Field(**spec))
+    model = create_model(record.__name__, __base__=checks, __module__=__name__, **fields)
+    _MODELS[record] = model
+    return model
+
+
+def _as_model(annotation: Any) -> Any:
+    """``annotation`` with every record in it replaced by its model (``list[RoleConfig]``…)."""
+    if annotation in _MODELS:
+        return _MODELS[annotation]
+    args = typing.get_args(annotation)
+    swapped = tuple(_as_model(a) for a in args)
+    if swapped == args:
+        return annotation
+    if typing.get_origin(annotation) is list:
+        return list[swapped[0]]  # type: ignore[valid-type]
+    return functools.reduce(operator.or_, swapped)  # a union: X | None
+
+
+DeskSection = _model(
+    records.DeskSection,
+    _DeskChecks,
+    stall_after={"ge": 1},
+    max_launches_per_day={"ge": 0},
+    max_cost_per_day={"ge": 0},
+    probe_timeout={"ge": 1},
+    probe_budget={"ge": 1},
+)
+PresenceSection = _model(records.PresenceSection, _PresenceChecks)
+AgentSection = _model(records.AgentSection, _AgentChecks, retry_wait={"ge": 0})
+RoleConfig = _model(records.RoleConfig, _RoleChecks)
+LadderRung = _model(records.LadderRung, _RungChecks)
+ChannelConfig = _model(records.ChannelConfig, _ChannelChecks)
+DeskFile = _model(records.DeskFile, _DeskFileChecks)
 
 
 class _At(ValueError):
@@ -374,6 +389,6 @@ def decode_desk_file(data: bytes, label: str) -> str:
         ) from None
 
 
-def channel_urls(channel: ChannelConfig) -> list[str]:
+def channel_urls(channel: records.ChannelConfig) -> list[str]:
     """The channel's apprise URLs with ``${VAR}`` filled from the environment."""
     return [expand_vars(u) for u in channel.urls]
