@@ -22,11 +22,11 @@ from deskd.core.records import (
     TaskView,
 )
 from deskd.core.sessions import MAX_TRIES
+from deskd.core.tasks import ACTIONABLE
 from deskd.core.tasks import sort_key as task_sort_key
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import DEFAULT_SLA_S, URGENT, priority_name
 
-ACTIONABLE = frozenset({"pending", "in_progress"})
 IDLE_TASK_CAP = "spawn"
 """Homework never leaves the machine: idle_task stops below the first human rung."""
 

@@ -15,7 +15,6 @@ from deskd.core.tasks import TaskView as TaskView  # defined with its rules
 from deskd.core.values import RUNGS as RUNGS
 
 LAUNCH_RUNGS: frozenset[str] = frozenset({"resume", "spawn"})
-FAILURE_CLASSES: tuple[str, ...] = ("permanent", "transient", "usage_limit", "task")
 EXECUTOR_DIED = "executor died"
 """The detail of a launch whose executor died (killed, OOM): the planner relaunches it once
 within its rung, resuming the session it started."""

@@ -24,14 +24,13 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
 from deskd.core.timeparse import iso_utc
+from deskd.core.values import FAILURE_CLASSES as FAILURE_CLASSES
+from deskd.core.values import PERMANENT as PERMANENT
+from deskd.core.values import TASK as TASK
+from deskd.core.values import TRANSIENT as TRANSIENT
+from deskd.core.values import USAGE_LIMIT as USAGE_LIMIT
 from deskd.errors import InvalidLaunch
 from deskd.session_ids import is_session_id, session_id_problem
-
-PERMANENT = "permanent"
-TRANSIENT = "transient"
-USAGE_LIMIT = "usage_limit"
-TASK = "task"
-FAILURE_CLASSES = (PERMANENT, TRANSIENT, USAGE_LIMIT, TASK)
 
 SESSION = "session"
 """Signal: the native session id was recorded by this line."""
