@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import get_args
+from typing import get_args, get_type_hints
 
 import pytest
 
@@ -15,9 +15,11 @@ from deskd import hook, session_ids
 from deskd.adapters.agents import ADAPTERS, FAILURE_CLASSES, PERMANENT, TASK, TRANSIENT
 from deskd.adapters.agents import USAGE_LIMIT as ADAPTER_USAGE_LIMIT
 from deskd.config import desk
+from deskd.config.settings import Settings
 from deskd.core import meetings, presence, tasks, values
 from deskd.service.meetings import lifecycle
 from deskd.service.ops import init_answers
+from deskd.service.ops.console import CODE_MODES, KEY_MODES
 from deskd.store import sessions as session_rows
 
 CONTRACT = Path(__file__).resolve().parents[2] / "docs" / "contract.md"
@@ -69,3 +71,9 @@ def test_the_subsets_are_drawn_from_the_one_set() -> None:
 def test_the_adapters_failure_classes_are_core_s() -> None:
     assert FAILURE_CLASSES == values.FAILURE_CLASSES == contract_values("failure class")[:4]
     assert (PERMANENT, TRANSIENT, ADAPTER_USAGE_LIMIT, TASK) == values.FAILURE_CLASSES
+
+
+def test_the_console_auth_modes_cover_the_setting() -> None:
+    hint = get_type_hints(Settings)["supervisor_auth_mode"]
+    assert set(get_args(hint)) == CODE_MODES | KEY_MODES
+    assert frozenset({"hybrid"}) == CODE_MODES & KEY_MODES
