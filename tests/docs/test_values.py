@@ -16,7 +16,7 @@ from deskd.adapters.agents import ADAPTERS, FAILURE_CLASSES, PERMANENT, TASK, TR
 from deskd.adapters.agents import USAGE_LIMIT as ADAPTER_USAGE_LIMIT
 from deskd.config import desk
 from deskd.config.settings import Settings
-from deskd.core import meetings, presence, tasks, values
+from deskd.core import ladder, meetings, presence, records, tasks, values
 from deskd.service.meetings import lifecycle
 from deskd.service.ops import init_answers
 from deskd.service.ops.console import CODE_MODES, KEY_MODES
@@ -77,3 +77,10 @@ def test_the_console_auth_modes_cover_the_setting() -> None:
     hint = get_type_hints(Settings)["supervisor_auth_mode"]
     assert set(get_args(hint)) == CODE_MODES | KEY_MODES
     assert frozenset({"hybrid"}) == CODE_MODES & KEY_MODES
+
+
+def test_the_launch_status_subsets_are_launch_statuses() -> None:
+    statuses = set(contract_values("launch status"))
+    assert ladder.IN_FLIGHT.issubset(statuses)
+    assert records.LAUNCH_FAILED.issubset(statuses)
+    assert records.LAUNCH_RUNGS.issubset(values.RUNGS)

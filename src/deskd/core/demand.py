@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 
 from deskd.core.presence import is_busy
 from deskd.core.records import (
+    LAUNCH_FAILED,
     AttemptView,
     Closure,
     Demand,
@@ -186,7 +187,7 @@ def _offered_again(snapshot: Snapshot, key: str, *, now: int, policy: Policy) ->
         return 0
     used = live.finished_at is not None and (
         live.launch_status == "finished"
-        or (live.landed_at is not None and live.launch_status in ("failed", "timed_out"))
+        or (live.landed_at is not None and live.launch_status in LAUNCH_FAILED)
     )
     if (
         used

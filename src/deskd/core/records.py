@@ -15,6 +15,8 @@ from deskd.core.tasks import TaskView as TaskView  # defined with its rules
 from deskd.core.values import LAUNCH_RUNGS as LAUNCH_RUNGS
 from deskd.core.values import RUNGS as RUNGS
 
+LAUNCH_FAILED: frozenset[str] = frozenset({"failed", "timed_out"})
+"""The launch statuses of a launch that ended without a result."""
 EXECUTOR_DIED = "executor died"
 """The detail of a launch whose executor died (killed, OOM): the planner relaunches it once
 within its rung, resuming the session it started."""
