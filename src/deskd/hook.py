@@ -53,8 +53,8 @@ DATA_NOTE = (
 """Said once wherever deskd shows item text to an agent (``core.prompts.DATA_NOTE`` too)."""
 
 PRIORITIES = ("low", "normal", "high", "urgent")
-"""``deskd.core.values.PRIORITIES``, copied to keep core (and its imports) off this path;
-a test keeps the two equal."""
+"""``deskd.core.values.PRIORITIES``, copied to keep typing and core off this path;
+tests/docs/test_values.py keeps the two equal."""
 
 
 class Skip(Exception):

@@ -41,7 +41,8 @@ def db_file_str(env: Env | None = None) -> str:
     return os.path.join(home_str(env), "data", "deskd.db")
 
 
-_DB_KEYS = ("DESKD_DB", "DESKD_DATABASE_URL")
+DB_VARIABLES = ("DESKD_DB", "DESKD_DATABASE_URL")
+"""The variables that name the database, the first set winning."""
 
 
 def _dot_env_db(home: str) -> str | None:
@@ -57,11 +58,11 @@ def _dot_env_db(home: str) -> str | None:
     for line in lines:
         key, eq, value = line.strip().removeprefix("export ").partition("=")
         key, value = key.strip(), value.strip()
-        if eq and key in _DB_KEYS:
+        if eq and key in DB_VARIABLES:
             if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
                 value = value[1:-1]
             found[key] = value
-    return next((found[k] for k in _DB_KEYS if found.get(k)), None)
+    return next((found[k] for k in DB_VARIABLES if found.get(k)), None)
 
 
 def log_dir_str(env: Env | None = None) -> str:

@@ -11,8 +11,6 @@ import pytest
 from hook_helpers import HookDesk, fixture, hook_env
 
 from conftest import Desk
-from deskd import hook
-from deskd.core.values import PRIORITIES
 
 HEAVY = (
     "pydantic",
@@ -80,10 +78,6 @@ def test_surfacing_items_loads_nothing_heavy(desk: Desk) -> None:
 def test_failing_calls_load_nothing_heavy(desk: Desk, stdin: bytes) -> None:
     modules = loaded_after(PROBE, HookDesk(desk).env(), stdin)
     assert heavy(modules) == []
-
-
-def test_the_priority_names_match_core() -> None:
-    assert hook.PRIORITIES == PRIORITIES
 
 
 def test_the_shim_script_runs_the_hook(desk: Desk) -> None:

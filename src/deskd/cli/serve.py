@@ -47,6 +47,7 @@ def serve(host: str | None, port: str | None, new_code: bool, open_link: bool) -
     from deskd.config.settings_model import load_settings
     from deskd.service.desk.context import open_context
     from deskd.service.ops.console import (
+        CODE_MODES,
         access_code_configured,
         is_loopback,
         new_access_code,
@@ -61,7 +62,7 @@ def serve(host: str | None, port: str | None, new_code: bool, open_link: bool) -
     ctx.conn  # noqa: B018 — creates and migrates the database now, not on the first request
     ctx.close()
     generated = None
-    wants_code = settings.supervisor_auth_mode in ("simple", "hybrid")
+    wants_code = settings.supervisor_auth_mode in CODE_MODES
     if wants_code and not settings.supervisor_access_code:
         if new_code or (is_loopback(bind) and not access_code_configured(settings)):
             generated = new_access_code(settings)

@@ -6,7 +6,8 @@ declaration of each. ``deskd.config.desk_file`` builds its pydantic models from 
 and adds only the checks; the validated data (``model_dump``) becomes the records again, and
 the same data is kept in the desk cache (``deskd.config.cache``) so a command whose desk file
 has not changed builds its ``Desk`` from the cache without importing pydantic. Both ways give
-the same records. Floor 2 of deskd.config: stdlib (and ``deskd.core.presence``'s defaults).
+the same records. Floor 2 of deskd.config: stdlib (and ``deskd.core.presence``'s defaults and
+``deskd.core.values``' closed sets).
 """
 
 # ruff: noqa: RUF012
@@ -19,18 +20,18 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, get_args
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from deskd.core.presence import DEFAULT_ONLINE_S, DEFAULT_SUSPECT_S
+from deskd.core.values import AGENT_KINDS as AGENT_KINDS
+from deskd.core.values import AgentKind as AgentKind
+from deskd.core.values import Priority as Severity
+from deskd.core.values import RungName as Rung
 
 if TYPE_CHECKING:
     from deskd.config.host import HostConfig
     from deskd.config.settings import Settings
 
-AgentKind = Literal["claude", "codex", "gemini", "opencode", "command"]
-Rung = Literal["session", "resume", "spawn", "notify", "badge"]
-Severity = Literal["low", "normal", "high", "urgent"]
-AGENT_KINDS: tuple[str, ...] = get_args(AgentKind)
 DEFAULT_LADDER: tuple[tuple[str, int | None], ...] = (
     ("session", 60),
     ("resume", 120),

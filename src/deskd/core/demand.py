@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 
 from deskd.core.presence import is_busy
 from deskd.core.records import (
+    LAUNCH_FAILED,
     AttemptView,
     Closure,
     Demand,
@@ -22,11 +23,11 @@ from deskd.core.records import (
     TaskView,
 )
 from deskd.core.sessions import MAX_TRIES
+from deskd.core.tasks import ACTIONABLE
 from deskd.core.tasks import sort_key as task_sort_key
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import DEFAULT_SLA_S, URGENT, priority_name
 
-ACTIONABLE = frozenset({"pending", "in_progress"})
 IDLE_TASK_CAP = "spawn"
 """Homework never leaves the machine: idle_task stops below the first human rung."""
 
@@ -186,7 +187,7 @@ def _offered_again(snapshot: Snapshot, key: str, *, now: int, policy: Policy) ->
         return 0
     used = live.finished_at is not None and (
         live.launch_status == "finished"
-        or (live.landed_at is not None and live.launch_status in ("failed", "timed_out"))
+        or (live.landed_at is not None and live.launch_status in LAUNCH_FAILED)
     )
     if (
         used

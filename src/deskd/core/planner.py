@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from deskd.core.demand import closure_for, inbox_due_at
 from deskd.core.demand import demand as generate_demand
 from deskd.core.ladder import (
+    IN_FLIGHT,
     RELAUNCHED,
     is_terminal,
     natural_start,
@@ -62,9 +63,6 @@ from deskd.core.values import URGENT
 
 if TYPE_CHECKING:
     Step = Closure | NewAttempt | PageAction | Note
-
-
-_IN_FLIGHT = frozenset({"planned", "running"})
 
 
 def plan(snapshot: Snapshot, *, now: int, policy: Policy) -> Plan:
@@ -270,7 +268,7 @@ def _hold_reason(
         return None
     if current.failure_class == HOST_DOWN:  # given up: nothing runs until the rung climbs
         return None
-    if current.launch_status in _IN_FLIGHT or role.launch_running:
+    if current.launch_status in IN_FLIGHT or role.launch_running:
         return "waiting: the launch is running"
     if _parked(role, current, now=now):
         # Not silence: the agent cannot answer until the reset, which a person is told once.

@@ -12,10 +12,11 @@ from typing import NamedTuple
 
 from deskd.core.meeting_wakes import MeetingWake as MeetingWake  # defined with its rules
 from deskd.core.tasks import TaskView as TaskView  # defined with its rules
+from deskd.core.values import LAUNCH_RUNGS as LAUNCH_RUNGS
 from deskd.core.values import RUNGS as RUNGS
 
-LAUNCH_RUNGS: frozenset[str] = frozenset({"resume", "spawn"})
-FAILURE_CLASSES: tuple[str, ...] = ("permanent", "transient", "usage_limit", "task")
+LAUNCH_FAILED: frozenset[str] = frozenset({"failed", "timed_out"})
+"""The launch statuses of a launch that ended without a result."""
 EXECUTOR_DIED = "executor died"
 """The detail of a launch whose executor died (killed, OOM): the planner relaunches it once
 within its rung, resuming the session it started."""

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import re
+from typing import Literal, get_args
 
 from deskd.errors import InvalidValue
 
-PRIORITIES: tuple[str, ...] = ("low", "normal", "high", "urgent")
-"""Item, task and page priorities, lowest first; the index is the stored rank."""
+# Each closed set is declared once, as a ``Literal`` for mypy and pydantic (the desk file's
+# model in config/desk.py names these types), and its runtime tuple is derived from it.
+
+Priority = Literal["low", "normal", "high", "urgent"]
+PRIORITIES: tuple[str, ...] = get_args(Priority)
+"""Item, task and page priorities, lowest first; the index is the stored rank. The session
+hook keeps a copy (it may not import typing or core), held equal by a test."""
 
 URGENT = PRIORITIES.index("urgent")
 
@@ -28,11 +34,25 @@ SUPERVISOR = "supervisor"
 RESERVED_ROLE_NAMES: frozenset[str] = frozenset({SUPERVISOR})
 
 SESSION_STATES: tuple[str, ...] = ("working", "resting")
+"""What `deskd status set --state` accepts; `ended` comes only from `status end`."""
 
-RUNGS: tuple[str, ...] = ("session", "resume", "spawn", "notify", "badge")
+RungName = Literal["session", "resume", "spawn", "notify", "badge"]
+RUNGS: tuple[str, ...] = get_args(RungName)
 """The escalation ladder's rungs, lowest first: the desk file's ``[[ladder]]``, the planner,
 the console's timeline and filters all name them from here."""
-"""What `deskd status set --state` accepts; `ended` comes only from `status end`."""
+LAUNCH_RUNGS: frozenset[str] = frozenset({"resume", "spawn"})
+"""The rungs that launch an agent: a launch's mode (``spawn`` or ``resume``) is its rung."""
+
+AgentKind = Literal["claude", "codex", "gemini", "opencode", "command"]
+AGENT_KINDS: tuple[str, ...] = get_args(AgentKind)
+"""The desk file's ``[agent] kind``: one adapter each (adapters/agents), and one session id
+shape each (session_ids.py, which the hook imports, so a test holds its keys equal)."""
+
+FailureClass = Literal["permanent", "transient", "usage_limit", "task"]
+FAILURE_CLASSES: tuple[str, ...] = get_args(FailureClass)
+"""How an agent adapter classifies a failed launch (docs/contract.md "The agent CLIs");
+``stopped`` and ``host_down`` are set by deskd itself, never by an adapter."""
+PERMANENT, TRANSIENT, USAGE_LIMIT, TASK = FAILURE_CLASSES
 
 
 def priority_rank(name: str) -> int:

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from deskd.store.records.roles import Session
 
 LIVE_STATES = ("working", "resting")
+"""A session that may still be resumed; ``deskd.core.values.SESSION_STATES`` (what `status
+set` accepts) names the same two, held equal by a test (the hook loads this module, not core)."""
 
 
 def session_by_native(conn: Connection, role: str, native_id: str) -> Session | None:

@@ -12,7 +12,7 @@ from typing import Any
 from deskd.config.settings import Settings
 from deskd.core.values import SUPERVISOR
 from deskd.service.desk.context import DeskContext, open_context
-from deskd.service.ops.console import is_loopback
+from deskd.service.ops.console import CODE_MODES, KEY_MODES, is_loopback
 from deskd.web.auth import CodeChecker, SessionCodec
 
 MIN_SECRET = 4  # shorter values are too common to mask without mangling the page
@@ -37,11 +37,11 @@ class Console:
 
     @property
     def accepts_sessions(self) -> bool:
-        return self.mode in ("simple", "hybrid")
+        return self.mode in CODE_MODES
 
     @property
     def accepts_signed(self) -> bool:
-        return self.mode in ("signed", "hybrid")
+        return self.mode in KEY_MODES
 
     @contextmanager
     def desk(self, now: int) -> Iterator[DeskContext]:

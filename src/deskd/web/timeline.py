@@ -15,6 +15,7 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
+from deskd.core.records import LAUNCH_FAILED
 from deskd.core.timeparse import local_text
 from deskd.core.values import RUNGS
 
@@ -114,7 +115,7 @@ def _attempt(a: dict[str, Any], start: int, end: int, tz: str) -> list[str]:
             close = opening[1 : opening.index(" ")]
             title = _title(f"{moment} {local_text(int(a[moment]), tz)}")
             parts.append(f"{opening}{title}</{close}>")
-    if a["failure_class"] or a["launch_status"] in ("failed", "timed_out"):
+    if a["failure_class"] or a["launch_status"] in LAUNCH_FAILED:
         x = x1 + width
         why = a["failure_class"] or a["launch_status"]
         parts.append(

@@ -20,13 +20,15 @@ from deskd.adapters.agents.codex import CodexAdapter
 from deskd.adapters.agents.command import CommandAdapter
 from deskd.adapters.agents.gemini import GeminiAdapter
 from deskd.adapters.agents.opencode import OpencodeAdapter
+from deskd.core.values import AGENT_KINDS
 from deskd.errors import InvalidLaunch
 
 ADAPTERS: dict[str, type[AgentAdapter]] = {
     cls.kind: cls
     for cls in (ClaudeAdapter, CodexAdapter, GeminiAdapter, OpencodeAdapter, CommandAdapter)
 }
-KINDS = tuple(ADAPTERS)
+KINDS = AGENT_KINDS
+"""One adapter per kind of ``deskd.core.values.AGENT_KINDS``, in its order (a test holds it)."""
 
 
 def adapter_for(kind: str) -> AgentAdapter:

@@ -24,21 +24,20 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
 from deskd.core.timeparse import iso_utc
+from deskd.core.values import FAILURE_CLASSES as FAILURE_CLASSES
+from deskd.core.values import LAUNCH_RUNGS
+from deskd.core.values import PERMANENT as PERMANENT
+from deskd.core.values import TASK as TASK
+from deskd.core.values import TRANSIENT as TRANSIENT
+from deskd.core.values import USAGE_LIMIT as USAGE_LIMIT
 from deskd.errors import InvalidLaunch
 from deskd.session_ids import is_session_id, session_id_problem
-
-PERMANENT = "permanent"
-TRANSIENT = "transient"
-USAGE_LIMIT = "usage_limit"
-TASK = "task"
-FAILURE_CLASSES = (PERMANENT, TRANSIENT, USAGE_LIMIT, TASK)
 
 SESSION = "session"
 """Signal: the native session id was recorded by this line."""
 TURN = "turn"
 """Signal: this line proves the model took a turn (the launch landed)."""
 
-MODES = ("spawn", "resume")
 MAX_DETAIL = 300
 
 
@@ -102,7 +101,7 @@ class AgentAdapter(ABC):
     def argv(self, spec: LaunchSpec) -> list[str]:
         """The full argv, executable first; never a shell string. An unknown mode is refused
         here for every kind; ``build`` writes the CLI's own flags."""
-        if spec.mode not in MODES:
+        if spec.mode not in LAUNCH_RUNGS:
             raise InvalidLaunch(self.kind, f"unknown mode {spec.mode!r} (spawn or resume)")
         return self.build(spec)
 

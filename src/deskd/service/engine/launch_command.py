@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import NamedTuple, TypedDict
 
 from deskd.adapters.agents import AgentAdapter, LaunchSpec, adapter_for
+from deskd.core.values import LAUNCH_RUNGS
 from deskd.errors import AgentMissing, BadWorkdir
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.launch_env import agent_env
@@ -144,7 +145,7 @@ def describe_launch(
     from deskd.service.engine.launch_env import DROPPED, DROPPED_PREFIXES
 
     ctx.desk.role(role)
-    if mode not in ("spawn", "resume"):
+    if mode not in LAUNCH_RUNGS:
         raise InvalidValue("--mode", mode, "spawn or resume")
     if mode == "resume" and not session_id:
         raise InvalidValue("--session-id", "", "resume needs the native session id")
@@ -160,10 +161,11 @@ def describe_launch(
     argv = list(prepared.argv)
     if prepared.spec.kind == "claude":
         argv += ["--settings", "<per-run settings file>"] if "--settings" not in argv else []
+    from deskd.paths import DB_VARIABLES
     from deskd.store.db import redact
 
     shown = {  # a PostgreSQL URL's password is the agent's, not the screen's
-        k: redact(v) if k in ("DESKD_DB", "DESKD_DATABASE_URL") else v
+        k: redact(v) if k in DB_VARIABLES else v
         for k, v in prepared.env.items()
         if k.startswith("DESKD_") or k in ("PATH", "HOME")
     }
@@ -184,7 +186,7 @@ def mode_of_try(
     The planned session first (a resume, or a relaunch after its executor died); a retry of
     a spawn resumes the session the failed try reported, or reuses its pre-assigned id (a
     new id would be a new session, and Claude Code refuses an id already in use)."""
-    if planned_session and rung in ("resume", "spawn"):
+    if planned_session and rung in LAUNCH_RUNGS:
         return "resume", planned_session
     if reported:
         return "resume", reported

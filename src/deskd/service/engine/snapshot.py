@@ -25,7 +25,7 @@ from deskd.store.db import read_transaction
 from deskd.store.pages import notice_keys_since, open_page_keys
 from deskd.store.pauses import live_pauses
 from deskd.store.query import same_fields
-from deskd.store.sessions import current_sessions
+from deskd.store.sessions import LIVE_STATES, current_sessions
 
 if TYPE_CHECKING:
     from deskd.service.engine.hook_fire import Fired
@@ -171,7 +171,7 @@ def _attempt_view(r: Attempt) -> AttemptView:
 
 
 def _resumable(s: Session | None) -> bool:
-    return s is not None and s.state in ("working", "resting") and bool(s.native_id)
+    return s is not None and s.state in LIVE_STATES and bool(s.native_id)
 
 
 def _handoffs(conn: Connection, desk: Desk, sessions: dict[str, Session]) -> dict[str, Handoff]:

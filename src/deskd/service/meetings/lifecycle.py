@@ -26,6 +26,7 @@ from deskd.core.meetings import (
     state_of,
 )
 from deskd.core.timeparse import human_age
+from deskd.core.values import PRIORITIES as ITEM_PRIORITIES
 from deskd.errors import InvalidValue, MeetingRefused
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import MAX_TITLE, NewItem, insert
@@ -36,7 +37,8 @@ from deskd.store import meeting_messages as msg_rows
 from deskd.store import meetings as rows
 from deskd.store.dialect import Connection
 
-PRIORITIES = ("normal", "urgent")
+PRIORITIES = tuple(p for p in ITEM_PRIORITIES if p in {"normal", "urgent"})
+"""A meeting is normal or urgent: the two item priorities its invitations may carry."""
 
 
 def refuse(reason: str | None) -> None:

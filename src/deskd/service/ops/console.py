@@ -23,6 +23,10 @@ from deskd.errors import ConsoleRefused, DeskdError
 from deskd.service.desk.context import DeskContext
 from deskd.store import console as console_rows
 
+CODE_MODES = frozenset({"simple", "hybrid"})
+"""The ``DESKD_SUPERVISOR_AUTH_MODE`` values under which the console takes the access code."""
+KEY_MODES = frozenset({"signed", "hybrid"})
+"""The ``DESKD_SUPERVISOR_AUTH_MODE`` values under which it takes signed requests."""
 ACCESS_FILE = "supervisor-access.json"
 SECRET_FILE = "console-session.key"
 KEY_BYTES = 32  # a raw Ed25519 public key
@@ -210,7 +214,7 @@ def access_checks(settings: Settings, *, host: str | None = None) -> list[Access
     host = host or settings.host
     mode = settings.supervisor_auth_mode
     checks: list[AccessCheck] = []
-    if mode in ("signed", "hybrid"):
+    if mode in KEY_MODES:
         problem = keys_file_problem(settings.supervisor_keys)
         count = 0
         if problem is None:
@@ -223,7 +227,7 @@ def access_checks(settings: Settings, *, host: str | None = None) -> list[Access
         checks.append(
             AccessCheck("console keys", problem is None, problem or f"{count} supervisor key(s)")
         )
-    if mode in ("simple", "hybrid"):
+    if mode in CODE_MODES:
         configured = access_code_configured(settings)
         if settings.supervisor_access_code:
             detail = "access code from DESKD_SUPERVISOR_ACCESS_CODE"
@@ -270,7 +274,7 @@ def startup_refusal(settings: Settings, *, host: str) -> str | None:
     if settings.role:
         return "deskd serve is for the supervisor, not an agent (DESKD_ROLE is set)"
     weak = weak_code(settings, host=host)
-    if weak and settings.supervisor_auth_mode in ("simple", "hybrid"):
+    if weak and settings.supervisor_auth_mode in CODE_MODES:
         return weak  # a weak code stays guessable even when signed requests work too
     checks = [c for c in access_checks(settings, host=host) if c.name != "console bind"]
     failed = [c for c in checks if not c.ok]

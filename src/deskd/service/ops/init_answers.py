@@ -13,12 +13,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from deskd.core.values import AGENT_KINDS as ALL_AGENT_KINDS
 from deskd.errors import DeskdError, InitAnswerRefused, InvalidValue
 
 if TYPE_CHECKING:
     from deskd.service.paging.channels import ChannelTest
 
-AGENT_KINDS = ("claude", "codex", "gemini", "opencode")
+AGENT_KINDS = tuple(kind for kind in ALL_AGENT_KINDS if kind != "command")
 """The agent CLIs ``init`` offers (a ``command`` agent is written by hand, docs/own-agent.md)."""
 CHANNEL_NAME = "ops"
 CHANNEL_VAR = "OPS_CHANNEL_URL"

@@ -44,7 +44,6 @@ SCHEDULE = "* * * * *"
 # absolute), so cron's tick opens the same desk file, database and logs as this shell. A
 # PostgreSQL URL never does: it holds a password, so the tick reads it from the desk's .env.
 _PATH_VARIABLES = ("DESKD_DESK", "DESKD_DB", "DESKD_LOG_DIR")
-_DATABASE_VARIABLES = ("DESKD_DB", "DESKD_DATABASE_URL")
 _PLAIN_VARIABLES = ("DESKD_CONFIG_MODULE",)
 
 
@@ -103,7 +102,7 @@ def desk_target(environ: Mapping[str, str], *, execute: bool, deskd: Path | None
         origin = "DESKD_HOME" if env.get("DESKD_HOME") else "the current folder; DESKD_HOME unset"
         raise NoDesk(desk_file, home, origin)
     extra: dict[str, str] = {}
-    url = next((env[n] for n in _DATABASE_VARIABLES if env.get(n)), None)
+    url = next((env[n] for n in paths.DB_VARIABLES if env.get(n)), None)
     if url is not None and is_url(url):
         require_url_in_env_file(home, url, what="a schedule")
     for name in _PATH_VARIABLES:
@@ -123,7 +122,7 @@ def env_file_url(home: Path) -> str | None:
     from dotenv import dotenv_values
 
     values = dotenv_values(env_file)
-    found = next((values[n] for n in _DATABASE_VARIABLES if values.get(n)), None)
+    found = next((values[n] for n in paths.DB_VARIABLES if values.get(n)), None)
     return found if found is not None and is_url(found) else None
 
 

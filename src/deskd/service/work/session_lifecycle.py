@@ -12,7 +12,7 @@ from deskd.core.sessions import sentinel_seen
 from deskd.service.desk.context import DeskContext
 from deskd.store import handoffs as handoff_rows
 from deskd.store.events import add_event
-from deskd.store.sessions import end_session
+from deskd.store.sessions import LIVE_STATES, end_session
 
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection
@@ -36,7 +36,7 @@ def after_launch(ctx: DeskContext, attempt: Attempt, *, output_tail: str, landed
 def _settle(conn: Connection, row: Attempt, *, output_tail: str, landed: bool, now: int) -> None:
     session_id = int(row.key.split(":", 1)[1])
     session = handoff_rows.get_session(conn, session_id)
-    if session is None or session.state not in ("working", "resting"):
+    if session is None or session.state not in LIVE_STATES:
         return
     role = row.role
     started = int(row.launched_at or row.planned_at or row.attempted_at)

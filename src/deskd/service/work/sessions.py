@@ -11,7 +11,7 @@ from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import acting_role
 from deskd.service.desk.inbox import check_length
 from deskd.store import handoffs as handoff_rows
-from deskd.store.sessions import current_session, sessions_of
+from deskd.store.sessions import LIVE_STATES, current_session, sessions_of
 
 MAX_HANDOFF = 8 * 1024
 """A hand-off is read by the next session in its wake prompt (capped at 32 KiB overall)."""
@@ -53,7 +53,7 @@ def handoff(ctx: DeskContext, *, role: str | None, note: str) -> Handoff:
     check_length("--note", text, MAX_HANDOFF)
     with ctx.write() as conn:
         live = current_session(conn, who)
-        session = live.id if live is not None and live.state in ("working", "resting") else None
+        session = live.id if live is not None and live.state in LIVE_STATES else None
         by = ctx.settings.role or "operator"
         handoff_id = handoff_rows.insert_handoff(
             conn, role=who, session_id=session, note=text, by=by, now=ctx.now

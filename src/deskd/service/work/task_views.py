@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, TypedDict
 
 from deskd.config.desk import Desk
+from deskd.core.presence import is_busy
 from deskd.core.tasks import ACTIONABLE, OPEN, TaskView, is_overdue, sort_key
 from deskd.core.timeparse import iso_utc, local_text
 from deskd.core.values import priority_name
@@ -154,7 +155,7 @@ def explain_tasks(snapshot: Snapshot, role: str, *, now: int, tz: str) -> list[s
     if not mine:
         return ["tasks: none open — no task demand"]
     view = snapshot.role(role)
-    busy = view is not None and view.presence in ("online", "suspect")
+    busy = view is not None and is_busy(view.presence)
     lines = [f"tasks: {len(mine)} open"]
     for t in sorted(mine, key=lambda t: sort_key(t, now=now)):
         head = f"  task #{t.id} [{priority_name(t.priority)}, {t.status}] {t.title}"

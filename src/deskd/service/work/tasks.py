@@ -11,7 +11,7 @@ import json
 from typing import TYPE_CHECKING, NamedTuple, NotRequired, TypedDict
 
 from deskd.core.task_changes import Change, TaskState, check_party, next_state
-from deskd.core.tasks import check_status
+from deskd.core.tasks import CLOSED, check_status
 from deskd.core.timeparse import iso_utc, parse_instant
 from deskd.core.values import priority_name, priority_rank
 from deskd.errors import InvalidValue, NothingToChange, TaskChanged, UnknownTask
@@ -237,7 +237,7 @@ def list_tasks(
         ctx.desk.role(role)
     if status is not None:
         check_status(status)
-    open_only = not include_closed and status not in ("done", "cancelled")
+    open_only = not include_closed and status not in CLOSED
     rows = task_rows.list_tasks(ctx.conn, role=role, open_only=open_only, limit=limit)
     if status is not None:
         rows = [r for r in rows if r.status == status]
