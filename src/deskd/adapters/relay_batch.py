@@ -203,14 +203,14 @@ class Writers:
                 # Ask once, for all the time the first call has: a wait that times out and
                 # asks again goes to the back of the server's queue for the lock, behind
                 # every executor and tick that asked meanwhile.
-                setattr(conn, "busy_ms", max(left_ms, 100))  # noqa: B010  (PgConnection's)
+                conn.busy_ms = max(left_ms, 100)
                 try:
                     conn.begin(write=True)
                     break
                 except StoreBusy:
                     continue  # rolled back before anything ran: the same call, tried again
                 finally:
-                    setattr(conn, "busy_ms", hook.BUSY_MS)  # noqa: B010
+                    conn.busy_ms = hook.BUSY_MS
         except BaseException as exc:
             self.pool.give(conn, broken=True)
             return self._refuse(first, f"{type(exc).__name__}: {exc}")

@@ -134,7 +134,7 @@ class _Session:
             # A turn at the pool is a turn at the write lock (every session connection queues
             # on it): a client that waits longer for the lock (a tick) waits as long for this.
             conn = self.take(max(SLOT_S, busy_ms / 1000))
-            setattr(conn, "busy_ms", busy_ms)  # noqa: B010
+            conn.busy_ms = busy_ms
             conn.begin(write=bool(request.get("write")))
             self.sessions.count("session_transactions")
             return {}

@@ -158,19 +158,18 @@ class SqliteConnection(sqlite3.Connection):
         except sqlite3.Error as exc:
             raise store_error(exc) from exc
 
+    @property
+    def busy_ms(self) -> int:
+        return int(self.execute("PRAGMA busy_timeout").fetchone()[0])
+
+    @busy_ms.setter
+    def busy_ms(self, value: int) -> None:
+        self.execute(f"PRAGMA busy_timeout = {int(value)}")
+
     def begin(self, *, write: bool) -> None:
         """``BEGIN IMMEDIATE`` (SQLite's one writer: take the write lock now, waiting up to
         the busy timeout) or a deferred ``BEGIN`` (a point-in-time read)."""
         self.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-
-
-def wait_for_writes(conn: Connection, busy_ms: int) -> None:
-    """From now on a write transaction on ``conn`` waits up to ``busy_ms`` for deskd's write
-    lock (instead of the ``busy_ms`` it was opened with)."""
-    if dialect(conn) == "sqlite":
-        conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
-    else:
-        setattr(conn, "busy_ms", int(busy_ms))  # noqa: B010  (PgConnection's, read by begin)
 
 
 def dialect(conn: object) -> str:
@@ -247,7 +246,7 @@ def connect(
     if fresh:
         os.chmod(path, FILE_MODE)
     conn.row_factory = sqlite3.Row
-    conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
+    conn.busy_ms = busy_ms
     conn.execute("PRAGMA foreign_keys = ON")
     # WAL survives in the file; NORMAL is durable across application crashes and skips an
     # fsync per commit, which is what makes one-item-per-call enqueues cheap.

@@ -24,7 +24,7 @@ from deskd.service.engine.ticklog import append_line
 from deskd.service.paging.tickping import ping
 from deskd.store import attempts as attempt_rows
 from deskd.store import pages as page_rows
-from deskd.store.db import read_transaction, wait_for_writes
+from deskd.store.db import read_transaction
 from deskd.store.hosts import record_tick
 from deskd.store.meta import set_meta
 
@@ -168,7 +168,7 @@ def _locked_tick(ctx: DeskContext, started: float) -> TickResult:
     from deskd.adapters.locks import LockBusy
     from deskd.service.desk import locks
 
-    wait_for_writes(ctx.conn, TICK_BUSY_MS)
+    ctx.conn.busy_ms = TICK_BUSY_MS
     try:
         with locks.hold(ctx, locks.TICK):
             result = _tick(ctx, execute=True)
