@@ -247,26 +247,32 @@ def send(desk: Desk, request: dict[str, Any]) -> list[dict[str, Any]]:
     return answers
 
 
-def test_a_forwarded_request_passes_the_hooks_own_checks(
-    desk: Desk, relay: subprocess.Popen[bytes]
-) -> None:
-    hd = HookDesk(desk)
-    hd.enqueue("beta", "sets the database up")
-    base = {
+def hook_request(desk: Desk, role: str, payload: Any) -> dict[str, Any]:
+    """A PostToolUse call as the hook forwards it to the relay (``hook.relayed``)."""
+    return {
+        "role": role,
         "event": "PostToolUse",
         "now": desk.now_ms,
         "db": desk.url,
         "desk": str(desk.home / "deskd.toml"),
         "token": None,
         "session": None,
+        "payload": payload,
     }
+
+
+def test_a_forwarded_request_passes_the_hooks_own_checks(
+    desk: Desk, relay: subprocess.Popen[bytes]
+) -> None:
+    hd = HookDesk(desk)
+    hd.enqueue("beta", "sets the database up")
     payload = fixture("post_tool_use")
     flag = dict(payload, session_id="--dangerously-skip-permissions")
-    assert "refused" in send(desk, {**base, "role": "alpha", "payload": flag})[0]["skip"]
-    assert "unknown role" in send(desk, {**base, "role": "zeta", "payload": payload})[0]["skip"]
-    assert "refused" in send(desk, {**base, "role": "alpha", "payload": {"x": 1}})[0]
+    assert "refused" in send(desk, hook_request(desk, "alpha", flag))[0]["skip"]
+    assert "unknown role" in send(desk, hook_request(desk, "zeta", payload))[0]["skip"]
+    assert "refused" in send(desk, hook_request(desk, "alpha", {"x": 1}))[0]
     assert hd.sessions() == [] and hd.sessions("zeta") == []
-    answers = send(desk, {**base, "role": "alpha", "payload": payload})
+    answers = send(desk, hook_request(desk, "alpha", payload))
     assert answers[-1] == {"done": True, "notes": []}
     assert len(hd.sessions()) == 1
 

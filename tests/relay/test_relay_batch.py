@@ -23,6 +23,7 @@ from test_relay import (
     BOUND_S,
     ended,
     hook_behind_the_write_lock,
+    hook_request,
     relay,
     send,
     start_relay,
@@ -78,16 +79,7 @@ def test_calls_waiting_for_the_write_lock_share_one_transaction_each_kept_apart(
         # take nothing from the others.
         gone = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         gone.connect(str(desk.home / "run" / "relay.sock"))
-        request = {
-            "role": "beta",
-            "event": "PostToolUse",
-            "now": desk.now_ms,
-            "db": desk.url,
-            "desk": str(desk.home / "deskd.toml"),
-            "token": None,
-            "session": None,
-            "payload": fixture("post_tool_use", session_id=session_id(9)),
-        }
+        request = hook_request(desk, "beta", fixture("post_tool_use", session_id=session_id(9)))
         gone.sendall(json.dumps(request).encode() + b"\n")
         gone.close()
         deadline = time.monotonic() + BOUND_S

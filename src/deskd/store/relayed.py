@@ -41,7 +41,6 @@ command connects directly (a relay that busy costs a connection, never a failure
 ANSWER_S = 600.0
 """A bound on one answer: the relay bounds its own waits (a pooled connection, the write
 lock), so only a hung relay reaches it."""
-ERRORS = ("StoreError", "StoreBusy", "StoreIntegrityError", "StoreCorrupt", "StoreUnreachable")
 
 
 class Cursor:
@@ -75,7 +74,9 @@ def _error(said: Any) -> StoreError:
     said = said if isinstance(said, dict) else {"message": str(said)}
     name = str(said.get("class"))
     message = str(said.get("message") or name)
-    cls = getattr(errors, name) if name in ERRORS else errors.StoreError
+    cls = getattr(errors, name, None)  # the relay names a class of deskd.errors
+    if not (isinstance(cls, type) and issubclass(cls, errors.StoreError)):
+        cls = errors.StoreError
     if cls is errors.StoreUnreachable:
         return errors.StoreUnreachable(message, str(said.get("advice") or "run `deskd doctor`"))
     exc: StoreError = cls(message)
