@@ -181,6 +181,12 @@ class Pool:
         self.made.remove(name)
         self._keepers.pop(name).close()
 
+    def __enter__(self) -> Pool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def close(self) -> None:
         for name in list(self.made):
             self._forget(name)
@@ -276,11 +282,8 @@ def pg_template(pg_server: str) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def pg_pool(pg_server: str, pg_template: str) -> Iterator[Pool]:
     """This worker's pool of databases at the template's schema and contents."""
-    pool = Pool(pg_server, pg_template)
-    try:
+    with Pool(pg_server, pg_template) as pool:
         yield pool
-    finally:
-        pool.close()
 
 
 @pytest.fixture

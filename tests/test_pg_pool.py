@@ -20,11 +20,8 @@ from pg_databases import Pool, with_dbname
 
 @pytest.fixture
 def pool(pg_server: str, pg_template: str) -> Iterator[Pool]:
-    made = Pool(pg_server, pg_template)
-    try:
+    with Pool(pg_server, pg_template) as made:  # a pool of this test's own
         yield made
-    finally:
-        made.close()
 
 
 def _connect(pool: Pool, name: str) -> Any:
