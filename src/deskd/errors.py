@@ -381,18 +381,12 @@ class DuplicateMessage(DeskdError):
     original_id: int
 
 
-class TaskRefused(DeskdError):
-    """A task change the rules do not allow (a transition, a missing dependency, a party)."""
-
-    code = "task_refused"
-
-
 class UnknownTask(DeskdError):
     code = "unknown_task"
     says = "no task {task_id} (see `deskd task list --all`)"
 
 
-class NotTaskParty(TaskRefused):
+class NotTaskParty(DeskdError):
     code = "not_task_party"
     says = (
         "{by!r} may not change task {task_id}: only its assignee ({role!r}), "
@@ -400,22 +394,22 @@ class NotTaskParty(TaskRefused):
     )
 
 
-class TaskClosed(TaskRefused):
+class TaskClosed(DeskdError):
     code = "task_closed"
     says = "task {task_id} is {status}: closed tasks do not change (add a new task)"
 
 
-class BadTransition(TaskRefused):
+class BadTransition(DeskdError):
     code = "bad_transition"
     says = "task {task_id}: {old} → {new} is not allowed (from {old}: {allowed!c})"
 
 
-class BlockedOnWithoutBlocked(TaskRefused):
+class BlockedOnWithoutBlocked(DeskdError):
     code = "blocked_on_without_blocked"
     says = "--blocked-on names what task {task_id} waits for: use it with --status blocked"
 
 
-class BlockedNeedsDependency(TaskRefused):
+class BlockedNeedsDependency(DeskdError):
     code = "blocked_needs_dependency"
     says = (
         "task {task_id}: blocked requires --blocked-on naming the dependency "

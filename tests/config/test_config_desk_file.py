@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import Desk
-from deskd.config.desk_file import DEFAULT_ALLOWED_TOOLS, AgentSettings, channel_urls, parse_desk
+from deskd.config.desk import expand_vars
+from deskd.config.desk_file import DEFAULT_ALLOWED_TOOLS, AgentSettings, parse_desk
 from deskd.config.settings_model import load_settings
 from deskd.errors import DeskFileError
 
@@ -264,7 +265,10 @@ def test_it_fills_channel_urls_from_the_environment(monkeypatch: pytest.MonkeyPa
         path=Path("deskd.toml"),
     )
     (channel,) = desk.data.channels
-    assert channel_urls(channel) == ["discord://123/abc", "mailto://ops:s3cret@example.com"]
+    assert [expand_vars(u) for u in channel.urls] == [
+        "discord://123/abc",
+        "mailto://ops:s3cret@example.com",
+    ]
     assert channel.urls[0] == "discord://${DISCORD_WEBHOOK}"  # the secret is not kept in the model
 
 

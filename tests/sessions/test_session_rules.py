@@ -12,7 +12,6 @@ import pytest
 from deskd.core.sessions import (
     desk_day,
     latest_boundary,
-    must_wind_down,
     prompt_with_handoff,
     sentinel_seen,
 )
@@ -29,25 +28,25 @@ NOW = ms("2026-12-01T09:00")
 
 def test_a_session_started_at_0330_belongs_to_the_previous_desk_day() -> None:
     assert desk_day(ms("2026-12-01T03:30"), tz=NY) == date(2026, 11, 30)
-    assert must_wind_down(ms("2026-12-01T03:30"), now=NOW, tz=NY)
+    assert ms("2026-12-01T03:30") < latest_boundary(NOW, tz=NY)
 
 
 def test_a_session_started_at_0430_belongs_to_today() -> None:
     assert desk_day(ms("2026-12-01T04:30"), tz=NY) == date(2026, 12, 1)
-    assert not must_wind_down(ms("2026-12-01T04:30"), now=NOW, tz=NY)
+    assert ms("2026-12-01T04:30") >= latest_boundary(NOW, tz=NY)
 
 
 def test_overnight_work_is_not_cut_at_midnight() -> None:
     started = ms("2026-11-30T23:00")
-    assert not must_wind_down(started, now=ms("2026-12-01T03:59"), tz=NY)
-    assert must_wind_down(started, now=ms("2026-12-01T04:00"), tz=NY)
+    assert started >= latest_boundary(ms("2026-12-01T03:59"), tz=NY)
+    assert started < latest_boundary(ms("2026-12-01T04:00"), tz=NY)
 
 
 def test_the_boundary_is_local_not_utc() -> None:
     # 04:00 EST is 09:00 UTC; a UTC-date rule would have cut at 19:00 local the day before.
     assert latest_boundary(NOW, tz=NY) == ms("2026-12-01T04:00")
     assert latest_boundary(ms("2026-12-01T03:00"), tz=NY) == ms("2026-11-30T04:00")
-    assert not must_wind_down(ms("2026-11-30T20:00"), now=ms("2026-12-01T02:00"), tz=NY)
+    assert ms("2026-11-30T20:00") >= latest_boundary(ms("2026-12-01T02:00"), tz=NY)
 
 
 @pytest.mark.parametrize("day", ["2026-03-08", "2026-11-01"])  # spring forward, fall back
@@ -58,8 +57,8 @@ def test_the_boundary_stays_at_0400_local_across_dst(day: str) -> None:
 
 
 def test_rollover_at_is_configurable() -> None:
-    assert must_wind_down(ms("2026-12-01T05:30"), now=NOW, tz=NY, rollover_at="06:00")
-    assert not must_wind_down(ms("2026-12-01T06:30"), now=NOW, tz=NY, rollover_at="06:00")
+    assert ms("2026-12-01T05:30") < latest_boundary(NOW, tz=NY, rollover_at="06:00")
+    assert ms("2026-12-01T06:30") >= latest_boundary(NOW, tz=NY, rollover_at="06:00")
 
 
 def test_the_sentinel_must_stand_on_its_own_line() -> None:

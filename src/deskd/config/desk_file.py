@@ -33,7 +33,7 @@ from deskd.config.desk import AGENT_KINDS as AGENT_KINDS
 from deskd.config.desk import DEFAULT_ALLOWED_TOOLS as DEFAULT_ALLOWED_TOOLS
 from deskd.config.desk import DEFAULT_LADDER as DEFAULT_LADDER
 from deskd.config.desk import AgentSettings as AgentSettings
-from deskd.config.desk import Desk, expand_vars
+from deskd.config.desk import Desk
 from deskd.config.host import HostConfig
 from deskd.core.timeparse import MAX_DURATION_S, check_duration, parse_duration
 from deskd.core.values import RESERVED_SOURCES, RUNGS, role_name_problem
@@ -340,16 +340,15 @@ def _merge_host(raw: dict[str, Any], host: HostConfig, label: str) -> dict[str, 
         return raw
     where = f"DESKD_CONFIG_MODULE ({host.module})"
     merged = dict(raw)
-    file_roles = {r.get("name") for r in raw.get("roles", []) if isinstance(r, dict)}
-    for role in host.roles:
-        if role.get("name") in file_roles:
-            raise ConfigConflict(f"role {role.get('name')!r}", label, where)
-    merged["roles"] = [*raw.get("roles", []), *host.roles]
-    file_channels = {c.get("name") for c in raw.get("channels", []) if isinstance(c, dict)}
-    for channel in host.channels:
-        if channel.get("name") in file_channels:
-            raise ConfigConflict(f"channel {channel.get('name')!r}", label, where)
-    merged["channels"] = [*raw.get("channels", []), *host.channels]
+    for table, what, added in (
+        ("roles", "role", host.roles),
+        ("channels", "channel", host.channels),
+    ):
+        in_file = {t.get("name") for t in raw.get(table, []) if isinstance(t, dict)}
+        for entry in added:
+            if entry.get("name") in in_file:
+                raise ConfigConflict(f"{what} {entry.get('name')!r}", label, where)
+        merged[table] = [*raw.get(table, []), *added]
     desk_section = dict(raw.get("desk", {}))
     for key, value in host.desk.items():
         if key in desk_section:
@@ -387,8 +386,3 @@ def decode_desk_file(data: bytes, label: str) -> str:
         raise DeskFileError(
             label, "", f"not UTF-8 text (byte {exc.start}, line {line}): save it as UTF-8"
         ) from None
-
-
-def channel_urls(channel: records.ChannelConfig) -> list[str]:
-    """The channel's apprise URLs with ``${VAR}`` filled from the environment."""
-    return [expand_vars(u) for u in channel.urls]

@@ -106,32 +106,30 @@ def _task_line(task: TaskView, *, now: int) -> str:
 
 def _urgent_tasks(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
     """An urgent, pending task wakes its assignee whatever its presence."""
-    out = []
-    for task in snapshot.tasks:
-        if task.wakes_urgently:
-            out.append(
-                Demand(
-                    key=f"urgent_task:{task.id}",
-                    kind="urgent_task",
-                    role=task.role,
-                    task_ids=(task.id,),
-                    titles=(task.title,),
-                    refs=(f"task:{task.id}",),
-                    ref=f"task:{task.id}",
-                    urgent=True,
-                    since=task.updated_at,
-                    # Like an urgent item: once a wake landed, still pending after this
-                    # climbs (otherwise a landed wake would wait forever).
-                    sla_due_at=task.updated_at + DEFAULT_SLA_S["urgent"] * 1000,
-                    lines=(
-                        "An urgent task is assigned to you and still pending:",
-                        _task_line(task, now=now),
-                        f"Start it with `deskd task update {task.id} --status in_progress`; "
-                        f"when finished, `deskd task done {task.id}`.",
-                    ),
-                )
-            )
-    return out
+    return [
+        Demand(
+            key=f"urgent_task:{task.id}",
+            kind="urgent_task",
+            role=task.role,
+            task_ids=(task.id,),
+            titles=(task.title,),
+            refs=(f"task:{task.id}",),
+            ref=f"task:{task.id}",
+            urgent=True,
+            since=task.updated_at,
+            # Like an urgent item: once a wake landed, still pending after this
+            # climbs (otherwise a landed wake would wait forever).
+            sla_due_at=task.updated_at + DEFAULT_SLA_S["urgent"] * 1000,
+            lines=(
+                "An urgent task is assigned to you and still pending:",
+                _task_line(task, now=now),
+                f"Start it with `deskd task update {task.id} --status in_progress`; "
+                f"when finished, `deskd task done {task.id}`.",
+            ),
+        )
+        for task in snapshot.tasks
+        if task.wakes_urgently
+    ]
 
 
 def _idle_tasks(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
@@ -185,44 +183,32 @@ def _offered_again(snapshot: Snapshot, key: str, *, now: int, policy: Policy) ->
     live = next((a for a in snapshot.attempts if a.key == key), None)
     if live is None:
         return 0
-    used = live.finished_at is not None and (
-        live.launch_status == "finished"
-        or (live.landed_at is not None and live.launch_status in LAUNCH_FAILED)
+    used = live.launch_status == "finished" or (
+        live.landed_at is not None and live.launch_status in LAUNCH_FAILED
     )
-    if (
-        used
-        and live.finished_at is not None
-        and now >= live.finished_at + policy.inbox_batch_s * 1000
-    ):
-        return live.generation + 1
-    return live.generation
+    ago = live.finished_at is not None and now >= live.finished_at + policy.inbox_batch_s * 1000
+    return live.generation + 1 if used and ago else live.generation
 
 
 def _meetings(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
-    out = []
-    for wake in snapshot.meeting_wakes:
-        if wake.meeting_id in snapshot.inactive_meetings:
-            continue
-        key = (
-            f"meeting:{wake.meeting_id}:{wake.role}:{wake.generation}"
+    return [
+        Demand(
+            key=f"meeting:{wake.meeting_id}:{wake.role}:{wake.generation}"
             if wake.kind == "meeting"
-            else f"owed_reply:{wake.meeting_id}:{wake.role}"
+            else f"owed_reply:{wake.meeting_id}:{wake.role}",
+            kind=wake.kind,
+            role=wake.role,
+            generation=wake.generation,
+            refs=(f"meeting:{wake.meeting_id}",),
+            ref=f"meeting:{wake.meeting_id}",
+            urgent=wake.urgent,
+            since=wake.since,
+            sla_due_at=wake.due_at,
+            lines=wake.lines,
         )
-        out.append(
-            Demand(
-                key=key,
-                kind=wake.kind,
-                role=wake.role,
-                generation=wake.generation,
-                refs=(f"meeting:{wake.meeting_id}",),
-                ref=f"meeting:{wake.meeting_id}",
-                urgent=wake.urgent,
-                since=wake.since,
-                sla_due_at=wake.due_at,
-                lines=wake.lines,
-            )
-        )
-    return out
+        for wake in snapshot.meeting_wakes
+        if wake.meeting_id not in snapshot.inactive_meetings
+    ]
 
 
 def _help(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:

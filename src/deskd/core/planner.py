@@ -82,7 +82,7 @@ def plan(snapshot: Snapshot, *, now: int, policy: Policy) -> Plan:
 
     broken = dict(snapshot.broken)
     for name, why in sorted(broken.items()):
-        notes.append(_note(name, None, f"error: {why}; skipped this tick"))
+        notes.append(Note(name, None, f"error: {why}; skipped this tick"))
 
     for attempt in sorted(snapshot.attempts, key=lambda a: a.key):
         if (attempt.key not in demanded or attempt.key in moved) and attempt.role not in broken:
@@ -96,15 +96,14 @@ def plan(snapshot: Snapshot, *, now: int, policy: Policy) -> Plan:
         for step in _step(snapshot, policy, role, d, live.get(key), items, now=now):
             if isinstance(step, NewAttempt):
                 attempts.append(step)
-                continue
-            if isinstance(step, Closure):
+            elif isinstance(step, Closure):
                 closures.append(step)
             elif isinstance(step, PageAction):
                 pages.append(step)
             else:
                 notes.append(step)
 
-    launches, attempts = _launches(snapshot, policy, demanded, attempts, items)
+    launches = _launches(snapshot, policy, demanded, attempts, items)
     pages.extend(_notices(snapshot, policy, attempts, now=now))
     return Plan(
         now=now,
@@ -170,7 +169,7 @@ def _step(
                 policy, role, d, start_rung(policy, role, d), now=now, generation=d.generation
             )
             yield new._replace(skipped=why, due_at=None)
-        yield _note(role.name, d.key, why)
+        yield Note(role.name, d.key, why)
         return
     if current is not None and (current.skipped or "").startswith(PAUSED_PREFIX):
         # Resumed: what was recorded while paused starts its climb now, at the bottom.
@@ -184,7 +183,7 @@ def _step(
         yield from again(current, "re-armed", generation=d.generation)
         return
     if current.ack_until is not None and now < current.ack_until and _same_work(current, d):
-        yield _note(role.name, d.key, "acknowledged by a person")
+        yield Note(role.name, d.key, "acknowledged by a person")
         return
     if went_dead(policy, role, d, current):
         # It was busy when this rung was chosen (a launch rung skipped as "role busy"); its
@@ -220,7 +219,7 @@ def _step(
                 recycles=current.recycles + 1,
             )
         else:
-            yield _note(role.name, d.key, f"badge: retried after {wait_s // 60} min")
+            yield Note(role.name, d.key, f"badge: retried after {wait_s // 60} min")
         return
     unshown = _not_shown(policy, current, d, items, now=now)
     if unshown:
@@ -236,17 +235,17 @@ def _step(
         return
     hold = _hold_reason(policy, role, d, current, items, now=now)
     if hold is not None:
-        yield _note(role.name, d.key, hold)
+        yield Note(role.name, d.key, hold)
         return
     rung = next_rung(policy, current.rung, role, d)
     if current.failure_class == HOST_DOWN:
-        yield _note(
+        yield Note(
             role.name, d.key, f"{current.rung}: the launch was given up: {current.launch_detail}"
         )
     yield from take_over(current, rung, f"{current.rung} did not land")
-    page = _page_if_due(snapshot, role, d, rung, current.rung, items, why=why_not_landed(current))
-    if page is not None:
-        yield page
+    yield from _page_if_due(
+        snapshot, role, d, rung, current.rung, items, why=why_not_landed(current)
+    )
 
 
 def _hold_reason(
@@ -333,9 +332,7 @@ def _start(
         supersedes=supersedes,
         recycles=recycles,
     )
-    page = _page_if_due(snapshot, role, d, rung, None, items)
-    if page is not None:
-        yield page
+    yield from _page_if_due(snapshot, role, d, rung, None, items)
 
 
 def _new(
@@ -393,10 +390,6 @@ def _reason_text(d: Demand) -> str:
     return d.kind
 
 
-def _note(role: str, key: str | None, text: str) -> Note:
-    return Note(role=role, key=key, text=text)
-
-
 def _supersede(current: AttemptView, why: str) -> Closure:
     return Closure(attempt_id=current.id, outcome="superseded", reason=why)
 
@@ -420,13 +413,13 @@ def _page_if_due(
     items: dict[int, ItemView],
     *,
     why: str | None = None,
-) -> PageAction | None:
-    if rung != "notify" or d.key in snapshot.open_page_keys:
-        return None
-    title, body = page_text(
-        role=role.name, demand=d, items=items, failed_rung=failed_rung, failed_why=why
-    )
-    return PageAction(key=d.key, role=role.name, title=title, body=body)
+) -> Iterator[PageAction]:
+    """The page when the climb reaches ``notify`` (none while the key's page is open)."""
+    if rung == "notify" and d.key not in snapshot.open_page_keys:
+        title, body = page_text(
+            role=role.name, demand=d, items=items, failed_rung=failed_rung, failed_why=why
+        )
+        yield PageAction(key=d.key, role=role.name, title=title, body=body)
 
 
 def _follow_up(role: RoleView, d: Demand, items: dict[int, ItemView]) -> PageAction:
@@ -442,7 +435,7 @@ def _launches(
     demanded: dict[str, Demand],
     attempts: list[NewAttempt],
     items: dict[int, ItemView],
-) -> tuple[list[LaunchAction], list[NewAttempt]]:
+) -> list[LaunchAction]:
     """Merge each role's launch-rung attempts of this tick into one launch."""
     by_role: dict[str, list[NewAttempt]] = {}
     for a in attempts:
@@ -477,7 +470,7 @@ def _launches(
                 item_ids=tuple(i for a in group for i in a.item_ids),
             )
         )
-    return launches, attempts
+    return launches
 
 
 def _parked(role: RoleView, current: AttemptView, *, now: int) -> bool:

@@ -41,21 +41,11 @@ def desk_day(ms: int, *, tz: str, rollover_at: str = "04:00") -> date:
     return day
 
 
-def day_boundary(day: date, *, tz: str, rollover_at: str = "04:00") -> int:
-    """Unix ms at which desk day ``day`` starts (``rollover_at`` local on that date)."""
-    return to_ms(datetime.combine(day, parse_hhmm(rollover_at), tzinfo=ZoneInfo(tz)))
-
-
 def latest_boundary(now: int, *, tz: str, rollover_at: str = "04:00") -> int:
-    """The most recent rollover instant at or before ``now``."""
-    return day_boundary(
-        desk_day(now, tz=tz, rollover_at=rollover_at), tz=tz, rollover_at=rollover_at
-    )
-
-
-def must_wind_down(started_at: int, *, now: int, tz: str, rollover_at: str = "04:00") -> bool:
-    """True when a session started before the latest boundary (an earlier desk day)."""
-    return started_at < latest_boundary(now, tz=tz, rollover_at=rollover_at)
+    """The most recent rollover instant at or before ``now``; a session started before it
+    belongs to an earlier desk day and winds down."""
+    day = desk_day(now, tz=tz, rollover_at=rollover_at)
+    return to_ms(datetime.combine(day, parse_hhmm(rollover_at), tzinfo=ZoneInfo(tz)))
 
 
 def sentinel_seen(output: str) -> bool:
