@@ -195,9 +195,7 @@ class Desk:
 
     @property
     def ladder(self) -> list[tuple[str, int | None]]:
-        if not self.data.ladder:
-            return list(DEFAULT_LADDER)
-        return [(r.rung, r.sla) for r in self.data.ladder]
+        return [(r.rung, r.sla) for r in self.data.ladder] or list(DEFAULT_LADDER)
 
     def host_of(self, role: str) -> str | None:
         """The host a role is bound to, or None when any host may run it."""
@@ -227,7 +225,6 @@ class Desk:
         ``[agent]``, which wins over deskd's built-in default — except allowed tools, where a
         role's own grant wins over ``DESKD_WAKE_ALLOWED_TOOLS`` (a read-only role stays read-only).
         """
-
         role = self.role(name)
         own = role.agent or AgentSection()
         base = self.data.agent
@@ -245,21 +242,14 @@ class Desk:
                 timeout = parse_duration(settings.wake_timeout, what="DESKD_WAKE_TIMEOUT")
             if settings.wake_allowed_tools:
                 env_tools = [t.strip() for t in settings.wake_allowed_tools.split(",") if t.strip()]
-        if own.allowed_tools is not None:
-            tools = list(own.allowed_tools)
-        elif env_tools is not None:
-            tools = env_tools
-        elif base.allowed_tools is not None:
-            tools = list(base.allowed_tools)
-        else:
-            tools = list(DEFAULT_ALLOWED_TOOLS)
+        grants = (own.allowed_tools, env_tools, base.allowed_tools, DEFAULT_ALLOWED_TOOLS)
         return AgentSettings(
             kind=kind,
             command=command,
             args=tuple(own.args if own.args is not None else (base.args or [])),
             model=model,
             timeout=timeout,
-            allowed_tools=tuple(tools),
+            allowed_tools=tuple(next(t for t in grants if t is not None)),
             retry_wait=next(
                 (w for w in (own.retry_wait, base.retry_wait) if w is not None),
                 DEFAULT_RETRY_WAIT_S,

@@ -105,16 +105,14 @@ def configure(
     out; ``channels`` take the ``[[channels]]`` shape; ``prompt_builder`` builds wake
     prompts. Anything also defined in deskd.toml is refused with both places named.
     """
-    for role in roles or ():
-        _host.roles.append(role.as_table() if isinstance(role, RoleSpec) else dict(role))
+    _host.roles += [r.as_table() if isinstance(r, RoleSpec) else dict(r) for r in roles or ()]
     if timezone is not None:
         _host.desk["timezone"] = timezone
     if inbox_sources is not None:
         _host.desk["inbox_sources"] = list(inbox_sources)
     if desk:
         _host.desk.update(desk)
-    for channel in channels or ():
-        _host.channels.append(dict(channel))
+    _host.channels += [dict(c) for c in channels or ()]
     if prompt_builder is not None:
         if not callable(prompt_builder):
             raise SettingsError("DESKD_CONFIG_MODULE", "prompt_builder must be callable")

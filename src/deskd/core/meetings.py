@@ -103,10 +103,7 @@ class MeetingFacts(NamedTuple):
         return self.with_status("invited")
 
     def attendee(self, role: str) -> Attendee | None:
-        for a in self.attendees:
-            if a.role == role:
-                return a
-        return None
+        return next((a for a in self.attendees if a.role == role), None)
 
 
 def normalize_body(text: str) -> str:
@@ -151,9 +148,7 @@ def handshake_live(facts: MeetingFacts) -> bool:
 def is_inactive(facts: MeetingFacts) -> bool:
     """Closed, or paused with no handshake under way: raises no demand (lessons 5–7)."""
     m = facts.meeting
-    if m.closed_at is not None:
-        return True
-    return m.paused_kind is not None and not handshake_live(facts)
+    return m.closed_at is not None or (m.paused_kind is not None and not handshake_live(facts))
 
 
 # --- what each action may do ---------------------------------------------------------------
@@ -296,16 +291,12 @@ def closes(facts: MeetingFacts) -> bool:
     """True when every checked-in attendee (the active required ones) confirmed the open
     proposal. Leaving re-tallies, so nobody leaving can deadlock closure (lesson 36)."""
     p = facts.proposal
-    if p is None:
-        return False
-    return all(r in p.confirmed for r in facts.present)
+    return p is not None and all(r in p.confirmed for r in facts.present)
 
 
 def votes_owed(facts: MeetingFacts) -> tuple[str, ...]:
     p = facts.proposal
-    if p is None:
-        return ()
-    return tuple(r for r in facts.present if r not in p.confirmed)
+    return () if p is None else tuple(r for r in facts.present if r not in p.confirmed)
 
 
 # --- the tick's sweep -------------------------------------------------------------------------
@@ -361,26 +352,19 @@ def waiting_on(facts: MeetingFacts, *, now: int) -> list[tuple[str, str]]:
     m = facts.meeting
     if m.closed_at is not None:
         return []
-    out: list[tuple[str, str]] = []
-    for a in facts.attendees:
-        if a.status == "invited":
-            age = human_age((now - a.invited_at) / 1000)
-            late = " (overdue: escalated)" if m.escalated_at is not None else ""
-            out.append((a.role, f"not checked in; invited {age} ago{late}"))
+    late = " (overdue: escalated)" if m.escalated_at is not None else ""
+    out = [
+        (a.role, f"not checked in; invited {human_age((now - a.invited_at) / 1000)} ago{late}")
+        for a in facts.attendees
+        if a.status == "invited"
+    ]
     p = facts.proposal
     if p is not None:
-        for role in votes_owed(facts):
-            out.append((role, f"vote owed on ending (proposed by {p.proposer})"))
-    for r in facts.rejections:
-        out.append((r.proposer, f"unread: {r.by} rejected ending ({r.reason})"))
+        out += [(r, f"vote owed on ending (proposed by {p.proposer})") for r in votes_owed(facts)]
+    out += [(r.proposer, f"unread: {r.by} rejected ending ({r.reason})") for r in facts.rejections]
+    paused = " — paused, raises nothing" if m.paused_kind is not None else ""
     for o in sorted(facts.obligations, key=lambda o: (o.due_at, o.id)):
         when = "overdue since" if o.due_at <= now else "due"
-        paused = " — paused, raises nothing" if m.paused_kind is not None else ""
-        out.append(
-            (
-                o.debtor,
-                f"reply owed to {o.creditor} for message #{o.message_id}, "
-                f"{when} {iso_utc(o.due_at)}{paused}",
-            )
-        )
+        why = f"reply owed to {o.creditor} for message #{o.message_id}, {when} {iso_utc(o.due_at)}"
+        out.append((o.debtor, why + paused))
     return out

@@ -75,18 +75,17 @@ def plan(snapshot: Snapshot, *, now: int, policy: Policy) -> Plan:
         a.key for a in snapshot.attempts if a.key in demanded and demanded[a.key].role != a.role
     }
     live = {a.key: a for a in snapshot.attempts if a.key not in moved}
-    closures: list[Closure] = []
+    broken = dict(snapshot.broken)
+    notes = [
+        Note(name, None, f"error: {why}; skipped this tick") for name, why in sorted(broken.items())
+    ]
+    closures = [
+        closure_for(snapshot, a)
+        for a in sorted(snapshot.attempts, key=lambda a: a.key)
+        if (a.key not in demanded or a.key in moved) and a.role not in broken
+    ]
     attempts: list[NewAttempt] = []
     pages: list[PageAction] = []
-    notes: list[Note] = []
-
-    broken = dict(snapshot.broken)
-    for name, why in sorted(broken.items()):
-        notes.append(Note(name, None, f"error: {why}; skipped this tick"))
-
-    for attempt in sorted(snapshot.attempts, key=lambda a: a.key):
-        if (attempt.key not in demanded or attempt.key in moved) and attempt.role not in broken:
-            closures.append(closure_for(snapshot, attempt))
 
     for key in sorted(demanded):
         d = demanded[key]

@@ -47,10 +47,7 @@ class Policy(NamedTuple):
         return tuple(r.name for r in self.ladder)
 
     def sla_of(self, rung: str) -> int | None:
-        for r in self.ladder:
-            if r.name == rung:
-                return r.sla_s
-        return None
+        return next((r.sla_s for r in self.ladder if r.name == rung), None)
 
     def level_of(self, rung: str) -> int:
         return self.rung_names().index(rung)
@@ -170,10 +167,7 @@ class Snapshot(NamedTuple):
     """(role, why) for roles whose rows could not be read: skipped this tick, others go on."""
 
     def role(self, name: str) -> RoleView | None:
-        for r in self.roles:
-            if r.name == name:
-                return r
-        return None
+        return next((r for r in self.roles if r.name == name), None)
 
 
 class Demand(NamedTuple):
