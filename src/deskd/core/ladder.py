@@ -37,18 +37,14 @@ def _canonical(rung: str) -> int:
 def first_rung_from(policy: Policy, rung: str) -> str:
     """The desk ladder's first rung at or above ``rung`` (the desk may drop rungs)."""
     names = policy.rung_names()
-    for name in names:
-        if _canonical(name) >= _canonical(rung):
-            return name
-    return names[-1]
+    return next((n for n in names if _canonical(n) >= _canonical(rung)), names[-1])
 
 
 def start_rung(policy: Policy, role: RoleView, demand: Demand) -> str:
     rung = natural_start(role)
     if demand.floor and _canonical(demand.floor) > _canonical(rung):
         rung = demand.floor
-    rung = first_rung_from(policy, rung)
-    return _capped(policy, rung, demand)
+    return _capped(policy, first_rung_from(policy, rung), demand)
 
 
 def next_rung(policy: Policy, current: str, role: RoleView, demand: Demand) -> str:

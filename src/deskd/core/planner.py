@@ -2,19 +2,8 @@
 
 Given committed rows (a ``Snapshot``) and an instant, decide which attempts close, which
 are inserted (start, climb, recycle), which launches run and which pages go out. It cannot
-touch SQLite or the clock; the same inputs always give the same plan.
-
-The rules, each from docs/architecture.md "Demand, attempts and the ladder":
-- an attempt whose key is no longer demanded closes (``resolved`` or ``withdrawn``);
-- one live attempt per key; climbing supersedes it and inserts the next rung (append-only);
-- no climbing while the role's launch runs, or after landing, until the items' own SLA —
-  but a landing holds only what the agent was shown: new items (once their batch is due)
-  or tasks get their own wake at the start rung, so a person is paged for an item only
-  after the agent was given it;
-- a permanent launch failure climbs on the next tick; the badge recycles with backoff;
-- resume/spawn never for a busy role (recorded ``skipped``); one launch per role per tick;
-  when that role's heartbeat then goes stale (dead), the rung is re-evaluated at once;
-- a page only when climbing reaches ``notify``, and never twice for a key with an open page.
+touch SQLite or the clock; the same inputs always give the same plan. The rules are
+docs/architecture.md "The ladder".
 
 Over 400 lines because these rules read against each other (one ``_step`` decides, in
 order, which applies); the ladder's own arithmetic lives in core/ladder.py.

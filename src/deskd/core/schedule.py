@@ -10,22 +10,9 @@ next matching *wall-clock* minute on naive datetimes, and this module maps wall-
 to instants in the hook's timezone with deskd's DST rules (lesson 24), which
 are Debian cron's (and cronsim's): how the minute and hour fields are *written* decides.
 
-- A **fixed-time** schedule (neither the minute nor the hour field starts with ``*``:
-  ``30 2 * * *``, ``0,30 1-3 * * *``, ``0 0-22/2 * * *``) fires each matching wall-clock slot
-  once. A slot inside the skipped spring-forward hour fires once, right after the gap (02:30
-  on 2026-03-08 in New York fires at 03:00 EDT). A slot inside the repeated fall-back hour
-  fires once, at its first occurrence (01:30 EDT on 2026-11-01, not 01:30 EST).
-- A **wildcard** schedule (the minute or the hour field starts with ``*``: ``*/15 * * * *``,
-  ``30 * * * *``, ``0 */2 * * *``, ``*/20 2 * * *``) runs in **real time**: it fires at every
-  instant whose local wall clock matches, so it fires in both passes of the repeated hour
-  and has no fire in the skipped one (``0 */2 * * *`` does not fire at 03:00 EDT on
-  2026-03-08: its 02:00 never happened, and 03:00 is not one of its hours).
-
-Why by the written form: it is the rule cron users already know (Debian's cron; cronsim,
-which healthchecks uses, follows it). A job written for a time of day still runs, once, on the
-day that time is skipped; a job written as a repetition is not owed the slots a clock change
-removed, and runs again in a repeated hour because that hour really passes twice.
-``0 */2 * * *`` and ``0 0-22/2 * * *`` name the same hours and differ only here.
+A **fixed-time** schedule (neither the minute nor the hour field starts with ``*``) fires each
+matching wall-clock slot once; a **wildcard** one runs in real time (docs/architecture.md
+"Wake hooks" gives the rules, examples and why).
 
 Semantics pinned by tests/schedule rather than inherited from croniter:
 

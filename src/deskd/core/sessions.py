@@ -1,11 +1,8 @@
 """Session lifecycle rules: the desk day, which sessions must wind down, the wind-down sentinel.
 
-Intraday a role's native session is resumed between wakes (parked, never ended: lessons 28,
-29). The desk day starts at ``rollover_at`` (default 04:00) local in the desk timezone, not at
-midnight and not in UTC (lesson 26), so overnight work is not cut: a session started at 03:30
-belongs to the previous desk day, one started at 04:30 to today. A session started before the
-most recent boundary winds down (hand-off, ``SESSION_DONE``) and is ended; the next wake
-spawns a fresh session whose prompt carries the hand-off.
+The desk day starts at ``rollover_at`` local in the desk timezone, not at midnight and not in
+UTC (lesson 26), so overnight work is not cut (docs/architecture.md "Sessions across desk
+days").
 """
 
 from __future__ import annotations

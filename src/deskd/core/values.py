@@ -134,11 +134,6 @@ def ledger_state(
     """
     if read_at is not None:
         return "read"
-    overdue = now >= sla_due_at
-    if overdue and escalated:
-        return "escalated"
-    if overdue:
-        return "overdue"
-    if notified_at is not None:
-        return "notified"
-    return "queued"
+    if now >= sla_due_at:
+        return "escalated" if escalated else "overdue"
+    return "queued" if notified_at is None else "notified"

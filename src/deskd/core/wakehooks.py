@@ -77,14 +77,12 @@ def decide_fire(spec: Spec, *, since: int, now: int, until_at: int | None) -> Fi
     a hook whose ``--until`` has passed retires instead of firing again.
     """
     if until_at is not None and now >= until_at:
-        decision = due(spec, since=since, now=until_at)
-        return FireDecision(
-            fire_at=decision.fire_at, missed=decision.missed, next_fire_at=None, status="done"
-        )
-    decision = due(spec, since=since, now=now)
-    following = next_fire(spec, after=now)
-    if until_at is not None and following is not None and following >= until_at:
-        following = None
+        decision, following = due(spec, since=since, now=until_at), None
+    else:
+        decision = due(spec, since=since, now=now)
+        following = next_fire(spec, after=now)
+        if until_at is not None and following is not None and following >= until_at:
+            following = None
     status = "active" if following is not None else "done"
     return FireDecision(
         fire_at=decision.fire_at, missed=decision.missed, next_fire_at=following, status=status
