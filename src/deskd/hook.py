@@ -22,6 +22,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy rea
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from datetime import tzinfo
+    from typing import Any
 
     from deskd.store.dialect import Connection, Row
 
@@ -146,17 +147,22 @@ def clock_ms(pinned: str | None, env: Mapping[str, str] | None = None) -> int:
 def desk_zone(env: Mapping[str, str]) -> tzinfo | None:
     """The desk file's ``[desk] timezone`` (None when unreadable). Only a naive ``DESKD_NOW``
     — rehearsals and tests — pays for reading the file."""
-    import tomllib
     from zoneinfo import ZoneInfo
+
+    try:
+        return ZoneInfo(str(desk_toml(env).get("desk", {}).get("timezone", "UTC")))
+    except Exception:
+        return None
+
+
+def desk_toml(env: Mapping[str, str]) -> dict[str, Any]:
+    """The desk file read with ``tomllib``: only on the rare paths that need it."""
+    import tomllib
 
     from deskd.paths import desk_file_str
 
-    try:
-        with open(desk_file_str(env), "rb") as fh:
-            name = tomllib.load(fh).get("desk", {}).get("timezone", "UTC")
-        return ZoneInfo(str(name))
-    except Exception:
-        return None
+    with open(desk_file_str(env), "rb") as fh:
+        return tomllib.load(fh)
 
 
 def handle(
@@ -257,13 +263,37 @@ def surface(
     transaction beat the heartbeat, land the wake, and surface what the role has not been
     shown. ``out`` prints (before COMMIT), ``note`` logs; ``confirm``, when given, runs last
     before COMMIT (the relay sends what ``out`` got; failing, it rolls the work back)."""
+    from deskd.store.attempts import land_by_token, note_hook_failure
     from deskd.store.db import transaction
     from deskd.store.items import mark_shown
+    from deskd.store.sessions import record_heartbeat, record_session_failure
 
     check_role(conn, role, env=env, now=now)
+    token = env.get("DESKD_WAKE_TOKEN") or None
     with transaction(conn):
-        text, shown = record(conn, payload, event=event, role=role, native=native, now=now,
-                             env=env, note=note)  # fmt: skip
+        session_row = record_heartbeat(
+            conn,
+            role=role,
+            now=now,
+            native_id=native,
+            state="resting" if event in RESTING_EVENTS else "working",
+            event=event,
+            tool=text_field(payload, "tool_name"),
+            token=token,
+            agent="claude",
+        )
+        if token and event in LANDING_EVENTS:
+            # A model turn in the launched session: the wake landed (SessionStart only binds).
+            refused = land_by_token(conn, token, role=role, now=now, session=native)
+            if refused:
+                note(f"not landed: {refused}")
+        if event == "StopFailure":
+            failure = text_field(payload, "error") or "unknown"
+            if token:
+                note_hook_failure(conn, token, failure=failure, now=now)
+            detail = (text_field(payload, "error_details", cut=False) or "")[:2000]
+            record_session_failure(conn, session_row, failure=failure, detail=detail, now=now)
+        text, shown = unseen(conn, payload, event=event, role=role, native=native)
         if text:
             # Print before COMMIT: if the commit fails the items are shown again later, but a
             # role is never credited with an item it was not shown (lesson 18).
@@ -274,54 +304,13 @@ def surface(
             confirm()
 
 
-def record(
-    conn: Connection,
-    payload: Mapping[str, object],
-    *,
-    event: str,
-    role: str,
-    native: str | None,
-    now: int,
-    env: Mapping[str, str],
-    note: Callable[[str], None],
+def unseen(
+    conn: Connection, payload: Mapping[str, object], *, event: str, role: str, native: str | None
 ) -> tuple[str, list[int]]:
-    """Inside the transaction: the heartbeat and the landing; what to print and which item
-    ids it shows (``("", [])`` when nothing is surfaced)."""
-    from deskd.store.attempts import land_by_token, note_hook_failure
+    """What to print and which item ids it shows (``("", [])`` when nothing is surfaced)."""
     from deskd.store.items import forget_shown_in_session, items_not_shown
-    from deskd.store.sessions import record_heartbeat, record_session_failure
 
-    token = env.get("DESKD_WAKE_TOKEN") or None
-    session_row = record_heartbeat(
-        conn,
-        role=role,
-        now=now,
-        native_id=native,
-        state="resting" if event in RESTING_EVENTS else "working",
-        event=event,
-        tool=text_field(payload, "tool_name"),
-        token=token,
-        agent="claude",
-    )
-    if token and event in LANDING_EVENTS:
-        # A model turn in the launched session: the wake landed (SessionStart only binds).
-        refused = land_by_token(conn, token, role=role, now=now, session=native)
-        if refused:
-            note(f"not landed: {refused}")
-    if event == "StopFailure":
-        if token:
-            note_hook_failure(
-                conn, token, failure=text_field(payload, "error") or "unknown", now=now
-            )
-        record_session_failure(
-            conn,
-            session_row,
-            failure=text_field(payload, "error") or "unknown",
-            detail=(text_field(payload, "error_details", cut=False) or "")[:2000],
-            now=now,
-        )
-        return "", []
-    if event == "Stop" or "agent_id" in payload or native is None:
+    if event in ("Stop", "StopFailure") or "agent_id" in payload or native is None:
         # A subagent's call is a heartbeat only: its context is not the role's. Without
         # a session id, "once per session" cannot be kept, so nothing is surfaced.
         return "", []
@@ -447,13 +436,8 @@ def check_role(conn: Connection, role: str, *, env: Mapping[str, str], now: int)
 
 def declared_in_desk_file(role: str, env: Mapping[str, str]) -> bool | None:
     """Whether the desk file declares ``role`` enabled (True), disabled (False), or not at all."""
-    import tomllib
-
-    from deskd.paths import desk_file_str
-
     try:
-        with open(desk_file_str(env), "rb") as fh:
-            data = tomllib.load(fh)
+        data = desk_toml(env)
     except (OSError, ValueError, RecursionError):  # TOMLDecodeError and bad UTF-8 are ValueErrors
         return None
     for entry in data.get("roles", []):
