@@ -182,10 +182,9 @@ def handle(
     refuses before doing anything, the hook does the work itself.
     """
     native = session_of(payload, event=event, env=env)
-    from deskd.paths import db_file_str as db_file
-    from deskd.paths import home_str
+    from deskd.paths import db_file_str, home_str
 
-    path = db_file(env)
+    path = db_file_str(env)
     run = os.path.join(home_str(env), "run")
     if path.startswith(("postgresql://", "postgres://")) and relayed(
         run, payload, event=event, role=role, now=now, env=env, db=path

@@ -36,13 +36,8 @@ def parse_int(text: object, what: str, *, low: int = 1, high: int = MAX_INT) -> 
 def parse_ids(values: object, what: str = "--id") -> list[int]:
     """Ids given as ``--id 3 --id 4`` or ``--id 3,4`` (one string or several)."""
     texts = [values] if isinstance(values, str) else list(values)  # type: ignore[call-overload]
-    ids: list[int] = []
-    for value in texts:
-        for part in str(value).split(","):
-            part = part.strip()
-            if part:
-                ids.append(parse_int(part, what))
-    return ids
+    parts = (p.strip() for value in texts for p in str(value).split(","))
+    return [parse_int(p, what) for p in parts if p]
 
 
 def expected(low: int, high: int) -> str:

@@ -87,12 +87,6 @@ def desk_file(env: Env | None = None) -> Path:
     return Path(desk_file_str(env))
 
 
-def db_file(env: Env | None = None) -> Path:
-    from pathlib import Path
-
-    return Path(db_file_str(env))
-
-
 def log_dir(env: Env | None = None) -> Path:
     from pathlib import Path
 

@@ -87,7 +87,8 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     except ValidationError as exc:
         err = exc.errors()[0]
         name = "DESKD_" + str(err["loc"][0]).upper() if err["loc"] else "DESKD_*"
-        raise SettingsError(name, _reason(err)) from None
+        reason = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+        raise SettingsError(name, reason) from None
     return settings_from(home, model.model_dump())
 
 
@@ -101,8 +102,3 @@ def _remember_env_file(home: Path, env_file: Path) -> None:
         return deskd_variables(values)
 
     remember_env_file(home, str(env_file), read)
-
-
-def _reason(err: Mapping[str, Any]) -> str:
-    msg = str(err.get("msg", "invalid"))
-    return msg.removeprefix("Value error, ")

@@ -37,14 +37,12 @@ def demand_lines(demand: Demand, items: Mapping[int, ItemView]) -> list[str]:
     """The lines that say what one demand owes."""
     if demand.kind == "inbox":
         count = len(demand.item_ids)
-        head = f"Your inbox has {count} unread item{'s' if count != 1 else ''}:"
-        lines = [head]
-        lines += [_item_line(items[i]) for i in demand.item_ids if i in items]
-        lines.append(
+        return [
+            f"Your inbox has {count} unread item{'s' if count != 1 else ''}:",
+            *(_item_line(items[i]) for i in demand.item_ids if i in items),
             f"Read them with `deskd inbox list --for {demand.role}`; when handled, "
-            f"`deskd inbox ack --for {demand.role} --seen` (or --id N)."
-        )
-        return lines
+            f"`deskd inbox ack --for {demand.role} --seen` (or --id N).",
+        ]
     if demand.lines:
         return list(demand.lines) + ([f"Ref: {demand.ref}"] if demand.ref else [])
     return [f"{demand.kind}: {', '.join(demand.titles) or demand.key}"]

@@ -51,9 +51,7 @@ class Routing(NamedTuple):
 
 def capability_problem(name: str) -> str | None:
     """Why ``name`` cannot be a capability (None when it can)."""
-    if not _CAPABILITY.fullmatch(name):
-        return f"must match {CAPABILITY_PATTERN}"
-    return None
+    return None if _CAPABILITY.fullmatch(name) else f"must match {CAPABILITY_PATTERN}"
 
 
 def rank(candidate: Candidate) -> tuple[int, int, int, str]:

@@ -34,14 +34,10 @@ class Change(NamedTuple):
     role: str | None = None
 
 
-def may_change(task: TaskState, *, by: str) -> bool:
+def check_party(task: TaskState, *, by: str) -> None:
     """The assignee, the creator, or the operator may change a task; any other role may not."""
     # The supervisor is a person too (the console): it may change any task.
-    return by in (OPERATOR, SUPERVISOR, task.role, task.created_by)
-
-
-def check_party(task: TaskState, *, by: str) -> None:
-    if not may_change(task, by=by):
+    if by not in (OPERATOR, SUPERVISOR, task.role, task.created_by):
         raise NotTaskParty(by, task.id, role=task.role, created_by=task.created_by)
 
 
@@ -67,10 +63,4 @@ def next_state(task: TaskState, change: Change) -> TaskState:
         raise BlockedNeedsDependency(task.id)
     if status != "blocked":
         blocked_on = None
-    return TaskState(
-        id=task.id,
-        role=change.role or task.role,
-        status=status,
-        blocked_on=blocked_on,
-        created_by=task.created_by,
-    )
+    return task._replace(role=change.role or task.role, status=status, blocked_on=blocked_on)

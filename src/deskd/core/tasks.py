@@ -69,9 +69,6 @@ class Sortable(Protocol):
     def due_at(self) -> int | None: ...
 
 
-URGENT_RANK = 3
-
-
 def is_overdue(due_at: int | None, *, now: int) -> bool:
     return due_at is not None and due_at <= now
 
@@ -81,7 +78,7 @@ def sort_key(task: Sortable, *, now: int) -> tuple[int, int, int, int, int, int]
     due = task.due_at
     return (
         0 if is_overdue(due, now=now) else 1,
-        0 if task.priority >= URGENT_RANK else 1,
+        0 if task.priority >= URGENT else 1,
         1 if due is None else 0,
         due or 0,
         -task.priority,
