@@ -110,10 +110,7 @@ def parse(expr: str) -> _Fields:
 
 
 def _parse_field(expr: str, index: int, part: str) -> frozenset[int]:
-    values: set[int] = set()
-    for item in part.split(","):
-        values.update(_parse_item(expr, index, item))
-    return frozenset(values)
+    return frozenset(v for item in part.split(",") for v in _parse_item(expr, index, item))
 
 
 def _parse_item(expr: str, index: int, item: str) -> range:
