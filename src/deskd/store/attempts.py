@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from deskd.store.query import lazy_records, select_where
+from deskd.store.query import lazy_record, lazy_records, select_where
 
 # The session hook imports this module without ``typing`` (which a record needs): records are
 # built by ``lazy_records``; the annotations are strings.
@@ -26,10 +26,8 @@ def live_attempts(conn: Connection) -> list[Attempt]:
 
 
 def get_attempt(conn: Connection, attempt_id: int) -> Attempt | None:
-    found: list[Attempt] = lazy_records(
-        conn.execute("SELECT * FROM attempts WHERE id = ?", (attempt_id,)), "wakes", "Attempt"
-    )
-    return found[0] if found else None
+    row = conn.execute("SELECT * FROM attempts WHERE id = ?", (attempt_id,)).fetchone()
+    return lazy_record(row, "wakes", "Attempt")
 
 
 def insert_attempt(

@@ -188,23 +188,16 @@ def connect(
 ) -> Connection:
     """Open the database in autocommit mode with deskd's pragmas, migrating it if it is behind.
 
-    Autocommit (``isolation_level=None``) means nothing is written outside an explicit
-    ``transaction()``; read paths therefore never hold the write lock.
+    Autocommit: nothing is written outside an explicit ``transaction()``, so reads never hold
+    the write lock. A missing or 0-byte file is created (0600, in a 0700 folder) only when
+    ``create`` is true and ``marker`` (the databases this desk created, listed outside the
+    data folder) does not name it; when it does, the database was lost: ``DatabaseLost``.
+    What is not a regular file (``/dev/null``, a folder) raises ``NotRegularFile``, untouched.
 
-    A missing or 0-byte file is a new database only when ``create`` is true and ``marker``
-    (a file outside the data folder that records every database this desk created) does not
-    name it; when it does, the database was lost and ``DatabaseLost`` is raised instead.
-    A new file is made 0600 in a 0700 folder. Anything that is not a regular file (a device
-    such as ``/dev/null``, a folder, a pipe) raises ``NotRegularFile`` and is left untouched.
-
-    A ``postgresql://`` URL opens PostgreSQL instead (``store.pg``, psycopg loaded only
-    then): the same ``Connection`` (``store.dialect``). The server keeps that database;
-    ``marker`` is about files and does not apply. Either raises ``deskd.errors.StoreError``
-    and kin, never sqlite3's or psycopg's own errors.
-
-    ``relay``, the desk's ``run/`` folder, sends a URL's statements through this host's relay
-    when one answers there (``store.relayed``: no server connection of this process's own,
-    psycopg not loaded); without one, it connects directly.
+    A ``postgresql://`` URL opens PostgreSQL (``store.pg``, psycopg loaded only then; ``marker``
+    does not apply), through this host's relay when ``relay`` (the desk's ``run/`` folder) has
+    one answering (``store.relayed``: no server connection of this process's own). Either
+    raises ``deskd.errors.StoreError`` and kin, never sqlite3's or psycopg's own errors.
     """
     if is_url(path):
         if relay is not None:

@@ -1,7 +1,8 @@
 """The schema as an ordered registry of migrations, recorded in ``PRAGMA user_version``.
 
 Rules (lessons 40–42): each migration runs once, in order, inside one write transaction;
-never edit a released migration, add a new one; no comments inside CREATE TABLE bodies.
+never edit a released migration (``V1``, ``V2``, each ``schema_<topic>.SQL``), add a new one;
+no comments inside its statements.
 
 One registry serves both backends. A column's type is a slot (``$ID``, ``$INT``, ``$REAL``,
 ``$TEXT``) that ``TYPES`` fills per dialect; everything else in a migration is SQL both

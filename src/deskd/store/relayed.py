@@ -1,17 +1,12 @@
 """A store connection through this host's relay (``deskd relay``), on a PostgreSQL desk.
 
-Every executor and every ``deskd`` command an agent runs would otherwise open a server
-connection of its own: at a few hundred agents on three hosts that is more than a server's
-``max_connections``. The relay keeps a small pool for the whole host; this connection sends
-it each statement and each ``begin`` over ``run/relay.sock``, one JSON line each way, and
-the relay runs it on a pooled server connection held from ``begin`` to ``COMMIT`` or
-``ROLLBACK`` (``adapters/relay_session.py``). So a transaction here is a transaction
-there; a client that dies mid-transaction has it rolled back by the relay.
-
-Standard library only (no psycopg): an agent's command through the relay never loads the
-driver. Errors are deskd's store errors, of the class the relay's connection raised
-(``StoreBusy`` stays ``StoreBusy``). ``store.db.connect`` opens one when it is given the
-desk's ``run/`` folder and a relay answers there; otherwise it connects directly.
+Otherwise every executor and every command an agent runs opens a server connection of its
+own: at a few hundred agents on three hosts, more than ``max_connections``. The relay keeps
+one small pool per host; this connection sends it each statement and each ``begin`` over
+``run/relay.sock``, one JSON line each way, and the relay holds a pooled connection from
+``begin`` to ``COMMIT`` or ``ROLLBACK`` (``adapters/relay_session.py``), rolling back the
+transaction of a client that died. Stdlib only: an agent's command never loads psycopg.
+Errors are deskd's store errors, of the class the relay's connection raised.
 """
 
 from __future__ import annotations

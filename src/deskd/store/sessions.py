@@ -6,7 +6,7 @@ current session is its newest row. This module is on the session hook's path: st
 
 from __future__ import annotations
 
-from deskd.store.query import lazy_records, marks
+from deskd.store.query import lazy_record, lazy_records, marks
 
 # The session hook imports this module without ``typing`` (which a record needs): records are
 # built by ``lazy_records``, and the heartbeat below reads plain rows.
@@ -21,9 +21,7 @@ set` accepts) names the same two, held equal by a test (the hook loads this modu
 
 
 def session_by_native(conn: Connection, role: str, native_id: str) -> Session | None:
-    row = _native_row(conn, role, native_id)
-    found: list[Session] = lazy_records([row] if row else [], "roles", "Session")
-    return found[0] if found else None
+    return lazy_record(_native_row(conn, role, native_id), "roles", "Session")
 
 
 def _native_row(conn: Connection, role: str, native_id: str) -> Row | None:
@@ -185,9 +183,7 @@ def current_session(conn: Connection, role: str) -> Session | None:
     revives that row and supersedes the newer one, so "newest" alone would read offline.
     ``record_heartbeat`` keeps at most one live row per role.
     """
-    row = _current_row(conn, role)
-    found: list[Session] = lazy_records([row] if row else [], "roles", "Session")
-    return found[0] if found else None
+    return lazy_record(_current_row(conn, role), "roles", "Session")
 
 
 def _current_row(conn: Connection, role: str) -> Row | None:
