@@ -18,10 +18,13 @@ from deskd.store.dialect import Sql
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable
+    from typing import Any, TypeVar
 
     from deskd.errors import StoreError
     from deskd.store.dialect import Connection, Statement
+
+    T = TypeVar("T")
 
 DEFAULT_BUSY_MS = 5000
 
@@ -120,27 +123,26 @@ def store_error(exc: sqlite3.Error) -> StoreError:
     return StoreError(message)
 
 
+def _guarded(call: Callable[[], T]) -> T:
+    """``call()``, its sqlite3 error raised as deskd's store error (the cause kept)."""
+    try:
+        return call()
+    except sqlite3.Error as exc:
+        raise store_error(exc) from exc
+
+
 class _Cursor(sqlite3.Cursor):
     """A cursor whose reads, like its connection's statements, fail with store errors (a
     damaged page may be met mid-scan)."""
 
     def fetchone(self) -> Any:
-        try:
-            return super().fetchone()
-        except sqlite3.Error as exc:
-            raise store_error(exc) from exc
+        return _guarded(super().fetchone)
 
     def fetchall(self) -> list[Any]:
-        try:
-            return super().fetchall()
-        except sqlite3.Error as exc:
-            raise store_error(exc) from exc
+        return _guarded(super().fetchall)
 
     def __next__(self) -> Any:
-        try:
-            return super().__next__()
-        except sqlite3.Error as exc:
-            raise store_error(exc) from exc
+        return _guarded(super().__next__)
 
 
 class SqliteConnection(sqlite3.Connection):
@@ -152,11 +154,8 @@ class SqliteConnection(sqlite3.Connection):
     def execute(self, sql: Statement, params: Any = (), /) -> sqlite3.Cursor:
         # Through a _Cursor of our own (sqlite3's execute() would make a plain one); cursor()
         # gives it the connection's row factory.
-        try:
-            cur = self.cursor(_Cursor)
-            return cur.execute(sql.sqlite if isinstance(sql, Sql) else sql, params)
-        except sqlite3.Error as exc:
-            raise store_error(exc) from exc
+        text = sql.sqlite if isinstance(sql, Sql) else sql
+        return _guarded(lambda: self.cursor(_Cursor).execute(text, params))
 
     @property
     def busy_ms(self) -> int:
@@ -230,12 +229,11 @@ def connect(
         if not create:
             raise DatabaseMissing(path)
         os.makedirs(os.path.dirname(path) or ".", mode=DIR_MODE, exist_ok=True)
-    try:
-        conn = sqlite3.connect(
+    conn = _guarded(
+        lambda: sqlite3.connect(
             path, isolation_level=None, timeout=busy_ms / 1000, factory=SqliteConnection
         )
-    except sqlite3.Error as exc:
-        raise store_error(exc) from exc
+    )
     if fresh:
         os.chmod(path, FILE_MODE)
     conn.row_factory = sqlite3.Row
