@@ -2,7 +2,8 @@
 
 Lifecycle columns are filled once, by compare-and-set (``… WHERE col IS NULL`` or
 ``WHERE outcome = 'pending'``); exactly one live (``pending``) attempt per key is enforced
-by the partial unique index ``attempts_live_key``.
+by the partial unique index ``attempts_live_key``. On the session hook's path: stdlib only,
+records built by ``query.lazy_records``.
 """
 
 from __future__ import annotations
@@ -12,8 +13,6 @@ from collections.abc import Sequence
 
 from deskd.store.query import lazy_record, lazy_records, select_where
 
-# The session hook imports this module without ``typing`` (which a record needs): records are
-# built by ``lazy_records``; the annotations are strings.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection

@@ -1,6 +1,6 @@
 """Items: one row per (thing, recipient). Delivery stamps live on the row; states are derived.
 
-On the session hook's path: stdlib only.
+On the session hook's path: stdlib only, records built by ``query.lazy_records``.
 """
 
 from __future__ import annotations
@@ -9,8 +9,6 @@ from collections.abc import Sequence
 
 from deskd.store.query import lazy_record, lazy_records, marks, select_where
 
-# The session hook imports this module without ``typing`` (which a record needs): records are
-# built by ``lazy_records``; the annotations are strings.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection, Row

@@ -1,15 +1,14 @@
 """Sessions: one row per native agent session serving a role — a history, not a row per role.
 
 A heartbeat updates its session's row; it never adds a row per tool call. The role's
-current session is its newest row. This module is on the session hook's path: stdlib only.
+current session is its newest row. On the session hook's path: stdlib only, records built by
+``query.lazy_records``; the heartbeat reads plain rows.
 """
 
 from __future__ import annotations
 
 from deskd.store.query import lazy_record, lazy_records, marks
 
-# The session hook imports this module without ``typing`` (which a record needs): records are
-# built by ``lazy_records``, and the heartbeat below reads plain rows.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection, Row
