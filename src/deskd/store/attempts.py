@@ -242,16 +242,20 @@ def finish_launch(
     ).rowcount
 
 
-def skip_planned_launch(conn: Connection, attempt_id: int, *, reason: str, now: int) -> int:
+def skip_planned_launch(
+    conn: Connection, attempt_id: int, *, reason: str, now: int, failure_class: str | None = None
+) -> int:
     """Mark a still-``planned`` launch skipped, with ``reason``.
 
-    The executor could not launch (role lock held: the attempt stays live, its SLA runs), or
-    the attempt closed before its launch started (it will never run).
+    The executor could not launch (role lock held: the attempt stays live, its SLA runs), the
+    attempt closed before its launch started (it will never run), or its host stopped ticking
+    (``failure_class`` ``host_down``: the planner climbs its rung at once).
     """
     return conn.execute(
-        "UPDATE attempts SET launch_status = 'skipped', launch_detail = ?, finished_at = ? "
+        "UPDATE attempts SET launch_status = 'skipped', launch_detail = ?, finished_at = ?, "
+        "failure_class = COALESCE(?, failure_class) "
         "WHERE (id = ? OR primary_id = ?) AND launch_status = 'planned'",
-        (reason, now, attempt_id, attempt_id),
+        (reason, now, failure_class, attempt_id, attempt_id),
     ).rowcount
 
 
