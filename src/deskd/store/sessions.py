@@ -162,11 +162,8 @@ def record_heartbeat(
 # The role's live session, else its newest: two indexed lookups (sessions_role_live,
 # sessions_role), never the role's history. The state list repeats the partial index's
 # condition word for word: SQLite uses a partial index only for a condition it can match.
-# ``role`` is bounded on both sides rather than compared with ``=``, and ordered on: given
-# ``role = x … ORDER BY id DESC LIMIT 1``, PostgreSQL may walk the primary key backwards
-# filtering on role (it assumes a role's rows are spread evenly), which for a role whose
-# last session is old reads every newer session; bounded, only the (role, id) index gives
-# the order asked for.
+# ``role`` is bounded on both sides and ordered on, not ``= ?``: then PostgreSQL may walk the
+# primary key backwards filtering on role, reading every newer session of every role.
 _CURRENT_ID = (
     "COALESCE((SELECT id FROM sessions WHERE role >= {role} AND role <= {role} "
     "AND state IN ('working', 'resting') ORDER BY role DESC, id DESC LIMIT 1), "

@@ -213,9 +213,8 @@ def _give_up(ctx: DeskContext, conn: Connection, row: Attempt) -> None:
     is given up (never run here: the role is that host's), and the attempt's ladder climbs
     in this tick, not at the rung's SLA."""
     host = ctx.desk.host_of(row.role)
-    reason = f"host {host} is not ticking"
     if attempt_rows.skip_planned_launch(
-        conn, row.id, reason=reason, now=ctx.now, failure_class=HOST_DOWN
+        conn, row.id, reason=f"host {host} is not ticking", now=ctx.now, failure_class=HOST_DOWN
     ):
         ctx.event(
             conn, "launch.host_down", f"attempt:{row.id}", role=row.role, detail={"host": host}
