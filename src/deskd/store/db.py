@@ -171,11 +171,6 @@ class SqliteConnection(sqlite3.Connection):
         self.execute("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
-def dialect(conn: object) -> str:
-    """``sqlite`` or ``postgresql``: the few callers outside the SQL that must differ ask here."""
-    return str(getattr(conn, "dialect", "sqlite"))
-
-
 def connect(
     path: str | os.PathLike[str],
     *,
@@ -432,6 +427,6 @@ def clear_damage(run_dir: str | os.PathLike[str], path: str) -> bool:
 
 def journal_mode(conn: Connection) -> str:
     """The database's journal mode (``wal`` for a deskd database); reading it writes nothing."""
-    if dialect(conn) != "sqlite":
-        return dialect(conn)
+    if conn.dialect != "sqlite":
+        return conn.dialect
     return str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()

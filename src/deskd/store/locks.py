@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
-from deskd.store.db import dialect
-
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection
     from deskd.store.pg import PgConnection
@@ -33,7 +31,7 @@ class Lease(NamedTuple):
 
 def in_database(conn: Connection) -> bool:
     """Whether this database keeps the desk's locks (PostgreSQL) or ``run/`` does (SQLite)."""
-    return dialect(conn) == "postgresql"
+    return conn.dialect == "postgresql"
 
 
 def _pg(conn: Connection) -> PgConnection:
