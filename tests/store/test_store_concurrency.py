@@ -39,11 +39,11 @@ def test_it_lets_8_processes_open_a_fresh_database_at_once(
     log = tmp_path / "migrations.log"
     real = migrations.statements
 
-    def logged(script: str) -> list[str]:
+    def logged(script: str, dialect: str = "sqlite") -> list[str]:
         # One line per migration run, appended atomically by whichever process ran it.
         with open(log, "a", encoding="utf-8") as out:
             out.write(f"{migrations.MIGRATIONS.index(script) + 1} {os.getpid()}\n")
-        return real(script)
+        return real(script, dialect)
 
     monkeypatch.setattr(migrations, "statements", logged)
     barrier = _fork.Barrier(PROCESSES)

@@ -2,7 +2,8 @@
 
 Lifecycle columns are filled once, by compare-and-set (``… WHERE col IS NULL`` or
 ``WHERE outcome = 'pending'``); exactly one live (``pending``) attempt per key is enforced
-by the partial unique index ``attempts_live_key``.
+by the partial unique index ``attempts_live_key``. On the session hook's path: stdlib only,
+records built by ``query.lazy_records``.
 """
 
 from __future__ import annotations
@@ -10,10 +11,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from deskd.store.query import lazy_records, select_where
+from deskd.store.query import lazy_record, lazy_records, select_where
 
-# The session hook imports this module without ``typing`` (which a record needs): records are
-# built by ``lazy_records``; the annotations are strings.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection
@@ -26,10 +25,8 @@ def live_attempts(conn: Connection) -> list[Attempt]:
 
 
 def get_attempt(conn: Connection, attempt_id: int) -> Attempt | None:
-    found: list[Attempt] = lazy_records(
-        conn.execute("SELECT * FROM attempts WHERE id = ?", (attempt_id,)), "wakes", "Attempt"
-    )
-    return found[0] if found else None
+    row = conn.execute("SELECT * FROM attempts WHERE id = ?", (attempt_id,)).fetchone()
+    return lazy_record(row, "wakes", "Attempt")
 
 
 def insert_attempt(
@@ -245,16 +242,20 @@ def finish_launch(
     ).rowcount
 
 
-def skip_planned_launch(conn: Connection, attempt_id: int, *, reason: str, now: int) -> int:
+def skip_planned_launch(
+    conn: Connection, attempt_id: int, *, reason: str, now: int, failure_class: str | None = None
+) -> int:
     """Mark a still-``planned`` launch skipped, with ``reason``.
 
-    The executor could not launch (role lock held: the attempt stays live, its SLA runs), or
-    the attempt closed before its launch started (it will never run).
+    The executor could not launch (role lock held: the attempt stays live, its SLA runs), the
+    attempt closed before its launch started (it will never run), or its host stopped ticking
+    (``failure_class`` ``host_down``: the planner climbs its rung at once).
     """
     return conn.execute(
-        "UPDATE attempts SET launch_status = 'skipped', launch_detail = ?, finished_at = ? "
+        "UPDATE attempts SET launch_status = 'skipped', launch_detail = ?, finished_at = ?, "
+        "failure_class = COALESCE(?, failure_class) "
         "WHERE (id = ? OR primary_id = ?) AND launch_status = 'planned'",
-        (reason, now, attempt_id, attempt_id),
+        (reason, now, failure_class, attempt_id, attempt_id),
     ).rowcount
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from deskd.store.db import SqliteConnection
 
@@ -28,10 +28,6 @@ class TargetNotEmpty(Exception):
             f"the target database already has rows in {table}: migrate-db copies into an "
             "empty deskd database only"
         )
-
-
-class Copied(NamedTuple):
-    tables: dict[str, int]
 
 
 def open_source(path: str) -> SqliteConnection:
@@ -74,13 +70,14 @@ def _ordered(src: SqliteConnection, tables: Iterable[str]) -> list[tuple[str, li
     return out
 
 
-def copy_desk(src: SqliteConnection, dst: Connection) -> Copied:
-    """Copy every row of ``src`` (SQLite, current schema) into ``dst`` (PostgreSQL, empty)."""
+def copy_desk(src: SqliteConnection, dst: Connection) -> dict[str, int]:
+    """Copy every row of ``src`` (SQLite, current schema) into ``dst`` (PostgreSQL, empty);
+    the rows copied per table."""
     from deskd.store.db import transaction
     from deskd.store.pg import PgConnection
 
     pg = cast(PgConnection, dst)
-    tables = [t for t in _tables(src)]
+    tables = _tables(src)
     copied: dict[str, int] = {}
     with transaction(dst):
         for table in tables:
@@ -95,7 +92,7 @@ def copy_desk(src: SqliteConnection, dst: Connection) -> Copied:
                     f"COALESCE((SELECT MAX(id) FROM {table}), 1), "
                     f"(SELECT MAX(id) FROM {table}) IS NOT NULL)"
                 )
-    return Copied(tables=copied)
+    return copied
 
 
 def _has_identity(pg: Any, table: str) -> bool:

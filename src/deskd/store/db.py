@@ -18,10 +18,13 @@ from deskd.store.dialect import Sql
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable
+    from typing import Any, TypeVar
 
     from deskd.errors import StoreError
     from deskd.store.dialect import Connection, Statement
+
+    T = TypeVar("T")
 
 DEFAULT_BUSY_MS = 5000
 
@@ -120,27 +123,26 @@ def store_error(exc: sqlite3.Error) -> StoreError:
     return StoreError(message)
 
 
+def _guarded(call: Callable[[], T]) -> T:
+    """``call()``, its sqlite3 error raised as deskd's store error (the cause kept)."""
+    try:
+        return call()
+    except sqlite3.Error as exc:
+        raise store_error(exc) from exc
+
+
 class _Cursor(sqlite3.Cursor):
     """A cursor whose reads, like its connection's statements, fail with store errors (a
     damaged page may be met mid-scan)."""
 
     def fetchone(self) -> Any:
-        try:
-            return super().fetchone()
-        except sqlite3.Error as exc:
-            raise store_error(exc) from exc
+        return _guarded(super().fetchone)
 
     def fetchall(self) -> list[Any]:
-        try:
-            return super().fetchall()
-        except sqlite3.Error as exc:
-            raise store_error(exc) from exc
+        return _guarded(super().fetchall)
 
     def __next__(self) -> Any:
-        try:
-            return super().__next__()
-        except sqlite3.Error as exc:
-            raise store_error(exc) from exc
+        return _guarded(super().__next__)
 
 
 class SqliteConnection(sqlite3.Connection):
@@ -152,11 +154,8 @@ class SqliteConnection(sqlite3.Connection):
     def execute(self, sql: Statement, params: Any = (), /) -> sqlite3.Cursor:
         # Through a _Cursor of our own (sqlite3's execute() would make a plain one); cursor()
         # gives it the connection's row factory.
-        try:
-            cur = self.cursor(_Cursor)
-            return cur.execute(sql.sqlite if isinstance(sql, Sql) else sql, params)
-        except sqlite3.Error as exc:
-            raise store_error(exc) from exc
+        text = sql.sqlite if isinstance(sql, Sql) else sql
+        return _guarded(lambda: self.cursor(_Cursor).execute(text, params))
 
     @property
     def busy_ms(self) -> int:
@@ -172,11 +171,6 @@ class SqliteConnection(sqlite3.Connection):
         self.execute("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
-def dialect(conn: object) -> str:
-    """``sqlite`` or ``postgresql``: the few callers outside the SQL that must differ ask here."""
-    return str(getattr(conn, "dialect", "sqlite"))
-
-
 def connect(
     path: str | os.PathLike[str],
     *,
@@ -188,23 +182,16 @@ def connect(
 ) -> Connection:
     """Open the database in autocommit mode with deskd's pragmas, migrating it if it is behind.
 
-    Autocommit (``isolation_level=None``) means nothing is written outside an explicit
-    ``transaction()``; read paths therefore never hold the write lock.
+    Autocommit: nothing is written outside an explicit ``transaction()``, so reads never hold
+    the write lock. A missing or 0-byte file is created (0600, in a 0700 folder) only when
+    ``create`` is true and ``marker`` (the databases this desk created, listed outside the
+    data folder) does not name it; when it does, the database was lost: ``DatabaseLost``.
+    What is not a regular file (``/dev/null``, a folder) raises ``NotRegularFile``, untouched.
 
-    A missing or 0-byte file is a new database only when ``create`` is true and ``marker``
-    (a file outside the data folder that records every database this desk created) does not
-    name it; when it does, the database was lost and ``DatabaseLost`` is raised instead.
-    A new file is made 0600 in a 0700 folder. Anything that is not a regular file (a device
-    such as ``/dev/null``, a folder, a pipe) raises ``NotRegularFile`` and is left untouched.
-
-    A ``postgresql://`` URL opens PostgreSQL instead (``store.pg``, psycopg loaded only
-    then): the same ``Connection`` (``store.dialect``). The server keeps that database;
-    ``marker`` is about files and does not apply. Either raises ``deskd.errors.StoreError``
-    and kin, never sqlite3's or psycopg's own errors.
-
-    ``relay``, the desk's ``run/`` folder, sends a URL's statements through this host's relay
-    when one answers there (``store.relayed``: no server connection of this process's own,
-    psycopg not loaded); without one, it connects directly.
+    A ``postgresql://`` URL opens PostgreSQL (``store.pg``, psycopg loaded only then; ``marker``
+    does not apply), through this host's relay when ``relay`` (the desk's ``run/`` folder) has
+    one answering (``store.relayed``: no server connection of this process's own). Either
+    raises ``deskd.errors.StoreError`` and kin, never sqlite3's or psycopg's own errors.
     """
     if is_url(path):
         if relay is not None:
@@ -237,12 +224,11 @@ def connect(
         if not create:
             raise DatabaseMissing(path)
         os.makedirs(os.path.dirname(path) or ".", mode=DIR_MODE, exist_ok=True)
-    try:
-        conn = sqlite3.connect(
+    conn = _guarded(
+        lambda: sqlite3.connect(
             path, isolation_level=None, timeout=busy_ms / 1000, factory=SqliteConnection
         )
-    except sqlite3.Error as exc:
-        raise store_error(exc) from exc
+    )
     if fresh:
         os.chmod(path, FILE_MODE)
     conn.row_factory = sqlite3.Row
@@ -441,6 +427,6 @@ def clear_damage(run_dir: str | os.PathLike[str], path: str) -> bool:
 
 def journal_mode(conn: Connection) -> str:
     """The database's journal mode (``wal`` for a deskd database); reading it writes nothing."""
-    if dialect(conn) != "sqlite":
-        return dialect(conn)
+    if conn.dialect != "sqlite":
+        return conn.dialect
     return str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()

@@ -56,14 +56,3 @@ def rehand_launch(conn: Connection, attempt_id: int, *, host: str, now: int) -> 
         "WHERE id = ? AND launch_status = 'planned'",
         (now, host, now, attempt_id),
     ).rowcount
-
-
-def give_up_launch(conn: Connection, attempt_id: int, *, reason: str, now: int) -> int:
-    """Mark a launch still ``planned`` on a host that stopped ticking ``skipped``, failure
-    class ``host_down`` (core/records.py ``HOST_DOWN``): the planner climbs its rung at once."""
-    return conn.execute(
-        "UPDATE attempts SET launch_status = 'skipped', launch_detail = ?, finished_at = ?, "
-        "failure_class = 'host_down' WHERE (id = ? OR primary_id = ?) "
-        "AND launch_status = 'planned'",
-        (reason, now, attempt_id, attempt_id),
-    ).rowcount

@@ -1,16 +1,14 @@
 """Items: one row per (thing, recipient). Delivery stamps live on the row; states are derived.
 
-On the session hook's path: stdlib only.
+On the session hook's path: stdlib only, records built by ``query.lazy_records``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from deskd.store.query import lazy_records, marks, select_where
+from deskd.store.query import lazy_record, lazy_records, marks, select_where
 
-# The session hook imports this module without ``typing`` (which a record needs): records are
-# built by ``lazy_records``; the annotations are strings.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection, Row
@@ -66,10 +64,8 @@ def insert_item(
 
 
 def get_item(conn: Connection, item_id: int) -> Item | None:
-    found: list[Item] = lazy_records(
-        conn.execute("SELECT * FROM items WHERE id = ?", (item_id,)), "inbox", "Item"
-    )
-    return found[0] if found else None
+    row = conn.execute("SELECT * FROM items WHERE id = ?", (item_id,)).fetchone()
+    return lazy_record(row, "inbox", "Item")
 
 
 def unread_items(conn: Connection, role: str) -> list[Item]:

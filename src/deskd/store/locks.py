@@ -1,30 +1,17 @@
 """Locks that span hosts: lease rows in a PostgreSQL desk's ``leases`` table.
 
-A SQLite desk lives on one machine and keeps its lock files under ``run/``
-(``adapters/locks.py``); a PostgreSQL desk's ticks and executors run on several hosts, so
-its tick lock and role locks live in the server — as rows, not as locks held by a
-connection. A lock held by a connection (a session advisory lock) costs one server
-connection for as long as it is held, a whole agent run for a role lock, and breaks behind a
-pooler in transaction mode, which hands the connection to someone else between
-transactions. A lease needs no connection between its statements:
-
-- ``take`` writes the row when there is none or the last one lapsed (``expires_at`` is the
-  server's clock, so hosts whose clocks disagree still agree on it), with a new ``token``;
-- the holder ``renew``\\s it well within its time to live, and ``release``\\s it at the end;
-- a holder that died stops renewing, and its lease lapses; ``replace`` takes over the lease
-  of a holder known dead before that (a process gone on this machine), by its token, so two
-  tickers that both saw it dead take it over once;
-- ``holds`` is the fencing check: a holder's writes check, in their transaction, that the
-  lease is still theirs.
-
+A SQLite desk keeps its lock files under ``run/`` (``adapters/locks.py``); a PostgreSQL
+desk's ticks and executors run on several hosts, so its tick and role locks are rows in the
+server. Not session advisory locks: one of those holds a server connection as long as the
+lock (a whole agent run, for a role lock) and breaks behind a pooler in transaction mode. A
+lease lapses at ``expires_at``, on the server's clock so hosts whose clocks disagree still
+agree; its holder renews it well within its time to live, a dead holder stops renewing.
 Every statement is one autocommit round trip in PostgreSQL's own dialect.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
-
-from deskd.store.db import dialect
 
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection
@@ -44,7 +31,7 @@ class Lease(NamedTuple):
 
 def in_database(conn: Connection) -> bool:
     """Whether this database keeps the desk's locks (PostgreSQL) or ``run/`` does (SQLite)."""
-    return dialect(conn) == "postgresql"
+    return conn.dialect == "postgresql"
 
 
 def _pg(conn: Connection) -> PgConnection:

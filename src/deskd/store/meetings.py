@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from deskd.store.dialect import Connection
 
 LIVE_MEETINGS = "SELECT id FROM meetings WHERE state != 'closed'"
-_LIVE = LIVE_MEETINGS
 
 
 # --- meetings ---------------------------------------------------------------------------------
@@ -209,7 +208,7 @@ def attendees_of(conn: Connection, meeting_id: int) -> list[AttendeeRow]:
 
 def live_attendees(conn: Connection) -> list[AttendeeRow]:
     rows = conn.execute(
-        f"SELECT * FROM meeting_attendees WHERE meeting_id IN ({_LIVE}) "
+        f"SELECT * FROM meeting_attendees WHERE meeting_id IN ({LIVE_MEETINGS}) "
         "ORDER BY meeting_id, invited_at, role"
     )
     return records_of(AttendeeRow, rows)

@@ -1,12 +1,9 @@
 """Aggregates behind ``/metrics`` and ``deskd metrics``: one named function per statement.
 
-Each statement is one ``GROUP BY`` (or one row of sums) over a ledger table, so a scrape
-gets back a bounded number of rows however long the history: its answer grows with the
-roles, rungs, channels and hosts, never with the rows. The scans do grow with history
-(docs/performance.md, "Costs the code is shaped around"); ``deskd prune`` bounds it. Counters
-are counted from closed rows only (a closed attempt, a finished launch, a delivery that was
-sent or given up on never changes again), so they only go down when ``deskd prune`` deletes
-history.
+Each statement is one ``GROUP BY`` (or one row of sums) over a ledger table, so a scrape's
+answer grows with the roles, rungs, channels and hosts, never with history (its scans do:
+docs/performance.md; ``deskd prune`` bounds them). Counters count closed rows only, which
+never change again, so they go down only when ``deskd prune`` deletes history.
 """
 
 from __future__ import annotations

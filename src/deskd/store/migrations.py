@@ -1,7 +1,8 @@
 """The schema as an ordered registry of migrations, recorded in ``PRAGMA user_version``.
 
 Rules (lessons 40–42): each migration runs once, in order, inside one write transaction;
-never edit a released migration, add a new one; no comments inside CREATE TABLE bodies.
+never edit a released migration (``V1``, ``V2``, each ``schema_<topic>.SQL``), add a new one;
+no comments inside its statements.
 
 One registry serves both backends. A column's type is a slot (``$ID``, ``$INT``, ``$REAL``,
 ``$TEXT``) that ``TYPES`` fills per dialect; everything else in a migration is SQL both
@@ -285,20 +286,27 @@ def ensure_current(conn: Connection, *, target: int = LATEST, found: int | None 
         raise SchemaTooNew(found)
     if found >= target:
         return found
-    if conn.dialect == "postgresql":
-        from deskd.store import pg_schema
-
-        return pg_schema.ensure_current(conn, MIGRATIONS, split=statements, target=target)
-    _enable_wal(conn)
-    conn.begin(write=True)
+    sqlite = conn.dialect == "sqlite"
+    if sqlite:
+        _enable_wal(conn)
     try:
-        version = schema_version(conn)
+        if sqlite:
+            conn.begin(write=True)
+        else:
+            from deskd.store import pg_schema
+
+            pg_schema.begin(conn)
+        version = schema_version(conn)  # again, under the lock: a racing opener may have run
         while version < target:
             # executescript() would COMMIT first; run the statements one by one instead.
-            for statement in statements(MIGRATIONS[version]):
+            for statement in statements(MIGRATIONS[version], conn.dialect):
                 conn.execute(statement)
             version += 1
-            conn.execute(f"PRAGMA user_version = {version}")
+            conn.execute(
+                f"PRAGMA user_version = {version}"
+                if sqlite
+                else f"UPDATE deskd_schema SET version = {version}"
+            )
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:  # SQLite may have rolled back already; keep the real error

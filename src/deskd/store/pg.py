@@ -1,23 +1,14 @@
 """PostgreSQL behind the store's ``Connection`` (``store.dialect``), with psycopg 3.
 
-Only ``store.db.connect`` opens one, and only for a ``postgresql://`` URL: psycopg never loads
-for a SQLite desk. What the store relies on, and how it is kept here:
-
-- ``execute(sql, params)``: portable text or the PostgreSQL half of an ``Sql`` pair, with
-  ``?`` placeholders sent as ``%s`` (the only rewriting); parameters are bound client-side
-  (``ClientCursor``), so a literal's type is inferred the way SQLite's loosely typed text
-  expects, and a bool is sent as 0/1 like SQLite stores it;
-- rows with key and index access and ``keys()`` (``Row``); ``rowcount``;
-- autocommit outside transactions; ``begin(write=True)`` (SQLite's ``BEGIN IMMEDIATE``: one
-  writer at a time) is a transaction that first takes deskd's write lock (an advisory
-  transaction lock), so every read-then-write the store does under it sees no other writer,
-  exactly as on SQLite; ``begin(write=False)`` (a point-in-time read) is ``REPEATABLE READ``;
-- errors are deskd's store errors (``deskd.errors.StoreError`` and kin), the psycopg error
-  kept as the cause;
-- a write that waits longer than ``busy_ms`` for the lock fails (``StoreBusy``), as SQLite's
-  busy timeout;
-- nothing is kept on the server session between transactions, so a pooler in transaction
-  mode (PgBouncer) may hand the server connection to another client at each commit.
+Only ``store.db.connect`` opens one, for a ``postgresql://`` URL: psycopg never loads for a
+SQLite desk. It behaves as SQLite where the store relies on it: ``?`` placeholders (sent as
+``%s``, the only rewriting), bound client-side (``ClientCursor``) so a literal's type is
+inferred as SQLite's loose typing expects, a bool sent as 0/1; autocommit outside
+transactions; ``begin(write=True)`` is ``BEGIN IMMEDIATE``'s one writer (deskd's advisory
+write lock, ``StoreBusy`` past ``busy_ms``), ``begin(write=False)`` one ``REPEATABLE READ``
+snapshot; deskd's store errors, the psycopg error kept as the cause. Nothing is kept on the
+server session between transactions, so a pooler in transaction mode (PgBouncer) may hand
+the server connection to another client at each commit.
 """
 
 from __future__ import annotations
@@ -209,17 +200,12 @@ def busy_server(exc: BaseException) -> bool:
 
 
 def open_pg(url: str, *, busy_ms: int, retry_s: float = CONNECT_RETRY_S) -> PgConnection:
-    """Connect in autocommit mode, with nothing set on the server session.
-
-    No session state (no ``options`` startup parameter, no ``SET``, no session lock): a pooler
-    in transaction mode (PgBouncer) hands the server connection to someone else between
-    transactions, so the busy timeout is set inside each write transaction instead
-    (``SET LOCAL lock_timeout``, in the message that begins it). The session hook opens a
-    connection on every tool call of every agent: connecting is one round trip.
+    """Connect in autocommit mode, in one round trip (the session hook connects on every
+    tool call), with nothing set on the server session (no ``options``, ``SET`` or session
+    lock: a pooler in transaction mode shares it between transactions).
 
     A server (or pooler) with no slot free, or still starting, is tried again with growing,
-    jittered waits for ``retry_s``
-    (tenacity, imported only then); the last refusal is raised after that.
+    jittered waits for ``retry_s`` (tenacity, imported only then); then its refusal is raised.
     """
     try:
         return _open(url, busy_ms=busy_ms)

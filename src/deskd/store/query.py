@@ -63,6 +63,12 @@ def lazy_records(rows: Iterable[Any], module: str, name: str) -> list[Any]:
     return records_of(getattr(import_module(f"deskd.store.records.{module}"), name), found)
 
 
+def lazy_record(row: Any, module: str, name: str) -> Any | None:
+    """``lazy_records`` of one row, or None when there is no row."""
+    found = lazy_records([] if row is None else [row], module, name)
+    return found[0] if found else None
+
+
 def same_fields(fields: Iterable[str], row: object, *, but: Iterable[str] = ()) -> dict[str, Any]:
     """``row``'s value for each of ``fields`` (a record's ``_fields``) except ``but``: the
     rules' records keep their rows' field names, so a loader spells out only what it derives."""

@@ -1,17 +1,12 @@
 """A store connection through this host's relay (``deskd relay``), on a PostgreSQL desk.
 
-Every executor and every ``deskd`` command an agent runs would otherwise open a server
-connection of its own: at a few hundred agents on three hosts that is more than a server's
-``max_connections``. The relay keeps a small pool for the whole host; this connection sends
-it each statement and each ``begin`` over ``run/relay.sock``, one JSON line each way, and
-the relay runs it on a pooled server connection held from ``begin`` to ``COMMIT`` or
-``ROLLBACK`` (``adapters/relay_session.py``). So a transaction here is a transaction
-there; a client that dies mid-transaction has it rolled back by the relay.
-
-Standard library only (no psycopg): an agent's command through the relay never loads the
-driver. Errors are deskd's store errors, of the class the relay's connection raised
-(``StoreBusy`` stays ``StoreBusy``). ``store.db.connect`` opens one when it is given the
-desk's ``run/`` folder and a relay answers there; otherwise it connects directly.
+Otherwise every executor and every command an agent runs opens a server connection of its
+own: at a few hundred agents on three hosts, more than ``max_connections``. The relay keeps
+one small pool per host; this connection sends it each statement and each ``begin`` over
+``run/relay.sock``, one JSON line each way, and the relay holds a pooled connection from
+``begin`` to ``COMMIT`` or ``ROLLBACK`` (``adapters/relay_session.py``), rolling back the
+transaction of a client that died. Stdlib only: an agent's command never loads psycopg.
+Errors are deskd's store errors, of the class the relay's connection raised.
 """
 
 from __future__ import annotations
@@ -26,7 +21,7 @@ from deskd.store.rows import row_class
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
     from typing import Any
 
     from deskd.errors import StoreError
@@ -46,22 +41,15 @@ lock), so only a hung relay reaches it."""
 class Cursor:
     """One statement's answer, whole: its rows (None when it returns none) and rowcount."""
 
-    def __init__(self, rowcount: int, rows: list[Row] | None) -> None:
+    def __init__(self, rowcount: int, rows: Iterable[Row] | None) -> None:
         self.rowcount = rowcount
-        self._rows = rows
-        self._at = 0
+        self._rows = iter(rows or ())
 
     def fetchone(self) -> Any:
-        if self._rows is None or self._at >= len(self._rows):
-            return None
-        self._at += 1
-        return self._rows[self._at - 1]
+        return next(self._rows, None)
 
     def fetchall(self) -> list[Any]:
-        if self._rows is None:
-            return []
-        rest, self._at = self._rows[self._at :], len(self._rows)
-        return rest
+        return list(self._rows)
 
     def __iter__(self) -> Iterator[Any]:
         return iter(self.fetchall())
@@ -173,10 +161,8 @@ class RelayedConnection:
 
     def _rows(self, answer: dict[str, Any]) -> Cursor:
         columns, rows = answer.get("columns"), answer.get("rows")
-        if columns is None or rows is None:
-            return Cursor(int(answer.get("rowcount", -1)), None)
-        cls = row_class(tuple(columns))
-        return Cursor(int(answer.get("rowcount", -1)), [cls(r) for r in rows])
+        made = None if columns is None or rows is None else map(row_class(tuple(columns)), rows)
+        return Cursor(int(answer.get("rowcount", -1)), made)
 
     def _ask(self, request: dict[str, Any]) -> dict[str, Any]:
         from deskd.errors import StoreError

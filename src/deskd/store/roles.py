@@ -1,4 +1,7 @@
-"""The roles table: seeded from the desk (the desk file wins), never deleted."""
+"""The roles table: seeded from the desk (the desk file wins), never deleted.
+
+On the session hook's path: stdlib only, records built by ``query.lazy_records``.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +9,6 @@ from collections.abc import Sequence
 
 from deskd.store.query import lazy_records, marks
 
-# The session hook imports this module without ``typing`` (which a record needs): records are
-# built by ``lazy_records``; the annotations are strings.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection

@@ -8,8 +8,6 @@ from deskd.store.records import records_of
 from deskd.store.records.inbox import Routed
 from deskd.store.tasks import OPEN_SQL
 
-# Each record is imported where it is built, so an inbox command that reads OPEN_SQL or
-# marks a route builds none of them (store/records/__init__.py says why).
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection
 

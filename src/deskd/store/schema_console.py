@@ -1,8 +1,5 @@
 """Tables of the supervisor console, applied as one migration (see store/migrations.py).
 
-Until this lands, the migration is this string; once released, never edit it: add a new one.
-No comments inside CREATE TABLE bodies (LESSONS 42).
-
 - ``console_nonces``: every nonce a signed supervisor request carried, burned (inserted)
   before its action runs; the primary key makes a replay fail on insert. Rows older than the
   assertion window are useless (a replay that old is refused as stale) and are deleted.

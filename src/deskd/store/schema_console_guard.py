@@ -1,9 +1,6 @@
 """The console's login state, kept in the database so a restart forgets none of it
 (applied as one migration; see store/migrations.py).
 
-Until this lands, the migration is this string; once released, never edit it: add a new one.
-No comments inside CREATE TABLE bodies (LESSONS 42).
-
 - ``console_sessions``: every access-code session. A cookie is honoured only while its row
   is unrevoked, unexpired and of the current code generation, so logging out and a new
   code end sessions for good, restart or not.

@@ -1,7 +1,5 @@
 """Work held for a person to route, applied as one migration (see store/migrations.py).
 
-Until this lands, the migration is this string; once released, never edit it: add a new one.
-
 - ``help_requests.held_work``: for a help request raised because no enabled role had the
   capability asked of (``--capability``), the work itself as JSON (an item's source, title,
   body, priority and ref, or a task's title, detail, priority and due date), so the first

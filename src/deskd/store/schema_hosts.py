@@ -1,8 +1,5 @@
 """Tables of desks that span hosts, applied as one migration (see store/migrations.py).
 
-Until this lands, the migration is this string; once released, never edit it: add a new one.
-No comments inside CREATE TABLE bodies (LESSONS 42).
-
 - ``hosts``: every host whose tick ran against this database (``DESKD_HOST_NAME``), when it
   first and last ticked; the board shows a host that stopped ticking.
 - ``attempts.launch_host``: the host whose executor runs the launch (the role's ``host``, or

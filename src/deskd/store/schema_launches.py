@@ -1,7 +1,5 @@
 """Launch bookkeeping from running the real agent CLIs, applied as one migration.
 
-Until this lands, the migration is this string; once released, never edit it: add a new one.
-
 - ``launch_runs``: how many times the executor ran the agent CLI for this launch (in-rung
   retries included); each run counts against ``max_launches_per_day``.
 - ``agent_pgid``: the process group of the agent CLI while it runs, so a healing tick can end

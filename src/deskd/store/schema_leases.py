@@ -1,8 +1,5 @@
 """Leases: the locks of a desk on PostgreSQL, as rows instead of held connections.
 
-Until this lands, the migration is this string; once released, never edit it: add a new one.
-No comments inside CREATE TABLE bodies (LESSONS 42).
-
 - ``leases``: one row per lock held (``tick``, ``role-alpha``): who holds it (``owner``:
   host, machine, process id and start time), a ``token`` that changes with every holder
   (the fencing token each write of the holder checks), and when it lapses unless renewed

@@ -1,8 +1,5 @@
 """Tables of the meetings issue, applied as one migration (see store/migrations.py).
 
-Until this lands, the migration is this string; once released, never edit it: add a new one.
-No comments inside CREATE TABLE bodies (lesson 42).
-
 A meeting message is also an item per recipient (source ``meeting``, ``ref`` ``meeting:<id>``,
 ``message_id`` ``meeting:<id>:<message>``), so the session hook surfaces it and the ledger
 shows it; ``meeting_messages`` keeps the meeting's own view (kind, reply-to, dedup key).

@@ -1,8 +1,5 @@
 """Tables of the pager issue, applied as one migration (see store/migrations.py).
 
-Until this lands, the migration is this string; once released, never edit it: add a new one.
-No comments inside CREATE TABLE bodies (lesson 42).
-
 - ``silences``: a person holds a role's non-urgent pages until ``until_at`` (or ``ended_at``).
 - ``help_requests``: marks the item an agent created with ``deskd page --from R``; the
   ``help:<item>`` demand lives while that item is unread.

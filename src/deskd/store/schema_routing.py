@@ -1,7 +1,5 @@
 """Columns of capability routing, applied as one migration (see store/migrations.py).
 
-Until this lands, the migration is this string; once released, never edit it: add a new one.
-
 - ``items.capability`` / ``tasks.capability``: the capability the work was asked of
   (``--capability``), NULL when a role was named.
 - ``items.routed_why`` / ``tasks.routed_why``: why that role was chosen, as written at

@@ -3,7 +3,6 @@
 A role's current session is its live one (``working``/``resting``; ``record_heartbeat``
 keeps at most one) or else its newest row. ``sessions_role_live`` finds the live one by
 role without reading the role's history; the newest row comes from ``sessions_role``.
-No comments inside CREATE statements (LESSONS 42).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ silence now replaces the role's open one (``store.silences.close_open``), and th
 partial index ``silences_one_open`` makes a second open row per role impossible, on SQLite
 and PostgreSQL alike. Before it is built, every role's open rows but the one that holds
 longest (the one ``silence_hold`` already obeyed) are closed at their own ``until_at``: what
-they held is unchanged. No comments inside statements (LESSONS 42).
+they held is unchanged.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
 """Tables of the tasks issue, applied as one migration (see store/migrations.py).
 
-Until this lands, the migration is this string; once released, never edit it: add a new one.
-No comments inside CREATE TABLE bodies (lesson 42).
-
 - ``tasks``: work assigned to a role; ``priority`` is the rank of core/values.py; a stall is
   never stored (derived from the attempt ledger at read time).
 - ``task_notes``: every change of a task (what changed, by whom, an optional note).

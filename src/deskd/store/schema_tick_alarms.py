@@ -1,8 +1,5 @@
 """The missed-tick alarm's ledger, applied as one migration (see store/migrations.py).
 
-Until this lands, the migration is this string; once released, never edit it: add a new one.
-No comments inside CREATE TABLE bodies (lesson 42).
-
 - ``tick_alarms``: one row per message the console's missed-tick check sends: ``stopped``
   when a host's executing ticks stop, ``settled`` when they resume. Written before the
   channels are called and completed after, with one result per channel URL in ``results``

@@ -1,15 +1,14 @@
 """Sessions: one row per native agent session serving a role — a history, not a row per role.
 
 A heartbeat updates its session's row; it never adds a row per tool call. The role's
-current session is its newest row. This module is on the session hook's path: stdlib only.
+current session is its newest row. On the session hook's path: stdlib only, records built by
+``query.lazy_records``; the heartbeat reads plain rows.
 """
 
 from __future__ import annotations
 
-from deskd.store.query import lazy_records, marks
+from deskd.store.query import lazy_record, lazy_records, marks
 
-# The session hook imports this module without ``typing`` (which a record needs): records are
-# built by ``lazy_records``, and the heartbeat below reads plain rows.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection, Row
@@ -21,9 +20,7 @@ set` accepts) names the same two, held equal by a test (the hook loads this modu
 
 
 def session_by_native(conn: Connection, role: str, native_id: str) -> Session | None:
-    row = _native_row(conn, role, native_id)
-    found: list[Session] = lazy_records([row] if row else [], "roles", "Session")
-    return found[0] if found else None
+    return lazy_record(_native_row(conn, role, native_id), "roles", "Session")
 
 
 def _native_row(conn: Connection, role: str, native_id: str) -> Row | None:
@@ -165,11 +162,8 @@ def record_heartbeat(
 # The role's live session, else its newest: two indexed lookups (sessions_role_live,
 # sessions_role), never the role's history. The state list repeats the partial index's
 # condition word for word: SQLite uses a partial index only for a condition it can match.
-# ``role`` is bounded on both sides rather than compared with ``=``, and ordered on: given
-# ``role = x … ORDER BY id DESC LIMIT 1``, PostgreSQL may walk the primary key backwards
-# filtering on role (it assumes a role's rows are spread evenly), which for a role whose
-# last session is old reads every newer session; bounded, only the (role, id) index gives
-# the order asked for.
+# ``role`` is bounded on both sides and ordered on, not ``= ?``: then PostgreSQL may walk the
+# primary key backwards filtering on role, reading every newer session of every role.
 _CURRENT_ID = (
     "COALESCE((SELECT id FROM sessions WHERE role >= {role} AND role <= {role} "
     "AND state IN ('working', 'resting') ORDER BY role DESC, id DESC LIMIT 1), "
@@ -185,9 +179,7 @@ def current_session(conn: Connection, role: str) -> Session | None:
     revives that row and supersedes the newer one, so "newest" alone would read offline.
     ``record_heartbeat`` keeps at most one live row per role.
     """
-    row = _current_row(conn, role)
-    found: list[Session] = lazy_records([row] if row else [], "roles", "Session")
-    return found[0] if found else None
+    return lazy_record(_current_row(conn, role), "roles", "Session")
 
 
 def _current_row(conn: Connection, role: str) -> Row | None:

@@ -14,8 +14,6 @@ from deskd.store.query import marks, select_where
 from deskd.store.records import maybe_record, records_of
 from deskd.store.records.work import IdleWake, Task, TaskNote, TaskRef
 
-# Each record is imported where it is built, so an inbox command that reads OPEN_SQL or
-# marks a route builds none of them (store/records/__init__.py says why).
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection, Row
 

@@ -17,7 +17,7 @@ import sys
 from typing import TYPE_CHECKING, NamedTuple
 
 from deskd.adapters.private import open_private, private_dir
-from deskd.core.records import EXECUTOR_DIED
+from deskd.core.records import EXECUTOR_DIED, HOST_DOWN
 from deskd.service.desk import locks
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
@@ -213,7 +213,9 @@ def _give_up(ctx: DeskContext, conn: Connection, row: Attempt) -> None:
     is given up (never run here: the role is that host's), and the attempt's ladder climbs
     in this tick, not at the rung's SLA."""
     host = ctx.desk.host_of(row.role)
-    if desk_hosts.give_up_launch(conn, row.id, reason=f"host {host} is not ticking", now=ctx.now):
+    if attempt_rows.skip_planned_launch(
+        conn, row.id, reason=f"host {host} is not ticking", now=ctx.now, failure_class=HOST_DOWN
+    ):
         ctx.event(
             conn, "launch.host_down", f"attempt:{row.id}", role=row.role, detail={"host": host}
         )

@@ -54,6 +54,6 @@ def migrate_db(source: str, target: str) -> Migrated:
         "from": source,
         "to": redact(target),
         "schema": version,
-        "rows": copied.tables,
-        "total": sum(copied.tables.values()),
+        "rows": copied,
+        "total": sum(copied.values()),
     }
