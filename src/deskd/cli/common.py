@@ -75,6 +75,7 @@ def json_option(fn: F) -> F:
 
 # One implementation for click's commands and the console script's own parser.
 emit = output.emit
+emit_table = output.emit_table
 table = output.table
 desk_context = agent_commands.desk_context
 on_desk = agent_commands.on_desk
@@ -131,22 +132,3 @@ class Number(click.IntRange):
 
 
 ID = Id()
-
-
-def stderr(message: str) -> None:
-    click.echo(message, err=True)
-
-
-__all__ = [
-    "ID",
-    "DeskdGroup",
-    "Id",
-    "Number",
-    "desk_context",
-    "emit",
-    "json_option",
-    "on_desk",
-    "runs",
-    "stderr",
-    "table",
-]

@@ -10,7 +10,6 @@ a line (the shell's words travel in the environment, not in argv).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -159,11 +158,6 @@ def script(group: click.Command, shell: str) -> str:
     if cls is None:  # click.Choice already refused anything else
         raise click.BadParameter(f"{shell!r} is not one of {', '.join(SHELLS)}")
     return cls(group, {}, "deskd", COMPLETE_VAR).source()
-
-
-def requested() -> bool:
-    """Whether the shell is asking for completions (click's protocol)."""
-    return COMPLETE_VAR in os.environ
 
 
 @click.command("completion")

@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from deskd.cli.agent_commands import acting
-from deskd.cli.common import desk_context, emit, json_option, stderr
+from deskd.cli.common import desk_context, emit, json_option
 
 
 @click.group("session-hook")
@@ -72,9 +72,10 @@ def print_(role: str | None, as_json: bool) -> None:
     settings, _ = _settings_for(role)
     click.echo(json.dumps(settings, indent=2))
     if not as_json:
-        stderr(
+        click.echo(
             "# merge into PROJECT/.claude/settings.json, pass with `claude --settings FILE`, "
-            "or run: deskd session-hook install --project PROJECT --role ROLE"
+            "or run: deskd session-hook install --project PROJECT --role ROLE",
+            err=True,
         )
 
 
