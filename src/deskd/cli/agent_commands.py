@@ -10,8 +10,8 @@ the console script may run, so such a command imports exactly this one.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
+from contextlib import closing
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from deskd.cli.output import echo, emit, table
@@ -26,16 +26,11 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
-@contextmanager
-def desk_context(*, require_desk: bool = True) -> Iterator[DeskContext]:
+def desk_context() -> closing[DeskContext]:
     """The DeskContext for this command, closed afterwards."""
     from deskd.service.desk.context import open_context
 
-    ctx = open_context(require_desk=require_desk)
-    try:
-        yield ctx
-    finally:
-        ctx.close()
+    return closing(open_context())
 
 
 def on_desk(service: Callable[Concatenate[DeskContext, P], R], *args: P.args, **kw: P.kwargs) -> R:

@@ -94,9 +94,7 @@ class Transcript:
         self._prompt(f"export DESKD_NOW={self.env['DESKD_NOW']}")
 
     def json(self, *args: str) -> Any:
-        """Run ``deskd ARGS --json``, print the command (not its JSON), return what it printed.
-
-        Every command the demo runs is printed, so the whole rehearsal can be replayed."""
+        """Run ``deskd ARGS --json``, print the command (not its JSON), return what it printed."""
         self._prompt(f"deskd {shlex.join(args)} --json   # read by the demo")
         proc = self._run([sys.executable, "-m", "deskd", *args, "--json"], timeout=180)
         if proc.returncode != 0:
@@ -142,8 +140,7 @@ class Transcript:
     def _run(
         self, argv: list[str], *, timeout: int, role: str | None = None, stdin: str | None = None
     ) -> subprocess.CompletedProcess[str]:
-        """``argv`` in the desk folder with the demo's environment (as ``role`` when given);
-        its stdin is ``stdin``, else nothing."""
+        """``argv`` in the desk folder with the demo's environment (as ``role`` when given)."""
         return subprocess.run(
             argv,
             input=stdin,
