@@ -10,6 +10,7 @@ a line (the shell's words travel in the environment, not in argv).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -103,7 +104,7 @@ def source_for(path: tuple[str, ...], param: click.Parameter) -> Source | None:
     return by_command.get(name) or BY_NAME.get(name)
 
 
-def desk_values(source: Source, incomplete: str) -> list[CompletionItem]:
+def desk_values(source: Source, _ctx: click.Context, incomplete: str) -> list[CompletionItem]:
     """The desk's values from ``source`` that start with ``incomplete``; none when the desk
     cannot be read: a completion never prints an error into the user's prompt."""
     from deskd.cli.agent_commands import on_desk
@@ -141,14 +142,7 @@ def _attach(command: click.Command, path: tuple[str, ...], ctx: click.Context) -
             continue
         # The instance's shell_complete shadows the class's: what click calls for this
         # parameter's values, as a shell_complete= declaration would.
-        param.shell_complete = _completer(source)  # type: ignore[method-assign,assignment]
-
-
-def _completer(source: Source) -> Callable[[click.Context, str], list[CompletionItem]]:
-    def complete(_ctx: click.Context, incomplete: str) -> list[CompletionItem]:
-        return desk_values(source, incomplete)
-
-    return complete
+        param.shell_complete = functools.partial(desk_values, source)  # type: ignore[method-assign]
 
 
 def script(group: click.Command, shell: str) -> str:

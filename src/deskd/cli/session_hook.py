@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +33,7 @@ def session_hook() -> None:
 def _settings_for(role: str | None) -> tuple[dict[str, Any], str]:
     """The settings for ``role`` at this desk, and the desk's now as a UTC stamp."""
     from deskd.adapters.claude_settings import desk_env, hook_executable, run_settings
+    from deskd.core.timeparse import from_ms
 
     with desk_context() as ctx:
         name = acting(ctx, "--role", role) if role or ctx.settings.role else None
@@ -46,7 +46,7 @@ def _settings_for(role: str | None) -> tuple[dict[str, Any], str]:
             require_url_in_env_file(ctx.settings.home, ctx.settings.database, what="the hook")
             db = None
         env = desk_env(home=ctx.settings.home, db=db, role=name)
-        stamp = datetime.fromtimestamp(ctx.now / 1000, tz=UTC).strftime("%Y%m%dT%H%M%SZ")
+        stamp = from_ms(ctx.now).strftime("%Y%m%dT%H%M%SZ")
     return run_settings(hook_command=hook_executable(), env=env), stamp
 
 
