@@ -123,18 +123,16 @@ def desk_values(source: Source, _ctx: click.Context, incomplete: str) -> list[Co
     ]
 
 
-def attach(group: click.Group) -> None:
-    """Give every parameter in ``group``'s tree that names desk values its completion."""
-    ctx = click.Context(group)
-    _attach(group, (), ctx)
-
-
-def _attach(command: click.Command, path: tuple[str, ...], ctx: click.Context) -> None:
+def attach(
+    command: click.Command, path: tuple[str, ...] = (), ctx: click.Context | None = None
+) -> None:
+    """Give every parameter in ``command``'s tree that names desk values its completion."""
+    ctx = ctx or click.Context(command)
     if isinstance(command, click.Group):
         for name in command.list_commands(ctx):
             sub = command.get_command(ctx, name)
             if sub is not None and not sub.hidden:
-                _attach(sub, (*path, name), ctx)
+                attach(sub, (*path, name), ctx)
         return
     for param in command.params:
         source = source_for(path, param)
