@@ -10,8 +10,8 @@ the console script may run, so such a command imports exactly this one.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
+from contextlib import closing
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from deskd.cli.output import echo, emit, table
@@ -26,16 +26,11 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
-@contextmanager
-def desk_context(*, require_desk: bool = True) -> Iterator[DeskContext]:
+def desk_context() -> closing[DeskContext]:
     """The DeskContext for this command, closed afterwards."""
     from deskd.service.desk.context import open_context
 
-    ctx = open_context(require_desk=require_desk)
-    try:
-        yield ctx
-    finally:
-        ctx.close()
+    return closing(open_context())
 
 
 def on_desk(service: Callable[Concatenate[DeskContext, P], R], *args: P.args, **kw: P.kwargs) -> R:
@@ -53,6 +48,30 @@ def acting(ctx: DeskContext, flag: str, value: str | None) -> str:
 # -- inbox ---------------------------------------------------------------------------------
 
 
+def check_target(role: str | None, capability: str | None) -> None:
+    """Exactly one of ``--for ROLE`` and ``--capability NAME``."""
+    from deskd.errors import NoTarget, TargetConflict
+
+    if role is not None and capability is not None:
+        raise TargetConflict()
+    if role is None and capability is None:
+        raise NoTarget()
+
+
+def routed_sentence(what: str, out: Mapping[str, Any]) -> str:
+    """One line for a routed item or task (or the page that says it could not be routed)."""
+    if out.get("unroutable"):
+        return (
+            f"unroutable: {out['unroutable']} — no enabled role has it; a person is paged "
+            f"(help item {out['help_item_id'] if 'help_item_id' in out else out['id']}, "
+            f"attempt {out['attempt_id']})"
+        )
+    verb = "coalesced into" if out.get("deduped") else "queued as"
+    if what == "task":
+        verb = "added as"
+    return f"{verb} {what} {out['id']} for {out['role']} — {out['routed']}"
+
+
 def inbox_enqueue(
     role: str | None,
     capability: str | None,
@@ -65,7 +84,6 @@ def inbox_enqueue(
     sla: str | None,
     as_json: bool,
 ) -> None:
-    from deskd.cli.routing import check_target, routed_sentence
     from deskd.service.desk.inbox import NewItem
     from deskd.service.desk.inbox import enqueue as enqueue_item
 
@@ -288,14 +306,8 @@ def _tick_once(mode: str | None, as_json: bool, wait: bool) -> None:
         # One line per role and reason: a paused role has a note for each of its demands.
         for line in dict.fromkeys(f"  {n['role']}: {n['text']}" for n in data.get("notes", [])):
             echo(line)
-        if not (
-            data["resolved"]
-            or data["attempts"]
-            or data["actions"]
-            or data["pages"]
-            or data["hooks_fired"]
-            or data.get("pages_sent")
-        ):
+        shown = ("resolved", "attempts", "actions", "pages", "hooks_fired", "pages_sent")
+        if not any(data.get(key) for key in shown):
             echo("  nothing due")
 
     emit(data, as_json, human)

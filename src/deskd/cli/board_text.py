@@ -109,8 +109,6 @@ def print_board(data: Mapping[str, Any], *, now: int, tz: str) -> None:
             else:
                 echo(f"last executing tick: {_age(health['last_execute_age_s'])}")
     echo(f"database: {health['db']}")
-    from deskd.core.timeparse import human_age
-
     for host in data.get("hosts", []):
         roles = f" · runs {', '.join(host['roles'])}" if host["roles"] else ""
         if host["last_tick_at"] is None:

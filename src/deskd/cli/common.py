@@ -75,6 +75,7 @@ def json_option(fn: F) -> F:
 
 # One implementation for click's commands and the console script's own parser.
 emit = output.emit
+emit_table = output.emit_table
 table = output.table
 desk_context = agent_commands.desk_context
 on_desk = agent_commands.on_desk
@@ -100,10 +101,13 @@ def runs(body: Callable[..., None]) -> Callable[[Callable[[], None]], Callable[.
     return command
 
 
-def _name(param: click.Parameter | None) -> str:
+def _parse(value: Any, param: click.Parameter | None, **bounds: int) -> int:
+    """``value`` parsed by ``deskd.ids``, refused naming ``param`` (an int given is kept)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
     if isinstance(param, click.Option):
-        return max(param.opts, key=len)
-    return param.human_readable_name if param is not None else "value"
+        return parse_int(value, max(param.opts, key=len), **bounds)
+    return parse_int(value, param.human_readable_name if param is not None else "value", **bounds)
 
 
 class Id(click.ParamType):  # type: ignore[type-arg]
@@ -113,9 +117,7 @@ class Id(click.ParamType):  # type: ignore[type-arg]
     name = "integer"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        return parse_int(value, _name(param))
+        return _parse(value, param)
 
 
 class Number(click.IntRange):
@@ -125,28 +127,7 @@ class Number(click.IntRange):
         super().__init__(low, high)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        return parse_int(value, _name(param), low=int(self.min or 0), high=int(self.max or 0))
+        return _parse(value, param, low=int(self.min or 0), high=int(self.max or 0))
 
 
 ID = Id()
-
-
-def stderr(message: str) -> None:
-    click.echo(message, err=True)
-
-
-__all__ = [
-    "ID",
-    "DeskdGroup",
-    "Id",
-    "Number",
-    "desk_context",
-    "emit",
-    "json_option",
-    "on_desk",
-    "runs",
-    "stderr",
-    "table",
-]

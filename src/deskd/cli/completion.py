@@ -10,7 +10,7 @@ a line (the shell's words travel in the environment, not in argv).
 
 from __future__ import annotations
 
-import os
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -104,7 +104,7 @@ def source_for(path: tuple[str, ...], param: click.Parameter) -> Source | None:
     return by_command.get(name) or BY_NAME.get(name)
 
 
-def desk_values(source: Source, incomplete: str) -> list[CompletionItem]:
+def desk_values(source: Source, _ctx: click.Context, incomplete: str) -> list[CompletionItem]:
     """The desk's values from ``source`` that start with ``incomplete``; none when the desk
     cannot be read: a completion never prints an error into the user's prompt."""
     from deskd.cli.agent_commands import on_desk
@@ -123,18 +123,16 @@ def desk_values(source: Source, incomplete: str) -> list[CompletionItem]:
     ]
 
 
-def attach(group: click.Group) -> None:
-    """Give every parameter in ``group``'s tree that names desk values its completion."""
-    ctx = click.Context(group)
-    _attach(group, (), ctx)
-
-
-def _attach(command: click.Command, path: tuple[str, ...], ctx: click.Context) -> None:
+def attach(
+    command: click.Command, path: tuple[str, ...] = (), ctx: click.Context | None = None
+) -> None:
+    """Give every parameter in ``command``'s tree that names desk values its completion."""
+    ctx = ctx or click.Context(command)
     if isinstance(command, click.Group):
         for name in command.list_commands(ctx):
             sub = command.get_command(ctx, name)
             if sub is not None and not sub.hidden:
-                _attach(sub, (*path, name), ctx)
+                attach(sub, (*path, name), ctx)
         return
     for param in command.params:
         source = source_for(path, param)
@@ -142,14 +140,7 @@ def _attach(command: click.Command, path: tuple[str, ...], ctx: click.Context) -
             continue
         # The instance's shell_complete shadows the class's: what click calls for this
         # parameter's values, as a shell_complete= declaration would.
-        param.shell_complete = _completer(source)  # type: ignore[method-assign,assignment]
-
-
-def _completer(source: Source) -> Callable[[click.Context, str], list[CompletionItem]]:
-    def complete(_ctx: click.Context, incomplete: str) -> list[CompletionItem]:
-        return desk_values(source, incomplete)
-
-    return complete
+        param.shell_complete = functools.partial(desk_values, source)  # type: ignore[method-assign]
 
 
 def script(group: click.Command, shell: str) -> str:
@@ -159,11 +150,6 @@ def script(group: click.Command, shell: str) -> str:
     if cls is None:  # click.Choice already refused anything else
         raise click.BadParameter(f"{shell!r} is not one of {', '.join(SHELLS)}")
     return cls(group, {}, "deskd", COMPLETE_VAR).source()
-
-
-def requested() -> bool:
-    """Whether the shell is asking for completions (click's protocol)."""
-    return COMPLETE_VAR in os.environ
 
 
 @click.command("completion")

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -25,7 +24,8 @@ from zoneinfo import ZoneInfo
 
 import click
 
-from deskd.errors import DemoFailed
+from deskd.adapters.claude_settings import hook_executable
+from deskd.errors import DemoFailed, HookNotFound
 
 DEMO_DESK = """\
 # The rehearsal desk: three roles served by deskd's simulated `claude -p`
@@ -94,9 +94,7 @@ class Transcript:
         self._prompt(f"export DESKD_NOW={self.env['DESKD_NOW']}")
 
     def json(self, *args: str) -> Any:
-        """Run ``deskd ARGS --json``, print the command (not its JSON), return what it printed.
-
-        Every command the demo runs is printed, so the whole rehearsal can be replayed."""
+        """Run ``deskd ARGS --json``, print the command (not its JSON), return what it printed."""
         self._prompt(f"deskd {shlex.join(args)} --json   # read by the demo")
         proc = self._run([sys.executable, "-m", "deskd", *args, "--json"], timeout=180)
         if proc.returncode != 0:
@@ -142,8 +140,7 @@ class Transcript:
     def _run(
         self, argv: list[str], *, timeout: int, role: str | None = None, stdin: str | None = None
     ) -> subprocess.CompletedProcess[str]:
-        """``argv`` in the desk folder with the demo's environment (as ``role`` when given);
-        its stdin is ``stdin``, else nothing."""
+        """``argv`` in the desk folder with the demo's environment (as ``role`` when given)."""
         return subprocess.run(
             argv,
             input=stdin,
@@ -161,14 +158,6 @@ class Transcript:
     def _output(self, text: str) -> None:
         for line in text.rstrip("\n").splitlines():
             click.echo(f"  {line}".rstrip())
-
-
-def find_hook() -> str | None:
-    """``deskd-session-hook`` next to this interpreter (its venv), else on PATH."""
-    beside = Path(sys.executable).parent / "deskd-session-hook"
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
-    return shutil.which("deskd-session-hook")
 
 
 def post_tool_use(session_id: str, home: Path) -> dict[str, object]:
@@ -338,8 +327,9 @@ def rehearse(t: Transcript, home: Path, channel: LocalChannel) -> None:
     )
     t.alert("alpha", "5xx above 2% on api", "--priority", "urgent")
     t.alert("alpha", "nightly report")
-    hook = find_hook()
-    if hook is None:
+    try:
+        hook = hook_executable()
+    except HookNotFound:
         t.say("deskd-session-hook is not installed here (pip install -e .); skipping this step.")
     else:
         show_hook_output(t, t.hook(hook, post_tool_use(session, home), role="alpha"))

@@ -6,7 +6,16 @@ import click
 
 from deskd.cli import agent_commands
 from deskd.cli.agent_commands import acting
-from deskd.cli.common import ID, Number, desk_context, emit, json_option, on_desk, runs, table
+from deskd.cli.common import (
+    ID,
+    Number,
+    desk_context,
+    emit,
+    emit_table,
+    json_option,
+    on_desk,
+    runs,
+)
 from deskd.cli.options import priority_option
 
 
@@ -72,28 +81,26 @@ def list_(owner: str | None, include_closed: bool, as_json: bool) -> None:
     from deskd.service.engine.hooks import list_hooks
 
     rows = on_desk(list_hooks, owner=owner, include_closed=include_closed)
-
-    def human() -> None:
-        table(
-            [
-                (
-                    r["id"],
-                    r["owner"],
-                    r["kind"],
-                    r["spec"],
-                    r["status"],
-                    r["next_fire_at"] or "-",
-                    r["fire_count"],
-                    r["error_streak"],
-                    r["title"],
-                )
-                for r in rows
-            ],
-            ["id", "owner", "kind", "spec", "status", "next fire", "fires", "errors", "title"],
-            empty="no hooks",
-        )
-
-    emit(rows, as_json, human)
+    emit_table(
+        rows,
+        as_json,
+        [
+            (
+                r["id"],
+                r["owner"],
+                r["kind"],
+                r["spec"],
+                r["status"],
+                r["next_fire_at"] or "-",
+                r["fire_count"],
+                r["error_streak"],
+                r["title"],
+            )
+            for r in rows
+        ],
+        ["id", "owner", "kind", "spec", "status", "next fire", "fires", "errors", "title"],
+        empty="no hooks",
+    )
 
 
 @hook.command("next")

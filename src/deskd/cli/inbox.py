@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from deskd.cli import agent_commands
-from deskd.cli.common import Number, emit, json_option, on_desk, runs, table
+from deskd.cli.common import Number, emit_table, json_option, on_desk, runs
 from deskd.cli.options import capability_option, priority_option, sla_option
 
 
@@ -118,23 +118,21 @@ def ledger(role: str | None, state: str | None, limit: int, as_json: bool) -> No
     from deskd.service.desk.inbox import ledger as ledger_view
 
     rows = on_desk(ledger_view, role=role, state=state, limit=limit)
-
-    def human() -> None:
-        table(
-            [
-                (
-                    r["item_id"],
-                    r["to"],
-                    r["state"],
-                    r["priority"],
-                    r["queued_at"],
-                    r["sla_due_at"],
-                    r["title"],
-                )
-                for r in rows
-            ],
-            ["item", "to", "state", "priority", "queued", "sla due", "title"],
-            empty="ledger empty",
-        )
-
-    emit(rows, as_json, human)
+    emit_table(
+        rows,
+        as_json,
+        [
+            (
+                r["item_id"],
+                r["to"],
+                r["state"],
+                r["priority"],
+                r["queued_at"],
+                r["sla_due_at"],
+                r["title"],
+            )
+            for r in rows
+        ],
+        ["item", "to", "state", "priority", "queued", "sla due", "title"],
+        empty="ledger empty",
+    )

@@ -161,10 +161,6 @@ def init(
     emit(data, as_json, human)
 
 
-def _search_path() -> str:
-    return os.environ.get("PATH", os.defpath)
-
-
 def _from_flags(
     settings: Settings,
     roles: tuple[str, ...],
@@ -177,7 +173,7 @@ def _from_flags(
     from deskd.service.ops import init_answers as ia
 
     home = settings.home
-    found = ia.agents_on_path(_search_path())
+    found = ia.agents_on_path(os.environ.get("PATH", os.defpath))
     parsed: list[RoleAnswer] = []
     for spec in roles:
         parsed.append(ia.parse_role(spec, home, [r.name for r in parsed]))
@@ -235,7 +231,7 @@ def _ask(settings: Settings) -> tuple[DeskAnswers, ChannelTest | None]:
         default=ia.system_timezone(),
         value_proc=_checked(ia.check_timezone),
     )
-    found = ia.agents_on_path(_search_path())
+    found = ia.agents_on_path(os.environ.get("PATH", os.defpath))
     if found:
         click.echo(f"Agent CLIs on PATH: {', '.join(found)}")
     else:

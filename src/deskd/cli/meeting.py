@@ -10,7 +10,7 @@ import click
 
 from deskd.cli import agent_commands
 from deskd.cli.agent_commands import acting, meeting_number
-from deskd.cli.common import Number, desk_context, emit, json_option, runs, table
+from deskd.cli.common import Number, desk_context, emit, emit_table, json_option, runs, table
 from deskd.cli.options import params
 
 
@@ -364,23 +364,21 @@ def list_(include_closed: bool, role: str | None, as_json: bool) -> None:
         if role is not None:
             ctx.desk.role(role)
         data = meeting_list(ctx.conn, include_closed=include_closed, role=role, now=ctx.now)
-
-    def human() -> None:
-        table(
-            [
-                (
-                    m["meeting_id"],
-                    m["state"],
-                    m["caller"],
-                    ",".join(m["attendees"]),
-                    ",".join(m["waiting_on"]) or "-",
-                    m["budget_left"],
-                    m["agenda"],
-                )
-                for m in data
-            ],
-            ["id", "state", "caller", "attendees", "waiting on", "left", "agenda"],
-            empty="no meetings" if include_closed else "no open meetings",
-        )
-
-    emit(data, as_json, human)
+    emit_table(
+        data,
+        as_json,
+        [
+            (
+                m["meeting_id"],
+                m["state"],
+                m["caller"],
+                ",".join(m["attendees"]),
+                ",".join(m["waiting_on"]) or "-",
+                m["budget_left"],
+                m["agenda"],
+            )
+            for m in data
+        ],
+        ["id", "state", "caller", "attendees", "waiting on", "left", "agenda"],
+        empty="no meetings" if include_closed else "no open meetings",
+    )

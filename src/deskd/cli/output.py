@@ -75,6 +75,18 @@ def table(rows: Sequence[Sequence[Any]], headers: Sequence[str], *, empty: str =
         echo("  ".join(line).rstrip())
 
 
+def emit_table(
+    data: Any,
+    as_json: bool,
+    rows: Sequence[Sequence[Any]],
+    headers: Sequence[str],
+    *,
+    empty: str = "",
+) -> None:
+    """``data`` as JSON, or ``rows`` as a ``table``: what a listing prints."""
+    emit(data, as_json, lambda: table(rows, headers, empty=empty))
+
+
 def refuse(exc: DeskdError, as_json: bool) -> int:
     """Print a refusal as the contract says (one line, or ``{"error"}`` JSON) on stderr."""
     if as_json:

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from deskd.cli.common import Number, emit, json_option, on_desk, table
+from deskd.cli.common import Number, emit_table, json_option, on_desk
 
 
 @click.command()
@@ -30,18 +30,16 @@ def pages(open_only: bool, limit: int, as_json: bool) -> None:
     from deskd.service.paging.pages import pages as list_pages
 
     rows = on_desk(list_pages, open_only=open_only, limit=limit)
-
-    def human() -> None:
-        table(
-            [
-                (r["id"], r["role"], r["kind"], r["status"], _where(r), r["created_at"], r["title"])
-                for r in rows
-            ],
-            ["id", "role", "kind", "status", "channels / why", "created", "title"],
-            empty="no pages",
-        )
-
-    emit(rows, as_json, human)
+    emit_table(
+        rows,
+        as_json,
+        [
+            (r["id"], r["role"], r["kind"], r["status"], _where(r), r["created_at"], r["title"])
+            for r in rows
+        ],
+        ["id", "role", "kind", "status", "channels / why", "created", "title"],
+        empty="no pages",
+    )
 
 
 def _where(page: Mapping[str, Any]) -> str:

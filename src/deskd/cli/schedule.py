@@ -10,6 +10,7 @@ import click
 
 from deskd.cli.common import emit, json_option
 from deskd.cli.options import params
+from deskd.cli.timer_status import check_cron_line, timer_status
 
 if TYPE_CHECKING:
     from deskd.service.ops.scheduling import Target, Unit
@@ -46,8 +47,6 @@ def cron_line(ctx: click.Context, execute: bool, check: bool, as_json: bool) -> 
       deskd cron-line --check           # installed? this desk? last run and exit code
     """
     if check:
-        from deskd.cli.timer_status import check_cron_line
-
         check_cron_line(ctx, as_json=as_json)
         return
     from deskd.service.ops.scheduling import cron_line as render
@@ -188,10 +187,4 @@ def _print_units(units: list[Unit]) -> None:
         click.echo(unit.text, nl=False)
 
 
-def _status() -> click.Command:
-    from deskd.cli.timer_status import timer_status
-
-    return timer_status
-
-
-timer.add_command(_status())
+timer.add_command(timer_status)

@@ -108,9 +108,23 @@ def serve(host: str | None, port: str | None, new_code: bool, open_link: bool) -
 
     from deskd.web.app import create_app
 
+    proxies = _proxy_list(settings.trusted_proxies)
     stop = _watch_ticks(settings)
     try:
-        _run(uvicorn, create_app(settings, host=bind), bind, number, settings.trusted_proxies)
+        uvicorn.run(
+            create_app(settings, host=bind),
+            host=bind,
+            port=number,
+            log_level="warning",
+            server_header=False,
+            access_log=False,
+            # X-Forwarded-For is believed only from the proxies the operator names: otherwise
+            # any local process could claim to be a new client on every login guess.
+            proxy_headers=bool(proxies),
+            forwarded_allow_ips=proxies or None,
+            # Open event streams never end by themselves; do not let them hold a stop forever.
+            timeout_graceful_shutdown=3,
+        )
     finally:
         stop.set()
 
@@ -135,24 +149,6 @@ def _watch_ticks(settings: Any) -> Any:
         daemon=True,
     ).start()
     return stop
-
-
-def _run(uvicorn: Any, app: Any, bind: str, number: int, trusted: str | None) -> None:
-    proxies = _proxy_list(trusted)
-    uvicorn.run(
-        app,
-        host=bind,
-        port=number,
-        log_level="warning",
-        server_header=False,
-        access_log=False,
-        # X-Forwarded-For is believed only from the proxies the operator names: otherwise
-        # any local process could claim to be a new client on every login guess.
-        proxy_headers=bool(proxies),
-        forwarded_allow_ips=proxies or None,
-        # Open event streams never end by themselves; do not let them hold a stop forever.
-        timeout_graceful_shutdown=3,
-    )
 
 
 def _port(given: str | None, default: int) -> int:

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from deskd.cli.common import Number, emit, json_option, on_desk, table
+from deskd.cli.common import Number, emit, emit_table, json_option, on_desk, table
 from deskd.cli.options import role_option
 
 
@@ -114,15 +114,13 @@ def list_(role: str, limit: int, as_json: bool) -> None:
     from deskd.service.work.sessions import list_sessions
 
     rows = on_desk(list_sessions, role, limit=limit)
-
-    def human() -> None:
-        table(
-            [_row(r) for r in rows],
-            ["id", "state", "started", "ended", "wakes", "cost", "native id"],
-            empty=f"{role}: no sessions yet",
-        )
-
-    emit(rows, as_json, human)
+    emit_table(
+        rows,
+        as_json,
+        [_row(r) for r in rows],
+        ["id", "state", "started", "ended", "wakes", "cost", "native id"],
+        empty=f"{role}: no sessions yet",
+    )
 
 
 def _row(r: Mapping[str, Any]) -> tuple[Any, ...]:

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import click
 
 from deskd.cli.agent_commands import acting
-from deskd.cli.common import desk_context, emit, json_option, stderr
+from deskd.cli.common import desk_context, emit, json_option
 
 
 @click.group("session-hook")
@@ -34,6 +33,7 @@ def session_hook() -> None:
 def _settings_for(role: str | None) -> tuple[dict[str, Any], str]:
     """The settings for ``role`` at this desk, and the desk's now as a UTC stamp."""
     from deskd.adapters.claude_settings import desk_env, hook_executable, run_settings
+    from deskd.core.timeparse import from_ms
 
     with desk_context() as ctx:
         name = acting(ctx, "--role", role) if role or ctx.settings.role else None
@@ -46,7 +46,7 @@ def _settings_for(role: str | None) -> tuple[dict[str, Any], str]:
             require_url_in_env_file(ctx.settings.home, ctx.settings.database, what="the hook")
             db = None
         env = desk_env(home=ctx.settings.home, db=db, role=name)
-        stamp = datetime.fromtimestamp(ctx.now / 1000, tz=UTC).strftime("%Y%m%dT%H%M%SZ")
+        stamp = from_ms(ctx.now).strftime("%Y%m%dT%H%M%SZ")
     return run_settings(hook_command=hook_executable(), env=env), stamp
 
 
@@ -72,9 +72,10 @@ def print_(role: str | None, as_json: bool) -> None:
     settings, _ = _settings_for(role)
     click.echo(json.dumps(settings, indent=2))
     if not as_json:
-        stderr(
+        click.echo(
             "# merge into PROJECT/.claude/settings.json, pass with `claude --settings FILE`, "
-            "or run: deskd session-hook install --project PROJECT --role ROLE"
+            "or run: deskd session-hook install --project PROJECT --role ROLE",
+            err=True,
         )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from deskd.cli.common import ID, Number, emit, json_option, on_desk, table
+from deskd.cli.common import ID, Number, emit, emit_table, json_option, on_desk
 
 
 @click.group()
@@ -58,18 +58,16 @@ def list_(all_rows: bool, limit: int, as_json: bool) -> None:
     from deskd.service.paging.silences import listing
 
     rows = on_desk(listing, all_rows=all_rows, limit=limit)
-
-    def human() -> None:
-        table(
-            [
-                (r["id"], r["role"], r["until_local"], "live" if r["live"] else "over", r["reason"])
-                for r in rows
-            ],
-            ["id", "role", "until", "state", "reason"],
-            empty="no silences in force" if not all_rows else "no silences",
-        )
-
-    emit(rows, as_json, human)
+    emit_table(
+        rows,
+        as_json,
+        [
+            (r["id"], r["role"], r["until_local"], "live" if r["live"] else "over", r["reason"])
+            for r in rows
+        ],
+        ["id", "role", "until", "state", "reason"],
+        empty="no silences in force" if not all_rows else "no silences",
+    )
 
 
 @silence.command("end")

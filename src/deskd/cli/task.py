@@ -8,10 +8,9 @@ from typing import Any
 import click
 
 from deskd.cli import agent_commands
-from deskd.cli.agent_commands import task_said
-from deskd.cli.common import ID, desk_context, emit, json_option, on_desk, runs, table
+from deskd.cli.agent_commands import check_target, routed_sentence, task_said
+from deskd.cli.common import ID, desk_context, emit, emit_table, json_option, on_desk, runs
 from deskd.cli.options import capability_option
-from deskd.cli.routing import check_target, routed_sentence
 
 PRIORITY_HELP = "urgent (wakes the assignee at once), high, normal or low."
 
@@ -114,26 +113,24 @@ def list_(role: str | None, status: str | None, include_closed: bool, as_json: b
     from deskd.service.work.tasks import list_tasks
 
     rows = on_desk(list_tasks, role=role, status=status, include_closed=include_closed)
-
-    def human() -> None:
-        table(
-            [
-                (
-                    t["id"],
-                    t["role"],
-                    t["priority"],
-                    t["status"],
-                    t["due_local"] or "",
-                    _flags(t),
-                    t["title"],
-                )
-                for t in rows
-            ],
-            ["id", "role", "priority", "status", "due", "flags", "title"],
-            empty="no tasks" if include_closed else "no open tasks",
-        )
-
-    emit(rows, as_json, human)
+    emit_table(
+        rows,
+        as_json,
+        [
+            (
+                t["id"],
+                t["role"],
+                t["priority"],
+                t["status"],
+                t["due_local"] or "",
+                _flags(t),
+                t["title"],
+            )
+            for t in rows
+        ],
+        ["id", "role", "priority", "status", "due", "flags", "title"],
+        empty="no tasks" if include_closed else "no open tasks",
+    )
 
 
 @task.command("update")
@@ -209,19 +206,12 @@ def history(task_id: int, as_json: bool) -> None:
     from deskd.service.work.tasks import task_history
 
     rows = on_desk(task_history, task_id)
-
-    def human() -> None:
-        table(
-            [
-                (
-                    r["at"],
-                    r["by"],
-                    ", ".join(f"{k} → {v}" for k, v in r["change"].items()),
-                    r["note"],
-                )
-                for r in rows
-            ],
-            ["at", "by", "change", "note"],
-        )
-
-    emit(rows, as_json, human)
+    emit_table(
+        rows,
+        as_json,
+        [
+            (r["at"], r["by"], ", ".join(f"{k} → {v}" for k, v in r["change"].items()), r["note"])
+            for r in rows
+        ],
+        ["at", "by", "change", "note"],
+    )

@@ -4,7 +4,7 @@ tick this desk and database, and how did its last run end (like ``systemctl list
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,25 +32,27 @@ def timer_status(ctx: click.Context, as_json: bool) -> None:
     """
     from deskd.service.ops.schedule_status import timers
 
-    home = _home()
-    found = timers(home, os.environ)
-    hint = "no deskd-tick timer installed (`deskd timer install --user`)"
-    report(ctx, found, home=home, as_json=as_json, none=hint)
+    report(ctx, timers, "no deskd-tick timer installed (`deskd timer install --user`)", as_json)
 
 
 def check_cron_line(ctx: click.Context, *, as_json: bool) -> None:
     """``deskd cron-line --check``: the crontab lines that run the driver, as above."""
     from deskd.service.ops.schedule_status import cron_lines
 
-    home = _home()
-    found = cron_lines(home, os.environ)
-    hint = "no crontab line runs the deskd driver (`deskd cron-line`)"
-    report(ctx, found, home=home, as_json=as_json, none=hint)
+    report(ctx, cron_lines, "no crontab line runs the deskd driver (`deskd cron-line`)", as_json)
 
 
 def report(
-    ctx: click.Context, found: Sequence[Schedule], *, home: Path, as_json: bool, none: str
+    ctx: click.Context,
+    find: Callable[[Path, Mapping[str, str]], Sequence[Schedule]],
+    none: str,
+    as_json: bool,
 ) -> None:
+    """Print what ``find`` finds for this desk; exit 1 unless one of them is healthy."""
+    from deskd import paths
+
+    home = paths.home(dict(os.environ)).absolute()
+    found = find(home, os.environ)
     ours = [s for s in found if s.this_desk]
 
     def human() -> None:
@@ -83,9 +85,3 @@ def _print(s: Schedule) -> None:
     else:
         colour = None if s.exit_code == 0 else "red"
         click.secho(f"  last run  {s.last_run}, exit {s.exit_code}", fg=colour)
-
-
-def _home() -> Path:
-    from deskd import paths
-
-    return paths.home(dict(os.environ)).absolute()

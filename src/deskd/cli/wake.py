@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from deskd.cli.common import ID, Number, desk_context, emit, json_option, on_desk, table
+from deskd.cli.common import ID, Number, desk_context, emit, emit_table, json_option, on_desk
 from deskd.cli.options import role_option
 from deskd.errors import MissingRole
 
@@ -37,28 +37,26 @@ def list_(role: str | None, open_only: bool, limit: int, as_json: bool) -> None:
     from deskd.service.engine.wake import list_wakes
 
     rows = on_desk(list_wakes, role=role, open_only=open_only, limit=limit)
-
-    def human() -> None:
-        table(
-            [
-                (
-                    r["id"],
-                    r["role"],
-                    r["key"],
-                    r["rung"],
-                    r["outcome"],
-                    r["launch_status"] or "",
-                    r["attempted_at"],
-                    r["landed_at"] or "",
-                    r["detail"],
-                )
-                for r in rows
-            ],
-            ["id", "role", "key", "rung", "outcome", "launch", "attempted", "landed", "detail"],
-            empty="no attempts",
-        )
-
-    emit(rows, as_json, human)
+    emit_table(
+        rows,
+        as_json,
+        [
+            (
+                r["id"],
+                r["role"],
+                r["key"],
+                r["rung"],
+                r["outcome"],
+                r["launch_status"] or "",
+                r["attempted_at"],
+                r["landed_at"] or "",
+                r["detail"],
+            )
+            for r in rows
+        ],
+        ["id", "role", "key", "rung", "outcome", "launch", "attempted", "landed", "detail"],
+        empty="no attempts",
+    )
 
 
 @wake.command("explain")
