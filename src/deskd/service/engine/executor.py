@@ -191,7 +191,8 @@ def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> Launc
     # every attempt the launch carried (one read when none is a rollover).
     from deskd.service.work.session_lifecycle import after_launch
 
-    after_launch(ctx, attempt, output_tail="\n".join(result.output_tail), landed=result.landed)
+    tail = "\n".join(result.output_tail)
+    after_launch(ctx, attempt, output_tail=tail, landed=result.landed, now=_now(ctx))
     return result
 
 
@@ -211,7 +212,7 @@ def _run_with_retries(
             and not after.landed
             and not after.timed_out
             and still_running(ctx, attempt.id)  # `deskd agent stop` ends retries too
-            and runs_left(ctx, attempt.role)  # each run counts against the daily cap
+            and runs_left(ctx, attempt.role, now=_now(ctx))  # each run counts against the daily cap
         )
 
     wait_min = retry.wait_min_s

@@ -122,13 +122,7 @@ def enqueue_by_capability(
             f", ref {item.ref})" if item.ref else ")"
         )
         body = f"{item.body}\n{facts}" if item.body else facts
-        held = {
-            "source": item.source,
-            "title": item.title,
-            "body": item.body,
-            "priority": item.priority,
-            "ref": item.ref,
-        }
+        held = {k: getattr(item, k) for k in ("source", "title", "body", "priority", "ref")}
         help_id, unrouted = page_unroutable(
             ctx,
             routing,

@@ -1,9 +1,8 @@
 """``deskd tick``: lock, read the clock once, plan purely, record the plan in one transaction.
 
-Dry-run (the default) computes the same plan and writes nothing at all (so it takes no
-lock); execute mode
-records it and hands launches to the executor (until the executor lands, launches stay
-``planned``) and pages to the pager (until then, pages stay ``queued`` in the outbox).
+Dry-run (the default) computes the same plan and writes nothing at all; execute mode records
+it and hands launches to the executor (until it lands them, launches stay ``planned``) and
+pages to the pager (until then, pages stay ``queued`` in the outbox).
 """
 
 from __future__ import annotations
@@ -12,6 +11,7 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, NotRequired, TypedDict
 
+from deskd.adapters.private import open_private, private_dir
 from deskd.core.planner import plan as make_plan
 from deskd.core.records import Plan
 from deskd.core.timeparse import iso_utc
@@ -20,7 +20,6 @@ from deskd.service.engine.hook_fire import FiredJson, fire_due_hooks
 from deskd.service.engine.prompting import previewed
 from deskd.service.engine.record import record_plan
 from deskd.service.engine.snapshot import load_snapshot, policy_of, with_would_fire
-from deskd.service.engine.ticklog import append_line
 from deskd.service.paging.tickping import ping
 from deskd.store import attempts as attempt_rows
 from deskd.store import pages as page_rows
@@ -29,6 +28,8 @@ from deskd.store.hosts import record_tick
 from deskd.store.meta import set_meta
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from deskd.service.engine.dispatch import Dispatched, Healed
     from deskd.service.paging.pager import PageReport
 
@@ -142,12 +143,9 @@ def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResu
     ping(ctx, "start")
     started = time.monotonic()
     try:
-        # A dry run takes no tick lock. The lock keeps two ticks from recording plans at
-        # once (two attempts, two launches for one demand); a dry run records nothing — no
-        # row, no launch, no page — and reads one committed point in time (``_tick``), so
-        # there is nothing for it to race. It prints its plan while an executing tick runs
-        # instead of "skipped", and starts without the lock library (filelock loads
-        # logging, secrets and decimal: about a fifth of a dry tick's CPU, docs/performance.md).
+        # A dry run takes no tick lock: it records nothing and reads one committed point in
+        # time, so it races no one; it prints its plan while an executing tick runs, and
+        # skips loading filelock (a fifth of a dry tick's CPU, docs/performance.md).
         result = _locked_tick(ctx, started) if execute else _tick(ctx, execute=False)
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"
@@ -334,3 +332,26 @@ def log_tick(ctx: DeskContext, result: TickResult) -> None:
         )
     line = f"{iso_utc(result.now)} desk={ctx.settings.desk_path} db={ctx.settings.database_shown} {mode} {what}"
     append_line(ctx.settings.log_path, line)
+
+
+TICK_LOG_BYTES = 1024 * 1024
+TICK_LOGS_KEPT = 3
+
+
+def append_line(folder: Path, line: str) -> None:
+    """Append one line to ``folder/tick.log`` (every tick, even a quiet one: lesson 48),
+    rotating it past ``TICK_LOG_BYTES``."""
+    try:
+        private_dir(folder)
+        path = folder / "tick.log"
+        if path.exists() and path.stat().st_size > TICK_LOG_BYTES:
+            for n in range(TICK_LOGS_KEPT - 1, 0, -1):
+                older = folder / f"tick.log.{n}"
+                if older.exists():
+                    older.replace(folder / f"tick.log.{n + 1}")
+            path.replace(folder / "tick.log.1")
+        with open_private(path, "a", encoding="utf-8") as fh:
+            fh.write(line.rstrip("\n") + "\n")
+    except OSError:
+        # A full disk or a read-only log folder must not fail the tick itself.
+        pass
