@@ -127,11 +127,9 @@ class TickResult(NamedTuple):
 
 
 TICK_BUSY_MS = 30_000
-"""How long an executing tick's writes wait for deskd's write lock (a command waits
-``store.db.DEFAULT_BUSY_MS``, 5 s). Nobody waits on a tick: it runs once a minute under its
-own lock, and one refused on a busy desk (a few hundred agents' hooks and executors writing)
-would leave the minute's plan unrecorded and raise the tick alarm. The next tick skips while
-this one waits, so waiting cannot pile ticks up."""
+"""How long an executing tick's writes wait for deskd's write lock (a command waits 5 s): a
+tick refused on a busy desk would leave the minute's plan unrecorded and raise the tick alarm,
+and the next tick skips while this one waits, so waiting cannot pile ticks up."""
 
 
 def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResult:
@@ -198,13 +196,9 @@ def _locked_tick(ctx: DeskContext, started: float) -> TickResult:
 
 
 def _deliver_pages(ctx: DeskContext) -> tuple[PageReport, ...]:
-    """The pager's run, when it has a page to send or settle; else nothing is imported.
-
-    The pager loads channels, the desk-file models (pydantic, pydantic-settings) and the
-    transports: about two thirds of a quiet executing tick's CPU, for a run that would read
-    two empty lists. The two reads below are the pager's own first reads
-    (``deliver_pages``): when both are empty it would send and settle nothing.
-    """
+    """The pager's run, when its own first two reads find a page to send or settle; else the
+    pager is not imported (its channels, pydantic models and transports are about two thirds
+    of a quiet executing tick's CPU)."""
     conn = ctx.conn
     if not (page_rows.due_pages(conn, now=ctx.now, limit=1) or page_rows.unsettled_pages(conn)):
         return ()
@@ -222,11 +216,9 @@ def start_executor(ctx: DeskContext, attempt_id: int, role: str) -> Dispatched:
 
 
 def _launches_live(ctx: DeskContext) -> bool:
-    """Whether any launch is planned (this tick's, another host's, a stale one) or running.
-
-    When none is, healing and taking this host's handed launches would find nothing, and the
-    tick does not load dispatch (its records and process helpers: a twentieth of a quiet
-    tick's CPU). Both reads build no record when they find no row."""
+    """Whether any launch is planned (this tick's, another host's, a stale one) or running:
+    when none is, healing and handing would find nothing, and the tick does not load dispatch
+    (a twentieth of a quiet tick's CPU)."""
     conn = ctx.conn
     return bool(
         attempt_rows.running_launches(conn) or attempt_rows.stale_planned(conn, before=_ANY_TIME)

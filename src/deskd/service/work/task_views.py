@@ -32,9 +32,8 @@ def idle_wake_counts(conn: Connection, rows: Iterable[Task]) -> dict[int, int]:
     by_role: dict[str, int] = {}
     for r in rows:
         if r.status in ACTIONABLE:
-            updated[int(r.id)] = int(r.updated_at)
-            role = str(r.role)
-            by_role[role] = min(by_role.get(role, int(r.updated_at)), int(r.updated_at))
+            updated[r.id] = r.updated_at
+            by_role[r.role] = min(by_role.get(r.role, r.updated_at), r.updated_at)
     counts = dict.fromkeys(updated, 0)
     if not by_role:
         return counts
