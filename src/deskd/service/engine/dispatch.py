@@ -3,11 +3,9 @@
 Runs after the tick's transaction commits: a crash between recording and launching leaves a
 ``planned`` launch, which the next tick starts again after a minute.
 
-Why an executor died without a word: when a disk is full, it could not record it. The
-executor records an OSError (a full disk for the agent's log, say) as the launch's failure
-when the database can still take it. When the executor died instead (the database's disk
-was full too), the healing tick that fails the launch looks at the disks it uses and names a
-full one (``died_detail``), so the ledger says more than ``executor died``.
+An executor that died without a word most likely met a full disk (an OSError it could
+still record is its launch's failure): the healing tick then names the full disk
+(``died_detail``), so the ledger says more than ``executor died``.
 """
 
 from __future__ import annotations
@@ -63,9 +61,7 @@ def start_executor(ctx: DeskContext, attempt_id: int, role: str) -> Dispatched:
     """Start ``deskd agent run --attempt ID`` detached, its output in logs/agents/<role>/."""
     folder = ctx.settings.log_path / "agents" / role
     private_dir(folder)
-    env = dict(os.environ)
-    env["DESKD_HOME"] = str(ctx.settings.home)
-    env["DESKD_DB"] = ctx.settings.database
+    env = {**os.environ, "DESKD_HOME": str(ctx.settings.home), "DESKD_DB": ctx.settings.database}
     import subprocess  # an executing tick's launches only, not a dry run
 
     with open_private(folder / f"{attempt_id}.executor.log", "ab") as out:

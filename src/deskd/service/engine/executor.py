@@ -45,7 +45,6 @@ from deskd.store.events import add_event
 from deskd.store.sessions import record_heartbeat
 
 if TYPE_CHECKING:
-    from deskd.store.dialect import Connection
     from deskd.store.records.wakes import Attempt
 
 USAGE_LIMIT_HOLD_MS = 60 * 60_000
@@ -192,7 +191,8 @@ def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> Launc
     # every attempt the launch carried (one read when none is a rollover).
     from deskd.service.work.session_lifecycle import after_launch
 
-    after_launch(ctx, attempt, output_tail="\n".join(result.output_tail), landed=result.landed)
+    tail = "\n".join(result.output_tail)
+    after_launch(ctx, attempt, output_tail=tail, landed=result.landed, now=_now(ctx))
     return result
 
 
@@ -212,16 +212,13 @@ def _run_with_retries(
             and not after.landed
             and not after.timed_out
             and still_running(ctx, attempt.id)  # `deskd agent stop` ends retries too
-            and runs_left(ctx, attempt.role)  # each run counts against the daily cap
+            and runs_left(ctx, attempt.role, now=_now(ctx))  # each run counts against the daily cap
         )
 
-    wait_min, wait_max = retry.wait_min_s, retry.wait_max_s
-    if retry is DEFAULT_RETRY:  # the desk's [agent] retry_wait, doubling, capped at 10x
-        wait_min = float(ctx.desk.agent_for(attempt.role, ctx.settings).retry_wait)
-        wait_max = wait_min * 10
+    wait_min = retry.wait_min_s
     retrying = Retrying(
         stop=stop_after_attempt(max(1, retry.attempts)),
-        wait=wait_exponential(multiplier=wait_min, min=wait_min, max=wait_max),
+        wait=wait_exponential(multiplier=wait_min, min=wait_min, max=retry.wait_max_s),
         retry=retry_if_result(transient_unlanded),
         retry_error_callback=lambda state: None,  # out of tries: keep the last one
     )
@@ -345,12 +342,7 @@ def _record_session(ctx: DeskContext, attempt: Attempt, session_id: str) -> None
 
 def _land(ctx: DeskContext, attempt_id: int, role: str, session_id: str | None) -> None:
     """The model took a turn: stamp ``landed_at`` and mark the prompt's items seen (lesson 8)."""
+    now = _now(ctx)
     with ctx.write() as conn:
-        land_launch(conn, attempt_id, now=_now(ctx), session=session_id)
-
-
-def land_launch(conn: Connection, attempt_id: int, *, now: int, session: str | None) -> bool:
-    if not attempt_rows.land_with_items(conn, attempt_id, now=now, session=session):
-        return False
-    add_event(conn, at=now, kind="launch.landed", subject=f"attempt:{attempt_id}")
-    return True
+        if attempt_rows.land_with_items(conn, attempt_id, now=now, session=session_id):
+            add_event(conn, at=now, kind="launch.landed", subject=f"attempt:{attempt_id}")

@@ -18,6 +18,7 @@ from deskd.service.desk.context import DeskContext
 from deskd.store import hooks as hook_rows
 
 if TYPE_CHECKING:
+    from deskd.core.wakehooks import FireDecision
     from deskd.store.dialect import Connection
     from deskd.store.records.work import Hook
 
@@ -88,7 +89,7 @@ def fire_due_hooks(ctx: DeskContext, *, execute: bool) -> list[Fired]:
             continue
         fired.append(_fire_timer(ctx, row, execute=execute))
     if probes:
-        fired.extend(_run_probes(ctx, {i: t for i, t in probes.items()}, {r.id: r for r in due}))
+        fired.extend(_run_probes(ctx, probes, {r.id: r for r in due}))
     return fired
 
 
@@ -103,13 +104,18 @@ def _fired(row: Hook, **kw: Any) -> Fired:
     )
 
 
-def _fire_timer(ctx: DeskContext, row: Hook, *, execute: bool) -> Fired:
+def _decide(ctx: DeskContext, row: Hook) -> FireDecision:
+    """Whether ``row`` fires now, counting from its last fire (or when it was added)."""
     from deskd.core.wakehooks import decide_fire, spec_from_json
 
+    since = row.last_fire_at if row.last_fire_at is not None else row.created_at
+    spec = spec_from_json(row.kind, row.spec)
+    return decide_fire(spec, since=since, now=ctx.now, until_at=row.until_at)
+
+
+def _fire_timer(ctx: DeskContext, row: Hook, *, execute: bool) -> Fired:
     try:
-        spec = spec_from_json(row.kind, row.spec)
-        since = row.last_fire_at if row.last_fire_at is not None else row.created_at
-        decision = decide_fire(spec, since=since, now=ctx.now, until_at=row.until_at)
+        decision = _decide(ctx, row)
     except Exception as exc:  # a corrupt hook must not stop the other hooks or roles
         if execute:
             with ctx.write() as conn:
@@ -124,7 +130,6 @@ def _fire_timer(ctx: DeskContext, row: Hook, *, execute: bool) -> Fired:
         return _fired(row, fire_at=None, missed=0, error=str(exc)[:300])
     if not execute:
         return _fired(row, fire_at=decision.fire_at, missed=decision.missed, would=True)
-    item_id = None
     with ctx.write() as conn:
         if decision.fire_at is None:
             hook_rows.reschedule_hook(
@@ -140,14 +145,21 @@ def _fire_timer(ctx: DeskContext, row: Hook, *, execute: bool) -> Fired:
             priority=priority_name(row.priority),
             missed=decision.missed,
         )
-        hook_rows.record_fire(
-            conn,
-            row.id,
-            fired_at=decision.fire_at or ctx.now,
-            missed=decision.missed,
-            next_fire_at=decision.next_fire_at,
-            status=decision.status,
-        )
+        return _record_fire(conn, ctx, row, decision, item_id)
+
+
+def _record_fire(
+    conn: Connection, ctx: DeskContext, row: Hook, decision: FireDecision, item_id: int | None
+) -> Fired:
+    """Record that ``row`` fired (enqueueing ``item_id``, if any) and when it fires next."""
+    hook_rows.record_fire(
+        conn,
+        row.id,
+        fired_at=decision.fire_at or ctx.now,
+        missed=decision.missed,
+        next_fire_at=decision.next_fire_at,
+        status=decision.status,
+    )
     return _fired(row, fire_at=decision.fire_at, missed=decision.missed, item_id=item_id)
 
 
@@ -195,13 +207,7 @@ def _enqueue_fire(
 
 def _run_probes(ctx: DeskContext, targets: dict[int, str], rows: dict[int, Hook]) -> list[Fired]:
     from deskd.adapters.probes import ProbeResult, run_probes
-    from deskd.core.wakehooks import (
-        decide_fire,
-        probe_allowed,
-        probe_items,
-        probe_timeout,
-        spec_from_json,
-    )
+    from deskd.core.wakehooks import probe_allowed, probe_items, probe_timeout
 
     section = ctx.desk.section
     # The allowlist is checked again at fire: a module removed from it since the hook was
@@ -223,13 +229,7 @@ def _run_probes(ctx: DeskContext, targets: dict[int, str], rows: dict[int, Hook]
     with ctx.write() as conn:
         for hook_id, result in sorted(results.items()):
             row = rows[hook_id]
-            spec = spec_from_json("probe", row.spec)
-            decision = decide_fire(
-                spec,
-                since=row.last_fire_at or row.created_at,
-                now=ctx.now,
-                until_at=row.until_at,
-            )
+            decision = _decide(ctx, row)
             error = result.error
             entries: list[dict[str, Any]] = []
             if error is None:
@@ -251,19 +251,9 @@ def _run_probes(ctx: DeskContext, targets: dict[int, str], rows: dict[int, Hook]
                     priority=str(entry.get("priority", priority_name(row.priority))),
                     missed=0,
                     ref=entry.get("ref"),
-                    dedup_key=entry.get("dedup_key") or f"hook:{hook_id}",
+                    dedup_key=entry.get("dedup_key"),
                 )
-            hook_rows.record_fire(
-                conn,
-                hook_id,
-                fired_at=decision.fire_at or ctx.now,
-                missed=decision.missed,
-                next_fire_at=decision.next_fire_at,
-                status=decision.status,
-            )
-            fired.append(
-                _fired(row, fire_at=decision.fire_at, missed=decision.missed, item_id=item_id)
-            )
+            fired.append(_record_fire(conn, ctx, row, decision, item_id))
     return fired
 
 

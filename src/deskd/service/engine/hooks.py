@@ -1,11 +1,7 @@
-"""Wake hooks: add, list, preview and cancel them; fire the due ones on each tick.
+"""Wake hooks: add, list, preview and cancel them.
 
-A fired hook enqueues an item for its owner (source ``system``, ref ``hook:<id>``, deduped by
-hook), and the item is what wakes the role. Probes run in child processes outside any write
-transaction; three consecutive errors disable a probe and tell its owner.
-
-Firing lives in service/engine/hook_fire.py: a tick that finds no hook due builds none of
-the schedule's records, and ``hook add`` none of the tick's.
+Firing them lives in service/engine/hook_fire.py: a tick that finds no hook due builds none
+of the schedule's records, and ``hook add`` none of the tick's.
 """
 
 from __future__ import annotations

@@ -41,10 +41,7 @@ def prepare(
     session_id: str | None,
     settings_file: Path | None,
 ) -> Prepared:
-    """Build what a launch runs (also `deskd agent command`, which prints it without running).
-
-    A missing executable or workdir is one actionable refusal naming what was searched.
-    """
+    """Build what a launch runs (also `deskd agent command`, which prints it without running)."""
     agent = ctx.desk.agent_for(role, ctx.settings)
     adapter = adapter_for(agent.kind)
     if mode == "spawn" and agent.kind == "claude" and session_id is None:
@@ -193,17 +190,15 @@ def mode_of_try(
     return "spawn", assigned
 
 
-def runs_left(ctx: DeskContext, role: str) -> bool:
+def runs_left(ctx: DeskContext, role: str, *, now: int) -> bool:
     """Whether the role may run its agent CLI once more today (``max_launches_per_day``
     counts every run, in-rung retries too)."""
     cap = ctx.desk.data.desk.max_launches_per_day
     if not cap:
         return True
-    from deskd.adapters.clock import now_ms
     from deskd.core.timeparse import local_day_start
     from deskd.store import attempts as attempt_rows
 
-    now = now_ms(ctx.settings.now, tz=ctx.desk.timezone)
     since = local_day_start(now, ctx.desk.timezone)
     runs, _cost = attempt_rows.launch_totals_since(ctx.conn, since).get(role, (0, 0.0))
     return runs < cap

@@ -57,10 +57,7 @@ def still_running(ctx: DeskContext, attempt_id: int) -> bool:
 
 def running_launch(ctx: DeskContext, role: str) -> Attempt | None:
     """The role's running launch (its primary attempt), or None."""
-    for row in attempt_rows.running_launches(ctx.conn):
-        if row.role == role:
-            return row
-    return None
+    return next((r for r in attempt_rows.running_launches(ctx.conn) if r.role == role), None)
 
 
 class Stopped(TypedDict):

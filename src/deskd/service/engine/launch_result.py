@@ -5,7 +5,7 @@ applies those writes at the edge; keeping this apart keeps it table-testable."""
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import NamedTuple, TypedDict
+from typing import NamedTuple, TypedDict, cast
 
 from deskd.adapters.agents import SESSION, TURN
 
@@ -47,16 +47,8 @@ class LaunchResult(NamedTuple):
     """The pre-assigned id of the first spawn (claude): a retry with no session reuses it."""
 
     def to_json(self) -> LaunchJson:
-        return {
-            "attempt_id": self.attempt_id,
-            "status": self.status,
-            "landed": self.landed,
-            "session_id": self.session_id,
-            "failure_class": self.failure_class,
-            "detail": self.detail,
-            "tries": self.tries,
-            "exit_code": self.exit_code,
-        }
+        fields = self._asdict()
+        return cast("LaunchJson", {name: fields[name] for name in LaunchJson.__annotations__})
 
 
 class LineEffects(NamedTuple):

@@ -26,7 +26,13 @@ def launch_prompt(
     (and an event saying why the builder's was not used)."""
     built, failed = build_prompt(role=role, reasons=reasons, default=default)
     if failed is not None:
-        return _fallback(conn, role, default, failed, now=now)
+        add_event(
+            conn,
+            at=now,
+            kind="prompt_builder.failed",
+            role=role,
+            detail={"error": " ".join(failed.split())[:500], "used": "deskd's prompt"},
+        )
     return built
 
 
@@ -61,14 +67,3 @@ def build_prompt(*, role: str, reasons: Sequence[str], default: str) -> tuple[st
     if len(encoded) > PROMPT_CAP_BYTES:  # argv limits hold for the host's prompt too
         built = encoded[:PROMPT_CAP_BYTES].decode("utf-8", errors="ignore")
     return built, None
-
-
-def _fallback(conn: Connection, role: str, default: str, why: str, *, now: int) -> str:
-    add_event(
-        conn,
-        at=now,
-        kind="prompt_builder.failed",
-        role=role,
-        detail={"error": " ".join(why.split())[:500], "used": "deskd's prompt"},
-    )
-    return default

@@ -16,8 +16,7 @@ from deskd.core.timeparse import iso_utc, local_text
 from deskd.errors import TickBusy
 from deskd.service.desk import locks
 from deskd.service.desk.context import DeskContext
-from deskd.service.engine.snapshot import load_snapshot, policy_of
-from deskd.service.work.session_views import rollover_key
+from deskd.service.engine.snapshot import load_snapshot, policy_of, rollover_key
 from deskd.store import handoffs as handoff_rows
 
 
@@ -50,11 +49,8 @@ class Rollover(TypedDict):
 
 
 def rollover(ctx: DeskContext, *, execute: bool) -> Rollover:
-    """Wind down sessions from before the latest ``rollover_at``: the tick's rollover step.
-
-    Dry (the default) shows what is due and what would happen; ``execute`` records the
-    wind-down wakes and runs them, waiting for each launch.
-    """
+    """Wind down sessions from before the latest ``rollover_at``: dry (the default) shows
+    what is due and would happen; ``execute`` records the wakes and waits for each launch."""
     boundary = latest_boundary(ctx.now, tz=ctx.tz, rollover_at=ctx.desk.section.rollover_at)
     if not execute:
         return _rollover_step(ctx, boundary=boundary, execute=False)

@@ -14,20 +14,13 @@ from deskd.core.values import priority_rank
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import MAX_BODY, NewItem, check_item, enqueue, validate_text
 from deskd.service.desk.routing import declared_capabilities, holder_for_unroutable, route
-from deskd.service.engine.help import HelpRaised, raise_help
+from deskd.service.engine.help import raise_help
 from deskd.service.work.tasks import actor, add_task, due_ms
 
 
 class PassedOver(TypedDict):
     role: str
     why: str
-
-
-class HelpForUnroutable(HelpRaised):
-    """The help request paged for work no enabled role can take."""
-
-    unroutable: str
-    held_by: str
 
 
 class Unrouted(TypedDict):
@@ -83,9 +76,9 @@ def page_unroutable(
     body: str,
     priority: str,
     held: dict[str, Any],
-) -> HelpForUnroutable:
+) -> tuple[int, Unrouted]:
     """Ask a person to route work no enabled role can take, at the work's own priority;
-    returns the help request's ids. The work is kept with the request: the first executing
+    returns the help request's item id and what the answer says of it. The work is kept with the request: the first executing
     tick after a role gains the capability routes it there (service/work/held_work.py)."""
     holder = holder_for_unroutable(ctx)
     known = declared_capabilities(ctx)
@@ -107,7 +100,14 @@ def page_unroutable(
         priority=priority,
         held_work=json.dumps({"what": what, **held}),
     )
-    return {**out, "unroutable": routing.capability, "held_by": holder}
+    unrouted: Unrouted = {
+        "routed": f"unroutable: {routing.capability}",
+        "unroutable": routing.capability,
+        "held_by": holder,
+        "attempt_id": out["attempt_id"],
+        "page_ids": out["page_ids"],
+    }
+    return out["item_id"], unrouted
 
 
 def enqueue_by_capability(
@@ -122,14 +122,8 @@ def enqueue_by_capability(
             f", ref {item.ref})" if item.ref else ")"
         )
         body = f"{item.body}\n{facts}" if item.body else facts
-        held = {
-            "source": item.source,
-            "title": item.title,
-            "body": item.body,
-            "priority": item.priority,
-            "ref": item.ref,
-        }
-        out = page_unroutable(
+        held = {k: getattr(item, k) for k in ("source", "title", "body", "priority", "ref")}
+        help_id, unrouted = page_unroutable(
             ctx,
             routing,
             what="item",
@@ -138,7 +132,7 @@ def enqueue_by_capability(
             priority=item.priority,
             held=held,
         )
-        return {"id": out["item_id"], "deduped": False, "role": None, **_unroutable(out)}
+        return {"id": help_id, "deduped": False, "role": None, **unrouted}
     routed = item._replace(role=routing.role)
     item_id, deduped = enqueue(ctx, routed, routed=(capability, routing.why))
     return {
@@ -153,16 +147,6 @@ def enqueue_by_capability(
 def passed_over(routing: Routing) -> list[PassedOver]:
     """Each capable role routing passed over because it cannot work now, and why."""
     return [{"role": role, "why": why} for role, why in routing.passed_over]
-
-
-def _unroutable(out: HelpForUnroutable) -> Unrouted:
-    return {
-        "routed": f"unroutable: {out['unroutable']}",
-        "unroutable": out["unroutable"],
-        "held_by": out["held_by"],
-        "attempt_id": out["attempt_id"],
-        "page_ids": out["page_ids"],
-    }
 
 
 def add_task_by_capability(
@@ -191,7 +175,7 @@ def add_task_by_capability(
             "due": iso_utc(due_at) if due_at is not None else None,
             "by": by,
         }
-        out = page_unroutable(
+        help_id, unrouted = page_unroutable(
             ctx,
             routing,
             what="task",
@@ -200,7 +184,7 @@ def add_task_by_capability(
             priority=priority,
             held=held,
         )
-        return {"id": None, "role": None, "help_item_id": out["item_id"], **_unroutable(out)}
+        return {"id": None, "role": None, "help_item_id": help_id, **unrouted}
     added = add_task(
         ctx,
         title=title,

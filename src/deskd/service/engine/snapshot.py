@@ -12,16 +12,26 @@ from typing import TYPE_CHECKING
 
 from deskd.config.desk import Desk
 from deskd.core.presence import presence_of
-from deskd.core.records import AttemptView, ItemView, Policy, RoleView, Rung, Snapshot
+from deskd.core.records import (
+    AttemptView,
+    HelpRequest,
+    ItemView,
+    Policy,
+    RoleView,
+    RolloverDue,
+    Rung,
+    Snapshot,
+)
+from deskd.core.sessions import latest_boundary
 from deskd.core.timeparse import local_day_start, local_text
 from deskd.core.values import DEFAULT_SLA_S, priority_rank
 from deskd.service.meetings.views import load_meeting_views
-from deskd.service.paging.help_views import load_help_requests
-from deskd.service.work.session_views import load_rollovers
 from deskd.service.work.task_views import load_task_views
 from deskd.store import attempts as attempt_rows
 from deskd.store import items as item_rows
 from deskd.store.db import read_transaction
+from deskd.store.handoffs import live_sessions_started_before, rollover_tries
+from deskd.store.help import open_help_requests
 from deskd.store.pages import notice_keys_since, open_page_keys
 from deskd.store.pauses import live_pauses
 from deskd.store.query import same_fields
@@ -124,8 +134,8 @@ def _load_snapshot(conn: Connection, desk: Desk, *, now: int) -> Snapshot:
         done_tasks=done_tasks,
         meeting_wakes=meeting_wakes,
         inactive_meetings=inactive_meetings,
-        help_requests=load_help_requests(conn, now=now),
-        rollovers=load_rollovers(conn, desk, now=now),
+        help_requests=_help_requests(conn),
+        rollovers=_rollovers(conn, desk, now=now),
         open_page_keys=frozenset(open_page_keys(conn)),
         notice_keys=frozenset(notice_keys_since(conn, now - 7 * 86_400_000)),
         day_start=day_start,
@@ -196,3 +206,42 @@ def _fresh_prompt(
         return prompt
     written = local_text(note.created_at, desk.timezone)
     return prompt_with_handoff(prompt, note=note.note, written=written)
+
+
+def _help_requests(conn: Connection) -> tuple[HelpRequest, ...]:
+    """Every help request (`deskd page --from R`) whose item is unread: a ``help:<item>`` demand."""
+    return tuple(
+        HelpRequest(
+            item_id=r.id,
+            role=r.role,
+            title=r.title,
+            body=r.body or "",
+            enqueued_at=r.enqueued_at,
+            capability=r.capability,
+            priority=r.priority,
+        )
+        for r in open_help_requests(conn)
+    )
+
+
+def rollover_key(session_key: str) -> str:
+    return f"rollover:{session_key}"
+
+
+def _rollovers(conn: Connection, desk: Desk, *, now: int) -> tuple[RolloverDue, ...]:
+    """Sessions due to wind down: live ones started before the latest ``rollover_at``
+    boundary (desk timezone). One with no native id cannot be resumed to wind it down; it is
+    left alone (the role's next spawn supersedes it). ``tries`` counts the key's wind-down
+    launches that ended without ending the session, read from the attempt ledger: after
+    ``MAX_TRIES`` the demand stops launching and pages a person once."""
+    boundary = latest_boundary(now, tz=desk.timezone, rollover_at=desk.section.rollover_at)
+    return tuple(
+        RolloverDue(
+            role=s.role,
+            session_key=str(s.id),
+            started_at=s.started_at,
+            tries=rollover_tries(conn, rollover_key(str(s.id))),
+        )
+        for s in live_sessions_started_before(conn, boundary)
+        if s.native_id
+    )

@@ -1,9 +1,8 @@
 """``deskd tick``: lock, read the clock once, plan purely, record the plan in one transaction.
 
-Dry-run (the default) computes the same plan and writes nothing at all (so it takes no
-lock); execute mode
-records it and hands launches to the executor (until the executor lands, launches stay
-``planned``) and pages to the pager (until then, pages stay ``queued`` in the outbox).
+Dry-run (the default) computes the same plan and writes nothing at all; execute mode records
+it and hands launches to the executor (until it lands them, launches stay ``planned``) and
+pages to the pager (until then, pages stay ``queued`` in the outbox).
 """
 
 from __future__ import annotations
@@ -12,6 +11,7 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, NotRequired, TypedDict
 
+from deskd.adapters.private import open_private, private_dir
 from deskd.core.planner import plan as make_plan
 from deskd.core.records import Plan
 from deskd.core.timeparse import iso_utc
@@ -20,7 +20,6 @@ from deskd.service.engine.hook_fire import FiredJson, fire_due_hooks
 from deskd.service.engine.prompting import previewed
 from deskd.service.engine.record import record_plan
 from deskd.service.engine.snapshot import load_snapshot, policy_of, with_would_fire
-from deskd.service.engine.ticklog import append_line
 from deskd.service.paging.tickping import ping
 from deskd.store import attempts as attempt_rows
 from deskd.store import pages as page_rows
@@ -29,6 +28,8 @@ from deskd.store.hosts import record_tick
 from deskd.store.meta import set_meta
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from deskd.service.engine.dispatch import Dispatched, Healed
     from deskd.service.paging.pager import PageReport
 
@@ -126,11 +127,9 @@ class TickResult(NamedTuple):
 
 
 TICK_BUSY_MS = 30_000
-"""How long an executing tick's writes wait for deskd's write lock (a command waits
-``store.db.DEFAULT_BUSY_MS``, 5 s). Nobody waits on a tick: it runs once a minute under its
-own lock, and one refused on a busy desk (a few hundred agents' hooks and executors writing)
-would leave the minute's plan unrecorded and raise the tick alarm. The next tick skips while
-this one waits, so waiting cannot pile ticks up."""
+"""How long an executing tick's writes wait for deskd's write lock (a command waits 5 s): a
+tick refused on a busy desk would leave the minute's plan unrecorded and raise the tick alarm,
+and the next tick skips while this one waits, so waiting cannot pile ticks up."""
 
 
 def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResult:
@@ -142,12 +141,9 @@ def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResu
     ping(ctx, "start")
     started = time.monotonic()
     try:
-        # A dry run takes no tick lock. The lock keeps two ticks from recording plans at
-        # once (two attempts, two launches for one demand); a dry run records nothing — no
-        # row, no launch, no page — and reads one committed point in time (``_tick``), so
-        # there is nothing for it to race. It prints its plan while an executing tick runs
-        # instead of "skipped", and starts without the lock library (filelock loads
-        # logging, secrets and decimal: about a fifth of a dry tick's CPU, docs/performance.md).
+        # A dry run takes no tick lock: it records nothing and reads one committed point in
+        # time, so it races no one; it prints its plan while an executing tick runs, and
+        # skips loading filelock (a fifth of a dry tick's CPU, docs/performance.md).
         result = _locked_tick(ctx, started) if execute else _tick(ctx, execute=False)
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"
@@ -200,13 +196,9 @@ def _locked_tick(ctx: DeskContext, started: float) -> TickResult:
 
 
 def _deliver_pages(ctx: DeskContext) -> tuple[PageReport, ...]:
-    """The pager's run, when it has a page to send or settle; else nothing is imported.
-
-    The pager loads channels, the desk-file models (pydantic, pydantic-settings) and the
-    transports: about two thirds of a quiet executing tick's CPU, for a run that would read
-    two empty lists. The two reads below are the pager's own first reads
-    (``deliver_pages``): when both are empty it would send and settle nothing.
-    """
+    """The pager's run, when its own first two reads find a page to send or settle; else the
+    pager is not imported (its channels, pydantic models and transports are about two thirds
+    of a quiet executing tick's CPU)."""
     conn = ctx.conn
     if not (page_rows.due_pages(conn, now=ctx.now, limit=1) or page_rows.unsettled_pages(conn)):
         return ()
@@ -224,11 +216,9 @@ def start_executor(ctx: DeskContext, attempt_id: int, role: str) -> Dispatched:
 
 
 def _launches_live(ctx: DeskContext) -> bool:
-    """Whether any launch is planned (this tick's, another host's, a stale one) or running.
-
-    When none is, healing and taking this host's handed launches would find nothing, and the
-    tick does not load dispatch (its records and process helpers: a twentieth of a quiet
-    tick's CPU). Both reads build no record when they find no row."""
+    """Whether any launch is planned (this tick's, another host's, a stale one) or running:
+    when none is, healing and handing would find nothing, and the tick does not load dispatch
+    (a twentieth of a quiet tick's CPU)."""
     conn = ctx.conn
     return bool(
         attempt_rows.running_launches(conn) or attempt_rows.stale_planned(conn, before=_ANY_TIME)
@@ -334,3 +324,26 @@ def log_tick(ctx: DeskContext, result: TickResult) -> None:
         )
     line = f"{iso_utc(result.now)} desk={ctx.settings.desk_path} db={ctx.settings.database_shown} {mode} {what}"
     append_line(ctx.settings.log_path, line)
+
+
+TICK_LOG_BYTES = 1024 * 1024
+TICK_LOGS_KEPT = 3
+
+
+def append_line(folder: Path, line: str) -> None:
+    """Append one line to ``folder/tick.log`` (every tick, even a quiet one: lesson 48),
+    rotating it past ``TICK_LOG_BYTES``."""
+    try:
+        private_dir(folder)
+        path = folder / "tick.log"
+        if path.exists() and path.stat().st_size > TICK_LOG_BYTES:
+            for n in range(TICK_LOGS_KEPT - 1, 0, -1):
+                older = folder / f"tick.log.{n}"
+                if older.exists():
+                    older.replace(folder / f"tick.log.{n + 1}")
+            path.replace(folder / "tick.log.1")
+        with open_private(path, "a", encoding="utf-8") as fh:
+            fh.write(line.rstrip("\n") + "\n")
+    except OSError:
+        # A full disk or a read-only log folder must not fail the tick itself.
+        pass

@@ -8,7 +8,6 @@ from deskd.core.demand import inbox_due_at
 from deskd.core.ladder import role_busy
 from deskd.core.planner import explain_start
 from deskd.core.planner import plan as make_plan
-from deskd.core.records import Snapshot
 from deskd.core.timeparse import human_age, iso_utc, local_text
 from deskd.errors import AttemptClosed, InvalidValue, PeopleCommand, UnknownAttempt
 from deskd.service.desk.context import DeskContext
@@ -134,8 +133,11 @@ def explain_role(ctx: DeskContext, role: str) -> list[str]:
         )
     else:
         lines.append(f"inbox: {len(items)} unread — demanded now")
-    lines.extend(_task_lines(snapshot, role, ctx))
-    lines.extend(_routed_lines(ctx, role))
+    from deskd.service.desk.routed import explain_lines
+    from deskd.service.work.task_views import explain_tasks
+
+    lines.extend(explain_tasks(snapshot, role, now=ctx.now, tz=ctx.tz))
+    lines.extend(explain_lines(ctx, role))
     lines.append(explain_start(view))
     plan = make_plan(snapshot, now=ctx.now, policy=policy)
     for a in snapshot.attempts:
@@ -180,6 +182,8 @@ def explain_attempt(ctx: DeskContext, attempt_id: int) -> list[str]:
 def sources(ctx: DeskContext, role: str) -> WakeSources:
     """Everything that can wake ``role``, and how to change each (`deskd wake sources`)."""
     from deskd.service.engine.hooks import list_hooks
+    from deskd.service.meetings.views import meeting_sources
+    from deskd.service.work.task_views import task_sources
 
     ctx.desk.role(role)
     snapshot = load_snapshot(ctx.conn, ctx.desk, now=ctx.now)
@@ -209,33 +213,8 @@ def sources(ctx: DeskContext, role: str) -> WakeSources:
             "batch_s": policy.inbox_batch_s,
             "sources": ["message", "meeting", "system", *ctx.desk.section.inbox_sources],
         },
-        "tasks": _task_sources(snapshot, role, ctx),
-        "meetings": _meeting_sources(snapshot, role),
+        "tasks": task_sources(snapshot, role, now=ctx.now),
+        "meetings": meeting_sources(snapshot, role),
         "attempts": attempts,
         "manage": manage,
     }
-
-
-def _task_lines(snapshot: Snapshot, role: str, ctx: DeskContext) -> list[str]:
-    """The tasks part of `wake explain --role` (service/work/task_views.py)."""
-    from deskd.service.work.task_views import explain_tasks
-
-    return explain_tasks(snapshot, role, now=ctx.now, tz=ctx.tz)
-
-
-def _routed_lines(ctx: DeskContext, role: str) -> list[str]:
-    from deskd.service.desk.routed import explain_lines
-
-    return explain_lines(ctx, role)
-
-
-def _task_sources(snapshot: Snapshot, role: str, ctx: DeskContext) -> list[TaskSource]:
-    from deskd.service.work.task_views import task_sources
-
-    return task_sources(snapshot, role, now=ctx.now)
-
-
-def _meeting_sources(snapshot: Snapshot, role: str) -> list[MeetingSource]:
-    from deskd.service.meetings.views import meeting_sources
-
-    return meeting_sources(snapshot, role)

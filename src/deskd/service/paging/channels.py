@@ -102,6 +102,10 @@ def missing_vars(url: str, values: dict[str, str]) -> list[str]:
     return [m.group(1) for m in ENV_VAR.finditer(url) if not values.get(m.group(1))]
 
 
+def _vars(names: list[str]) -> str:
+    return ", ".join(f"${{{name}}}" for name in names)
+
+
 def secret_names(settings: Settings | None, desk: Desk) -> set[str]:
     """Every variable that holds a channel secret: the settings with channel URLs and every
     ``${VAR}`` a channel URL (desk file, host module, ``DESKD_NOTIFY_URLS``) references."""
@@ -119,16 +123,13 @@ def targets_of(channel: Channel, values: dict[str, str]) -> list[Target]:
     found = []
     for i, u in enumerate(channel.urls):
         unset = missing_vars(u, values)
-        problem = None
-        if unset:
-            problem = "not sent: " + ", ".join(f"${{{m}}}" for m in unset) + " is not set"
-            problem += " (in the environment or $DESKD_HOME/.env)"
+        where = "(in the environment or $DESKD_HOME/.env)"
         found.append(
             Target(
                 key=f"{channel.name}#{i}",
                 url="" if unset else expand_vars(u, values),
                 masked=shown_url(u, values),
-                problem=problem,
+                problem=f"not sent: {_vars(unset)} is not set {where}" if unset else None,
             )
         )
     if channel.config:
@@ -228,7 +229,7 @@ def _probe(url: str, values: dict[str, str]) -> str:
     """``ok``-ish words for one URL: can apprise read it, and does its host answer on TCP?"""
     missing = missing_vars(url, values)
     if missing:
-        return "not set: " + ", ".join(f"${{{m}}}" for m in missing)
+        return f"not set: {_vars(missing)}"
     if url.startswith(PYTHON_CHANNEL_SCHEME):
         from deskd.config.host import host_config
 

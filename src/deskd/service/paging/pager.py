@@ -1,21 +1,12 @@
 """The pager: send queued pages through channels after the tick commits, record each result.
 
-A page row is written ``queued`` by the tick (the ledger first), then this module, outside
-any write transaction, claims it by compare-and-set, sends it through apprise (each send
-bounded by ``SEND_BUDGET_S``), and records one result per channel URL. It is a list of
-bounded steps: ``settle_resolved`` then ``send_one_page`` per due page, under a per-run
-budget; a crash between steps leaves rows the next run picks up. The per-URL state machine
-is core/paging.py; this module reads what it needs, runs it, and writes what it returns.
-
-Rules (docs/architecture.md "Pages and channels", lessons 12–13):
-- routing: the role's channels, else the desk's ``default_channels``, plus
-  ``DESKD_NOTIFY_URLS``; a channel's ``severity`` filters by page priority; with no channel
-  the page waits in the outbox and goes out when one appears;
-- a URL that failed is retried by later runs with backoff (1, 2, 4 … 60 min) for 24 h;
-- a paused role or desk, or an attempt a person acknowledged, pages no one (held);
-  a silence holds non-urgent pages for its role, quiet hours hold them on one channel;
-- when the demand resolves, the channels that took the page get one "settled" follow-up;
-  a page nobody received is resolved silently.
+A page row is written ``queued`` by the tick (the ledger first); this module, outside any
+write transaction, claims it by compare-and-set, sends it through apprise (each send bounded
+by ``SEND_BUDGET_S``) and records one result per channel URL. It is a list of bounded steps
+(``settle_resolved``, then ``send_one_page`` per due page, under a per-run budget): a crash
+between steps leaves rows the next run picks up. The per-URL state machine is core/paging.py;
+the routing, retry, hold and "settled" rules are docs/architecture.md "Pages and channels"
+(lessons 12–13).
 """
 
 from __future__ import annotations
@@ -363,14 +354,14 @@ def _body(ctx: DeskContext, page: Page) -> str:
     body = page.body or ""
     if page.kind not in ("page", "follow_up"):
         return body
-    live = attempts_for_key(ctx.conn, page.key, limit=5)
-    pending = [a for a in live if a.outcome == "pending"]
+    pending = [a for a in attempts_for_key(ctx.conn, page.key, limit=5) if a.outcome == "pending"]
     attempt_id = pending[0].id if pending else page.attempt_id  # it may have climbed since
-    lines = [body, ""]
-    lines.append(
+    lines = [
+        body,
+        "",
         f'Act: once someone has it, `deskd wake ack {attempt_id} --note "…"` '
-        f"stops the climb (`deskd wake explain --role {page.role}` shows it)."
-    )
+        f"stops the climb (`deskd wake explain --role {page.role}` shows it).",
+    ]
     console = ctx.desk.section.console_url
     if console:
         lines.append(f"Console: {console.rstrip('/')}/")

@@ -145,11 +145,9 @@ def quiet_until(spec: str | None, *, now: int, tz: str) -> int | None:
     midnight), the instant the window ends; otherwise None."""
     if not spec:
         return None
-    start_text, end_text = (p.strip() for p in spec.split("-"))
+    start, stop = (_minutes(p.strip()) for p in spec.split("-"))
     local = from_ms(now, tz)
     minute = local.hour * 60 + local.minute
-    start = _minutes(start_text)
-    stop = _minutes(end_text)
     if start == stop:
         return None
     if start < stop:

@@ -19,11 +19,9 @@ if TYPE_CHECKING:
 
 
 def route_held_work(ctx: DeskContext) -> int:
-    """Route each piece of work held for a person to the role that now has its capability
-    (a role gained it in the desk file): the work is enqueued or assigned there, the help
-    request is acked — so this tick's plan resolves its wake and settles the page — and a
-    ``routing.rerouted`` event says where it went and why. One transaction per piece.
-    Returns how many pieces moved."""
+    """Route each piece of held work to the role that now has its capability, one transaction
+    each; returns how many moved. The help request is acked, so this tick's plan resolves its
+    wake and settles the page; a ``routing.rerouted`` event says where it went and why."""
     held = held_work(ctx.conn) if ctx.desk.roles else []
     if not held:  # the usual tick: one indexed read, nothing imported
         return 0

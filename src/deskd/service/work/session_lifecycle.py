@@ -1,7 +1,7 @@
 """What happens after a launch for the session lifecycle: a ``rollover`` launch ends its
 session only when both proofs are there — the agent printed the ``SESSION_DONE`` sentinel and
 a hand-off was stored since the launch started. Otherwise the session stays live and the try
-counts (derived from the ledger, service/work/session_views.py): the next tick re-arms the
+counts (derived from the ledger, service/engine/snapshot.py): the next tick re-arms the
 wind-down (up to ``MAX_TRIES``, then it pages a person once)."""
 
 from __future__ import annotations
@@ -19,14 +19,13 @@ if TYPE_CHECKING:
     from deskd.store.records.wakes import Attempt
 
 
-def after_launch(ctx: DeskContext, attempt: Attempt, *, output_tail: str, landed: bool) -> None:
+def after_launch(
+    ctx: DeskContext, attempt: Attempt, *, output_tail: str, landed: bool, now: int
+) -> None:
     """Called by the executor when a launch has finished, with the last stdout lines."""
-    from deskd.adapters.clock import now_ms
-
     carried = handoff_rows.launch_attempts(ctx.conn, attempt.id)
     if not any(r.kind == "rollover" for r in carried):
         return
-    now = now_ms(ctx.settings.now, tz=ctx.desk.timezone)
     with ctx.write() as conn:
         for row in handoff_rows.launch_attempts(conn, attempt.id):
             if row.kind == "rollover":

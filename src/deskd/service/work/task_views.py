@@ -32,9 +32,8 @@ def idle_wake_counts(conn: Connection, rows: Iterable[Task]) -> dict[int, int]:
     by_role: dict[str, int] = {}
     for r in rows:
         if r.status in ACTIONABLE:
-            updated[int(r.id)] = int(r.updated_at)
-            role = str(r.role)
-            by_role[role] = min(by_role.get(role, int(r.updated_at)), int(r.updated_at))
+            updated[r.id] = r.updated_at
+            by_role[r.role] = min(by_role.get(r.role, r.updated_at), r.updated_at)
     counts = dict.fromkeys(updated, 0)
     if not by_role:
         return counts
@@ -52,10 +51,14 @@ _DERIVED = ("idle_wakes", "stalled")
 """What a task's view counts from the ledger; the rest are its row's fields of the same name."""
 
 
+def _stalled(r: Task, *, wakes: int, stall_after: int) -> bool:
+    return r.status in ACTIONABLE and wakes >= stall_after
+
+
 def _view(r: Task, *, wakes: int, stall_after: int) -> TaskView:
     return TaskView(
         idle_wakes=wakes,
-        stalled=r.status in ACTIONABLE and wakes >= stall_after,
+        stalled=_stalled(r, wakes=wakes, stall_after=stall_after),
         **same_fields(TaskView._fields, r, but=_DERIVED),
     )
 
@@ -114,7 +117,6 @@ class TaskSource(_TaskShown):
 
 def task_json(r: Task, *, now: int, tz: str, wakes: int, stall_after: int) -> TaskJSON:
     """One task as `deskd task list --json` prints it."""
-    stalled = r.status in ACTIONABLE and wakes >= stall_after
     return {
         "id": r.id,
         "role": r.role,
@@ -126,7 +128,7 @@ def task_json(r: Task, *, now: int, tz: str, wakes: int, stall_after: int) -> Ta
         "due_local": local_text(r.due_at, tz) if r.due_at is not None else None,
         "overdue": r.status in OPEN and is_overdue(r.due_at, now=now),
         "blocked_on": r.blocked_on,
-        "stalled": stalled,
+        "stalled": _stalled(r, wakes=wakes, stall_after=stall_after),
         "idle_wakes": wakes,
         "created_by": r.created_by,
         "created_at": iso_utc(r.created_at),
@@ -135,29 +137,25 @@ def task_json(r: Task, *, now: int, tz: str, wakes: int, stall_after: int) -> Ta
     }
 
 
-class _Key:
-    __slots__ = ("due_at", "id", "priority")
-
-    def __init__(self, r: Task) -> None:
-        self.id = int(r.id)
-        self.priority = int(r.priority)
-        self.due_at: int | None = r.due_at
-
-
 def sorted_rows(rows: Sequence[Task], *, now: int) -> list[Task]:
     """Open tasks first, each group sorted by the task rules (overdue, urgent, soonest due)."""
-    return sorted(rows, key=lambda r: (r.status not in OPEN, sort_key(_Key(r), now=now)))
+    return sorted(rows, key=lambda r: (r.status not in OPEN, sort_key(r, now=now)))
+
+
+def _tasks_of(snapshot: Snapshot, role: str, *, now: int) -> list[TaskView]:
+    """``role``'s open tasks, sorted by the task rules."""
+    return sorted((t for t in snapshot.tasks if t.role == role), key=lambda t: sort_key(t, now=now))
 
 
 def explain_tasks(snapshot: Snapshot, role: str, *, now: int, tz: str) -> list[str]:
     """`deskd wake explain --role R`: what R's tasks demand now, and why not when they don't."""
-    mine = [t for t in snapshot.tasks if t.role == role]
+    mine = _tasks_of(snapshot, role, now=now)
     if not mine:
         return ["tasks: none open — no task demand"]
     view = snapshot.role(role)
     busy = view is not None and is_busy(view.presence)
     lines = [f"tasks: {len(mine)} open"]
-    for t in sorted(mine, key=lambda t: sort_key(t, now=now)):
+    for t in mine:
         head = f"  task #{t.id} [{priority_name(t.priority)}, {t.status}] {t.title}"
         if t.wakes_urgently:
             why = "urgent and pending: wakes the role whatever its presence (urgent_task)"
@@ -183,9 +181,7 @@ def explain_tasks(snapshot: Snapshot, role: str, *, now: int, tz: str) -> list[s
 def task_sources(snapshot: Snapshot, role: str, *, now: int) -> list[TaskSource]:
     """`deskd wake sources --role R` "tasks": each open task and whether it can wake R."""
     out: list[TaskSource] = []
-    for t in sorted(
-        (t for t in snapshot.tasks if t.role == role), key=lambda t: sort_key(t, now=now)
-    ):
+    for t in _tasks_of(snapshot, role, now=now):
         if t.wakes_urgently:
             wakes = "urgent_task"
         elif t.status in ACTIONABLE and not t.stalled:
