@@ -5,8 +5,9 @@ and each host's last executing tick."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, TypeVar
 
 from deskd import paths
 from deskd.config.settings import Settings
@@ -17,6 +18,7 @@ from deskd.store.db import clear_damage, damage_noted, integrity_problem, write_
 from deskd.store.dialect import Connection
 
 Level = Literal["ok", "warn", "fail"]
+T = TypeVar("T")
 
 
 class Check(NamedTuple):
@@ -200,6 +202,23 @@ def postgres_checks(url: str) -> list[Check]:
     return checks
 
 
+def read_db(db: Path | str, read: Callable[[Connection], T], default: T) -> T:
+    """``read`` on the database opened without creating or migrating it; ``default`` when it
+    does not open or the read fails (missing, damaged or an old schema: its checks say why)."""
+    from deskd.store.db import connect
+
+    try:
+        conn = connect(db, create=False, migrate=False, busy_ms=1000)
+    except Exception:
+        return default
+    try:
+        return read(conn)
+    except Exception:
+        return default
+    finally:
+        conn.close()
+
+
 HOW_TO_LOOK = "`deskd timer status` or `deskd cron-line --check` shows the schedule"
 
 
@@ -209,23 +228,15 @@ def tick_checks(settings: Settings, db: Path | str, *, now: int) -> list[Check]:
     is opened without creating or migrating it, and one the other checks already found
     wanting adds no line here."""
     from deskd.errors import DeskdError
-    from deskd.store.db import connect
     from deskd.store.hosts import list_hosts
 
     try:
         after_s = overdue_after_s(settings)
     except DeskdError as exc:
         return [Check("ticks", "fail", exc.message)]
-    try:
-        conn = connect(db, create=False, migrate=False, busy_ms=1000)
-    except Exception:  # missing, lost or unreadable: the database checks say which
+    hosts = read_db(db, list_hosts, None)
+    if hosts is None:  # the database checks say why it does not open or read
         return []
-    try:
-        hosts = list_hosts(conn)
-    except StoreError:  # an old or foreign schema: the schema check says so
-        return []
-    finally:
-        conn.close()
     if not hosts:
         return [
             Check(
