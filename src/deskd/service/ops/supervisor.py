@@ -19,7 +19,6 @@ from deskd.service.desk.context import DeskContext
 from deskd.service.desk.messages import deliver, known_recipients
 from deskd.service.meetings.lifecycle import acting, close_meeting, event, sync_state
 from deskd.service.meetings.talk import check_body, first_line, say
-from deskd.store.events import add_event
 
 
 class SentItem(TypedDict):
@@ -90,12 +89,11 @@ def meeting_post(ctx: DeskContext, meeting_id: int, body: str) -> SupervisorSaid
         message_id = say(conn, facts, SUPERVISOR, "evidence", body, None, (), now=now)
         line = first_line(body)
         event(conn, meeting_id, "supervisor", None, f"the supervisor said: {line}", now=now)
-        add_event(
+        ctx.event(
             conn,
-            at=now,
-            kind="meeting.supervisor_said",
+            "meeting.supervisor_said",
+            f"meeting:{meeting_id}",
             actor=SUPERVISOR,
-            subject=f"meeting:{meeting_id}",
             detail={"message_id": message_id, "to": list(recipients)},
         )
         facts = sync_state(conn, meeting_id)
