@@ -6,10 +6,6 @@ Every function acts for the role it is given; the CLI resolves that role with
 ``acting_role`` (an agent acts only as itself). Each runs in one write transaction: it first
 applies any sweep that is due (the same rule the tick applies), then checks the rules in
 core/meetings.py, writes, and stores the derived state.
-
-It runs past 400 lines because call, check-in, leave, pause, resume and the sweep share the
-steps kept here (sweep first, then the rule, then the write); speaking and the handshake are
-already out.
 """
 
 from __future__ import annotations

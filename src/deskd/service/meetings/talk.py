@@ -111,9 +111,7 @@ def send(
     reply_to: int | None = None,
     resolves: Sequence[int] = (),
 ) -> Said:
-    """Speak. The message is an item for every other attendee; it spends one of the budget,
-    settles the debts it names, and (two attendees checked in) makes the other owe a reply.
-    A message is never refused because someone owes a reply (lesson 34)."""
+    """Speak (the module docstring says what a message does); what it did."""
     check_body(body)
     now = ctx.now
     answered = list(dict.fromkeys([*([reply_to] if reply_to is not None else []), *resolves]))
@@ -314,7 +312,6 @@ def updates(ctx: DeskContext, meeting_id: int, role: str, *, mark_read: bool) ->
     ``mark_read`` they are read (items acked, event cursor moved). Reading is not a vote
     and pays no debt.
     """
-
     now = ctx.now
     conn = ctx.conn
     facts = swept(facts_of(conn, meeting_id), now=now)

@@ -26,12 +26,8 @@ INSTALL_HINTS = {
 def agent_checks(
     desk: Desk, settings: Settings | None, search_path: str, *, launching: bool = True
 ) -> list[Check]:
-    """Each enabled role's agent executable, found on PATH the way a launch would find it.
-
-    A missing executable fails only once the desk launches (``launching``: ticks execute);
-    before that it is a warning with the install hint, so a fresh desk is not red for a CLI
-    nothing has asked for yet.
-    """
+    """Each enabled role's agent executable, found on PATH the way a launch would find it;
+    a missing one is a warning with the install hint until ``launching`` (ticks execute)."""
     checks = []
     missing_level: Level = "fail" if launching else "warn"
     for role in desk.enabled_roles:
