@@ -77,9 +77,7 @@ def write_lock_check(conn: Connection, db: Path) -> Check:
     return Check("write lock", "ok", "no other process holds the write lock")
 
 
-def sqlite_checks(
-    db: Path, *, marker: Path | None = None, db_home: Path | None = None
-) -> list[Check]:
+def sqlite_checks(db: Path, home: Path) -> list[Check]:
     """The database opens, is sound (``integrity_check``), no one holds its write lock, its
     schema is current, and it is in WAL mode. Never writes to it (it only removes the desk's
     ``run/damaged`` once the file is sound)."""
@@ -89,7 +87,8 @@ def sqlite_checks(
     if db.exists() and not db.is_file():
         return [Check("database", "fail", f"{db} is not a regular file: point DESKD_DB at one")]
     if not db.exists() or db.stat().st_size == 0:
-        if marker is not None and was_created(marker, str(db)):
+        marker = paths.db_marker(home)
+        if was_created(marker, str(db)):
             return [
                 Check(
                     "database",
@@ -112,7 +111,7 @@ def sqlite_checks(
     try:
         version = schema_version(conn)
         mode = journal_mode(conn)
-        sound = integrity_checks(conn, db, paths.run_dir(db_home or db.parent))
+        sound = integrity_checks(conn, db, paths.run_dir(home))
         lock = write_lock_check(conn, db)
     except StoreError as exc:
         return [Check("database", "fail", f"{db}: not a deskd database: {exc}")]
