@@ -10,7 +10,7 @@ core/meetings.py, writes, and stores the derived state.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 from deskd.core.meetings import (
@@ -121,22 +121,6 @@ def meeting_item(
         now=now,
     )
     return item_id
-
-
-def meeting_items(
-    conn: Connection,
-    facts: MeetingFacts,
-    recipients: Iterable[str],
-    sender: str | None,
-    title: str,
-    body: str,
-    *,
-    key: str,
-    now: int,
-) -> None:
-    """The same meeting item in each recipient's ledger (``meeting_item`` for each)."""
-    for to in recipients:
-        meeting_item(conn, facts, to=to, sender=sender, title=title, body=body, key=key, now=now)
 
 
 def read_items(

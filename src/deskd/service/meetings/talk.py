@@ -30,7 +30,7 @@ from deskd.service.meetings.facts import facts_of
 from deskd.service.meetings.lifecycle import (
     acting,
     event,
-    meeting_items,
+    meeting_item,
     read_items,
     read_notices,
     refuse,
@@ -221,7 +221,10 @@ def say(
         title = f"{sender}'s position: {line}"
     else:
         title = f"{sender} ({kind}): {line}"
-    meeting_items(conn, facts, recipients, sender, title, body, key=str(message_id), now=now)
+    for to in recipients:
+        meeting_item(
+            conn, facts, to=to, sender=sender, title=title, body=body, key=str(message_id), now=now
+        )
     return message_id
 
 
