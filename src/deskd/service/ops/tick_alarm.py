@@ -1,14 +1,10 @@
 """The missed-tick alarm: a running console pages the desk's default channels once when a
 host's executing ticks stop, and sends "settled" when they resume.
 
-``check_ticks(ctx)`` is a function of ``ctx.now``: ``deskd serve`` calls it periodically
-(cli/serve.py), and tests call it with any instant, without a console. It is two bounded
-steps: ``record_alarms`` writes the ledger rows (``tick_alarms``: one ``stopped`` per host per
-silence, named by the host's last tick before it, so two consoles page once), then
-``send_one_alarm`` per due row claims it, sends it and records each channel URL's result with
-the pager's state machine (core/paging.py): a failed URL is retried with backoff for a day;
-a paused desk holds the message; a channel's quiet hours hold it; a "settled" goes to
-exactly the URLs that took the alarm, and an alarm nobody received settles silently.
+``check_ticks(ctx)`` is a function of ``ctx.now``: ``deskd serve`` calls it periodically,
+tests with any instant. One ``stopped`` row per host per silence, named by the host's last
+tick before it, so two consoles page once; each channel URL's result goes through the pager's
+state machine (core/paging.py), and a "settled" goes to exactly the URLs that took the alarm.
 
 With no console running nothing inside deskd watches the ticks: ``DESKD_TICK_PING_URL``
 (service/paging/tickping.py) is then the way.
