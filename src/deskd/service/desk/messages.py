@@ -27,11 +27,7 @@ def send(
     The sender among several recipients is skipped (a message to the whole team from one of
     them is normal; the caller sees who got it); the sender as the only recipient is refused.
     """
-    recipients = list(dict.fromkeys(to))
-    if not recipients:
-        raise InvalidValue("--to", "", "name at least one recipient role")
-    for name in recipients:
-        known_role(ctx, name)
+    recipients = known_recipients(ctx, to, "--to", "name at least one recipient role")
     if recipients == [sender]:
         raise InvalidValue("--to", sender, "a role cannot send a message to itself")
     recipients = [r for r in recipients if r != sender]
@@ -49,6 +45,16 @@ def send(
         event_role=sender,
     )
     return message_id, [(item_id, name) for item_id, name, _ in inserted]
+
+
+def known_recipients(ctx: DeskContext, to: Sequence[str], what: str, hint: str) -> list[str]:
+    """The roles in ``to``, each once and in order; refused unless there is one and all exist."""
+    recipients = list(dict.fromkeys(to))
+    if not recipients:
+        raise InvalidValue(what, "", hint)
+    for name in recipients:
+        known_role(ctx, name)
+    return recipients
 
 
 def deliver(

@@ -7,17 +7,18 @@ from deskd.service.desk.context import DeskContext
 from deskd.store.pauses import end_pauses, insert_pause, live_pauses
 
 
-def _actor(ctx: DeskContext) -> str:
+def _actor(ctx: DeskContext, role: str | None) -> str:
+    """Who pauses or resumes ``role`` (None: the desk), once the role is known."""
     if ctx.settings.role:
         # Pausing is a person's decision about the desk; an agent cannot pause itself out of work.
         raise PeopleOnly("pause and resume")
+    if role is not None:
+        ctx.desk.role(role)
     return ctx.actor
 
 
 def pause(ctx: DeskContext, *, role: str | None, reason: str) -> int:
-    by = _actor(ctx)
-    if role is not None:
-        ctx.desk.role(role)
+    by = _actor(ctx, role)
     if not reason.strip():
         raise InvalidValue("reason", reason, "say why")
     with ctx.write() as conn:
@@ -29,9 +30,7 @@ def pause(ctx: DeskContext, *, role: str | None, reason: str) -> int:
 
 
 def resume(ctx: DeskContext, *, role: str | None) -> int:
-    by = _actor(ctx)
-    if role is not None:
-        ctx.desk.role(role)
+    by = _actor(ctx, role)
     with ctx.write() as conn:
         ended = end_pauses(conn, role=role, by=by, now=ctx.now)
         if ended:

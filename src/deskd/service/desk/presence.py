@@ -9,6 +9,7 @@ functions here never open a write transaction.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from deskd.core.presence import presence_of
@@ -152,9 +153,7 @@ def role_presences(ctx: DeskContext) -> list[RolePresence]:
     conn = ctx.conn
     sessions = {r.role: r for r in session_rows.current_sessions(conn)}
     unread = item_rows.count_unread_by_role(conn)
-    overdue: dict[str, int] = {}
-    for item in item_rows.overdue_unread(conn, now=ctx.now):
-        overdue[item.role] = overdue.get(item.role, 0) + 1
+    overdue = Counter(item.role for item in item_rows.overdue_unread(conn, now=ctx.now))
     roles = [(r.name, r.title, r.enabled) for r in ctx.desk.roles.values()]
     roles += [
         (str(r.name), str(r.title), False) for r in list_roles(conn) if r.name not in ctx.desk.roles

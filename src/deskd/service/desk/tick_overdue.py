@@ -1,10 +1,6 @@
 """When a host has stopped ticking: ``DESKD_TICK_OVERDUE`` (default 3 minutes), the one
-threshold for it.
-
-A tick runs every minute; three missed minutes is a stopped schedule, not a slow tick. The
-board, the doctor, the metrics, the console's missed-tick alarm, capability routing (which
-passes over roles bound to such a host) and the healing tick (which gives up launches handed
-to it) all ask here.
+threshold every reader of host ticks asks here. A tick runs every minute; three missed minutes
+is a stopped schedule, not a slow tick.
 """
 
 from __future__ import annotations

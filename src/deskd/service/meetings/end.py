@@ -55,14 +55,8 @@ def propose_end(ctx: DeskContext, meeting_id: int, role: str, resolution: str) -
         )
         _settle_voter(conn, meeting_id, role, now=now)
         rows.touch(conn, meeting_id, now=now)
-        event(
-            conn,
-            meeting_id,
-            "proposed_end",
-            role,
-            f"{role} proposes to end it: {resolution.strip()}",
-            now=now,
-        )
+        said = f"{role} proposes to end it: {resolution.strip()}"
+        event(conn, meeting_id, "proposed_end", role, said, now=now)
         facts = facts_of(conn, meeting_id)
         for voter in facts.present:
             if voter == role:
@@ -72,7 +66,7 @@ def propose_end(ctx: DeskContext, meeting_id: int, role: str, resolution: str) -
                 facts,
                 to=voter,
                 sender=role,
-                title=f"{role} proposes to end it: {resolution.strip()}",
+                title=said,
                 body=(
                     f"Confirm: deskd meeting confirm-end {meeting_id} --role {voter}\n"
                     f'Reject:  deskd meeting reject-end {meeting_id} --role {voter} --reason "…"'
@@ -130,24 +124,18 @@ def reject_end(ctx: DeskContext, meeting_id: int, role: str, reason: str) -> Out
             msg_rows.reject_proposal(
                 conn, p.id, by=role, reason=reason, generation=generation, now=now
             )
+            said = f"{role} rejected ending it: {reason}"
             item_id = meeting_item(
                 conn,
                 facts,
                 to=p.proposer,
                 sender=role,
-                title=f"{role} rejected ending it: {reason}",
+                title=said,
                 body=f"Your proposal: {p.resolution}\nRejected by {role}: {reason}",
                 key=f"r{p.id}",
                 now=now,
             )
             msg_rows.set_reject_item(conn, p.id, item_id)
-            event(
-                conn,
-                meeting_id,
-                "rejected_end",
-                role,
-                f"{role} rejected ending it: {reason}",
-                now=now,
-            )
+            event(conn, meeting_id, "rejected_end", role, said, now=now)
         facts = sync_state(conn, meeting_id)
     return outcome_view(facts, now=now, proposal_id=p.id)

@@ -6,15 +6,11 @@ Every function acts for the role it is given; the CLI resolves that role with
 ``acting_role`` (an agent acts only as itself). Each runs in one write transaction: it first
 applies any sweep that is due (the same rule the tick applies), then checks the rules in
 core/meetings.py, writes, and stores the derived state.
-
-It runs past 400 lines because call, check-in, leave, pause, resume and the sweep share the
-steps kept here (sweep first, then the rule, then the write); speaking and the handshake are
-already out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 from deskd.core.meetings import (
@@ -125,22 +121,6 @@ def meeting_item(
         now=now,
     )
     return item_id
-
-
-def meeting_items(
-    conn: Connection,
-    facts: MeetingFacts,
-    recipients: Iterable[str],
-    sender: str | None,
-    title: str,
-    body: str,
-    *,
-    key: str,
-    now: int,
-) -> None:
-    """The same meeting item in each recipient's ledger (``meeting_item`` for each)."""
-    for to in recipients:
-        meeting_item(conn, facts, to=to, sender=sender, title=title, body=body, key=key, now=now)
 
 
 def read_items(

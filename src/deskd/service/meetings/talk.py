@@ -22,6 +22,7 @@ from deskd.core.meetings import (
     swept,
 )
 from deskd.core.timeparse import iso_utc
+from deskd.core.values import SUPERVISOR
 from deskd.errors import DuplicateMessage, InvalidValue, MeetingRefused
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import MAX_BODY, check_length
@@ -29,7 +30,7 @@ from deskd.service.meetings.facts import facts_of
 from deskd.service.meetings.lifecycle import (
     acting,
     event,
-    meeting_items,
+    meeting_item,
     read_items,
     read_notices,
     refuse,
@@ -90,13 +91,13 @@ class Said(NamedTuple):
         }
 
 
-def _check_body(body: str) -> None:
+def check_body(body: str, what: str = "--body") -> None:
     if not body.strip():
-        raise InvalidValue("--body", body, "must not be empty")
-    check_length("--body", body, MAX_BODY)
+        raise InvalidValue(what, body, "must not be empty")
+    check_length(what, body, MAX_BODY)
 
 
-def _first_line(body: str) -> str:
+def first_line(body: str) -> str:
     return body.strip().splitlines()[0] if body.strip() else ""
 
 
@@ -110,10 +111,8 @@ def send(
     reply_to: int | None = None,
     resolves: Sequence[int] = (),
 ) -> Said:
-    """Speak. The message is an item for every other attendee; it spends one of the budget,
-    settles the debts it names, and (two attendees checked in) makes the other owe a reply.
-    A message is never refused because someone owes a reply (lesson 34)."""
-    _check_body(body)
+    """Speak (the module docstring says what a message does); what it did."""
+    check_body(body)
     now = ctx.now
     answered = list(dict.fromkeys([*([reply_to] if reply_to is not None else []), *resolves]))
     with acting(ctx, meeting_id, lambda f: speak_refusal(f, role, kind)) as (conn, facts):
@@ -126,7 +125,7 @@ def send(
                 ",".join(map(str, missing)),
                 f"not a message of meeting {meeting_id} (see `deskd meeting updates`)",
             )
-        message_id = _say(conn, facts, role, kind, body, reply_to, answered, now=now)
+        message_id = say(conn, facts, role, kind, body, reply_to, answered, now=now)
         spent = rows.spend(conn, meeting_id)
         settled = msg_rows.settle_obligations(
             conn, meeting_id, role, answered, by_message=message_id, reason="replied", now=now
@@ -172,10 +171,10 @@ def _said(facts: MeetingFacts, message_id: int, settled: Sequence[int]) -> Said:
     )
 
 
-def _say(
+def say(
     conn: Connection,
     facts: MeetingFacts,
-    role: str,
+    sender: str,
     kind: str,
     body: str,
     reply_to: int | None,
@@ -183,40 +182,49 @@ def _say(
     *,
     now: int,
 ) -> int:
-    """Store a message (a position spends no budget) and give every other attendee its item;
-    returns its id. A repeated message (or a second position) is refused."""
+    """Store a message and give every other attendee its item; returns its id. A position,
+    and anything the supervisor says, spends no budget (the budget bounds the attendees' talk,
+    not a person's steering). A repeated message (or a second position) is refused."""
     m = facts.meeting
-    recipients = recipients_of(facts, role)
+    recipients = recipients_of(facts, sender)
     # A position may restate what its author said before: it is one of a kind per attendee
     # (its own unique index), so only messages are compared with messages.
     body_key = ("position:" if kind == "position" else "") + normalize_body(body)
     message_id = msg_rows.insert_message(
         conn,
         meeting_id=m.id,
-        sender=role,
+        sender=sender,
         kind=kind,
         body=body,
         body_key=body_key,
         recipients=recipients,
         reply_to=reply_to,
         resolves=resolves,
-        spent=kind != "position",
+        spent=kind != "position" and sender != SUPERVISOR,
         now=now,
     )
     if message_id is None:
         original = msg_rows.duplicate_of(
-            conn, meeting_id=m.id, sender=role, recipients=recipients, body_key=body_key
+            conn, meeting_id=m.id, sender=sender, recipients=recipients, body_key=body_key
         )
         if original is not None:
             raise DuplicateMessage(m.id, original)
-        earlier = msg_rows.position_of(conn, m.id, role)
+        earlier = msg_rows.position_of(conn, m.id, sender)
         raise MeetingRefused(
-            f"{role!r} already stated a position in meeting {m.id} (message {earlier})"
+            f"{sender!r} already stated a position in meeting {m.id} (message {earlier})"
         )
     rows.touch(conn, m.id, now=now)
-    line = _first_line(body)
-    title = f"{role}'s position: {line}" if kind == "position" else f"{role} ({kind}): {line}"
-    meeting_items(conn, facts, recipients, role, title, body, key=str(message_id), now=now)
+    line = first_line(body)
+    if sender == SUPERVISOR:
+        title = f"supervisor: {line}"
+    elif kind == "position":
+        title = f"{sender}'s position: {line}"
+    else:
+        title = f"{sender} ({kind}): {line}"
+    for to in recipients:
+        meeting_item(
+            conn, facts, to=to, sender=sender, title=title, body=body, key=str(message_id), now=now
+        )
     return message_id
 
 
@@ -259,10 +267,10 @@ def _budget_step(
 def position(ctx: DeskContext, meeting_id: int, role: str, body: str) -> Said:
     """State this attendee's one position (consensus only). Positions never spend the budget,
     so every attendee can state one; a position answers the meeting, settling its debts."""
-    _check_body(body)
+    check_body(body)
     now = ctx.now
     with acting(ctx, meeting_id, lambda f: position_refusal(f, role)) as (conn, facts):
-        message_id = _say(conn, facts, role, "position", body, None, (), now=now)
+        message_id = say(conn, facts, role, "position", body, None, (), now=now)
         settled = msg_rows.settle_all_of(conn, meeting_id, role, reason="position stated", now=now)
         event(
             conn,
@@ -307,7 +315,6 @@ def updates(ctx: DeskContext, meeting_id: int, role: str, *, mark_read: bool) ->
     ``mark_read`` they are read (items acked, event cursor moved). Reading is not a vote
     and pays no debt.
     """
-
     now = ctx.now
     conn = ctx.conn
     facts = swept(facts_of(conn, meeting_id), now=now)

@@ -161,41 +161,24 @@ def hosts(ctx: DeskContext) -> list[dict[str, Any]]:
         host = ctx.desk.host_of(name)
         if host is not None:
             bound.setdefault(host, []).append(name)
-    out = []
-    seen = set()
     after_s = overdue_after_s(ctx.settings)
-    for name, first, last, ticks in list_hosts(ctx.conn):
-        seen.add(name)
-        age = max(0, (ctx.now - last) // 1000)
-        late = is_overdue(last, now=ctx.now, after_s=after_s)
-        out.append(
-            {
-                "name": name,
-                "first_tick_at": iso_utc(first),
-                "last_tick_at": iso_utc(last),
-                "last_tick_age_s": age,
-                "ticks": ticks,
-                "stale": late,
-                "overdue": late,
-                "overdue_after_s": after_s,
-                "roles": bound.get(name, []),
-            }
-        )
-    for name in sorted(set(bound) - seen):  # named in the desk file, never ticked
-        out.append(
-            {
-                "name": name,
-                "first_tick_at": None,
-                "last_tick_at": None,
-                "last_tick_age_s": None,
-                "ticks": 0,
-                "stale": True,
-                "overdue": True,
-                "overdue_after_s": after_s,
-                "roles": bound[name],
-            }
-        )
-    return out
+    ticked = list_hosts(ctx.conn)
+    known = {name for name, *_ in ticked}
+    never = [(name, None, None, 0) for name in sorted(set(bound) - known)]  # never ticked
+    return [
+        {
+            "name": name,
+            "first_tick_at": iso_utc(first),
+            "last_tick_at": iso_utc(last),
+            "last_tick_age_s": None if last is None else max(0, (ctx.now - last) // 1000),
+            "ticks": ticks,
+            "stale": is_overdue(last, now=ctx.now, after_s=after_s),
+            "overdue": is_overdue(last, now=ctx.now, after_s=after_s),
+            "overdue_after_s": after_s,
+            "roles": bound.get(name, []),
+        }
+        for name, first, last, ticks in [*ticked, *never]
+    ]
 
 
 def health(ctx: DeskContext) -> Health:

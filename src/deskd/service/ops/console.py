@@ -16,11 +16,11 @@ import os
 import secrets
 import stat
 from pathlib import Path
-from typing import NamedTuple
 
 from deskd.config.settings import Settings
 from deskd.errors import ConsoleRefused, DeskdError
 from deskd.service.desk.context import DeskContext
+from deskd.service.ops.doctor_db import Check, Level
 from deskd.store import console as console_rows
 
 CODE_MODES = frozenset({"simple", "hybrid"})
@@ -203,17 +203,11 @@ def read_public_keys(path: Path | None) -> dict[str, bytes]:
 # -- start-up and doctor ----------------------------------------------------------------------
 
 
-class AccessCheck(NamedTuple):
-    name: str
-    ok: bool
-    detail: str
-
-
-def access_checks(settings: Settings, *, host: str | None = None) -> list[AccessCheck]:
+def access_checks(settings: Settings, *, host: str | None = None) -> list[Check]:
     """What ``deskd serve`` would refuse, and what ``deskd doctor`` reports."""
     host = host or settings.host
     mode = settings.supervisor_auth_mode
-    checks: list[AccessCheck] = []
+    checks: list[Check] = []
     if mode in KEY_MODES:
         problem = keys_file_problem(settings.supervisor_keys)
         count = 0
@@ -225,7 +219,7 @@ def access_checks(settings: Settings, *, host: str | None = None) -> list[Access
         if problem is None and count == 0:
             problem = f"DESKD_SUPERVISOR_KEYS {settings.supervisor_keys}: no keys in it"
         checks.append(
-            AccessCheck("console keys", problem is None, problem or f"{count} supervisor key(s)")
+            Check("console keys", _level(problem is None), problem or f"{count} supervisor key(s)")
         )
     if mode in CODE_MODES:
         configured = access_code_configured(settings)
@@ -244,16 +238,16 @@ def access_checks(settings: Settings, *, host: str | None = None) -> list[Access
         weak = weak_code(settings, host=host)
         if weak:
             ok, detail = False, weak
-        checks.append(AccessCheck("console access code", ok, detail))
+        checks.append(Check("console access code", _level(ok), detail))
     where = "loopback only" if is_loopback(host) else "reachable from the network"
     checks.append(
-        AccessCheck(
-            "console bind",
-            True,
-            f"{host}:{settings.port} ({where}; auth mode {mode})",
-        )
+        Check("console bind", "ok", f"{host}:{settings.port} ({where}; auth mode {mode})")
     )
     return checks
+
+
+def _level(ok: bool) -> Level:
+    return "ok" if ok else "fail"
 
 
 def weak_code(settings: Settings, *, host: str) -> str | None:

@@ -12,6 +12,7 @@ import secrets
 from deskd.service.desk.context import DeskContext
 from deskd.service.ops.console import session_secret, stored_access
 from deskd.store import console as console_rows
+from deskd.store.dialect import Connection
 
 # Wrong codes a client may make before it must wait; then each wait doubles, up to the cap.
 FREE_FAILURES = 3
@@ -21,13 +22,14 @@ FORGET_FAILURES_MS = 24 * 3600 * 1000  # a client quiet this long starts afresh
 # A login link (``deskd serve --open-link``) works once, within this long of the start.
 LINK_TTL_MS = 5 * 60 * 1000
 LINK_META = "login_link"
+USED = "this login link was used already (it works once): log in with the access code"
 
 
 # -- sessions and the code's generation (in the database: a restart forgets none of it) -------
 
 
-def code_generation(ctx: DeskContext) -> int:
-    value = console_rows.meta(ctx.conn, "code_generation")
+def _generation(conn: Connection) -> int:
+    value = console_rows.meta(conn, "code_generation")
     return int(value) if value else 0
 
 
@@ -56,10 +58,8 @@ def start_session(ctx: DeskContext, sid: str, *, expires_at: int) -> int:
     """Record a new session of the current generation; returns its number."""
     with ctx.write() as conn:
         console_rows.forget_sessions(conn, before=ctx.now)
-        value = console_rows.meta(conn, "code_generation")
-        generation = int(value) if value else 0
         return console_rows.add_session(
-            conn, sid, generation=generation, now=ctx.now, expires_at=expires_at
+            conn, sid, generation=_generation(conn), now=ctx.now, expires_at=expires_at
         )
 
 
@@ -68,7 +68,7 @@ def live_session(ctx: DeskContext, sid: str) -> int | None:
     row = console_rows.session_row(ctx.conn, sid)
     if row is None or row["revoked_at"] is not None or row["expires_at"] <= ctx.now:
         return None
-    return int(row["id"]) if row["generation"] == code_generation(ctx) else None
+    return int(row["id"]) if row["generation"] == _generation(ctx.conn) else None
 
 
 def end_session(ctx: DeskContext, sid: str) -> None:
@@ -137,7 +137,7 @@ def use_login_link(ctx: DeskContext, token: str) -> str | None:
             "a new one, and only the newest works): log in with the access code"
         )
     if link["used"]:
-        return "this login link was used already (it works once): log in with the access code"
+        return USED
     if link["expires_at"] <= ctx.now:
         minutes = LINK_TTL_MS // 60000
         return (
@@ -147,5 +147,5 @@ def use_login_link(ctx: DeskContext, token: str) -> str | None:
     spent = json.dumps({**link, "used": ctx.now})
     with ctx.write() as conn:
         if not console_rows.swap_meta(conn, LINK_META, old=stored or "", new=spent):
-            return "this login link was used already (it works once): log in with the access code"
+            return USED
     return None

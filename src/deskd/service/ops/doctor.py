@@ -36,15 +36,20 @@ class Where(NamedTuple):
 
 def run_checks(env: Mapping[str, str] | None = None) -> list[Check]:
     """Every check, in the order a person fixes things: folder, settings, desk, DB, agents, logs."""
+    from deskd.store.db import is_url
+
     environ = dict(os.environ if env is None else env)
     checks: list[Check] = []
     settings, where = _settings(environ, checks, read_env_file=env is None)
     checks.insert(0, _home_check(where.home, environ))
-    checks.insert(1, install_check())
+    checks.insert(1, Check("deskd", "ok", f"deskd {__version__}, python {sys.executable}"))
     checks.insert(2, hook_check(environ.get("PATH", os.defpath)))
     host = _host(settings, where, checks)
     desk = _desk(where, host, checks)
-    found = database_checks(where.db, marker=paths.db_marker(where.home), db_home=where.home)
+    if is_url(where.db):
+        found = postgres_checks(str(where.db))
+    else:
+        found = sqlite_checks(Path(where.db), where.home)
     checks.extend(found)
     if desk is not None:
         from deskd.service.ops.doctor_agents import agent_checks, launching, workdir_checks
@@ -67,9 +72,7 @@ def run_checks(env: Mapping[str, str] | None = None) -> list[Check]:
         checks.extend(tick_checks(settings, where.db, now=now))  # each host's last tick
         from deskd.service.ops.console import access_checks  # the supervisor console
 
-        checks.extend(
-            Check(c.name, "ok" if c.ok else "fail", c.detail) for c in access_checks(settings)
-        )
+        checks.extend(access_checks(settings))
     return checks
 
 
@@ -156,11 +159,6 @@ def _home_check(home: Path, environ: Mapping[str, str]) -> Check:
     return Check("desk folder", "ok", f"{home} ({origin})")
 
 
-def install_check() -> Check:
-    """Which deskd and which interpreter are running (cron and timers must use the same)."""
-    return Check("deskd", "ok", f"deskd {__version__}, python {sys.executable}")
-
-
 def hook_check(search_path: str) -> Check:
     """``deskd-session-hook`` beside this interpreter (what launched sessions are wired to)."""
     beside = Path(sys.executable).parent / "deskd-session-hook"
@@ -210,17 +208,6 @@ def _desk(where: Where, host: HostConfig | None, checks: list[Check]) -> Desk | 
     detail = f"{where.desk}: {len(desk.roles)} roles ({names}), timezone {desk.timezone}"
     checks.append(Check("desk file", "ok", detail))
     return desk
-
-
-def database_checks(
-    db: Path | str, *, marker: Path | None = None, db_home: Path | None = None
-) -> list[Check]:
-    """The database's checks (``doctor_db``): a SQLite file's or a PostgreSQL server's."""
-    from deskd.store.db import is_url
-
-    if is_url(db):
-        return postgres_checks(str(db))
-    return sqlite_checks(Path(db), marker=marker, db_home=db_home)
 
 
 def folder_check(name: str, folder: Path) -> Check:

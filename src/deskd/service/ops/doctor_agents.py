@@ -12,7 +12,7 @@ from pathlib import Path
 
 from deskd.config.desk import Desk
 from deskd.config.settings import Settings
-from deskd.service.ops.doctor_db import Check, Level
+from deskd.service.ops.doctor_db import Check, Level, read_db
 
 INSTALL_HINTS = {
     "claude": "npm install -g @anthropic-ai/claude-code",
@@ -26,12 +26,8 @@ INSTALL_HINTS = {
 def agent_checks(
     desk: Desk, settings: Settings | None, search_path: str, *, launching: bool = True
 ) -> list[Check]:
-    """Each enabled role's agent executable, found on PATH the way a launch would find it.
-
-    A missing executable fails only once the desk launches (``launching``: ticks execute);
-    before that it is a warning with the install hint, so a fresh desk is not red for a CLI
-    nothing has asked for yet.
-    """
+    """Each enabled role's agent executable, found on PATH the way a launch would find it;
+    a missing one is a warning with the install hint until ``launching`` (ticks execute)."""
     checks = []
     missing_level: Level = "fail" if launching else "warn"
     for role in desk.enabled_roles:
@@ -76,21 +72,12 @@ def launching(settings: Settings | None, db: Path | str | None) -> bool:
         return True
     if db is None:
         return False
-    from deskd.store.db import connect, is_url
+    from deskd.store.db import is_url
     from deskd.store.meta import get_meta
 
     if not is_url(db) and (not Path(db).exists() or Path(db).stat().st_size == 0):
         return False
-    try:
-        conn = connect(db, create=False, migrate=False, busy_ms=1000)
-    except Exception:  # the database checks report why it does not open
-        return False
-    try:
-        return get_meta(conn, "last_tick_at") is not None
-    except Exception:  # an old or damaged schema: the database checks say so
-        return False
-    finally:
-        conn.close()
+    return read_db(db, lambda conn: get_meta(conn, "last_tick_at") is not None, False)
 
 
 def workdir_checks(desk: Desk, home: Path) -> list[Check]:
@@ -101,18 +88,26 @@ def workdir_checks(desk: Desk, home: Path) -> list[Check]:
         configured = desk.roles[role].workdir
         if configured is None:
             continue
-        folder = Path(configured).expanduser()
-        folder = folder if folder.is_absolute() else home / folder
-        if folder.is_dir():
+        folder, problem = resolve_workdir(configured, home)
+        if problem is None:
             checks.append(Check(f"workdir {role}", "ok", str(folder)))
         else:
-            what = "is not a folder" if folder.exists() else "does not exist"
             checks.append(
                 Check(
                     f"workdir {role}",
                     "fail",
-                    f"{folder} {what}: every launch of {role} would fail; create it or fix "
+                    f"{folder} {problem}: every launch of {role} would fail; create it or fix "
                     f'workdir under [[roles]] name = "{role}" in deskd.toml',
                 )
             )
     return checks
+
+
+def resolve_workdir(configured: str, home: Path) -> tuple[Path, str | None]:
+    """A role's workdir resolved as a launch resolves it (``~``, relative to the desk folder),
+    and why a launch could not use it (None: it is a folder)."""
+    folder = Path(configured).expanduser()
+    folder = folder if folder.is_absolute() else home / folder
+    if folder.is_dir():
+        return folder, None
+    return folder, "is not a folder" if folder.exists() else "does not exist"

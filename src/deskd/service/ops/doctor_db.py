@@ -5,8 +5,9 @@ and each host's last executing tick."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, TypeVar
 
 from deskd import paths
 from deskd.config.settings import Settings
@@ -17,6 +18,7 @@ from deskd.store.db import clear_damage, damage_noted, integrity_problem, write_
 from deskd.store.dialect import Connection
 
 Level = Literal["ok", "warn", "fail"]
+T = TypeVar("T")
 
 
 class Check(NamedTuple):
@@ -75,9 +77,7 @@ def write_lock_check(conn: Connection, db: Path) -> Check:
     return Check("write lock", "ok", "no other process holds the write lock")
 
 
-def sqlite_checks(
-    db: Path, *, marker: Path | None = None, db_home: Path | None = None
-) -> list[Check]:
+def sqlite_checks(db: Path, home: Path) -> list[Check]:
     """The database opens, is sound (``integrity_check``), no one holds its write lock, its
     schema is current, and it is in WAL mode. Never writes to it (it only removes the desk's
     ``run/damaged`` once the file is sound)."""
@@ -87,7 +87,8 @@ def sqlite_checks(
     if db.exists() and not db.is_file():
         return [Check("database", "fail", f"{db} is not a regular file: point DESKD_DB at one")]
     if not db.exists() or db.stat().st_size == 0:
-        if marker is not None and was_created(marker, str(db)):
+        marker = paths.db_marker(home)
+        if was_created(marker, str(db)):
             return [
                 Check(
                     "database",
@@ -110,7 +111,7 @@ def sqlite_checks(
     try:
         version = schema_version(conn)
         mode = journal_mode(conn)
-        sound = integrity_checks(conn, db, paths.run_dir(db_home or db.parent))
+        sound = integrity_checks(conn, db, paths.run_dir(home))
         lock = write_lock_check(conn, db)
     except StoreError as exc:
         return [Check("database", "fail", f"{db}: not a deskd database: {exc}")]
@@ -200,6 +201,23 @@ def postgres_checks(url: str) -> list[Check]:
     return checks
 
 
+def read_db(db: Path | str, read: Callable[[Connection], T], default: T) -> T:
+    """``read`` on the database opened without creating or migrating it; ``default`` when it
+    does not open or the read fails (missing, damaged or an old schema: its checks say why)."""
+    from deskd.store.db import connect
+
+    try:
+        conn = connect(db, create=False, migrate=False, busy_ms=1000)
+    except Exception:
+        return default
+    try:
+        return read(conn)
+    except Exception:
+        return default
+    finally:
+        conn.close()
+
+
 HOW_TO_LOOK = "`deskd timer status` or `deskd cron-line --check` shows the schedule"
 
 
@@ -209,23 +227,15 @@ def tick_checks(settings: Settings, db: Path | str, *, now: int) -> list[Check]:
     is opened without creating or migrating it, and one the other checks already found
     wanting adds no line here."""
     from deskd.errors import DeskdError
-    from deskd.store.db import connect
     from deskd.store.hosts import list_hosts
 
     try:
         after_s = overdue_after_s(settings)
     except DeskdError as exc:
         return [Check("ticks", "fail", exc.message)]
-    try:
-        conn = connect(db, create=False, migrate=False, busy_ms=1000)
-    except Exception:  # missing, lost or unreadable: the database checks say which
+    hosts = read_db(db, list_hosts, None)
+    if hosts is None:  # the database checks say why it does not open or read
         return []
-    try:
-        hosts = list_hosts(conn)
-    except StoreError:  # an old or foreign schema: the schema check says so
-        return []
-    finally:
-        conn.close()
     if not hosts:
         return [
             Check(

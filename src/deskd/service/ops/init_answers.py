@@ -113,12 +113,12 @@ def check_workdir(value: str, home: Path) -> str | None:
     given = value.strip()
     if not given:
         return None
-    folder = Path(given).expanduser()
-    folder = folder if folder.is_absolute() else home / folder
-    if not folder.is_dir():
-        what = "is not a folder" if folder.exists() else "does not exist"
+    from deskd.service.ops.doctor_agents import resolve_workdir
+
+    folder, problem = resolve_workdir(given, home)
+    if problem is not None:
         raise InitAnswerRefused(
-            f"workdir {folder} {what}: create it first, or leave it empty for the desk folder"
+            f"workdir {folder} {problem}: create it first, or leave it empty for the desk folder"
         )
     return given
 

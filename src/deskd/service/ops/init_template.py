@@ -168,25 +168,23 @@ def _role(role: RoleAnswer, desk_agent: str, *, annotated: bool) -> str:
     if annotated and not role.capabilities:
         capabilities = _line(capabilities, "what it can take (--capability routes work to it)")
     lines.append(capabilities)
-    if role.workdir is None:
-        workdir = '# workdir = "~/src/myapp"'
-        if annotated:
-            lines += [
-                _line(workdir, "where its agent runs; unset: the desk folder. Point it"),
-                " " * COMMENT_AT + "# at the project the role works on (it must exist);",
-                " " * COMMENT_AT + "# agents can read whatever their Unix user can",
-            ]
-        else:
-            lines.append(workdir)
+    given = role.workdir is not None
+    workdir = (
+        '# workdir = "~/src/myapp"' if role.workdir is None else f"workdir = {_str(role.workdir)}"
+    )
+    if not annotated:
+        lines.append(workdir)
+    elif given:
+        lines += [
+            _line(workdir, "where its agent runs (it must exist); agents can"),
+            " " * COMMENT_AT + "# read whatever their Unix user can",
+        ]
     else:
-        workdir = f"workdir = {_str(role.workdir)}"
-        if annotated:
-            lines += [
-                _line(workdir, "where its agent runs (it must exist); agents can"),
-                " " * COMMENT_AT + "# read whatever their Unix user can",
-            ]
-        else:
-            lines.append(workdir)
+        lines += [
+            _line(workdir, "where its agent runs; unset: the desk folder. Point it"),
+            " " * COMMENT_AT + "# at the project the role works on (it must exist);",
+            " " * COMMENT_AT + "# agents can read whatever their Unix user can",
+        ]
     if annotated:
         lines.append(_line("enabled = true", "false: no wakes, demand withdrawn, history kept"))
     lines.append(PROMPT)

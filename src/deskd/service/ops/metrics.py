@@ -9,6 +9,7 @@ here only, and this module only by those two.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
@@ -98,16 +99,14 @@ class DeskCollector(Collector):
                 for status, failure, n in agg.finished_launches(conn)
             ),
         )
-        sent: dict[tuple[str, str], int] = {}
-        retrying: dict[str, int] = {}
+        sent: Counter[tuple[str, str]] = Counter()
+        retrying: Counter[str] = Counter()
         for channel, status, gave_up, open_page, count in agg.page_deliveries(conn):
             if status == "sent":
-                sent[(channel, "sent")] = sent.get((channel, "sent"), 0) + count
+                sent[(channel, "sent")] += count
             elif status == "failed" and gave_up:
-                sent[(channel, "gave_up")] = sent.get((channel, "gave_up"), 0) + count
-            elif status == "failed" and open_page:
-                retrying[channel] = retrying.get(channel, 0) + count
-            retrying.setdefault(channel, 0)
+                sent[(channel, "gave_up")] += count
+            retrying[channel] += count if status == "failed" and open_page and not gave_up else 0
         yield _family(
             CounterMetricFamily,
             "deskd_pages",

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import shutil
-import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -23,6 +21,7 @@ from deskd.service.ops.scheduling import (
     TIMER,
     driver_lines,
     read_crontab,
+    run_quietly,
     unit_dir,
 )
 
@@ -56,20 +55,6 @@ class Schedule(NamedTuple):
 
     def to_json(self) -> dict[str, object]:
         return {**self._asdict(), "healthy": self.healthy}
-
-
-def run_quietly(argv: Sequence[str]) -> str | None:
-    """``argv``'s stdout, or None when the program is missing, fails or hangs."""
-    exe = shutil.which(argv[0])
-    if exe is None:
-        return None
-    try:
-        done = subprocess.run(
-            [exe, *argv[1:]], capture_output=True, text=True, timeout=5, check=False
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return done.stdout if done.returncode == 0 else None
 
 
 def timers(home: Path, environ: Mapping[str, str], *, run: Runner = run_quietly) -> list[Schedule]:

@@ -19,7 +19,7 @@ import shlex
 import shutil
 import sys
 import sysconfig
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -53,12 +53,9 @@ def template_path(name: str) -> Path:
 
 
 def deskd_executable() -> Path:
-    """This environment's ``deskd`` console script, by absolute path.
-
-    The folder of ``sys.executable`` first (a virtualenv's ``bin/``; not resolved, so a
-    venv's symlinked ``python`` does not lead to the system's ``/usr/bin``), then the
-    interpreter's scripts folders (``pip install --user`` puts them in ``~/.local/bin``).
-    """
+    """This environment's ``deskd`` console script, by absolute path: beside
+    ``sys.executable`` (not resolved: a venv's symlinked ``python`` would lead to ``/usr/bin``),
+    else in the interpreter's scripts folders (``pip install --user``: ``~/.local/bin``)."""
     folders = [Path(sys.executable).parent]
     for scheme in (sysconfig.get_default_scheme(), sysconfig.get_preferred_scheme("user")):
         try:
@@ -187,11 +184,8 @@ class CronLine(NamedTuple):
 
 
 def cron_line(target: Target, *, script: Path | None = None) -> CronLine:
-    """``* * * * * DESKD_HOME=… [DESKD_WAKE_EXECUTE=1] DESKD_BIN=… …/wake_orchestrator.sh``.
-
-    Every path is absolute; values are shell-quoted (cron runs the command with ``sh``) and
-    ``%`` is escaped (cron turns a bare ``%`` into a newline).
-    """
+    """``* * * * * DESKD_HOME=… [DESKD_WAKE_EXECUTE=1] DESKD_BIN=… …/wake_orchestrator.sh``:
+    values shell-quoted (cron runs it with ``sh``), ``%`` escaped (cron makes it a newline)."""
     script = (script or template_path(DRIVER)).absolute()
     words = [f"DESKD_HOME={shlex.quote(str(target.home))}"]
     words += [f"{k}={shlex.quote(v)}" for k, v in target.env.items()]
@@ -237,11 +231,8 @@ def run_as_user(environ: Mapping[str, str]) -> str:
 def render_units(
     target: Target, *, folder: Path, user: bool, run_as: str | None = None
 ) -> list[Unit]:
-    """deskd-tick.service and deskd-tick.timer with their placeholders filled in.
-
-    A line whose placeholder has no value is dropped (``User=`` in a user unit, or for
-    root, who is systemd's default anyway).
-    """
+    """deskd-tick.service and deskd-tick.timer with their placeholders filled in; a line whose
+    placeholder has no value is dropped (``User=`` in a user unit, or root: systemd's default)."""
     who = "" if user or not run_as or run_as == "root" else run_as
     values = {
         "@DESKD_HOME@": str(target.home),
@@ -304,10 +295,8 @@ class Written(NamedTuple):
 
 
 def install_units(units: list[Unit], *, sudo_hint: str) -> list[Written]:
-    """Write the units (creating the folder); refuse with the fix when it is not writable.
-
-    All-or-nothing per file: each is written to a temporary name and renamed into place.
-    """
+    """Write the units (creating the folder), each to a temporary name renamed into place;
+    refuse with the fix when the folder is not writable."""
     written: list[Written] = []
     for unit in units:
         try:
@@ -339,20 +328,25 @@ def sudo_command(target: Target) -> str:
     return shlex.join(words)
 
 
-def read_crontab(timeout_s: float = 5.0) -> str | None:
-    """This user's crontab (``crontab -l``) for ``deskd doctor``, or None when there is none."""
+def run_quietly(argv: Sequence[str]) -> str | None:
+    """``argv``'s stdout, or None when the program is missing, fails or hangs."""
     import subprocess
 
-    exe = shutil.which("crontab")
+    exe = shutil.which(argv[0])
     if exe is None:
         return None
     try:
         done = subprocess.run(
-            [exe, "-l"], capture_output=True, text=True, timeout=timeout_s, check=False
+            [exe, *argv[1:]], capture_output=True, text=True, timeout=5, check=False
         )
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout if done.returncode == 0 else None
+
+
+def read_crontab() -> str | None:
+    """This user's crontab (``crontab -l``), or None when there is none."""
+    return run_quietly(["crontab", "-l"])
 
 
 def scheduled_ticks(home: Path, environ: Mapping[str, str], *, crontab: str | None) -> list[str]:

@@ -12,24 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypedDict
 
-from deskd.core.meetings import normalize_body, open_refusal, recipients_of, state_of
+from deskd.core.meetings import open_refusal, recipients_of, state_of
 from deskd.core.values import SUPERVISOR
-from deskd.errors import DuplicateMessage, InvalidValue, MeetingRefused
+from deskd.errors import InvalidValue, MeetingRefused
 from deskd.service.desk.context import DeskContext
-from deskd.service.desk.identity import known_role
-from deskd.service.desk.inbox import MAX_BODY
-from deskd.service.desk.messages import deliver
-from deskd.service.meetings.lifecycle import (
-    close_meeting,
-    event,
-    load,
-    meeting_items,
-    refuse,
-    sync_state,
-)
-from deskd.store import meeting_messages as msg_rows
-from deskd.store import meetings as meeting_rows
-from deskd.store.events import add_event
+from deskd.service.desk.messages import deliver, known_recipients
+from deskd.service.meetings.lifecycle import acting, close_meeting, event, sync_state
+from deskd.service.meetings.talk import check_body, first_line, say
 
 
 class SentItem(TypedDict):
@@ -67,11 +56,7 @@ def send(
     sla: str | None = None,
 ) -> Sent:
     """One item (source ``supervisor``) per recipient, sharing a message id."""
-    recipients = list(dict.fromkeys(r for r in to if r))
-    if not recipients:
-        raise InvalidValue("to", "", "name at least one role")
-    for name in recipients:
-        known_role(ctx, name)
+    recipients = known_recipients(ctx, [r for r in to if r], "to", "name at least one role")
     message_id, inserted = deliver(
         ctx,
         recipients,
@@ -93,56 +78,22 @@ def send(
 
 
 def meeting_post(ctx: DeskContext, meeting_id: int, body: str) -> SupervisorSaid:
-    """Speak in a meeting as the supervisor: an item for every attendee still in it.
-
-    It spends none of the budget (the budget bounds the attendees' talk, not a person's
-    steering) and creates no reply obligation either way: the supervisor never attends."""
-    if not body.strip():
-        raise InvalidValue("body", body, "must not be empty")
-    if len(body) > MAX_BODY:
-        raise InvalidValue("body", body[:40] + "…", f"at most {MAX_BODY} characters")
+    """Speak in a meeting as the supervisor: an item for every attendee still in it, no budget
+    spent and no reply obligation either way (the supervisor never attends)."""
+    check_body(body, "body")
     now = ctx.now
-    with ctx.write() as conn:
-        facts = load(conn, meeting_id, now=now)
-        refuse(open_refusal(facts))
+    with acting(ctx, meeting_id, open_refusal) as (conn, facts):
         recipients = recipients_of(facts, SUPERVISOR)
         if not recipients:
             raise MeetingRefused(f"nobody is left in meeting {meeting_id}; close it instead")
-        message_id = msg_rows.insert_message(
+        message_id = say(conn, facts, SUPERVISOR, "evidence", body, None, (), now=now)
+        line = first_line(body)
+        event(conn, meeting_id, "supervisor", None, f"the supervisor said: {line}", now=now)
+        ctx.event(
             conn,
-            meeting_id=meeting_id,
-            sender=SUPERVISOR,
-            kind="evidence",
-            body=body,
-            body_key=normalize_body(body),
-            recipients=recipients,
-            reply_to=None,
-            resolves=[],
-            spent=False,
-            now=now,
-        )
-        if message_id is None:
-            original = msg_rows.duplicate_of(
-                conn,
-                meeting_id=meeting_id,
-                sender=SUPERVISOR,
-                recipients=recipients,
-                body_key=normalize_body(body),
-            )
-            raise DuplicateMessage(meeting_id, original or 0)
-        meeting_rows.touch(conn, meeting_id, now=now)
-        first = body.strip().splitlines()[0]
-        title = f"supervisor: {first}"
-        meeting_items(
-            conn, facts, recipients, SUPERVISOR, title, body, key=str(message_id), now=now
-        )
-        event(conn, meeting_id, "supervisor", None, f"the supervisor said: {first}", now=now)
-        add_event(
-            conn,
-            at=now,
-            kind="meeting.supervisor_said",
+            "meeting.supervisor_said",
+            f"meeting:{meeting_id}",
             actor=SUPERVISOR,
-            subject=f"meeting:{meeting_id}",
             detail={"message_id": message_id, "to": list(recipients)},
         )
         facts = sync_state(conn, meeting_id)
@@ -153,9 +104,7 @@ def meeting_close(ctx: DeskContext, meeting_id: int, resolution: str) -> ForceCl
     """Close a meeting now, whatever its phase: every debt is waived, its wakes withdrawn."""
     if not resolution.strip():
         raise InvalidValue("resolution", resolution, "say why it is closed")
-    with ctx.write() as conn:
-        facts = load(conn, meeting_id, now=ctx.now)
-        refuse(open_refusal(facts))
+    with acting(ctx, meeting_id, open_refusal) as (conn, facts):
         close_meeting(conn, facts, f"closed by the supervisor: {resolution}", now=ctx.now)
         ctx.event(
             conn,

@@ -1,14 +1,10 @@
 """The missed-tick alarm: a running console pages the desk's default channels once when a
 host's executing ticks stop, and sends "settled" when they resume.
 
-``check_ticks(ctx)`` is a function of ``ctx.now``: ``deskd serve`` calls it periodically
-(cli/serve.py), and tests call it with any instant, without a console. It is two bounded
-steps: ``record_alarms`` writes the ledger rows (``tick_alarms``: one ``stopped`` per host per
-silence, named by the host's last tick before it, so two consoles page once), then
-``send_one_alarm`` per due row claims it, sends it and records each channel URL's result with
-the pager's state machine (core/paging.py): a failed URL is retried with backoff for a day;
-a paused desk holds the message; a channel's quiet hours hold it; a "settled" goes to
-exactly the URLs that took the alarm, and an alarm nobody received settles silently.
+``check_ticks(ctx)`` is a function of ``ctx.now``: ``deskd serve`` calls it periodically,
+tests with any instant. One ``stopped`` row per host per silence, named by the host's last
+tick before it, so two consoles page once; each channel URL's result goes through the pager's
+state machine (core/paging.py), and a "settled" goes to exactly the URLs that took the alarm.
 
 With no console running nothing inside deskd watches the ticks: ``DESKD_TICK_PING_URL``
 (service/paging/tickping.py) is then the way.
@@ -62,12 +58,9 @@ def check_ticks(ctx: DeskContext, *, transport: Transport | None = None) -> list
     """Record each host's alarm or its settling at ``ctx.now``, then send what is due;
     returns a report per message that went out."""
     record_alarms(ctx)
-    reports = []
-    for alarm in rows.due_alarms(ctx.conn, now=ctx.now, limit=MAX_PER_CHECK):
-        report = send_one_alarm(ctx, alarm, transport=transport)
-        if report is not None:
-            reports.append(report)
-    return reports
+    due = rows.due_alarms(ctx.conn, now=ctx.now, limit=MAX_PER_CHECK)
+    reports = [send_one_alarm(ctx, alarm, transport=transport) for alarm in due]
+    return [report for report in reports if report is not None]
 
 
 def record_alarms(ctx: DeskContext) -> list[int]:
@@ -130,19 +123,19 @@ def send_one_alarm(
     ctx: DeskContext, alarm: TickAlarm, *, transport: Transport | None = None
 ) -> AlarmSent | None:
     """Hold, or claim and send, one due row; record how it went. A report when it was sent."""
+    from deskd.service.paging.channels import all_channels
+    from deskd.service.paging.pager import quiet_channels, send_due
+
     now = ctx.now
     entries = entries_of(alarm.results)
+    channels = all_channels(ctx.settings, ctx.desk)
+    quiet = {}
     if alarm.kind == "stopped":
         paused = next((p for p in live_pauses(ctx.conn) if p.role is None), None)
         if paused is not None:
             _finish(ctx, alarm, entries, hold=(None, f"paused: the desk ({paused.reason})"))
             return None
-    quiet = {}
-    if alarm.kind == "stopped":
-        from deskd.service.paging.channels import all_channels
-        from deskd.service.paging.pager import quiet_channels
-
-        quiet = quiet_channels(ctx, entries, all_channels(ctx.settings, ctx.desk))
+        quiet = quiet_channels(ctx, entries, channels)
     entries_now, due = triage(entries, quiet=quiet, now=now, created_at=alarm.created_at)
     if not due:
         _finish(ctx, alarm, entries_now)
@@ -151,10 +144,6 @@ def send_one_alarm(
         if not rows.claim_alarm(conn, alarm.id, tries=alarm.tries, lease_until=now + LEASE_MS):
             return None  # another console took it
     # The side effect: the due URLs, found again by channel and masked URL, sent once.
-    from deskd.service.paging.channels import all_channels
-    from deskd.service.paging.pager import send_due
-
-    channels = all_channels(ctx.settings, ctx.desk)
     kind = "notice" if alarm.kind == "stopped" else "settled"
     results = send_due(
         ctx.settings, entries_now, due, channels, title=alarm.title, body=alarm.body, kind=kind,
