@@ -21,7 +21,7 @@ from deskd.errors import DeskdError
 from deskd.service.ops.console import is_loopback, session_secret
 from deskd.web.auth import SessionCodec
 from deskd.web.console import Console, allowed_hosts, host_of
-from deskd.web.guard import LoginRequired, Refused
+from deskd.web.guard import LoginRequired, Refused, path_of, wants_json
 
 STATIC = Path(__file__).with_name("static")
 # No inline script or style anywhere (the ladder picture uses SVG attributes, not CSS), so
@@ -108,14 +108,10 @@ def _wrong_host(request: Request, console: Console) -> str | None:
     )
 
 
-def wants_json(request: Request) -> bool:
-    return "application/json" in request.headers.get("accept", "")
-
-
 async def _login_required(request: Request, exc: LoginRequired) -> Response:
     if request.method == "GET" and not wants_json(request) and request.url.path != "/live":
-        target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-        return RedirectResponse(f"/login?next={quote(target, safe='')}", status_code=303)
+        target = quote(path_of(request), safe="")
+        return RedirectResponse(f"/login?next={target}", status_code=303)
     return _error(request, 401, exc.reason)
 
 

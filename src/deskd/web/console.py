@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from deskd.config.settings import Settings
 from deskd.core.values import SUPERVISOR
@@ -16,6 +16,8 @@ from deskd.service.ops.console import CODE_MODES, KEY_MODES, is_loopback
 from deskd.web.auth import CodeChecker, SessionCodec
 
 MIN_SECRET = 4  # shorter values are too common to mask without mangling the page
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 @dataclass
@@ -51,6 +53,14 @@ class Console:
             yield ctx
         finally:
             ctx.close()
+
+    def call(
+        self, now: int, fn: Callable[Concatenate[DeskContext, P], T], *a: P.args, **kw: P.kwargs
+    ) -> T:
+        """``fn(ctx, …)`` on the desk at ``now`` (a route's one service call, often run in a
+        thread off the event loop)."""
+        with self.desk(now) as ctx:
+            return fn(ctx, *a, **kw)
 
     def secrets(self, ctx: DeskContext | None) -> list[str]:
         """Values that must never appear on a page: the access code, channel credentials."""
