@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from deskd import hook
-from deskd.adapters.relay_batch import Call, Writers
+from deskd.adapters.relay_batch import Call, Writers, line
 from deskd.adapters.relay_session import SESSION_POOL, Sessions
 from deskd.paths import db_file_str, home_str
 from deskd.store.db import connect
@@ -87,15 +87,15 @@ class Relay:
         client.settimeout(READ_S)
         reader = client.makefile("rb")
         try:
-            line = reader.readline(MAX_REQUEST)
-            if not line.endswith(b"\n"):
+            text = reader.readline(MAX_REQUEST)
+            if not text.endswith(b"\n"):
                 return  # a probe (``answering``), or a request cut off: nothing to do
-            self.last = time.monotonic()
-            request = json.loads(line)
+            self.touch()
+            request = json.loads(text)
             if isinstance(request, dict) and request.get("session") is True:
                 return self.session(request, client, reader)
             for said in self.serve(request, client, deadline=self.last + ANSWER_BY_S):
-                client.sendall(json.dumps(said).encode() + b"\n")
+                client.sendall(line(said))
         except (OSError, ValueError):
             pass  # the hook is gone; anything not yet answered with ``out`` was rolled back
         finally:
@@ -109,9 +109,9 @@ class Relay:
         from deskd.store.migrations import LATEST
 
         if request.get("db") != self.db:
-            client.sendall(b'{"refused": "another database than this relay\'s"}\n')
+            client.sendall(line({"refused": "another database than this relay's"}))
             return
-        client.sendall(json.dumps({"schema": LATEST}).encode() + b"\n")
+        client.sendall(line({"schema": LATEST}))
         self.sessions.serve(client, reader, self.touch)
 
     def touch(self) -> None:

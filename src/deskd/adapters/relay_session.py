@@ -24,7 +24,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from deskd.adapters.relay_batch import Busy, Pool, broken
+from deskd.adapters.relay_batch import Busy, Pool, broken, line
 from deskd.errors import StoreBusy, StoreError
 from deskd.store.dialect import Connection
 
@@ -94,11 +94,11 @@ class _Session:
         try:
             while True:
                 self.client.settimeout(IDLE_IN_TX_S if self.conn is not None else None)
-                line = reader.readline(MAX_REQUEST)
-                if not line.endswith(b"\n"):
+                text = reader.readline(MAX_REQUEST)
+                if not text.endswith(b"\n"):
                     return  # hung up (or cut off): the finally below rolls back
                 self.touch()
-                self.client.sendall(self.answer(json.loads(line)))
+                self.client.sendall(self.answer(json.loads(text)))
         except (OSError, ValueError):
             pass
         finally:
@@ -118,10 +118,9 @@ class _Session:
                 self.give_back()
         said["tx"] = self.conn is not None
         try:
-            return json.dumps(said).encode() + b"\n"
+            return line(said)
         except (TypeError, ValueError) as exc:  # a row value JSON cannot carry
-            return json.dumps({"error": {"class": "StoreError", "message": str(exc)},
-                               "tx": said["tx"]}).encode() + b"\n"  # fmt: skip
+            return line({"error": {"class": "StoreError", "message": str(exc)}, "tx": said["tx"]})
 
     def one(self, request: Any) -> dict[str, Any]:
         if not isinstance(request, dict) or request.get("op") not in ("begin", "execute", "raw"):
