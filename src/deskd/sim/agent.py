@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         env = settings.get("env")
         if isinstance(env, dict):
             os.environ.update({str(k): str(v) for k, v in env.items()})
-        return Session(args, settings).run(mode)
+        return Session(args, settings, mode).run()
     except SimError as exc:
         sys.stderr.write(f"Error: {exc}\n")
         return 1
@@ -150,7 +150,7 @@ def load_settings(value: str | None) -> dict[str, Any]:
 class Session:
     """One simulated ``claude -p`` run."""
 
-    def __init__(self, args: argparse.Namespace, settings: dict[str, Any]) -> None:
+    def __init__(self, args: argparse.Namespace, settings: dict[str, Any], mode: str) -> None:
         self.args = args
         self.settings = settings
         self.cwd = os.getcwd()
@@ -163,12 +163,12 @@ class Session:
         )
         self.context: list[str] = []
         self.turns = 0
-        self.mode = "success"
+        self.mode = mode
 
     # The runs, by mode.
 
-    def run(self, mode: str) -> int:
-        self.mode = mode
+    def run(self) -> int:
+        mode = self.mode
         self.emit(
             {
                 "type": "system",
@@ -372,14 +372,12 @@ def resets_at() -> int:
     pinned = os.environ.get("DESKD_SIM_RESETS_AT")
     if pinned and pinned.strip().isdigit():
         return int(pinned)
-    now = time.time()
-    if os.environ.get("DESKD_NOW"):
-        from deskd.adapters.clock import now_ms
+    from deskd.adapters.clock import now_ms
 
-        try:
-            now = now_ms(os.environ["DESKD_NOW"]) / 1000
-        except Exception:
-            pass
+    try:
+        now = now_ms(os.environ.get("DESKD_NOW")) / 1000
+    except Exception:  # an unreadable DESKD_NOW: the wall clock, as without one
+        now = time.time()
     return int(now) + 3600
 
 

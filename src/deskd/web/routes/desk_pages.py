@@ -135,11 +135,8 @@ def gauges(ctx: DeskContext, data: Mapping[str, Any]) -> dict[str, Any]:
     """The numbers across the top of the board, each with whether it is bad news."""
     unwired = [r for r in ctx.desk.enabled_roles if not routes(ctx.settings, ctx.desk, r)]
     health = data["health"]
-    live_by_role: dict[str, dict[str, Any]] = {}
-    for attempt in data["attempts"]:
-        current = live_by_role.get(attempt["role"])
-        if current is None or attempt["level"] > current["level"]:
-            live_by_role[attempt["role"]] = attempt
+    # Each role's highest-level attempt (the first listed of equals: hence reversed).
+    by_level = sorted(reversed(data["attempts"]), key=lambda a: a["level"])
     return {
         "open_pages": len(data["pages"]),
         "unwired": unwired,
@@ -151,7 +148,7 @@ def gauges(ctx: DeskContext, data: Mapping[str, Any]) -> dict[str, Any]:
         "desk_paused": any(p["role"] is None for p in data["paused"]),
         "badges": sum(1 for a in data["attempts"] if a["badge"]),
         "stale_hosts": [h["name"] for h in data["hosts"] if h["stale"]],
-        "live_by_role": live_by_role,
+        "live_by_role": {a["role"]: a for a in by_level},
     }
 
 
