@@ -38,7 +38,7 @@ from typing import Any
 
 from deskd import hook
 from deskd.adapters.relay_batch import Call, Writers, line
-from deskd.adapters.relay_session import SESSION_POOL, Sessions
+from deskd.adapters.relay_session import Sessions
 from deskd.paths import db_file_str, home_str
 from deskd.store.db import connect
 
@@ -67,9 +67,7 @@ REFUSED = f"not done within {ANSWER_BY_S:g} s (the write lock was busy)"
 class Relay:
     """One desk folder's relay: its desk file, database and pool."""
 
-    def __init__(
-        self, env: Mapping[str, str], *, size: int = POOL_SIZE, sessions: int = SESSION_POOL
-    ) -> None:
+    def __init__(self, env: Mapping[str, str], *, size: int = POOL_SIZE) -> None:
         self.env = dict(env)
         self.db = db_file_str(self.env)
         self.desk = hook.desk_path(self.env)
@@ -80,7 +78,7 @@ class Relay:
         self.writers = Writers(lambda: hook.open_db(self.db), size, REFUSED)
         # A session's command may be the desk's first: its connection creates and migrates
         # the database as a direct one would (a hook's never does).
-        self.sessions = Sessions(lambda: connect(self.db), sessions)
+        self.sessions = Sessions(lambda: connect(self.db))
 
     def answer(self, client: socket.socket) -> None:
         """Serve one connection: one request, answered as ``hook.relayed`` reads it."""
@@ -167,17 +165,11 @@ def peer_uid(client: socket.socket) -> int:
     return int(struct.unpack("3i", creds)[1])
 
 
-def serve(
-    env: Mapping[str, str],
-    *,
-    size: int = POOL_SIZE,
-    sessions: int = SESSION_POOL,
-    idle_s: float = IDLE_S,
-) -> int:
+def serve(env: Mapping[str, str], *, size: int = POOL_SIZE, idle_s: float = IDLE_S) -> int:
     """Serve until idle for ``idle_s`` (or SIGTERM); 0 at once when another relay serves."""
     import fcntl
 
-    relay = Relay(env, size=size, sessions=sessions)
+    relay = Relay(env, size=size)
     # Before the socket answers: a SIGTERM from the moment it does (``stop`` right after a
     # tick saw it answer) must end the loop below, never kill the process with its socket.
     stopping = threading.Event()

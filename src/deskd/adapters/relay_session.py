@@ -45,9 +45,8 @@ MAX_REQUEST = 8 << 20
 class Sessions:
     """Every session of one relay, over one bounded pool."""
 
-    def __init__(self, opener: Callable[[], Connection], size: int = SESSION_POOL) -> None:
-        self.pool = Pool(opener, size)
-        self.size = size
+    def __init__(self, opener: Callable[[], Connection]) -> None:
+        self.pool = Pool(opener, SESSION_POOL)
         self.lock = threading.Lock()
         self.clients: set[socket.socket] = set()
         self.counts = {"sessions": 0, "statements": 0, "session_transactions": 0}
