@@ -34,6 +34,7 @@ import sys
 import threading
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from deskd import hook
@@ -252,22 +253,16 @@ def answering(run: str, *, timeout_s: float = 2.0) -> bool:
 
 def relay_pid(run: str) -> int | None:
     """The pid of the relay serving ``run`` (its lock is held), or None."""
-    import fcntl
+    from deskd.adapters.locks import is_held
 
+    path = Path(run, LOCK)
+    if not is_held(path):
+        return None  # nobody holds it: no relay
     try:
-        fd = os.open(os.path.join(run, LOCK), os.O_RDONLY)
+        text = path.read_text(errors="replace").strip()
     except OSError:
         return None
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            text = os.read(fd, 32).decode(errors="replace").strip()
-            return int(text) if text.isdigit() else None
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return None  # nobody holds it: no relay
-    finally:
-        os.close(fd)
+    return int(text) if text.isdigit() else None
 
 
 def stop(run: str, *, wait_s: float = 30.0) -> int | None:

@@ -325,12 +325,10 @@ class Session:
             "terminal_reason": terminal_reason,
             **extra,
         }
-        if self.stream:
-            self.emit(doc)
-        elif self.args.output_format == "json":
-            write_line(json.dumps(doc))
-        else:
+        if self.args.output_format == "text":
             write_line(str(result or ""))
+        else:
+            write_line(json.dumps(doc))
 
     def emit(self, doc: dict[str, Any]) -> None:
         if self.stream:

@@ -34,16 +34,12 @@ class Console:
     """How many polls one event stream lasts (None: until the client leaves); tests bound it."""
 
     @property
-    def mode(self) -> str:
-        return self.settings.supervisor_auth_mode
-
-    @property
     def accepts_sessions(self) -> bool:
-        return self.mode in CODE_MODES
+        return self.settings.supervisor_auth_mode in CODE_MODES
 
     @property
     def accepts_signed(self) -> bool:
-        return self.mode in KEY_MODES
+        return self.settings.supervisor_auth_mode in KEY_MODES
 
     @contextmanager
     def desk(self, now: int) -> Iterator[DeskContext]:
