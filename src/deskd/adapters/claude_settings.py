@@ -109,11 +109,7 @@ def is_deskd_hook(entry: object) -> bool:
         words = shlex.split(command)
     except ValueError:
         words = command.split()
-    return any(
-        os.path.basename(w) in (HOOK_NAME, "session_hook.py")
-        for w in words[:3]
-        if isinstance(w, str)
-    )
+    return any(os.path.basename(w) in (HOOK_NAME, "session_hook.py") for w in words[:3])
 
 
 def merge_settings(existing: Mapping[str, Any], ours: Mapping[str, Any]) -> dict[str, Any]:

@@ -52,7 +52,7 @@ def create_app(
     """The console for the desk ``settings`` names. ``clock`` (Unix ms) defaults to the
     system clock or ``DESKD_NOW``; ``host`` is the bind address (cookies are ``Secure`` off
     loopback); ``poll_s``/``stream_polls`` pace the live-refresh stream."""
-    from deskd.web.routes import actions, auth, desk_pages, live
+    from deskd.web.routes import actions, auth, desk_pages, live, metrics
 
     app = FastAPI(title="deskd console", docs_url=None, redoc_url=None, openapi_url=None)
     bind = host or settings.host
@@ -86,11 +86,9 @@ def create_app(
     app.add_exception_handler(Refused, _refused)  # type: ignore[arg-type]
     app.add_exception_handler(DeskdError, _deskd_error)  # type: ignore[arg-type]
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    for module in (auth, desk_pages, actions, live):
+    # Every route needs the supervisor but /metrics: its own rule, loopback or a bearer token.
+    for module in (auth, desk_pages, actions, live, metrics):
         app.include_router(module.router)
-    from deskd.web.routes import metrics  # its own rule: loopback, or a bearer token
-
-    app.include_router(metrics.router)
     return app
 
 
