@@ -68,10 +68,7 @@ def stream_process(
             stderr_lines.append(line)
             del stderr_lines[:-50]
 
-    readers = [
-        threading.Thread(target=pump_stdout, daemon=True),
-        threading.Thread(target=pump_stderr, daemon=True),
-    ]
+    readers = [threading.Thread(target=pump, daemon=True) for pump in (pump_stdout, pump_stderr)]
     for t in readers:
         t.start()
     deadline = time.monotonic() + timeout_s

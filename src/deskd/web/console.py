@@ -84,6 +84,10 @@ def _url_secrets(url: str | None) -> list[str]:
     return [url, rest] + ([path] if len(path) >= 8 else [])
 
 
+_TOJSON = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "'": "\\u0027"})
+"""What ``tojson`` escapes in the JSON it dumps."""
+
+
 def _encodings(secret: str) -> set[str]:
     """A secret as a page may carry it: as written, HTML-escaped, JSON-escaped (``tojson``
     writes ``<>&'`` and non-ASCII as ``\\u…``), and JSON-escaped then HTML-escaped."""
@@ -94,12 +98,7 @@ def _encodings(secret: str) -> set[str]:
     forms = {secret, str(escape(secret))}
     for ascii_only in (True, False):
         dumped = json.dumps(secret, ensure_ascii=ascii_only)[1:-1]
-        html_safe = (
-            dumped.replace("<", "\\u003c")
-            .replace(">", "\\u003e")
-            .replace("&", "\\u0026")
-            .replace("'", "\\u0027")
-        )
+        html_safe = dumped.translate(_TOJSON)
         forms |= {dumped, html_safe, str(escape(dumped)), str(escape(html_safe))}
     return {f for f in forms if f}
 
