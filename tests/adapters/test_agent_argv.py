@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from deskd.adapters.agents import KINDS, LaunchSpec, adapter_for
+from deskd.adapters.agents import LaunchSpec, adapter_for
+from deskd.core.values import AGENT_KINDS
 from deskd.errors import InvalidLaunch
 
 SID = "3f1c9a7e-5b2d-4c8e-9a61-0d2e7b4f8c13"
@@ -139,7 +140,7 @@ def test_it_builds_the_exact_argv(name: str) -> None:
     assert adapter_for(launch.kind).argv(launch) == expected
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", AGENT_KINDS)
 def test_it_keeps_the_prompt_one_argv_element(kind: str) -> None:
     launch = spec(kind, args=("{prompt}",) if kind == "command" else ())
     argv = adapter_for(kind).argv(launch)
@@ -159,7 +160,7 @@ def test_it_refuses_a_resume_without_a_session_id(kind: str) -> None:
         adapter_for(kind).argv(spec(kind, "resume", session_id=None))
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", AGENT_KINDS)
 def test_it_refuses_an_unknown_mode(kind: str) -> None:
     with pytest.raises(InvalidLaunch, match="unknown mode"):
         adapter_for(kind).argv(spec(kind, "restart"))
@@ -172,6 +173,6 @@ def test_it_refuses_an_unknown_kind_naming_the_known_ones() -> None:
 
 
 def test_every_kind_is_registered_under_its_own_name() -> None:
-    assert set(KINDS) == {"claude", "codex", "gemini", "opencode", "command"}
-    for kind in KINDS:
+    assert set(AGENT_KINDS) == {"claude", "codex", "gemini", "opencode", "command"}
+    for kind in AGENT_KINDS:
         assert adapter_for(kind).kind == kind

@@ -17,7 +17,7 @@ import pytest
 from filelock import SoftFileLock
 
 from conftest import Desk
-from deskd.adapters.locks import LockBusy, _lock, is_held, role_lock_path, try_lock
+from deskd.adapters.locks import LockBusy, _lock, is_held, try_lock
 from deskd.config.settings_model import load_settings
 
 HOLDER = """
@@ -32,7 +32,7 @@ with try_lock(Path(sys.argv[1])):
 
 @pytest.fixture
 def lock_path(desk: Desk) -> Path:
-    return role_lock_path(load_settings().run_path, "alpha")
+    return load_settings().run_path / "role-alpha.lock"
 
 
 @pytest.fixture

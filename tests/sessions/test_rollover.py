@@ -147,10 +147,10 @@ def test_failed_wind_downs_retry_three_times_then_page_once(desk: Desk, fake: Pa
 
 
 def test_a_lock_busy_wind_down_is_a_try(desk: Desk, fake: Path) -> None:
-    from deskd.adapters.locks import role_lock_path, try_lock
+    from deskd.adapters.locks import try_lock
 
     session_at(desk, "alpha", A1, local="03:30")
-    with try_lock(role_lock_path(desk.home / "run", "alpha")):
+    with try_lock(desk.home / "run" / "role-alpha.lock"):
         tick(desk)
     assert launches(fake) == []
     (due,) = desk.json("session", "rollover")["due"]

@@ -91,11 +91,10 @@ def desk_env(*, home: Path, db: str | Path | None, role: str | None) -> dict[str
 
 def write_settings(path: Path, settings: Mapping[str, Any]) -> Path:
     """Write a settings file (the per-run one is private to the desk's user)."""
-    from deskd.adapters.private import private_dir
+    from deskd.adapters.private import open_private, private_dir
 
     private_dir(path.parent)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+    with open_private(path, "w", encoding="utf-8") as handle:
         json.dump(settings, handle, indent=2)
         handle.write("\n")
     return path
@@ -110,11 +109,7 @@ def is_deskd_hook(entry: object) -> bool:
         words = shlex.split(command)
     except ValueError:
         words = command.split()
-    return any(
-        os.path.basename(w) in (HOOK_NAME, "session_hook.py")
-        for w in words[:3]
-        if isinstance(w, str)
-    )
+    return any(os.path.basename(w) in (HOOK_NAME, "session_hook.py") for w in words[:3])
 
 
 def merge_settings(existing: Mapping[str, Any], ours: Mapping[str, Any]) -> dict[str, Any]:

@@ -33,16 +33,15 @@ def _stat(pid: int) -> list[str]:
     return stat.rsplit(")", 1)[-1].split()
 
 
-def _started(pid: int) -> str:
+def _started(fields: list[str]) -> str:
     """The process's start time in clock ticks since boot (field 22), "-" when unknown."""
-    fields = _stat(pid)
     return fields[19] if len(fields) > 19 else "-"
 
 
 def me(host: str) -> str:
     """This process as a lease owner."""
     pid = os.getpid()
-    return f"{host.replace(' ', '_')} {_machine()} {pid} {_started(pid)}"
+    return f"{host.replace(' ', '_')} {_machine()} {pid} {_started(_stat(pid))}"
 
 
 def gone(owner: str) -> bool:
@@ -61,5 +60,5 @@ def gone(owner: str) -> bool:
     fields = _stat(pid)
     if fields and fields[0] == "Z":
         return True  # killed, not yet reaped by its parent: it runs no more
-    started = fields[19] if len(fields) > 19 else "-"
+    started = _started(fields)
     return started != "-" and parts[3] != "-" and started != parts[3]

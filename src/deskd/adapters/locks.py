@@ -37,10 +37,6 @@ class LockBusy(Exception):
         self.path = path
 
 
-def role_lock_path(run_dir: Path, role: str) -> Path:
-    return run_dir / f"role-{role}.lock"
-
-
 def _lock(path: Path) -> FileLock:
     from filelock import FileLock
 

@@ -7,7 +7,6 @@ the database or eat the tick's minute.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -27,13 +26,11 @@ def run_probes(
     cwd: Path,
     timeout_s: float,
     budget_s: float,
-    env: dict[str, str] | None = None,
     own_timeouts: dict[int, float] | None = None,
 ) -> dict[int, ProbeResult]:
     """Start every probe at once; collect each within its timeout (its own from
     ``own_timeouts``, else ``timeout_s``) and all within the budget."""
     started = time.monotonic()
-    child_env = dict(os.environ if env is None else env)
     procs: dict[int, tuple[subprocess.Popen[str], float, float]] = {}
     results: dict[int, ProbeResult] = {}
     for hook_id, target in targets.items():
@@ -41,7 +38,6 @@ def run_probes(
             proc = subprocess.Popen(
                 [sys.executable, "-m", "deskd.adapters.probe_child", target],
                 cwd=str(cwd),
-                env=child_env,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,

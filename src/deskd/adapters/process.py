@@ -35,7 +35,7 @@ def stream_process(
     timeout_s: float,
     on_line: Callable[[str], None],
     log: IO[str],
-    on_start: Callable[[int], None] | None = None,
+    on_start: Callable[[int], None],
 ) -> Finished:
     """Start ``argv``, hand each stdout line to ``on_line`` as it arrives, and wait at most
     ``timeout_s``. Every line (stdout and stderr) is also written to ``log``."""
@@ -52,8 +52,7 @@ def stream_process(
         start_new_session=True,  # its own process group, so a timeout kills its children too
         preexec_fn=_die_with_parent(os.getpid()),
     )
-    if on_start is not None:
-        on_start(proc.pid)
+    on_start(proc.pid)
     lines: queue.Queue[str | None] = queue.Queue()
     stderr_lines: list[str] = []
 
@@ -69,10 +68,7 @@ def stream_process(
             stderr_lines.append(line)
             del stderr_lines[:-50]
 
-    readers = [
-        threading.Thread(target=pump_stdout, daemon=True),
-        threading.Thread(target=pump_stderr, daemon=True),
-    ]
+    readers = [threading.Thread(target=pump, daemon=True) for pump in (pump_stdout, pump_stderr)]
     for t in readers:
         t.start()
     deadline = time.monotonic() + timeout_s

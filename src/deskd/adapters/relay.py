@@ -34,11 +34,12 @@ import sys
 import threading
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from deskd import hook
-from deskd.adapters.relay_batch import Call, Writers
-from deskd.adapters.relay_session import SESSION_POOL, Sessions
+from deskd.adapters.relay_batch import Call, Writers, line
+from deskd.adapters.relay_session import Sessions
 from deskd.paths import db_file_str, home_str
 from deskd.store.db import connect
 
@@ -67,9 +68,7 @@ REFUSED = f"not done within {ANSWER_BY_S:g} s (the write lock was busy)"
 class Relay:
     """One desk folder's relay: its desk file, database and pool."""
 
-    def __init__(
-        self, env: Mapping[str, str], *, size: int = POOL_SIZE, sessions: int = SESSION_POOL
-    ) -> None:
+    def __init__(self, env: Mapping[str, str], *, size: int = POOL_SIZE) -> None:
         self.env = dict(env)
         self.db = db_file_str(self.env)
         self.desk = hook.desk_path(self.env)
@@ -80,22 +79,22 @@ class Relay:
         self.writers = Writers(lambda: hook.open_db(self.db), size, REFUSED)
         # A session's command may be the desk's first: its connection creates and migrates
         # the database as a direct one would (a hook's never does).
-        self.sessions = Sessions(lambda: connect(self.db), sessions)
+        self.sessions = Sessions(lambda: connect(self.db))
 
     def answer(self, client: socket.socket) -> None:
         """Serve one connection: one request, answered as ``hook.relayed`` reads it."""
         client.settimeout(READ_S)
         reader = client.makefile("rb")
         try:
-            line = reader.readline(MAX_REQUEST)
-            if not line.endswith(b"\n"):
+            text = reader.readline(MAX_REQUEST)
+            if not text.endswith(b"\n"):
                 return  # a probe (``answering``), or a request cut off: nothing to do
-            self.last = time.monotonic()
-            request = json.loads(line)
+            self.touch()
+            request = json.loads(text)
             if isinstance(request, dict) and request.get("session") is True:
                 return self.session(request, client, reader)
             for said in self.serve(request, client, deadline=self.last + ANSWER_BY_S):
-                client.sendall(json.dumps(said).encode() + b"\n")
+                client.sendall(line(said))
         except (OSError, ValueError):
             pass  # the hook is gone; anything not yet answered with ``out`` was rolled back
         finally:
@@ -109,9 +108,9 @@ class Relay:
         from deskd.store.migrations import LATEST
 
         if request.get("db") != self.db:
-            client.sendall(b'{"refused": "another database than this relay\'s"}\n')
+            client.sendall(line({"refused": "another database than this relay's"}))
             return
-        client.sendall(json.dumps({"schema": LATEST}).encode() + b"\n")
+        client.sendall(line({"schema": LATEST}))
         self.sessions.serve(client, reader, self.touch)
 
     def touch(self) -> None:
@@ -167,17 +166,11 @@ def peer_uid(client: socket.socket) -> int:
     return int(struct.unpack("3i", creds)[1])
 
 
-def serve(
-    env: Mapping[str, str],
-    *,
-    size: int = POOL_SIZE,
-    sessions: int = SESSION_POOL,
-    idle_s: float = IDLE_S,
-) -> int:
+def serve(env: Mapping[str, str], *, size: int = POOL_SIZE, idle_s: float = IDLE_S) -> int:
     """Serve until idle for ``idle_s`` (or SIGTERM); 0 at once when another relay serves."""
     import fcntl
 
-    relay = Relay(env, size=size, sessions=sessions)
+    relay = Relay(env, size=size)
     # Before the socket answers: a SIGTERM from the moment it does (``stop`` right after a
     # tick saw it answer) must end the loop below, never kill the process with its socket.
     stopping = threading.Event()
@@ -260,22 +253,16 @@ def answering(run: str, *, timeout_s: float = 2.0) -> bool:
 
 def relay_pid(run: str) -> int | None:
     """The pid of the relay serving ``run`` (its lock is held), or None."""
-    import fcntl
+    from deskd.adapters.locks import is_held
 
+    path = Path(run, LOCK)
+    if not is_held(path):
+        return None  # nobody holds it: no relay
     try:
-        fd = os.open(os.path.join(run, LOCK), os.O_RDONLY)
+        text = path.read_text(errors="replace").strip()
     except OSError:
         return None
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            text = os.read(fd, 32).decode(errors="replace").strip()
-            return int(text) if text.isdigit() else None
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return None  # nobody holds it: no relay
-    finally:
-        os.close(fd)
+    return int(text) if text.isdigit() else None
 
 
 def stop(run: str, *, wait_s: float = 30.0) -> int | None:

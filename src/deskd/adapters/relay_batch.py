@@ -83,6 +83,11 @@ class Pool:
             conn.close()
 
 
+def line(said: object) -> bytes:
+    """One line of the relay's protocol, either way: a JSON value and a newline."""
+    return json.dumps(said).encode() + b"\n"
+
+
 def broken(conn: Connection) -> bool:
     raw = getattr(conn, "raw", None)
     return raw is None or bool(raw.closed or raw.broken)
@@ -125,7 +130,7 @@ class Call:
             if self.state != "waiting" or time.monotonic() > self.deadline:
                 raise TooLate
             text = self.said[-1] if self.said else None
-            self.client.sendall(json.dumps({"out": text}).encode() + b"\n")
+            self.client.sendall(line({"out": text}))
             self.state = "out"
 
 

@@ -24,7 +24,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from deskd.adapters.relay_batch import Busy, Pool, broken
+from deskd.adapters.relay_batch import Busy, Pool, broken, line
 from deskd.errors import StoreBusy, StoreError
 from deskd.store.dialect import Connection
 
@@ -45,9 +45,8 @@ MAX_REQUEST = 8 << 20
 class Sessions:
     """Every session of one relay, over one bounded pool."""
 
-    def __init__(self, opener: Callable[[], Connection], size: int = SESSION_POOL) -> None:
-        self.pool = Pool(opener, size)
-        self.size = size
+    def __init__(self, opener: Callable[[], Connection]) -> None:
+        self.pool = Pool(opener, SESSION_POOL)
         self.lock = threading.Lock()
         self.clients: set[socket.socket] = set()
         self.counts = {"sessions": 0, "statements": 0, "session_transactions": 0}
@@ -94,11 +93,11 @@ class _Session:
         try:
             while True:
                 self.client.settimeout(IDLE_IN_TX_S if self.conn is not None else None)
-                line = reader.readline(MAX_REQUEST)
-                if not line.endswith(b"\n"):
+                text = reader.readline(MAX_REQUEST)
+                if not text.endswith(b"\n"):
                     return  # hung up (or cut off): the finally below rolls back
                 self.touch()
-                self.client.sendall(self.answer(json.loads(line)))
+                self.client.sendall(self.answer(json.loads(text)))
         except (OSError, ValueError):
             pass
         finally:
@@ -118,10 +117,9 @@ class _Session:
                 self.give_back()
         said["tx"] = self.conn is not None
         try:
-            return json.dumps(said).encode() + b"\n"
+            return line(said)
         except (TypeError, ValueError) as exc:  # a row value JSON cannot carry
-            return json.dumps({"error": {"class": "StoreError", "message": str(exc)},
-                               "tx": said["tx"]}).encode() + b"\n"  # fmt: skip
+            return line({"error": {"class": "StoreError", "message": str(exc)}, "tx": said["tx"]})
 
     def one(self, request: Any) -> dict[str, Any]:
         if not isinstance(request, dict) or request.get("op") not in ("begin", "execute", "raw"):

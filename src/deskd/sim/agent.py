@@ -82,6 +82,7 @@ API_FAILURES = {  # mode: (HTTP status, the text shown, StopFailure's error, its
 }
 HANDOFF = "Open: nothing urgent. First next step: read the inbox."
 MODEL = "claude-sim-1"
+COST = 0.0123
 TOOLS = ["Bash", "Read", "Grep", "Glob", "Edit", "Write"]
 
 
@@ -99,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         env = settings.get("env")
         if isinstance(env, dict):
             os.environ.update({str(k): str(v) for k, v in env.items()})
-        return Session(args, settings).run(mode)
+        return Session(args, settings, mode).run()
     except SimError as exc:
         sys.stderr.write(f"Error: {exc}\n")
         return 1
@@ -150,7 +151,7 @@ def load_settings(value: str | None) -> dict[str, Any]:
 class Session:
     """One simulated ``claude -p`` run."""
 
-    def __init__(self, args: argparse.Namespace, settings: dict[str, Any]) -> None:
+    def __init__(self, args: argparse.Namespace, settings: dict[str, Any], mode: str) -> None:
         self.args = args
         self.settings = settings
         self.cwd = os.getcwd()
@@ -163,12 +164,12 @@ class Session:
         )
         self.context: list[str] = []
         self.turns = 0
-        self.mode = "success"
+        self.mode = mode
 
     # The runs, by mode.
 
-    def run(self, mode: str) -> int:
-        self.mode = mode
+    def run(self) -> int:
+        mode = self.mode
         self.emit(
             {
                 "type": "system",
@@ -321,16 +322,14 @@ class Session:
             "session_id": self.session_id,
             "num_turns": self.turns,
             "duration_ms": 0,
-            "total_cost_usd": sim_cost(),  # an API failure says 0.0 in ``extra``
+            "total_cost_usd": COST,  # an API failure says 0.0 in ``extra``
             "terminal_reason": terminal_reason,
             **extra,
         }
-        if self.stream:
-            self.emit(doc)
-        elif self.args.output_format == "json":
-            write_line(json.dumps(doc))
-        else:
+        if self.args.output_format == "text":
             write_line(str(result or ""))
+        else:
+            write_line(json.dumps(doc))
 
     def emit(self, doc: dict[str, Any]) -> None:
         if self.stream:
@@ -372,22 +371,13 @@ def resets_at() -> int:
     pinned = os.environ.get("DESKD_SIM_RESETS_AT")
     if pinned and pinned.strip().isdigit():
         return int(pinned)
-    now = time.time()
-    if os.environ.get("DESKD_NOW"):
-        from deskd.adapters.clock import now_ms
+    from deskd.adapters.clock import now_ms
 
-        try:
-            now = now_ms(os.environ["DESKD_NOW"]) / 1000
-        except Exception:
-            pass
-    return int(now) + 3600
-
-
-def sim_cost() -> float:
     try:
-        return float(os.environ.get("DESKD_SIM_COST", "0.0123"))
-    except ValueError:
-        return 0.0123
+        now = now_ms(os.environ.get("DESKD_NOW")) / 1000
+    except Exception:  # an unreadable DESKD_NOW: the wall clock, as without one
+        now = time.time()
+    return int(now) + 3600
 
 
 def write_line(text: str) -> None:

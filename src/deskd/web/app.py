@@ -21,7 +21,7 @@ from deskd.errors import DeskdError
 from deskd.service.ops.console import is_loopback, session_secret
 from deskd.web.auth import SessionCodec
 from deskd.web.console import Console, allowed_hosts, host_of
-from deskd.web.guard import LoginRequired, Refused
+from deskd.web.guard import LoginRequired, Refused, path_of, wants_json
 
 STATIC = Path(__file__).with_name("static")
 # No inline script or style anywhere (the ladder picture uses SVG attributes, not CSS), so
@@ -52,7 +52,7 @@ def create_app(
     """The console for the desk ``settings`` names. ``clock`` (Unix ms) defaults to the
     system clock or ``DESKD_NOW``; ``host`` is the bind address (cookies are ``Secure`` off
     loopback); ``poll_s``/``stream_polls`` pace the live-refresh stream."""
-    from deskd.web.routes import actions, auth, desk_pages, live
+    from deskd.web.routes import actions, auth, desk_pages, live, metrics
 
     app = FastAPI(title="deskd console", docs_url=None, redoc_url=None, openapi_url=None)
     bind = host or settings.host
@@ -86,11 +86,9 @@ def create_app(
     app.add_exception_handler(Refused, _refused)  # type: ignore[arg-type]
     app.add_exception_handler(DeskdError, _deskd_error)  # type: ignore[arg-type]
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    for module in (auth, desk_pages, actions, live):
+    # Every route needs the supervisor but /metrics: its own rule, loopback or a bearer token.
+    for module in (auth, desk_pages, actions, live, metrics):
         app.include_router(module.router)
-    from deskd.web.routes import metrics  # its own rule: loopback, or a bearer token
-
-    app.include_router(metrics.router)
     return app
 
 
@@ -108,14 +106,10 @@ def _wrong_host(request: Request, console: Console) -> str | None:
     )
 
 
-def wants_json(request: Request) -> bool:
-    return "application/json" in request.headers.get("accept", "")
-
-
 async def _login_required(request: Request, exc: LoginRequired) -> Response:
     if request.method == "GET" and not wants_json(request) and request.url.path != "/live":
-        target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-        return RedirectResponse(f"/login?next={quote(target, safe='')}", status_code=303)
+        target = quote(path_of(request), safe="")
+        return RedirectResponse(f"/login?next={target}", status_code=303)
     return _error(request, 401, exc.reason)
 
 

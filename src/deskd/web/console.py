@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from deskd.config.settings import Settings
 from deskd.core.values import SUPERVISOR
@@ -16,6 +16,8 @@ from deskd.service.ops.console import CODE_MODES, KEY_MODES, is_loopback
 from deskd.web.auth import CodeChecker, SessionCodec
 
 MIN_SECRET = 4  # shorter values are too common to mask without mangling the page
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 @dataclass
@@ -32,16 +34,12 @@ class Console:
     """How many polls one event stream lasts (None: until the client leaves); tests bound it."""
 
     @property
-    def mode(self) -> str:
-        return self.settings.supervisor_auth_mode
-
-    @property
     def accepts_sessions(self) -> bool:
-        return self.mode in CODE_MODES
+        return self.settings.supervisor_auth_mode in CODE_MODES
 
     @property
     def accepts_signed(self) -> bool:
-        return self.mode in KEY_MODES
+        return self.settings.supervisor_auth_mode in KEY_MODES
 
     @contextmanager
     def desk(self, now: int) -> Iterator[DeskContext]:
@@ -51,6 +49,14 @@ class Console:
             yield ctx
         finally:
             ctx.close()
+
+    def call(
+        self, now: int, fn: Callable[Concatenate[DeskContext, P], T], *a: P.args, **kw: P.kwargs
+    ) -> T:
+        """``fn(ctx, …)`` on the desk at ``now`` (a route's one service call, often run in a
+        thread off the event loop)."""
+        with self.desk(now) as ctx:
+            return fn(ctx, *a, **kw)
 
     def secrets(self, ctx: DeskContext | None) -> list[str]:
         """Values that must never appear on a page: the access code, channel credentials."""
@@ -78,6 +84,10 @@ def _url_secrets(url: str | None) -> list[str]:
     return [url, rest] + ([path] if len(path) >= 8 else [])
 
 
+_TOJSON = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "'": "\\u0027"})
+"""What ``tojson`` escapes in the JSON it dumps."""
+
+
 def _encodings(secret: str) -> set[str]:
     """A secret as a page may carry it: as written, HTML-escaped, JSON-escaped (``tojson``
     writes ``<>&'`` and non-ASCII as ``\\u…``), and JSON-escaped then HTML-escaped."""
@@ -88,12 +98,7 @@ def _encodings(secret: str) -> set[str]:
     forms = {secret, str(escape(secret))}
     for ascii_only in (True, False):
         dumped = json.dumps(secret, ensure_ascii=ascii_only)[1:-1]
-        html_safe = (
-            dumped.replace("<", "\\u003c")
-            .replace(">", "\\u003e")
-            .replace("&", "\\u0026")
-            .replace("'", "\\u0027")
-        )
+        html_safe = dumped.translate(_TOJSON)
         forms |= {dumped, html_safe, str(escape(dumped)), str(escape(html_safe))}
     return {f for f in forms if f}
 

@@ -5,12 +5,14 @@ is itself signed. Refusals are exceptions the app maps to 303 (to the login page
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from urllib.parse import parse_qsl
 
 from fastapi import Request
 from starlette.concurrency import run_in_threadpool
 
+from deskd.service.desk.context import DeskContext
 from deskd.web.auth import SESSION_COOKIE, Session, csrf_matches
 from deskd.web.console import Console, console_of
 
@@ -59,9 +61,19 @@ def now_of(request: Request) -> int:
     return now
 
 
-def _path(request: Request) -> str:
+def desk_of(request: Request) -> AbstractContextManager[DeskContext]:
+    """The desk for this request, as the supervisor at the request's instant."""
+    return console_of(request).desk(now_of(request))
+
+
+def path_of(request: Request) -> str:
+    """The path with its query, as signed and as a login returns to."""
     query = request.url.query
     return request.url.path + (f"?{query}" if query else "")
+
+
+def wants_json(request: Request) -> bool:
+    return "application/json" in request.headers.get("accept", "")
 
 
 async def _signed(request: Request, console: Console, body: bytes) -> Principal | None:
@@ -79,20 +91,22 @@ async def _signed(request: Request, console: Console, body: bytes) -> Principal 
         except ConsoleRefused as exc:  # the server's own keys file: not the caller's fault
             raise Refused(503, f"signed requests cannot be checked: {exc.message}") from None
         now = now_of(request)
-        verify(assertion, keys, method=request.method, path=_path(request), body=body, now=now)
+        verify(assertion, keys, method=request.method, path=path_of(request), body=body, now=now)
     except AssertionRefused as exc:
         raise Refused(401, f"signed request refused: {exc}") from None
-    fresh = await run_in_threadpool(_burn, console, assertion.nonce, assertion.key_id, now)
+    from deskd.service.ops.console import burn_nonce
+
+    fresh = await run_in_threadpool(
+        console.call,
+        now,
+        burn_nonce,
+        assertion.nonce,
+        key_id=assertion.key_id,
+        keep_ms=NONCE_KEEP_MS,
+    )
     if not fresh:
         raise Refused(401, "signed request refused: nonce already used (a replay)")
     return Principal(kind="signed", key_id=assertion.key_id)
-
-
-def _burn(console: Console, nonce: str, key_id: str, now: int) -> bool:
-    from deskd.service.ops.console import burn_nonce
-
-    with console.desk(now) as ctx:
-        return burn_nonce(ctx, nonce, key_id=key_id, keep_ms=NONCE_KEEP_MS)
 
 
 async def _session(request: Request, console: Console) -> Principal | None:
@@ -104,30 +118,22 @@ async def _session(request: Request, console: Console) -> Principal | None:
     session = console.sessions.read(request.cookies.get(SESSION_COOKIE), now=now)
     if session is None:
         return None
-    number = await run_in_threadpool(_live, console, session.sid, now)
-    return None if number is None else Principal(kind="session", session=session, number=number)
-
-
-def _live(console: Console, sid: str, now: int) -> int | None:
     from deskd.service.ops.console_sessions import live_session
 
-    with console.desk(now) as ctx:
-        return live_session(ctx, sid)
+    number = await run_in_threadpool(console.call, now, live_session, session.sid)
+    return None if number is None else Principal(kind="session", session=session, number=number)
 
 
 async def reader(request: Request) -> Principal:
     """Dependency of every page: a live session or a signed request, else login."""
     console = console_of(request)
     found = await _session(request, console)
-    if found is not None:
-        request.state.principal = found
-        return found
-    if console.accepts_signed:
-        principal = await _signed(request, console, await request.body())
-        if principal is not None:
-            request.state.principal = principal
-            return principal
-    raise LoginRequired()
+    if found is None and console.accepts_signed:
+        found = await _signed(request, console, await request.body())
+    if found is None:
+        raise LoginRequired()
+    request.state.principal = found
+    return found
 
 
 async def actor(request: Request) -> Principal:
@@ -137,16 +143,13 @@ async def actor(request: Request) -> Principal:
     console = console_of(request)
     body = await request.body()
     request.state.form = dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
-    if console.accepts_signed:
-        principal = await _signed(request, console, body)
-        if principal is not None:
-            request.state.principal = principal
-            return principal
-    found = await _session(request, console)
+    found = await _signed(request, console, body) if console.accepts_signed else None
     if found is None:
-        raise LoginRequired("no valid session (log in again)")
-    given = request.state.form.get("csrf") or request.headers.get("x-csrf-token")
-    if not csrf_matches(found.csrf, given):
-        raise Refused(403, "missing or invalid CSRF token: reload the page and try again")
+        found = await _session(request, console)
+        if found is None:
+            raise LoginRequired("no valid session (log in again)")
+        given = request.state.form.get("csrf") or request.headers.get("x-csrf-token")
+        if not csrf_matches(found.csrf, given):
+            raise Refused(403, "missing or invalid CSRF token: reload the page and try again")
     request.state.principal = found
     return found

@@ -27,8 +27,6 @@ ADAPTERS: dict[str, type[AgentAdapter]] = {
     cls.kind: cls
     for cls in (ClaudeAdapter, CodexAdapter, GeminiAdapter, OpencodeAdapter, CommandAdapter)
 }
-KINDS = AGENT_KINDS
-"""One adapter per kind of ``deskd.core.values.AGENT_KINDS``, in its order (a test holds it)."""
 
 
 def adapter_for(kind: str) -> AgentAdapter:
@@ -36,13 +34,12 @@ def adapter_for(kind: str) -> AgentAdapter:
     try:
         return ADAPTERS[kind]()
     except KeyError:
-        raise InvalidLaunch(kind, f"unknown agent kind (kinds: {', '.join(KINDS)})") from None
+        raise InvalidLaunch(kind, f"unknown agent kind (kinds: {', '.join(AGENT_KINDS)})") from None
 
 
 __all__ = [
     "ADAPTERS",
     "FAILURE_CLASSES",
-    "KINDS",
     "PERMANENT",
     "SESSION",
     "TASK",

@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from deskd.adapters.channels.base import Delivery, Target, scrub
-from deskd.adapters.channels.privacy import asset, rendered, secret_parts
+from deskd.adapters.channels.privacy import asset, rendered, secret_parts, service_of
 
 # Transient failures (a refused connection, a 5xx, a timeout) are retried inside the send:
 # a short, bounded policy, configured once, as data.
@@ -91,7 +91,6 @@ def _notify_once(
         key = next((tag for tag in service.tag if tag in by_key), None)
         if key is None:
             continue
-
         out[key] = _delivery(key, service, secret_parts(by_key[key].url))
     for t in targets:
         out.setdefault(t.key, Delivery(key=t.key, ok=False, error="apprise did not send it"))
@@ -118,23 +117,18 @@ def expand_config(path: str) -> list[tuple[str, str]]:
     config = apprise.AppriseConfig(asset=asset())
     if not config.add(path):
         return []
-    services: list[Any] = list(config.services())
-
+    services: list[Any] = list(config.services())  # apprise's services are untyped
     return [(str(s.url()), rendered(s)) for s in services]
 
 
 def readable(url: str) -> bool:
     """True when apprise knows the service and the URL carries what it needs."""
-    import apprise
-
-    return apprise.Apprise.instantiate(url, asset=asset()) is not None
+    return service_of(url) is not None
 
 
 def endpoint(url: str) -> tuple[str, int] | None:
     """The (host, port) a URL's service connects to, when the URL names it (for a probe)."""
-    import apprise
-
-    service = apprise.Apprise.instantiate(url, asset=asset())
+    service = service_of(url)
     if service is None:
         return None
     host = getattr(service, "smtp_host", None) or getattr(service, "host", None)

@@ -29,6 +29,7 @@ WEBHOOK_SCHEMES = frozenset({"json", "jsons", "xml", "xmls", "form", "forms"})
 """A webhook's path is often its only credential (``/hooks/<token>``): hidden segment by
 segment, as apprise hides a password."""
 _DELIMS = re.compile(r"[/?&=:@,#;]+")
+_PART = re.compile(r"[^/?&=:@,#;]+")
 MIN_VALUE = 4
 """A ``${VAR}`` value shorter than this is not searched for in text (it would hit ordinary
 characters); apprise hides passwords of any length itself."""
@@ -137,17 +138,8 @@ def unreadable(url: str) -> str:
 
 
 def _hidden(text: str) -> str:
-    out, last = [], 0
-    for m in _DELIMS.finditer(text):
-        out.append(_token(text[last : m.start()]))
-        out.append(m.group(0))
-        last = m.end()
-    out.append(_token(text[last:]))
-    return "".join(out)
-
-
-def _token(token: str) -> str:
-    return token if not token or VAR.fullmatch(token) else "****"
+    """Every part of ``text`` between delimiters as ``****``, but a ``${VAR}`` name."""
+    return _PART.sub(lambda m: m[0] if VAR.fullmatch(m[0]) else "****", text)
 
 
 def secret_parts(url: str) -> list[str]:
@@ -159,11 +151,7 @@ def secret_parts(url: str) -> list[str]:
         return [t for t in _tokens(url) if t not in shown]
     full = _tokens(str(service.url(privacy=False)))
     shown = set(_tokens(supplement(str(service.url(privacy=True)))))
-    found = []
-    for token in full:
-        if token not in shown and token not in found:
-            found.append(token)
-    return found
+    return list(dict.fromkeys(t for t in full if t not in shown))
 
 
 def _tokens(url: str) -> list[str]:

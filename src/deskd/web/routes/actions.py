@@ -19,8 +19,8 @@ from deskd.service.ops import supervisor
 from deskd.service.paging import silences
 from deskd.service.paging.channels import send_test
 from deskd.service.work import tasks
-from deskd.web.console import as_int, console_of
-from deskd.web.guard import Principal, actor, now_of
+from deskd.web.console import as_int
+from deskd.web.guard import Principal, actor, desk_of, wants_json
 from deskd.web.routes.auth import safe_next
 
 router = APIRouter(prefix="/actions")
@@ -31,11 +31,10 @@ def _run(request: Request, action: Action, who: Principal) -> Response:
     """Run one action for the supervisor; answer JSON or send the browser back. Its events
     say how the supervisor was authenticated (stamped in each write's own transaction)."""
     form: dict[str, str] = request.state.form
-    console = console_of(request)
-    with console.desk(now_of(request)) as ctx:
+    with desk_of(request) as ctx:
         ctx.auth = who.auth
         sentence, result = action(ctx, form)
-    if "application/json" in request.headers.get("accept", ""):
+    if wants_json(request):
         return JSONResponse({"ok": True, "message": sentence, "result": result})
     back = safe_next(form.get("back"))
     joiner = "&" if "?" in back else "?"

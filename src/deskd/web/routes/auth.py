@@ -38,11 +38,12 @@ def login_form(request: Request, next: str = "/") -> Response:
 
 
 def _login_page(
-    request: Request, *, next: str = "/", error: str = "", status: int = 200
+    request: Request, *, next: str = "/", error: str = "", status: int = 200, csrf: str = ""
 ) -> Response:
-    """The login form with a fresh CSRF token of its own (cookie and hidden field)."""
+    """The login form; without ``csrf`` (the one its form carried), with a fresh CSRF token
+    of its own (cookie and hidden field)."""
     console = console_of(request)
-    token = secrets.token_urlsafe(24)
+    token = csrf or secrets.token_urlsafe(24)
     response = page(
         request,
         "login.html",
@@ -53,15 +54,20 @@ def _login_page(
         accepts_sessions=console.accepts_sessions,
         error=error,
     )
+    if not csrf:
+        _cookie(response, console, LOGIN_COOKIE, token, LOGIN_TOKEN_S)
+    return response
+
+
+def _cookie(response: Response, console: Console, name: str, value: str, max_age: int) -> None:
     response.set_cookie(
-        LOGIN_COOKIE,
-        token,
-        max_age=LOGIN_TOKEN_S,
+        name,
+        value,
+        max_age=max_age,
         httponly=True,
         samesite="strict",
         secure=console.secure_cookies,
     )
-    return response
 
 
 @router.post("/login")
@@ -84,15 +90,12 @@ async def login(request: Request) -> Response:
     finally:
         console.checker.release()
     if not right:
-        return page(
+        return _login_page(
             request,
-            "login.html",
-            ctx=None,
-            status=401,
-            login_csrf=form.get("csrf", ""),
-            next=safe_next(form.get("next")),
-            accepts_sessions=True,
+            next=form.get("next") or "/",
             error="wrong access code",
+            status=401,
+            csrf=form.get("csrf", ""),
         )
     return await _signed_in(console, client, now, safe_next(form.get("next")))
 
@@ -105,7 +108,7 @@ async def login_link(request: Request, token: str = "") -> Response:
     console, now = _login_console(request)
     client = client_of(request)
     await _not_throttled(console, client, now)
-    reason = await run_in_threadpool(_use_link, console, token, now)
+    reason = await run_in_threadpool(console.call, now, console_sessions.use_login_link, token)
     if reason is not None:
         return _login_page(request, error=reason, status=401)
     return await _signed_in(console, client, now, "/")
@@ -121,7 +124,7 @@ def _login_console(request: Request) -> tuple[Console, int]:
 
 async def _not_throttled(console: Console, client: str, now: int) -> None:
     """Count an attempt as wrong until it proves right; 429 while the client must wait."""
-    until = await run_in_threadpool(_attempt, console, client, now)
+    until = await run_in_threadpool(console.call, now, console_sessions.login_attempt, client)
     if until is not None:
         wait_s = max(1, -(-(until - now) // 1000))
         raise Refused(
@@ -137,26 +140,9 @@ async def _signed_in(console: Console, client: str, now: int, target: str) -> Re
     session, cookie = console.sessions.new(now=now)
     await run_in_threadpool(_start, console, client, session.sid, session.expires_at, now)
     response = RedirectResponse(target, status_code=303)
-    response.set_cookie(
-        SESSION_COOKIE,
-        cookie,
-        max_age=console.sessions.ttl_ms // 1000,
-        httponly=True,
-        samesite="strict",
-        secure=console.secure_cookies,
-    )
+    _cookie(response, console, SESSION_COOKIE, cookie, console.sessions.ttl_ms // 1000)
     response.delete_cookie(LOGIN_COOKIE)
     return response
-
-
-def _use_link(console: Console, token: str, now: int) -> str | None:
-    with console.desk(now) as ctx:
-        return console_sessions.use_login_link(ctx, token)
-
-
-def _attempt(console: Console, client: str, now: int) -> int | None:
-    with console.desk(now) as ctx:
-        return console_sessions.login_attempt(ctx, client)
 
 
 def _start(console: Console, client: str, sid: str, expires_at: int, now: int) -> None:
@@ -169,12 +155,9 @@ def _start(console: Console, client: str, sid: str, expires_at: int, now: int) -
 async def logout(request: Request, who: Principal = Depends(actor)) -> Response:
     console = console_of(request)
     if who.session is not None:
-        await run_in_threadpool(_end, console, who.session.sid, now_of(request))
+        await run_in_threadpool(
+            console.call, now_of(request), console_sessions.end_session, who.session.sid
+        )
     response = RedirectResponse("/login", status_code=303)
     response.delete_cookie(SESSION_COOKIE)
     return response
-
-
-def _end(console: Console, sid: str, now: int) -> None:
-    with console.desk(now) as ctx:
-        console_sessions.end_session(ctx, sid)

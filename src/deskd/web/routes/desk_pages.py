@@ -29,12 +29,12 @@ from deskd.service.paging.pages import pages
 from deskd.service.paging.silences import listing
 from deskd.service.work.sessions import list_sessions
 from deskd.service.work.tasks import list_tasks
-from deskd.web.console import as_int, console_of
-from deskd.web.guard import Principal, now_of, reader
+from deskd.web.console import as_int
+from deskd.web.guard import desk_of, reader
 from deskd.web.render import page
 from deskd.web.timeline import ladder_svg
 
-router = APIRouter()
+router = APIRouter(dependencies=[Depends(reader)])  # every page needs a reader
 OUTCOMES = ("pending", "resolved", "superseded", "withdrawn", "failed")
 REASONS = ("inbox", "urgent_task", "idle_task", "meeting", "owed_reply", "rollover", "help")
 
@@ -56,12 +56,11 @@ def wakes_page(
     reason: str = "",
     explain: str = "",
     attempt: str = "",
-    who: Principal = Depends(reader),
 ) -> Response:
     _pick(rung, RUNGS, "rung")
     _pick(outcome, OUTCOMES, "outcome")
     _pick(reason, REASONS, "reason")
-    with console_of(request).desk(now_of(request)) as ctx:
+    with desk_of(request) as ctx:
         rows = list_wakes(
             ctx,
             role=role or None,
@@ -90,8 +89,8 @@ def wakes_page(
 
 
 @router.get("/pages")
-def pages_page(request: Request, who: Principal = Depends(reader)) -> Response:
-    with console_of(request).desk(now_of(request)) as ctx:
+def pages_page(request: Request) -> Response:
+    with desk_of(request) as ctx:
         return page(
             request,
             "pages.html",
@@ -104,8 +103,8 @@ def pages_page(request: Request, who: Principal = Depends(reader)) -> Response:
 
 
 @router.get("/tasks")
-def tasks_page(request: Request, all: str = "", who: Principal = Depends(reader)) -> Response:
-    with console_of(request).desk(now_of(request)) as ctx:
+def tasks_page(request: Request, all: str = "") -> Response:
+    with desk_of(request) as ctx:
         return page(
             request,
             "tasks.html",
@@ -119,10 +118,8 @@ def tasks_page(request: Request, all: str = "", who: Principal = Depends(reader)
 
 
 @router.get("/events")
-def events_page(
-    request: Request, role: str = "", actor: str = "", who: Principal = Depends(reader)
-) -> Response:
-    with console_of(request).desk(now_of(request)) as ctx:
+def events_page(request: Request, role: str = "", actor: str = "") -> Response:
+    with desk_of(request) as ctx:
         if role:
             ctx.desk.role(role)
         return page(
@@ -138,11 +135,8 @@ def gauges(ctx: DeskContext, data: Mapping[str, Any]) -> dict[str, Any]:
     """The numbers across the top of the board, each with whether it is bad news."""
     unwired = [r for r in ctx.desk.enabled_roles if not routes(ctx.settings, ctx.desk, r)]
     health = data["health"]
-    live_by_role: dict[str, dict[str, Any]] = {}
-    for attempt in data["attempts"]:
-        current = live_by_role.get(attempt["role"])
-        if current is None or attempt["level"] > current["level"]:
-            live_by_role[attempt["role"]] = attempt
+    # Each role's highest-level attempt (the first listed of equals: hence reversed).
+    by_level = sorted(reversed(data["attempts"]), key=lambda a: a["level"])
     return {
         "open_pages": len(data["pages"]),
         "unwired": unwired,
@@ -154,20 +148,20 @@ def gauges(ctx: DeskContext, data: Mapping[str, Any]) -> dict[str, Any]:
         "desk_paused": any(p["role"] is None for p in data["paused"]),
         "badges": sum(1 for a in data["attempts"] if a["badge"]),
         "stale_hosts": [h["name"] for h in data["hosts"] if h["stale"]],
-        "live_by_role": live_by_role,
+        "live_by_role": {a["role"]: a for a in by_level},
     }
 
 
 @router.get("/")
-def board_page(request: Request, who: Principal = Depends(reader)) -> Response:
-    with console_of(request).desk(now_of(request)) as ctx:
+def board_page(request: Request) -> Response:
+    with desk_of(request) as ctx:
         data = board(ctx)
         return page(request, "board.html", ctx=ctx, board=data, gauges=gauges(ctx, data))
 
 
 @router.get("/roles/{role}")
-def role_page(request: Request, role: str, who: Principal = Depends(reader)) -> Response:
-    with console_of(request).desk(now_of(request)) as ctx:
+def role_page(request: Request, role: str) -> Response:
+    with desk_of(request) as ctx:
         ctx.desk.role(role)
         info = next((r for r in role_presences(ctx) if r["role"] == role), None)
         history = ladder_history(ctx, role)
@@ -193,14 +187,14 @@ def role_page(request: Request, role: str, who: Principal = Depends(reader)) -> 
 
 
 @router.get("/meetings")
-def meetings_page(request: Request, who: Principal = Depends(reader)) -> Response:
-    with console_of(request).desk(now_of(request)) as ctx:
+def meetings_page(request: Request) -> Response:
+    with desk_of(request) as ctx:
         rows = meeting_list(ctx.conn, include_closed=True, role=None, now=ctx.now)
         return page(request, "meetings.html", ctx=ctx, meetings=rows)
 
 
 @router.get("/meetings/{meeting_id}")
-def meeting_page(request: Request, meeting_id: str, who: Principal = Depends(reader)) -> Response:
+def meeting_page(request: Request, meeting_id: str) -> Response:
     number = as_int(meeting_id, "meeting")
-    with console_of(request).desk(now_of(request)) as ctx:
+    with desk_of(request) as ctx:
         return page(request, "meeting.html", ctx=ctx, m=meeting_detail(ctx, number))

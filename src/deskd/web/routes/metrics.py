@@ -28,9 +28,7 @@ def metrics(request: Request) -> Response:
         _check_token(request, console.settings.metrics_token)
     from deskd.service.ops.metrics import CONTENT_TYPE, render
 
-    with console.desk(now_of(request)) as ctx:
-        body = render(ctx)
-    return Response(body, media_type=CONTENT_TYPE)
+    return Response(console.call(now_of(request), render), media_type=CONTENT_TYPE)
 
 
 def _check_token(request: Request, token: str | None) -> None:
