@@ -17,7 +17,7 @@ from pager_helpers import (  # noqa: F401  (no_send_waits: a fixture)
 from conftest import Desk
 from deskd.adapters.channels.base import scrub
 from deskd.adapters.channels.privacy import private_url, secret_parts
-from deskd.config.desk_file import expand_vars
+from deskd.config.desk import expand_vars
 
 pytestmark = pytest.mark.usefixtures("no_send_waits")
 
