@@ -251,14 +251,11 @@ class Writers:
 
     def _one(self, conn: Connection, call: Call) -> bool:
         """Run one call in its savepoint; True when it is kept (answered after COMMIT)."""
-
-        def out(_event: str, text: str) -> None:
-            call.said.append(text)
-
         try:
             with transaction(conn):  # a savepoint: a failure rolls back this call alone
                 hook.surface(conn, call.payload, event=call.event, role=call.role,
-                             native=call.native, now=call.now, env=call.env, out=out,
+                             native=call.native, now=call.now, env=call.env,
+                             out=lambda _event, text: call.said.append(text),
                              note=call.notes.append, confirm=call.send_out)  # fmt: skip
         except hook.Skip as exc:
             call.finish({"skip": str(exc)})

@@ -134,8 +134,5 @@ def endpoint(url: str) -> tuple[str, int] | None:
     host = getattr(service, "smtp_host", None) or getattr(service, "host", None)
     if not host or ("." not in str(host) and host != "localhost"):
         return None
-    port = getattr(service, "port", None)
-    if not port:
-        secure = bool(getattr(service, "secure", False))
-        port = 443 if secure else 80
+    port = getattr(service, "port", None) or (443 if getattr(service, "secure", False) else 80)
     return str(host), int(port)

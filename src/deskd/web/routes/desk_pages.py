@@ -12,6 +12,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
 from deskd.core.values import PRIORITIES, RUNGS
+from deskd.errors import InvalidValue
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import ledger
 from deskd.service.desk.presence import role_presences
@@ -39,14 +40,6 @@ OUTCOMES = ("pending", "resolved", "superseded", "withdrawn", "failed")
 REASONS = ("inbox", "urgent_task", "idle_task", "meeting", "owed_reply", "rollover", "help")
 
 
-def _pick(value: str, choices: tuple[str, ...], what: str) -> str:
-    from deskd.errors import InvalidValue
-
-    if value and value not in choices:
-        raise InvalidValue(what, value, "choose one of: " + ", ".join(choices))
-    return value
-
-
 @router.get("/wakes")
 def wakes_page(
     request: Request,
@@ -57,9 +50,11 @@ def wakes_page(
     explain: str = "",
     attempt: str = "",
 ) -> Response:
-    _pick(rung, RUNGS, "rung")
-    _pick(outcome, OUTCOMES, "outcome")
-    _pick(reason, REASONS, "reason")
+    filters = {"role": role, "rung": rung, "outcome": outcome, "reason": reason}
+    choices = {"rung": RUNGS, "outcome": OUTCOMES, "reason": REASONS}
+    for what, allowed in choices.items():
+        if filters[what] and filters[what] not in allowed:
+            raise InvalidValue(what, filters[what], "choose one of: " + ", ".join(allowed))
     with desk_of(request) as ctx:
         rows = list_wakes(
             ctx,
@@ -81,8 +76,8 @@ def wakes_page(
             ctx=ctx,
             wakes=rows,
             roles=ctx.desk.role_names,
-            filters={"role": role, "rung": rung, "outcome": outcome, "reason": reason},
-            choices={"rung": RUNGS, "outcome": OUTCOMES, "reason": REASONS},
+            filters=filters,
+            choices=choices,
             explain_for=explain or (f"attempt {attempt}" if attempt else ""),
             explain_lines=lines,
         )
