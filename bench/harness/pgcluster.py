@@ -6,6 +6,10 @@ reachable from another machine), trust authentication for one superuser ``deskd`
 (the data is thrown away). The server refuses to run as root, so as root the folder is
 handed to the ``postgres`` system user and the programs run as that user. ``stop()`` shuts
 the server down and deletes the folder. Stdlib only: psycopg is not needed to start one.
+
+A run killed before its ``stop()`` (a CI timeout, ``kill -9``) leaves its server running:
+each cluster's folder names the process that started it (``owner``), and every ``start()``
+first stops and deletes the clusters whose starter is gone, so the next run heals the leak.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 USER = "deskd"
+OWNER = "owner"
+"""The file in a cluster's folder naming the process that started it (see ``process_mark``)."""
 
 
 class ClusterUnavailable(Exception):
@@ -42,13 +48,47 @@ def find_bindir() -> str:
     )
 
 
+def process_mark(pid: int) -> str | None:
+    """A process's pid and start time (``/proc``), so a reused pid is not taken for it; None
+    when there is no such process (or no ``/proc`` to ask)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            after_name = fh.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return f"{pid} {after_name[19]}"  # field 22 of stat(5), counting from the state (field 3)
+
+
+def _server_user() -> str | None:
+    """The server refuses to run as root: as root, its programs run as ``postgres``."""
+    return "postgres" if os.geteuid() == 0 else None
+
+
+def reap_orphans() -> list[str]:
+    """Stop and delete every throwaway cluster whose starter has exited; the folders reaped."""
+    reaped = []
+    for root in glob.glob(os.path.join(tempfile.gettempdir(), "deskd-pg-*")):
+        try:
+            with open(os.path.join(root, OWNER)) as fh:
+                owner = fh.read().strip()
+        except OSError:
+            continue  # still being made, or not one of ours to judge
+        if process_mark(int(owner.split()[0])) == owner:
+            continue
+        try:
+            Cluster(root=root, bindir=find_bindir()).stop()
+        except ClusterUnavailable:
+            continue  # another run is reaping it at the same moment
+        reaped.append(root)
+    return reaped
+
+
 @dataclass
 class Cluster:
     root: str = ""
     bindir: str = ""
     settings: dict[str, str] = field(default_factory=dict)
     """Server settings for the start (``{"max_connections": "40"}``)."""
-    _user: str | None = field(default=None, repr=False)
 
     @property
     def socket_dir(self) -> str:
@@ -60,11 +100,15 @@ class Cluster:
 
     def start(self) -> Cluster:
         self.bindir = self.bindir or find_bindir()
-        self._user = "postgres" if os.geteuid() == 0 else None
+        reap_orphans()
         self.root = tempfile.mkdtemp(prefix="deskd-pg-")
         data = os.path.join(self.root, "data")
-        if self._user is not None:
-            shutil.chown(self.root, user=self._user)
+        mark = process_mark(os.getpid())
+        if mark is not None:
+            with open(os.path.join(self.root, OWNER), "w") as fh:
+                fh.write(mark)
+        if _server_user() is not None:
+            shutil.chown(self.root, user=_server_user())
         try:
             self._run("initdb", "-D", data, "-U", USER, "--auth=trust", "-E", "UTF8", "--no-sync")
             options = f"-k {self.root} -c listen_addresses='' -c fsync=off -c full_page_writes=off"
@@ -95,7 +139,7 @@ class Cluster:
                 check=True,
                 capture_output=True,
                 text=True,
-                user=self._user,
+                user=_server_user(),
                 cwd=self.root,
                 timeout=300,  # a bound for a hang: initdb takes over a minute on a loaded box
             )
