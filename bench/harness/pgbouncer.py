@@ -4,21 +4,26 @@
 child process, in a fresh temporary folder, listening only on a unix socket inside it (no
 TCP port to collide on), in ``transaction`` pooling unless told otherwise: the mode people
 run, and the one that breaks anything holding session state. As root it runs as
-``postgres``, as the cluster does (PgBouncer refuses to run as root).
+``postgres``, as the cluster does (PgBouncer refuses to run as root). A bouncer whose
+starter was killed before ``stop()`` is stopped by the next ``start()`` (``reap_orphans``).
 """
 
 from __future__ import annotations
 
+import glob
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
 
-from harness.pgcluster import USER
+from harness.pgcluster import USER, claim, orphaned, process_mark
 
 PORT = 6432
+CHILD = "pgbouncer.mark"
+"""The file in a bouncer's folder naming its pgbouncer process (pid and start time)."""
 
 
 class BouncerUnavailable(Exception):
@@ -32,6 +37,25 @@ def find_pgbouncer() -> str:
     if found is None:
         raise BouncerUnavailable("no pgbouncer program: apt-get install pgbouncer")
     return found
+
+
+def reap_orphans() -> list[str]:
+    """Stop every throwaway bouncer whose starter has exited and delete its folder; the
+    folders reaped."""
+    reaped = []
+    for root in glob.glob(os.path.join(tempfile.gettempdir(), "deskd-bouncer-*")):
+        if not orphaned(root):
+            continue
+        try:
+            with open(os.path.join(root, CHILD)) as fh:
+                child = fh.read().strip()
+            if process_mark(int(child.split()[0])) == child:  # still that pgbouncer
+                os.kill(int(child.split()[0]), signal.SIGTERM)
+        except (OSError, ValueError):
+            pass  # it never started, or is gone already
+        shutil.rmtree(root, ignore_errors=True)
+        reaped.append(root)
+    return reaped
 
 
 @dataclass
@@ -49,7 +73,9 @@ class Bouncer:
     def start(self, *, ready_within_s: float = 60.0) -> Bouncer:
         program = find_pgbouncer()
         user = "postgres" if os.geteuid() == 0 else None
+        reap_orphans()
         self.root = tempfile.mkdtemp(prefix="deskd-bouncer-")
+        claim(self.root)
         if user is not None:
             shutil.chown(self.root, user=user)
         users = os.path.join(self.root, "users.txt")
@@ -83,6 +109,10 @@ class Bouncer:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
+        mark = process_mark(self._proc.pid)
+        if mark is not None:
+            with open(os.path.join(self.root, CHILD), "w") as fh:
+                fh.write(mark)
         socket = os.path.join(self.root, f".s.PGSQL.{PORT}")
         deadline = time.monotonic() + ready_within_s  # an outer bound: the event is the socket
         while not os.path.exists(socket):

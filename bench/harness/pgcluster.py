@@ -8,8 +8,9 @@ handed to the ``postgres`` system user and the programs run as that user. ``stop
 the server down and deletes the folder. Stdlib only: psycopg is not needed to start one.
 
 A run killed before its ``stop()`` (a CI timeout, ``kill -9``) leaves its server running:
-each cluster's folder names the process that started it (``owner``), and every ``start()``
-first stops and deletes the clusters whose starter is gone, so the next run heals the leak.
+each cluster's folder names the process that started it (``claim``), and every ``start()``
+first stops and deletes the clusters whose starter is gone (``reap_orphans``), so the next
+run heals the leak. harness/pgbouncer.py does the same for its bouncers.
 """
 
 from __future__ import annotations
@@ -64,16 +65,30 @@ def _server_user() -> str | None:
     return "postgres" if os.geteuid() == 0 else None
 
 
+def claim(root: str) -> None:
+    """Name this process as the starter of the throwaway folder ``root`` (see ``orphaned``)."""
+    mark = process_mark(os.getpid())
+    if mark is not None:
+        with open(os.path.join(root, OWNER), "w") as fh:
+            fh.write(mark)
+
+
+def orphaned(root: str) -> bool:
+    """Whether ``root``'s starter has exited (False while it lives, or when none is named:
+    the folder is still being made, or is not ours to judge)."""
+    try:
+        with open(os.path.join(root, OWNER)) as fh:
+            owner = fh.read().strip()
+    except OSError:
+        return False
+    return process_mark(int(owner.split()[0])) != owner
+
+
 def reap_orphans() -> list[str]:
     """Stop and delete every throwaway cluster whose starter has exited; the folders reaped."""
     reaped = []
     for root in glob.glob(os.path.join(tempfile.gettempdir(), "deskd-pg-*")):
-        try:
-            with open(os.path.join(root, OWNER)) as fh:
-                owner = fh.read().strip()
-        except OSError:
-            continue  # still being made, or not one of ours to judge
-        if process_mark(int(owner.split()[0])) == owner:
+        if not orphaned(root):
             continue
         try:
             Cluster(root=root, bindir=find_bindir()).stop()
@@ -103,10 +118,7 @@ class Cluster:
         reap_orphans()
         self.root = tempfile.mkdtemp(prefix="deskd-pg-")
         data = os.path.join(self.root, "data")
-        mark = process_mark(os.getpid())
-        if mark is not None:
-            with open(os.path.join(self.root, OWNER), "w") as fh:
-                fh.write(mark)
+        claim(self.root)
         if _server_user() is not None:
             shutil.chown(self.root, user=_server_user())
         try:
