@@ -38,10 +38,11 @@ from pathlib import Path
 from typing import Any
 
 from deskd import hook
-from deskd.adapters.relay_batch import Call, Writers, line
+from deskd.adapters.relay_batch import Call, Writers
 from deskd.adapters.relay_session import Sessions
 from deskd.paths import db_file_str, home_str
 from deskd.store.db import connect
+from deskd.store.relayed import line
 
 SOCKET = hook.RELAY_SOCKET
 LOCK = "relay.lock"

@@ -16,7 +16,6 @@ done twice.
 
 from __future__ import annotations
 
-import json
 import socket
 import threading
 import time
@@ -29,6 +28,7 @@ from deskd import hook
 from deskd.errors import StoreBusy
 from deskd.store.db import transaction
 from deskd.store.dialect import Connection
+from deskd.store.relayed import line
 
 MAX_BATCH = 64
 """Calls one transaction runs at most: each is a few statements, so a full batch holds the
@@ -81,11 +81,6 @@ class Pool:
             free, self._free = self._free, []
         for conn in free:
             conn.close()
-
-
-def line(said: object) -> bytes:
-    """One line of the relay's protocol, either way: a JSON value and a newline."""
-    return json.dumps(said).encode() + b"\n"
 
 
 def broken(conn: Connection) -> bool:

@@ -24,9 +24,10 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from deskd.adapters.relay_batch import Busy, Pool, broken, line
+from deskd.adapters.relay_batch import Busy, Pool, broken
 from deskd.errors import StoreBusy, StoreError
 from deskd.store.dialect import Connection
+from deskd.store.relayed import line
 
 SESSION_POOL = 4
 """Server connections a relay opens at most for sessions. Every write waits for deskd's one

@@ -38,6 +38,12 @@ ANSWER_S = 600.0
 lock), so only a hung relay reaches it."""
 
 
+def line(said: object) -> bytes:
+    """One line of the relay's protocol, either way: a JSON value and a newline (the session
+    hook writes its own, not to import this module on every tool call)."""
+    return json.dumps(said).encode() + b"\n"
+
+
 class Cursor:
     """One statement's answer, whole: its rows (None when it returns none) and rowcount."""
 
@@ -170,9 +176,9 @@ class RelayedConnection:
         if self._sock is None:
             raise StoreError("the relay connection is closed")
         try:
-            self._sock.sendall(json.dumps(request).encode() + b"\n")
-            line = self._reader.readline()
-            answer = json.loads(line) if line else None
+            self._sock.sendall(line(request))
+            said = self._reader.readline()
+            answer = json.loads(said) if said else None
         except (OSError, ValueError):
             answer = None
         if not isinstance(answer, dict):
@@ -201,10 +207,10 @@ def open_relayed(
     sock.settimeout(HELLO_S)
     try:
         sock.connect(os.path.join(run, SOCKET))
-        sock.sendall(json.dumps({"session": True, "db": db}).encode() + b"\n")
+        sock.sendall(line({"session": True, "db": db}))
         with sock.makefile("rb") as reader:
-            line = reader.readline()
-        answer = json.loads(line) if line else None
+            said = reader.readline()
+        answer = json.loads(said) if said else None
     except (OSError, ValueError):
         sock.close()
         return None

@@ -116,13 +116,21 @@ def _resolve(command: str, path: str) -> str:
 
 
 def _workdir(ctx: DeskContext, role: str) -> Path:
-    configured = ctx.desk.role(role).workdir
-    folder = Path(configured).expanduser() if configured else ctx.settings.home
-    if not folder.is_absolute():
-        folder = ctx.settings.home / folder
-    if not folder.is_dir():
+    folder, problem = resolve_workdir(ctx.desk.role(role).workdir or "", ctx.settings.home)
+    if problem is not None:
         raise BadWorkdir(folder, role)
     return folder
+
+
+def resolve_workdir(configured: str, home: Path) -> tuple[Path, str | None]:
+    """A role's workdir as a launch uses it (``~`` expanded, relative to the desk folder, the
+    desk folder when unset), and why a launch could not (None: it is a folder). ``deskd
+    doctor`` and ``deskd init`` check a workdir with this too."""
+    folder = Path(configured).expanduser()
+    folder = folder if folder.is_absolute() else home / folder
+    if folder.is_dir():
+        return folder, None
+    return folder, "is not a folder" if folder.exists() else "does not exist"
 
 
 class LaunchShown(TypedDict):

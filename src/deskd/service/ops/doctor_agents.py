@@ -12,6 +12,7 @@ from pathlib import Path
 
 from deskd.config.desk import Desk
 from deskd.config.settings import Settings
+from deskd.service.engine.launch_command import resolve_workdir
 from deskd.service.ops.doctor_db import Check, Level, read_db
 
 INSTALL_HINTS = {
@@ -101,13 +102,3 @@ def workdir_checks(desk: Desk, home: Path) -> list[Check]:
                 )
             )
     return checks
-
-
-def resolve_workdir(configured: str, home: Path) -> tuple[Path, str | None]:
-    """A role's workdir resolved as a launch resolves it (``~``, relative to the desk folder),
-    and why a launch could not use it (None: it is a folder)."""
-    folder = Path(configured).expanduser()
-    folder = folder if folder.is_absolute() else home / folder
-    if folder.is_dir():
-        return folder, None
-    return folder, "is not a folder" if folder.exists() else "does not exist"

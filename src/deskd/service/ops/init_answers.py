@@ -113,7 +113,7 @@ def check_workdir(value: str, home: Path) -> str | None:
     given = value.strip()
     if not given:
         return None
-    from deskd.service.ops.doctor_agents import resolve_workdir
+    from deskd.service.engine.launch_command import resolve_workdir
 
     folder, problem = resolve_workdir(given, home)
     if problem is not None:

@@ -106,7 +106,9 @@ class DeskCollector(Collector):
                 sent[(channel, "sent")] += count
             elif status == "failed" and gave_up:
                 sent[(channel, "gave_up")] += count
-            retrying[channel] += count if status == "failed" and open_page and not gave_up else 0
+            elif status == "failed" and open_page:
+                retrying[channel] += count
+            retrying[channel] += 0  # every channel that paged has a sample, 0 when none fails
         yield _family(
             CounterMetricFamily,
             "deskd_pages",
