@@ -211,6 +211,7 @@ from deskd.store import (  # noqa: E402
     schema_silences,
     schema_tasks,
     schema_tick_alarms,
+    schema_usage,
 )
 from deskd.store.dialect import Connection  # noqa: E402
 
@@ -233,6 +234,7 @@ MIGRATIONS: tuple[str, ...] = (
     schema_tick_alarms.SQL,
     schema_silences.SQL,
     schema_held_work.SQL,
+    schema_usage.SQL,
 )
 """Index i holds the migration that takes the schema from version i to version i + 1."""
 
