@@ -47,9 +47,8 @@ lint: $(BIN)/.installed
 
 venv: $(BIN)/.installed
 
-# docs/cli.md's usage and options blocks and the console script's parameter table
-# (src/deskd/cli/agent_params.py), rewritten from the click commands (scripts/cli_docs.py;
-# tests/docs/test_cli_reference.py and tests/cli/test_agent_params.py fail when stale).
+# docs/cli.md's usage and options blocks, rewritten from the click commands
+# (scripts/cli_docs.py; tests/docs/test_cli_reference.py fails when stale).
 docs: $(BIN)/.installed
 	$(BIN)/python scripts/cli_docs.py --write
 

@@ -187,11 +187,11 @@ def seed_history(db: Path, count: int) -> None:
 
 def throughput(home: Path, items: int, *, dedup: bool) -> dict[str, float]:
     """Items per second through ``service.inbox.enqueue``, one call and one commit each."""
-    from deskd.config.settings_model import load_settings
+    from deskd.config.settings_model import validate_settings
     from deskd.service.desk.context import open_context
     from deskd.service.desk.inbox import NewItem, enqueue
 
-    settings = load_settings(clean_env(home))
+    settings = validate_settings(clean_env(home))
     ctx = open_context(settings=settings)
     ctx.now = T0 + 3_600_000
     enqueue(ctx, NewItem(role="alpha", source="alert", title="warm-up"))

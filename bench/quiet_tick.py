@@ -221,7 +221,7 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, *hwm, file=sys.stderr)
 PEAK = (
     """
 import sys
-from deskd.cli.entry import main
+from deskd.cli.main import main
 sys.argv = ["deskd", *sys.argv[1:]]
 try:
     main()

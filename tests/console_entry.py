@@ -1,4 +1,4 @@
-"""`deskd ARGS` through the console script's own entry, in-process, for tests where the
+"""`deskd ARGS` through the console script's entry, in-process, for tests where the
 process boundary is not what they check (tests/faults/procs.py runs it as a process)."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from conftest import Desk, Outcome
 
 
 def console(desk: Desk, *args: str, role: str | None = None, **extra: str) -> Outcome:
-    """`deskd ARGS` through the console script's own entry (``deskd.cli.entry.main``: the fast
-    dispatch, else click) in this process, with the desk's environment: the same two paths
-    as ``deskd``, without a fresh interpreter (~0.15 CPU-s) per call."""
+    """`deskd ARGS` through the console script's entry (``deskd.cli.main.main``) in this
+    process, with the desk's environment: what ``deskd`` runs, without a fresh interpreter
+    (~0.15 CPU-s) per call."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
     env.update(desk.env(role, **extra))
     return console_with(env, *args)
@@ -29,7 +29,7 @@ def console_with(
     """`deskd ARGS` as ``console`` runs it, with exactly ``env`` as the environment, in
     ``cwd`` (default: here), and ``stdin`` as its input: not a terminal, like a script's
     ``stdin=subprocess.DEVNULL``."""
-    from deskd.cli.entry import main
+    from deskd.cli.main import main
 
     out, err = io.StringIO(), io.StringIO()
     code: object = 0

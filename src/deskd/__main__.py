@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from deskd.cli.entry import main
+from deskd.cli.main import main
 
 main()

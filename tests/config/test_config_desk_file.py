@@ -11,7 +11,7 @@ import pytest
 from conftest import Desk
 from deskd.config.desk import expand_vars
 from deskd.config.desk_file import DEFAULT_ALLOWED_TOOLS, AgentSettings, parse_desk
-from deskd.config.settings_model import load_settings
+from deskd.config.settings_model import validate_settings
 from deskd.errors import DeskFileError
 
 HEAD = '[desk]\ntimezone = "America/New_York"\n'
@@ -293,7 +293,7 @@ name = "beta"
 
 def _agent(role: str, text: str = AGENT_DESK, **env: str) -> AgentSettings:
     desk = parse_desk(text, path=Path("deskd.toml"))
-    settings = load_settings({"DESKD_HOME": "/srv/desk", **env})
+    settings = validate_settings({"DESKD_HOME": "/srv/desk", **env})
     return desk.agent_for(role, settings)
 
 

@@ -70,10 +70,10 @@ def test_it_forgets_host_roles_when_the_module_is_unset(desk: Desk) -> None:
 
 def test_it_merges_desk_settings_the_file_leaves_out(desk: Desk) -> None:
     from deskd.config.desk_file import load_desk
-    from deskd.config.settings_model import load_settings
+    from deskd.config.settings_model import validate_settings
 
     module = _host_module(desk, ADDS_DELTA)
-    settings = load_settings({"DESKD_HOME": str(desk.home), "DESKD_CONFIG_MODULE": module})
+    settings = validate_settings({"DESKD_HOME": str(desk.home), "DESKD_CONFIG_MODULE": module})
     host = load_config_module(settings.config_module, desk_home=settings.home)
     loaded = load_desk(settings.desk_path, host=host)
     assert loaded.section.inbox_batch == 300

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Desk
-from deskd.config.settings_model import SettingsModel, load_settings
+from deskd.config.settings_model import SettingsModel, validate_settings
 from deskd.errors import SettingsError
 
 # docs/contract.md "Environment": variable -> (a value to set, the Settings attribute, expected)
@@ -68,13 +68,13 @@ def test_it_reads_each_contract_variable_from_the_environment(
 ) -> None:
     value, attribute, expected = VARIABLES[variable]
     monkeypatch.setenv(variable, value)
-    assert getattr(load_settings(), attribute) == expected
+    assert getattr(validate_settings(), attribute) == expected
 
 
 @pytest.mark.parametrize("variable", VARIABLES)
 def test_it_reads_each_contract_variable_from_a_mapping(clean_env: Path, variable: str) -> None:
     value, attribute, expected = VARIABLES[variable]
-    settings = load_settings({"DESKD_HOME": str(clean_env), variable: value})
+    settings = validate_settings({"DESKD_HOME": str(clean_env), variable: value})
     assert getattr(settings, attribute) == expected
 
 
@@ -84,7 +84,7 @@ def test_it_has_a_field_for_every_contract_variable() -> None:
 
 
 def test_it_resolves_the_desk_from_deskd_home(clean_env: Path) -> None:
-    settings = load_settings()
+    settings = validate_settings()
     assert settings.home == clean_env.resolve()
     assert settings.desk_path == clean_env / "deskd.toml"
     assert settings.db_path == clean_env / "data" / "deskd.db"
@@ -96,13 +96,13 @@ def test_it_uses_the_current_folder_without_deskd_home(
 ) -> None:
     monkeypatch.delenv("DESKD_HOME")
     monkeypatch.chdir(clean_env)
-    settings = load_settings()
+    settings = validate_settings()
     assert settings.home == clean_env
     assert settings.db_path == clean_env / "data" / "deskd.db"
 
 
 def test_it_leaves_overrides_unset_by_default(clean_env: Path) -> None:
-    s = load_settings()
+    s = validate_settings()
     assert (s.host, s.port, s.supervisor_auth_mode, s.execute) == (
         "127.0.0.1",
         8000,
@@ -123,7 +123,7 @@ def test_it_is_a_dry_run_unless_wake_execute_is_1(
     clean_env: Path, monkeypatch: pytest.MonkeyPatch, value: str
 ) -> None:
     monkeypatch.setenv("DESKD_WAKE_EXECUTE", value)
-    assert load_settings().execute is False
+    assert validate_settings().execute is False
 
 
 def test_it_honours_dotenv_in_the_desk_with_the_environment_winning(
@@ -133,9 +133,9 @@ def test_it_honours_dotenv_in_the_desk_with_the_environment_winning(
         "# desk settings\nDESKD_PORT=9100\nDESKD_WAKE_MODEL=from-file\nOTHER_TOOL=x\n",
         encoding="utf-8",
     )
-    assert (load_settings().port, load_settings().wake_model) == (9100, "from-file")
+    assert (validate_settings().port, validate_settings().wake_model) == (9100, "from-file")
     monkeypatch.setenv("DESKD_PORT", "9200")
-    settings = load_settings()
+    settings = validate_settings()
     assert (settings.port, settings.wake_model) == (9200, "from-file")
 
 
@@ -163,7 +163,7 @@ def test_it_refuses_a_bad_value_naming_the_variable(
 ) -> None:
     monkeypatch.setenv(variable, value)
     with pytest.raises(SettingsError) as caught:
-        load_settings()
+        validate_settings()
     message = caught.value.message
     assert message.startswith(f"{variable}: ")
     field = variable.removeprefix("DESKD_").lower()

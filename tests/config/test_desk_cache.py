@@ -17,7 +17,7 @@ from deskd.config import desk as records
 from deskd.config import desk_file as models
 from deskd.config.desk_file import parse_desk
 from deskd.config.load import load_settings
-from deskd.config.settings_model import load_settings as validated_settings
+from deskd.config.settings_model import validate_settings as validated_settings
 from deskd.errors import SettingsError
 
 RICH = (

@@ -25,9 +25,6 @@ except SystemExit as exc:
 print("exit:%s" % code)
 print("\\n".join(sorted(sys.modules)))
 """
-# What the console script runs: its own parser first, click when it declines.
-CONSOLE = PROBE.replace("from deskd.cli.main import main", "from deskd.cli.entry import main")
-CONSOLE = CONSOLE.replace("main(sys.argv[1:])", "sys.argv[0] = 'deskd'; main()")
 
 
 def modules_after(
@@ -105,12 +102,12 @@ def test_reading_commands_import_nothing_heavy(
 # What a hot command never loads once its desk file has been validated: the validators
 # (pydantic, pydantic-settings and what they pull in: asyncio, dotenv, typing_extensions),
 # the TOML parser, the lock library (only the tick takes a lock), HTTP and TLS, retries, and
-# ``dataclasses`` (which imports ``inspect``: records are NamedTuples, docs/performance.md).
+# ``dataclasses`` (records are NamedTuples, docs/performance.md; click loads ``inspect``).
 NEVER_HOT = (
     "pydantic", "pydantic_core", "pydantic_settings", "annotated_types", "typing_extensions",
     "typing_inspection", "dotenv", "asyncio", "tomllib", "filelock", "logging", "apprise",
     "fastapi", "uvicorn", "croniter", "tenacity", "http", "email", "ssl", "subprocess",
-    "secrets", "concurrent", "dataclasses", "inspect",
+    "secrets", "concurrent", "dataclasses",
 )  # fmt: skip
 HOT = {
     "inbox enqueue": ["inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "x"],
@@ -172,11 +169,9 @@ def hot_desk(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize("name", HOT)
 def test_hot_commands_load_no_validator_lock_or_network_module(hot_desk: Path, name: str) -> None:
-    modules = modules_after(HOT[name], hot_desk, probe=CONSOLE)
+    modules = modules_after(HOT[name], hot_desk)
     assert "deskd.service.desk.context" in modules  # the command really ran
-    # The console script's parser (deskd.cli.entry) ran the body without click.
-    assert {"deskd.cli.entry", "deskd.cli.agent_params", "deskd.cli.agent_commands"} <= modules
-    never = (*NEVER_HOT, "click")
+    never = NEVER_HOT
     assert loaded(modules, never) == []  # a dry tick takes no lock: no filelock either
     records = {m.rsplit(".", 1)[1] for m in modules if m.startswith("deskd.store.records.")}
     assert records <= RECORDS[name], records
@@ -225,11 +220,11 @@ def quiet_desk(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_an_executing_tick_with_nothing_to_do_loads_no_pager_validator_or_lock_library(
     quiet_desk: Path,
 ) -> None:
-    modules = modules_after(["tick", "--execute"], quiet_desk, probe=CONSOLE)
+    modules = modules_after(["tick", "--execute"], quiet_desk)
     assert "deskd.service.desk.locks" in modules  # it executed: it took the tick lock
     log = (quiet_desk / "logs" / "tick.log").read_text().splitlines()
     assert " execute demands=0 " in log[-1] and "launches=0 pages=0" in log[-1]
-    never = (*NEVER_HOT, "click", "socket")
+    never = (*NEVER_HOT, "socket")
     assert loaded(modules, never) == []
     assert sorted(set(NOT_QUIET) & modules) == []
 
@@ -244,12 +239,12 @@ def test_an_executing_tick_with_pages_due_still_sends_and_settles_them(tmp_path:
         (tmp_path / "deskd.toml").write_text(desk_with({"ops": [rx.url()]}, default=["ops"]))
         args = ["inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "disk"]
         prepare([*args, "--priority", "urgent"], tmp_path)
-        modules = modules_after(["tick", "--execute"], tmp_path, probe=CONSOLE)
+        modules = modules_after(["tick", "--execute"], tmp_path)
         assert "deskd.service.paging.pager" in modules
         assert [t.startswith("deskd: alpha has not answered") for t in rx.titles] == [True]
         prepare(["inbox", "ack", "--for", "alpha", "--id", "1"], tmp_path)
-        modules_after(["tick", "--execute"], tmp_path, probe=CONSOLE)  # resolves the page
-        modules_after(["tick", "--execute"], tmp_path, probe=CONSOLE)  # nothing left to send
+        modules_after(["tick", "--execute"], tmp_path)  # resolves the page
+        modules_after(["tick", "--execute"], tmp_path)  # nothing left to send
         assert len(rx.titles) == 2
         assert rx.titles[1].startswith("deskd: settled — no action needed (alpha")
 
@@ -270,7 +265,7 @@ def test_the_executor_loads_no_desk_file_validator(desk: Desk) -> None:
     urgent(desk)
     (launched,) = desk.json("tick", "--execute")["launched"]
     args = ["agent", "run", "--attempt", str(launched["attempt_id"])]
-    modules = modules_after(args, desk.home, probe=CONSOLE)
+    modules = modules_after(args, desk.home)
     assert "deskd.service.paging.channels" in modules  # it read the secrets' names
     assert "deskd.config.desk_file" not in modules and "pydantic" not in modules
     with desk.db() as conn:

@@ -11,7 +11,7 @@ from typing import get_args, get_type_hints
 
 import pytest
 
-from deskd import hook, session_ids
+from deskd import hook, quoting, session_ids
 from deskd.adapters.agents import ADAPTERS, FAILURE_CLASSES, PERMANENT, TASK, TRANSIENT
 from deskd.adapters.agents import USAGE_LIMIT as ADAPTER_USAGE_LIMIT
 from deskd.config import desk
@@ -58,7 +58,7 @@ def test_the_desk_file_types_are_the_core_sets() -> None:
 def test_the_copies_the_hook_can_reach_match_core() -> None:
     # The session hook imports neither typing nor deskd.core (tests/hook/test_hook_imports.py):
     # its priority names, the session id shapes and the store's live session states are copies.
-    assert hook.PRIORITIES == values.PRIORITIES
+    assert quoting.PRIORITIES == values.PRIORITIES
     assert tuple(session_ids._SHAPES) == values.AGENT_KINDS
     assert session_rows.LIVE_STATES == values.SESSION_STATES
     # One socket for the hook's calls and the store sessions: the hook cannot load

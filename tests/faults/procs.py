@@ -1,5 +1,5 @@
-"""Run the real `deskd` console script (the fast dispatch, then click): in a subprocess, or
-in-process where the process boundary is not what a test checks."""
+"""Run the real `deskd` console script: in a subprocess, or in-process where the process
+boundary is not what a test checks."""
 
 from __future__ import annotations
 

@@ -143,7 +143,7 @@ def test_no_hostile_value_gives_a_traceback(
     assert tracebacks == [], f"{len(tracebacks)} tracebacks:\n" + "\n".join(tracebacks)
 
 
-# The agent-facing commands the console script runs (deskd.cli.agent_params), as real
+# The agent-facing commands, as real
 # processes: argv cannot hold NUL, so that value stays in-process.
 FAST = [
     ("inbox", "list", "--for", "alpha", "--limit", "{}"),

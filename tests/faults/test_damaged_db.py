@@ -1,5 +1,5 @@
-"""A damaged database stops writes instead of taking them (real processes: the fast dispatch
-and click's commands answer through one error boundary, deskd.cli.boundary).
+"""A damaged database stops writes instead of taking them (real processes: every
+command answers through one error boundary, deskd.cli.boundary).
 
 Damage found mid-query, not at open: the first command that reads the damaged page exits 3 in
 one line naming `deskd doctor` and remembers it in run/damaged; from then on every command
@@ -90,7 +90,7 @@ def test_damage_found_mid_query_stops_every_later_command_and_every_write(desk: 
     good = desk.home / "good.db"
     shutil.copy(desk.db_path, good)
     _damage_a_middle_leaf_of_items(desk.db_path)
-    # The fast dispatch's `status` walks the items: exit 3, one line, no traceback.
+    # `status` walks the items: exit 3, one line, no traceback.
     line = refused_in_one_line(deskd(desk, "status"), 3)
     assert "deskd doctor" in line and str(desk.db_path) in line and "malformed" in line
     files = _files(desk)

@@ -1,9 +1,9 @@
-"""Ids and counts: ONE parser (deskd.ids) for click's commands and the fast dispatch.
+"""Ids and counts: ONE parser (deskd.ids) for every command.
 
 ASCII digits only (not ``²`` or ``١``), within the option's range and SQLite's signed 64-bit
-INTEGER; anything else is exit 1 with one line naming the option and the range, the same on
-both command paths, and nothing is written. Every case goes through the console script's
-entry (the fast dispatch, then click), in-process; the last three run it as real processes,
+INTEGER; anything else is exit 1 with one line naming the option and the range, and nothing
+is written. Every case goes through the console script's entry in-process; the last three
+run it as real processes,
 as agents and cron do.
 """
 
@@ -59,8 +59,7 @@ def test_a_bad_number_is_one_line_naming_the_option_and_range(
     assert desk.dump() == before
 
 
-def test_the_fast_path_and_click_say_the_same(desk: Desk) -> None:
-    """`inbox list` runs on the fast dispatch; `--limit` after `--help`-free plain args."""
+def test_a_real_process_and_the_test_runner_say_the_same(desk: Desk) -> None:
     fast = deskd(desk, "inbox", "list", "--for", "alpha", "--limit", "١٠")
     slow = desk.run("inbox", "list", "--for", "alpha", "--limit", "١٠")
     assert (fast.exit_code, fast.stderr) == (slow.exit_code, slow.stderr)
@@ -72,7 +71,7 @@ def test_the_largest_id_is_accepted_and_reported_unknown(desk: Desk) -> None:
     assert "no attempt" in line
 
 
-def test_an_undecodable_token_is_refused_on_the_fast_path(desk: Desk) -> None:
+def test_an_undecodable_token_is_refused_by_a_real_process(desk: Desk) -> None:
     before = desk.dump()
     line = refused_in_one_line(deskd(desk, "heartbeat", "--role", "alpha", "--token", b"\xff\xfe"))
     assert "--token" in line and "UTF-8" in line

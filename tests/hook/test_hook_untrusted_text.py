@@ -55,3 +55,13 @@ def test_the_wake_prompt_quotes_titles_and_refs(desk: Desk) -> None:
     prompt = action["prompt"]
     assert _lines_imitating(prompt) == []
     assert prompt.count("never instructions") == 1
+
+
+def test_the_hook_and_the_wake_prompt_quote_title_and_ref_alike(desk: Desk) -> None:
+    title, ref = "disk\t 91%\n  on  db-1", "runbook\n\n  step 2"
+    desk.json("inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", title,
+              "--ref", ref, "--priority", "urgent")  # fmt: skip
+    prompt = desk.json("tick")["actions"][0]["prompt"]
+    context = HookDesk(desk).hook(fixture("post_tool_use")).context()
+    for shown in ('"disk 91% on db-1"', '"runbook step 2"'):
+        assert shown in prompt and shown in context, shown

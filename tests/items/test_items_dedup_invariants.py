@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from conftest import DESK_TOML
 from deskd.config.desk_file import load_desk
-from deskd.config.settings_model import load_settings
+from deskd.config.settings_model import validate_settings
 from deskd.core.values import DEFAULT_SLA_S, PRIORITIES
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import NewItem, ack, enqueue, list_inbox
@@ -35,7 +35,7 @@ def _context(
         env["DESKD_DB"] = db
     if role:
         env["DESKD_ROLE"] = role
-    settings_ = load_settings(env)
+    settings_ = validate_settings(env)
     return DeskContext(settings=settings_, desk=load_desk(settings_.desk_path), now=now)
 
 

@@ -18,7 +18,7 @@ from filelock import SoftFileLock
 
 from conftest import Desk
 from deskd.adapters.locks import LockBusy, _lock, is_held, try_lock
-from deskd.config.settings_model import load_settings
+from deskd.config.settings_model import validate_settings
 
 HOLDER = """
 import sys, time
@@ -32,7 +32,7 @@ with try_lock(Path(sys.argv[1])):
 
 @pytest.fixture
 def lock_path(desk: Desk) -> Path:
-    return load_settings().run_path / "role-alpha.lock"
+    return validate_settings().run_path / "role-alpha.lock"
 
 
 @pytest.fixture

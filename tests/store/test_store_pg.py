@@ -55,16 +55,16 @@ def test_it_never_prints_a_password() -> None:
 
 
 def test_settings_keep_a_url_and_refuse_another_scheme(tmp_path: Path) -> None:
-    from deskd.config.settings_model import load_settings
+    from deskd.config.settings_model import validate_settings
     from deskd.errors import SettingsError
 
     url = "postgresql://desk@db.internal/desk"
-    s = load_settings({"DESKD_HOME": str(tmp_path), "DESKD_DATABASE_URL": url})
+    s = validate_settings({"DESKD_HOME": str(tmp_path), "DESKD_DATABASE_URL": url})
     assert s.database == url and s.shared_database
-    s = load_settings({"DESKD_HOME": str(tmp_path), "DESKD_DB": "data/x.db"})
+    s = validate_settings({"DESKD_HOME": str(tmp_path), "DESKD_DB": "data/x.db"})
     assert not s.shared_database and s.database.endswith("x.db")
     with pytest.raises(SettingsError, match=r"DESKD_DB.*postgresql://"):
-        load_settings({"DESKD_HOME": str(tmp_path), "DESKD_DB": "mysql://desk@db/desk"})
+        validate_settings({"DESKD_HOME": str(tmp_path), "DESKD_DB": "mysql://desk@db/desk"})
 
 
 def test_a_sqlite_desk_never_loads_psycopg(tmp_path: Path) -> None:

@@ -133,12 +133,12 @@ def test_a_forged_cookie_is_not_a_session(console: tuple[Desk, Clock]) -> None:
 
 
 def test_cookies_are_httponly_strict_and_secure_off_loopback(desk: Desk) -> None:
-    from deskd.config.settings_model import load_settings
+    from deskd.config.settings_model import validate_settings
     from deskd.web.app import create_app
 
     desk.write_desk(WEB_DESK)
     for host, secure in (("127.0.0.1", False), ("0.0.0.0", True)):
-        settings = load_settings(
+        settings = validate_settings(
             {
                 **desk.env(),
                 "DESKD_SUPERVISOR_ACCESS_CODE": CODE,

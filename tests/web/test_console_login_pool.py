@@ -58,12 +58,12 @@ def serve_here(desk: Desk, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 def test_pages_are_served_while_a_code_is_checked_and_excess_logins_are_refused(
     desk: Desk, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from deskd.config.settings_model import load_settings
+    from deskd.config.settings_model import validate_settings
     from deskd.service.ops import console as console_service
 
     desk.write_desk(WEB_DESK)
     desk.json("roles")
-    code = console_service.new_access_code(load_settings(desk.env()))  # a hashed code
+    code = console_service.new_access_code(validate_settings(desk.env()))  # a hashed code
     checking, release = threading.Semaphore(0), threading.Event()
     real_scrypt = console_service._scrypt
 

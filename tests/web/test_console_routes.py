@@ -161,7 +161,7 @@ def test_a_role_that_is_not_on_the_desk_is_a_404_naming_the_roles(desk: Desk) ->
 def test_the_live_stream_says_change_when_the_desk_changes(desk: Desk) -> None:
     import threading
 
-    from deskd.config.settings_model import load_settings
+    from deskd.config.settings_model import validate_settings
     from deskd.service.desk.context import open_context
     from deskd.service.desk.inbox import NewItem, enqueue
 
@@ -170,7 +170,7 @@ def test_the_live_stream_says_change_when_the_desk_changes(desk: Desk) -> None:
     app = make_app(desk, stream_polls=40, DESKD_SUPERVISOR_ACCESS_CODE=CODE)
 
     def write() -> None:  # another process's commit, while the stream is open
-        ctx = open_context(settings=load_settings(desk.env()))
+        ctx = open_context(settings=validate_settings(desk.env()))
         try:
             enqueue(ctx, NewItem(role="alpha", source="alert", title="disk 91%"))
         finally:

@@ -10,7 +10,7 @@ from conftest import Desk
 
 
 def test_waits_double_per_client_up_to_the_cap_and_are_forgotten_after_a_day(desk: Desk) -> None:
-    from deskd.config.settings_model import load_settings
+    from deskd.config.settings_model import validate_settings
     from deskd.service.desk.context import open_context
     from deskd.service.ops.console_sessions import (
         MAX_WAIT_MS,
@@ -20,7 +20,7 @@ def test_waits_double_per_client_up_to_the_cap_and_are_forgotten_after_a_day(des
     )
 
     desk.write_desk(WEB_DESK)
-    settings = load_settings(desk.env())
+    settings = validate_settings(desk.env())
 
     def attempt(client: str, now: int) -> int | None:
         ctx = open_context(settings=settings, now=now)

@@ -194,11 +194,11 @@ class Clock:
 def make_app(
     desk: Desk, clock: Callable[[], int] | None = None, *, stream_polls: int = 3, **env: str
 ) -> Any:
-    from deskd.config.settings_model import load_settings
+    from deskd.config.settings_model import validate_settings
     from deskd.web.app import create_app
 
     # The in-process client calls itself ``testserver``: a name the console must be told.
-    settings = load_settings({**desk.env(), "DESKD_CONSOLE_HOSTS": "testserver", **env})
+    settings = validate_settings({**desk.env(), "DESKD_CONSOLE_HOSTS": "testserver", **env})
     return create_app(settings, clock=clock, poll_s=0.01, stream_polls=stream_polls)
 
 

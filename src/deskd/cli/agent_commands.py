@@ -1,11 +1,9 @@
-"""The bodies of the agent-facing commands (and of the board and the tick), importable
-without click.
+"""The bodies of the agent-facing commands (and of the board and the tick).
 
 Each function takes exactly the parameters its click command declares (``cli/inbox.py`` and
-friends, through ``common.runs``); the console script (``deskd.cli.entry``) calls them
-directly when the arguments are plain, so these commands start without click. Output goes
-through ``deskd.cli.output``. Longer than 400 lines on purpose: one module holds every body
-the console script may run, so such a command imports exactly this one.
+friends, through ``common.runs``). Output goes through ``deskd.cli.output``. Longer than
+400 lines: the bodies moved here for a parser in front of click, since removed; they go back
+beside their commands when the CLI is regrouped by feature.
 """
 
 from __future__ import annotations

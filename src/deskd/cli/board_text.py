@@ -1,7 +1,6 @@
-"""The board and the roles table as text (``deskd status``, ``deskd roles``), without click.
+"""The board and the roles table as text (``deskd status``, ``deskd roles``).
 
-Colour marks presence and trouble on a terminal only (``deskd.cli.output.style``), as click's
-styles did.
+Colour marks presence and trouble on a terminal only (click strips it elsewhere).
 """
 
 from __future__ import annotations

@@ -1,6 +1,4 @@
-"""The error boundary every command runs inside: click's commands (``DeskdGroup``) and the
-console script's own parser (``deskd.cli.entry``) alike, so both paths answer a failure the
-same way. Stdlib only: the console script imports it on every agent-facing command.
+"""The error boundary every command runs inside (``cli.common.DeskdGroup``).
 
 A refusal (``DeskdError``) keeps its own exit code; any database error (``StoreError``) is exit 3 naming the
 database and ``deskd doctor``. When SQLite reports the file itself damaged, mid-query as well

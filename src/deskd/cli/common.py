@@ -33,7 +33,7 @@ class DeskdGroup(click.Group):
             return super().invoke(ctx)
         except (DeskdError, OSError) as exc:
             # Corruption found mid-query, a locked or read-only file: exit 3, never a traceback
-            # (deskd.cli.boundary: the console script's parser answers through the same function).
+            # (deskd.cli.boundary).
             refused = refusal(exc)
             if refused is None:
                 raise
@@ -73,7 +73,6 @@ def json_option(fn: F) -> F:
     )(fn)
 
 
-# One implementation for click's commands and the console script's own parser.
 emit = output.emit
 emit_table = output.emit_table
 table = output.table
@@ -84,9 +83,7 @@ on_desk = agent_commands.on_desk
 def runs(body: Callable[..., None]) -> Callable[[Callable[[], None]], Callable[..., None]]:
     """The click command declared on the decorated stub (its docstring is the help) runs
     ``body``, a function of ``deskd.cli.agent_commands`` taking exactly the declared
-    parameters. scripts/cli_docs.py reads these declarations into ``deskd.cli.agent_params``
-    for the console script's parser, so each parameter is declared once, here in click.
-    A group (``deskd status``) runs its body only when no subcommand follows."""
+    parameters. A group (``deskd status``) runs its body only when no subcommand follows."""
 
     def command(stub: Callable[[], None]) -> Callable[..., None]:
         def callback(**params: Any) -> None:
@@ -111,8 +108,8 @@ def _parse(value: Any, param: click.Parameter | None, **bounds: int) -> int:
 
 
 class Id(click.ParamType):  # type: ignore[type-arg]
-    """A database id, parsed by ``deskd.ids`` (the console script's parser too): a bad one is a
-    refusal (exit 1) naming the option and the range, not click's usage error."""
+    """A database id, parsed by ``deskd.ids``: a bad one is a refusal (exit 1) naming the
+    option and the range, not click's usage error."""
 
     name = "integer"
 

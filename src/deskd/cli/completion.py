@@ -4,8 +4,8 @@
 The values are attached here, by parameter name, instead of on each of the hundred option
 declarations: one table says that every ``--role``/``--for``/``--to`` completes with role
 names. ``attach`` runs only when the shell asks for completions (``_DESKD_COMPLETE`` is set),
-so an ordinary command pays nothing for it, and the console script's parser never sees such
-a line (the shell's words travel in the environment, not in argv).
+so an ordinary command pays nothing for it (the shell's words travel in the environment,
+not in argv).
 """
 
 from __future__ import annotations

@@ -106,11 +106,11 @@ def init(
     command (exit 3) rather than silently recreated empty; --new-db is the way to start over.
     """
     from deskd.adapters.clock import now_ms
-    from deskd.config.settings_model import load_settings
+    from deskd.config.settings_model import validate_settings
     from deskd.errors import OptionsConflict
     from deskd.service.ops.scaffold import init_desk, refuse_existing
 
-    settings = load_settings()
+    settings = validate_settings()
     scripted = bool(roles or agent or channel or name or timezone or yes)
     if new_db and scripted:
         raise OptionsConflict(

@@ -1,43 +1,17 @@
-"""Output every command shares, without click: lines, JSON, tables, refusals. Stdlib only.
-
-The console script (``deskd.cli.entry``) runs agent-facing commands without click, so what
-they print goes through here; click's commands use the same functions (``cli/common.py``),
-so both paths print the same bytes. Like ``click.echo``, text goes to the current
-``sys.stdout``/``sys.stderr`` (a test runner's capture included) and bold is used only on a
-terminal.
-"""
+"""Output every command shares: JSON or a sentence, tables, refusals (colour through
+click, on a terminal only)."""
 
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from click import echo, secho, style
+
 from deskd.errors import DeskdError
 
-
-def echo(text: str = "", *, err: bool = False) -> None:
-    stream = sys.stderr if err else sys.stdout
-    stream.write(f"{text}\n")
-    stream.flush()
-
-
-# click.style's codes for the colours deskd uses; like click.echo, none off a terminal.
-_COLOURS = {"red": 31, "green": 32, "yellow": 33}
-
-
-def style(text: str, *, fg: str | None = None, bold: bool = False) -> str:
-    """``text`` coloured and/or bold on a terminal (click.style's codes); plain otherwise."""
-    isatty = getattr(sys.stdout, "isatty", None)
-    if isatty is None or not isatty() or (fg is None and not bold):
-        return text
-    codes = ([f"\x1b[{_COLOURS[fg]}m"] if fg else []) + (["\x1b[1m"] if bold else [])
-    return "".join(codes) + text + "\x1b[0m"
-
-
-def secho(text: str, *, fg: str | None = None, bold: bool = False) -> None:
-    echo(style(text, fg=fg, bold=bold))
+__all__ = ["echo", "emit", "emit_table", "refuse", "secho", "style", "table"]
 
 
 def emit(data: Any, as_json: bool, human: Callable[[], None] | str | None = None) -> None:

@@ -44,7 +44,7 @@ def serve(host: str | None, port: str | None, new_code: bool, open_link: bool) -
       deskd serve --new-code                       # forget the old code, print a new one
       deskd serve --open-link                      # and a link that logs a browser in once
     """
-    from deskd.config.settings_model import load_settings
+    from deskd.config.settings_model import validate_settings
     from deskd.service.desk.context import open_context
     from deskd.service.ops.console import (
         CODE_MODES,
@@ -54,7 +54,7 @@ def serve(host: str | None, port: str | None, new_code: bool, open_link: bool) -
         startup_refusal,
     )
 
-    settings = load_settings()
+    settings = validate_settings()
     bind = _unbracketed(host or settings.host)
     number = _port(port, settings.port)
     _check_bind(bind, number)  # before a code is generated or a URL printed

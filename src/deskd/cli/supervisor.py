@@ -113,7 +113,7 @@ def sign(key_file: Path, key_id: str, method: str, path: str, data: str, as_json
           --data 'reason=deploy' --json   # the four headers; send the same body
     """
     from deskd.adapters.clock import now_ms
-    from deskd.config.settings_model import load_settings
+    from deskd.config.settings_model import validate_settings
     from deskd.web.signed import load_private_key
     from deskd.web.signed import sign as make
 
@@ -129,6 +129,6 @@ def sign(key_file: Path, key_id: str, method: str, path: str, data: str, as_json
         method=method,
         path=path,
         body=data.encode(),
-        timestamp=now_ms(load_settings().now),
+        timestamp=now_ms(validate_settings().now),
     )
     emit(headers, as_json, "\n".join(f"{k}: {v}" for k, v in headers.items()))

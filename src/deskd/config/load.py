@@ -36,7 +36,7 @@ def load_settings(env: dict[str, str] | None = None) -> Settings:
 
 
 def _validated(env: dict[str, str] | None) -> Settings:
-    from deskd.config.settings_model import load_settings as validate
+    from deskd.config.settings_model import validate_settings as validate
 
     return validate(env)
 

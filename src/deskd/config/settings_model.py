@@ -62,7 +62,7 @@ class _Checks(BaseSettings):
 
 def _fields() -> dict[str, Any]:
     """``Settings``' fields as pydantic takes them: (type, default). ``home`` defaults to
-    ``.`` here; ``load_settings`` replaces it with the desk folder ``deskd.paths`` resolves."""
+    ``.`` here; ``validate_settings`` replaces it with the desk folder ``deskd.paths`` resolves."""
     types = typing.get_type_hints(Settings)
     defaults = {"home": Path("."), **Settings._field_defaults}
     return {name: (types[name], defaults[name]) for name in Settings._fields}
@@ -72,7 +72,7 @@ SettingsModel = create_model("SettingsModel", __base__=_Checks, **_fields())
 """Every ``DESKD_*`` variable of docs/contract.md. Override variables default to unset."""
 
 
-def load_settings(env: Mapping[str, str] | None = None) -> Settings:
+def validate_settings(env: Mapping[str, str] | None = None) -> Settings:
     """Read the environment (and ``$DESKD_HOME/.env``); refuse with the variable's name."""
     environ = dict(os.environ if env is None else env)
     home = paths.home(environ)

@@ -6,6 +6,7 @@ import re
 from typing import Literal, get_args
 
 from deskd.errors import InvalidValue
+from deskd.quoting import priority_name as priority_name  # shared with the session hook
 
 # Each closed set is declared once, as a ``Literal`` for mypy and pydantic (the desk file's
 # model in config/desk.py names these types), and its runtime tuple is derived from it.
@@ -61,10 +62,6 @@ def priority_rank(name: str) -> int:
         return PRIORITIES.index(name)
     except ValueError:
         raise InvalidValue("priority", name, "choose one of: " + ", ".join(PRIORITIES)) from None
-
-
-def priority_name(rank: int) -> str:
-    return PRIORITIES[rank]
 
 
 def role_name_problem(name: str) -> str | None:

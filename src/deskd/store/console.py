@@ -4,11 +4,12 @@ browses (a meeting's transcript, the event log)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from deskd.store.query import select_where
 from deskd.store.records import records_of
 from deskd.store.records.wakes import Attempt, Page
 
-TYPE_CHECKING = False  # as in store/attempts.py: records load lazily; mypy reads it as True
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection, Row
 

@@ -15,11 +15,11 @@ import json
 import os
 import select
 import socket
+from typing import TYPE_CHECKING
 
 from deskd.store.dialect import Sql
 from deskd.store.rows import row_class
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
     from typing import Any

@@ -1,12 +1,13 @@
 """The result row of a PostgreSQL connection, direct (``store.pg``) or through the host's relay
 (``store.relayed``): like ``sqlite3.Row``, read by index or by name, with ``keys()``.
 
-Stdlib only, without ``typing`` at run time: the relay's client loads it in place of psycopg.
+Stdlib only: the relay's client loads it in place of psycopg.
 """
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from typing import Any
 

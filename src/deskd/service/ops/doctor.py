@@ -19,7 +19,7 @@ from deskd.config.desk import Desk
 from deskd.config.desk_file import load_desk
 from deskd.config.host import HostConfig, load_config_module
 from deskd.config.settings import Settings
-from deskd.config.settings_model import load_settings
+from deskd.config.settings_model import validate_settings
 from deskd.errors import DeskdError
 from deskd.service.ops.doctor_db import Check, postgres_checks, sqlite_checks, tick_checks
 
@@ -127,8 +127,8 @@ def _settings(
     environ: dict[str, str], checks: list[Check], *, read_env_file: bool
 ) -> tuple[Settings | None, Where]:
     try:
-        # load_settings(None) reads the process environment and $DESKD_HOME/.env.
-        settings = load_settings(None if read_env_file else environ)
+        # validate_settings(None) reads the process environment and $DESKD_HOME/.env.
+        settings = validate_settings(None if read_env_file else environ)
     except DeskdError as exc:
         checks.append(Check("settings", "fail", exc.message))
         home = paths.home(environ)
