@@ -269,7 +269,9 @@ def surface(
 
     check_role(conn, role, env=env, now=now)
     token = env.get("DESKD_WAKE_TOKEN") or None
-    with transaction(conn):
+    # Only this role's rows change (its sessions, the attempt its token names, its items):
+    # on PostgreSQL other roles' hooks write at the same time (docs/architecture.md).
+    with transaction(conn, role=role):
         session_row = record_heartbeat(
             conn,
             role=role,

@@ -165,9 +165,9 @@ class SqliteConnection(sqlite3.Connection):
     def busy_ms(self, value: int) -> None:
         self.execute(f"PRAGMA busy_timeout = {int(value)}")
 
-    def begin(self, *, write: bool) -> None:
+    def begin(self, *, write: bool, role: str | None = None) -> None:
         """``BEGIN IMMEDIATE`` (SQLite's one writer: take the write lock now, waiting up to
-        the busy timeout) or a deferred ``BEGIN`` (a point-in-time read)."""
+        the busy timeout, whatever ``role`` it writes) or a deferred ``BEGIN`` (a read)."""
         self.execute("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
@@ -297,8 +297,11 @@ def forget_created(marker: str | os.PathLike[str], path: str) -> None:
 
 
 @contextmanager
-def transaction(conn: Connection) -> Iterator[Connection]:
-    """``BEGIN IMMEDIATE`` … ``COMMIT``; rolls back on any exception. Nests with savepoints."""
+def transaction(conn: Connection, *, role: str | None = None) -> Iterator[Connection]:
+    """``BEGIN IMMEDIATE`` … ``COMMIT``; rolls back on any exception. Nests with savepoints.
+
+    ``role``: the transaction changes rows of that one role only (its sessions, its attempts,
+    its items), so on PostgreSQL it waits only for desk-wide writers and that role's own."""
     if conn.in_transaction:
         name = f"sp_{time.monotonic_ns()}"
         conn.execute(f"SAVEPOINT {name}")
@@ -314,7 +317,7 @@ def transaction(conn: Connection) -> Iterator[Connection]:
             raise
         conn.execute(f"RELEASE {name}")
         return
-    conn.begin(write=True)
+    conn.begin(write=True, role=role)
     try:
         yield conn
     except BaseException:

@@ -116,12 +116,12 @@ class RelayedConnection:
             return self._direct.raw_execute(sql, params)
         return self._rows(self._ask({"op": "raw", "sql": sql, "params": list(params or ())}))
 
-    def begin(self, *, write: bool) -> None:
+    def begin(self, *, write: bool, role: str | None = None) -> None:
         """As ``PgConnection.begin``, run by the relay: a write waits for deskd's write lock
         up to ``busy_ms`` (after a pooled connection came free)."""
         if self._live():
             self._direct.busy_ms = self.busy_ms
-            self._direct.begin(write=write)
+            self._direct.begin(write=write, role=role)
             return
         self._ask({"op": "begin", "write": write, "busy_ms": int(self.busy_ms)})
 
