@@ -10,10 +10,6 @@ in its savepoint (``relay_batch``). So the hook stays a standard-library script,
 opens at most ``size`` connections for all its agents' hooks, and takes the write lock once
 for many of their calls (docs/performance.md). ``{"status": true}`` answers its counters.
 
-The same socket serves the host's other ``deskd`` processes (executors, agents' commands):
-a first line ``{"session": true, "db": URL}`` opens a store session (``relay_session``) on a
-pool of its own, so the host's share of the server is bounded for them too.
-
 It grants nothing the hook lacks: only the desk's own user reaches the socket (its mode,
 and the peer's uid is checked), a request names its role, event and payload as the hook
 would read them, and the same checks run on them (session id, role enabled). The relay's
@@ -38,18 +34,14 @@ from pathlib import Path
 from typing import Any
 
 from deskd import hook
-from deskd.adapters.relay_batch import Call, Writers
-from deskd.adapters.relay_session import Sessions
+from deskd.adapters.relay_batch import Call, Writers, line
 from deskd.paths import db_file_str, home_str
-from deskd.store.db import connect
-from deskd.store.relayed import line
 
 SOCKET = hook.RELAY_SOCKET
 LOCK = "relay.lock"
 """``run/relay.lock``: held (flock) by the serving relay, and holds its pid for ``stop``."""
 POOL_SIZE = 2
-"""Server connections a relay opens at most for hooks (its sessions have their own,
-``relay_session.SESSION_POOL``), one per writer (``relay_batch``): a writer runs
+"""Server connections a relay opens at most, one per writer (``relay_batch``): a writer runs
 every call waiting in one transaction, so one serves a host's agents and a second gathers
 the next batch while the first holds deskd's write lock; more would only queue on it."""
 IDLE_S = 600.0
@@ -78,9 +70,6 @@ class Relay:
         """When the last request came (a tick's probe is not one: it does not keep an idle
         relay alive)."""
         self.writers = Writers(lambda: hook.open_db(self.db), size, REFUSED)
-        # A session's command may be the desk's first: its connection creates and migrates
-        # the database as a direct one would (a hook's never does).
-        self.sessions = Sessions(lambda: connect(self.db))
 
     def answer(self, client: socket.socket) -> None:
         """Serve one connection: one request, answered as ``hook.relayed`` reads it."""
@@ -92,8 +81,6 @@ class Relay:
                 return  # a probe (``answering``), or a request cut off: nothing to do
             self.touch()
             request = json.loads(text)
-            if isinstance(request, dict) and request.get("session") is True:
-                return self.session(request, client, reader)
             for said in self.serve(request, client, deadline=self.last + ANSWER_BY_S):
                 client.sendall(line(said))
         except (OSError, ValueError):
@@ -101,18 +88,6 @@ class Relay:
         finally:
             reader.close()
             client.close()
-
-    def session(self, request: dict[str, Any], client: socket.socket, reader: Any) -> None:
-        """A store session (``relay_session``): refused for another database than this
-        relay's; the hello answer names the schema version this relay's deskd knows, so a
-        client of another version connects directly."""
-        from deskd.store.migrations import LATEST
-
-        if request.get("db") != self.db:
-            client.sendall(line({"refused": "another database than this relay's"}))
-            return
-        client.sendall(line({"schema": LATEST}))
-        self.sessions.serve(client, reader, self.touch)
 
     def touch(self) -> None:
         self.last = time.monotonic()
@@ -122,7 +97,7 @@ class Relay:
     ) -> list[dict[str, Any]]:
         """The lines after ``out`` (which the writer sends inside the transaction)."""
         if request == {"status": True}:
-            return [{**self.writers.status(), **self.sessions.status()}]
+            return [self.writers.status()]
         problem = self.refusal(request)
         if problem is not None:
             return [{"refused": problem}]
@@ -224,7 +199,6 @@ def serve(env: Mapping[str, str], *, size: int = POOL_SIZE, idle_s: float = IDLE
         server.close()
         if _still_ours(path, mine):
             os.unlink(path)
-        relay.sessions.stop()  # each rolls back what it holds: no client waits on a dead relay
         for worker in workers:
             worker.join(ANSWER_BY_S)
         relay.writers.stop()

@@ -16,6 +16,7 @@ done twice.
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
@@ -28,7 +29,13 @@ from deskd import hook
 from deskd.errors import StoreBusy
 from deskd.store.db import transaction
 from deskd.store.dialect import Connection
-from deskd.store.relayed import line
+
+
+def line(said: object) -> bytes:
+    """One line of the relay's protocol, either way: a JSON value and a newline (the session
+    hook writes its own, not to import this module on every tool call)."""
+    return json.dumps(said).encode() + b"\n"
+
 
 MAX_BATCH = 64
 """Calls one transaction runs at most: each is a few statements, so a full batch holds the

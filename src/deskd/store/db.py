@@ -178,7 +178,6 @@ def connect(
     create: bool = True,
     migrate: bool = True,
     marker: str | os.PathLike[str] | None = None,
-    relay: str | None = None,
 ) -> Connection:
     """Open the database in autocommit mode with deskd's pragmas, migrating it if it is behind.
 
@@ -189,22 +188,10 @@ def connect(
     What is not a regular file (``/dev/null``, a folder) raises ``NotRegularFile``, untouched.
 
     A ``postgresql://`` URL opens PostgreSQL (``store.pg``, psycopg loaded only then; ``marker``
-    does not apply), through this host's relay when ``relay`` (the desk's ``run/`` folder) has
-    one answering (``store.relayed``: no server connection of this process's own). Either
-    raises ``deskd.errors.StoreError`` and kin, never sqlite3's or psycopg's own errors.
+    does not apply), directly or through PgBouncer. Either raises ``deskd.errors.StoreError``
+    and kin, never sqlite3's or psycopg's own errors.
     """
     if is_url(path):
-        if relay is not None:
-            from deskd.store.migrations import LATEST
-            from deskd.store.relayed import open_relayed
-
-            def reopen() -> Connection:  # the relay went away between two statements
-                return connect(path, busy_ms=busy_ms, create=create, migrate=migrate, relay=relay)
-
-            busy = DEFAULT_BUSY_MS if busy_ms is None else busy_ms
-            through = open_relayed(relay, db=str(path), busy_ms=busy, schema=LATEST, reopen=reopen)
-            if through is not None:
-                return through
         return _connect_pg(str(path), busy_ms=busy_ms, create=create, migrate=migrate)
     # os.path, not pathlib: the session hook opens the database on every tool call, and
     # importing pathlib is most of what it would cost beyond the floor.

@@ -1,8 +1,5 @@
-"""The result row of a PostgreSQL connection, direct (``store.pg``) or through the host's relay
-(``store.relayed``): like ``sqlite3.Row``, read by index or by name, with ``keys()``.
-
-Stdlib only, without ``typing`` at run time: the relay's client loads it in place of psycopg.
-"""
+"""The result row of a PostgreSQL connection (``store.pg``): like ``sqlite3.Row``, read by
+index or by name, with ``keys()``."""
 
 from __future__ import annotations
 
