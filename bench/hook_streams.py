@@ -70,7 +70,9 @@ class DelayProxy:
 def make_desk(home: Path, url: str, roles: int) -> dict[str, str]:
     from deskd.service.desk.context import open_context
 
-    toml = ['[desk]\ntimezone = "UTC"\n'] + [f'[[roles]]\nname = "r{i:02d}"\n' for i in range(roles)]
+    toml = ['[desk]\ntimezone = "UTC"\n'] + [
+        f'[[roles]]\nname = "r{i:02d}"\n' for i in range(roles)
+    ]
     (home / "deskd.toml").write_text("\n".join(toml))
     env = {"DESKD_HOME": str(home), "DESKD_DB": url, "DESKD_NOW": "2026-12-01T14:00:00Z"}
     os.environ.update(env)
@@ -139,7 +141,10 @@ def main() -> None:
     parser.add_argument("--streams", type=int, nargs="+", default=[1, 4, 16, 64])
     parser.add_argument("--lock", nargs="+", choices=("role", "desk"), default=["role", "desk"])
     args = parser.parse_args()
-    with server(os.environ.get("DESKD_BENCH_PG_URL")) as admin, tempfile.TemporaryDirectory() as tmp:
+    with (
+        server(os.environ.get("DESKD_BENCH_PG_URL")) as admin,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
         import psycopg
 
         with psycopg.connect(admin, autocommit=True) as conn:
