@@ -48,10 +48,6 @@ def main() -> None:
     parser.add_argument("--race", action="store_true", help="racing ticks instead of a wave")
     parser.add_argument("--ticks", type=int, default=24)
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument(
-        "--db-relay", choices=("auto", "off"), default="auto",
-        help="off: executors and commands connect directly, not through the host's relay",
-    )
     args = parser.parse_args()
     if args.race:
         race(args)
@@ -68,7 +64,6 @@ def main() -> None:
             tool_every_s=args.every,
             tick_every_s=args.tick_every,
             give_up_s=args.give_up,
-            db_relay=args.db_relay,
         )
         reports.append(asdict(run(scale)))
     if args.json:

@@ -58,8 +58,6 @@ class Scale:
     tools: int = 4
     tool_every_s: float = 5.0
     tick_every_s: float = 10.0
-    db_relay: str = "auto"
-    """``DESKD_DB_RELAY``: ``off`` has executors and commands connect directly."""
     give_up_s: float = 900.0
 
 
@@ -229,7 +227,7 @@ def run(scale: Scale, *, root: Path | None = None) -> Report:
     report = Report(scale=asdict(scale))
     roles = [(f"r{i:04d}", f"h{i % scale.hosts}") for i in range(scale.roles)]
     sim_env = {"DESKD_SIM_TOOLS": str(scale.tools), "DESKD_SIM_TOOL_EVERY": str(scale.tool_every_s)}
-    execute = {"DESKD_WAKE_EXECUTE": "1", "DESKD_DB_RELAY": scale.db_relay}
+    execute = {"DESKD_WAKE_EXECUTE": "1"}
     with hosts(scale, "scale", roles, sim_env, root=root, extra_env=execute, timings=True) as desk:
         # Every role's urgent item from one process (a process per item is minutes here).
         seed = subprocess.run(

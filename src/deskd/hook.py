@@ -267,7 +267,9 @@ def surface(
 
     check_role(conn, role, env=env, now=now)
     token = env.get("DESKD_WAKE_TOKEN") or None
-    with transaction(conn):
+    # Only this role's rows change (its sessions, the attempt its token names, its items):
+    # on PostgreSQL other roles' hooks write at the same time (docs/architecture.md).
+    with transaction(conn, role=role):
         session_row = record_heartbeat(
             conn,
             role=role,
@@ -323,13 +325,12 @@ def unseen(
 
 RELAY_SOCKET = "relay.sock"
 """The host's relay listens on ``run/relay.sock`` of the desk folder (``deskd relay``)."""
-RELAY_WAIT_S = 22.0
+RELAY_WAIT_S = 14.0
 """How long the hook waits for the relay's answer before working alone: the relay's own
-bound on a request (its wait for the write lock) and 8 s more for a relay that accepted
-late, so a slow relay answers or refuses first, and one that hangs costs a call this much
-once. Inside the 30 s Claude Code gives a hook (``HOOK_TIMEOUT_S``), leaving the hook time
-to work alone after it; alone it would wait 1.5 s for the lock, the relay waits longer in
-the server's queue for it."""
+bound on a request (``relay.ANSWER_BY_S``) and 8 s more for a relay that accepted late, so
+a slow relay answers or refuses first, and one that hangs costs a call this much once.
+Inside the 30 s Claude Code gives a hook (``HOOK_TIMEOUT_S``), leaving the hook time to
+work alone after it."""
 
 
 def relayed(
@@ -351,6 +352,8 @@ def relayed(
     of ``out``. It refuses anything it could not answer well within ``RELAY_WAIT_S``."""
     import socket
 
+    from deskd import __version__
+
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.settimeout(RELAY_WAIT_S)
@@ -367,6 +370,7 @@ def relayed(
             "desk": desk_path(env),
             "token": env.get("DESKD_WAKE_TOKEN") or None,
             "session": env.get("DESKD_SESSION_ID") or None,
+            "version": __version__,  # a relay of another deskd refuses, and exits
         }
         reader = sock.makefile("rb")
         try:

@@ -20,7 +20,6 @@ from deskd.core import ladder, meetings, presence, records, tasks, values
 from deskd.service.meetings import lifecycle
 from deskd.service.ops import init_answers
 from deskd.service.ops.console import CODE_MODES, KEY_MODES
-from deskd.store import relayed
 from deskd.store import sessions as session_rows
 
 CONTRACT = Path(__file__).resolve().parents[2] / "docs" / "contract.md"
@@ -61,9 +60,6 @@ def test_the_copies_the_hook_can_reach_match_core() -> None:
     assert quoting.PRIORITIES == values.PRIORITIES
     assert tuple(session_ids._SHAPES) == values.AGENT_KINDS
     assert session_rows.LIVE_STATES == values.SESSION_STATES
-    # One socket for the hook's calls and the store sessions: the hook cannot load
-    # store.relayed (select, the row class) on every tool call for its one name.
-    assert hook.RELAY_SOCKET == relayed.SOCKET
 
 
 def test_the_subsets_are_drawn_from_the_one_set() -> None:

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+import deskd
 from conftest import DESK_TOML, Desk
 from deskd.adapters.relay import answering, relay_pid, stop
 from deskd.store.db import transaction
@@ -258,6 +259,7 @@ def hook_request(desk: Desk, role: str, payload: Any) -> dict[str, Any]:
         "token": None,
         "session": None,
         "payload": payload,
+        "version": deskd.__version__,
     }
 
 

@@ -5,14 +5,13 @@ process would import psycopg (most of its CPU) and open a server connection. The
 one long-lived process per desk folder on a host: it listens on ``run/relay.sock`` (0600, in
 the desk's 0700 ``run/``), keeps a small bounded pool of connections, and runs for each
 request ``deskd.hook.surface`` — the function the hook runs itself when no relay answers —
-on a pooled connection, every call waiting for deskd's write lock in one transaction, each
-in its savepoint (``relay_batch``). So the hook stays a standard-library script, a host
-opens at most ``size`` connections for all its agents' hooks, and takes the write lock once
-for many of their calls (docs/performance.md). ``{"status": true}`` answers its counters.
+on a pooled connection, each call in its own transaction (``relay_batch``). So the hook
+stays a standard-library script and a host opens at most ``size`` connections for all its
+agents' hooks (docs/performance.md). ``{"status": true}`` answers its counters.
 
-The same socket serves the host's other ``deskd`` processes (executors, agents' commands):
-a first line ``{"session": true, "db": URL}`` opens a store session (``relay_session``) on a
-pool of its own, so the host's share of the server is bounded for them too.
+Every call names the deskd version of its hook: a relay of another version (started before
+an upgrade) refuses it — the hook works alone — and exits, so the next executing tick starts
+one of the new version and an upgrade takes effect at the next tool call.
 
 It grants nothing the hook lacks: only the desk's own user reaches the socket (its mode,
 and the peer's uid is checked), a request names its role, event and payload as the hook
@@ -37,33 +36,27 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from deskd import hook
-from deskd.adapters.relay_batch import Call, Writers
-from deskd.adapters.relay_session import Sessions
+from deskd import __version__, hook
+from deskd.adapters.relay_batch import Call, Writers, line
 from deskd.paths import db_file_str, home_str
-from deskd.store.db import connect
-from deskd.store.relayed import line
 
 SOCKET = hook.RELAY_SOCKET
 LOCK = "relay.lock"
 """``run/relay.lock``: held (flock) by the serving relay, and holds its pid for ``stop``."""
-POOL_SIZE = 2
-"""Server connections a relay opens at most for hooks (its sessions have their own,
-``relay_session.SESSION_POOL``), one per writer (``relay_batch``): a writer runs
-every call waiting in one transaction, so one serves a host's agents and a second gathers
-the next batch while the first holds deskd's write lock; more would only queue on it."""
+POOL_SIZE = 4
+"""Server connections a relay opens at most, one per writer (``relay_batch``): each writes
+one call at a time, and calls of different roles do not wait for each other."""
 IDLE_S = 600.0
 """A relay with no request for this long exits (the next executing tick starts another)."""
-ANSWER_BY_S = 14.0
+ANSWER_BY_S = 6.0
 """A request not answered this long after it came is refused and rolled back (the hook then
 works alone). 8 s inside the hook's own wait (``hook.RELAY_WAIT_S``): the relay's ``out``
-line reaches a hook still listening, so a call is never done by both. The writer's one wait
-for deskd's write lock fits in it: at a few hundred agents a turn of the lock can take
-seconds, and a hook refused then would fail its own 1.5 s wait."""
+line reaches a hook still listening, so a call is never done by both. A call waits for a
+pooled connection, then for its lock as long as the hook alone would (``hook.BUSY_MS``)."""
 READ_S = 10.0
 """How long a connection may take to send its request line."""
 MAX_REQUEST = 1 << 20
-REFUSED = f"not done within {ANSWER_BY_S:g} s (the write lock was busy)"
+REFUSED = f"not done within {ANSWER_BY_S:g} s (the write lock or the pool was busy)"
 
 
 class Relay:
@@ -74,13 +67,12 @@ class Relay:
         self.db = db_file_str(self.env)
         self.desk = hook.desk_path(self.env)
         self.run = os.path.join(home_str(self.env), "run")
+        self.stopping = threading.Event()
+        """Set by SIGTERM, or by a call of another deskd version: the relay exits."""
         self.last = time.monotonic()
         """When the last request came (a tick's probe is not one: it does not keep an idle
         relay alive)."""
         self.writers = Writers(lambda: hook.open_db(self.db), size, REFUSED)
-        # A session's command may be the desk's first: its connection creates and migrates
-        # the database as a direct one would (a hook's never does).
-        self.sessions = Sessions(lambda: connect(self.db))
 
     def answer(self, client: socket.socket) -> None:
         """Serve one connection: one request, answered as ``hook.relayed`` reads it."""
@@ -92,8 +84,6 @@ class Relay:
                 return  # a probe (``answering``), or a request cut off: nothing to do
             self.touch()
             request = json.loads(text)
-            if isinstance(request, dict) and request.get("session") is True:
-                return self.session(request, client, reader)
             for said in self.serve(request, client, deadline=self.last + ANSWER_BY_S):
                 client.sendall(line(said))
         except (OSError, ValueError):
@@ -101,18 +91,6 @@ class Relay:
         finally:
             reader.close()
             client.close()
-
-    def session(self, request: dict[str, Any], client: socket.socket, reader: Any) -> None:
-        """A store session (``relay_session``): refused for another database than this
-        relay's; the hello answer names the schema version this relay's deskd knows, so a
-        client of another version connects directly."""
-        from deskd.store.migrations import LATEST
-
-        if request.get("db") != self.db:
-            client.sendall(line({"refused": "another database than this relay's"}))
-            return
-        client.sendall(line({"schema": LATEST}))
-        self.sessions.serve(client, reader, self.touch)
 
     def touch(self) -> None:
         self.last = time.monotonic()
@@ -122,7 +100,7 @@ class Relay:
     ) -> list[dict[str, Any]]:
         """The lines after ``out`` (which the writer sends inside the transaction)."""
         if request == {"status": True}:
-            return [{**self.writers.status(), **self.sessions.status()}]
+            return [self.writers.status()]
         problem = self.refusal(request)
         if problem is not None:
             return [{"refused": problem}]
@@ -151,7 +129,8 @@ class Relay:
         """Why this request is not one the relay serves (then the hook works alone)."""
         if not isinstance(request, dict):
             return "not a JSON object"
-        kinds = {"role": str, "event": str, "now": int, "payload": dict, "db": str, "desk": str}
+        kinds = {"role": str, "event": str, "now": int, "payload": dict, "db": str, "desk": str,
+                 "version": str}  # fmt: skip
         for key, kind in kinds.items():
             if not isinstance(request.get(key), kind):
                 return f"{key} missing or not a {kind.__name__}"
@@ -159,6 +138,9 @@ class Relay:
             return "payload without hook_event_name"
         if request["db"] != self.db or request["desk"] != self.desk:
             return "another desk or database than this relay's"
+        if request["version"] != __version__:
+            self.stopping.set()  # started before an upgrade: exit, the next tick starts anew
+            return f"deskd {request['version']} called a relay of deskd {__version__}"
         return None
 
 
@@ -174,7 +156,7 @@ def serve(env: Mapping[str, str], *, size: int = POOL_SIZE, idle_s: float = IDLE
     relay = Relay(env, size=size)
     # Before the socket answers: a SIGTERM from the moment it does (``stop`` right after a
     # tick saw it answer) must end the loop below, never kill the process with its socket.
-    stopping = threading.Event()
+    stopping = relay.stopping
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     os.makedirs(relay.run, mode=0o700, exist_ok=True)
     lock_fd = os.open(os.path.join(relay.run, LOCK), os.O_RDWR | os.O_CREAT, 0o600)
@@ -224,7 +206,6 @@ def serve(env: Mapping[str, str], *, size: int = POOL_SIZE, idle_s: float = IDLE
         server.close()
         if _still_ours(path, mine):
             os.unlink(path)
-        relay.sessions.stop()  # each rolls back what it holds: no client waits on a dead relay
         for worker in workers:
             worker.join(ANSWER_BY_S)
         relay.writers.stop()

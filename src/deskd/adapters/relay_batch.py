@@ -1,21 +1,20 @@
-"""The relay's writers: the hook calls waiting for deskd's write lock share one transaction.
+"""The relay's writers: each hook call in a transaction of its own, on a pooled connection.
 
-Every write transaction of every host takes the desk's one write lock (SQLite's single
-writer, kept on PostgreSQL), so at a few hundred agents the hooks' transactions queue for
-it. A relay's writer takes the lock once for all the calls that came meanwhile: it begins a
-write transaction for the first call waiting, and once the lock is its own runs that call
-and every other waiting (up to ``MAX_BATCH``), each in its own savepoint, then commits.
+A call's work is the hook's own (``hook.surface``: the role check, then one write transaction
+naming the role), so it costs the server as many round trips as the hook going direct, and on
+PostgreSQL waits only for its role's other writes and the desk-wide ones
+(docs/architecture.md, "What is serialized"): ``size`` writers write for ``size`` roles at once.
 
 Each call keeps the answers it had alone (``deskd.adapters.relay``): its ``out`` line is sent
-last inside its savepoint; a call that fails is rolled back to its savepoint and answered
-alone (``refused`` when nothing of it was kept and the hook may work alone, ``skip`` or
-``error`` otherwise), the others go on; ``done`` comes only after the COMMIT. A call whose
-hook stopped waiting (``abandon``) is never sent ``out``: the hook works alone, so no call is
-done twice.
+last before the COMMIT; a call that fails is rolled back and answered (``refused`` when
+nothing of it was kept and the hook may work alone, ``skip`` or ``error`` otherwise); ``done``
+comes only after the COMMIT. A call whose hook stopped waiting (``abandon``) is never sent
+``out``: the hook works alone, so no call is done twice.
 """
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
@@ -26,13 +25,13 @@ from typing import Any
 
 from deskd import hook
 from deskd.errors import StoreBusy
-from deskd.store.db import transaction
 from deskd.store.dialect import Connection
-from deskd.store.relayed import line
 
-MAX_BATCH = 64
-"""Calls one transaction runs at most: each is a few statements, so a full batch holds the
-write lock for well under a second even on a loaded host."""
+
+def line(said: object) -> bytes:
+    """One line of the relay's protocol, either way: a JSON value and a newline (the session
+    hook writes its own, not to import this module on every tool call)."""
+    return json.dumps(said).encode() + b"\n"
 
 
 class Busy(Exception):
@@ -164,10 +163,10 @@ class Writers:
             return {"calls": self.calls, "transactions": self.transactions,
                     "waiting": self.waiting}  # fmt: skip
 
-    def _done(self, calls: int = 1, transactions: int = 0) -> None:
+    def _done(self, transactions: int = 0) -> None:
         with self.cond:
-            self.calls += calls
-            self.waiting -= calls
+            self.calls += 1
+            self.waiting -= 1
             self.transactions += transactions
 
     def _run(self) -> None:
@@ -178,92 +177,41 @@ class Writers:
                 if self.stopping.is_set():
                     return
                 first = self.queue.popleft()
-            self._batch(first)
+            self._write(first)
 
     def _refuse(self, call: Call, why: str) -> None:
         call.finish({"refused": why})
         self._done()
 
-    def _batch(self, first: Call) -> None:
+    def _write(self, call: Call) -> None:
         try:
-            conn = self.pool.take(max(0.0, first.deadline - time.monotonic()))
+            conn = self.pool.take(max(0.0, call.deadline - time.monotonic()))
         except Busy:
-            return self._refuse(first, self.refused)
+            return self._refuse(call, self.refused)
         except hook.Skip as exc:
-            first.finish({"skip": str(exc)})
+            call.finish({"skip": str(exc)})
             return self._done()
         except Exception as exc:  # cannot connect: the hook tries alone
-            return self._refuse(first, f"{type(exc).__name__}: {exc}")
+            return self._refuse(call, f"{type(exc).__name__}: {exc}")
         try:
-            while True:
-                left_ms = int((first.deadline - time.monotonic()) * 1000)
-                if left_ms <= 0:
-                    self.pool.give(conn, broken=broken(conn))
-                    return self._refuse(first, self.refused)
-                # Ask once, for all the time the first call has: a wait that times out and
-                # asks again goes to the back of the server's queue for the lock, behind
-                # every executor and tick that asked meanwhile.
-                conn.busy_ms = max(left_ms, 100)
-                try:
-                    conn.begin(write=True)
-                    break
-                except StoreBusy:
-                    continue  # rolled back before anything ran: the same call, tried again
-                finally:
-                    conn.busy_ms = hook.BUSY_MS
-        except BaseException as exc:
-            self.pool.give(conn, broken=True)
-            return self._refuse(first, f"{type(exc).__name__}: {exc}")
-        with self.cond:  # the lock is ours: everything waiting meanwhile comes along
-            batch = [first]
-            while self.queue and len(batch) < MAX_BATCH:
-                batch.append(self.queue.popleft())
-        self._write(conn, batch)
-
-    def _write(self, conn: Connection, batch: list[Call]) -> None:
-        kept: list[Call] = []
-        ran = 0
-        try:
-            for call in batch:
-                ran += 1
-                if self._one(conn, call):
-                    kept.append(call)
-                elif broken(conn):
-                    raise ConnectionError("the server connection broke")
-            conn.execute("COMMIT")
-        except BaseException as exc:
-            self.pool.give(conn, broken=True)
-            for call in kept:  # sent ``out``, not committed: said, never done twice
-                call.finish({"error": f"commit failed: {type(exc).__name__}: {exc}"})
-            with self.cond:  # never started: they wait for the next transaction
-                self.queue.extendleft(reversed(batch[ran:]))
-            self._done(calls=len(kept))
-            return
-        self.pool.give(conn, broken=False)
-        for call in kept:
-            call.finish({"done": True, "notes": call.notes})
-        self._done(calls=len(kept), transactions=1)
-
-    def _one(self, conn: Connection, call: Call) -> bool:
-        """Run one call in its savepoint; True when it is kept (answered after COMMIT)."""
-        try:
-            with transaction(conn):  # a savepoint: a failure rolls back this call alone
-                hook.surface(conn, call.payload, event=call.event, role=call.role,
-                             native=call.native, now=call.now, env=call.env,
-                             out=lambda _event, text: call.said.append(text),
-                             note=call.notes.append, confirm=call.send_out)  # fmt: skip
+            hook.surface(conn, call.payload, event=call.event, role=call.role,
+                         native=call.native, now=call.now, env=call.env,
+                         out=lambda _event, text: call.said.append(text),
+                         note=call.notes.append, confirm=call.send_out)  # fmt: skip
         except hook.Skip as exc:
             call.finish({"skip": str(exc)})
         except (TooLate, StoreBusy):
             call.finish({"refused": self.refused})
         except Exception as exc:
-            if call.state == "out":  # its RELEASE failed: the COMMIT will say so
-                return True
-            if broken(conn):  # nothing of it can have been kept: the hook works alone
+            if call.state == "out":  # said, not committed: never done twice
+                call.finish({"error": f"commit failed: {type(exc).__name__}: {exc}"})
+            elif broken(conn):  # nothing of it can have been kept: the hook works alone
                 call.finish({"refused": f"{type(exc).__name__}: {exc}"})
             else:
                 call.finish({"error": f"{type(exc).__name__}: {exc}"})
         else:
-            return True
+            call.finish({"done": True, "notes": call.notes})
+            self.pool.give(conn, broken=False)
+            return self._done(transactions=1)
+        self.pool.give(conn, broken=broken(conn))
         self._done()
-        return False

@@ -13,8 +13,8 @@ from deskd.adapters.relay import IDLE_S, POOL_SIZE
     type=click.IntRange(1, 64),
     default=POOL_SIZE,
     show_default=True,
-    help="Server connections the relay opens at most (one a writer; each writes the waiting "
-    "hook calls in one transaction).",
+    help="Server connections the relay opens at most (one a writer; each writes one hook call "
+    "at a time, in its own transaction).",
 )
 @click.option(
     "--idle-minutes",
@@ -29,8 +29,9 @@ def relay(connections: int, idle_minutes: int, stop: bool) -> None:
 
     The hook then imports no database driver and opens no connection of its own: the relay
     keeps a few and runs the hook's work on them. An executing tick starts one when agents
-    run and none answers; with no hook call for --idle-minutes it exits. A hook that finds
-    no relay does the work itself. Another relay already serving the desk: exits 0 at once.
+    run and none answers; with no hook call for --idle-minutes it exits, and at once when a
+    hook of another deskd version calls it (after an upgrade). A hook that finds no relay
+    does the work itself. Another relay already serving the desk: exits 0 at once.
 
     \b
     Examples:

@@ -54,7 +54,6 @@ class Settings(NamedTuple):
     wake_token: str | None = None
     session_id: str | None = None
     hook_relay: Literal["auto", "off"] = "auto"
-    db_relay: Literal["auto", "off"] = "auto"
 
     @property
     def execute(self) -> bool:

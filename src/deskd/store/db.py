@@ -165,9 +165,9 @@ class SqliteConnection(sqlite3.Connection):
     def busy_ms(self, value: int) -> None:
         self.execute(f"PRAGMA busy_timeout = {int(value)}")
 
-    def begin(self, *, write: bool) -> None:
+    def begin(self, *, write: bool, role: str | None = None) -> None:
         """``BEGIN IMMEDIATE`` (SQLite's one writer: take the write lock now, waiting up to
-        the busy timeout) or a deferred ``BEGIN`` (a point-in-time read)."""
+        the busy timeout, whatever ``role`` it writes) or a deferred ``BEGIN`` (a read)."""
         self.execute("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
@@ -178,7 +178,6 @@ def connect(
     create: bool = True,
     migrate: bool = True,
     marker: str | os.PathLike[str] | None = None,
-    relay: str | None = None,
 ) -> Connection:
     """Open the database in autocommit mode with deskd's pragmas, migrating it if it is behind.
 
@@ -189,22 +188,10 @@ def connect(
     What is not a regular file (``/dev/null``, a folder) raises ``NotRegularFile``, untouched.
 
     A ``postgresql://`` URL opens PostgreSQL (``store.pg``, psycopg loaded only then; ``marker``
-    does not apply), through this host's relay when ``relay`` (the desk's ``run/`` folder) has
-    one answering (``store.relayed``: no server connection of this process's own). Either
-    raises ``deskd.errors.StoreError`` and kin, never sqlite3's or psycopg's own errors.
+    does not apply), directly or through PgBouncer. Either raises ``deskd.errors.StoreError``
+    and kin, never sqlite3's or psycopg's own errors.
     """
     if is_url(path):
-        if relay is not None:
-            from deskd.store.migrations import LATEST
-            from deskd.store.relayed import open_relayed
-
-            def reopen() -> Connection:  # the relay went away between two statements
-                return connect(path, busy_ms=busy_ms, create=create, migrate=migrate, relay=relay)
-
-            busy = DEFAULT_BUSY_MS if busy_ms is None else busy_ms
-            through = open_relayed(relay, db=str(path), busy_ms=busy, schema=LATEST, reopen=reopen)
-            if through is not None:
-                return through
         return _connect_pg(str(path), busy_ms=busy_ms, create=create, migrate=migrate)
     # os.path, not pathlib: the session hook opens the database on every tool call, and
     # importing pathlib is most of what it would cost beyond the floor.
@@ -297,8 +284,11 @@ def forget_created(marker: str | os.PathLike[str], path: str) -> None:
 
 
 @contextmanager
-def transaction(conn: Connection) -> Iterator[Connection]:
-    """``BEGIN IMMEDIATE`` … ``COMMIT``; rolls back on any exception. Nests with savepoints."""
+def transaction(conn: Connection, *, role: str | None = None) -> Iterator[Connection]:
+    """``BEGIN IMMEDIATE`` … ``COMMIT``; rolls back on any exception. Nests with savepoints.
+
+    ``role``: the transaction changes rows of that one role only (its sessions, its attempts,
+    its items), so on PostgreSQL it waits only for desk-wide writers and that role's own."""
     if conn.in_transaction:
         name = f"sp_{time.monotonic_ns()}"
         conn.execute(f"SAVEPOINT {name}")
@@ -314,7 +304,7 @@ def transaction(conn: Connection) -> Iterator[Connection]:
             raise
         conn.execute(f"RELEASE {name}")
         return
-    conn.begin(write=True)
+    conn.begin(write=True, role=role)
     try:
         yield conn
     except BaseException:

@@ -5,8 +5,9 @@ SQLite desk. It behaves as SQLite where the store relies on it: ``?`` placeholde
 ``%s``, the only rewriting), bound client-side (``ClientCursor``) so a literal's type is
 inferred as SQLite's loose typing expects, a bool sent as 0/1; autocommit outside
 transactions; ``begin(write=True)`` is ``BEGIN IMMEDIATE``'s one writer (deskd's advisory
-write lock, ``StoreBusy`` past ``busy_ms``), ``begin(write=False)`` one ``REPEATABLE READ``
-snapshot; deskd's store errors, the psycopg error kept as the cause. Nothing is kept on the
+write lock, ``StoreBusy`` past ``busy_ms``) unless it names the one role it writes (then it
+shares the desk lock with the other roles' and takes its role's alone: docs/architecture.md,
+"What is serialized"), ``begin(write=False)`` one ``REPEATABLE READ`` snapshot; deskd's store errors, the psycopg error kept as the cause. Nothing is kept on the
 server session between transactions, so a pooler in transaction mode (PgBouncer) may hand
 the server connection to another client at each commit.
 """
@@ -31,6 +32,8 @@ LOCK_CLASS = 1684370283
 """deskd's advisory-lock class (the first key of every two-key advisory lock it takes)."""
 WRITE_LOCK = 1
 """Object key of the write lock that stands in for SQLite's single writer."""
+ROLE_LOCK_CLASS = LOCK_CLASS + 1
+"""Class of the per-role write locks (object key: ``hashtext`` of the role's name)."""
 
 
 def _plain(value: Any) -> Any:
@@ -111,17 +114,24 @@ class PgConnection:
         except psycopg.Error as exc:
             raise store_error(exc) from exc
 
-    def begin(self, *, write: bool) -> None:
-        """A write transaction waits for deskd's write lock; a read one reads one snapshot."""
+    def begin(self, *, write: bool, role: str | None = None) -> None:
+        """A write transaction waits for deskd's write lock (shared with other roles' writes
+        when it names the one ``role`` whose rows it changes); a read one reads one snapshot."""
         try:
             if write:
-                # One round trip: a client-side cursor sends the three statements in one
-                # message. The timeout is the transaction's own (SET LOCAL): nothing outlives
-                # it on a server connection a pooler shares.
-                self.raw.execute(
-                    f"BEGIN; SET LOCAL lock_timeout = {int(self.busy_ms)}; "
-                    f"SELECT pg_advisory_xact_lock({LOCK_CLASS}, {WRITE_LOCK})"
-                )
+                # One round trip: a client-side cursor sends the statements in one message.
+                # The timeout is the transaction's own (SET LOCAL): nothing outlives it on a
+                # server connection a pooler shares. The desk lock comes first, always: a
+                # desk-wide writer and a role's writer can never wait for each other in turn.
+                head = f"BEGIN; SET LOCAL lock_timeout = {int(self.busy_ms)}; SELECT "
+                if role is None:
+                    self.raw.execute(f"{head}pg_advisory_xact_lock({LOCK_CLASS}, {WRITE_LOCK})")
+                else:
+                    self.raw.execute(
+                        f"{head}pg_advisory_xact_lock_shared({LOCK_CLASS}, {WRITE_LOCK}); "
+                        f"SELECT pg_advisory_xact_lock({ROLE_LOCK_CLASS}, hashtext(%s))",
+                        (role,),
+                    )
             else:
                 self.raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         except psycopg.Error as exc:

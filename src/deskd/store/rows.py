@@ -1,13 +1,9 @@
-"""The result row of a PostgreSQL connection, direct (``store.pg``) or through the host's relay
-(``store.relayed``): like ``sqlite3.Row``, read by index or by name, with ``keys()``.
-
-Stdlib only: the relay's client loads it in place of psycopg.
-"""
+"""The result row of a PostgreSQL connection (``store.pg``): like ``sqlite3.Row``, read by
+index or by name, with ``keys()``."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
     from typing import Any
 

@@ -85,9 +85,7 @@ class DeskContext:
                 if damage is not None:
                     raise DatabaseDamaged(path, damage)
             try:
-                self._conn = connect(
-                    self.settings.database, marker=self.settings.db_marker, relay=self.relay
-                )
+                self._conn = connect(self.settings.database, marker=self.settings.db_marker)
             except SchemaTooNew as exc:
                 raise Unavailable(str(exc)) from None
             except DatabaseLost:
@@ -99,16 +97,6 @@ class DeskContext:
             except OSError as exc:
                 raise Unavailable(f"database {path}: {exc.strerror}") from None
         return self._conn
-
-    @property
-    def relay(self) -> str | None:
-        """The ``run/`` folder whose relay a shared desk's connection goes through when one
-        answers there (``store.relayed``): the host's few server connections serve every
-        executor and agent command, instead of one connection each. ``DESKD_DB_RELAY=off``:
-        none, every process connects directly."""
-        if not self.settings.shared_database or self.settings.db_relay == "off":
-            return None
-        return str(self.settings.run_path)
 
     def failed(self, exc: StoreError) -> Unavailable:
         """``exc`` as exit 3; a damaged file is remembered so nothing more is written into it

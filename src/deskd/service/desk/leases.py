@@ -71,7 +71,7 @@ class _Renewal(threading.Thread):
 
     def __init__(self, ctx: DeskContext, name: str, token: int) -> None:
         super().__init__(name=f"deskd-lease-{name}", daemon=True)
-        self.target, self.relay = ctx.settings.database, ctx.relay
+        self.target = ctx.settings.database
         self.lease, self.token = name, token
         self.stopping = threading.Event()
 
@@ -80,7 +80,7 @@ class _Renewal(threading.Thread):
 
         while not self.stopping.wait(RENEW_EVERY_S):
             try:
-                conn = connect(self.target, create=False, migrate=False, relay=self.relay)
+                conn = connect(self.target, create=False, migrate=False)
             except StoreError:
                 continue  # the database is away: try again, the lease has time left
             try:

@@ -1,7 +1,7 @@
 """The executing tick starts this host's session-hook relay on a PostgreSQL desk when none
 answers (``deskd relay``, ``adapters/relay.py``); a relay idle for minutes exits by itself.
-The executors it starts next, their agents' hooks and commands then all reach the server
-through it (``store/relayed.py``): the reason to wait for it to answer before starting them."""
+The agents of the executors it starts next send it their hooks' calls: the reason to wait
+for it to answer before starting them."""
 
 from __future__ import annotations
 

@@ -126,12 +126,6 @@ class TickResult(NamedTuple):
         return out
 
 
-TICK_BUSY_MS = 30_000
-"""How long an executing tick's writes wait for deskd's write lock (a command waits 5 s): a
-tick refused on a busy desk would leave the minute's plan unrecorded and raise the tick alarm,
-and the next tick skips while this one waits, so waiting cannot pile ticks up."""
-
-
 def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResult:
     """One tick. Overlapping executing ticks: the second returns at once with ``skipped`` set.
 
@@ -164,7 +158,6 @@ def _locked_tick(ctx: DeskContext, started: float) -> TickResult:
     from deskd.adapters.locks import LockBusy
     from deskd.service.desk import locks
 
-    ctx.conn.busy_ms = TICK_BUSY_MS
     try:
         with locks.hold(ctx, locks.TICK):
             result = _tick(ctx, execute=True)

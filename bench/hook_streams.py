@@ -1,0 +1,167 @@
+"""Hook writes a second on PostgreSQL at a 1 ms round trip, with 1/4/16/64 concurrent streams.
+
+Each stream is one role's session hook write (``deskd.hook.surface``, in-process, on a
+connection of its own, as the relay's writers run it): the heartbeat and what the role has
+not been shown, in one transaction. The streams reach a throwaway cluster (or
+``DESKD_BENCH_PG_URL``'s server through its unix socket) through ``DelayProxy``: a loopback TCP
+proxy holding each chunk 0.5 ms each way (``tc netem`` is not in every kernel), so every
+round trip costs what one to a nearby database server does.
+
+``--lock desk`` runs the same calls as the whole desk's one writer (the write lock deskd took
+for every write transaction before the hook's named its role), ``--lock role`` as they run now.
+Printed: calls a second, p50 and p99 latency, failures, per stream count.
+
+    .venv/bin/python bench/hook_streams.py [--seconds 10] [--streams 1 4 16 64] [--lock role desk]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import socket
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness.pgcluster import server
+
+from deskd import hook
+from deskd.store import db as store_db
+
+NOW_MS = 1_796_140_800_000  # 2026-12-01T14:00:00Z
+DELAY_S = 0.0005
+"""Each chunk is held this long each way: a 1 ms round trip."""
+
+
+class DelayProxy:
+    """127.0.0.1:port → a unix socket, each chunk forwarded ``DELAY_S`` after it came."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            client, _ = self.listener.accept()
+            upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            upstream.connect(self.target)
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source: socket.socket, sink: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while chunk := source.recv(65536):
+                due = time.perf_counter() + DELAY_S
+                while time.perf_counter() < due:
+                    time.sleep(0)  # sleep() alone overshoots 0.5 ms by its timer slack
+                sink.sendall(chunk)
+        with contextlib.suppress(OSError):
+            sink.shutdown(socket.SHUT_WR)
+
+
+def make_desk(home: Path, url: str, roles: int) -> dict[str, str]:
+    from deskd.service.desk.context import open_context
+
+    toml = ['[desk]\ntimezone = "UTC"\n'] + [
+        f'[[roles]]\nname = "r{i:02d}"\n' for i in range(roles)
+    ]
+    (home / "deskd.toml").write_text("\n".join(toml))
+    env = {"DESKD_HOME": str(home), "DESKD_DB": url, "DESKD_NOW": "2026-12-01T14:00:00Z"}
+    os.environ.update(env)
+    ctx = open_context()
+    with ctx.write():  # the roles synced
+        pass
+    ctx.close()
+    return env
+
+
+@contextlib.contextmanager
+def desk_wide(on: bool) -> Iterator[None]:
+    """``transaction`` as before hooks named their role: every write the desk's one writer."""
+    plain = store_db.transaction
+    if on:
+        store_db.transaction = lambda conn, role=None: plain(conn)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        store_db.transaction = plain
+
+
+def run(url: str, env: dict[str, str], streams: int, seconds: float) -> dict[str, float]:
+    latencies: list[float] = []
+    failures = [0]
+    stop = time.monotonic() + seconds
+    lock = threading.Lock()
+
+    def stream(n: int) -> None:
+        role = f"r{n:02d}"
+        session = f"3f1c9a7e-5b2d-4c8e-9a61-0d2e7b4f{n:04d}"
+        payload = {"hook_event_name": "PostToolUse", "session_id": session, "tool_name": "Bash"}
+        conn = store_db.connect(url, busy_ms=hook.BUSY_MS, create=False)
+        mine: list[float] = []
+        while time.monotonic() < stop:
+            started = time.perf_counter()
+            try:
+                hook.surface(conn, payload, event="PostToolUse", role=role, native=session,
+                             now=NOW_MS, env=env, out=lambda *_: None, note=lambda _: None)  # fmt: skip
+            except Exception:
+                with lock:
+                    failures[0] += 1
+                continue
+            mine.append(time.perf_counter() - started)
+        conn.close()
+        with lock:
+            latencies.extend(mine)
+
+    threads = [threading.Thread(target=stream, args=(n,)) for n in range(streams)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    latencies.sort()
+
+    def pct(p: float) -> float:
+        return latencies[min(len(latencies) - 1, int(p * len(latencies)))] * 1000
+
+    return {"per_s": len(latencies) / seconds, "p50_ms": pct(0.5), "p99_ms": pct(0.99),
+            "failures": failures[0]}  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--streams", type=int, nargs="+", default=[1, 4, 16, 64])
+    parser.add_argument("--lock", nargs="+", choices=("role", "desk"), default=["role", "desk"])
+    args = parser.parse_args()
+    with (
+        server(os.environ.get("DESKD_BENCH_PG_URL")) as admin,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
+        import psycopg
+
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute("CREATE DATABASE bench_streams")
+        folder = admin.split("host=", 1)[1].split("&", 1)[0]
+        proxy = DelayProxy(os.path.join(folder, ".s.PGSQL.5432"))
+        url = f"postgresql://deskd@127.0.0.1:{proxy.port}/bench_streams"
+        env = make_desk(Path(tmp), url, max(args.streams))
+        print("| lock | streams | hooks/s | p50 ms | p99 ms | failures |")
+        print("|---|---|---|---|---|---|")
+        for lock in args.lock:
+            with desk_wide(lock == "desk"):
+                for streams in args.streams:
+                    got = run(url, env, streams, args.seconds)
+                    print(f"| {lock} | {streams} | {got['per_s']:.0f} | {got['p50_ms']:.1f} | "
+                          f"{got['p99_ms']:.1f} | {got['failures']:.0f} |", flush=True)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
