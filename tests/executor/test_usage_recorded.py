@@ -30,6 +30,8 @@ def launched_usage(desk: Desk, kind: str) -> tuple[object, ...]:
 def test_it_records_the_simulated_claude_usage_on_the_attempt(desk: Desk) -> None:
     desk.setenv("DESKD_SIM_USAGE", "1234,567,8901,23")
     assert launched_usage(desk, "claude") == (1234, 567, 8901, 23, "claude-sim-1", 0.0123)
+    (row,) = desk.json("usage", "--by", "model")["rows"]
+    assert (row["model"], row["launches"], row["tokens"]) == ("claude-sim-1", 1, 10725)
 
 
 @pytest.mark.sqlite_only

@@ -1,6 +1,8 @@
 """The four model APIs' wire formats for the stand-ins (standins.py): per provider, its error
 documents (with the reset header or field of a usage limit), its stream of server-sent events
-for a text answer or one shell tool call, and how a request shows a tool result came back.
+for a text answer or one shell tool call, the usage each answer reports, and how a request
+shows a tool result came back. It runs past 400 lines because the four providers' formats
+belong side by side: a change to one (a field, a usage figure) is checked against the others.
 """
 
 from __future__ import annotations
