@@ -18,6 +18,7 @@ import pytest
 
 from deskd.adapters.agents import SESSION, TURN, RunOutcome, RunState, adapter_for
 from deskd.adapters.agents.codex import parse_reset_at
+from deskd.core.usage import Usage
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CLAUDE_SID = "3f1c9a7e-5b2d-4c8e-9a61-0d2e7b4f8c13"
@@ -63,6 +64,7 @@ def test_it_reads_a_whole_claude_stream() -> None:
         cost_usd=0.1204,
         session_id=CLAUDE_SID,
         reset_at_ms=None,
+        usage=Usage(model="claude-opus-4-8"),  # this result gives no token counts
     )
     assert state.events == 5
 

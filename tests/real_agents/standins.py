@@ -17,7 +17,8 @@ and creates the file ``gate`` names, if any: the event a test that waits for des
 ends the run on (tests/real_agents/gate/sitecustomize.py), not a guess at how long the CLI
 takes to get there.
 
-Every request is kept (``requests``), so a test can assert a resumed session sent the earlier
+Every answer reports ``use`` (tokens by kind, wires.Use) and is kept in ``reported``, so a
+test can compare what deskd recorded with what the "model" said. Every request is kept (``requests``), so a test can assert a resumed session sent the earlier
 turns. Anything else (a WebSocket upgrade, a model list, telemetry) gets a 404.
 """
 
@@ -31,7 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from wires import Anthropic, Chat, Gemini, Responses, Wire, structured
+from wires import Anthropic, Chat, Gemini, Responses, Use, Wire, structured
 
 MODES = ("text", "tool", "401", "429", "529", "hang")
 
@@ -55,6 +56,8 @@ class StandIn:
         self.answer = "deskd-standin-answer"
         self.reset_at = int(time.time()) + 3600
         self.requests: list[Seen] = []
+        self.use = Use()
+        self.reported: list[tuple[Seen, Use]] = []  # every answer served, with its usage
         self.gate: Path | None = None
         self.failed_call = threading.Event()
         self._release = threading.Event()
@@ -181,15 +184,17 @@ def _handler(api: StandIn) -> type[BaseHTTPRequestHandler]:
                 return
             tool = wire.tool_name(body) if mode == "tool" and not wire.has_result(body) else None
             stream = stream and body.get("stream", True) is not False
+            with api._lock:
+                api.reported.append((Seen("POST", self.path, body), api.use))
             if not stream:
-                self._json(200, wire.whole(body, api.answer, tool))
+                self._json(200, wire.whole(body, api.answer, tool, api.use))
                 return
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-cache")
             self.send_header("Connection", "close")
             self.end_headers()
-            for chunk in wire.events(body, api.answer, tool):
+            for chunk in wire.events(body, api.answer, tool, api.use):
                 self.wfile.write(chunk.encode())
                 self.wfile.flush()
             self.close_connection = True

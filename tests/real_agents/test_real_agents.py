@@ -152,3 +152,34 @@ def test_an_untrusted_workdir_is_a_permanent_configuration_failure(
     assert (failed["launch_status"], failed["failure_class"]) == ("failed", "permanent"), failed
     assert "trusted" in failed["launch_detail"] and "\x1b" not in failed["launch_detail"]
     assert real.api.model_calls() == []
+
+
+@each_cli
+def test_the_attempt_carries_the_tokens_the_model_api_reported(real: Real) -> None:
+    real.api.mode = "tool" if real.kind in ("claude", "codex") else "text"  # two model calls
+    urgent(real.desk)
+    row = real.launched(real.tick())
+    assert row["launch_status"] == "finished", row
+    # OpenCode names its session in a side call ("You are a title generator") whose usage it
+    # never prints: deskd cannot count what the CLI does not report (docs/contract.md).
+    reported = [
+        use for seen, use in real.api.reported if "You are a title generator" not in seen.text
+    ]
+    assert reported, dump_requests(real.api)
+
+    def total(kind: str) -> int:
+        return sum(getattr(use, kind) for use in reported)
+
+    recorded = {k: row[f"{k}_tokens"] for k in ("input", "output", "cache_read", "cache_write")}
+    assert recorded == {
+        "input": total("input"),
+        "output": total("output"),
+        "cache_read": total("cache_read"),
+        # Only the Messages API has a field for cache writes; OpenCode prints 0 without one,
+        # Codex and Gemini CLI print nothing.
+        "cache_write": {"claude": total("cache_write"), "opencode": 0}.get(real.kind),
+    }
+    # Claude Code names the model it asks for, Gemini CLI the one the API says answered
+    # (``modelVersion``); Codex and OpenCode name none in their JSON.
+    asked = real.api.model_calls()[0].body.get("model")
+    assert row["model"] == {"claude": asked, "gemini": "gemini-standin"}.get(real.kind)

@@ -1,6 +1,8 @@
 """The four model APIs' wire formats for the stand-ins (standins.py): per provider, its error
 documents (with the reset header or field of a usage limit), its stream of server-sent events
-for a text answer or one shell tool call, and how a request shows a tool result came back.
+for a text answer or one shell tool call, the usage each answer reports, and how a request
+shows a tool result came back. It runs past 400 lines because the four providers' formats
+belong side by side: a change to one (a field, a usage figure) is checked against the others.
 """
 
 from __future__ import annotations
@@ -8,10 +10,20 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 SHELL_TOOLS = ("Bash", "shell", "exec_command", "shell_command", "run_shell_command", "bash")
 PROBE = "echo deskd-probe"
+
+
+class Use(NamedTuple):
+    """The usage one answer reports, by kind (apart: ``input`` excludes cache reads); each
+    wire writes it its provider's way. Cache writes only the Messages API can say."""
+
+    input: int = 1000
+    output: int = 50
+    cache_read: int = 200
+    cache_write: int = 30
 
 
 def sse(event: str | None, data: object) -> str:
@@ -42,11 +54,11 @@ class Wire:
         raise NotImplementedError
 
     @staticmethod
-    def events(body: dict[str, Any], answer: str, tool: str | None) -> Iterator[str]:
+    def events(body: dict[str, Any], answer: str, tool: str | None, use: Use) -> Iterator[str]:
         raise NotImplementedError
 
     @staticmethod
-    def whole(body: dict[str, Any], answer: str, tool: str | None) -> object:
+    def whole(body: dict[str, Any], answer: str, tool: str | None, use: Use) -> object:
         raise NotImplementedError
 
 
@@ -83,9 +95,14 @@ class Anthropic(Wire):
         return '"tool_result"' in json.dumps(body.get("messages"))
 
     @staticmethod
-    def events(body: dict[str, Any], answer: str, tool: str | None) -> Iterator[str]:
+    def events(body: dict[str, Any], answer: str, tool: str | None, use: Use) -> Iterator[str]:
         model = str(body.get("model") or "claude-standin")
-        usage = {"input_tokens": 10, "output_tokens": 1}
+        usage = {
+            "input_tokens": use.input,
+            "output_tokens": 1,
+            "cache_read_input_tokens": use.cache_read,
+            "cache_creation_input_tokens": use.cache_write,
+        }
         yield sse(
             "message_start",
             {
@@ -123,13 +140,13 @@ class Anthropic(Wire):
             {
                 "type": "message_delta",
                 "delta": {"stop_reason": stop, "stop_sequence": None},
-                "usage": {"output_tokens": 5},
+                "usage": {"output_tokens": use.output},
             },
         )
         yield sse("message_stop", {"type": "message_stop"})
 
     @staticmethod
-    def whole(body: dict[str, Any], answer: str, tool: str | None) -> object:
+    def whole(body: dict[str, Any], answer: str, tool: str | None, use: Use) -> object:
         return {
             "id": "msg_standin",
             "type": "message",
@@ -138,7 +155,7 @@ class Anthropic(Wire):
             "content": [{"type": "text", "text": answer}],
             "stop_reason": "end_turn",
             "stop_sequence": None,
-            "usage": {"input_tokens": 10, "output_tokens": 5},
+            "usage": {"input_tokens": use.input, "output_tokens": use.output},
         }
 
 
@@ -172,7 +189,7 @@ class Responses(Wire):
         return '"function_call_output"' in json.dumps(body.get("input"))
 
     @staticmethod
-    def events(body: dict[str, Any], answer: str, tool: str | None) -> Iterator[str]:
+    def events(body: dict[str, Any], answer: str, tool: str | None, use: Use) -> Iterator[str]:
         response = {"id": "resp_standin", "object": "response", "status": "in_progress"}
         yield sse("response.created", {"type": "response.created", "response": response})
         if tool:
@@ -210,17 +227,17 @@ class Responses(Wire):
             {"type": "response.output_item.done", "output_index": 0, "item": item},
         )
         usage = {
-            "input_tokens": 10,
-            "input_tokens_details": {"cached_tokens": 0},
-            "output_tokens": 5,
+            "input_tokens": use.input + use.cache_read,  # the Responses API counts both here
+            "input_tokens_details": {"cached_tokens": use.cache_read},
+            "output_tokens": use.output,
             "output_tokens_details": {"reasoning_tokens": 0},
-            "total_tokens": 15,
+            "total_tokens": use.input + use.cache_read + use.output,
         }
         done = {**response, "status": "completed", "output": [item], "usage": usage}
         yield sse("response.completed", {"type": "response.completed", "response": done})
 
     @staticmethod
-    def whole(body: dict[str, Any], answer: str, tool: str | None) -> object:
+    def whole(body: dict[str, Any], answer: str, tool: str | None, use: Use) -> object:
         return {"id": "resp_standin", "output_text": answer}
 
 
@@ -271,7 +288,7 @@ class Gemini(Wire):
         return '"functionResponse"' in json.dumps(body.get("contents"))
 
     @staticmethod
-    def _chunk(answer: str, tool: str | None) -> dict[str, Any]:
+    def _chunk(answer: str, tool: str | None, use: Use) -> dict[str, Any]:
         part: dict[str, Any] = (
             {"functionCall": {"name": tool, "args": {"command": PROBE}}}
             if tool
@@ -282,22 +299,23 @@ class Gemini(Wire):
                 {"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}
             ],
             "usageMetadata": {
-                "promptTokenCount": 10,
-                "candidatesTokenCount": 5,
-                "totalTokenCount": 15,
+                "promptTokenCount": use.input + use.cache_read,  # cached ones included
+                "cachedContentTokenCount": use.cache_read,
+                "candidatesTokenCount": use.output,
+                "totalTokenCount": use.input + use.cache_read + use.output,
             },
             "modelVersion": "gemini-standin",
         }
 
     @classmethod
-    def events(cls, body: dict[str, Any], answer: str, tool: str | None) -> Iterator[str]:
-        yield sse(None, cls._chunk(structured(body) or answer, tool))
+    def events(cls, body: dict[str, Any], answer: str, tool: str | None, use: Use) -> Iterator[str]:
+        yield sse(None, cls._chunk(structured(body) or answer, tool, use))
 
     @classmethod
-    def whole(cls, body: dict[str, Any], answer: str, tool: str | None) -> object:
+    def whole(cls, body: dict[str, Any], answer: str, tool: str | None, use: Use) -> object:
         # Gemini CLI's own side calls (its model router, its next-speaker check) ask for JSON
         # matching a schema: answer with an object that has the required fields.
-        return cls._chunk(structured(body) or answer, tool)
+        return cls._chunk(structured(body) or answer, tool, use)
 
 
 def structured(body: dict[str, Any]) -> str | None:
@@ -349,7 +367,7 @@ class Chat(Wire):
         return any(m.get("role") == "tool" for m in body.get("messages") or [])
 
     @staticmethod
-    def events(body: dict[str, Any], answer: str, tool: str | None) -> Iterator[str]:
+    def events(body: dict[str, Any], answer: str, tool: str | None, use: Use) -> Iterator[str]:
         base = {"id": "chat_standin", "object": "chat.completion.chunk", "created": 1}
         base["model"] = str(body.get("model") or "m1")
         if tool:
@@ -364,7 +382,12 @@ class Chat(Wire):
         else:
             delta, finish = {"role": "assistant", "content": answer}, "stop"
         yield sse(None, {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]})
-        usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        usage = {
+            "prompt_tokens": use.input + use.cache_read,  # cached ones included
+            "prompt_tokens_details": {"cached_tokens": use.cache_read},
+            "completion_tokens": use.output,
+            "total_tokens": use.input + use.cache_read + use.output,
+        }
         yield sse(
             None,
             {
@@ -376,7 +399,7 @@ class Chat(Wire):
         yield "data: [DONE]\n\n"
 
     @staticmethod
-    def whole(body: dict[str, Any], answer: str, tool: str | None) -> object:
+    def whole(body: dict[str, Any], answer: str, tool: str | None, use: Use) -> object:
         return {
             "id": "chat_standin",
             "object": "chat.completion",
@@ -388,5 +411,5 @@ class Chat(Wire):
                     "finish_reason": "stop",
                 }
             ],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+            "usage": {"prompt_tokens": use.input, "completion_tokens": use.output},
         }

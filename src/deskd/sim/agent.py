@@ -33,6 +33,9 @@ compared with the tool name (``PostToolUse``), the source (``SessionStart``) or 
   ``deskd session handoff --note TEXT`` (``DESKD_SIM_HANDOFF``, else a stock note) and its
   closing message ends with ``SESSION_DONE`` on a line of its own; otherwise like ``success``.
 - ``rollover_no_handoff``: prints ``SESSION_DONE`` but stores no hand-off.
+- every result reports the run's usage: ``DESKD_SIM_USAGE`` (``INPUT,OUTPUT,CACHE_READ,
+  CACHE_WRITE`` tokens, e.g. ``1200,300,4000,500``), else the figures in ``USAGE``; an API
+  failure reports zeros, as Claude Code does.
 - ``long``: like ``success``, with ``DESKD_SIM_TOOLS`` tool calls (default 6), each after
   ``DESKD_SIM_TOOL_EVERY`` seconds (default 5): a run that lasts and calls its session hook
   every few seconds, for the scale bench. With ``DESKD_SIM_TIMINGS`` (a file), every hook
@@ -83,6 +86,7 @@ API_FAILURES = {  # mode: (HTTP status, the text shown, StopFailure's error, its
 HANDOFF = "Open: nothing urgent. First next step: read the inbox."
 MODEL = "claude-sim-1"
 COST = 0.0123
+USAGE = (1200, 300, 4000, 500)  # input, output, cache read, cache write
 TOOLS = ["Bash", "Read", "Grep", "Glob", "Edit", "Write"]
 
 
@@ -323,6 +327,7 @@ class Session:
             "num_turns": self.turns,
             "duration_ms": 0,
             "total_cost_usd": COST,  # an API failure says 0.0 in ``extra``
+            "usage": usage(zero=terminal_reason == "api_error"),
             "terminal_reason": terminal_reason,
             **extra,
         }
@@ -364,6 +369,14 @@ def run_deskd(args: list[str], cwd: str) -> tuple[int, str, str]:
         timeout=120,
     )
     return proc.returncode, proc.stdout, proc.stderr
+
+
+def usage(*, zero: bool = False) -> dict[str, int]:
+    """The result's ``usage``, shaped as Claude Code prints it (``DESKD_SIM_USAGE``)."""
+    given = os.environ.get("DESKD_SIM_USAGE")
+    figures = [int(n) for n in given.split(",")] if given else list(USAGE)
+    names = ("input", "output", "cache_read_input", "cache_creation_input")
+    return {f"{name}_tokens": 0 if zero else n for name, n in zip(names, figures, strict=True)}
 
 
 def resets_at() -> int:

@@ -15,6 +15,7 @@ from deskd.store.query import lazy_record, lazy_records, select_where
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
+    from deskd.core.usage import Usage
     from deskd.store.dialect import Connection
     from deskd.store.records.wakes import Attempt
 
@@ -239,6 +240,15 @@ def finish_launch(
             attempt_id,
             attempt_id,
         ),
+    ).rowcount
+
+
+def record_usage(conn: Connection, attempt_id: int, usage: Usage) -> int:
+    """What the launch's CLI reported using, on its primary attempt (None: not reported)."""
+    return conn.execute(
+        "UPDATE attempts SET input_tokens = ?, output_tokens = ?, cache_read_tokens = ?, "
+        "cache_write_tokens = ?, model = ? WHERE id = ?",
+        (*usage, attempt_id),
     ).rowcount
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
 from deskd.core.timeparse import iso_utc
+from deskd.core.usage import Usage
 from deskd.core.values import FAILURE_CLASSES as FAILURE_CLASSES
 from deskd.core.values import LAUNCH_RUNGS
 from deskd.core.values import PERMANENT as PERMANENT
@@ -66,6 +67,7 @@ class RunState:
     events: int = 0  # structured lines seen (each is a heartbeat for the role)
     errors: list[str] = field(default_factory=list)
     cost_usd: float | None = None
+    usage: Usage = field(default_factory=Usage)  # summed over the run's reports
     reset_at_ms: int | None = None
     buffer: str = ""  # an adapter's partial multi-line document (gemini's pretty JSON)
     started_at_ms: int = 0  # deskd's clock when the run started: relative reset times use it
@@ -76,6 +78,18 @@ class RunState:
         self.landed = True
         return {TURN} if first else set()
 
+    def count(self, model: object = None, **tokens: object) -> None:
+        """Add one usage report (``input=``, ``output=``, ``cache_read=``, ``cache_write=``;
+        a value that is not a number counts as not reported) and the model it names."""
+        figures = {f"{k}_tokens": int(n) for k, v in tokens.items() if (n := number(v)) is not None}
+        named = model if isinstance(model, str) and model else None
+        self.usage = self.usage.plus(Usage(**figures, model=named))
+
+    def add_cost(self, value: object) -> None:
+        cost = number(value)
+        if cost is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + cost
+
 
 class RunOutcome(NamedTuple):
     """How a run ended. ``failure_class`` None means success."""
@@ -85,6 +99,7 @@ class RunOutcome(NamedTuple):
     cost_usd: float | None
     session_id: str | None
     reset_at_ms: int | None  # usage-limit reset, when the CLI gives one
+    usage: Usage = Usage()
 
 
 class AgentAdapter(ABC):
@@ -148,6 +163,7 @@ class AgentAdapter(ABC):
             cost_usd=state.cost_usd,
             session_id=state.session_id,
             reset_at_ms=reset,
+            usage=state.usage,
         )
 
     def session(self, state: RunState, value: object) -> set[str]:

@@ -71,7 +71,9 @@ class ClaudeAdapter(AgentAdapter):
     def read(self, state: RunState, event: dict[str, Any]) -> set[str]:
         signals = self.session(state, event.get("session_id"))
         kind = event.get("type")
-        if kind == "assistant":
+        if kind == "system" and event.get("subtype") == "init":
+            state.count(model=event.get("model"))  # the model the session runs
+        elif kind == "assistant":
             error = _assistant_error(event)
             if error:
                 state.errors.append(error)
@@ -82,9 +84,15 @@ class ClaudeAdapter(AgentAdapter):
             _read_rate_limit(state, event.get("rate_limit_info"))
         elif kind == "result":
             state.result = event
-            cost = number(event.get("total_cost_usd"))
-            if cost is not None:
-                state.cost_usd = cost
+            state.add_cost(event.get("total_cost_usd"))
+            usage = event.get("usage")
+            if isinstance(usage, dict):
+                state.count(
+                    input=usage.get("input_tokens"),
+                    output=usage.get("output_tokens"),
+                    cache_read=usage.get("cache_read_input_tokens"),
+                    cache_write=usage.get("cache_creation_input_tokens"),
+                )
             _read_reset_from_text(state, _result_text(event))
             if event.get("is_error") is False and (number(event.get("num_turns")) or 0) > 0:
                 # A successful result is itself a model turn, even if no assistant line came.

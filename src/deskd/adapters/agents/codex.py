@@ -35,6 +35,7 @@ from deskd.adapters.agents.base import (
     RunOutcome,
     RunState,
     last_line,
+    number,
 )
 
 _MODEL_ITEMS = frozenset(
@@ -84,6 +85,7 @@ class CodexAdapter(AgentAdapter):
                 state.errors.append(str(item.get("message") or "error item"))
         elif kind == "turn.completed":
             state.result = event
+            _count(state, event.get("usage"))
             signals |= state.model_turn()
         elif kind == "turn.failed":
             state.result = event
@@ -119,6 +121,15 @@ class CodexAdapter(AgentAdapter):
                 state.reset_at_ms = reset
                 return self.done(state, USAGE_LIMIT, outcome.detail)
         return outcome
+
+
+def _count(state: RunState, usage: object) -> None:
+    """A turn's usage: Codex's ``input_tokens`` include the cached ones, counted apart here."""
+    if not isinstance(usage, dict):
+        return
+    given, cached = number(usage.get("input_tokens")), number(usage.get("cached_input_tokens"))
+    fresh = None if given is None else max(0.0, given - (cached or 0.0))
+    state.count(input=fresh, output=usage.get("output_tokens"), cache_read=cached)
 
 
 def parse_reset_at(text: str, *, after_ms: int = 0) -> int | None:

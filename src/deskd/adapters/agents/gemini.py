@@ -94,6 +94,7 @@ class GeminiAdapter(AgentAdapter):
         if "response" not in doc and "error" not in doc:
             return signals
         state.result = doc
+        _count(state, doc.get("stats"))
         error = doc.get("error")
         if error:
             state.errors.append(_error_text(error))
@@ -156,6 +157,30 @@ def _error_text(error: object) -> str:
         parts = [str(error.get("type") or ""), str(error.get("message") or "")]
         return ": ".join(p for p in parts if p) or "error"
     return str(error)
+
+
+def _count(state: RunState, stats: object) -> None:
+    """Each model's tokens (``stats.models``), the busiest model named: its ``prompt`` holds
+    the ``cached`` tokens (``input`` is the rest, where given) and ``thoughts`` are output."""
+    models = stats.get("models") if isinstance(stats, dict) else None
+    if not isinstance(models, dict):
+        return
+    found = []
+    for name, model in models.items():
+        tokens = model.get("tokens") if isinstance(model, dict) else None
+        if not isinstance(tokens, dict):
+            continue
+        prompt, cached = number(tokens.get("prompt")), number(tokens.get("cached"))
+        fresh = number(tokens.get("input"))
+        if fresh is None and prompt is not None:
+            fresh = max(0.0, prompt - (cached or 0.0))
+        output, thoughts = number(tokens.get("candidates")), number(tokens.get("thoughts"))
+        if output is not None:
+            output += thoughts or 0.0
+        found.append((name, fresh, output, cached))
+    found.sort(key=lambda f: -sum(n or 0.0 for n in f[1:]))
+    for name, fresh, output, cached in found:
+        state.count(model=name, input=fresh, output=output, cache_read=cached)
 
 
 def _tool_calls(doc: dict[str, Any]) -> float:

@@ -55,9 +55,9 @@ class OpencodeAdapter(AgentAdapter):
             signals |= state.model_turn()
         elif kind == "step_finish":
             part = event.get("part")
-            cost = number(part.get("cost")) if isinstance(part, dict) else None
-            if cost is not None:
-                state.cost_usd = (state.cost_usd or 0.0) + cost
+            if isinstance(part, dict):
+                state.add_cost(part.get("cost"))
+                _count(state, part.get("tokens"))
             if state.result is None or state.result.get("type") != "error":
                 state.result = event
         elif kind == "error":
@@ -99,6 +99,21 @@ class OpencodeAdapter(AgentAdapter):
         if status is not None and 400 <= status < 500:
             return PERMANENT, f"request refused ({int(status)}): {said}"
         return TRANSIENT, f"error: {said}"
+
+
+def _count(state: RunState, tokens: object) -> None:
+    """One step's tokens; its reasoning tokens are output, as the other CLIs count them."""
+    if not isinstance(tokens, dict):
+        return
+    cache = tokens.get("cache")
+    cache = cache if isinstance(cache, dict) else {}
+    output, reasoning = number(tokens.get("output")), number(tokens.get("reasoning"))
+    state.count(
+        input=tokens.get("input"),
+        output=None if output is None else output + (reasoning or 0.0),
+        cache_read=cache.get("read"),
+        cache_write=cache.get("write"),
+    )
 
 
 def _error_text(error: object) -> str:

@@ -34,6 +34,7 @@ from deskd.adapters.clock import now_ms
 from deskd.adapters.locks import LockBusy
 from deskd.adapters.private import open_private, private_dir
 from deskd.adapters.process import stream_process
+from deskd.core.usage import Usage
 from deskd.errors import DeskdError, LaunchRefused
 from deskd.service.desk import locks
 from deskd.service.desk.context import DeskContext
@@ -123,6 +124,7 @@ def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> Launc
     result = LaunchResult(attempt_id=attempt_id, status="running")
     hold: int | None = None
     cost: float | None = None
+    usage = Usage()
     try:
         result, outcome = _run_with_retries(ctx, attempt, result, retry=retry)
         status = "finished" if outcome.failure_class is None else "failed"
@@ -140,7 +142,7 @@ def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> Launc
             result = result._replace(
                 detail=f"{result.detail} (no reset time given: held {minutes} min)"
             )
-        cost = outcome.cost_usd
+        cost, usage = outcome.cost_usd, outcome.usage
     except DeskdError as exc:  # cannot even start: executable missing, bad workdir …
         result = result._replace(status="failed", failure_class="permanent", detail=exc.message)
     except OSError as exc:
@@ -164,6 +166,7 @@ def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> Launc
             cost_usd=cost,
             hold_until=hold,
         )
+        attempt_rows.record_usage(conn, attempt_id, usage)
         if not result.landed:
             # The session hook lands a launch too (a command agent's only proof): the log,
             # the event and `wake list` say what the ledger says, not what the stream showed.
@@ -262,7 +265,7 @@ def _run_once(
         result = _bind_session(ctx, attempt, session_id, result)
     with ctx.write() as conn:  # counted before it runs: a crash mid-run still used a launch
         attempt_rows.count_launch_run(conn, attempt_id)
-    state = RunState(started_at_ms=_now(ctx))
+    state = RunState(started_at_ms=_now(ctx), usage=result.usage, cost_usd=result.cost_usd)
 
     def on_line(line: str) -> None:
         nonlocal result
@@ -295,12 +298,17 @@ def _run_once(
             )
         finally:
             clear_pid(run_dir, attempt_id)
-    result = result._replace(exit_code=finished.exit_code, timed_out=finished.timed_out)
     outcome = adapter.outcome(
         state,
         exit_code=finished.exit_code,
         timed_out=finished.timed_out,
         stderr_tail=finished.stderr_tail,
+    )
+    result = result._replace(
+        exit_code=finished.exit_code,
+        timed_out=finished.timed_out,
+        usage=outcome.usage,
+        cost_usd=outcome.cost_usd,
     )
     if outcome.session_id and not result.session_id:
         result = _bind_session(ctx, attempt, outcome.session_id, result)

@@ -8,6 +8,7 @@ from collections.abc import Collection
 from typing import NamedTuple, TypedDict, cast
 
 from deskd.adapters.agents import SESSION, TURN
+from deskd.core.usage import Usage
 
 HEARTBEAT_EVERY_MS = 15_000
 TAIL_LINES = 50
@@ -45,6 +46,9 @@ class LaunchResult(NamedTuple):
     """The resumable session a failed try's CLI reported: the next try resumes it."""
     assigned_session: str | None = None
     """The pre-assigned id of the first spawn (claude): a retry with no session reuses it."""
+    usage: Usage = Usage()
+    cost_usd: float | None = None
+    """What the tries so far reported using: a retry's run adds to it."""
 
     def to_json(self) -> LaunchJson:
         fields = self._asdict()

@@ -1,0 +1,63 @@
+"""``deskd usage``: what the desk's launches used, as their agent CLIs reported it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import click
+
+from deskd.cli.common import emit_table, json_option, on_desk
+
+
+@click.command()
+@click.option(
+    "--by", default="role", show_default=True, help="Sum by role, day (the desk's) or model."
+)
+@click.option(
+    "--since",
+    default=None,
+    metavar="WHEN",
+    help="From this long ago (24h, 30d) or this time (2026-12-01); default: the last 7 days.",
+)
+@json_option
+def usage(by: str, since: str | None, as_json: bool) -> None:
+    """Tokens and cost of the launches that finished since WHEN, summed by role, day or model.
+
+    The figures are what each agent CLI reported on its launch: input, output, cache-read
+    and cache-write tokens, the model, and the cost where the CLI gives one (Claude Code,
+    OpenCode). A "-" is a figure no launch reported, not zero. Days follow the desk's time
+    zone; `--by day` has a row per day and role.
+
+    \b
+    Examples:
+      deskd usage
+      deskd usage --by day --since 30d
+      deskd usage --by model --since 2026-12-01 --json
+    """
+    from deskd.service.ops.usage import usage_report
+
+    out = on_desk(usage_report, by=by, since=since)
+    keys = ["day", "role"] if out["by"] == "day" else [out["by"]]
+    rows = [_row(r, keys) for r in out["rows"]]
+    if rows:
+        rows.append(_row({**dict.fromkeys(keys, ""), keys[0]: "total"} | out["total"], keys))
+    emit_table(
+        out,
+        as_json,
+        rows,
+        [*keys, "launches", "input", "output", "cache read", "cache write", "tokens", "cost"],
+        empty=f"no launch finished since {out['since']}",
+    )
+
+
+def _row(r: Mapping[str, Any], keys: list[str]) -> tuple[Any, ...]:
+    figures = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+    cost = "-" if r["cost_usd"] is None else f"${r['cost_usd']:.4f}"
+    return (
+        *("-" if r[k] is None else r[k] for k in keys),
+        r["launches"],
+        *("-" if r[f] is None else f"{r[f]:,}" for f in figures),
+        f"{r['tokens']:,}",
+        cost,
+    )

@@ -1,0 +1,106 @@
+"""What the desk's launches used (the usage columns of a launch's primary attempt,
+store/schema_usage.py), summed: one named function per statement.
+
+A launch counts when it finished, at ``finished_at``; ride-along attempts share another's
+launch and carry no usage. Every statement reads the rows of the ``attempts_usage`` index.
+A sum over figures no launch reported is NULL (None): unknown, not zero.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
+
+QUARTER_HOUR_MS = 900_000
+"""Day totals are summed by UTC quarter hour in SQL and put into the desk's local days by the
+caller: every time zone's offset is a whole number of quarter hours, and no SQL both
+backends accept converts time zones."""
+
+_SUMS = (
+    "COUNT(launched_at), SUM(input_tokens), SUM(output_tokens), SUM(cache_read_tokens), "
+    "SUM(cache_write_tokens), SUM(cost_usd)"
+)
+_LAUNCHES = (
+    "FROM attempts WHERE primary_id IS NULL AND finished_at IS NOT NULL AND finished_at >= ?"
+)
+_TOKENS = (
+    "COALESCE(input_tokens, 0) + COALESCE(output_tokens, 0) + COALESCE(cache_read_tokens, 0) "
+    "+ COALESCE(cache_write_tokens, 0)"
+)
+
+
+class UsageTotal(NamedTuple):
+    """The sums of one group (a role, a model, a role's quarter hour)."""
+
+    key: str | None
+    launches: int
+    input_tokens: int | None
+    output_tokens: int | None
+    cache_read_tokens: int | None
+    cache_write_tokens: int | None
+    cost_usd: float | None
+    quarter: int = 0  # usage_by_quarter_hour: the UTC quarter hour (ms // QUARTER_HOUR_MS)
+
+
+def _totals(rows: list[tuple[object, ...]]) -> list[UsageTotal]:
+    def whole(v: object) -> int | None:
+        return None if v is None else int(str(v))  # PostgreSQL sums integers as numeric
+
+    return [
+        UsageTotal(
+            key=None if r[0] is None else str(r[0]),
+            launches=int(str(r[1])),
+            input_tokens=whole(r[2]),
+            output_tokens=whole(r[3]),
+            cache_read_tokens=whole(r[4]),
+            cache_write_tokens=whole(r[5]),
+            cost_usd=None if r[6] is None else float(str(r[6])),
+            quarter=int(str(r[7])) if len(r) > 7 else 0,
+        )
+        for r in rows
+    ]
+
+
+def usage_by_role(conn: Connection, *, since: int) -> list[UsageTotal]:
+    """Each role's sums over the launches that finished at or after ``since``."""
+    rows = conn.execute(f"SELECT role, {_SUMS} {_LAUNCHES} GROUP BY role ORDER BY role", (since,))
+    return _totals(rows.fetchall())
+
+
+def usage_by_model(conn: Connection, *, since: int) -> list[UsageTotal]:
+    """Each model's sums (None: the CLI named none) since ``since``."""
+    rows = conn.execute(
+        f"SELECT model, {_SUMS} {_LAUNCHES} GROUP BY model ORDER BY model", (since,)
+    )
+    return _totals(rows.fetchall())
+
+
+def usage_by_quarter_hour(conn: Connection, *, since: int) -> list[UsageTotal]:
+    """Each role's sums per UTC quarter hour (``quarter``) since ``since``."""
+    quarter = f"finished_at / {QUARTER_HOUR_MS}"
+    rows = conn.execute(
+        f"SELECT role, {_SUMS}, {quarter} {_LAUNCHES} GROUP BY role, {quarter} "
+        f"ORDER BY {quarter}, role",
+        (since,),
+    )
+    return _totals(rows.fetchall())
+
+
+def tokens_used_since(conn: Connection, *, since: int, role: str | None = None) -> int:
+    """The tokens of every kind the desk's launches (or ``role``'s) used since ``since``; a
+    figure no CLI reported adds nothing."""
+    sql, params = _of_role(f"SELECT COALESCE(SUM({_TOKENS}), 0) {_LAUNCHES}", since, role)
+    return int(conn.execute(sql, params).fetchone()[0])
+
+
+def usd_used_since(conn: Connection, *, since: int, role: str | None = None) -> float:
+    """The dollars the desk's launches (or ``role``'s) reported costing since ``since``."""
+    sql, params = _of_role(f"SELECT COALESCE(SUM(cost_usd), 0) {_LAUNCHES}", since, role)
+    return float(conn.execute(sql, params).fetchone()[0])
+
+
+def _of_role(sql: str, since: int, role: str | None) -> tuple[str, tuple[object, ...]]:
+    return (sql, (since,)) if role is None else (f"{sql} AND role = ?", (since, role))
