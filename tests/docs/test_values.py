@@ -11,7 +11,7 @@ from typing import get_args, get_type_hints
 
 import pytest
 
-from deskd import hook, quoting, session_ids
+from deskd import quoting, session_ids
 from deskd.adapters.agents import ADAPTERS, FAILURE_CLASSES, PERMANENT, TASK, TRANSIENT
 from deskd.adapters.agents import USAGE_LIMIT as ADAPTER_USAGE_LIMIT
 from deskd.config import desk
