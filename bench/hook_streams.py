@@ -9,9 +9,12 @@ round trip costs what one to a nearby database server does.
 
 ``--lock desk`` runs the same calls as the whole desk's one writer (the write lock deskd took
 for every write transaction before the hook's named its role), ``--lock role`` as they run now.
-Printed: calls a second, p50 and p99 latency, failures, per stream count.
+``--via relay`` sends each call as the hook does to a ``deskd relay`` (its default writers)
+instead of writing it in-process (``direct``). Printed: calls a second, p50 and p99 latency,
+failures, per stream count.
 
-    .venv/bin/python bench/hook_streams.py [--seconds 10] [--streams 1 4 16 64] [--lock role desk]
+    .venv/bin/python bench/hook_streams.py [--seconds 10] [--streams 1 4 16 64] \
+        [--lock role desk] [--via direct relay]
 """
 
 from __future__ import annotations
@@ -20,12 +23,14 @@ import argparse
 import contextlib
 import os
 import socket
+import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness.pgcluster import server
@@ -95,23 +100,60 @@ def desk_wide(on: bool) -> Iterator[None]:
         store_db.transaction = plain
 
 
-def run(url: str, env: dict[str, str], streams: int, seconds: float) -> dict[str, float]:
+def call_for(url: str, env: dict[str, str], via: str) -> Callable[[Any, int], None]:
+    """One hook call of stream ``n`` (``conn``: the stream's own connection, when direct)."""
+    run_dir = os.path.join(env["DESKD_HOME"], "run")
+
+    def call(conn: Any, n: int) -> None:
+        role, session = f"r{n:02d}", f"3f1c9a7e-5b2d-4c8e-9a61-0d2e7b4f{n:04d}"
+        payload = {"hook_event_name": "PostToolUse", "session_id": session, "tool_name": "Bash"}
+        if via == "relay":
+            if not hook.relayed(run_dir, payload, event="PostToolUse", role=role, now=NOW_MS,
+                                env={**env, "DESKD_ROLE": role}, db=url):  # fmt: skip
+                raise RuntimeError("refused by the relay")
+            return
+        hook.surface(conn, payload, event="PostToolUse", role=role, native=session,
+                     now=NOW_MS, env=env, out=lambda *_: None, note=lambda _: None)  # fmt: skip
+
+    return call
+
+
+@contextlib.contextmanager
+def relay_running(env: dict[str, str], on: bool) -> Iterator[None]:
+    from deskd.adapters.relay import answering, stop
+
+    if not on:
+        yield
+        return
+    run_dir = os.path.join(env["DESKD_HOME"], "run")
+    relay_env = {k: v for k, v in {**os.environ, **env}.items() if k != "DESKD_NOW"}
+    proc = subprocess.Popen([sys.executable, "-m", "deskd", "relay"], env=relay_env)
+    try:
+        while not answering(run_dir):
+            if proc.poll() is not None:
+                raise SystemExit("the relay did not start")
+            time.sleep(0.05)
+        yield
+    finally:
+        stop(run_dir)
+        proc.wait()
+
+
+def run(url: str, env: dict[str, str], streams: int, seconds: float, via: str) -> dict[str, float]:
     latencies: list[float] = []
     failures = [0]
     stop = time.monotonic() + seconds
     lock = threading.Lock()
 
+    call = call_for(url, env, via)
+
     def stream(n: int) -> None:
-        role = f"r{n:02d}"
-        session = f"3f1c9a7e-5b2d-4c8e-9a61-0d2e7b4f{n:04d}"
-        payload = {"hook_event_name": "PostToolUse", "session_id": session, "tool_name": "Bash"}
         conn = store_db.connect(url, busy_ms=hook.BUSY_MS, create=False)
         mine: list[float] = []
         while time.monotonic() < stop:
             started = time.perf_counter()
             try:
-                hook.surface(conn, payload, event="PostToolUse", role=role, native=session,
-                             now=NOW_MS, env=env, out=lambda *_: None, note=lambda _: None)  # fmt: skip
+                call(conn, n)
             except Exception:
                 with lock:
                     failures[0] += 1
@@ -140,6 +182,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--streams", type=int, nargs="+", default=[1, 4, 16, 64])
     parser.add_argument("--lock", nargs="+", choices=("role", "desk"), default=["role", "desk"])
+    parser.add_argument("--via", nargs="+", choices=("direct", "relay"), default=["direct"])
     args = parser.parse_args()
     with (
         server(os.environ.get("DESKD_BENCH_PG_URL")) as admin,
@@ -153,13 +196,15 @@ def main() -> None:
         proxy = DelayProxy(os.path.join(folder, ".s.PGSQL.5432"))
         url = f"postgresql://deskd@127.0.0.1:{proxy.port}/bench_streams"
         env = make_desk(Path(tmp), url, max(args.streams))
-        print("| lock | streams | hooks/s | p50 ms | p99 ms | failures |")
-        print("|---|---|---|---|---|---|")
-        for lock in args.lock:
-            with desk_wide(lock == "desk"):
+        print("| via | lock | streams | hooks/s | p50 ms | p99 ms | failures |")
+        print("|---|---|---|---|---|---|---|")
+        for via, lock in [(v, k) for v in args.via for k in args.lock]:
+            if via == "relay" and lock == "desk":
+                continue  # the relay's writers run the code as it is: no desk-wide variant
+            with relay_running(env, via == "relay"), desk_wide(lock == "desk"):
                 for streams in args.streams:
-                    got = run(url, env, streams, args.seconds)
-                    print(f"| {lock} | {streams} | {got['per_s']:.0f} | {got['p50_ms']:.1f} | "
+                    got = run(url, env, streams, args.seconds, via)
+                    print(f"| {via} | {lock} | {streams} | {got['per_s']:.0f} | {got['p50_ms']:.1f} | "
                           f"{got['p99_ms']:.1f} | {got['failures']:.0f} |", flush=True)  # fmt: skip
 
 
