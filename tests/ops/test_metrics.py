@@ -10,6 +10,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from conftest import Desk
+from deskd.core.usage import Usage
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pager"))
 from pager_helpers import desk_with, enqueue, free_port, http_receiver
@@ -99,9 +100,10 @@ def test_it_times_landings_and_counts_closed_attempts_and_ended_launches(
                 exit_code=1,
                 failure_class="transient",
                 detail="overloaded",
-                cost_usd=None,
+                cost_usd=0.5,
                 hold_until=None,
             )
+            attempts.record_usage(conn, attempt_id, Usage(100, 20, 300, None, "m1"))
     finally:
         ctx.close()
     desk.ok("inbox", "ack", "--for", "alpha", "--id", str(item))
@@ -116,6 +118,12 @@ def test_it_times_landings_and_counts_closed_attempts_and_ended_launches(
     assert value(samples, "deskd_wake_attempts_total", rung="spawn", outcome="resolved") == 1
     assert value(samples, "deskd_launches_total", result="failed", failure_class="transient") == 1
     assert not [k for k in samples if k[0] == "deskd_wakes_live"]
+    tokens = {
+        kind: value(samples, "deskd_tokens_total", role="alpha", kind=kind)
+        for kind in ("input", "output", "cache_read", "cache_write")
+    }
+    assert tokens == {"input": 100, "output": 20, "cache_read": 300, "cache_write": 0}
+    assert value(samples, "deskd_cost_usd_total", role="alpha") == 0.5
 
 
 def test_every_name_follows_prometheus_conventions(desk: Desk) -> None:
@@ -133,6 +141,8 @@ def test_every_name_follows_prometheus_conventions(desk: Desk) -> None:
         "deskd_host_last_tick_timestamp_seconds",
         "deskd_host_tick_duration_seconds",
         "deskd_role_paused",
+        "deskd_tokens",
+        "deskd_cost_usd",
     } <= names
     for family in families:
         assert family.name.startswith("deskd_")

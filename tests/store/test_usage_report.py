@@ -9,44 +9,17 @@ from typing import Any
 import pytest
 
 from conftest import Desk
-from deskd.store.roles import upsert_role
 from deskd.store.usage import tokens_used_since, usd_used_since
+from usage_rows import finished, with_roles
 
 FIGURES = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
-
-
-def finished(
-    desk: Desk,
-    role: str,
-    at: str,
-    tokens: tuple[int | None, ...] = (None, None, None, None),
-    *,
-    model: str | None = None,
-    cost: float | None = None,
-    ride_along_of: int | None = None,
-) -> int:
-    """A launch of ``role`` that finished at ``at`` (UTC) reporting ``tokens`` and ``model``."""
-    ms = int(datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp() * 1000)
-    with desk.db() as conn:
-        cur = conn.execute(
-            "INSERT INTO attempts (key, kind, role, generation, rung, level, reason, item_ids, "
-            "task_ids, attempted_at, outcome, launch_status, launched_at, finished_at, "
-            "primary_id, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, "
-            "model, cost_usd) VALUES (?, 'inbox', ?, 1, 'spawn', 0, 'test', '[]', '[]', ?, "
-            "'resolved', 'finished', ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            (f"k-{role}-{at}", role, ms, ms, ms, ride_along_of, *tokens, model, cost),
-        )
-        return int(cur.fetchone()[0])
 
 
 @pytest.fixture
 def used(desk: Desk) -> Desk:
     """Three roles' launches around local midnight in America/New_York (UTC-5); the clock is
     2026-12-01 09:00 local."""
-    desk.ok("status")  # the database, migrated
-    with desk.db() as conn:
-        for role in ("alpha", "beta", "gamma"):
-            upsert_role(conn, name=role, title=role, enabled=True, now=0)
+    with_roles(desk)
     first = finished(
         desk, "alpha", "2026-12-01T04:30:00Z", (100, 10, 1000, 50), model="m-a", cost=0.5
     )

@@ -156,6 +156,7 @@ def test_every_page_renders_in_the_browser(page: Any, served: tuple[Desk, Served
         ("meetings", "/meetings"),
         ("meeting", "/meetings/2"),
         ("tasks", "/tasks"),
+        ("usage", "/usage"),
         ("events", "/events"),
     ]:
         page.goto(server.url + path)

@@ -49,6 +49,8 @@ def paths_for(client: TestClient, roles: tuple[str, ...], meetings: list[int]) -
         *(f"/meetings/{m}" for m in meetings),
         "/tasks",
         "/tasks?all=1",
+        "/usage",
+        "/usage?since=30d",
         "/events",
         "/events?actor=supervisor",
         "/live",

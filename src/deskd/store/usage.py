@@ -42,23 +42,14 @@ class UsageTotal(NamedTuple):
     cache_read_tokens: int | None
     cache_write_tokens: int | None
     cost_usd: float | None
-    quarter: int = 0  # usage_by_quarter_hour: the UTC quarter hour (ms // QUARTER_HOUR_MS)
+    quarter: int  # usage_by_quarter_hour: the UTC quarter hour (ms // QUARTER_HOUR_MS); else 0
 
 
 def _totals(rows: list[tuple[object, ...]]) -> list[UsageTotal]:
-    def whole(v: object) -> int | None:
-        return None if v is None else int(str(v))  # PostgreSQL sums integers as numeric
-
+    # PostgreSQL sums integers as numeric: back to int (cost_usd is a float on both).
     return [
-        UsageTotal(
-            key=None if r[0] is None else str(r[0]),
-            launches=int(str(r[1])),
-            input_tokens=whole(r[2]),
-            output_tokens=whole(r[3]),
-            cache_read_tokens=whole(r[4]),
-            cache_write_tokens=whole(r[5]),
-            cost_usd=None if r[6] is None else float(str(r[6])),
-            quarter=int(str(r[7])) if len(r) > 7 else 0,
+        UsageTotal._make(
+            [r[0], *(v if v is None or isinstance(v, float) else int(str(v)) for v in r[1:])]
         )
         for r in rows
     ]
@@ -66,27 +57,21 @@ def _totals(rows: list[tuple[object, ...]]) -> list[UsageTotal]:
 
 def usage_by_role(conn: Connection, *, since: int) -> list[UsageTotal]:
     """Each role's sums over the launches that finished at or after ``since``."""
-    rows = conn.execute(f"SELECT role, {_SUMS} {_LAUNCHES} GROUP BY role ORDER BY role", (since,))
-    return _totals(rows.fetchall())
+    sql = f"SELECT role, {_SUMS}, 0 {_LAUNCHES} GROUP BY role ORDER BY role"
+    return _totals(conn.execute(sql, (since,)).fetchall())
 
 
 def usage_by_model(conn: Connection, *, since: int) -> list[UsageTotal]:
     """Each model's sums (None: the CLI named none) since ``since``."""
-    rows = conn.execute(
-        f"SELECT model, {_SUMS} {_LAUNCHES} GROUP BY model ORDER BY model", (since,)
-    )
-    return _totals(rows.fetchall())
+    sql = f"SELECT model, {_SUMS}, 0 {_LAUNCHES} GROUP BY model ORDER BY model"
+    return _totals(conn.execute(sql, (since,)).fetchall())
 
 
 def usage_by_quarter_hour(conn: Connection, *, since: int) -> list[UsageTotal]:
     """Each role's sums per UTC quarter hour (``quarter``) since ``since``."""
-    quarter = f"finished_at / {QUARTER_HOUR_MS}"
-    rows = conn.execute(
-        f"SELECT role, {_SUMS}, {quarter} {_LAUNCHES} GROUP BY role, {quarter} "
-        f"ORDER BY {quarter}, role",
-        (since,),
-    )
-    return _totals(rows.fetchall())
+    q = f"finished_at / {QUARTER_HOUR_MS}"
+    sql = f"SELECT role, {_SUMS}, {q} {_LAUNCHES} GROUP BY role, {q} ORDER BY {q}, role"
+    return _totals(conn.execute(sql, (since,)).fetchall())
 
 
 def tokens_used_since(conn: Connection, *, since: int, role: str | None = None) -> int:

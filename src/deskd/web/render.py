@@ -20,6 +20,7 @@ NAV = (
     ("/pages", "Pages"),
     ("/meetings", "Meetings"),
     ("/tasks", "Tasks & hooks"),
+    ("/usage", "Usage"),
     ("/events", "Events"),
 )
 

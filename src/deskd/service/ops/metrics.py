@@ -23,9 +23,11 @@ from prometheus_client.core import (
 from prometheus_client.registry import Collector
 
 from deskd import __version__
+from deskd.core.usage import TOKEN_KINDS
 from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
 from deskd.store import metrics as agg
 from deskd.store.hosts import list_hosts
+from deskd.store.usage import usage_by_role
 
 if TYPE_CHECKING:
     from deskd.service.desk.context import DeskContext
@@ -98,6 +100,25 @@ class DeskCollector(Collector):
                 ((status, failure or "none"), n)
                 for status, failure, n in agg.finished_launches(conn)
             ),
+        )
+        used = usage_by_role(conn, since=0)
+        yield _family(
+            CounterMetricFamily,
+            "deskd_tokens",
+            "Tokens the launches' agent CLIs reported, by role and kind (deskd usage).",
+            ["role", "kind"],
+            (
+                ((str(t.key), kind), getattr(t, f"{kind}_tokens") or 0)
+                for t in used
+                for kind in TOKEN_KINDS
+            ),
+        )
+        yield _family(
+            CounterMetricFamily,
+            "deskd_cost_usd",
+            "USD the launches' agent CLIs reported costing, by role (none: no cost given).",
+            ["role"],
+            (((str(t.key),), t.cost_usd or 0.0) for t in used),
         )
         sent: Counter[tuple[str, str]] = Counter()
         retrying: Counter[str] = Counter()

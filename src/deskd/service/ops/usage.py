@@ -33,11 +33,11 @@ def since_of(text: str | None, *, now: int, tz: str) -> int:
     if not text:
         return local_day_start(now - (DEFAULT_DAYS - 1) * 86_400_000, tz)
     try:
-        return now - parse_duration(text, what="--since") * 1000
+        return now - parse_duration(text) * 1000
     except InvalidValue:
         pass
     try:
-        return parse_instant(text, tz=tz, what="--since")
+        return parse_instant(text, tz=tz)
     except InvalidValue:
         raise InvalidValue("--since", text, SINCE_HINT) from None
 
@@ -50,16 +50,14 @@ def usage_report(ctx: DeskContext, *, by: str = "role", since: str | None = None
     tz = ctx.desk.timezone
     start = since_of(since, now=ctx.now, tz=tz)
     groups: dict[tuple[str | None, ...], list[usage_rows.UsageTotal]] = defaultdict(list)
-    if by == "role":
-        for t in usage_rows.usage_by_role(ctx.conn, since=start):
-            groups[(t.key,)].append(t)
-    elif by == "model":
-        for t in usage_rows.usage_by_model(ctx.conn, since=start):
-            groups[(t.key,)].append(t)
-    else:
+    if by == "day":
         for t in usage_rows.usage_by_quarter_hour(ctx.conn, since=start):
             day = from_ms(t.quarter * usage_rows.QUARTER_HOUR_MS, tz).date().isoformat()
             groups[(day, t.key)].append(t)
+    else:
+        sums = usage_rows.usage_by_role if by == "role" else usage_rows.usage_by_model
+        for t in sums(ctx.conn, since=start):
+            groups[(t.key,)].append(t)
     names = ("day", "role") if by == "day" else (by,)
     rows = [entry(dict(zip(names, key, strict=True)), sums) for key, sums in groups.items()]
     every = [t for sums in groups.values() for t in sums]

@@ -1,6 +1,6 @@
 """The console's pages to read: the board with its gauges, one role, the desk-wide lists —
 wakes (with filters and `wake explain`), pages with channels and silences, tasks and wake
-hooks, the event log — and meetings with one meeting's transcript, attendance, owed replies
+hooks, usage (a bar per role per day), the event log — and meetings with one meeting's transcript, attendance, owed replies
 and votes."""
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from deskd.service.ops.console_views import (
     meeting_detail,
     recent_events,
 )
+from deskd.service.ops.usage import usage_report
 from deskd.service.paging.channels import channel_views, routes
 from deskd.service.paging.pages import pages
 from deskd.service.paging.silences import listing
@@ -109,6 +110,21 @@ def tasks_page(request: Request, all: str = "") -> Response:
             roles=ctx.desk.role_names,
             priorities=PRIORITIES,
             show_all=bool(all),
+        )
+
+
+@router.get("/usage")
+def usage_page(request: Request, since: str = "") -> Response:
+    with desk_of(request) as ctx:
+        days = usage_report(ctx, by="day", since=since or None)
+        return page(
+            request,
+            "usage.html",
+            ctx=ctx,
+            days=days,
+            roles=usage_report(ctx, by="role", since=since or None),
+            top=max([r["tokens"] for r in days["rows"]], default=0),
+            since=since,
         )
 
 
