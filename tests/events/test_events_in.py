@@ -238,3 +238,11 @@ def test_a_declared_source_is_an_inbox_source(events_desk: Desk) -> None:
         "inbox", "enqueue", "--for", "alpha", "--source", "am", "--title", "by hand"
     )
     assert out["id"] > 0
+
+
+def test_an_agent_is_never_given_an_event_source_secret(events_desk: Desk) -> None:
+    from deskd.config.desk_file import load_desk
+    from deskd.service.paging.channels import secret_names
+
+    withheld = secret_names(None, load_desk(events_desk.home / "deskd.toml"))
+    assert {"AM_TOKEN", "GH_SECRET", "JSON_TOKEN"} <= withheld
