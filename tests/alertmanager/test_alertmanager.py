@@ -12,11 +12,8 @@ deadline that only a real hang reaches.
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,58 +22,23 @@ from typing import Any
 import httpx
 import pytest
 
-from conftest import DESK_TOML, Desk
+from conftest import Desk
+from server_tiers import find_binary, stop, wait_for
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "events"))
+from events_helpers import EVENTS_DESK
 from web_helpers import free_port, serve
 
 pytestmark = pytest.mark.alertmanager
 
-DEADLINE_S = 120.0
-"""A real hang only: Alertmanager flushes its group every second once it runs."""
 TOKEN = "am-tier-token-0123456789"
-
-DESK = (
-    DESK_TOML
-    + """
-[[events]]
-source = "am"
-kind = "alertmanager"
-for = "alpha"
-token = "${AM_TOKEN}"
-"""
-)
 
 
 @pytest.fixture(scope="module", name="alertmanager_bin")
 def installed_alertmanager() -> str:
-    found = (
-        os.environ.get("DESKD_ALERTMANAGER")
-        or shutil.which("prometheus-alertmanager")
-        or shutil.which("alertmanager")
-    )
-    if found is None and Path("/usr/bin/prometheus-alertmanager").exists():
-        found = "/usr/bin/prometheus-alertmanager"
-    if found is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("alertmanager tier is mandatory under CI=true: no alertmanager binary")
-        pytest.skip("alertmanager tier: no binary (apt-get install prometheus-alertmanager)")
-    return found
-
-
-def wait_for(what: str, probe: Any) -> Any:
-    """Poll ``probe()`` until it returns something truthy; fail after DEADLINE_S."""
-    deadline = time.monotonic() + DEADLINE_S
-    while True:
-        try:
-            found = probe()
-        except httpx.HTTPError:
-            found = None
-        if found:
-            return found
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.2)
+    names = ("prometheus-alertmanager", "alertmanager")
+    return find_binary("alertmanager", "DESKD_ALERTMANAGER", names, "prometheus-alertmanager")
 
 
 @pytest.fixture
@@ -120,12 +82,7 @@ def alertmanager(alertmanager_bin: str, tmp_path: Path) -> Iterator[Any]:
 
     yield start
     for proc in procs:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
 
 
 def post_alert(api: str, *, resolved: bool) -> None:
@@ -158,7 +115,7 @@ def rows(desk: Desk, sql: str) -> list[tuple[Any, ...]]:
 def test_a_real_alertmanager_opens_wakes_and_resolves(
     desk: Desk, alertmanager: Any, tmp_path: Path
 ) -> None:
-    desk.write_desk(DESK)
+    desk.write_desk(EVENTS_DESK)  # its source am: Alertmanager, for alpha
     (desk.home / ".env").write_text(f"AM_TOKEN={TOKEN}\n", encoding="utf-8")
     desk.json("inbox", "list", "--for", "alpha")
     with serve(desk) as served:

@@ -10,36 +10,20 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest
+from server_tiers import find_binary, stop, wait_for
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web"))
+from web_helpers import free_port
 
 USER, PASSWORD = "deskd", "imap-pass-0123"
-DEADLINE_S = 120.0
-"""A real hang only: dovecot listens within a second once it runs."""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def dovecot_binary() -> str:
-    found = os.environ.get("DESKD_DOVECOT") or shutil.which("dovecot")
-    if found is None and Path("/usr/sbin/dovecot").exists():
-        found = "/usr/sbin/dovecot"
-    if found is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("imap tier is mandatory under CI=true: no dovecot binary")
-        pytest.skip("imap tier: no dovecot binary (apt-get install dovecot-imapd)")
-    return found
 
 
 @dataclass
@@ -74,7 +58,7 @@ class Imap:
 @contextmanager
 def imap_server() -> Iterator[Imap]:
     """dovecot on a free loopback port; stopped and its folder removed on the way out."""
-    binary = dovecot_binary()
+    binary = find_binary("imap", "DESKD_DOVECOT", ("dovecot",), "dovecot-imapd")
     # Not under pytest's 0700 temp folder: dovecot's mail process runs as another user.
     root = Path(tempfile.mkdtemp(prefix="deskd-dovecot-"))
     root.chmod(0o755)
@@ -109,25 +93,18 @@ def imap_server() -> Iterator[Imap]:
         stderr=subprocess.STDOUT,
     )
     try:
-        deadline = time.monotonic() + DEADLINE_S
-        while True:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            if proc.poll() is not None or time.monotonic() > deadline:
+
+        def listening() -> bool:
+            if proc.poll() is not None:
                 log = root / "dovecot.log"
-                raise AssertionError(
-                    "dovecot did not start: " + (log.read_text() if log.exists() else "")
-                )
-            time.sleep(0.05)
+                raise AssertionError("dovecot exited: " + (log.read_text() if log.exists() else ""))
+            with socket.socket() as s:
+                return s.connect_ex(("127.0.0.1", port)) == 0
+
+        wait_for("dovecot to listen", listening)
         yield Imap(port)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
         shutil.rmtree(root, ignore_errors=True)
 
 

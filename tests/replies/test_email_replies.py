@@ -125,7 +125,7 @@ def test_a_reply_is_acted_on_once_even_when_the_tick_died_before_marking_it(
 
 
 def test_an_unreachable_mailbox_is_reported_and_the_tick_goes_on(desk: Desk) -> None:
-    from imap_server import free_port
+    from web_helpers import free_port
 
     desk.setenv("DESKD_REPLY_IMAP_URL", f"imap://u:p@127.0.0.1:{free_port()}/INBOX")
     tick = desk.json("tick", "--execute")
