@@ -1,7 +1,6 @@
 """Events that come in over HTTP (``POST /events/<source>``), read into what deskd does with
-them: pure rules, no I/O. A sender's payload becomes zero or more ``Incoming`` (open an item,
-or acknowledge the one a resolved alert opened), each keyed by the sender's delivery id so a
-replayed delivery adds nothing.
+them: pure rules, no I/O. A payload becomes one ``Incoming`` (open an item, or acknowledge
+the one a resolved alert opened) keyed by the sender's delivery id, or nothing (ignored).
 """
 
 from __future__ import annotations
@@ -9,8 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, NamedTuple
 
 GITHUB_ACTIONS = {
     "issues": ("opened", "reopened", "closed"),
@@ -30,12 +28,10 @@ class PayloadRefused(ValueError):
     """A payload deskd cannot read: the sentence names what is wrong."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Incoming:
-    """One thing to do: ``open`` an item, or ``resolve`` (acknowledge) the unread items
-    opened under ``dedup_key``."""
+class Incoming(NamedTuple):
+    """``open`` an item, or ``resolve``: acknowledge the unread items under ``dedup_key``."""
 
-    action: Literal["open", "resolve"]
+    action: str
     delivery: str | None
     title: str = ""
     body: str = ""
@@ -46,15 +42,16 @@ class Incoming:
 
 def lookup(payload: Any, path: str) -> Any:
     """The value at ``a.b.0.c`` in ``payload``, or None."""
-    value = payload
     for part in path.split("."):
-        if isinstance(value, dict):
-            value = value.get(part)
-        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
-            value = value[int(part)]
+        if isinstance(payload, list) and part.isdigit() and int(part) < len(payload):
+            payload = payload[int(part)]
         else:
-            return None
-    return value
+            payload = payload.get(part) if isinstance(payload, dict) else None
+    return payload
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def fill(template: str, payload: Any) -> str:
@@ -65,7 +62,7 @@ def fill(template: str, payload: Any) -> str:
         value = lookup(payload, match.group(1))
         if value is None:
             raise PayloadRefused(f"the payload has no {match.group(1)!r} (title = {template!r})")
-        return value if isinstance(value, str) else json.dumps(value)
+        return _text(value) or json.dumps(value)
 
     return _FIELD.sub(one, template)
 
@@ -79,18 +76,15 @@ def template_problem(template: str) -> str | None:
     return None
 
 
-def read_payload(body: bytes) -> Any:
+def incoming(
+    kind: str, body: bytes, *, headers: dict[str, str], title: str | None
+) -> tuple[Incoming | None, str]:
+    """What a delivery asks of deskd, or None and why it is ignored. ``headers`` are
+    lower-cased; ``title`` is the source's own template, if any."""
     try:
-        return json.loads(body)
+        payload = json.loads(body)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise PayloadRefused(f"the body is not JSON: {exc}") from None
-
-
-def incoming(
-    kind: str, payload: Any, *, headers: dict[str, str], title: str | None
-) -> tuple[list[Incoming], str]:
-    """What a delivery asks of deskd, and a word on it (``ignored: …`` when nothing).
-    ``headers`` are lower-cased; ``title`` is the source's own template, if any."""
     if not isinstance(payload, dict):
         raise PayloadRefused("the body must be a JSON object")
     if kind == "alertmanager":
@@ -98,64 +92,54 @@ def incoming(
     if kind == "github":
         return _github(payload, headers, title)
     delivery = headers.get("idempotency-key") or headers.get("x-delivery-id")
+    shown = _text(payload.get("body")) or json.dumps(payload, indent=1)
     text = fill(title or "{title}", payload)
-    body = payload.get("body")
-    shown = body if isinstance(body, str) else json.dumps(payload, indent=1)
-    ref = payload.get("ref") if isinstance(payload.get("ref"), str) else None
-    return [Incoming(action="open", delivery=delivery, title=text, body=shown, ref=ref)], ""
+    return Incoming("open", delivery, text, shown, _text(payload.get("ref"))), ""
 
 
-def _alertmanager(payload: dict[str, Any], title: str | None) -> list[Incoming]:
+def _alertmanager(payload: dict[str, Any], title: str | None) -> Incoming:
     group, status = payload.get("groupKey"), payload.get("status")
-    alerts = payload.get("alerts")
     if not isinstance(group, str) or status not in ("firing", "resolved"):
         raise PayloadRefused("not an Alertmanager webhook: needs groupKey and status")
-    alerts = [a for a in alerts if isinstance(a, dict)] if isinstance(alerts, list) else []
+    alerts = [a for a in payload.get("alerts") or [] if isinstance(a, dict)]
     # Alertmanager sends no delivery id: a notification is its group, its status and its
     # alerts' instants; a repeat of the same notice (or a replay) is the same delivery.
     seen = sorted(f"{a.get('fingerprint')}@{a.get('startsAt')}@{a.get('status')}" for a in alerts)
     digest = hashlib.sha256("\n".join([group, status, *seen]).encode()).hexdigest()[:40]
     key = "alertmanager:" + hashlib.sha256(group.encode()).hexdigest()[:32]
     if status == "resolved":
-        return [Incoming(action="resolve", delivery=digest, dedup_key=key)]
+        return Incoming("resolve", digest, dedup_key=key)
     common = payload.get("commonLabels") or {}
     notes = payload.get("commonAnnotations") or {}
     name = common.get("alertname", "alert")
-    summary = notes.get("summary") or notes.get("description") or ""
+    summary = notes.get("summary") or notes.get("description")
     default = f"{name}: {summary}" if summary else f"{name} firing ({len(alerts)} alerts)"
     lines = [
-        f"{a.get('status')}: "
-        + ", ".join(f"{k}={v}" for k, v in sorted((a.get("labels") or {}).items()))
-        + (f" — {(a.get('annotations') or {}).get('summary')}" if a.get("annotations") else "")
+        f"{a.get('status')}: {', '.join(f'{k}={v}' for k, v in sorted((a.get('labels') or {}).items()))}"
+        f" — {lookup(a, 'annotations.summary') or ''}"
         for a in alerts
     ]
-    return [
-        Incoming(
-            action="open",
-            delivery=digest,
-            title=fill(title, payload) if title else default,
-            body="\n".join(lines),
-            ref=payload.get("externalURL") if isinstance(payload.get("externalURL"), str) else None,
-            dedup_key=key,
-            priority=SEVERITY_PRIORITY.get(str(common.get("severity", "")).lower()),
-        )
-    ]
+    title = fill(title, payload) if title else default
+    priority = SEVERITY_PRIORITY.get(str(common.get("severity", "")).lower())
+    return Incoming(
+        "open", digest, title, "\n".join(lines), _text(payload.get("externalURL")), key, priority
+    )
 
 
 def _github(
     payload: dict[str, Any], headers: dict[str, str], title: str | None
-) -> tuple[list[Incoming], str]:
-    event = headers.get("x-github-event", "")
-    action = str(payload.get("action", ""))
+) -> tuple[Incoming | None, str]:
+    event, action = headers.get("x-github-event", ""), str(payload.get("action", ""))
     if action not in GITHUB_ACTIONS.get(event, ()):
-        return [], f"ignored: GitHub {event or '(no X-GitHub-Event)'} {action}".rstrip()
-    repo = lookup(payload, "repository.full_name") or "?"
+        return None, f"ignored: GitHub {event or '(no X-GitHub-Event)'} {action}".rstrip()
+    repo = lookup(payload, "repository.full_name")
     if event == "check_run":
-        run = payload.get("check_run") or {}
-        if run.get("conclusion") in QUIET_CONCLUSIONS:
-            return [], f"ignored: check run {run.get('conclusion')}"
-        default = f"{repo}: check {run.get('name')} {run.get('conclusion')} on {lookup(run, 'check_suite.head_branch') or run.get('head_sha', '')[:12]}"
-        subject = run
+        subject = payload.get("check_run") or {}
+        ended = subject.get("conclusion")
+        if ended in QUIET_CONCLUSIONS:
+            return None, f"ignored: check run {ended}"
+        where = lookup(subject, "check_suite.head_branch") or str(subject.get("head_sha"))[:12]
+        default = f"{repo}: check {subject.get('name')} {ended} on {where}"
     else:
         subject = payload.get("issue" if event == "issues" else "pull_request") or {}
         noun = "issue" if event == "issues" else "pull request"
@@ -163,13 +147,7 @@ def _github(
         default = (
             f"{repo}: {noun} #{subject.get('number')} {action}{merged}: {subject.get('title')}"
         )
-    body = subject.get("body") or lookup(subject, "output.summary") or ""
-    return [
-        Incoming(
-            action="open",
-            delivery=headers.get("x-github-delivery"),
-            title=fill(title, payload) if title else default,
-            body=body if isinstance(body, str) else "",
-            ref=subject.get("html_url") if isinstance(subject.get("html_url"), str) else None,
-        )
-    ], ""
+    body = _text(subject.get("body")) or _text(lookup(subject, "output.summary")) or ""
+    title = fill(title, payload) if title else default
+    delivery = headers.get("x-github-delivery")
+    return Incoming("open", delivery, title, body, _text(subject.get("html_url"))), ""

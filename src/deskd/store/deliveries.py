@@ -16,13 +16,6 @@ def claim_delivery(conn: Connection, *, source: str, delivery: str, now: int) ->
     return row is not None
 
 
-def finish_delivery(conn: Connection, *, source: str, delivery: str, outcome: str) -> None:
-    conn.execute(
-        "UPDATE deliveries SET outcome = ? WHERE source = ? AND delivery = ?",
-        (outcome, source, delivery),
-    )
-
-
 def unread_by_dedup_key(conn: Connection, *, source: str, dedup_key: str) -> list[tuple[str, int]]:
     """(role, item id) of every unread item ``source`` opened under ``dedup_key``."""
     rows = conn.execute(

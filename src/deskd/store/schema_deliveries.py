@@ -12,7 +12,6 @@ CREATE TABLE deliveries (
     source $TEXT NOT NULL,
     delivery $TEXT NOT NULL,
     received_at $INT NOT NULL,
-    outcome $TEXT,
     PRIMARY KEY (source, delivery)
 );
 """

@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import email
 import email.policy
+import json
 from email.message import EmailMessage
 from email.utils import parseaddr
 from typing import Any
 
 from deskd.core.replies import page_of_subject, read_reply
 from deskd.core.values import SUPERVISOR
+from deskd.errors import DeskdError
 from deskd.service.desk import inbox
 from deskd.service.desk.context import DeskContext
-from deskd.service.engine.wake import ack
+from deskd.service.engine.wake import ACK_TIMEOUT_S, ack
 from deskd.store.attempts import attempts_for_key
-from deskd.store.deliveries import claim_delivery, finish_delivery
+from deskd.store.deliveries import claim_delivery
 from deskd.store.items import ack_items
 from deskd.store.pages import get_page
 
@@ -39,7 +41,10 @@ def read_replies(ctx: DeskContext) -> dict[str, Any]:
         with mailbox(ctx.settings.reply_imap_url or "") as box:
             for uid, raw in box.unseen():
                 message = email.message_from_bytes(raw, policy=email.policy.default)
-                outcome = act_on_reply(ctx, message)
+                try:
+                    outcome = act_on_reply(ctx, message)
+                except DeskdError:  # e.g. the attempt closed meanwhile: left for a person
+                    outcome = "unmatched"
                 counts[outcome] += 1
                 if outcome == "acted":
                     box.mark_seen(uid)
@@ -66,11 +71,15 @@ def act_on_reply(ctx: DeskContext, message: EmailMessage) -> str:
         pending = [a for a in attempts_for_key(conn, page.key, limit=5) if a.outcome == "pending"]
         note = f"{sender} by email: {reply.text.splitlines()[0] if reply.text else reply.action}"
         if reply.action == "text":
+            said = (
+                f"{reply.text}\n\n(emailed by {sender}, replying to page {page.id}: {page.title})"
+            )
+            title = (reply.text.splitlines() or ["(empty reply)"])[0][: inbox.MAX_TITLE]
             item = inbox.NewItem(
                 role=page.role,
                 source=SUPERVISOR,
-                title=(reply.text.splitlines() or ["(empty reply)"])[0][: inbox.MAX_TITLE],
-                body=f"{reply.text}\n\n(an emailed reply from {sender} to page {page.id}: {page.title})",
+                title=title,
+                body=said[: inbox.MAX_BODY],
                 ref=f"page:{page.id}",
                 priority="high",
                 sender=sender,
@@ -82,12 +91,10 @@ def act_on_reply(ctx: DeskContext, message: EmailMessage) -> str:
             outcome = f"{reply.action}: nothing pending"
         else:
             attempt = pending[0]
-            if reply.seconds is not None:
-                ack(ctx, attempt.id, note=note, hold_s=reply.seconds)
-            else:
-                ack(ctx, attempt.id, note=note)
+            ack(ctx, attempt.id, note=note, hold_s=reply.seconds or ACK_TIMEOUT_S)
             if reply.action == "resolve":  # the work is done: what it woke the role for is read
-                ack_items(conn, attempt.role, _ids(attempt.item_ids), now=ctx.now, by=ctx.actor)
+                ids = [int(i) for i in json.loads(attempt.item_ids or "[]")]
+                ack_items(conn, attempt.role, ids, now=ctx.now, by=ctx.actor)
             outcome = f"{reply.action} attempt {attempt.id}"
         ctx.event(
             conn,
@@ -97,11 +104,4 @@ def act_on_reply(ctx: DeskContext, message: EmailMessage) -> str:
             actor=ctx.actor,
             detail={"action": reply.action, "outcome": outcome},
         )
-        finish_delivery(conn, source=SOURCE, delivery=delivery, outcome=outcome)
     return "acted"
-
-
-def _ids(stored: str) -> list[int]:
-    import json
-
-    return [int(i) for i in json.loads(stored or "[]")]

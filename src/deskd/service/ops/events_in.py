@@ -13,13 +13,13 @@ import hmac
 from typing import Any
 
 from deskd.config.desk import EventSource, expand_vars
-from deskd.core.events_in import Incoming, PayloadRefused, incoming, read_payload
+from deskd.core.events_in import Incoming, PayloadRefused, incoming
 from deskd.errors import InvalidValue
 from deskd.service.desk import inbox
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.routing import enqueue_by_capability
 from deskd.service.paging.channels import var_values
-from deskd.store.deliveries import claim_delivery, finish_delivery, unread_by_dedup_key
+from deskd.store.deliveries import claim_delivery, unread_by_dedup_key
 
 MAX_EVENT_BYTES = 1024 * 1024
 """The largest body accepted (GitHub's issue and pull request payloads are tens of KB)."""
@@ -71,12 +71,13 @@ def receive(ctx: DeskContext, name: str, headers: dict[str, str], body: bytes) -
     ctx.auth = check_sender(ctx, source, headers, body)
     ctx.actor = source.source
     try:
-        todo, note = incoming(source.kind, read_payload(body), headers=headers, title=source.title)
+        one, note = incoming(source.kind, body, headers=headers, title=source.title)
     except PayloadRefused as exc:
         raise InvalidValue(f"{source.kind} payload", name, str(exc)) from None
+    if one is None:
+        return {"source": name, "done": [], "note": note}
     with ctx.write() as conn:
-        done = [_act(ctx, conn, source, one) for one in todo]
-    return {"source": name, "done": done, "note": note or ("" if done else "nothing to do")}
+        return {"source": name, "done": [_act(ctx, conn, source, one)], "note": note}
 
 
 def _act(ctx: DeskContext, conn: Any, source: EventSource, one: Incoming) -> dict[str, Any]:
@@ -85,14 +86,10 @@ def _act(ctx: DeskContext, conn: Any, source: EventSource, one: Incoming) -> dic
     ):
         return {"delivery": one.delivery, "duplicate": True}
     if one.action == "resolve":
-        acked = [
-            (role, item)
-            for role, item in unread_by_dedup_key(
-                conn, source=source.source, dedup_key=one.dedup_key or ""
-            )
-            if inbox.ack(ctx, role, ids=[item], by=source.source)
-        ]
-        result: dict[str, Any] = {"acked": [{"id": i, "role": r} for r, i in acked]}
+        found = unread_by_dedup_key(conn, source=source.source, dedup_key=one.dedup_key or "")
+        for role, item_id in found:
+            inbox.ack(ctx, role, ids=[item_id], by=source.source)
+        result: dict[str, Any] = {"acked": [{"id": i, "role": r} for r, i in found]}
     else:
         item = inbox.NewItem(
             role=source.for_ or "",
@@ -111,7 +108,4 @@ def _act(ctx: DeskContext, conn: Any, source: EventSource, one: Incoming) -> dic
             result = {"id": item_id, "role": item.role, "deduped": deduped}
     detail = {"delivery": one.delivery, "action": one.action, **result}
     ctx.event(conn, "event.received", source.source, actor=source.source, detail=detail)
-    if one.delivery:
-        outcome = "acked" if one.action == "resolve" else f"item {result['id']}"
-        finish_delivery(conn, source=source.source, delivery=one.delivery, outcome=outcome)
     return {"delivery": one.delivery, "duplicate": False, **result}
