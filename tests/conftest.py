@@ -363,6 +363,7 @@ def recorded_launches(request: pytest.FixtureRequest, monkeypatch: pytest.Monkey
 
 BOTH_BACKENDS = {
     "store",
+    "events",
     "wake",
     "executor",
     "hosts",

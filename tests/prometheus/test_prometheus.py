@@ -9,11 +9,8 @@ processes listen on loopback only; every wait polls for its event under a deadli
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +19,8 @@ import httpx
 import pytest
 
 from conftest import Desk
+from server_tiers import find_binary, stop
+from server_tiers import wait_for as wait
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web"))
 from web_helpers import WEB_DESK, free_port, serve
@@ -34,29 +33,11 @@ DEADLINE_S = 60.0
 
 @pytest.fixture(scope="module", name="prometheus_bin")
 def installed_prometheus() -> str:
-    found = os.environ.get("DESKD_PROMETHEUS") or shutil.which("prometheus")
-    if found is None and Path("/usr/bin/prometheus").exists():
-        found = "/usr/bin/prometheus"
-    if found is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("prometheus tier is mandatory under CI=true: no prometheus binary")
-        pytest.skip("prometheus tier: no prometheus binary (apt-get install prometheus)")
-    return found
+    return find_binary("prometheus", "DESKD_PROMETHEUS", ("prometheus",), "prometheus")
 
 
 def wait_for(what: str, probe: Any) -> Any:
-    """Poll ``probe()`` until it returns something truthy; fail after DEADLINE_S."""
-    deadline = time.monotonic() + DEADLINE_S
-    while True:
-        try:
-            found = probe()
-        except httpx.HTTPError:
-            found = None
-        if found:
-            return found
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.2)
+    return wait(what, probe, DEADLINE_S)
 
 
 @pytest.fixture
@@ -92,12 +73,7 @@ def scraper(prometheus_bin: str, tmp_path: Path) -> Iterator[Any]:
 
     yield start
     for proc in procs:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
 
 
 def query(api: str, promql: str) -> list[dict[str, Any]]:

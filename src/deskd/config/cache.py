@@ -109,7 +109,9 @@ def remember_desk(home: str | Path, desk: Desk, text: str) -> None:
 
 
 # Never copied into the cache: with one of these in .env, settings are read by pydantic.
-SECRETS = frozenset(("supervisor_access_code", "wake_token", "notify_urls", "tick_ping_url"))
+SECRETS = frozenset(
+    ("supervisor_access_code", "wake_token", "notify_urls", "tick_ping_url", "reply_imap_url")
+)
 
 
 def _fingerprint(path: str) -> list[int] | None:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from deskd.core.presence import DEFAULT_ONLINE_S, DEFAULT_SUSPECT_S
 from deskd.core.values import AGENT_KINDS as AGENT_KINDS
 from deskd.core.values import AgentKind as AgentKind
+from deskd.core.values import EventKind
 from deskd.core.values import Priority as Severity
 from deskd.core.values import RungName as Rung
 
@@ -127,6 +128,29 @@ class ChannelConfig(NamedTuple):
     apprise_config: str | None = None
 
 
+class EventSource(NamedTuple):
+    """One ``[[events]]`` table: a sender that may ``POST /events/<source>``. ``for`` and
+    ``from`` are Python keywords: the records say ``for_`` and ``from_``."""
+
+    source: str
+    kind: EventKind = "json"
+    for_: str | None = None
+    capability: str | None = None
+    token: str | None = None
+    """Bearer token (``${VAR}``, from the environment or ``.env``)."""
+    secret: str | None = None
+    """GitHub's webhook secret: checked against ``X-Hub-Signature-256``."""
+    title: str | None = None
+    """The item's title, ``{dotted.path}`` filled from the payload."""
+    priority: Severity = "normal"
+
+
+class ReplySection(NamedTuple):
+    """``[reply]``: whose emailed replies to a page act on it (``DESKD_REPLY_IMAP_URL``)."""
+
+    from_: list[str] = []
+
+
 class DeskFile(NamedTuple):
     """The whole validated file."""
 
@@ -136,6 +160,8 @@ class DeskFile(NamedTuple):
     roles: list[RoleConfig] = []
     ladder: list[LadderRung] = []
     channels: list[ChannelConfig] = []
+    events: list[EventSource] = []
+    reply: ReplySection = ReplySection()
 
 
 def _role(table: dict[str, Any]) -> RoleConfig:
@@ -145,13 +171,19 @@ def _role(table: dict[str, Any]) -> RoleConfig:
 
 def desk_file(data: dict[str, Any]) -> DeskFile:
     """The records of validated desk data (``DeskFile.model_dump()``, or the cache's copy)."""
+    events = [EventSource(**e) for e in data.get("events", [])]
+    desk = DeskSection(**data["desk"])
+    # Declaring an event source is allowing it: its items come from that source.
+    added = [e.source for e in events if e.source not in desk.inbox_sources]
     return DeskFile(
-        desk=DeskSection(**data["desk"]),
+        desk=desk._replace(inbox_sources=[*desk.inbox_sources, *added]) if added else desk,
         presence=PresenceSection(**data["presence"]),
         agent=AgentSection(**data["agent"]),
         roles=[_role(r) for r in data["roles"]],
         ladder=[LadderRung(**r) for r in data["ladder"]],
         channels=[ChannelConfig(**c) for c in data["channels"]],
+        events=events,
+        reply=ReplySection(**data.get("reply", {})),
     )
 
 

@@ -4,7 +4,8 @@ The models are built from the records of ``deskd.config.desk`` (each key's one d
 name, type, default); this module adds only what a type cannot say, each table's checks and
 limits. Unknown keys are refused (typo protection); every refusal names the file, the key and
 the reason, e.g. ``deskd.toml: roles[1].name: 'Alpha' is not a role name: lowercase letters…``.
-Floor 4 of deskd.config.
+Floor 4 of deskd.config. It runs past 400 lines because every table's checks sit together,
+beside the one place that turns pydantic's errors into the file's key and a sentence.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from deskd.config.desk import DEFAULT_LADDER as DEFAULT_LADDER
 from deskd.config.desk import AgentSettings as AgentSettings
 from deskd.config.desk import Desk
 from deskd.config.host import HostConfig
+from deskd.core.events_in import template_problem
 from deskd.core.timeparse import MAX_DURATION_S, check_duration, parse_duration
 from deskd.core.values import RESERVED_SOURCES, RUNGS, role_name_problem
 from deskd.errors import ConfigConflict, DeskdError, DeskFileError
@@ -64,6 +66,16 @@ def _duration_fields(*fields: str) -> Any:
     return field_validator(*fields, mode="before", check_fields=False)(_seconds)
 
 
+def _source(source: str) -> str:
+    if source in RESERVED_SOURCES:
+        raise ValueError(
+            f"{source!r} is reserved for deskd itself (reserved: {', '.join(RESERVED_SOURCES)})"
+        )
+    if not re.fullmatch(r"[a-z][a-z0-9_.-]{0,31}", source):
+        raise ValueError(f"source {source!r} must match [a-z][a-z0-9_.-]{{0,31}}")
+    return source
+
+
 # The checks of each table beyond its fields' types; the fields come from ``deskd.config.desk``.
 
 
@@ -85,13 +97,7 @@ class _DeskChecks(_Strict):
     @classmethod
     def _sources(cls, value: list[str]) -> list[str]:
         for source in value:
-            if source in RESERVED_SOURCES:
-                raise ValueError(
-                    f"{source!r} is reserved for deskd itself "
-                    f"(reserved: {', '.join(RESERVED_SOURCES)})"
-                )
-            if not re.fullmatch(r"[a-z][a-z0-9_.-]{0,31}", source):
-                raise ValueError(f"source {source!r} must match [a-z][a-z0-9_.-]{{0,31}}")
+            _source(source)
         return value
 
     @field_validator("rollover_at", check_fields=False)
@@ -149,6 +155,32 @@ class _ChannelChecks(_Strict):
         return value
 
 
+class _EventChecks(_Strict):
+    _source = field_validator("source", check_fields=False)(_source)
+
+    @field_validator("title", check_fields=False)
+    @classmethod
+    def _title(cls, value: str | None) -> str | None:
+        problem = template_problem(value) if value is not None else None
+        if problem:
+            raise ValueError(problem)
+        return value
+
+    @model_validator(mode="after")
+    def _whole(self) -> Self:
+        event = records.EventSource(**self.model_dump())
+        if (event.for_ is None) == (event.capability is None):
+            raise ValueError(f"source {event.source!r}: give either for = ROLE or capability")
+        needs = "secret" if event.kind == "github" else "token"
+        other = "token" if needs == "secret" else "secret"
+        if getattr(event, needs) is None or getattr(event, other) is not None:
+            raise ValueError(
+                f'source {event.source!r} ({event.kind}) is checked by {needs} = "${{VAR}}" '
+                "(github: secret, checked against X-Hub-Signature-256; others: a bearer token)"
+            )
+        return self
+
+
 class _DeskFileChecks(_Strict):
     @model_validator(mode="after")
     def _consistent(self) -> Self:
@@ -173,6 +205,13 @@ class _DeskFileChecks(_Strict):
                 if ch not in names:
                     known = ", ".join(sorted(names)) or "none"
                     raise _At(key, f"unknown channel {ch!r} (channels: {known})")
+        sources = [e.source for e in data.events]
+        for index, event in enumerate(data.events):
+            if sources.count(event.source) > 1:
+                raise _At(f"events[{index}].source", f"source {event.source!r} is declared twice")
+            if event.for_ is not None and event.for_ not in seen:
+                known = ", ".join(sorted(seen)) or "none"
+                raise _At(f"events[{index}].for", f"unknown role {event.for_!r} (roles: {known})")
         return self
 
 
@@ -229,6 +268,8 @@ AgentSection = _model(records.AgentSection, _AgentChecks, retry_wait={"ge": 0})
 RoleConfig = _model(records.RoleConfig, _RoleChecks)
 LadderRung = _model(records.LadderRung, _RungChecks)
 ChannelConfig = _model(records.ChannelConfig, _ChannelChecks)
+EventSource = _model(records.EventSource, _EventChecks, for_={"alias": "for"})
+ReplySection = _model(records.ReplySection, _Strict, from_={"alias": "from"})
 DeskFile = _model(records.DeskFile, _DeskFileChecks)
 
 
@@ -255,7 +296,8 @@ def _explain(err: dict[str, Any], model: type[BaseModel]) -> tuple[str, str]:
     loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
     if err.get("type") == "extra_forbidden":
         parent = _model_at(model, loc[:-1])
-        valid = ", ".join(parent.model_fields) if parent is not None else ""
+        fields = parent.model_fields.items() if parent is not None else ()
+        valid = ", ".join(f.alias or name for name, f in fields)
         return _key(loc), f"unknown key (valid keys: {valid})"
     ctx = err.get("ctx") or {}
     error = ctx.get("error")

@@ -50,6 +50,8 @@ class Settings(NamedTuple):
     tick_ping_url: str | None = None
     tick_overdue: str | None = None
     metrics_token: str | None = None
+    reply_imap_url: str | None = None
+    """The mailbox whose replies to pages the tick reads (imap:// or imaps://, in ``.env``)."""
     role: str | None = None
     wake_token: str | None = None
     session_id: str | None = None
@@ -163,8 +165,25 @@ def ping_url_problem(value: str) -> str | None:
     return None
 
 
+def imap_url_problem(value: str) -> str | None:
+    """Why ``DESKD_REPLY_IMAP_URL`` names no mailbox, or None."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(value.strip())
+        parts.port  # noqa: B018  (a bad port raises here)
+    except ValueError as exc:
+        return f"must be an imap:// or imaps:// URL ({exc})"
+    if parts.scheme not in ("imap", "imaps"):
+        return "must start imap:// or imaps://"
+    if not parts.hostname or not parts.username or parts.password is None:
+        return "needs user, password and host: imaps://USER:PASSWORD@HOST[:PORT][/FOLDER]"
+    return None
+
+
 PROBLEMS = {
     "db": database_problem,
+    "reply_imap_url": imap_url_problem,
     "database_url": database_problem,
     "tick_ping_url": ping_url_problem,
 }

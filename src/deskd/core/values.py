@@ -29,6 +29,9 @@ DEFAULT_SLA_S: dict[str, int] = {
 RESERVED_SOURCES: tuple[str, ...] = ("system", "message", "meeting", "supervisor")
 """Item sources deskd writes itself; never accepted from `deskd inbox enqueue`."""
 
+EventKind = Literal["alertmanager", "github", "json"]
+"""How ``POST /events/<source>`` reads a source's payload (``[[events]] kind``)."""
+
 ROLE_NAME = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 SUPERVISOR = "supervisor"
 """The human overseer: not a role; acts only through the console, never launched."""

@@ -200,6 +200,7 @@ CREATE INDEX pauses_live ON pauses(id, role) WHERE ended_at IS NULL;
 from deskd.store import (  # noqa: E402
     schema_console,
     schema_console_guard,
+    schema_deliveries,
     schema_held_work,
     schema_hosts,
     schema_launches,
@@ -235,6 +236,7 @@ MIGRATIONS: tuple[str, ...] = (
     schema_silences.SQL,
     schema_held_work.SQL,
     schema_usage.SQL,
+    schema_deliveries.SQL,
 )
 """Index i holds the migration that takes the schema from version i to version i + 1."""
 

@@ -150,3 +150,10 @@ def release_held_pages(conn: Connection, role: str, *, now: int) -> int:
         "WHERE role = ? AND resolved_at IS NULL AND held_until IS NOT NULL",
         (now, role),
     ).rowcount
+
+
+def get_page(conn: Connection, page_id: int) -> Page | None:
+    """One page with its attempt's ``ref`` (an emailed reply names it)."""
+    rows = select_where(conn, _WITH_REF, ("pages.id = ?", page_id), order="pages.id", limit=1)
+    found = records_of(Page, rows)
+    return found[0] if found else None

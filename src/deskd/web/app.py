@@ -52,7 +52,7 @@ def create_app(
     """The console for the desk ``settings`` names. ``clock`` (Unix ms) defaults to the
     system clock or ``DESKD_NOW``; ``host`` is the bind address (cookies are ``Secure`` off
     loopback); ``poll_s``/``stream_polls`` pace the live-refresh stream."""
-    from deskd.web.routes import actions, auth, desk_pages, live, metrics
+    from deskd.web.routes import actions, auth, desk_pages, events, live, metrics
 
     app = FastAPI(title="deskd console", docs_url=None, redoc_url=None, openapi_url=None)
     bind = host or settings.host
@@ -86,8 +86,9 @@ def create_app(
     app.add_exception_handler(Refused, _refused)  # type: ignore[arg-type]
     app.add_exception_handler(DeskdError, _deskd_error)  # type: ignore[arg-type]
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    # Every route needs the supervisor but /metrics: its own rule, loopback or a bearer token.
-    for module in (auth, desk_pages, actions, live, metrics):
+    # Every route needs the supervisor but /metrics (loopback or a bearer token) and /events
+    # (each source's own secret).
+    for module in (auth, desk_pages, actions, live, metrics, events):
         app.include_router(module.router)
     return app
 
@@ -135,7 +136,11 @@ def status_of(exc: DeskdError) -> int:
 
 
 def _error(request: Request, status: int, message: str, *, code: str | None = None) -> Response:
-    if wants_json(request) or request.url.path == "/live":
+    if (
+        wants_json(request)
+        or request.url.path == "/live"
+        or request.url.path.startswith("/events/")
+    ):
         return JSONResponse({"error": {"code": code or str(status), "message": message}}, status)
     from deskd.web.render import page
 

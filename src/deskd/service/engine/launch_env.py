@@ -26,6 +26,7 @@ DROPPED = frozenset(
         "DESKD_NOTIFY_URLS",
         "DESKD_TICK_PING_URL",
         "DESKD_METRICS_TOKEN",
+        "DESKD_REPLY_IMAP_URL",
     }
 )
 

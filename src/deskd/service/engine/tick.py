@@ -51,6 +51,7 @@ class TickJson(TypedDict):
     died: list[int]
     pages_sent: list[PageReport]
     notes: NotRequired[list[dict[str, str | None]]]
+    replies: NotRequired[dict[str, Any]]
 
 
 class TickResult(NamedTuple):
@@ -69,6 +70,8 @@ class TickResult(NamedTuple):
     dispatched: tuple[Dispatched, ...] = ()
     pages_sent: tuple[PageReport, ...] = ()
     error: str | None = None
+    replies: Mapping[str, Any] | None = None
+    """What the reply mailbox held (``DESKD_REPLY_IMAP_URL``); None when there is none."""
 
     def to_json(self) -> TickJson:
         p = self.plan
@@ -88,6 +91,8 @@ class TickResult(NamedTuple):
             "died": list(self.healed.died) if self.healed else [],
             "pages_sent": list(self.pages_sent),
         }
+        if self.replies is not None:
+            out["replies"] = dict(self.replies)
         if p is None:
             return out
         out["resolved"] = [c._asdict() for c in p.closures]
@@ -253,12 +258,17 @@ def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
         from deskd.service.work.held_work import route_held_work  # work held for a person
 
         route_held_work(ctx)
+        replies = None
+        if ctx.settings.reply_imap_url:  # before the plan: a snooze by email holds this tick
+            from deskd.service.engine.replies import read_replies
+
+            replies = read_replies(ctx)
         snapshot = load_snapshot(conn, ctx.desk, now=ctx.now)
     else:
         # One read transaction for the hooks and the snapshot: an executing tick that
         # commits in between (a dry run does not wait for its lock) cannot make a hook both
         # "would fire" and already fired.
-        healed = None
+        healed = replies = None
         with read_transaction(conn):
             fired = fire_due_hooks(ctx, execute=False)
             snapshot = load_snapshot(conn, ctx.desk, now=ctx.now)
@@ -272,6 +282,7 @@ def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
         plan=plan,
         hooks_fired=tuple(f.to_json() for f in fired),
         healed=healed,
+        replies=replies,
     )
     if not execute:
         return planned

@@ -76,6 +76,19 @@ LADDER = """
 # sla = "5m"
 # [[ladder]]
 # rung = "badge"                     # red on the board until someone acts
+
+# Events in: `deskd serve` takes POST /events/<source> from a declared sender.
+# [[events]]
+# source = "alertmanager"            # the items' source (allowed by declaring it)
+# kind = "alertmanager"              # alertmanager | github | json
+# for = "operator"                   # or: capability = "triage"
+# token = "${AM_TOKEN}"              # bearer token, from .env (github: secret = "${GH_SECRET}")
+# title = "{commonLabels.alertname}" # optional: the title from the payload
+# priority = "normal"
+
+# Replies by email to pages (DESKD_REPLY_IMAP_URL in .env) act from these addresses only.
+# [reply]
+# from = ["oncall@example.com"]
 """
 
 CHANNELS_NOTE = """

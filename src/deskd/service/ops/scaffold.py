@@ -54,6 +54,8 @@ ENV_TEMPLATE = """\
 # DESKD_CONSOLE_HOSTS=                 # names the console answers to (e.g. desk.example.com behind a proxy)
 # DESKD_TRUSTED_PROXIES=               # proxies whose X-Forwarded-For is believed (e.g. 127.0.0.1)
 # DESKD_METRICS_TOKEN=                 # bearer token for /metrics off loopback (not the access code)
+# DESKD_REPLY_IMAP_URL=                # imaps://USER:PASSWORD@HOST/INBOX: replies to pages ([reply] from)
+# AM_TOKEN=  GH_SECRET=                # event sources' secrets, named in deskd.toml as "${AM_TOKEN}"
 
 # Rehearsals and tests.
 # DESKD_NOW=2026-12-01T09:00:00-05:00  # pins the clock (ISO 8601 with offset)

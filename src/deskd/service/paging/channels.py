@@ -108,10 +108,13 @@ def _vars(names: list[str]) -> str:
 
 def secret_names(settings: Settings | None, desk: Desk) -> set[str]:
     """Every variable that holds a channel secret: the settings with channel URLs and every
-    ``${VAR}`` a channel URL (desk file, host module, ``DESKD_NOTIFY_URLS``) references."""
+    ``${VAR}`` a channel URL (desk file, host module, ``DESKD_NOTIFY_URLS``) or an event
+    source's token or secret references."""
     names = set(SECRET_SETTINGS)
     urls = [u for c in desk.data.channels for u in c.urls]
     urls += settings.notify_url_list if settings is not None else []
+    # An event source's token or secret would let an agent post events as that sender.
+    urls += [e.token or e.secret or "" for e in desk.data.events]
     for url in urls:
         names.update(m.group(1) for m in ENV_VAR.finditer(url))
     return names

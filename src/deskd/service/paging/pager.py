@@ -32,6 +32,7 @@ from deskd.core.paging import (
     results_of,
     triage,
 )
+from deskd.core.replies import page_token
 from deskd.core.timeparse import local_text
 from deskd.core.values import URGENT, priority_name
 from deskd.service.desk.context import DeskContext
@@ -168,7 +169,8 @@ def send_one_page(
     # The side effect: send the due entries, and say how each went (errors scrubbed).
     body = _body(ctx, page)
     results = send_due(
-        ctx.settings, entries, due, channels, title=page.title, body=body, kind=page.kind,
+        ctx.settings, entries, due, channels, title=f"{page.title} {page_token(page.id)}",
+        body=body, kind=page.kind,
         transport=transport,
     )  # fmt: skip
     after = list(entries)
