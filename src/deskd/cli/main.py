@@ -47,6 +47,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "meeting": ("deskd.cli.meeting", "meeting"),
     "serve": ("deskd.cli.serve", "serve"),
     "metrics": ("deskd.cli.metrics", "metrics"),
+    "budget": ("deskd.cli.budget", "budget"),
     "supervisor": ("deskd.cli.supervisor", "supervisor"),
     "completion": ("deskd.cli.completion", "completion"),
 }

@@ -4,7 +4,8 @@ The models are built from the records of ``deskd.config.desk`` (each key's one d
 name, type, default); this module adds only what a type cannot say, each table's checks and
 limits. Unknown keys are refused (typo protection); every refusal names the file, the key and
 the reason, e.g. ``deskd.toml: roles[1].name: 'Alpha' is not a role name: lowercase letters…``.
-Floor 4 of deskd.config.
+Floor 4 of deskd.config. Over 400 lines: each table's checks beside the model built from
+them, and the messages that explain a refusal, read together.
 """
 
 from __future__ import annotations
@@ -134,6 +135,20 @@ class _RoleChecks(_Strict):
         return value
 
 
+class _BudgetChecks(_Strict):
+    _durations = _duration_fields("window")
+
+    @model_validator(mode="after")
+    def _windowed(self) -> Self:
+        budget = records.BudgetSection(**self.model_dump())
+        per_window = budget.tokens_per_window is not None or budget.usd_per_window is not None
+        if per_window and budget.window is None:
+            raise _At("window", 'tokens_per_window and usd_per_window need a window, like "5h"')
+        if budget.window is not None and not per_window:
+            raise _At("window", "a window needs tokens_per_window or usd_per_window")
+        return self
+
+
 class _RungChecks(_Strict):
     _durations = _duration_fields("sla")
 
@@ -223,6 +238,16 @@ DeskSection = _model(
     max_cost_per_day={"ge": 0},
     probe_timeout={"ge": 1},
     probe_budget={"ge": 1},
+    max_running={"ge": 0},
+    max_running_per_host={"ge": 0},
+)
+_LIMITS = [f"{u}_per_{p}" for u in ("tokens", "usd") for p in ("day", "week", "month", "window")]
+BudgetSection = _model(
+    records.BudgetSection,
+    _BudgetChecks,
+    reserve={"ge": 0, "le": 1},
+    expected_tokens={"ge": 0},
+    **{name: {"gt": 0} for name in _LIMITS},
 )
 PresenceSection = _model(records.PresenceSection, _PresenceChecks)
 AgentSection = _model(records.AgentSection, _AgentChecks, retry_wait={"ge": 0})
