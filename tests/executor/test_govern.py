@@ -224,3 +224,44 @@ def test_a_daily_budget_holds_launches_until_midnight(desk: Desk, tmp_path: Path
     tick()
     assert len(served) == 20 and set(served) == set(roles)  # each once, nobody acting
     assert pages_by_kind(desk).get("notice") == 1 and not desk.json("budget")[0]["holding"]
+
+
+def test_a_usage_limit_holds_every_role_on_the_account(desk: Desk, tmp_path: Path) -> None:
+    from deskd.sim.agent import write_launcher
+
+    reset_s = desk.now_ms // 1000 + 3600
+    limited = write_launcher(
+        tmp_path / "limited",
+        {"DESKD_SIM_MODE": "usage_limit", "DESKD_SIM_RESETS_AT": str(reset_s)},
+    )
+    acking = write_launcher(tmp_path / "acking", {"DESKD_SIM_ACK": "1"})
+    desk.write_desk(
+        '[desk]\nname = "accounts"\ntimezone = "America/New_York"\n'
+        f'[agent]\naccount = "team"\ncommand = "{acking}"\n'
+        f'[[roles]]\nname = "alpha"\nagent = {{ command = "{limited}" }}\n'
+        '[[roles]]\nname = "beta"\n'
+        '[[roles]]\nname = "gamma"\naccount = "other"\n'
+    )
+    enqueue(desk, "alpha", "urgent")
+    (hit,) = desk.json("tick", "--execute", "--wait")["launched"]
+    with desk.db() as conn:
+        row = conn.execute(
+            "SELECT failure_class, hold_until FROM attempts WHERE id = ?", (hit["attempt_id"],)
+        ).fetchone()
+    assert (row[0], row[1]) == ("usage_limit", reset_s * 1000)
+    enqueue(desk, "beta", "urgent")
+    enqueue(desk, "gamma", "urgent")
+    desk.advance(minutes=1)
+    out = desk.json("tick", "--execute", "--wait")
+    assert [x["role"] for x in out["launched"]] == ["gamma"]  # another account keeps working
+    (beta,) = [a for a in out["attempts"] if a["role"] == "beta"]
+    assert beta["skipped"].startswith("usage limit until") and beta["due_at"] is None
+    for _ in range(5):  # beta waits, without climbing, until the account's reset
+        desk.advance(minutes=10)
+        out = desk.json("tick", "--execute", "--wait")
+        assert "beta" not in [x["role"] for x in out["launched"]]
+    assert "usage limit until" in desk.ok("wake", "explain", "--role", "beta").stdout
+    desk.advance(minutes=11)  # past the reset
+    out = desk.json("tick", "--execute", "--wait")
+    assert "beta" in [x["role"] for x in out["launched"]]
+    assert counts(desk)[1] == 1  # alpha's own limited launch; beta's wait was no failure

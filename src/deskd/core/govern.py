@@ -151,6 +151,7 @@ def govern(
     for a in marked:
         old = live.get(a.supersedes) if a.supersedes is not None else None
         if waiting(a.skipped):
+            a = a._replace(due_at=None)  # it does not climb: no SLA runs while it waits
             notes.append(Note(a.role, a.key, str(a.skipped)))
             if old is not None and old.rung == a.rung and _cause(old.skipped) == _cause(a.skipped):
                 kept[a.key] = old.id
