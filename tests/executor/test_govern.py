@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from conftest import Desk
+from conftest import Desk, processes_with
 from deskd.core.timeparse import local_day_start
 
 
@@ -31,19 +31,7 @@ def gated_agent(folder: Path) -> Path:
 
 def running_agents(agent: Path) -> int:
     """Live processes running ``agent`` (its path on their command line)."""
-    mark = str(agent).encode()
-    count = 0
-    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as fh:
-                if fh.read().rsplit(b")", 1)[1].split()[0] == b"Z":
-                    continue
-            with open(f"/proc/{pid}/cmdline", "rb") as fh:
-                if mark in fh.read().split(b"\0"):
-                    count += 1
-        except (OSError, IndexError):
-            continue
-    return count
+    return len(processes_with(str(agent).encode(), where="cmdline"))
 
 
 def finish(folder: Path, launched: list[dict[str, object]]) -> None:
@@ -64,16 +52,7 @@ def roles_toml(names: list[str], *, desk: str) -> str:
 
 def enqueue(desk: Desk, role: str, priority: str) -> None:
     desk.ok(
-        "inbox",
-        "enqueue",
-        "--for",
-        role,
-        "--source",
-        "alert",
-        "--title",
-        f"work for {role}",
-        "--priority",
-        priority,
+        *f"inbox enqueue --for {role} --source alert --title work --priority {priority}".split()
     )
 
 

@@ -5,7 +5,6 @@ expected to use; and `deskd budget`, the same figures for a person."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from statistics import median
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
@@ -67,6 +66,8 @@ def load_budgets(
     limits = _limits(desk)
     if not limits:
         return (), {}
+    from statistics import median  # decimal and fractions: only for a desk with budgets
+
     bounds = {
         (role, period): period_bounds(period, now, desk.timezone, table.window)
         for role, table, _unit, period, _limit in limits
@@ -126,21 +127,11 @@ def budget_report(ctx: DeskContext) -> list[dict[str, Any]]:
         budgets, _ = load_budgets(
             ctx.conn, ctx.desk, now=ctx.now, running=in_flight_roles(ctx.conn)
         )
-        held = [a.skipped or "" for a in live_attempts(ctx.conn)]
-    return [
-        {
-            "budget": b.name,
-            "role": b.role,
-            "unit": b.unit,
-            "used": b.used,
-            "running": b.running,
-            "limit": b.limit,
-            "reserve": b.reserve,
-            "holding": any(s.startswith(f"{HELD}{b.name}:") for s in held),
-            "held": sum(1 for s in held if s.startswith(f"{HELD}{b.name}:")),
-            "period_start": iso_utc(b.period_start),
-            "frees_at": iso_utc(b.frees_at),
-            "frees": b.frees,
-        }
-        for b in budgets
-    ]
+        waits = [a.skipped or "" for a in live_attempts(ctx.conn)]
+    out = []
+    for b in budgets:
+        held = sum(1 for s in waits if s.startswith(f"{HELD}{b.name}:"))
+        fields = {**b._asdict(), "holding": held > 0, "held": held}
+        fields.update(period_start=iso_utc(b.period_start), frees_at=iso_utc(b.frees_at))
+        out.append({"budget": fields.pop("name"), **fields})
+    return out
