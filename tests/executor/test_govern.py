@@ -244,3 +244,6 @@ def test_a_usage_limit_holds_every_role_on_the_account(desk: Desk, tmp_path: Pat
     out = desk.json("tick", "--execute", "--wait")
     assert "beta" in [x["role"] for x in out["launched"]]
     assert counts(desk)[1] == 1  # alpha's own limited launch; beta's wait was no failure
+    with desk.db() as conn:
+        notices = conn.execute("SELECT key FROM pages WHERE kind = 'notice'").fetchall()
+    assert [n[0] for n in notices] == [f"usage_limit:team:{reset_s * 1000}"]  # once an account

@@ -498,8 +498,10 @@ def _notices(
         if skipped.startswith((PAUSED_PREFIX, QUEUED, HELD)):
             continue  # a pause or a queue pages no one; a budget pages once (core/govern.py)
         if role.held_until is not None and now < role.held_until:
-            notice = f"usage_limit:{role.name}:{role.held_until}"
-            title = f"deskd: {role.name} paused by a usage limit until {iso_utc(role.held_until)}"
+            # One notice per account: every role on it waits for the same reset.
+            who = f"account {role.account}" if role.account else role.name
+            notice = f"usage_limit:{role.account or role.name}:{role.held_until}"
+            title = f"deskd: {who} paused by a usage limit until {iso_utc(role.held_until)}"
         else:
             notice = f"cap:{role.name}:{snapshot.day_start}"
             title = f"deskd: {role.name} parked: {skipped}"

@@ -100,6 +100,8 @@ class RoleView(NamedTuple):
     prompt: str = ""
     dead_since: int | None = None
     """When its presence became ``dead`` (its heartbeat passed the suspect threshold)."""
+    account: str | None = None
+    """The account its CLI runs on: a usage limit holds every role on it."""
     host: str = ""
     """The host its launches run on (the one it is bound to, else the planning host)."""
     expected_tokens: float = 0.0

@@ -114,6 +114,7 @@ def _load_snapshot(conn: Connection, desk: Desk, *, now: int, host: str) -> Snap
                     else None
                 ),
                 host=config.host or host,
+                account=desk.account_of(name),
                 expected_tokens=expected.get(name, (0.0, 0.0))[0],
                 expected_usd=expected.get(name, (0.0, 0.0))[1],
             )
