@@ -298,8 +298,11 @@ def _pids() -> list[int]:
         return []
 
 
-def processes_with(marker: bytes, *, skip: set[int] | frozenset[int] = frozenset()) -> list[int]:
-    """Live (not zombie) processes whose environment holds ``marker`` (``NAME=value``)."""
+def processes_with(
+    marker: bytes, *, skip: set[int] | frozenset[int] = frozenset(), where: str = "environ"
+) -> list[int]:
+    """Live (not zombie) processes whose environment holds ``marker`` (``NAME=value``), or
+    with ``where="cmdline"`` whose command line has it as one argument."""
     found = []
     for pid in _pids():
         if pid in skip or pid == os.getpid():
@@ -308,7 +311,7 @@ def processes_with(marker: bytes, *, skip: set[int] | frozenset[int] = frozenset
             with open(f"/proc/{pid}/stat", "rb") as fh:
                 if fh.read().rsplit(b")", 1)[1].split()[0] == b"Z":
                     continue
-            with open(f"/proc/{pid}/environ", "rb") as fh:
+            with open(f"/proc/{pid}/{where}", "rb") as fh:
                 if marker in fh.read().split(b"\0"):
                     found.append(pid)
         except (OSError, IndexError):

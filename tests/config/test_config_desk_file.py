@@ -109,6 +109,30 @@ INVALID = {
         "[desk\nname = 1\n",
         "deskd.toml: not valid TOML: ",
     ),
+    "negative max_running": (
+        "[desk]\nmax_running = -1\n",
+        "deskd.toml: desk.max_running: Input should be greater than or equal to 0",
+    ),
+    "window limit without a window": (
+        "[budget]\ntokens_per_window = 400_000\n",
+        'deskd.toml: budget.window: tokens_per_window and usd_per_window need a window, like "5h"',
+    ),
+    "window without a window limit": (
+        '[budget]\nwindow = "5h"\ntokens_per_day = 1\n',
+        "deskd.toml: budget.window: a window needs tokens_per_window or usd_per_window",
+    ),
+    "reserve over 1": (
+        "[budget]\nreserve = 1.5\n",
+        "deskd.toml: budget.reserve: Input should be less than or equal to 1",
+    ),
+    "zero budget": (
+        HEAD + '[[roles]]\nname = "alpha"\nbudget = { usd_per_day = 0 }\n',
+        "deskd.toml: roles[0].budget.usd_per_day: Input should be greater than 0",
+    ),
+    "budget typo": (
+        "[budget]\ntokens_per_dya = 5\n",
+        "deskd.toml: budget.tokens_per_dya: unknown key (valid keys: tokens_per_day, ",
+    ),
 }
 
 

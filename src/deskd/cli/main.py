@@ -48,6 +48,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("deskd.cli.serve", "serve"),
     "metrics": ("deskd.cli.metrics", "metrics"),
     "usage": ("deskd.cli.usage", "usage"),
+    "budget": ("deskd.cli.budget", "budget"),
     "supervisor": ("deskd.cli.supervisor", "supervisor"),
     "completion": ("deskd.cli.completion", "completion"),
 }

@@ -74,6 +74,30 @@ class DeskSection(NamedTuple):
     probe_budget: int = 20
     console_url: str | None = None
     """Where a person acts on a page (the supervisor console); pages say so when set."""
+    max_running: int = 0
+    """Agent launches running at once on the whole desk (0: no cap); more wait, queued."""
+    max_running_per_host: int = 0
+    """Agent launches running at once on one host (0: no cap)."""
+
+
+class BudgetSection(NamedTuple):
+    """``[budget]``, or a role's ``budget = {…}``: what launches may use per period (None: no
+    limit), counted in the desk's time zone; ``window`` is the rolling period of the
+    ``*_per_window`` limits."""
+
+    tokens_per_day: int | None = None
+    tokens_per_week: int | None = None
+    tokens_per_month: int | None = None
+    tokens_per_window: int | None = None
+    usd_per_day: float | None = None
+    usd_per_week: float | None = None
+    usd_per_month: float | None = None
+    usd_per_window: float | None = None
+    window: int | None = None
+    reserve: float = 0.0
+    """Room on top of each limit, as a fraction of it, that only urgent work may use."""
+    expected_tokens: int | None = None
+    """A launch's expected tokens while its role has no history (then: its recent median)."""
 
 
 class PresenceSection(NamedTuple):
@@ -94,6 +118,8 @@ class AgentSection(NamedTuple):
     allowed_tools: list[str] | None = None
     retry_wait: int | None = None
     """First wait before retrying a quick transient launch failure (doubling, at most 10×)."""
+    account: str | None = None
+    """The account the CLI runs on: a usage limit one role hits holds every role on it."""
 
 
 class RoleConfig(NamedTuple):
@@ -109,6 +135,8 @@ class RoleConfig(NamedTuple):
     agent: AgentSection | None = None
     host: str | None = None
     """The one host whose executors run it (``DESKD_HOST_NAME``); None: any host."""
+    account: str | None = None
+    budget: BudgetSection | None = None
 
 
 class LadderRung(NamedTuple):
@@ -162,11 +190,18 @@ class DeskFile(NamedTuple):
     channels: list[ChannelConfig] = []
     events: list[EventSource] = []
     reply: ReplySection = ReplySection()
+    budget: BudgetSection = BudgetSection()
 
 
 def _role(table: dict[str, Any]) -> RoleConfig:
-    agent = table["agent"]
-    return RoleConfig(**{**table, "agent": AgentSection(**agent) if agent is not None else None})
+    agent, budget = table["agent"], table["budget"]
+    return RoleConfig(
+        **{
+            **table,
+            "agent": AgentSection(**agent) if agent is not None else None,
+            "budget": BudgetSection(**budget) if budget is not None else None,
+        }
+    )
 
 
 def desk_file(data: dict[str, Any]) -> DeskFile:
@@ -184,6 +219,7 @@ def desk_file(data: dict[str, Any]) -> DeskFile:
         channels=[ChannelConfig(**c) for c in data["channels"]],
         events=events,
         reply=ReplySection(**data.get("reply", {})),
+        budget=BudgetSection(**data["budget"]),
     )
 
 
@@ -233,6 +269,12 @@ class Desk:
         """The host a role is bound to, or None when any host may run it."""
         config = self.roles.get(role)
         return config.host if config is not None else None
+
+    def account_of(self, role: str) -> str | None:
+        """The account a role's CLI runs on (its own, its agent table's, the desk's)."""
+        config = self.roles[role]
+        own = config.agent.account if config.agent is not None else None
+        return config.account or own or self.data.agent.account
 
     def runs_here(self, role: str, host: str) -> bool:
         """Whether ``host``'s executors may launch ``role``."""

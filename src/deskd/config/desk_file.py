@@ -140,6 +140,20 @@ class _RoleChecks(_Strict):
         return value
 
 
+class _BudgetChecks(_Strict):
+    _durations = _duration_fields("window")
+
+    @model_validator(mode="after")
+    def _windowed(self) -> Self:
+        budget = records.BudgetSection(**self.model_dump())
+        per_window = budget.tokens_per_window is not None or budget.usd_per_window is not None
+        if per_window and budget.window is None:
+            raise _At("window", 'tokens_per_window and usd_per_window need a window, like "5h"')
+        if budget.window is not None and not per_window:
+            raise _At("window", "a window needs tokens_per_window or usd_per_window")
+        return self
+
+
 class _RungChecks(_Strict):
     _durations = _duration_fields("sla")
 
@@ -262,6 +276,16 @@ DeskSection = _model(
     max_cost_per_day={"ge": 0},
     probe_timeout={"ge": 1},
     probe_budget={"ge": 1},
+    max_running={"ge": 0},
+    max_running_per_host={"ge": 0},
+)
+_LIMITS = [f"{u}_per_{p}" for u in ("tokens", "usd") for p in ("day", "week", "month", "window")]
+BudgetSection = _model(
+    records.BudgetSection,
+    _BudgetChecks,
+    reserve={"ge": 0, "le": 1},
+    expected_tokens={"ge": 0},
+    **{name: {"gt": 0} for name in _LIMITS},
 )
 PresenceSection = _model(records.PresenceSection, _PresenceChecks)
 AgentSection = _model(records.AgentSection, _AgentChecks, retry_wait={"ge": 0})

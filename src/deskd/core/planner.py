@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from deskd.core.demand import closure_for, inbox_due_at
 from deskd.core.demand import demand as generate_demand
+from deskd.core.govern import HELD, QUEUED, USAGE_LIMIT, govern, waiting
 from deskd.core.ladder import (
     IN_FLIGHT,
     RELAUNCHED,
@@ -91,7 +92,10 @@ def plan(snapshot: Snapshot, *, now: int, policy: Policy) -> Plan:
             else:
                 notes.append(step)
 
+    governed = govern(snapshot, policy, demanded, attempts, closures)
+    attempts, closures = governed.attempts, governed.closures
     launches = _launches(snapshot, policy, demanded, attempts, items)
+    pages.extend(governed.pages)
     pages.extend(_notices(snapshot, policy, attempts, now=now))
     return Plan(
         now=now,
@@ -100,7 +104,8 @@ def plan(snapshot: Snapshot, *, now: int, policy: Policy) -> Plan:
         attempts=tuple(attempts),
         launches=tuple(launches),
         pages=tuple(pages),
-        notes=tuple(notes),
+        notes=tuple(notes + governed.notes),
+        settles=governed.settles,
     )
 
 
@@ -162,6 +167,11 @@ def _step(
     if current is not None and (current.skipped or "").startswith(PAUSED_PREFIX):
         # Resumed: what was recorded while paused starts its climb now, at the bottom.
         yield from again(current, "resumed", generation=d.generation)
+        return
+    if current is not None and waiting(current.skipped):
+        # Queued, held by a budget or a usage limit: offered again each tick from the bottom;
+        # the gate (core/govern.py) keeps its row while it still waits (it never climbs).
+        yield from again(current, "waited", generation=d.generation)
         return
     if current is None:
         yield from _start(snapshot, policy, role, d, items, now=now, generation=d.generation)
@@ -361,7 +371,7 @@ def _cannot_act(policy: Policy, role: RoleView, rung: str, *, now: int) -> str |
     if role_busy(role):
         return "role busy"
     if role.held_until is not None and now < role.held_until:
-        return f"usage limit until {iso_utc(role.held_until)}"
+        return f"{USAGE_LIMIT}{iso_utc(role.held_until)}"
     cap = policy.max_launches_per_day
     if cap and role.launches_today >= cap:
         return f"daily launch cap reached ({cap})"
@@ -485,11 +495,13 @@ def _notices(
         role = snapshot.role(name)
         if role is None or not skipped or skipped == "role busy":
             continue
-        if skipped.startswith(PAUSED_PREFIX):  # a pause pages no one
-            continue
+        if skipped.startswith((PAUSED_PREFIX, QUEUED, HELD)):
+            continue  # a pause or a queue pages no one; a budget pages once (core/govern.py)
         if role.held_until is not None and now < role.held_until:
-            notice = f"usage_limit:{role.name}:{role.held_until}"
-            title = f"deskd: {role.name} paused by a usage limit until {iso_utc(role.held_until)}"
+            # One notice per account: every role on it waits for the same reset.
+            who = f"account {role.account}" if role.account else role.name
+            notice = f"usage_limit:{role.account or role.name}:{role.held_until}"
+            title = f"deskd: {who} paused by a usage limit until {iso_utc(role.held_until)}"
         else:
             notice = f"cap:{role.name}:{snapshot.day_start}"
             title = f"deskd: {role.name} parked: {skipped}"

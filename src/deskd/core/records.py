@@ -42,6 +42,8 @@ class Policy(NamedTuple):
     recycle_base_s: int = 30 * 60
     recycle_cap_s: int = 8 * 3600
     prompt_cap_bytes: int = 32 * 1024
+    max_running: int = 0
+    max_running_per_host: int = 0
 
     def rung_names(self) -> tuple[str, ...]:
         return tuple(r.name for r in self.ladder)
@@ -51,6 +53,33 @@ class Policy(NamedTuple):
 
     def level_of(self, rung: str) -> int:
         return self.rung_names().index(rung)
+
+
+class BudgetUse(NamedTuple):
+    """One budget (``desk/day``, ``researcher/window``) and what was used of it."""
+
+    name: str
+    role: str | None
+    """The role it governs; None for the whole desk."""
+    unit: str
+    """``tokens`` or ``usd``."""
+    limit: float
+    reserve: float
+    """A fraction of ``limit`` on top of it that only urgent work may use."""
+    used: float
+    running: float = 0.0
+    """The expected use of launches running now (their use is counted when they finish)."""
+    period_start: int = 0
+    frees_at: int | None = None
+    """When the period turns (or the window's oldest use leaves it)."""
+    frees: str = ""
+    """``frees_at`` in the desk's words (``00:00 America/New_York``)."""
+
+    def text(self, used: float) -> str:
+        """``used 96,400 of 100,000 tokens`` (or dollars)."""
+        if self.unit == "usd":
+            return f"used ${used:,.2f} of ${self.limit:,.2f}"
+        return f"used {used:,.0f} of {self.limit:,.0f} tokens"
 
 
 class RoleView(NamedTuple):
@@ -71,6 +100,13 @@ class RoleView(NamedTuple):
     prompt: str = ""
     dead_since: int | None = None
     """When its presence became ``dead`` (its heartbeat passed the suspect threshold)."""
+    account: str | None = None
+    """The account its CLI runs on: a usage limit holds every role on it."""
+    host: str = ""
+    """The host its launches run on (the one it is bound to, else the planning host)."""
+    expected_tokens: float = 0.0
+    expected_usd: float = 0.0
+    """What one launch of it is expected to use (budgets weigh it before launching)."""
 
 
 class ItemView(NamedTuple):
@@ -165,6 +201,9 @@ class Snapshot(NamedTuple):
     """Local midnight of the desk's current day (daily caps count from here)."""
     broken: tuple[tuple[str, str], ...] = ()
     """(role, why) for roles whose rows could not be read: skipped this tick, others go on."""
+    running: Mapping[str, int] = {}
+    """Launches planned or running, per host (read only when the desk caps them)."""
+    budgets: tuple[BudgetUse, ...] = ()
 
     def role(self, name: str) -> RoleView | None:
         return next((r for r in self.roles if r.name == name), None)
@@ -269,6 +308,8 @@ class Plan(NamedTuple):
     launches: tuple[LaunchAction, ...] = ()
     pages: tuple[PageAction, ...] = ()
     notes: tuple[Note, ...] = ()
+    settles: tuple[str, ...] = ()
+    """Notice keys whose cause has gone (a budget that stopped holding): their pages resolve."""
 
     @property
     def empty(self) -> bool:

@@ -33,6 +33,8 @@ def record_plan(conn: Connection, plan: Plan, *, now: int) -> tuple[dict[str, in
         )
         if row is not None and c.outcome != "superseded":
             resolve_pages_for_key(conn, row.key, now=now)
+    for key in plan.settles:  # a budget stopped holding: its notice is settled
+        resolve_pages_for_key(conn, key, now=now)
     ids: dict[str, int] = {}
     for a in plan.attempts:
         # A planned attempt is written field for field (store names them alike), at ``now``.

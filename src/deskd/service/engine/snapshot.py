@@ -25,10 +25,12 @@ from deskd.core.records import (
 from deskd.core.sessions import latest_boundary
 from deskd.core.timeparse import local_day_start, local_text
 from deskd.core.values import DEFAULT_SLA_S, priority_rank
+from deskd.service.engine.budgets import load_budgets
 from deskd.service.meetings.views import load_meeting_views
 from deskd.service.work.task_views import load_task_views
 from deskd.store import attempts as attempt_rows
 from deskd.store import items as item_rows
+from deskd.store.budgets import in_flight_by_host
 from deskd.store.db import read_transaction
 from deskd.store.handoffs import live_sessions_started_before, rollover_tries
 from deskd.store.help import open_help_requests
@@ -51,22 +53,28 @@ def policy_of(desk: Desk) -> Policy:
         inbox_batch_s=section.inbox_batch,
         max_launches_per_day=section.max_launches_per_day,
         max_cost_per_day=section.max_cost_per_day,
+        max_running=section.max_running,
+        max_running_per_host=section.max_running_per_host,
     )
 
 
-def load_snapshot(conn: Connection, desk: Desk, *, now: int) -> Snapshot:
+def load_snapshot(conn: Connection, desk: Desk, *, now: int, host: str = "") -> Snapshot:
     """The planner's input, read inside one read transaction: ~15 queries, one point in time
-    (a write committed between two of them would otherwise make the plan inconsistent)."""
+    (a write committed between two of them would otherwise make the plan inconsistent).
+    ``host`` is the planning host, which runs the launches of roles bound to none."""
     with read_transaction(conn):
-        return _load_snapshot(conn, desk, now=now)
+        return _load_snapshot(conn, desk, now=now, host=host)
 
 
-def _load_snapshot(conn: Connection, desk: Desk, *, now: int) -> Snapshot:
+def _load_snapshot(conn: Connection, desk: Desk, *, now: int, host: str) -> Snapshot:
     sessions = {r.role: r for r in current_sessions(conn)}
     in_flight = attempt_rows.in_flight_roles(conn)
     day_start = local_day_start(now, desk.timezone)
     totals = attempt_rows.launch_totals_since(conn, day_start)
-    holds = attempt_rows.holds_after(conn, now)
+    holds = _account_holds(desk, attempt_rows.holds_after(conn, now))
+    section = desk.section
+    running = in_flight_by_host(conn) if section.max_running or section.max_running_per_host else {}
+    budgets, expected = load_budgets(conn, desk, now=now, running=in_flight)
     pauses = live_pauses(conn)
     desk_pause = next((p for p in pauses if p.role is None), None)
     role_pauses = {str(p.role): p for p in pauses if p.role is not None}
@@ -105,6 +113,10 @@ def _load_snapshot(conn: Connection, desk: Desk, *, now: int) -> Snapshot:
                     if presence == "dead" and s is not None
                     else None
                 ),
+                host=config.host or host,
+                account=desk.account_of(name),
+                expected_tokens=expected.get(name, (0.0, 0.0))[0],
+                expected_usd=expected.get(name, (0.0, 0.0))[1],
             )
         )
     tasks, task_roles, done_tasks = load_task_views(conn, desk, now=now)
@@ -140,7 +152,26 @@ def _load_snapshot(conn: Connection, desk: Desk, *, now: int) -> Snapshot:
         notice_keys=frozenset(notice_keys_since(conn, now - 7 * 86_400_000)),
         day_start=day_start,
         desk_paused=desk_pause is not None,
+        running=running,
+        budgets=budgets,
     )
+
+
+def _account_holds(desk: Desk, holds: dict[str, int]) -> dict[str, int]:
+    """A usage limit holds every role on the account of the role that hit it, until its reset."""
+    accounts: dict[str, int] = {}
+    for name, until in holds.items():
+        account = desk.account_of(name) if name in desk.roles else None
+        if account is not None:
+            accounts[account] = max(until, accounts.get(account, 0))
+    if not accounts:
+        return holds
+    out = dict(holds)
+    for name in desk.roles:
+        reset = accounts.get(desk.account_of(name) or "")
+        if reset is not None:
+            out[name] = max(reset, out.get(name, 0))
+    return out
 
 
 def with_would_fire(snapshot: Snapshot, fired: Sequence[Fired], *, now: int) -> Snapshot:

@@ -263,7 +263,7 @@ def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
             from deskd.service.engine.replies import read_replies
 
             replies = read_replies(ctx)
-        snapshot = load_snapshot(conn, ctx.desk, now=ctx.now)
+        snapshot = load_snapshot(conn, ctx.desk, now=ctx.now, host=ctx.settings.host_id)
     else:
         # One read transaction for the hooks and the snapshot: an executing tick that
         # commits in between (a dry run does not wait for its lock) cannot make a hook both
@@ -271,7 +271,7 @@ def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
         healed = replies = None
         with read_transaction(conn):
             fired = fire_due_hooks(ctx, execute=False)
-            snapshot = load_snapshot(conn, ctx.desk, now=ctx.now)
+            snapshot = load_snapshot(conn, ctx.desk, now=ctx.now, host=ctx.settings.host_id)
         snapshot = with_would_fire(snapshot, fired, now=ctx.now)
     plan = make_plan(snapshot, now=ctx.now, policy=policy_of(ctx.desk))
     if not execute:  # the prompts a dry run shows are the ones an executing tick records

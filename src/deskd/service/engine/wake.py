@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, TypedDict
 
 from deskd.core.demand import inbox_due_at
+from deskd.core.govern import waiting
 from deskd.core.ladder import role_busy
 from deskd.core.planner import explain_start
 from deskd.core.planner import plan as make_plan
@@ -112,7 +113,7 @@ def ack(ctx: DeskContext, attempt_id: int, *, note: str, hold_s: int = ACK_TIMEO
 def explain_role(ctx: DeskContext, role: str) -> list[str]:
     """Why ``role`` is or is not being woken now, rung by rung. Reads only."""
     ctx.desk.role(role)
-    snapshot = load_snapshot(ctx.conn, ctx.desk, now=ctx.now)
+    snapshot = load_snapshot(ctx.conn, ctx.desk, now=ctx.now, host=ctx.settings.host_id)
     policy = policy_of(ctx.desk)
     view = snapshot.role(role)
     assert view is not None
@@ -145,7 +146,8 @@ def explain_role(ctx: DeskContext, role: str) -> list[str]:
         if a.role == role:
             sla = f", SLA until {local_text(a.due_at, ctx.tz)}" if a.due_at else ""
             status = f", launch {a.launch_status}" if a.launch_status else ""
-            lines.append(f"live attempt {a.id}: {a.key} on {a.rung}{sla}{status}")
+            waits = f" — {a.skipped}" if waiting(a.skipped) else ""
+            lines.append(f"live attempt {a.id}: {a.key} on {a.rung}{sla}{status}{waits}")
             if a.ack_until and a.ack_until > ctx.now:
                 lines.append(f"  acknowledged until {local_text(a.ack_until, ctx.tz)}")
     for note in plan.notes:

@@ -1,0 +1,48 @@
+"""``deskd budget``: each budget's use, limit and reserve, and whether it holds launches."""
+
+from __future__ import annotations
+
+import click
+
+from deskd.cli.common import emit, json_option, on_desk
+
+
+@click.command()
+@json_option
+def budget(as_json: bool) -> None:
+    """Show each budget of the desk file: used (with what running launches are expected to
+    use), limit, reserve, whether it is holding launches, and when it frees.
+
+    Raise a limit by editing deskd.toml: the next tick launches what it held.
+
+    \b
+    Examples:
+      deskd budget
+      deskd budget --json
+    """
+    from deskd.service.engine.budgets import budget_report
+
+    rows = on_desk(budget_report)
+
+    def human() -> None:
+        from deskd.cli.output import table
+
+        table(
+            [
+                (
+                    r["budget"],
+                    f"{r['used'] + r['running']:,.2f}"
+                    if r["unit"] == "usd"
+                    else f"{r['used'] + r['running']:,.0f}",
+                    f"{r['limit']:,.2f} $" if r["unit"] == "usd" else f"{r['limit']:,.0f} tokens",
+                    f"+{r['reserve']:.0%}",
+                    (f"holding {r['held']}", "red") if r["holding"] else "no",
+                    r["frees"],
+                )
+                for r in rows
+            ],
+            ["BUDGET", "USED", "LIMIT", "RESERVE", "HOLDING", "FREES AT"],
+            empty="no budgets: add [budget] or budget = {…} on a role in deskd.toml",
+        )
+
+    emit(rows, as_json, human)
