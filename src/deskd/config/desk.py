@@ -65,6 +65,8 @@ class DeskSection(NamedTuple):
     probe_allowlist: list[str] = []
     inbox_batch: int = 180
     stall_after: int = 3
+    reopen_after: int = 3
+    """Failed checks of one task (``--done-when``) before a person is paged about it."""
     rollover_at: str = "04:00"
     default_channels: list[str] = []
     max_launches_per_day: int = 48
@@ -108,6 +110,8 @@ class RoleConfig(NamedTuple):
     agent: AgentSection | None = None
     host: str | None = None
     """The one host whose executors run it (``DESKD_HOST_NAME``); None: any host."""
+    reopen_after: int | None = None
+    """The desk's ``reopen_after`` for this role's tasks; None: the desk's."""
 
 
 class LadderRung(NamedTuple):

@@ -219,6 +219,7 @@ DeskSection = _model(
     records.DeskSection,
     _DeskChecks,
     stall_after={"ge": 1},
+    reopen_after={"ge": 1},
     max_launches_per_day={"ge": 0},
     max_cost_per_day={"ge": 0},
     probe_timeout={"ge": 1},
@@ -226,7 +227,7 @@ DeskSection = _model(
 )
 PresenceSection = _model(records.PresenceSection, _PresenceChecks)
 AgentSection = _model(records.AgentSection, _AgentChecks, retry_wait={"ge": 0})
-RoleConfig = _model(records.RoleConfig, _RoleChecks)
+RoleConfig = _model(records.RoleConfig, _RoleChecks, reopen_after={"ge": 1})
 LadderRung = _model(records.LadderRung, _RungChecks)
 ChannelConfig = _model(records.ChannelConfig, _ChannelChecks)
 DeskFile = _model(records.DeskFile, _DeskFileChecks)

@@ -99,7 +99,7 @@ def probe_allowed(target: str, allowlist: list[str]) -> bool:
     return any(module == p or module.startswith(p + ".") for p in allowlist if p)
 
 
-def check_probe_target(target: str, allowlist: list[str]) -> str:
+def check_probe_target(target: str, allowlist: list[str], *, what: str = "--probe") -> str:
     module, sep, function = target.partition(":")
     if (
         not sep
@@ -107,10 +107,10 @@ def check_probe_target(target: str, allowlist: list[str]) -> str:
         or not function.isidentifier()
         or not all(part.isidentifier() for part in module.split("."))
     ):
-        raise InvalidValue("--probe", target, "module:function, like myapp.watchers:disk_full")
+        raise InvalidValue(what, target, "module:function, like myapp.watchers:disk_full")
     if not probe_allowed(target, allowlist):
         allowed = ", ".join(allowlist) if allowlist else "none: set probe_allowlist in deskd.toml"
-        raise InvalidValue("--probe", target, f"its module is not in probe_allowlist ({allowed})")
+        raise InvalidValue(what, target, f"its module is not in probe_allowlist ({allowed})")
     return target
 
 

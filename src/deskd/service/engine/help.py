@@ -13,7 +13,7 @@ attempt id and a person hears of it without waiting for the next tick.
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from deskd.core.planner import plan as make_plan
 from deskd.core.records import Plan
@@ -26,6 +26,9 @@ from deskd.service.paging.pager import PageReport, deliver_pages
 from deskd.store.help import insert_help_request
 from deskd.store.items import insert_item
 from deskd.store.routing import mark_item_routed
+
+if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
 
 
 class HelpRaised(TypedDict):
@@ -63,29 +66,16 @@ def raise_help(
     enabled role could take (service/engine/routing.py), which the page says instead, at the
     work's own ``priority``; ``held_work`` is that work (JSON), routed once a role can."""
     with ctx.write() as conn:
-        item_id, _ = insert_item(
+        item_id = insert_help(
             conn,
+            ctx,
             role=role,
-            source="system",
-            priority=priority_rank(priority),
             title=title,
             body=body,
-            ref="help",
-            dedup_key=None,
-            now=ctx.now,
-            sla_due_at=ctx.now + DEFAULT_SLA_S["urgent"] * 1000,
-            sender=role if capability is None else None,
-        )
-        insert_help_request(conn, item_id=item_id, role=role, now=ctx.now, held_work=held_work)
-        if capability is not None:
-            mark_item_routed(conn, item_id, capability=capability, why=f"unroutable: {capability}")
-        ctx.event(
-            conn,
-            "help.requested",
-            f"item:{item_id}",
-            role=role,
             actor=actor,
-            detail={"title": title, **({"unroutable": capability} if capability else {})},
+            capability=capability,
+            priority=priority,
+            held_work=held_work,
         )
         key = f"help:{item_id}"
         full = make_plan(
@@ -110,3 +100,44 @@ def raise_help(
         "pages_sent": sent,
         "note": note,
     }
+
+
+def insert_help(
+    conn: Connection,
+    ctx: DeskContext,
+    *,
+    role: str,
+    title: str,
+    body: str,
+    actor: str,
+    capability: str | None = None,
+    priority: str = "high",
+    held_work: str | None = None,
+) -> int:
+    """The help request's item and marker (``raise_help``'s, and a task whose check failed
+    ``reopen_after`` times); the next plan pages a person. Returns the item's id."""
+    item_id, _ = insert_item(
+        conn,
+        role=role,
+        source="system",
+        priority=priority_rank(priority),
+        title=title,
+        body=body,
+        ref="help",
+        dedup_key=None,
+        now=ctx.now,
+        sla_due_at=ctx.now + DEFAULT_SLA_S["urgent"] * 1000,
+        sender=role if capability is None else None,
+    )
+    insert_help_request(conn, item_id=item_id, role=role, now=ctx.now, held_work=held_work)
+    if capability is not None:
+        mark_item_routed(conn, item_id, capability=capability, why=f"unroutable: {capability}")
+    ctx.event(
+        conn,
+        "help.requested",
+        f"item:{item_id}",
+        role=role,
+        actor=actor,
+        detail={"title": title, **({"unroutable": capability} if capability else {})},
+    )
+    return item_id
