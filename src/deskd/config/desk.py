@@ -112,6 +112,9 @@ class RoleConfig(NamedTuple):
     """The one host whose executors run it (``DESKD_HOST_NAME``); None: any host."""
     reopen_after: int | None = None
     """The desk's ``reopen_after`` for this role's tasks; None: the desk's."""
+    worktree: bool | str = False
+    """A git worktree of its own for the role (true: branch ``deskd/<role>``; text: that
+    branch), under the desk folder's ``worktrees/`` (service/engine/worktrees.py)."""
 
 
 class LadderRung(NamedTuple):

@@ -117,7 +117,18 @@ class _AgentChecks(_Strict):
     _durations = _duration_fields("timeout", "retry_wait")
 
 
+_BRANCH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._/-]{0,99}")
+
+
 class _RoleChecks(_Strict):
+    @field_validator("worktree", check_fields=False)
+    @classmethod
+    def _branch(cls, value: bool | str) -> bool | str:
+        bad = ".." in str(value) or str(value).endswith(("/", ".lock", "."))
+        if isinstance(value, str) and (bad or not _BRANCH.fullmatch(value)):
+            raise ValueError("must be true, false or a branch name like deskd/alpha")
+        return value
+
     @field_validator("host", check_fields=False)
     @classmethod
     def _host(cls, value: str | None) -> str | None:

@@ -87,26 +87,23 @@ def run_due_checks(ctx: DeskContext) -> list[CheckedJson]:
 def _child(ctx: DeskContext, check: TaskCheck, task: Task) -> Child | CheckRun:
     """What runs the check, or why it cannot run now."""
     from deskd.adapters.probes import Child
-    from deskd.core.wakehooks import probe_allowed
     from deskd.errors import DeskdError
-    from deskd.service.engine.launch_command import resolve_workdir
+    from deskd.service.engine.launch_command import role_workdir
     from deskd.service.engine.launch_env import scrubbed
     from deskd.service.paging.channels import secret_names
 
     section = ctx.desk.section
     try:
         kind, argv = parse_check(check.spec, section.probe_allowlist)
-    except DeskdError as exc:  # the allowlist changed since the task was added
+    except DeskdError as exc:  # its module left probe_allowlist since the task was added
         return CheckRun(None, exc.message)
     if kind == "probe":
-        if not probe_allowed(argv[0], section.probe_allowlist):
-            return CheckRun(None, f"{argv[0]} is no longer in probe_allowlist")
         probe = [sys.executable, *PROBE_CHILD, argv[0]]
         return Child(probe, ctx.settings.home, check.timeout_s)
-    role = ctx.desk.roles.get(task.role)
-    folder, problem = resolve_workdir((role.workdir if role else None) or "", ctx.settings.home)
-    if problem is not None:
-        return CheckRun(None, f"the role's workdir {folder} {problem}")
+    try:
+        folder = role_workdir(ctx, task.role)
+    except DeskdError as exc:  # its workdir is gone, its worktree cannot be made …
+        return CheckRun(None, exc.message)
     env = scrubbed(os.environ, secret_names(ctx.settings, ctx.desk))
     return Child(argv, folder, check.timeout_s, {**env, "PWD": str(folder)})
 
