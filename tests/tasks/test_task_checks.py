@@ -176,3 +176,43 @@ def test_bad_checks_are_refused_and_change_nothing(
 def test_a_check_needs_a_role_not_a_capability(desk: Desk, work: Path) -> None:
     out = desk.run("task", "add", "x", "--capability", "triage", "--done-when", "true")
     assert out.exit_code == 1 and "--done-when" in out.stderr and "--capability" in out.stderr
+
+
+def test_a_hook_with_a_check_opens_a_checked_task_at_each_fire(desk: Desk, work: Path) -> None:
+    desk.json(
+        "hook",
+        "add",
+        "--for",
+        "alpha",
+        "--title",
+        "nightly build",
+        "--at",
+        "2026-12-01T09:05",
+        "--done-when",
+        "test -f built",
+    )
+    bad = desk.run(
+        "hook",
+        "add",
+        "--for",
+        "alpha",
+        "--title",
+        "x",
+        "--every",
+        "1h",
+        "--done-when",
+        "'",
+        "--json",
+    )
+    assert bad.exit_code == 1 and "--done-when" in bad.error()["message"]
+    desk.advance(minutes=6)
+    assert len(tick(desk)["hooks_fired"]) == 1
+    (row,) = desk.json("task", "list", "--for", "alpha")
+    assert row["title"] == "nightly build" and row["check"]["spec"] == "test -f built"
+    with desk.db() as conn:
+        refs = [r[0] for r in conn.execute("SELECT ref FROM items WHERE role = 'alpha'")]
+    assert refs == [f"task:{row['id']}"]
+    (work / "built").write_text("")
+    desk.ok("task", "done", str(row["id"]), "--by", "alpha")
+    desk.advance(minutes=1)
+    assert tick(desk)["checks"][0]["outcome"] == "passed"

@@ -77,6 +77,7 @@ PARAMS: dict[tuple[str, ...], tuple[str, tuple[Param, ...]]] = {
         ("body", "--body", "text", False, ""),
         ("priority", "--priority", "text", False, "normal"),
         ("until", "--until", "text", False, None),
+        ("done_when", "--done-when", "text", False, None),
         ("as_json", "--json", "flag", False, False),
     )),
     ("tick",): ("tick", (

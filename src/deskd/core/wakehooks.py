@@ -23,7 +23,13 @@ class FireDecision(NamedTuple):
     status: str
 
 
-def spec_json(spec: Spec, *, target: str | None = None, timeout_s: int | None = None) -> str:
+def spec_json(
+    spec: Spec,
+    *,
+    target: str | None = None,
+    timeout_s: int | None = None,
+    done_when: str | None = None,
+) -> str:
     if isinstance(spec, AtSpec):
         data: dict[str, Any] = {"at_ms": spec.at_ms}
     elif isinstance(spec, EverySpec):
@@ -34,6 +40,8 @@ def spec_json(spec: Spec, *, target: str | None = None, timeout_s: int | None = 
         data["target"] = target
     if timeout_s is not None:
         data["timeout_s"] = timeout_s
+    if done_when is not None:
+        data["done_when"] = done_when.strip()
     return json.dumps(data, sort_keys=True)
 
 
