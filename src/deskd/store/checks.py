@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from deskd.store.query import marks
-from deskd.store.records import maybe_record, records_of
+from deskd.store.records import records_of
 from deskd.store.records.work import TaskCheck
 
 if TYPE_CHECKING:
@@ -23,11 +23,6 @@ def insert_check(conn: Connection, *, task_id: int, spec: str, timeout_s: int) -
         "INSERT INTO task_checks (task_id, spec, timeout_s) VALUES (?, ?, ?)",
         (task_id, spec, timeout_s),
     )
-
-
-def get_check(conn: Connection, task_id: int) -> TaskCheck | None:
-    row = conn.execute("SELECT * FROM task_checks WHERE task_id = ?", (task_id,)).fetchone()
-    return maybe_record(TaskCheck, row)
 
 
 def checks_of(conn: Connection, task_ids: Sequence[int]) -> list[TaskCheck]:

@@ -60,31 +60,17 @@ def run_due_checks(ctx: DeskContext) -> list[CheckedJson]:
         tasks = {c.task_id: task_rows.get_task(conn, c.task_id) for c in started}
     from deskd.adapters.probes import run_children
 
-    children: dict[int, Child] = {}
-    runs: dict[int, CheckRun] = {}
-    for check in started:
-        task = tasks[check.task_id]
-        if task is None or task.status in ("done", "cancelled"):
-            runs[check.task_id] = CheckRun(None, f"the task is {task.status if task else 'gone'}")
-            continue
-        child = _child(ctx, check, task)
-        if isinstance(child, CheckRun):
-            runs[check.task_id] = child
-        else:
-            children[check.task_id] = child
+    plans = {c.task_id: _child(ctx, c, tasks[c.task_id]) for c in started}
+    children = {i: p for i, p in plans.items() if not isinstance(p, CheckRun)}
     budget = max((c.timeout_s for c in children.values()), default=0) + 5
-    for task_id, ran in run_children(children, budget_s=budget).items():
-        runs[task_id] = _verdict(children[task_id], ran)
-    out: list[CheckedJson] = []
+    ran = run_children(children, budget_s=budget)
+    runs = {i: p if isinstance(p, CheckRun) else _verdict(p, ran[i]) for i, p in plans.items()}
     with ctx.write() as conn:
-        for check in started:
-            done = _record(conn, ctx, check, runs[check.task_id])
-            if done is not None:
-                out.append(done)
-    return out
+        out = [_record(conn, ctx, c, runs[c.task_id]) for c in started]
+    return [o for o in out if o is not None]
 
 
-def _child(ctx: DeskContext, check: TaskCheck, task: Task) -> Child | CheckRun:
+def _child(ctx: DeskContext, check: TaskCheck, task: Task | None) -> Child | CheckRun:
     """What runs the check, or why it cannot run now."""
     from deskd.adapters.probes import Child
     from deskd.errors import DeskdError
@@ -92,9 +78,10 @@ def _child(ctx: DeskContext, check: TaskCheck, task: Task) -> Child | CheckRun:
     from deskd.service.engine.launch_env import scrubbed
     from deskd.service.paging.channels import secret_names
 
-    section = ctx.desk.section
+    if task is None or task.status in ("done", "cancelled"):
+        return CheckRun(None, f"the task is {task.status if task else 'gone'}")
     try:
-        kind, argv = parse_check(check.spec, section.probe_allowlist)
+        kind, argv = parse_check(check.spec, ctx.desk.section.probe_allowlist)
     except DeskdError as exc:  # its module left probe_allowlist since the task was added
         return CheckRun(None, exc.message)
     if kind == "probe":
@@ -148,7 +135,6 @@ def _record(
         started_at=ctx.now,
     ):
         return None
-    assert task is not None or not live
     if live and task is not None and run.passed is not None:
         _settle_task(conn, ctx, task, passed=run.passed, output=output, failures=failures)
     ctx.event(
@@ -183,9 +169,9 @@ def _settle_task(
     task_rows.add_task_note(
         conn, task_id=task.id, at=ctx.now, by=ACTOR, change=change, note="" if passed else output
     )
-    role = ctx.desk.roles.get(task.role)
-    limit = (role.reopen_after if role else None) or ctx.desk.section.reopen_after
-    if passed or failures < limit:
+    from deskd.service.work.task_views import reopen_after
+
+    if passed or failures < reopen_after(ctx.desk, task.role):
         return
     from deskd.service.engine.help import insert_help
 
