@@ -498,6 +498,13 @@ class BadWorkdir(DeskdError):
     says = "workdir {folder} of role {role!r} does not exist"
 
 
+class WorktreeRefused(DeskdError):
+    """A role with ``worktree`` set cannot have (or has no) worktree; nothing was changed."""
+
+    code = "bad_workdir"
+    says = "role {role!r}: {why}"
+
+
 class TickBusy(DeskdError):
     code = "tick_busy"
     says = "a tick is running ({lock} is held); it runs the rollover too — try again in a moment"

@@ -1,4 +1,5 @@
-"""Run probe hooks in child processes, concurrently, each with a timeout, under a tick budget.
+"""Run probe hooks (and task checks) in child processes, concurrently, each with a timeout,
+under a tick budget.
 
 Probes run outside any write transaction (lesson 27): a slow network check must never hold
 the database or eat the tick's minute.
@@ -7,6 +8,8 @@ the database or eat the tick's minute.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -30,48 +33,88 @@ def run_probes(
 ) -> dict[int, ProbeResult]:
     """Start every probe at once; collect each within its timeout (its own from
     ``own_timeouts``, else ``timeout_s``) and all within the budget."""
+    children = {
+        i: Child(
+            [sys.executable, "-m", "deskd.adapters.probe_child", target],
+            cwd,
+            (own_timeouts or {}).get(i, timeout_s),
+        )
+        for i, target in targets.items()
+    }
+    return {
+        i: ProbeResult(error=r.error) if r.error else probe_result(r.exit_code or 0, r.out, r.err)
+        for i, r in run_children(children, budget_s=budget_s).items()
+    }
+
+
+class Child(NamedTuple):
+    """One contained child: its argv (never a shell), where it runs, its own timeout."""
+
+    argv: list[str]
+    cwd: Path
+    timeout_s: float
+    env: dict[str, str] | None = None
+
+
+class Ran(NamedTuple):
+    """What a child did: its exit code and output, or why it did not finish (``error``)."""
+
+    exit_code: int | None = None
+    out: str = ""
+    err: str = ""
+    error: str | None = None
+
+
+def run_children(children: dict[int, Child], *, budget_s: float) -> dict[int, Ran]:
+    """Start every child at once, stdin closed, each in its own process group; collect each
+    within its timeout and all within ``budget_s``. A child past either is killed, group and
+    all, and reported with ``error`` set."""
     started = time.monotonic()
     procs: dict[int, tuple[subprocess.Popen[str], float, float]] = {}
-    results: dict[int, ProbeResult] = {}
-    for hook_id, target in targets.items():
+    results: dict[int, Ran] = {}
+    for key, child in children.items():
         try:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "deskd.adapters.probe_child", target],
-                cwd=str(cwd),
+                child.argv,
+                cwd=str(child.cwd),
+                env=child.env,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
+                errors="replace",
                 start_new_session=True,
             )
         except OSError as exc:
-            results[hook_id] = ProbeResult(error=f"could not start: {exc}")
+            results[key] = Ran(error=f"could not start: {exc}")
             continue
-        own = (own_timeouts or {}).get(hook_id, timeout_s)
-        procs[hook_id] = (proc, started + own, own)
+        procs[key] = (proc, started + child.timeout_s, child.timeout_s)
     budget_end = started + budget_s
 
-    def collect(proc: subprocess.Popen[str], deadline: float, own: float) -> ProbeResult:
+    def collect(proc: subprocess.Popen[str], deadline: float, own: float) -> Ran:
         remaining = max(0.0, min(deadline, budget_end) - time.monotonic())
         try:
             out, err = proc.communicate(timeout=remaining)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)  # what it started goes with it
+            except OSError:
+                proc.kill()
             proc.communicate()
             if deadline > budget_end:
-                return ProbeResult(error="the tick's probe budget ran out")
-            return ProbeResult(error=f"timed out after {own:g}s")
-        return _result(proc.returncode, out, err)
+                return Ran(error="the tick's probe budget ran out")
+            return Ran(error=f"timed out after {own:g}s")
+        return Ran(exit_code=proc.returncode, out=out, err=err)
 
-    # One waiter thread per child, so each probe gets its own full timeout.
+    # One waiter thread per child, so each gets its own full timeout.
     with ThreadPoolExecutor(max_workers=max(1, len(procs))) as pool:
-        futures = {i: pool.submit(collect, p, d, own) for i, (p, d, own) in procs.items()}
-        for hook_id, future in futures.items():
-            results[hook_id] = future.result()
+        futures = {k: pool.submit(collect, p, d, own) for k, (p, d, own) in procs.items()}
+        for key, future in futures.items():
+            results[key] = future.result()
     return results
 
 
-def _result(code: int, out: str, err: str) -> ProbeResult:
+def probe_result(code: int, out: str, err: str) -> ProbeResult:
     if code != 0:
         tail = (err.strip().splitlines() or ["exit " + str(code)])[-1]
         return ProbeResult(error=tail[:300])

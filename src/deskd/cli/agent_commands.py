@@ -421,6 +421,7 @@ def hook_add(
     body: str,
     priority: str,
     until: str | None,
+    done_when: str | None,
     as_json: bool,
 ) -> None:
     from deskd.service.engine.hooks import HookRequest, add_hook
@@ -439,6 +440,7 @@ def hook_add(
             probe=probe,
             timeout=timeout,
             until=until,
+            done_when=done_when,
         )
         data = add_hook(ctx, req)
     emit(

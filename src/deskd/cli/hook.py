@@ -52,6 +52,11 @@ def hook() -> None:
 @click.option("--body", default="", help="Details for the item.")
 @priority_option
 @click.option("--until", default=None, help="Retire the hook at this time.")
+@click.option(
+    "--done-when",
+    default=None,
+    help="Each fire also opens a task with this check (as `task add --done-when`).",
+)
 @json_option
 @runs(agent_commands.hook_add)
 def add() -> None:
@@ -61,6 +66,7 @@ def add() -> None:
     Examples:
       deskd hook add --for alpha --title "weekly report" --cron "30 8 * * MON" --tz Europe/London
       deskd hook add --for alpha --title "poll CI" --every 15m --until 2026-12-02T18:00
+      deskd hook add --for alpha --title "nightly build" --cron "0 2 * * *" --done-when "make"
     """
 
 

@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "cron-line": ("deskd.cli.schedule", "cron_line"),
     "timer": ("deskd.cli.schedule", "timer"),
     "prune": ("deskd.cli.prune", "prune"),
+    "diff": ("deskd.cli.diff", "diff"),
     "pages": ("deskd.cli.pages", "pages"),
     "page": ("deskd.cli.page", "page"),
     "channels": ("deskd.cli.channels", "channels"),

@@ -25,7 +25,9 @@ def prune(older_than: str, force: bool, dry_run: bool, as_json: bool) -> None:
     remaining row still references), resolved pages, ended sessions (not a role's current
     one), ended pauses, finished hooks (done, cancelled, disabled) and events. What never
     goes: unread items, pending attempts, open pages, working or resting sessions, live
-    pauses, active hooks. For the desk's operator only (refused when DESKD_ROLE is set).
+    pauses, active hooks. The worktree of a role that left the desk (deskd.toml) goes when it
+    holds no uncommitted or untracked file and no launch of it runs; its branch stays.
+    For the desk's operator only (refused when DESKD_ROLE is set).
     The database file does not shrink; its free pages are reused.
 
     \b
@@ -51,5 +53,11 @@ def prune(older_than: str, force: bool, dry_run: bool, as_json: bool) -> None:
             click.echo(f"  {name}: {count}")
         if not result.total:
             click.echo("  nothing to delete")
+        for tree in result.worktrees:
+            gone = "would remove" if dry_run else "removed"
+            click.echo(
+                f"  worktree {tree['path']}: "
+                + (gone if tree["removed"] else f"kept: {tree['why']}")
+            )
 
     emit(result.to_json(), as_json, human)

@@ -40,6 +40,15 @@ def task() -> None:
 @click.option("--due", default=None, help="A soft deadline (ISO 8601; naive = desk timezone).")
 @click.option("--detail", default="", help="What done looks like; line breaks are kept.")
 @click.option("--by", default=None, help="The creating role (default: DESKD_ROLE, else operator).")
+@click.option(
+    "--done-when",
+    default=None,
+    help="A check that must pass before the task is done: probe:MODULE:FUNC, or a command "
+    "run in the role's workdir (exit 0 passes).",
+)
+@click.option(
+    "--check-timeout", default=None, help="How long the check may run (default 5m), like 90s."
+)
 @json_option
 def add(
     title: str,
@@ -49,6 +58,8 @@ def add(
     due: str | None,
     detail: str,
     by: str | None,
+    done_when: str | None,
+    check_timeout: str | None,
     as_json: bool,
 ) -> None:
     """Assign a task to a role, or with --capability to the most available role that has it
@@ -60,11 +71,22 @@ def add(
       deskd task add "Rotate the API keys" --for alpha --priority urgent
       deskd task add "Write the weekly report" --for beta --due 2026-12-04T16:00 --json
       deskd task add "Triage the new bug reports" --capability triage
+      deskd task add "Fix the failing build" --for beta --done-when "make test"
+
+    With --done-when, `deskd task done` only claims it: the next tick runs the check; it
+    passes: the task is done; it fails: the task reopens and the role is woken with the
+    check's output; after reopen_after failures (deskd.toml, default 3) a person is paged.
     """
     from deskd.service.engine.routing import add_task_by_capability
     from deskd.service.work.tasks import add_task
 
     check_target(role, capability)
+    if capability is not None and done_when is not None:
+        from deskd.errors import OptionsConflict
+
+        raise OptionsConflict(
+            "--done-when", "runs in the workdir of a role named by --for", ("--capability",)
+        )
     with desk_context() as ctx:
         if capability is not None:
             routed = add_task_by_capability(
@@ -80,7 +102,15 @@ def add(
             return
         assert role is not None
         added = add_task(
-            ctx, title=title, role=role, priority=priority, due=due, detail=detail, by=by
+            ctx,
+            title=title,
+            role=role,
+            priority=priority,
+            due=due,
+            detail=detail,
+            by=by,
+            done_when=done_when,
+            check_timeout=check_timeout,
         )
     emit(added, as_json, f"task {added['id']} added for {role} ({priority})")
 
@@ -93,6 +123,12 @@ def _flags(t: Mapping[str, Any]) -> str:
         flags.append(f"STALLED ({t['idle_wakes']} wakes)")
     if t["blocked_on"]:
         flags.append(f"blocked on {t['blocked_on']}")
+    check = t["check"]
+    if check is not None and check["state"] == "due":
+        could_not = f", could not run: {check['output']}" if check["outcome"] == "error" else ""
+        flags.append(f"said done, check due{could_not}"[:120])
+    elif check is not None and check["outcome"] == "failed" and t["status"] != "done":
+        flags.append(f"check failed {check['failures']}x")
     return ", ".join(flags)
 
 

@@ -66,6 +66,8 @@ class DeskSection(NamedTuple):
     probe_allowlist: list[str] = []
     inbox_batch: int = 180
     stall_after: int = 3
+    reopen_after: int = 3
+    """Failed checks of one task (``--done-when``) before a person is paged about it."""
     rollover_at: str = "04:00"
     default_channels: list[str] = []
     max_launches_per_day: int = 48
@@ -137,6 +139,11 @@ class RoleConfig(NamedTuple):
     """The one host whose executors run it (``DESKD_HOST_NAME``); None: any host."""
     account: str | None = None
     budget: BudgetSection | None = None
+    reopen_after: int | None = None
+    """The desk's ``reopen_after`` for this role's tasks; None: the desk's."""
+    worktree: bool | str = False
+    """A git worktree of its own for the role (true: branch ``deskd/<role>``; text: that
+    branch), under the desk folder's ``worktrees/`` (service/engine/worktrees.py)."""
 
 
 class LadderRung(NamedTuple):

@@ -123,7 +123,18 @@ class _AgentChecks(_Strict):
     _durations = _duration_fields("timeout", "retry_wait")
 
 
+_BRANCH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._/-]{0,99}")
+
+
 class _RoleChecks(_Strict):
+    @field_validator("worktree", check_fields=False)
+    @classmethod
+    def _branch(cls, value: bool | str) -> bool | str:
+        bad = ".." in str(value) or str(value).endswith(("/", ".lock", "."))
+        if isinstance(value, str) and (bad or not _BRANCH.fullmatch(value)):
+            raise ValueError("must be true, false or a branch name like deskd/alpha")
+        return value
+
     @field_validator("host", check_fields=False)
     @classmethod
     def _host(cls, value: str | None) -> str | None:
@@ -272,6 +283,7 @@ DeskSection = _model(
     records.DeskSection,
     _DeskChecks,
     stall_after={"ge": 1},
+    reopen_after={"ge": 1},
     max_launches_per_day={"ge": 0},
     max_cost_per_day={"ge": 0},
     probe_timeout={"ge": 1},
@@ -289,7 +301,7 @@ BudgetSection = _model(
 )
 PresenceSection = _model(records.PresenceSection, _PresenceChecks)
 AgentSection = _model(records.AgentSection, _AgentChecks, retry_wait={"ge": 0})
-RoleConfig = _model(records.RoleConfig, _RoleChecks)
+RoleConfig = _model(records.RoleConfig, _RoleChecks, reopen_after={"ge": 1})
 LadderRung = _model(records.LadderRung, _RungChecks)
 ChannelConfig = _model(records.ChannelConfig, _ChannelChecks)
 EventSource = _model(records.EventSource, _EventChecks, for_={"alias": "for"})

@@ -47,6 +47,8 @@ class TaskView(NamedTuple):
     blocked_on: str | None = None
     stalled: bool = False
     idle_wakes: int = 0
+    check_failed: str | None = None
+    """The output of its check's last failure, while reopened by it (core/checks.py)."""
 
     @property
     def wakes_urgently(self) -> bool:

@@ -23,7 +23,13 @@ class FireDecision(NamedTuple):
     status: str
 
 
-def spec_json(spec: Spec, *, target: str | None = None, timeout_s: int | None = None) -> str:
+def spec_json(
+    spec: Spec,
+    *,
+    target: str | None = None,
+    timeout_s: int | None = None,
+    done_when: str | None = None,
+) -> str:
     if isinstance(spec, AtSpec):
         data: dict[str, Any] = {"at_ms": spec.at_ms}
     elif isinstance(spec, EverySpec):
@@ -34,6 +40,8 @@ def spec_json(spec: Spec, *, target: str | None = None, timeout_s: int | None = 
         data["target"] = target
     if timeout_s is not None:
         data["timeout_s"] = timeout_s
+    if done_when is not None:
+        data["done_when"] = done_when.strip()
     return json.dumps(data, sort_keys=True)
 
 
@@ -99,7 +107,7 @@ def probe_allowed(target: str, allowlist: list[str]) -> bool:
     return any(module == p or module.startswith(p + ".") for p in allowlist if p)
 
 
-def check_probe_target(target: str, allowlist: list[str]) -> str:
+def check_probe_target(target: str, allowlist: list[str], *, what: str = "--probe") -> str:
     module, sep, function = target.partition(":")
     if (
         not sep
@@ -107,10 +115,10 @@ def check_probe_target(target: str, allowlist: list[str]) -> str:
         or not function.isidentifier()
         or not all(part.isidentifier() for part in module.split("."))
     ):
-        raise InvalidValue("--probe", target, "module:function, like myapp.watchers:disk_full")
+        raise InvalidValue(what, target, "module:function, like myapp.watchers:disk_full")
     if not probe_allowed(target, allowlist):
         allowed = ", ".join(allowlist) if allowlist else "none: set probe_allowlist in deskd.toml"
-        raise InvalidValue("--probe", target, f"its module is not in probe_allowlist ({allowed})")
+        raise InvalidValue(what, target, f"its module is not in probe_allowlist ({allowed})")
     return target
 
 

@@ -210,6 +210,7 @@ from deskd.store import (  # noqa: E402
     schema_routing,
     schema_sessions_current,
     schema_silences,
+    schema_task_checks,
     schema_tasks,
     schema_tick_alarms,
     schema_usage,
@@ -237,6 +238,7 @@ MIGRATIONS: tuple[str, ...] = (
     schema_held_work.SQL,
     schema_usage.SQL,
     schema_deliveries.SQL,
+    schema_task_checks.SQL,
 )
 """Index i holds the migration that takes the schema from version i to version i + 1."""
 

@@ -13,7 +13,7 @@ attempt id and a person hears of it without waiting for the next tick.
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import TYPE_CHECKING, NotRequired, TypedDict, Unpack
 
 from deskd.core.planner import plan as make_plan
 from deskd.core.records import Plan
@@ -26,6 +26,9 @@ from deskd.service.paging.pager import PageReport, deliver_pages
 from deskd.store.help import insert_help_request
 from deskd.store.items import insert_item
 from deskd.store.routing import mark_item_routed
+
+if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
 
 
 class HelpRaised(TypedDict):
@@ -48,45 +51,24 @@ def ask_for_help(ctx: DeskContext, *, role: str | None, title: str, body: str) -
     return raise_help(ctx, role=name, title=title, body=body, actor=name)
 
 
-def raise_help(
-    ctx: DeskContext,
-    *,
-    role: str,
-    title: str,
-    body: str,
-    actor: str,
-    capability: str | None = None,
-    priority: str = "high",
-    held_work: str | None = None,
-) -> HelpRaised:
-    """The help request itself: ``role``'s ledger holds it; ``capability`` marks work that no
-    enabled role could take (service/engine/routing.py), which the page says instead, at the
-    work's own ``priority``; ``held_work`` is that work (JSON), routed once a role can."""
+class HelpFields(TypedDict):
+    """A help request: ``role``'s ledger holds it; ``capability`` marks work that no enabled
+    role could take (service/engine/routing.py), which the page says instead, at the work's
+    own ``priority`` (default high); ``held_work`` is that work (JSON), routed once a role can."""
+
+    role: str
+    title: str
+    body: str
+    actor: str
+    capability: NotRequired[str | None]
+    priority: NotRequired[str]
+    held_work: NotRequired[str | None]
+
+
+def raise_help(ctx: DeskContext, **fields: Unpack[HelpFields]) -> HelpRaised:
+    """The help request itself, planned and paged at once."""
     with ctx.write() as conn:
-        item_id, _ = insert_item(
-            conn,
-            role=role,
-            source="system",
-            priority=priority_rank(priority),
-            title=title,
-            body=body,
-            ref="help",
-            dedup_key=None,
-            now=ctx.now,
-            sla_due_at=ctx.now + DEFAULT_SLA_S["urgent"] * 1000,
-            sender=role if capability is None else None,
-        )
-        insert_help_request(conn, item_id=item_id, role=role, now=ctx.now, held_work=held_work)
-        if capability is not None:
-            mark_item_routed(conn, item_id, capability=capability, why=f"unroutable: {capability}")
-        ctx.event(
-            conn,
-            "help.requested",
-            f"item:{item_id}",
-            role=role,
-            actor=actor,
-            detail={"title": title, **({"unroutable": capability} if capability else {})},
-        )
+        item_id = insert_help(conn, ctx, **fields)
         key = f"help:{item_id}"
         full = make_plan(
             load_snapshot(conn, ctx.desk, now=ctx.now), now=ctx.now, policy=policy_of(ctx.desk)
@@ -110,3 +92,35 @@ def raise_help(
         "pages_sent": sent,
         "note": note,
     }
+
+
+def insert_help(conn: Connection, ctx: DeskContext, **fields: Unpack[HelpFields]) -> int:
+    """The help request's item and marker (``raise_help``'s, and a task whose check failed
+    ``reopen_after`` times); the next plan pages a person. Returns the item's id."""
+    role, title, capability = fields["role"], fields["title"], fields.get("capability")
+    item_id, _ = insert_item(
+        conn,
+        role=role,
+        source="system",
+        priority=priority_rank(fields.get("priority", "high")),
+        title=title,
+        body=fields["body"],
+        ref="help",
+        dedup_key=None,
+        now=ctx.now,
+        sla_due_at=ctx.now + DEFAULT_SLA_S["urgent"] * 1000,
+        sender=role if capability is None else None,
+    )
+    held_work = fields.get("held_work")
+    insert_help_request(conn, item_id=item_id, role=role, now=ctx.now, held_work=held_work)
+    if capability is not None:
+        mark_item_routed(conn, item_id, capability=capability, why=f"unroutable: {capability}")
+    ctx.event(
+        conn,
+        "help.requested",
+        f"item:{item_id}",
+        role=role,
+        actor=fields["actor"],
+        detail={"title": title, **({"unroutable": capability} if capability else {})},
+    )
+    return item_id

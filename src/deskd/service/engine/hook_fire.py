@@ -10,6 +10,7 @@ the inbox's writer imported only when a hook is due: a tick that finds none load
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
 from deskd.core.timeparse import iso_utc
@@ -174,9 +175,24 @@ def _enqueue_fire(
     missed: int,
     ref: str | None = None,
     dedup_key: str | None = None,
+    notice: bool = False,
 ) -> int:
     from deskd.service.desk.inbox import NewItem, insert
 
+    done_when = json.loads(row.spec).get("done_when")
+    if done_when and not notice:  # the fire's work is a task, done when its check passes
+        from deskd.service.work.tasks import add_task
+
+        task = add_task(
+            ctx,
+            title=title,
+            role=row.owner,
+            priority=priority,
+            detail=body,
+            by=row.owner,
+            done_when=done_when,
+        )
+        ref = f"task:{task['id']}"
     note = (
         f"\n\n(coalesced {missed} missed fire{'s' if missed != 1 else ''} during downtime)"
         if missed
@@ -281,5 +297,6 @@ def _probe_failed(conn: Connection, ctx: DeskContext, row: Hook, error: str) -> 
             priority="high",
             missed=0,
             dedup_key=f"hook-disabled:{row.id}",
+            notice=True,
         )
     return _fired(row, fire_at=None, missed=0, error=error)

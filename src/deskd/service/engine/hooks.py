@@ -52,6 +52,8 @@ class HookRequest(NamedTuple):
     probe: str | None = None
     timeout: str | None = None
     until: str | None = None
+    done_when: str | None = None
+    """Each fire also opens a task for the owner carrying this check (core/checks.py)."""
 
 
 class HookAdded(TypedDict):
@@ -106,6 +108,10 @@ def add_hook(ctx: DeskContext, req: HookRequest) -> HookAdded:
     rank = priority_rank(req.priority)
     kind, spec, target = _spec(ctx, req)
     timeout_s = _probe_timeout(req)
+    if req.done_when is not None:
+        from deskd.core.checks import parse_check
+
+        parse_check(req.done_when, ctx.desk.section.probe_allowlist)
     until_at = parse_instant(req.until, tz=ctx.tz, what="--until") if req.until else None
     if until_at is not None and until_at <= ctx.now:
         raise InvalidValue("--until", req.until, "must be later than now")
@@ -117,7 +123,7 @@ def add_hook(ctx: DeskContext, req: HookRequest) -> HookAdded:
             conn,
             owner=req.owner,
             kind=kind,
-            spec=spec_json(spec, target=target, timeout_s=timeout_s),
+            spec=spec_json(spec, target=target, timeout_s=timeout_s, done_when=req.done_when),
             title=req.title,
             body=req.body,
             priority=rank,

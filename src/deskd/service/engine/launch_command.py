@@ -11,13 +11,17 @@ import os
 import shutil
 import uuid
 from pathlib import Path
-from typing import NamedTuple, TypedDict
+from typing import TYPE_CHECKING, NamedTuple, TypedDict
 
 from deskd.adapters.agents import AgentAdapter, LaunchSpec, adapter_for
 from deskd.core.values import LAUNCH_RUNGS
 from deskd.errors import AgentMissing, BadWorkdir
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.launch_env import agent_env
+
+if TYPE_CHECKING:
+    from deskd.config.desk import Desk
+    from deskd.service.engine.worktrees import Worktree
 
 
 class Prepared(NamedTuple):
@@ -89,7 +93,7 @@ def prepare(
         settings_path=str(settings_path) if settings_path else None,
         role=role,
     )
-    workdir = _workdir(ctx, role)
+    workdir = role_workdir(ctx, role)
     # The child starts in the workdir, so $PWD must name it too: inherited, it names deskd's
     # own folder, and CLIs that trust $PWD over getcwd() (OpenCode's Bun binary) take that as
     # the project: its tools, and its git snapshot of the whole tree on every run, land there.
@@ -115,8 +119,30 @@ def _resolve(command: str, path: str) -> str:
     return found
 
 
-def _workdir(ctx: DeskContext, role: str) -> Path:
-    folder, problem = resolve_workdir(ctx.desk.role(role).workdir or "", ctx.settings.home)
+def role_workdir(ctx: DeskContext, role: str) -> Path:
+    """Where ``role``'s agent (and its task checks) run: its workdir, or with ``worktree``
+    set its worktree, made on first use."""
+    folder = _folder(ctx.desk, ctx.settings.home, role)
+    tree = role_worktree(ctx.desk, ctx.settings.home, role, folder=folder, make=True)
+    return folder if tree is None else tree.workdir
+
+
+def role_worktree(
+    desk: Desk, home: Path, role: str, *, folder: Path | None = None, make: bool = False
+) -> Worktree | None:
+    """``role``'s worktree (None: the role works in its workdir as given); made when missing
+    with ``make``, else refused when missing."""
+    from deskd.service.engine.worktrees import branch_of, ensure_worktree, existing
+
+    branch = branch_of(desk.role(role))
+    if branch is None:
+        return None
+    found = ensure_worktree if make else existing
+    return found(home, role, folder or _folder(desk, home, role), branch)
+
+
+def _folder(desk: Desk, home: Path, role: str) -> Path:
+    folder, problem = resolve_workdir(desk.role(role).workdir or "", home)
     if problem is not None:
         raise BadWorkdir(folder, role)
     return folder

@@ -45,11 +45,7 @@ def agent_env(
     DESKD_HOME (absolute) and a PATH that finds this environment's ``deskd`` first.
     ``withheld`` names more variables to drop (the channel secrets of this desk).
     ``DESKD_NOW`` passes through, so a rehearsal keeps one pinned clock."""
-    env = {
-        k: v
-        for k, v in base.items()
-        if k not in DROPPED and k not in withheld and not k.startswith(DROPPED_PREFIXES)
-    }
+    env = scrubbed(base, withheld)
     env["DESKD_ROLE"] = role
     env["DESKD_WAKE_TOKEN"] = token
     env["DESKD_HOME"] = str(home.absolute())
@@ -61,3 +57,13 @@ def agent_env(
     env["PATH"] = os.pathsep.join([bin_dir, *[p for p in path if p != bin_dir]])
     env.setdefault("HOME", str(Path.home()))
     return env
+
+
+def scrubbed(base: Mapping[str, str], withheld: Collection[str] = ()) -> dict[str, str]:
+    """``base`` without what must not leak to a child deskd did not write: a launched agent,
+    a task's check command (which runs as nobody's role: no ``DESKD_ROLE`` either)."""
+    return {
+        k: v
+        for k, v in base.items()
+        if k not in DROPPED and k not in withheld and not k.startswith(DROPPED_PREFIXES)
+    }

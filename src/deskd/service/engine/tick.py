@@ -16,6 +16,7 @@ from deskd.core.planner import plan as make_plan
 from deskd.core.records import Plan
 from deskd.core.timeparse import iso_utc
 from deskd.service.desk.context import DeskContext
+from deskd.service.engine.checks import CheckedJson, run_due_checks
 from deskd.service.engine.hook_fire import FiredJson, fire_due_hooks
 from deskd.service.engine.prompting import previewed
 from deskd.service.engine.record import record_plan
@@ -42,6 +43,7 @@ class TickJson(TypedDict):
     dry_run: bool
     skipped: str | None
     hooks_fired: list[FiredJson]
+    checks: list[CheckedJson]
     resolved: list[dict[str, Any]]
     attempts: list[dict[str, Any]]
     actions: list[dict[str, Any]]
@@ -64,6 +66,7 @@ class TickResult(NamedTuple):
     attempt_ids: Mapping[str, int] = {}
     page_ids: tuple[int, ...] = ()
     hooks_fired: tuple[FiredJson, ...] = ()
+    checks: tuple[CheckedJson, ...] = ()
     healed: Healed | None = None
     """What healing did; None when nothing was healed: a dry run, or no launch was planned
     or running."""
@@ -80,6 +83,7 @@ class TickResult(NamedTuple):
             "dry_run": self.dry_run,
             "skipped": self.skipped,
             "hooks_fired": list(self.hooks_fired),
+            "checks": list(self.checks),
             "resolved": [],
             "attempts": [],
             "actions": [],
@@ -252,6 +256,7 @@ def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
 
             healed = heal_launches(ctx)
         fired = fire_due_hooks(ctx, execute=True)
+        checks = tuple(run_due_checks(ctx))  # before the snapshot: a reopened task wakes now
         # Time-based meeting transitions (idle pause, late attendance) run on the tick
         # (lesson 25); a dry run's snapshot applies the same sweep in memory.
         _sweep_meetings(ctx)
@@ -269,6 +274,7 @@ def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
         # commits in between (a dry run does not wait for its lock) cannot make a hook both
         # "would fire" and already fired.
         healed = replies = None
+        checks = ()
         with read_transaction(conn):
             fired = fire_due_hooks(ctx, execute=False)
             snapshot = load_snapshot(conn, ctx.desk, now=ctx.now, host=ctx.settings.host_id)
@@ -281,6 +287,7 @@ def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
         dry_run=not execute,
         plan=plan,
         hooks_fired=tuple(f.to_json() for f in fired),
+        checks=checks,
         healed=healed,
         replies=replies,
     )

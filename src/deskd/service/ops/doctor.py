@@ -59,6 +59,9 @@ def run_checks(env: Mapping[str, str] | None = None) -> list[Check]:
         due = launching(settings, where.db if opens else None)
         checks.extend(agent_checks(desk, settings, search, launching=due))
         checks.extend(workdir_checks(desk, where.home))
+        from deskd.service.ops.worktrees import worktree_checks
+
+        checks.extend(worktree_checks(desk, where.home))
         checks.extend(channel_checks(settings, desk))
     checks.append(folder_check("log dir", where.logs))
     checks.append(folder_check("run dir", where.run))

@@ -39,6 +39,7 @@ inbox_sources = ["alert", "signal"]  # sources agents and scripts may enqueue; d
 probe_allowlist = []                 # module prefixes probes may come from; empty = no probe runs
 inbox_batch = "3m"                   # a normal item waits this long before waking an idle role
 stall_after = 3                      # idle-task wakes without progress before a task is stalled
+reopen_after = 3                     # failed checks of a task (--done-when) before a person is paged
 rollover_at = "04:00"                # local time after which yesterday's sessions wind down
 {default_channels}
 max_launches_per_day = 48            # per role; 0 = no cap

@@ -8,7 +8,9 @@ from typing import NamedTuple, TypedDict
 from deskd.core.timeparse import duration_text, iso_utc, parse_duration
 from deskd.errors import OperatorOnly, StoreCorrupt, TooRecent, database_unavailable
 from deskd.service.desk.context import DeskContext
+from deskd.service.ops.worktrees import PrunedTree, prune_worktrees
 from deskd.store import prune as rows
+from deskd.store.attempts import running_launches
 from deskd.store.db import integrity_problem
 
 MIN_AGE_S = 86400
@@ -26,6 +28,7 @@ class PruneJson(TypedDict):
     cutoff: str | None
     dry_run: bool
     deleted: dict[str, int]
+    worktrees: list[PrunedTree]
 
 
 class PruneResult(NamedTuple):
@@ -34,6 +37,8 @@ class PruneResult(NamedTuple):
     dry_run: bool
     deleted: dict[str, int]
     """Rows per table, in ``store.prune.STEPS`` order (filled as each step runs)."""
+    worktrees: tuple[PrunedTree, ...] = ()
+    """The worktrees of roles that left the desk: removed when clean, else kept."""
 
     @property
     def total(self) -> int:
@@ -45,6 +50,7 @@ class PruneResult(NamedTuple):
             "cutoff": iso_utc(self.cutoff),
             "dry_run": self.dry_run,
             "deleted": dict(self.deleted),
+            "worktrees": list(self.worktrees),
         }
 
 
@@ -69,7 +75,8 @@ def prune(
     result = PruneResult(
         older_than_s=seconds, cutoff=ctx.now - seconds * 1000, dry_run=dry_run, deleted={}
     )
-    damaged = integrity_problem(ctx.conn)
+    # PostgreSQL checks its own pages; `PRAGMA quick_check` is SQLite's.
+    damaged = integrity_problem(ctx.conn) if ctx.conn.dialect == "sqlite" else None
     if damaged is not None:
         # Deleting rows rewrites pages across the file: never into a damaged one.
         raise database_unavailable(ctx.settings.db_path, StoreCorrupt(damaged))
@@ -90,4 +97,5 @@ def prune(
             )
     except _Rollback:
         pass
-    return result
+    running = {a.role for a in running_launches(ctx.conn)}
+    return result._replace(worktrees=tuple(prune_worktrees(ctx, dry_run=dry_run, running=running)))

@@ -17,13 +17,14 @@ from deskd.core.presence import is_busy
 from deskd.core.tasks import ACTIONABLE, OPEN, TaskView, is_overdue, sort_key
 from deskd.core.timeparse import iso_utc, local_text
 from deskd.core.values import priority_name
+from deskd.store import checks as check_rows
 from deskd.store import tasks as task_rows
 from deskd.store.query import same_fields
 
 if TYPE_CHECKING:
     from deskd.core.records import Snapshot
     from deskd.store.dialect import Connection
-    from deskd.store.records.work import Task
+    from deskd.store.records.work import Task, TaskCheck
 
 
 def idle_wake_counts(conn: Connection, rows: Iterable[Task]) -> dict[int, int]:
@@ -47,7 +48,7 @@ def idle_wake_counts(conn: Connection, rows: Iterable[Task]) -> dict[int, int]:
     return counts
 
 
-_DERIVED = ("idle_wakes", "stalled")
+_DERIVED = ("idle_wakes", "stalled", "check_failed")
 """What a task's view counts from the ledger; the rest are its row's fields of the same name."""
 
 
@@ -55,11 +56,34 @@ def _stalled(r: Task, *, wakes: int, stall_after: int) -> bool:
     return r.status in ACTIONABLE and wakes >= stall_after
 
 
-def _view(r: Task, *, wakes: int, stall_after: int) -> TaskView:
+def _view(
+    r: Task, *, wakes: int, stall_after: int, check: TaskCheck | None, desk: Desk
+) -> TaskView:
+    failed = check is not None and check.state == "idle" and check.outcome == "failed"
     return TaskView(
         idle_wakes=wakes,
-        stalled=_stalled(r, wakes=wakes, stall_after=stall_after),
+        # A task its check reopened `reopen_after` times waits for a person, like a stall.
+        stalled=_stalled(r, wakes=wakes, stall_after=stall_after)
+        or check_escalated(r, check, reopen_after(desk, r.role)),
+        check_failed=(check.output or "") if failed and check is not None else None,
         **same_fields(TaskView._fields, r, but=_DERIVED),
+    )
+
+
+def reopen_after(desk: Desk, role: str) -> int:
+    """Failed checks of one of ``role``'s tasks before a person is paged (desk file)."""
+    config = desk.roles.get(role)
+    return (config.reopen_after if config else None) or desk.section.reopen_after
+
+
+def check_escalated(r: Task, check: TaskCheck | None, limit: int) -> bool:
+    """Reopened by its check's ``limit``-th (or later) failure, and unchanged since."""
+    return (
+        check is not None
+        and check.state == "idle"
+        and check.outcome == "failed"
+        and check.failures >= limit
+        and r.updated_at <= (check.finished_at or 0)
     )
 
 
@@ -69,12 +93,18 @@ def load_task_views(
     """(open tasks with ``stalled`` derived, every task's assignee, done task ids).
 
     "Every task" that matters to a wake: the open ones and those a live task wake names, so
-    the cost follows live rows, not the history of finished tasks.
+    the cost follows live rows, not the history of finished tasks. A task said done whose
+    check has not passed yet wakes no one: the tick runs the check first.
     """
     rows = task_rows.open_tasks(conn)
+    checks = {c.task_id: c for c in check_rows.checks_of(conn, [r.id for r in rows])}
     counts = idle_wake_counts(conn, rows)
     stall_after = desk.section.stall_after
-    views = tuple(_view(r, wakes=counts.get(int(r.id), 0), stall_after=stall_after) for r in rows)
+    views = tuple(
+        _view(r, wakes=counts.get(r.id, 0), stall_after=stall_after, check=c, desk=desk)
+        for r in rows
+        if (c := checks.get(r.id)) is None or c.state != "due"
+    )
     roles = {v.id: v.role for v in views}
     named = task_rows.live_task_attempt_task_ids(conn) - set(roles)
     done: set[int] = set()
@@ -107,6 +137,19 @@ class TaskJSON(_TaskShown):
     created_at: str | None
     updated_at: str | None
     closed_at: str | None
+    check: CheckJSON | None
+
+
+class CheckJSON(TypedDict):
+    """A task's postcondition (``--done-when``) and its last run."""
+
+    spec: str
+    state: str
+    outcome: str | None
+    failures: int
+    errors: int
+    output: str | None
+    retry_at: str | None
 
 
 class TaskSource(_TaskShown):
@@ -115,7 +158,16 @@ class TaskSource(_TaskShown):
     wakes: str | None
 
 
-def task_json(r: Task, *, now: int, tz: str, wakes: int, stall_after: int) -> TaskJSON:
+def task_json(
+    r: Task,
+    *,
+    now: int,
+    tz: str,
+    wakes: int,
+    stall_after: int,
+    check: TaskCheck | None = None,
+    reopen_after: int = 0,
+) -> TaskJSON:
     """One task as `deskd task list --json` prints it."""
     return {
         "id": r.id,
@@ -128,12 +180,24 @@ def task_json(r: Task, *, now: int, tz: str, wakes: int, stall_after: int) -> Ta
         "due_local": local_text(r.due_at, tz) if r.due_at is not None else None,
         "overdue": r.status in OPEN and is_overdue(r.due_at, now=now),
         "blocked_on": r.blocked_on,
-        "stalled": _stalled(r, wakes=wakes, stall_after=stall_after),
+        "stalled": _stalled(r, wakes=wakes, stall_after=stall_after)
+        or check_escalated(r, check, reopen_after),
         "idle_wakes": wakes,
         "created_by": r.created_by,
         "created_at": iso_utc(r.created_at),
         "updated_at": iso_utc(r.updated_at),
         "closed_at": iso_utc(r.closed_at),
+        "check": None
+        if check is None
+        else {
+            "spec": check.spec,
+            "state": check.state,
+            "outcome": check.outcome,
+            "failures": check.failures,
+            "errors": check.errors,
+            "output": check.output,
+            "retry_at": iso_utc(check.retry_at),
+        },
     }
 
 

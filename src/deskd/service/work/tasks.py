@@ -12,13 +12,20 @@ from typing import TYPE_CHECKING, NamedTuple, NotRequired, TypedDict
 
 from deskd.core.task_changes import Change, TaskState, check_party, next_state
 from deskd.core.tasks import CLOSED, check_status
-from deskd.core.timeparse import iso_utc, parse_instant
+from deskd.core.timeparse import iso_utc, parse_duration, parse_instant
 from deskd.core.values import priority_name, priority_rank
 from deskd.errors import InvalidValue, NothingToChange, TaskChanged, UnknownTask
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import acting_role, known_role
 from deskd.service.desk.inbox import validate_text
-from deskd.service.work.task_views import TaskJSON, idle_wake_counts, sorted_rows, task_json
+from deskd.service.work.task_views import (
+    TaskJSON,
+    idle_wake_counts,
+    reopen_after,
+    sorted_rows,
+    task_json,
+)
+from deskd.store import checks as check_rows
 from deskd.store import tasks as task_rows
 from deskd.store.routing import mark_task_routed
 
@@ -36,6 +43,7 @@ class TaskAdded(TypedDict):
     status: str
     priority: str
     routed: NotRequired[str]
+    check: NotRequired[str]
 
 
 class TaskChange(TypedDict, total=False):
@@ -46,6 +54,7 @@ class TaskChange(TypedDict, total=False):
     role: str
     priority: str
     due_at: str | None
+    check: str
 
 
 class TaskUpdated(TypedDict):
@@ -94,13 +103,17 @@ def add_task(
     detail: str = "",
     by: str | None = None,
     routed: tuple[str, str] | None = None,
+    done_when: str | None = None,
+    check_timeout: str | None = None,
 ) -> TaskAdded:
-    """Assign a task; ``routed`` is (capability, why) when capability routing chose ``role``."""
+    """Assign a task; ``routed`` is (capability, why) when capability routing chose ``role``;
+    ``done_when`` its postcondition (core/checks.py), run with ``check_timeout``."""
     who = actor(ctx, by)
     known_role(ctx, role)
     validate_text(title, detail)
     rank = priority_rank(priority)
     due_at = due_ms(ctx, due)
+    timeout_s = check_timeout_s(ctx, done_when, check_timeout)
     with ctx.write() as conn:
         task_id = task_rows.insert_task(
             conn,
@@ -116,6 +129,11 @@ def add_task(
         if routed is not None:
             mark_task_routed(conn, task_id, capability=routed[0], why=routed[1])
             change["routed"] = routed[1]
+        if done_when is not None:
+            check_rows.insert_check(
+                conn, task_id=task_id, spec=done_when.strip(), timeout_s=timeout_s
+            )
+            change["check"] = done_when.strip()
         task_rows.add_task_note(conn, task_id=task_id, at=ctx.now, by=who, change=change, note="")
         ctx.event(
             conn,
@@ -128,7 +146,26 @@ def add_task(
     out: TaskAdded = {"id": task_id, "role": role, "status": "pending", "priority": priority}
     if routed is not None:
         out["routed"] = routed[1]
+    if done_when is not None:
+        out["check"] = done_when.strip()
     return out
+
+
+def check_timeout_s(ctx: DeskContext, done_when: str | None, timeout: str | None) -> int:
+    """``--check-timeout`` in seconds, after ``--done-when`` is checked; refused without one."""
+    from deskd.core.checks import DEFAULT_TIMEOUT_S, parse_check
+
+    if done_when is None:
+        if timeout is not None:
+            raise InvalidValue("--check-timeout", timeout, "only a task with --done-when has one")
+        return 0
+    parse_check(done_when, ctx.desk.section.probe_allowlist)
+    seconds = (
+        DEFAULT_TIMEOUT_S if timeout is None else parse_duration(timeout, what="--check-timeout")
+    )
+    if seconds < 1:
+        raise InvalidValue("--check-timeout", timeout, "a duration of at least 1s, like 5m")
+    return seconds
 
 
 class TaskUpdate(NamedTuple):
@@ -171,9 +208,16 @@ def update_task(
         new = next_state(
             old, Change(status=update.status, blocked_on=update.blocked_on, role=update.role)
         )
+        # A task with a postcondition is done when its check passes, not when it is said to
+        # be: the claim stays open (in progress) and the next tick runs the check.
+        claimed = new.status == "done" and check_rows.claim_done(conn, task_id, by=who, now=ctx.now)
+        if claimed:
+            new = new._replace(status="in_progress")
         priority = int(row.priority) if rank is None else rank
         due = row.due_at if update.due is None else due_at
         change = _diff(row, new, priority=priority, due_at=due)
+        if claimed:
+            change["check"] = "due"
         if not change and not note:
             raise NothingToChange(task_id)
         if not task_rows.update_task(
@@ -242,10 +286,16 @@ def list_tasks(
     if status is not None:
         rows = [r for r in rows if r.status == status]
     counts = idle_wake_counts(ctx.conn, rows)
-    stall_after = ctx.desk.section.stall_after
+    checks = {c.task_id: c for c in check_rows.checks_of(ctx.conn, [r.id for r in rows])}
     return [
         task_json(
-            r, now=ctx.now, tz=ctx.tz, wakes=counts.get(int(r.id), 0), stall_after=stall_after
+            r,
+            now=ctx.now,
+            tz=ctx.tz,
+            wakes=counts.get(int(r.id), 0),
+            stall_after=ctx.desk.section.stall_after,
+            check=checks.get(r.id),
+            reopen_after=reopen_after(ctx.desk, r.role),
         )
         for r in sorted_rows(rows, now=ctx.now)
     ]

@@ -70,3 +70,21 @@ class Hook(NamedTuple):
     error_streak: int
     last_error: str | None
     retry_at: int | None
+
+
+class TaskCheck(NamedTuple):
+    """A task's postcondition and its last run (store/checks.py)."""
+
+    task_id: int
+    spec: str
+    timeout_s: int
+    state: str
+    claimed_at: int | None
+    claimed_by: str | None
+    started_at: int | None
+    finished_at: int | None
+    failures: int
+    errors: int
+    retry_at: int | None
+    outcome: str | None
+    output: str | None
