@@ -25,6 +25,7 @@ from deskd.core.records import (
 from deskd.core.sessions import MAX_TRIES
 from deskd.core.tasks import ACTIONABLE
 from deskd.core.tasks import sort_key as task_sort_key
+from deskd.core.text import quoted, visible
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import DEFAULT_SLA_S, URGENT, priority_name
 
@@ -101,7 +102,7 @@ def _task_line(task: TaskView, *, now: int) -> str:
     due = ""
     if task.due_at is not None:
         due = f", due {iso_utc(task.due_at)}" + (" (overdue)" if task.due_at <= now else "")
-    return f"- task #{task.id} [{priority_name(task.priority)}, {task.status}{due}] {task.title}"
+    return f"- task #{task.id} [{priority_name(task.priority)}, {task.status}{due}] {quoted(task.title)}"
 
 
 def _urgent_tasks(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
@@ -238,14 +239,14 @@ def _help_lines(h: HelpRequest) -> tuple[str, ...]:
     if h.capability is not None:
         # Work no role could take: the body says what it is and how to route it.
         return (
-            h.title,
-            *([h.body] if h.body else []),
+            quoted(h.title),
+            *map(visible, h.body.splitlines()),
             f"Then ack with `deskd inbox ack --for {h.role} --id {h.item_id}` "
             "(or `deskd wake ack`).",
         )
     return (
-        f"{h.role} asks a person for help: {h.title}",
-        *([h.body] if h.body else []),
+        f"{h.role} asks a person for help: {quoted(h.title)}",
+        *map(visible, h.body.splitlines()),  # owed by a person: a page, never a prompt
         f"Answer with `deskd send --from <role> --to {h.role} …`; ack with "
         f"`deskd inbox ack --for {h.role} --id {h.item_id}` (or `deskd wake ack`).",
     )
