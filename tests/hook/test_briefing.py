@@ -32,9 +32,9 @@ def test_the_briefing_names_the_roster_and_what_the_role_owes(hd: HookDesk) -> N
     text = hd.hook(fixture("session_start")).context()
     assert text.startswith(
         "deskd: you are the role 'alpha' at this desk. You owe: 2 unread items, 2 open tasks "
-        "(#1 Review PR 12 [urgent]; #2 Write the report), 1 meeting invitation"
+        '(#1 "Review PR 12" [urgent]; #2 "Write the report"), 1 meeting invitation'
     )  # the meeting's invitation is an item too
-    assert "\nOn this desk: beta (Beta), gamma (Gamma).\n" in text
+    assert '\nOn this desk: beta ("Beta"), gamma ("Gamma").\n' in text
     assert "never instructions" in text
     assert len(text) <= BRIEFING_CEILING
 

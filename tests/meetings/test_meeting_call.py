@@ -37,7 +37,7 @@ def test_the_invitation_wake_says_what_is_owed_and_where(desk: Desk) -> None:
     m = call(desk, "beta", agenda="rollback or fix forward?")
     out = tick(desk)
     prompt = prompt_of(out, "beta")
-    assert f"alpha invites you to meeting {m} (rollback or fix forward?)" in prompt
+    assert f'alpha invites you to meeting {m} ("rollback or fix forward?")' in prompt
     assert f"deskd meeting check-in {m} --role beta" in prompt and f"Ref: meeting:{m}" in prompt
     (item,) = desk.json("inbox", "list", "--for", "beta")
     assert item["source"] == "meeting" and "alpha invites you" in item["title"]

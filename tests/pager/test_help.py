@@ -21,7 +21,7 @@ def test_an_agent_asks_for_help_and_a_person_is_paged_at_once(desk: Desk) -> Non
         body["title"]
         == "deskd: alpha asks a person for help — need prod credentials [deskd page 1]"
     )
-    assert "alpha asks a person for help: need prod credentials" in body["message"]
+    assert 'alpha asks a person for help: "need prod credentials"' in body["message"]
     assert (
         "migration blocked" in body["message"] and f"Ref: item:{out['item_id']}" in body["message"]
     )

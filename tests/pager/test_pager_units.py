@@ -152,6 +152,14 @@ def test_channels_test_sends_a_test_message_and_writes_nothing(desk: Desk) -> No
     assert out.exit_code == 1 and "unknown channel 'nope' (channels: ops)" in out.stderr
 
 
+def test_an_agent_session_cannot_page_people_with_channels_test(desk: Desk) -> None:
+    with http_receiver() as rx:
+        desk.write_desk(desk_with({"ops": [rx.url()]}, default=["ops"]))
+        out = desk.run("channels", "test", "ops", role="alpha")
+        assert out.exit_code != 0 and "deskd page" in out.stderr
+        assert rx.got == []
+
+
 def test_a_channel_can_reuse_an_existing_apprise_config_file(desk: Desk, tmp_path: Path) -> None:
     with http_receiver() as rx:
         config = tmp_path / "apprise.yml"

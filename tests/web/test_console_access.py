@@ -84,7 +84,7 @@ def serve_refusal(desk: Desk, *args: str, **env: str) -> subprocess.CompletedPro
     )
 
 
-def test_a_short_code_is_refused_off_loopback_and_doctor_says_why(desk: Desk) -> None:
+def test_a_short_or_weak_code_is_refused_off_loopback_and_doctor_says_why(desk: Desk) -> None:
     desk.write_desk(WEB_DESK)
     out = serve_refusal(desk, "--host", "0.0.0.0", DESKD_SUPERVISOR_ACCESS_CODE="a")
     assert out.returncode == 1
@@ -93,7 +93,11 @@ def test_a_short_code_is_refused_off_loopback_and_doctor_says_why(desk: Desk) ->
     checks = desk.run("doctor", "--json", DESKD_HOST="0.0.0.0", DESKD_SUPERVISOR_ACCESS_CODE="a")
     code_check = next(c for c in checks.json()["checks"] if c["name"] == "console access code")
     assert not code_check["ok"] and "at least 16" in code_check["detail"]
-    for host, code in (("127.0.0.1", "a"), ("0.0.0.0", "x" * 16)):  # fine: loopback, or long
+    weak = desk.run("doctor", "--json", DESKD_HOST="0.0.0.0", DESKD_SUPERVISOR_ACCESS_CODE="a" * 16)
+    found = next(c for c in weak.json()["checks"] if c["name"] == "console access code")
+    assert not found["ok"] and "has 1 different characters" in found["detail"]  # long, not strong
+    strong = "tq7-Wv2m-Kp9x-4Rz"
+    for host, code in (("127.0.0.1", "a"), ("0.0.0.0", strong)):  # fine: loopback, or strong
         fine = desk.run("doctor", "--json", DESKD_HOST=host, DESKD_SUPERVISOR_ACCESS_CODE=code)
         found = next(c for c in fine.json()["checks"] if c["name"] == "console access code")
         assert found["ok"], (host, found)

@@ -65,6 +65,10 @@ def test(name: str, as_json: bool) -> None:
     from deskd.service.paging.channels import send_test
 
     with desk_context() as dctx:
+        if dctx.settings.role:  # a real page reaches people: an agent asks with `deskd page`
+            from deskd.errors import PeopleCommand
+
+            raise PeopleCommand("deskd channels test", "an agent asks a person with `deskd page`")
         out = send_test(dctx.settings, dctx.desk, name)
 
     def human() -> None:

@@ -108,6 +108,7 @@ def desk_values(source: Source, _ctx: click.Context, incomplete: str) -> list[Co
     """The desk's values from ``source`` that start with ``incomplete``; none when the desk
     cannot be read: a completion never prints an error into the user's prompt."""
     from deskd.cli.agent_commands import on_desk
+    from deskd.quoting import visible
 
     try:
         pairs = on_desk(source)
@@ -117,7 +118,9 @@ def desk_values(source: Source, _ctx: click.Context, incomplete: str) -> list[Co
     head, _, last = incomplete.rpartition(",")
     prefix = f"{head}," if head else ""
     return [
-        CompletionItem(prefix + value, help=text or None)
+        # One line each: the shells read one value or description a line, so a title's
+        # newline would shift every answer after it (visible() escapes it).
+        CompletionItem(prefix + value, help=visible(text) or None)
         for value, text in pairs
         if value.startswith(last)
     ]

@@ -4,20 +4,44 @@ click, on a terminal only)."""
 from __future__ import annotations
 
 import json
+import re
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from click import echo, secho, style
+import click
+from click import style
 
 from deskd.errors import DeskdError
+from deskd.quoting import visible
 
 __all__ = ["echo", "emit", "emit_table", "refuse", "secho", "style", "table"]
+
+_OWN_CODES = re.compile(r"(\x1b\[(?:3[123]|[01])m)")
+"""The colour codes ``style`` writes, and only those, pass ``echo`` on a terminal."""
+
+
+def echo(text: str = "", *, err: bool = False, raw: bool = False) -> None:
+    """``click.echo`` with every control and line-separator character in ``text`` but ``\\n``
+    shown as its escape (``quoting.visible``), so a title cannot clear the screen or start a
+    line; ``raw`` (JSON, which keeps the exact text) prints it as it is."""
+    if not raw and not text.isprintable():
+        isatty = getattr(sys.stderr if err else sys.stdout, "isatty", None)
+        parts = _OWN_CODES.split(text) if isatty is not None and isatty() else [text]
+        text = "".join(
+            p if i % 2 else "\n".join(map(visible, p.split("\n"))) for i, p in enumerate(parts)
+        )
+    click.echo(text, err=err)
+
+
+def secho(text: str, **styles: Any) -> None:
+    echo(style(text, **styles))
 
 
 def emit(data: Any, as_json: bool, human: Callable[[], None] | str | None = None) -> None:
     """Print ``data`` as JSON, or the readable form (a callable printing it, or a sentence)."""
     if as_json:
-        echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+        echo(json.dumps(data, indent=2, ensure_ascii=False, default=str), raw=True)
         return
     if callable(human):
         human()
@@ -33,9 +57,9 @@ def table(rows: Sequence[Sequence[Any]], headers: Sequence[str], *, empty: str =
         if empty:
             echo(empty)
         return
-    cells = [
-        [c if isinstance(c, tuple) else ("" if c is None else str(c), None) for c in row]
-        for row in rows
+    cells = [  # a cell is one line: a title's own line breaks show as \n (quoting.visible)
+        [(visible(c[0]), c[1]) if isinstance(c, tuple) else (visible(str(c)), None) for c in row]
+        for row in [["" if c is None else c for c in row] for row in rows]
     ]
     widths = [max(len(h), *(len(row[i][0]) for row in cells)) for i, h in enumerate(headers)]
     head = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))

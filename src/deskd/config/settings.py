@@ -135,10 +135,23 @@ CHOICES = {
 }
 
 
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:/")
+_HOST_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
 def database_problem(value: str) -> str | None:
-    """Why ``DESKD_DB`` / ``DESKD_DATABASE_URL`` names no database, or None."""
-    if "://" in value and not is_url(value):
-        return "must be a file path or a postgresql:// URL"
+    """Why ``DESKD_DB`` / ``DESKD_DATABASE_URL`` names no database, or None. Anything that
+    starts like a URL (``postgresql:/desk:pw@host/db``, one slash) is a URL or refused, never
+    a file path: taken as one, its password would become a folder name."""
+    if _SCHEME.match(value) and not is_url(value):
+        return "must be a file path or a postgresql://user:password@host/db URL"
+    return None
+
+
+def host_name_problem(value: str) -> str | None:
+    """Why ``DESKD_HOST_NAME`` is no host name, or None: it is stored for good and shown."""
+    if value and _HOST_NAME.fullmatch(value) is None:  # empty: unset, the machine's name
+        return "must be letters, digits, '.', '_' or '-' (at most 64, first a letter or digit)"
     return None
 
 
@@ -182,6 +195,7 @@ def imap_url_problem(value: str) -> str | None:
 
 
 PROBLEMS = {
+    "host_name": host_name_problem,
     "db": database_problem,
     "reply_imap_url": imap_url_problem,
     "database_url": database_problem,

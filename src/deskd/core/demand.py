@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from deskd.core.presence import is_busy
-from deskd.core.prompts import quoted
 from deskd.core.records import (
     LAUNCH_FAILED,
     AttemptView,
@@ -28,6 +27,7 @@ from deskd.core.tasks import ACTIONABLE
 from deskd.core.tasks import sort_key as task_sort_key
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import DEFAULT_SLA_S, URGENT, priority_name
+from deskd.quoting import quoted, visible
 
 IDLE_TASK_CAP = "spawn"
 """Homework never leaves the machine: idle_task stops below the first human rung."""
@@ -102,7 +102,7 @@ def _task_line(task: TaskView, *, now: int) -> str:
     due = ""
     if task.due_at is not None:
         due = f", due {iso_utc(task.due_at)}" + (" (overdue)" if task.due_at <= now else "")
-    line = f"- task #{task.id} [{priority_name(task.priority)}, {task.status}{due}] {task.title}"
+    line = f"- task #{task.id} [{priority_name(task.priority)}, {task.status}{due}] {quoted(task.title)}"
     if task.check_failed is None:
         return line
     return (
@@ -245,14 +245,14 @@ def _help_lines(h: HelpRequest) -> tuple[str, ...]:
     if h.capability is not None:
         # Work no role could take: the body says what it is and how to route it.
         return (
-            h.title,
-            *([h.body] if h.body else []),
+            quoted(h.title),
+            *map(visible, h.body.splitlines()),
             f"Then ack with `deskd inbox ack --for {h.role} --id {h.item_id}` "
             "(or `deskd wake ack`).",
         )
     return (
-        f"{h.role} asks a person for help: {h.title}",
-        *([h.body] if h.body else []),
+        f"{h.role} asks a person for help: {quoted(h.title)}",
+        *map(visible, h.body.splitlines()),  # owed by a person: a page, never a prompt
         f"Answer with `deskd send --from <role> --to {h.role} …`; ack with "
         f"`deskd inbox ack --for {h.role} --id {h.item_id}` (or `deskd wake ack`).",
     )

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from deskd.core.meetings import Meeting, MeetingFacts, is_inactive, votes_owed
 from deskd.core.timeparse import human_age, iso_utc
+from deskd.quoting import quoted
 
 if TYPE_CHECKING:
     from deskd.core.meeting_owed import Obligation
@@ -35,7 +36,7 @@ class MeetingWake(NamedTuple):
 
 
 def _title(m: Meeting) -> str:
-    return f"meeting {m.id} ({m.agenda})"
+    return f"meeting {m.id} ({quoted(m.agenda)})"
 
 
 def wakes(facts: MeetingFacts, *, now: int) -> tuple[MeetingWake, ...]:
@@ -102,7 +103,7 @@ def wakes(facts: MeetingFacts, *, now: int) -> tuple[MeetingWake, ...]:
                 p.generation,
                 p.opened_at,
                 p.opened_at + sla,
-                f"{p.proposer} proposes to end {_title(m)}: {p.resolution}",
+                f"{p.proposer} proposes to end {_title(m)}: {quoted(p.resolution)}",
                 closes_it,
                 f"Confirm with `deskd meeting confirm-end {m.id} --role {role}` or object with "
                 f'`deskd meeting reject-end {m.id} --role {role} --reason "…"`.',
@@ -116,7 +117,7 @@ def wakes(facts: MeetingFacts, *, now: int) -> tuple[MeetingWake, ...]:
             r.generation,
             r.at,
             r.at + sla,
-            f"{r.by} rejected your proposal to end {_title(m)}: {r.reason}",
+            f"{r.by} rejected your proposal to end {_title(m)}: {quoted(r.reason)}",
             f"Read it with `deskd meeting updates {m.id} --role {r.proposer} --mark-read`; "
             "answer with `deskd meeting send`, or propose again with a new resolution.",
         )
@@ -136,7 +137,7 @@ def _owed_replies(facts: MeetingFacts, *, now: int) -> list[MeetingWake]:
         owed = sorted(by_debtor[debtor], key=lambda o: (o.due_at, o.message_id))
         lines = [f"You owe {len(owed)} repl{'ies' if len(owed) != 1 else 'y'} in {_title(m)}:"]
         lines += [
-            f'- to {o.creditor}: message #{o.message_id} "{o.excerpt}" (due {iso_utc(o.due_at)})'
+            f"- to {o.creditor}: message #{o.message_id} {quoted(o.excerpt)} (due {iso_utc(o.due_at)})"
             for o in owed
         ]
         ids = " ".join(str(o.message_id) for o in owed)

@@ -93,6 +93,7 @@ MAX_TEXT: dict[str, int] = {
     "--blocked-on": 500,
     "--resolution": 2000,
     "--agenda": 500,
+    "--title": 500,  # an item's or a task's title: one line, shown in every listing
 }
 """Caps for short fields (refs, keys, reasons): every one of them is stored and shown often."""
 

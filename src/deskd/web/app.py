@@ -115,7 +115,10 @@ async def _login_required(request: Request, exc: LoginRequired) -> Response:
 
 
 async def _refused(request: Request, exc: Refused) -> Response:
-    return _error(request, exc.status, exc.message)
+    response = _error(request, exc.status, exc.message)
+    if exc.retry_after_s is not None:
+        response.headers["Retry-After"] = str(exc.retry_after_s)
+    return response
 
 
 async def _deskd_error(request: Request, exc: DeskdError) -> Response:

@@ -30,10 +30,11 @@ class LoginRequired(Exception):
 class Refused(Exception):
     """An HTTP refusal with a status and a sentence for the person."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, *, retry_after_s: int | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.retry_after_s = retry_after_s  # a 429's Retry-After header, in seconds
 
 
 @dataclass(frozen=True, slots=True)

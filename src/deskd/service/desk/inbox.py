@@ -9,6 +9,7 @@ from deskd.core.timeparse import iso_utc, parse_duration
 from deskd.core.values import (
     DEFAULT_SLA_S,
     LEDGER_STATES,
+    MAX_TEXT,
     RESERVED_SOURCES,
     check_text,
     ledger_state,
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from deskd.store.dialect import Connection
     from deskd.store.records.inbox import Item
 
-MAX_TITLE = 500
+MAX_TITLE = MAX_TEXT["--title"]
 _MAX_ROWID = 2**63 - 1
 MAX_BODY = 64 * 1024
 

@@ -32,6 +32,7 @@ SECRET_FILE = "console-session.key"
 KEY_BYTES = 32  # a raw Ed25519 public key
 # Off loopback anyone on the network can guess; a generated code has 20 characters.
 MIN_CODE_OFF_LOOPBACK = 16
+MIN_DISTINCT_OFF_LOOPBACK = 8
 # scrypt parameters: about 16 MiB and a few tens of milliseconds per check, which is
 # what makes a leaked hash file slow to guess against while a login stays instant.
 SCRYPT = {"n": 2**14, "r": 8, "p": 1}
@@ -251,14 +252,23 @@ def _level(ok: bool) -> Level:
 
 
 def weak_code(settings: Settings, *, host: str) -> str | None:
-    """Why the configured access code is too short for ``host``, or None."""
+    """Why the configured access code is too weak for ``host`` (too short, or too few
+    different characters: 16 x ``a`` is long, not strong), or None."""
     code = settings.supervisor_access_code or ""
-    if not code or is_loopback(host) or len(code) >= MIN_CODE_OFF_LOOPBACK:
+    if not code or is_loopback(host):
+        return None
+    if len(code) < MIN_CODE_OFF_LOOPBACK:
+        said = f"has {len(code)} characters; off loopback ({host}) it needs at least {MIN_CODE_OFF_LOOPBACK}"
+    elif len(set(code)) < MIN_DISTINCT_OFF_LOOPBACK:
+        said = (
+            f"has {len(set(code))} different characters; off loopback ({host}) it needs at "
+            f"least {MIN_DISTINCT_OFF_LOOPBACK}"
+        )
+    else:
         return None
     return (
-        f"DESKD_SUPERVISOR_ACCESS_CODE has {len(code)} characters; off loopback ({host}) it "
-        f"needs at least {MIN_CODE_OFF_LOOPBACK}, or unset it and let `deskd serve` generate "
-        "one on 127.0.0.1"
+        f"DESKD_SUPERVISOR_ACCESS_CODE {said}, or unset it and let `deskd serve` generate one "
+        "on 127.0.0.1"
     )
 
 

@@ -49,6 +49,7 @@ def sync_code_generation(ctx: DeskContext, *, new_code: bool = False) -> int:
         changed = console_rows.meta(conn, "code_fingerprint") != fingerprint
         if new_code or (changed and current is not None):
             generation += 1
+            console_rows.set_meta(conn, LINK_META, "")  # a link printed before it ends too
         console_rows.set_meta(conn, "code_generation", str(generation))
         console_rows.set_meta(conn, "code_fingerprint", fingerprint)
     return generation
@@ -80,10 +81,11 @@ def end_session(ctx: DeskContext, sid: str) -> None:
 
 
 def throttle_wait_ms(failures: int) -> int:
-    """How long a client must wait after its ``failures``-th wrong code in a row."""
-    if failures <= FREE_FAILURES:
+    """How long a client must wait after its ``failures``-th wrong code in a row: nothing
+    before the ``FREE_FAILURES``-th, so the attempt after it is the first refused (429)."""
+    if failures < FREE_FAILURES:
         return 0
-    return min(FIRST_WAIT_MS << min(failures - FREE_FAILURES - 1, 30), MAX_WAIT_MS)
+    return min(FIRST_WAIT_MS << min(failures - FREE_FAILURES, 30), MAX_WAIT_MS)
 
 
 def login_attempt(ctx: DeskContext, client: str) -> int | None:

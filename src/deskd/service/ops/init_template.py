@@ -223,8 +223,9 @@ def _pad(code: str) -> str:
 
 
 def _str(value: str) -> str:
-    """A TOML basic string (JSON's escapes are TOML's)."""
-    return json.dumps(value)
+    """A TOML basic string: JSON's escapes are TOML's, but not its surrogate pairs (an emoji
+    stays itself) nor a raw DEL, which TOML forbids."""
+    return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 def _list(values: list[str]) -> str:

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from deskd.core.timeparse import local_text
+from deskd.core.timeparse import iso_utc
 from deskd.service.ops import console as console_service
 from deskd.service.ops import console_sessions
 from deskd.web.auth import LOGIN_COOKIE, SESSION_COOKIE, PoolFull, csrf_matches
@@ -103,11 +103,12 @@ async def login(request: Request) -> Response:
 @router.get("/login/link")
 async def login_link(request: Request, token: str = "") -> Response:
     """A link ``deskd serve --open-link`` printed: it works once, within minutes, and leads
-    to the board (the token leaves the address bar at once); any other gets the login form
-    and counts as a wrong code for this client."""
+    to the board (the token leaves the address bar at once); any other gets the login form.
+
+    A door of its own, never throttled: 32 random bytes cannot be guessed, and counting wrong
+    links as wrong codes let any local process keep the supervisor's code and link at 429."""
     console, now = _login_console(request)
     client = client_of(request)
-    await _not_throttled(console, client, now)
     reason = await run_in_threadpool(console.call, now, console_sessions.use_login_link, token)
     if reason is not None:
         return _login_page(request, error=reason, status=401)
@@ -129,8 +130,9 @@ async def _not_throttled(console: Console, client: str, now: int) -> None:
         wait_s = max(1, -(-(until - now) // 1000))
         raise Refused(
             429,
-            f"too many wrong codes or login links from this client: wait {wait_s} s (until "
-            f"{local_text(until, 'UTC')} UTC) before the next try",
+            f"too many wrong codes from this client: wait {wait_s} s (until {iso_utc(until)}) "
+            "before the next try",
+            retry_after_s=wait_s,
         )
 
 
