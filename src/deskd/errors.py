@@ -4,61 +4,17 @@ The CLI maps ``exit_code`` to the process exit status and ``code`` to the JSON
 ``error.code`` slug; the console maps them to HTTP statuses.
 
 It is longer than 400 lines on purpose: every refusal lives here, most declared by their
-words alone (``says``, see ``DeskdError``), so a reader finds every message and code in one
-place and each is mapped to an exit code once.
+words alone (``says``, see ``deskd.refusal.DeskdError``), so a reader finds every message and
+code in one place and each is mapped to an exit code once. What a refusal is (the base class
+and how it words itself) is in ``deskd.refusal``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-
-class DeskdError(Exception):
-    """A refusal: the command changed nothing. Exit 1 unless a subclass says otherwise.
-
-    A refusal that only words its arguments declares ``says``: a ``str.format`` template
-    whose fields are its arguments, positional in the order they first appear, or by name;
-    ``{field!c}`` shows a collection as the sorted choices. Each argument is kept as an
-    attribute of its name, and a class attribute of that name is its default. Without
-    ``says`` the refusal is given its message whole.
-    """
-
-    code = "refused"
-    exit_code = 1
-    says = ""
-    message: str
-
-    def __init__(self, *args: object, code: str | None = None, **fields: object) -> None:
-        if not self.says and (len(args) != 1 or fields):
-            raise TypeError(f"{type(self).__name__} takes one message")
-        message = self._words(args, fields) if self.says else str(args[0])
-        super().__init__(message)
-        self.message = message
-        if code is not None:
-            self.code = code
-
-    def _words(self, args: tuple[object, ...], fields: dict[str, object]) -> str:
-        import re  # only on a refusal
-
-        found = re.findall(r"\{(\w+)(!\w)?\}", self.says)
-        names = list(dict.fromkeys(name for name, _ in found))
-        if len(args) > len(names):
-            raise TypeError(f"{type(self).__name__} takes {len(names)} arguments")
-        values = dict(zip(names, args, strict=False)) | fields
-        for name in names:
-            if name not in values:
-                values[name] = getattr(type(self), name)  # its default, else AttributeError
-            setattr(self, name, values[name])
-        shown = {
-            n: _choices(v) if (n, "!c") in found and isinstance(v, Iterable) else v
-            for n, v in values.items()
-        }
-        return self.says.replace("!c}", "}").format(**shown)
-
-
-def _choices(known: Iterable[str]) -> str:
-    names = sorted(known)
-    return ", ".join(names) if names else "none"
+from deskd.refusal import DeskdError as DeskdError
+from deskd.refusal import choices as _choices
 
 
 class UnknownRole(DeskdError):

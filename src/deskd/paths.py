@@ -49,20 +49,51 @@ def _dot_env_db(home: str) -> str | None:
     """``DESKD_DB`` from ``$DESKD_HOME/.env``, as every deskd command reads it: sessions
     started by hand (``deskd session-hook install``) name only the desk, never a URL's password.
     Read only when the environment names no database (launched sessions always do)."""
+    found = env_file_values(os.path.join(home, ".env"))
+    return next((found[k] for k in DB_VARIABLES if found.get(k)), None)
+
+
+def env_file_values(path: str | os.PathLike[str]) -> dict[str, str]:
+    """The variables a ``.env`` file sets ({} when it cannot be read): ``NAME=value`` lines,
+    ``export`` allowed, ``#`` comments; a value in single quotes is taken literally, one in
+    double quotes has its ``\\``, ``\\"`` and ``\\n`` escapes read, and an unquoted one ends
+    at `` #``. The one reader of ``.env`` (settings, the session hook, channel URLs, units);
+    stdlib, for the hook. Nothing is interpolated: ``${VAR}`` stays as written."""
     try:
-        with open(os.path.join(home, ".env"), encoding="utf-8") as fh:
+        with open(path, encoding="utf-8") as fh:
             lines = fh.read().splitlines()
     except (OSError, ValueError):
-        return None
+        return {}
     found: dict[str, str] = {}
     for line in lines:
         key, eq, value = line.strip().removeprefix("export ").partition("=")
         key, value = key.strip(), value.strip()
-        if eq and key in DB_VARIABLES:
-            if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-                value = value[1:-1]
-            found[key] = value
-    return next((found[k] for k in DB_VARIABLES if found.get(k)), None)
+        if not eq or not key or key.startswith("#"):
+            continue
+        quote = value[:1]
+        if quote in ("'", '"') and value.find(quote, 1) > 0:
+            end = _closing_quote(value, quote)
+            value = value[1:end]
+            if quote == '"':
+                value = value.replace("\\\\", "\0").replace('\\"', '"').replace("\\n", "\n")
+                value = value.replace("\0", "\\")
+        else:
+            value = value.split(" #", 1)[0].strip()
+        found[key] = value
+    return found
+
+
+def _closing_quote(value: str, quote: str) -> int:
+    """Where the quoted value that starts ``value`` ends (a ``\\"`` does not end one)."""
+    index = 1
+    while index < len(value):
+        if value[index] == "\\" and quote == '"':
+            index += 2
+            continue
+        if value[index] == quote:
+            return index
+        index += 1
+    return len(value)
 
 
 def log_dir_str(env: Env | None = None) -> str:

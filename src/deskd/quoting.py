@@ -61,3 +61,14 @@ def safe_name(name: object) -> str:
 def priority_name(rank: int) -> str:
     """A stored priority rank's name (an unknown rank as its number)."""
     return PRIORITIES[rank] if 0 <= rank < len(PRIORITIES) else str(rank)
+
+
+def trim(text: str, limit: int) -> str:
+    """``text`` stripped, cut to ``limit`` characters with ``…`` when longer."""
+    text = text.strip()
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``1 item``, ``3 items`` (``nouns``: the plural when it is not ``noun`` + s)."""
+    return f"{count} {noun if count == 1 else (nouns or noun + 's')}"

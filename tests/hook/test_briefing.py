@@ -1,7 +1,7 @@
 """The SessionStart briefing names the roster and the role's open obligations, and the texts
 an agent reads on every session or tool call stay under stated ceilings:
 
-- the briefing: at most 1,500 characters, whatever the desk's size (hook.MAX_BRIEFING);
+- the briefing: at most 1,500 characters, whatever the desk's size (hook_briefing.MAX_BRIEFING);
 - a typical hook context (three new items with a ref and a short body): at most 1,500.
 """
 

@@ -77,28 +77,16 @@ def validate_settings(env: Mapping[str, str] | None = None) -> Settings:
     environ = dict(os.environ if env is None else env)
     home = paths.home(environ)
     env_file = home / ".env"
+    values = deskd_variables(environ)
+    if env is None and env_file.is_file():  # the environment wins over the file
+        from_file = deskd_variables(paths.env_file_values(env_file))
+        remember_env_file(home, str(env_file), lambda: from_file)
+        values = {**from_file, **values}
     try:
-        if env is None:
-            model = SettingsModel(_env_file=env_file if env_file.is_file() else None)  # type: ignore[call-arg]
-            if env_file.is_file():
-                _remember_env_file(home, env_file)
-        else:
-            model = SettingsModel.model_validate(deskd_variables(environ))
+        model = SettingsModel.model_validate(values)
     except ValidationError as exc:
         err = exc.errors()[0]
         name = "DESKD_" + str(err["loc"][0]).upper() if err["loc"] else "DESKD_*"
         reason = str(err.get("msg", "invalid")).removeprefix("Value error, ")
         raise SettingsError(name, reason) from None
     return settings_from(home, model.model_dump())
-
-
-def _remember_env_file(home: Path, env_file: Path) -> None:
-    """Keep the file's ``DESKD_*`` values for the fast reader (read as pydantic-settings
-    does)."""
-    from dotenv import dotenv_values
-
-    def read() -> dict[str, str]:
-        values = {k: v for k, v in dotenv_values(env_file).items() if v is not None}
-        return deskd_variables(values)
-
-    remember_env_file(home, str(env_file), read)

@@ -166,7 +166,7 @@ def _set_env(path: Path, name: str, value: str) -> Path:
     """Set ``name`` in the desk's ``.env`` (created 0600): its line replaced, or appended."""
     lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
     kept = [line for line in lines if not line.startswith(f"{name}=")]
-    # Single quotes: python-dotenv takes the value literally (no ${...} interpolation).
+    # Single quotes: deskd.paths.env_file_values takes the value literally.
     quoted = f"'{value}'" if "'" not in value else json.dumps(value)
     kept.append(f"{name}={quoted}")
     path.touch(mode=0o600, exist_ok=True)

@@ -113,12 +113,7 @@ def desk_target(environ: Mapping[str, str], *, execute: bool, deskd: Path | None
 
 def env_file_url(home: Path) -> str | None:
     """The PostgreSQL URL the desk's ``.env`` names (``DESKD_DB`` or ``DESKD_DATABASE_URL``)."""
-    env_file = home / ".env"
-    if not env_file.is_file():
-        return None
-    from dotenv import dotenv_values
-
-    values = dotenv_values(env_file)
+    values = paths.env_file_values(home / ".env")
     found = next((values[n] for n in paths.DB_VARIABLES if values.get(n)), None)
     return found if found is not None and is_url(found) else None
 

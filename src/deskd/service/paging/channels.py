@@ -16,6 +16,7 @@ import os
 import socket
 from typing import NamedTuple, NotRequired, TypedDict
 
+from deskd import paths
 from deskd.adapters.channels.base import SEND_BUDGET_S, Target, Transport
 from deskd.config.desk import ENV_VAR, Desk, expand_vars
 from deskd.config.host import PYTHON_CHANNEL_SCHEME
@@ -89,11 +90,7 @@ def var_values(settings: Settings | None) -> dict[str, str]:
     environment (an agent inherits the environment, not this)."""
     values: dict[str, str] = {}
     if settings is not None:
-        env_file = settings.home / ".env"
-        if env_file.is_file():
-            from dotenv import dotenv_values
-
-            values.update({k: v for k, v in dotenv_values(env_file).items() if v is not None})
+        values.update(paths.env_file_values(settings.home / ".env"))
     values.update(os.environ)
     return values
 
