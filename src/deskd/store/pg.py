@@ -7,9 +7,10 @@ inferred as SQLite's loose typing expects, a bool sent as 0/1; autocommit outsid
 transactions; ``begin(write=True)`` is ``BEGIN IMMEDIATE``'s one writer (deskd's advisory
 write lock, ``StoreBusy`` past ``busy_ms``) unless it names the one role it writes (then it
 shares the desk lock with the other roles' and takes its role's alone: docs/architecture.md,
-"What is serialized"), ``begin(write=False)`` one ``REPEATABLE READ`` snapshot; deskd's store errors, the psycopg error kept as the cause. Nothing is kept on the
-server session between transactions, so a pooler in transaction mode (PgBouncer) may hand
-the server connection to another client at each commit.
+"What is serialized"), ``begin(write=False)`` one ``REPEATABLE READ`` snapshot; deskd's store
+errors, the psycopg error kept as the cause. Nothing is kept on the server session between
+transactions, so a pooler in transaction mode (PgBouncer) may hand the server connection to
+another client at each commit.
 """
 
 from __future__ import annotations

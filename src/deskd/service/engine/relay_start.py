@@ -1,23 +1,19 @@
 """The executing tick starts this host's session-hook relay on a PostgreSQL desk when none
 answers (``deskd relay``, ``adapters/relay.py``); a relay idle for minutes exits by itself.
-The agents of the executors it starts next send it their hooks' calls: the reason to wait
-for it to answer before starting them."""
+The agents of the executors it starts next send it their hooks' calls; a hook that comes
+before it answers works alone (slower, never waiting on another role's write), so the tick
+does not wait for it."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
-import time
 
 from deskd.adapters.private import open_private, private_dir
 from deskd.paths import run_dir
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.launch_env import agent_env
-
-READY_S = 30.0
-"""How long the tick waits for the relay it started to answer (a bound for a machine too
-loaded to start a Python process in seconds; a relay that never answers costs speed only)."""
 
 
 def relay_env(ctx: DeskContext) -> dict[str, str]:
@@ -62,10 +58,4 @@ def ensure_relay(ctx: DeskContext) -> int | None:
             stderr=subprocess.STDOUT,
             start_new_session=True,  # outlives the tick, like an executor
         )
-    # The executors this tick starts next run agents whose first hooks come within a second
-    # or two: a relay still importing would leave them to work alone, all at once, each
-    # waiting for the write lock by itself. So wait for it to answer (once per relay).
-    deadline = time.monotonic() + READY_S
-    while not answering(str(run)) and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
     return proc.pid
