@@ -364,6 +364,7 @@ def recorded_launches(request: pytest.FixtureRequest, monkeypatch: pytest.Monkey
 BOTH_BACKENDS = {
     "store",
     "events",
+    "replies",
     "wake",
     "executor",
     "hosts",
