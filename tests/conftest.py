@@ -367,6 +367,7 @@ def recorded_launches(request: pytest.FixtureRequest, monkeypatch: pytest.Monkey
 BOTH_BACKENDS = {
     "store",
     "events",
+    "replies",
     "wake",
     "executor",
     "hosts",

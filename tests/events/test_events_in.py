@@ -246,3 +246,16 @@ def test_an_agent_is_never_given_an_event_source_secret(events_desk: Desk) -> No
 
     withheld = secret_names(None, load_desk(events_desk.home / "deskd.toml"))
     assert {"AM_TOKEN", "GH_SECRET", "JSON_TOKEN"} <= withheld
+
+
+def test_a_payload_of_the_wrong_shape_is_a_400_that_writes_nothing(
+    events_desk: Desk, client: TestClient
+) -> None:
+    before = events_desk.dump()
+    body = body_of({"action": "opened", "issue": "not an object"})
+    got = client.post("/events/gh", content=body, headers=github_headers(body, "issues", "d-7"))
+    assert got.status_code == 400 and "not a github payload" in got.json()["error"]["message"]
+    deep = b"[" * 100_000 + b"]" * 100_000
+    nested = client.post("/events/hook", content=deep, headers=bearer(JSON_TOKEN))
+    assert nested.status_code == 400 and "not JSON" in nested.json()["error"]["message"]
+    assert events_desk.dump() == before

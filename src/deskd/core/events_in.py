@@ -83,14 +83,17 @@ def incoming(
     lower-cased; ``title`` is the source's own template, if any."""
     try:
         payload = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise PayloadRefused(f"the body is not JSON: {exc}") from None
     if not isinstance(payload, dict):
         raise PayloadRefused("the body must be a JSON object")
-    if kind == "alertmanager":
-        return _alertmanager(payload, title), ""
-    if kind == "github":
-        return _github(payload, headers, title)
+    try:
+        if kind == "alertmanager":
+            return _alertmanager(payload, title), ""
+        if kind == "github":
+            return _github(payload, headers, title)
+    except (AttributeError, TypeError) as exc:  # a field of the wrong shape
+        raise PayloadRefused(f"not a {kind} payload: {exc}") from None
     delivery = headers.get("idempotency-key") or headers.get("x-delivery-id")
     shown = _text(payload.get("body")) or json.dumps(payload, indent=1)
     text = fill(title or "{title}", payload)

@@ -18,7 +18,6 @@ from typing import Any
 
 from deskd.core.replies import page_of_subject, read_reply
 from deskd.core.values import SUPERVISOR
-from deskd.errors import DeskdError
 from deskd.service.desk import inbox
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.wake import ACK_TIMEOUT_S, ack
@@ -43,7 +42,9 @@ def read_replies(ctx: DeskContext) -> dict[str, Any]:
                 message = email.message_from_bytes(raw, policy=email.policy.default)
                 try:
                     outcome = act_on_reply(ctx, message)
-                except DeskdError:  # e.g. the attempt closed meanwhile: left for a person
+                # One unreadable mail, or an attempt that closed meanwhile, must not stop
+                # every tick: it is left unread for a person.
+                except Exception:
                     outcome = "unmatched"
                 counts[outcome] += 1
                 if outcome == "acted":

@@ -113,6 +113,14 @@ def check_access_code(settings: Settings, given: str) -> bool:
     return hmac.compare_digest(_scrypt(given, salt), want)
 
 
+def bearer_matches(authorization: str, token: str) -> bool:
+    """Whether an ``Authorization`` header is ``Bearer <token>`` (compared in constant time)."""
+    scheme, _, given = authorization.partition(" ")
+    return scheme.lower() == "bearer" and hmac.compare_digest(
+        given.strip().encode(), token.encode()
+    )
+
+
 def session_secret(settings: Settings) -> bytes:
     """The key that signs session cookies: made once (0600) and kept, so a restart keeps
     people logged in; deleting the file logs everyone out."""

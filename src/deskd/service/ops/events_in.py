@@ -18,6 +18,7 @@ from deskd.errors import InvalidValue
 from deskd.service.desk import inbox
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.routing import enqueue_by_capability
+from deskd.service.ops.console import bearer_matches
 from deskd.service.paging.channels import var_values
 from deskd.store.deliveries import claim_delivery, unread_by_dedup_key
 
@@ -59,8 +60,7 @@ def check_sender(
         if not hmac.compare_digest(given.encode(), f"sha256={mac}".encode()):
             raise EventRefused(401, "missing or wrong X-Hub-Signature-256 (the webhook's secret)")
         return "GitHub signature"
-    scheme, _, given = headers.get("authorization", "").partition(" ")
-    if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), key.encode()):
+    if not bearer_matches(headers.get("authorization", ""), key):
         raise EventRefused(401, f"send Authorization: Bearer <the token of {source.source!r}>")
     return "bearer token"
 

@@ -8,12 +8,10 @@ the bearer token ``DESKD_METRICS_TOKEN``, and without one configured it is refus
 
 from __future__ import annotations
 
-import hmac
-
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from deskd.service.ops.console import is_loopback
+from deskd.service.ops.console import bearer_matches, is_loopback
 from deskd.web.console import console_of
 from deskd.web.guard import Refused, now_of
 
@@ -34,9 +32,5 @@ def metrics(request: Request) -> Response:
 def _check_token(request: Request, token: str | None) -> None:
     if not token:
         raise Refused(403, "/metrics off loopback needs DESKD_METRICS_TOKEN set on the console")
-    given = request.headers.get("authorization", "")
-    scheme, _, value = given.partition(" ")
-    if scheme.lower() != "bearer" or not hmac.compare_digest(
-        value.strip().encode(), token.encode()
-    ):
+    if not bearer_matches(request.headers.get("authorization", ""), token):
         raise Refused(401, "/metrics: send Authorization: Bearer <DESKD_METRICS_TOKEN>")
