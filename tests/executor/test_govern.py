@@ -189,6 +189,8 @@ def test_a_daily_budget_holds_launches_until_midnight(desk: Desk, tmp_path: Path
         100_000,
         True,
     )
+    shown = desk.ok("budget").stdout
+    assert "desk/day" in shown and "100,000 tokens" in shown and "holding 10" in shown
     enqueue(desk, held[0], "urgent")  # urgent work may use the reserve
     tick()
     assert served[-1] == held[0] and used_today(desk) == 110_000

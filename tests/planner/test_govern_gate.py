@@ -106,3 +106,11 @@ def test_a_queued_wake_becomes_held_when_the_budget_is_the_cause() -> None:
     )
     assert [c.attempt_id for c in p.closures] == [3]
     assert [a.skipped.split(":")[0] for a in p.attempts] == ["held by budget desk/day"]
+
+
+def test_a_waiting_climb_keeps_its_rung() -> None:
+    # Its resume did not land, the climb to spawn was queued: freed, it spawns (not resume).
+    queued = attempt("inbox:a", id=4, role="a", rung="spawn", skipped="queued: 3 of …")
+    idle = role("a", presence="idle", session_id="s1")
+    p = plan(snap(idle, items=[item(1, "a")], attempts=[queued]), now=T0 + 4 * MIN, policy=POLICY)
+    assert [(x.role, x.rung, x.session_id) for x in p.launches] == [("a", "spawn", None)]

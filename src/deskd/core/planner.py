@@ -169,9 +169,13 @@ def _step(
         yield from again(current, "resumed", generation=d.generation)
         return
     if current is not None and waiting(current.skipped):
-        # Queued, held by a budget or a usage limit: offered again each tick from the bottom;
-        # the gate (core/govern.py) keeps its row while it still waits (it never climbs).
-        yield from again(current, "waited", generation=d.generation)
+        # Queued, held by a budget or a usage limit: offered again each tick at its own rung
+        # (a climb keeps its place), from the bottom once the role is busy; the gate
+        # (core/govern.py) keeps its row while it still waits. It never climbs.
+        if role_busy(role) or (current.rung == "resume" and not role.session_id):
+            yield from again(current, "waited", generation=d.generation)
+        else:
+            yield from take_over(current, current.rung, "waited")
         return
     if current is None:
         yield from _start(snapshot, policy, role, d, items, now=now, generation=d.generation)

@@ -111,8 +111,8 @@ def load_budgets(
 
 
 def _when(at: int | None, now: int, tz: str) -> str:
-    if at is None:
-        return "when it is used"
+    if at is None:  # nothing used in the window yet: only running launches fill it
+        return "as running launches end"
     local = from_ms(at, tz)
     shown = local.strftime("%H:%M") if at - now < 86_400_000 else local.strftime("%Y-%m-%d %H:%M")
     return f"{shown} {tz}"
