@@ -216,3 +216,16 @@ def test_a_hook_with_a_check_opens_a_checked_task_at_each_fire(desk: Desk, work:
     desk.ok("task", "done", str(row["id"]), "--by", "alpha")
     desk.advance(minutes=1)
     assert tick(desk)["checks"][0]["outcome"] == "passed"
+
+
+def test_a_tick_that_died_mid_run_leaves_the_check_due_and_the_next_tick_runs_it(
+    desk: Desk, work: Path
+) -> None:
+    task_id = add_checked(desk, "true")
+    desk.ok("task", "done", str(task_id), "--by", "alpha")
+    with desk.db() as conn:  # a tick marked the run in the ledger, then died
+        conn.execute("UPDATE task_checks SET started_at = ?", (desk.now_ms,))
+    assert task(desk, task_id)["check"]["state"] == "due"
+    desk.advance(minutes=1)
+    assert [c["outcome"] for c in tick(desk)["checks"]] == ["passed"]
+    assert task(desk, task_id)["status"] == "done"
