@@ -1,9 +1,9 @@
 """``deskd-session-hook``: what Claude Code runs on every hook event of every agent at a desk.
 
 docs/contract.md "The session hook". It sits on the hot path of every tool call, so it imports
-only the standard library, ``deskd.paths``, ``deskd.session_ids`` and ``deskd.store`` (no
-pydantic, click, typing or logging), reads the clock once, writes one short transaction, and
-always exits 0: a hook that fails or hangs would stall the agent. Problems go to
+only the standard library, ``deskd.paths``, ``deskd.session_ids``, ``deskd.store`` and
+``deskd.core.text`` (the framing the wake prompt uses too; no pydantic, click, typing or
+logging), reads the clock once, writes one short transaction, and always exits 0: a hook that fails or hangs would stall the agent. Problems go to
 ``logs/hook.log``, never to stdout, because Claude Code reads whatever the hook prints as JSON.
 
 It is over 400 lines on purpose: splitting it into modules would cost an import each on every

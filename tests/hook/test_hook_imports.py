@@ -49,8 +49,16 @@ def loaded_after(code: str, env: dict[str, str], stdin: bytes = b"") -> list[str
     return list(json.loads(done.stderr))
 
 
+SHARED = ("deskd.core", "deskd.core.text")
+"""Of core, only what frames text (stdlib only), shared with the wake prompt."""
+
+
 def heavy(modules: list[str]) -> list[str]:
-    return [m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY)]
+    return [
+        m
+        for m in modules
+        if m not in SHARED and any(m == h or m.startswith(h + ".") for h in HEAVY)
+    ]
 
 
 def test_importing_the_hook_loads_nothing_heavy(tmp_path: Path) -> None:

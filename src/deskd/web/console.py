@@ -11,6 +11,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from deskd.config.settings import Settings
 from deskd.core.values import SUPERVISOR
+from deskd.errors import StoreError
 from deskd.service.desk.context import DeskContext, open_context
 from deskd.service.ops.console import CODE_MODES, KEY_MODES, is_loopback
 from deskd.web.auth import CodeChecker, SessionCodec
@@ -47,6 +48,8 @@ class Console:
         ctx = open_context(settings=self.settings, now=now, actor=SUPERVISOR)
         try:
             yield ctx
+        except StoreError as exc:  # damage a read met is remembered, as the CLI's boundary does:
+            raise ctx.failed(exc) from None  # every later request refuses before opening it
         finally:
             ctx.close()
 

@@ -76,6 +76,8 @@ def run_checks(env: Mapping[str, str] | None = None) -> list[Check]:
     return checks
 
 
+MIN_FREE_BYTES = 1024 * 1024
+"""Less room than this on a folder's disk is a full disk: a tick's writes no longer fit."""
 MAX_MODE_SCAN = 2000
 """Files looked at by the file-modes check (a desk with years of transcripts stays fast)."""
 
@@ -211,9 +213,18 @@ def _desk(where: Where, host: HostConfig | None, checks: list[Check]) -> Desk | 
 
 
 def folder_check(name: str, folder: Path) -> Check:
-    """A folder deskd writes to: present and writable, or creatable."""
+    """A folder deskd writes to: present, writable and with room on its disk, or creatable."""
     if folder.is_dir():
         if os.access(folder, os.W_OK | os.X_OK):
+            vfs = os.statvfs(folder)
+            if vfs.f_bavail * vfs.f_frsize < MIN_FREE_BYTES:
+                free = vfs.f_bavail * vfs.f_frsize // 1024
+                return Check(
+                    name,
+                    "fail",
+                    f"{folder}: the disk is full ({free} KiB free): free space on it, or ticks, "
+                    "launches and the session hook fail",
+                )
             return Check(name, "ok", f"{folder} writable")
         return Check(name, "fail", f"{folder} is not writable by this user")
     if folder.exists():

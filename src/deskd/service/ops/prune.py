@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import NamedTuple, TypedDict
 
 from deskd.core.timeparse import duration_text, iso_utc, parse_duration
-from deskd.errors import OperatorOnly, StoreCorrupt, TooRecent, database_unavailable
+from deskd.errors import OperatorOnly, StoreCorrupt, TooRecent
 from deskd.service.desk.context import DeskContext
 from deskd.store import prune as rows
 from deskd.store.db import integrity_problem
@@ -71,8 +71,9 @@ def prune(
     )
     damaged = integrity_problem(ctx.conn)
     if damaged is not None:
-        # Deleting rows rewrites pages across the file: never into a damaged one.
-        raise database_unavailable(ctx.settings.db_path, StoreCorrupt(damaged))
+        # Deleting rows rewrites pages across the file: never into a damaged one, which is
+        # remembered (run/damaged) like damage any command finds.
+        raise ctx.failed(StoreCorrupt(damaged))
     try:
         with ctx.write() as conn:
             result.deleted.update(rows.delete_before(conn, before=result.cutoff))

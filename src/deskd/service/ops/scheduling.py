@@ -25,13 +25,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from deskd import paths
-from deskd.errors import (
-    InvalidValue,
-    NoDesk,
-    NoExecutable,
-    UnitNotWritten,
-    UnitPermissionDenied,
-)
+from deskd.errors import InvalidValue
+from deskd.errors_schedule import NoDesk, NoExecutable, UnitNotWritten, UnitPermissionDenied
 from deskd.store.db import is_url, redact
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
