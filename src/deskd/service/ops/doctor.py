@@ -18,7 +18,7 @@ from deskd import __version__, paths
 from deskd.config.desk import Desk
 from deskd.config.desk_file import load_desk
 from deskd.config.host import HostConfig, load_config_module
-from deskd.config.settings import Settings
+from deskd.config.settings import Settings, database_problem
 from deskd.config.settings_model import load_settings
 from deskd.errors import DeskdError
 from deskd.service.ops.doctor_db import Check, postgres_checks, sqlite_checks, tick_checks
@@ -46,7 +46,9 @@ def run_checks(env: Mapping[str, str] | None = None) -> list[Check]:
     checks.insert(2, hook_check(environ.get("PATH", os.defpath)))
     host = _host(settings, where, checks)
     desk = _desk(where, host, checks)
-    if is_url(where.db):
+    if not where.db:
+        found = [Check("database", "fail", "not checked: DESKD_DB is invalid (see settings)")]
+    elif is_url(where.db):
         found = postgres_checks(str(where.db))
     else:
         found = sqlite_checks(Path(where.db), where.home)
@@ -134,10 +136,11 @@ def _settings(
     except DeskdError as exc:
         checks.append(Check("settings", "fail", exc.message))
         home = paths.home(environ)
+        db = paths.db_file_str(environ)
         return None, Where(
             home=home,
             desk=paths.desk_file(environ),
-            db=paths.db_file_str(environ),
+            db="" if database_problem(db) else db,  # a URL typed wrong is no path to show
             logs=paths.log_dir(environ),
             run=paths.run_dir(home),
         )
