@@ -83,7 +83,11 @@ def test_surfacing_loads_the_store_and_psycopg_and_nothing_else_of_deskd(hd: Hoo
     modules = json.loads(done.stderr)
     assert hd.shown_ids() != [] and "psycopg" in modules
     ours = [m for m in modules if m.split(".")[0] == "deskd"]
-    light = ("deskd.store", "deskd.paths", "deskd.session_ids", "deskd.hook")
+    light = ("deskd.store", "deskd.paths", "deskd.session_ids", "deskd.hook", "deskd.core")
+    assert [m for m in ours if m.startswith("deskd.core")] in (
+        [],
+        ["deskd.core", "deskd.core.text"],
+    )
     assert [m for m in ours if not m.startswith(light)] == ["deskd"]
     # Not the stored records (they need typing), nor the doctor's probe; no CLI or settings stack.
     assert not [m for m in ours if m.startswith(("deskd.store.records", "deskd.store.pg_probe"))]
