@@ -201,14 +201,43 @@ class Unavailable(DeskdError):
     exit_code = 3
 
 
-DOCTOR_ADVICE = "run `deskd doctor`; restore it from a backup if it is damaged"
+DOCTOR_ADVICE = "run `deskd doctor`"
+OUTAGE_ADVICE = (
+    (("disk is full", "No space left", "could not extend", "could not write"),
+     "the disk is full: free space on it and run `deskd doctor`; nothing is damaged"),
+    (("readonly", "read-only"),
+     "the database is read-only: check the file's and its folder's permissions, or that the "
+     "server is no read-only replica (`deskd doctor`); nothing is damaged"),
+    (("relay", ),
+     "the host's relay (`deskd relay`) went away: run the command again, which starts it"),
+    (("server closed", "terminating connection", "connection refused", "Connection refused",
+      "could not connect", "consuming input failed", "connection is lost", "is closed"),
+     "the PostgreSQL server stopped or cannot be reached: check that it runs (`deskd doctor`); "
+     "nothing is damaged"),
+)  # fmt: skip
+"""What to do about an outage, by the words of the database's error (the first match wins):
+only damage is told to restore from a backup, never a plain outage."""
 
 
 def database_unavailable(path: object, exc: BaseException) -> Unavailable:
-    """A database error as deskd's exit 3: the file, SQLite's words and what to do."""
+    """A database error as deskd's exit 3: the file, the database's words and what to do,
+    matched to the cause (server down, relay gone, lock timeout, read-only, disk full, damage)."""
     reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    advice = getattr(exc, "advice", None) or DOCTOR_ADVICE  # a refused connect: no restore
-    return Unavailable(f"database {path}: {reason} ({advice})")
+    return Unavailable(f"database {path}: {reason} ({outage_advice(exc, reason)})")
+
+
+def outage_advice(exc: BaseException, reason: str) -> str:
+    advice = getattr(exc, "advice", None)
+    if advice:  # a refused connect says what to check itself
+        return str(advice)
+    if isinstance(exc, StoreCorrupt):
+        return "the file is damaged: run `deskd doctor`, then restore it from a backup"
+    if isinstance(exc, StoreBusy):
+        return (
+            "another process held the write lock past the timeout: run the command again; "
+            "`deskd doctor` says who holds it"
+        )
+    return next((a for words, a in OUTAGE_ADVICE if any(w in reason for w in words)), DOCTOR_ADVICE)
 
 
 class StoreError(Unavailable):
@@ -337,57 +366,6 @@ class DuplicateMessage(DeskdError):
     original_id: int
 
 
-class UnknownTask(DeskdError):
-    code = "unknown_task"
-    says = "no task {task_id} (see `deskd task list --all`)"
-
-
-class NotTaskParty(DeskdError):
-    code = "not_task_party"
-    says = (
-        "{by!r} may not change task {task_id}: only its assignee ({role!r}), "
-        "its creator ({created_by!r}) or the operator (at the shell, without --by) may"
-    )
-
-
-class TaskClosed(DeskdError):
-    code = "task_closed"
-    says = "task {task_id} is {status}: closed tasks do not change (add a new task)"
-
-
-class BadTransition(DeskdError):
-    code = "bad_transition"
-    says = "task {task_id}: {old} → {new} is not allowed (from {old}: {allowed!c})"
-
-
-class BlockedOnWithoutBlocked(DeskdError):
-    code = "blocked_on_without_blocked"
-    says = "--blocked-on names what task {task_id} waits for: use it with --status blocked"
-
-
-class BlockedNeedsDependency(DeskdError):
-    code = "blocked_needs_dependency"
-    says = (
-        "task {task_id}: blocked requires --blocked-on naming the dependency "
-        '(e.g. --blocked-on "task 12" or --blocked-on "beta\'s review")'
-    )
-
-
-class NothingToChange(DeskdError):
-    code = "nothing_to_change"
-    says = (
-        "nothing to change on task {task_id} (give --status, --priority, --due, "
-        "--for, --blocked-on or --note)"
-    )
-
-
-class TaskChanged(DeskdError):
-    """Compare-and-set lost: another writer changed the task between read and write."""
-
-    code = "conflict"
-    says = "task {task_id} changed meanwhile; try again"
-
-
 class PeopleOnly(DeskdError):
     """An agent session (DESKD_ROLE set) asked for an operator's decision."""
 
@@ -507,40 +485,6 @@ class NotHookOwner(DeskdError):
 class HookClosed(DeskdError):
     code = "hook_closed"
     says = "hook {hook_id} is already {status}"
-
-
-class NoExecutable(DeskdError):
-    code = "no_executable"
-    says = (
-        "cannot find the deskd executable of this environment (searched {searched}); "
-        "reinstall deskd with pip into this interpreter"
-    )
-
-
-class NoDesk(DeskdError):
-    """A schedule asked for a folder without a desk file: it would tick an empty database."""
-
-    code = "no_desk"
-    says = (
-        "no desk file at {desk_file} (desk folder {home}, from {origin}): "
-        "run `deskd init` there first, or set DESKD_HOME to the desk folder"
-    )
-
-
-class UnitPermissionDenied(DeskdError):
-    code = "permission_denied"
-    says = (
-        "cannot write {path}: permission denied (use --user for a timer of "
-        "your own, or run it as root: {sudo_hint})"
-    )
-
-
-class UnitNotWritten(DeskdError):
-    """A schedule unit file could not be written. Exit 1 like any refusal (not 3): the
-    database is fine, the operator picked a folder deskd cannot write."""
-
-    code = "unavailable"
-    says = "cannot write {path}: {reason}"
 
 
 class DemoFailed(DeskdError):

@@ -23,43 +23,9 @@ import pytest
 from procs import deskd, refused_in_one_line
 
 from conftest import Desk
+from db_damage import ENQUEUE, damage_a_middle_leaf_of_items, populated
 
 pytestmark = pytest.mark.sqlite_only
-
-
-def _populated(desk: Desk, count: int = 120) -> None:
-    for i in range(count):
-        desk.ok(*ENQUEUE, "--title", f"t{i}", "--body", "b" * 200)
-    conn = sqlite3.connect(desk.db_path)
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    conn.close()
-
-
-ENQUEUE = ("inbox", "enqueue", "--for", "alpha", "--source", "alert")
-
-
-def _damage_a_middle_leaf_of_items(db: Path) -> None:
-    """Overwrite one leaf page in the middle of the items table: opening the file, and every
-    query that does not walk those rows, still works."""
-    conn = sqlite3.connect(db)
-    try:
-        size = int(conn.execute("PRAGMA page_size").fetchone()[0])
-        leaves = [
-            int(r[0])
-            for r in conn.execute(
-                "SELECT pageno FROM dbstat WHERE name = 'items' AND pagetype = 'leaf' "
-                "ORDER BY pageno"
-            )
-        ]
-    except sqlite3.OperationalError as exc:  # SQLite built without dbstat
-        pytest.skip(f"no dbstat: {exc}")
-    finally:
-        conn.close()
-    page = leaves[len(leaves) // 2]
-    data = bytearray(db.read_bytes())
-    start = (page - 1) * size
-    data[start + 8 : start + size - 8] = b"\xa5" * (size - 16)
-    db.write_bytes(bytes(data))
 
 
 def _files(desk: Desk) -> dict[str, str]:
@@ -86,10 +52,10 @@ EVERY = [
 
 
 def test_damage_found_mid_query_stops_every_later_command_and_every_write(desk: Desk) -> None:
-    _populated(desk)
+    populated(desk)
     good = desk.home / "good.db"
     shutil.copy(desk.db_path, good)
-    _damage_a_middle_leaf_of_items(desk.db_path)
+    damage_a_middle_leaf_of_items(desk.db_path)
     # `status` walks the items: exit 3, one line, no traceback.
     line = refused_in_one_line(deskd(desk, "status"), 3)
     assert "deskd doctor" in line and str(desk.db_path) in line and "malformed" in line
@@ -115,8 +81,8 @@ def test_the_session_hook_writes_nothing_into_a_database_found_damaged(desk: Des
     import subprocess
     import sys
 
-    _populated(desk)
-    _damage_a_middle_leaf_of_items(desk.db_path)
+    populated(desk)
+    damage_a_middle_leaf_of_items(desk.db_path)
     refused_in_one_line(deskd(desk, "status"), 3)
     files = _files(desk)
     payload = json.dumps(
@@ -146,8 +112,8 @@ def test_the_session_hook_writes_nothing_into_a_database_found_damaged(desk: Des
 
 def test_a_write_first_after_damage_is_refused_once_a_read_found_it(desk: Desk) -> None:
     """The click path (`wake list`, `task list`) refuses as well once a read found damage."""
-    _populated(desk)
-    _damage_a_middle_leaf_of_items(desk.db_path)
+    populated(desk)
+    damage_a_middle_leaf_of_items(desk.db_path)
     refused_in_one_line(deskd(desk, "inbox", "list", "--for", "alpha", "--limit", "500"), 3)
     for args in (("wake", "list"), ("task", "list"), (*ENQUEUE, "--title", "x")):
         assert "deskd doctor" in refused_in_one_line(deskd(desk, *args), 3)
@@ -245,3 +211,24 @@ def test_a_database_that_is_no_regular_file_is_refused_and_left_alone(
     assert (after.st_uid, after.st_gid) == (before.st_uid, before.st_gid)
     doctor = deskd(desk, "doctor", DESKD_DB=str(path))
     assert doctor.exit_code == 1 and "not a regular file" in doctor.stdout
+
+
+def test_doctor_marks_the_desk_damaged_and_prune_deletes_nothing_from_it(desk: Desk) -> None:
+    """Index damage only integrity_check sees: doctor marks the desk damaged, so no command
+    writes into it; prune checks with integrity_check too and deletes nothing."""
+    for i in range(30):
+        desk.ok(*ENQUEUE, "--title", f"t{i}")
+    desk.close()
+    conn = sqlite3.connect(desk.db_path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    _drop_three_rows_from_the_unread_index(desk.db_path)
+    files = _files(desk)
+    line = refused_in_one_line(deskd(desk, "prune", "--older-than", "1d", "--force"), 3)
+    assert "missing from index" in line and "backup" in line
+    assert (desk.home / "run" / "damaged").exists() and _files(desk) == files
+    (desk.home / "run" / "damaged").unlink()
+    assert deskd(desk, "doctor").exit_code == 1
+    assert (desk.home / "run" / "damaged").exists()
+    assert "damaged" in refused_in_one_line(deskd(desk, *ENQUEUE, "--title", "after"), 3)
+    assert _files(desk) == files

@@ -154,3 +154,36 @@ def test_a_missing_workdir_fails_naming_the_role_and_the_fix(desk: Desk, agent_b
     assert beta["detail"].startswith(str(Path("~/no/such/folder").expanduser()) + " does not exist")
     assert 'fix workdir under [[roles]] name = "beta"' in beta["detail"]
     assert "workdir gamma" not in found  # no workdir: the desk folder
+
+
+@pytest.fixture
+def full_disk(tmp_path: Path) -> Any:
+    """A folder on a 1 MiB tmpfs filled to the last block (needs root to mount)."""
+    import subprocess
+
+    folder = tmp_path / "full"
+    folder.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(folder)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs: {mounted.stderr.decode().strip()}")
+    try:
+        try:
+            with (folder / "filler").open("wb") as f:
+                while True:
+                    f.write(b"\0" * 65536)
+                    f.flush()
+        except OSError:
+            pass
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+def test_doctor_fails_on_a_full_disk(desk: Desk, agent_bin: Path, full_disk: Path) -> None:
+    desk.ok("roles")
+    out = desk.run("doctor", "--json", PATH=str(agent_bin), DESKD_LOG_DIR=str(full_disk))
+    assert out.exit_code == 1, out.stdout
+    log_dir = checks(out)["log dir"]
+    assert not log_dir["ok"] and "the disk is full" in log_dir["detail"]

@@ -264,3 +264,23 @@ def test_migrate_db_copies_a_desk_that_then_runs_on_postgresql(
     assert again.exit_code == 1 and json.loads(again.stderr)["error"]["code"] == "target_not_empty"
     bad = desk.run("migrate-db", "--from", src, "--to", "/tmp/x.db", "--json")
     assert bad.exit_code == 1 and "postgresql://" in bad.stderr
+
+
+@pytest.mark.sqlite_only
+def test_migrate_db_from_a_damaged_file_says_so_and_leaves_the_target_empty(
+    desk: Desk, pg_database: str
+) -> None:
+    from db_damage import damage_a_middle_leaf_of_items, populated
+
+    populated(desk)
+    damage_a_middle_leaf_of_items(desk.db_path)
+    out = desk.run("migrate-db", "--from", str(desk.db_path), "--to", pg_database)
+    assert out.exit_code == 3 and "damaged" in out.stderr and "backup" in out.stderr, out.stderr
+    conn = connect(pg_database, migrate=False)
+    try:
+        tables = conn.execute(
+            "SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = 'public'"
+        ).fetchone()
+    finally:
+        conn.close()
+    assert tables["n"] == 0  # no empty schema left behind

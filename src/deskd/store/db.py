@@ -329,18 +329,17 @@ def read_transaction(conn: Connection) -> Iterator[Connection]:
             conn.execute("COMMIT")
 
 
-def integrity_problem(conn: Connection, *, full: bool = False) -> str | None:
-    """The first complaint of ``PRAGMA quick_check`` (``full``: ``integrity_check``), or None
-    when the file is sound.
+def integrity_problem(conn: Connection) -> str | None:
+    """The first complaint of ``PRAGMA integrity_check``, or None when the file is sound.
 
-    Both read every page (O(size)): for ``deskd doctor`` and before ``prune`` rewrites pages,
-    not for every command. Only ``integrity_check`` also compares every index with its table
-    (``row 12 missing from index items_unread``): a reader using that index sees too few rows."""
+    It reads every page (O(size)): for ``deskd doctor`` and before ``prune`` rewrites pages,
+    not for every command. Not ``quick_check``: only ``integrity_check`` compares every index
+    with its table (``row 12 missing from index items_unread``), and a reader using that
+    index sees too few rows."""
     from deskd.errors import StoreError
 
-    pragma = "integrity_check" if full else "quick_check"
     try:
-        rows = [str(r[0]) for r in conn.execute(f"PRAGMA {pragma}(4)").fetchall()]
+        rows = [str(r[0]) for r in conn.execute("PRAGMA integrity_check(4)").fetchall()]
     except StoreError as exc:
         return str(exc)
     if rows == ["ok"]:

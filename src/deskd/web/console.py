@@ -11,11 +11,12 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from deskd.config.settings import Settings
 from deskd.core.values import SUPERVISOR
+from deskd.errors import StoreError
 from deskd.service.desk.context import DeskContext, open_context
 from deskd.service.ops.console import CODE_MODES, KEY_MODES, is_loopback
 from deskd.web.auth import CodeChecker, SessionCodec
 
-MIN_SECRET = 4  # shorter values are too common to mask without mangling the page
+MIN_SECRET = 8  # shorter values are words of the page (``page``, ``hook``), not maskable there
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -47,6 +48,8 @@ class Console:
         ctx = open_context(settings=self.settings, now=now, actor=SUPERVISOR)
         try:
             yield ctx
+        except StoreError as exc:  # damage a read met is remembered, as the CLI's boundary does:
+            raise ctx.failed(exc) from None  # every later request refuses before opening it
         finally:
             ctx.close()
 
@@ -64,14 +67,22 @@ class Console:
         found.extend(_url_secrets(self.settings.tick_ping_url))
         for url in self.settings.notify_url_list:
             found.extend(_url_secrets(url))
+        names: set[str] = set()
         if ctx is not None:
             from deskd.service.paging.channels import all_channels, secrets_of, var_values
 
             values = var_values(self.settings)
-            for channel in all_channels(self.settings, ctx.desk).values():
+            channels = all_channels(self.settings, ctx.desk)
+            names = {*channels, *ctx.desk.roles}
+            for channel in channels.values():
                 for url in channel.urls:
                     found.extend(secrets_of(url, values))
-        return sorted({s for s in found if len(s) >= MIN_SECRET}, key=len, reverse=True)
+        # Searched for in the whole page: a short part (a webhook path ``/page``) or a name the
+        # page itself uses (an ntfy topic named like a role) is a word of the page there, not
+        # a secret; where URLs are shown, apprise's privacy rendering hides it (privacy.py).
+        return sorted(
+            {s for s in found if len(s) >= MIN_SECRET and s not in names}, key=len, reverse=True
+        )
 
 
 def _url_secrets(url: str | None) -> list[str]:
@@ -103,22 +114,11 @@ def _encodings(secret: str) -> set[str]:
     return {f for f in forms if f}
 
 
-SHORT_SECRET = 8
-"""A secret shorter than this (a webhook path segment such as ``hook``) is masked only where
-it stands as a whole word: inside a longer word ("hooks") it is page text, not the secret."""
-
-
 def mask(text: str, secrets: list[str]) -> str:
     """Every secret (as written and in every encoding a page uses) replaced by a mask."""
-    import re
-
     for secret in secrets:
         for form in sorted(_encodings(secret), key=len, reverse=True):
-            if len(secret) >= SHORT_SECRET:
-                text = text.replace(form, "••••")
-            else:
-                pattern = rf"(?<![A-Za-z0-9]){re.escape(form)}(?![A-Za-z0-9])"
-                text = re.sub(pattern, "••••", text)
+            text = text.replace(form, "••••")
     return text
 
 

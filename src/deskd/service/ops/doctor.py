@@ -18,7 +18,7 @@ from deskd import __version__, paths
 from deskd.config.desk import Desk
 from deskd.config.desk_file import load_desk
 from deskd.config.host import HostConfig, load_config_module
-from deskd.config.settings import Settings
+from deskd.config.settings import Settings, database_problem
 from deskd.config.settings_model import validate_settings
 from deskd.errors import DeskdError
 from deskd.service.ops.doctor_db import Check, postgres_checks, sqlite_checks, tick_checks
@@ -46,7 +46,9 @@ def run_checks(env: Mapping[str, str] | None = None) -> list[Check]:
     checks.insert(2, hook_check(environ.get("PATH", os.defpath)))
     host = _host(settings, where, checks)
     desk = _desk(where, host, checks)
-    if is_url(where.db):
+    if not where.db:
+        found = [Check("database", "fail", "not checked: DESKD_DB is invalid (see settings)")]
+    elif is_url(where.db):
         found = postgres_checks(str(where.db))
     else:
         found = sqlite_checks(Path(where.db), where.home)
@@ -79,6 +81,8 @@ def run_checks(env: Mapping[str, str] | None = None) -> list[Check]:
     return checks
 
 
+MIN_FREE_BYTES = 1024 * 1024
+"""Less room than this on a folder's disk is a full disk: a tick's writes no longer fit."""
 MAX_MODE_SCAN = 2000
 """Files looked at by the file-modes check (a desk with years of transcripts stays fast)."""
 
@@ -135,10 +139,11 @@ def _settings(
     except DeskdError as exc:
         checks.append(Check("settings", "fail", exc.message))
         home = paths.home(environ)
+        db = paths.db_file_str(environ)
         return None, Where(
             home=home,
             desk=paths.desk_file(environ),
-            db=paths.db_file_str(environ),
+            db="" if database_problem(db) else db,  # a URL typed wrong is no path to show
             logs=paths.log_dir(environ),
             run=paths.run_dir(home),
         )
@@ -214,9 +219,18 @@ def _desk(where: Where, host: HostConfig | None, checks: list[Check]) -> Desk | 
 
 
 def folder_check(name: str, folder: Path) -> Check:
-    """A folder deskd writes to: present and writable, or creatable."""
+    """A folder deskd writes to: present, writable and with room on its disk, or creatable."""
     if folder.is_dir():
         if os.access(folder, os.W_OK | os.X_OK):
+            vfs = os.statvfs(folder)
+            if vfs.f_bavail * vfs.f_frsize < MIN_FREE_BYTES:
+                free = vfs.f_bavail * vfs.f_frsize // 1024
+                return Check(
+                    name,
+                    "fail",
+                    f"{folder}: the disk is full ({free} KiB free): free space on it, or ticks, "
+                    "launches and the session hook fail",
+                )
             return Check(name, "ok", f"{folder} writable")
         return Check(name, "fail", f"{folder} is not writable by this user")
     if folder.exists():

@@ -14,7 +14,13 @@ from deskd.config.settings import Settings
 from deskd.core.timeparse import human_age
 from deskd.errors import StoreError
 from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
-from deskd.store.db import clear_damage, damage_noted, integrity_problem, write_locked
+from deskd.store.db import (
+    clear_damage,
+    damage_noted,
+    integrity_problem,
+    note_damage,
+    write_locked,
+)
 from deskd.store.dialect import Connection
 
 Level = Literal["ok", "warn", "fail"]
@@ -38,9 +44,11 @@ class Check(NamedTuple):
 
 def integrity_checks(conn: Connection, db: Path, run: Path) -> list[Check]:
     """``PRAGMA integrity_check`` (not ``quick_check``, which misses an index that lost rows
-    of its table); the damage marker cleared once the file is sound again."""
-    damaged = integrity_problem(conn, full=True)
+    of its table): damage is remembered (``run/damaged``) so no command writes into the file
+    until it is sound again, when the marker is cleared."""
+    damaged = integrity_problem(conn)
     if damaged is not None:
+        note_damage(run, str(db), damaged)
         return [
             Check(
                 "integrity",

@@ -5,7 +5,15 @@ from __future__ import annotations
 import os
 from typing import TypedDict
 
-from deskd.errors import InvalidValue, SchemaBehind, StoreError, TargetNotEmptyRefused, Unavailable
+from deskd.errors import (
+    InvalidValue,
+    SchemaBehind,
+    StoreCorrupt,
+    StoreError,
+    TargetNotEmptyRefused,
+    Unavailable,
+    database_unavailable,
+)
 
 Migrated = TypedDict(
     "Migrated", {"from": str, "to": str, "schema": int, "rows": dict[str, int], "total": int}
@@ -17,7 +25,7 @@ functional form)."""
 def migrate_db(source: str, target: str) -> Migrated:
     """Copy the desk at ``source`` (a SQLite file) into ``target`` (an empty PostgreSQL
     database, created by its owner beforehand); the source is read, never changed."""
-    from deskd.store.db import DatabaseMissing, connect, is_url, redact
+    from deskd.store.db import DatabaseMissing, connect, integrity_problem, is_url, redact
 
     if is_url(source):
         raise InvalidValue("--from", redact(source), "the SQLite file of the desk to copy")
@@ -32,6 +40,9 @@ def migrate_db(source: str, target: str) -> Migrated:
         raise Unavailable("PostgreSQL needs psycopg: pip install 'deskd[pg]'") from None
     src = open_source(source)
     try:
+        damaged = integrity_problem(src)
+        if damaged is not None:  # before the target is touched: no empty schema left there
+            raise database_unavailable(source, StoreCorrupt(damaged))
         found = schema_version(src)
         if found != LATEST:
             raise SchemaBehind(source, found, LATEST)

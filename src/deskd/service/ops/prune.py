@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import NamedTuple, TypedDict
 
 from deskd.core.timeparse import duration_text, iso_utc, parse_duration
-from deskd.errors import OperatorOnly, StoreCorrupt, TooRecent, database_unavailable
+from deskd.errors import OperatorOnly, StoreCorrupt, TooRecent
 from deskd.service.desk.context import DeskContext
 from deskd.service.ops.worktrees import PrunedTree, prune_worktrees
 from deskd.store import prune as rows
@@ -78,8 +78,9 @@ def prune(
     # PostgreSQL checks its own pages; `PRAGMA quick_check` is SQLite's.
     damaged = integrity_problem(ctx.conn) if ctx.conn.dialect == "sqlite" else None
     if damaged is not None:
-        # Deleting rows rewrites pages across the file: never into a damaged one.
-        raise database_unavailable(ctx.settings.db_path, StoreCorrupt(damaged))
+        # Deleting rows rewrites pages across the file: never into a damaged one, which is
+        # remembered (run/damaged) like damage any command finds.
+        raise ctx.failed(StoreCorrupt(damaged))
     try:
         with ctx.write() as conn:
             result.deleted.update(rows.delete_before(conn, before=result.cutoff))

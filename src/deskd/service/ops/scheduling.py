@@ -25,13 +25,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 from deskd import paths
-from deskd.errors import (
-    InvalidValue,
-    NoDesk,
-    NoExecutable,
-    UnitNotWritten,
-    UnitPermissionDenied,
-)
+from deskd.config.settings import database_problem
+from deskd.errors import InvalidValue
+from deskd.errors_schedule import NoDesk, NoExecutable, UnitNotWritten, UnitPermissionDenied
 from deskd.store.db import is_url, redact
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
@@ -100,6 +96,9 @@ def desk_target(environ: Mapping[str, str], *, execute: bool, deskd: Path | None
         raise NoDesk(desk_file, home, origin)
     extra: dict[str, str] = {}
     url = next((env[n] for n in paths.DB_VARIABLES if env.get(n)), None)
+    problem = database_problem(url) if url is not None else None
+    if problem:  # a URL typed wrong is refused, never written into a crontab as a path
+        raise InvalidValue("DESKD_DB", "(not shown: it may hold a password)", problem)
     if url is not None and is_url(url):
         require_url_in_env_file(home, url, what="a schedule")
     for name in _PATH_VARIABLES:
