@@ -5,4 +5,4 @@ Kept import-free on purpose: the session hook imports ``deskd`` on every tool ca
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+__version__ = "0.5.0"
