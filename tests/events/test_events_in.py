@@ -259,3 +259,12 @@ def test_a_payload_of_the_wrong_shape_is_a_400_that_writes_nothing(
     nested = client.post("/events/hook", content=deep, headers=bearer(JSON_TOKEN))
     assert nested.status_code == 400 and "not JSON" in nested.json()["error"]["message"]
     assert events_desk.dump() == before
+
+
+@pytest.mark.sqlite_only  # deskd prune runs on SQLite desks (it reads PRAGMAs)
+def test_prune_forgets_old_delivery_ids(events_desk: Desk, client: TestClient) -> None:
+    client.post("/events/am", content=body_of(alertmanager("firing")), headers=bearer(AM_TOKEN))
+    events_desk.advance(days=100)
+    events_desk.ok("prune", "--older-than", "90d")
+    with events_desk.db() as conn:
+        assert conn.execute("SELECT COUNT(*) FROM deliveries").fetchone()[0] == 0

@@ -93,6 +93,8 @@ STEPS: dict[str, str | tuple[str, ...]] = {
         "AND created_at < ? AND COALESCE(last_fire_at, 0) < ? AND COALESCE(until_at, 0) < ?"
     ),
     "events": "DELETE FROM events WHERE at < ?",
+    # Delivery ids kept to refuse replays: a sender retries within hours, not months.
+    "deliveries": "DELETE FROM deliveries WHERE received_at < ?",
 }
 
 
