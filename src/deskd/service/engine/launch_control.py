@@ -69,8 +69,11 @@ class Stopped(TypedDict):
     result: str
 
 
-def stop_role(ctx: DeskContext, role: str, *, by: str, grace_s: float = GRACE_S) -> Stopped:
-    """End the running launch of ``role``: record it, then signal its process group."""
+def stop_role(
+    ctx: DeskContext, role: str, *, by: str, grace_s: float = GRACE_S, why: str | None = None
+) -> Stopped:
+    """End the running launch of ``role``: record it (``why``: the detail, default who
+    stopped it), then signal its process group."""
     if ctx.settings.role:
         raise PeopleCommand("deskd agent stop", "an agent ends its own turn")
     ctx.desk.role(role)
@@ -79,7 +82,7 @@ def stop_role(ctx: DeskContext, role: str, *, by: str, grace_s: float = GRACE_S)
         raise NotRunning(role)
     attempt_id = row.id
     pid = read_pid(ctx.settings.run_path, attempt_id)
-    detail = f"stopped by {by}"
+    detail = why or f"stopped by {by}"
     with ctx.write() as conn:
         attempt_rows.finish_launch(
             conn,

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from deskd.service.engine.dispatch import Dispatched, Healed
+    from deskd.service.engine.stuck import StuckJson
     from deskd.service.paging.pager import PageReport
 
 
@@ -43,6 +44,7 @@ class TickJson(TypedDict):
     dry_run: bool
     skipped: str | None
     hooks_fired: list[FiredJson]
+    stuck: list[StuckJson]
     checks: list[CheckedJson]
     resolved: list[dict[str, Any]]
     attempts: list[dict[str, Any]]
@@ -66,6 +68,7 @@ class TickResult(NamedTuple):
     page_ids: tuple[int, ...] = ()
     hooks_fired: tuple[FiredJson, ...] = ()
     checks: tuple[CheckedJson, ...] = ()
+    stuck: tuple[StuckJson, ...] = ()
     healed: Healed | None = None
     """What healing did; None when nothing was healed: a dry run, or no launch was planned
     or running."""
@@ -80,6 +83,7 @@ class TickResult(NamedTuple):
             "dry_run": self.dry_run,
             "skipped": self.skipped,
             "hooks_fired": list(self.hooks_fired),
+            "stuck": list(self.stuck),
             "checks": list(self.checks),
             "resolved": [],
             "attempts": [],
@@ -258,6 +262,11 @@ def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
 
             healed = heal_launches(ctx)
         fired = fire_due_hooks(ctx, execute=True)
+        stuck: tuple[StuckJson, ...] = ()
+        if _launches_live(ctx):  # silent launches: nudged, or stopped and resumed below
+            from deskd.service.engine.stuck import handle_stuck
+
+            stuck = tuple(handle_stuck(ctx))
         checks = tuple(run_due_checks(ctx))  # before the snapshot: a reopened task wakes now
         # Time-based meeting transitions (idle pause, late attendance) run on the tick
         # (lesson 25); a dry run's snapshot applies the same sweep in memory.
@@ -270,7 +279,7 @@ def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
         # One read transaction for the hooks and the snapshot: an executing tick that
         # commits in between (a dry run does not wait for its lock) cannot make a hook both
         # "would fire" and already fired.
-        healed, checks = None, ()
+        healed, checks, stuck = None, (), ()
         with read_transaction(conn):
             fired = fire_due_hooks(ctx, execute=False)
             snapshot = load_snapshot(conn, ctx.desk, now=ctx.now)
@@ -284,6 +293,7 @@ def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
         plan=plan,
         hooks_fired=tuple(f.to_json() for f in fired),
         checks=checks,
+        stuck=stuck,
         healed=healed,
     )
     if not execute:
