@@ -92,8 +92,9 @@ def went_dead(policy: Policy, role: RoleView, demand: Demand, current: AttemptVi
     return start in LAUNCH_RUNGS and RUNGS.index(start) < RUNGS.index(current.rung)
 
 
-RELAUNCHED = " (relaunched: its executor died)"
-"""How the reason of an attempt relaunched after its executor died says so (once per rung)."""
+RELAUNCHED = " (relaunched: its executor died or it got stuck)"
+"""How the reason of an attempt relaunched after its executor died, or after deskd stopped it
+as stuck, says so (once per rung)."""
 
 
 def relaunch_due(role: RoleView, current: AttemptView) -> bool:

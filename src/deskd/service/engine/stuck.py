@@ -3,7 +3,7 @@
 A running launch whose session shows no heartbeat (its session hook's calls and its output
 stream both count, the executor turning each event into one) for half of ``stuck_after`` is
 nudged: an item its session hook shows at the agent's next tool call. Silent for all of
-``stuck_after``, it is stopped (SIGTERM, then SIGKILL: ``launch_control.stop_role``, which
+``stuck_after``, it is stopped (SIGINT, SIGTERM, SIGKILL: ``launch_control.stop_role``, which
 records the stop first) with the detail ``stuck: …``, and a note item tells the resumed
 session why; the planner relaunches the wake once within its rung, resuming the session
 (core/ladder.py ``relaunch_due``). A relaunch that gets stuck too pages a person and climbs.
@@ -107,7 +107,8 @@ def _stop(ctx: DeskContext, launch: Attempt, silent_s: int) -> StuckJson:
     from deskd.service.engine.launch_control import stop_role
 
     quiet = duration_text(silent_s)
-    stop_role(ctx, launch.role, by="deskd", why=f"{STUCK}: no heartbeat for {quiet}")
+    why = f"{STUCK}: no heartbeat for {quiet}"
+    stop_role(ctx, launch.role, by="deskd", why=why, interrupt=True)
     deadline = time.monotonic() + RELEASE_WAIT_S
     while locks.held(ctx, locks.role_lock(launch.role)) and time.monotonic() < deadline:
         time.sleep(0.05)  # real time: the executor's own exit, not the desk's clock
