@@ -152,6 +152,9 @@ def _print_wakes(data: Mapping[str, Any]) -> None:
             f"{task['idle_wakes']} times without a change (deskd task update {task['id']} …)",
             fg="yellow",
         )
+    for s in data.get("stuck", []):
+        state = "recovered" if s["recovered"] else "not recovered yet"
+        secho(f"stuck: {s['role']} attempt {s['attempt_id']} {s['detail']} — {state}", fg="yellow")
     for w in data.get("routed", []):
         echo(f"routed: {w['kind']} {w['id']} → {w['role']} — {w['why']}")
     for pause in data["paused"]:

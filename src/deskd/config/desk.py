@@ -68,6 +68,8 @@ class DeskSection(NamedTuple):
     stall_after: int = 3
     reopen_after: int = 3
     """Failed checks of one task (``--done-when``) before a person is paged about it."""
+    stuck_after: int = 900
+    """Silence (no heartbeat, no output) of a running launch before it is stopped and resumed."""
     rollover_at: str = "04:00"
     default_channels: list[str] = []
     max_launches_per_day: int = 48
@@ -141,6 +143,8 @@ class RoleConfig(NamedTuple):
     budget: BudgetSection | None = None
     reopen_after: int | None = None
     """The desk's ``reopen_after`` for this role's tasks; None: the desk's."""
+    stuck_after: int | None = None
+    """The desk's ``stuck_after`` for this role's launches; None: the desk's."""
     worktree: bool | str = False
     """A git worktree of its own for the role (true: branch ``deskd/<role>``; text: that
     branch), under the desk folder's ``worktrees/`` (service/engine/worktrees.py)."""

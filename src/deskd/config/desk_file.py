@@ -80,7 +80,7 @@ def _source(source: str) -> str:
 
 
 class _DeskChecks(_Strict):
-    _durations = _duration_fields("inbox_batch", "probe_timeout", "probe_budget")
+    _durations = _duration_fields("inbox_batch", "probe_timeout", "probe_budget", "stuck_after")
 
     @field_validator("timezone", check_fields=False)
     @classmethod
@@ -123,15 +123,14 @@ class _AgentChecks(_Strict):
     _durations = _duration_fields("timeout", "retry_wait")
 
 
-_BRANCH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._/-]{0,99}")
-
-
 class _RoleChecks(_Strict):
+    _durations = _duration_fields("stuck_after")
+
     @field_validator("worktree", check_fields=False)
     @classmethod
     def _branch(cls, value: bool | str) -> bool | str:
-        bad = ".." in str(value) or str(value).endswith(("/", ".lock", "."))
-        if isinstance(value, str) and (bad or not _BRANCH.fullmatch(value)):
+        branch = r"[A-Za-z0-9_][A-Za-z0-9._/-]{0,99}(?<![/.])(?<!\.lock)"
+        if isinstance(value, str) and (".." in value or not re.fullmatch(branch, value)):
             raise ValueError("must be true, false or a branch name like deskd/alpha")
         return value
 
@@ -284,6 +283,7 @@ DeskSection = _model(
     _DeskChecks,
     stall_after={"ge": 1},
     reopen_after={"ge": 1},
+    stuck_after={"ge": 60},
     max_launches_per_day={"ge": 0},
     max_cost_per_day={"ge": 0},
     probe_timeout={"ge": 1},
@@ -301,7 +301,7 @@ BudgetSection = _model(
 )
 PresenceSection = _model(records.PresenceSection, _PresenceChecks)
 AgentSection = _model(records.AgentSection, _AgentChecks, retry_wait={"ge": 0})
-RoleConfig = _model(records.RoleConfig, _RoleChecks, reopen_after={"ge": 1})
+RoleConfig = _model(records.RoleConfig, _RoleChecks, reopen_after={"ge": 1}, stuck_after={"ge": 60})
 LadderRung = _model(records.LadderRung, _RungChecks)
 ChannelConfig = _model(records.ChannelConfig, _ChannelChecks)
 EventSource = _model(records.EventSource, _EventChecks, for_={"alias": "for"})

@@ -7,6 +7,7 @@ from deskd.core.records import (
     EXECUTOR_DIED,
     LAUNCH_RUNGS,
     RUNGS,
+    STUCK,
     AttemptView,
     Demand,
     Policy,
@@ -91,14 +92,15 @@ def went_dead(policy: Policy, role: RoleView, demand: Demand, current: AttemptVi
     return start in LAUNCH_RUNGS and RUNGS.index(start) < RUNGS.index(current.rung)
 
 
-RELAUNCHED = " (relaunched: its executor died)"
-"""How the reason of an attempt relaunched after its executor died says so (once per rung)."""
+RELAUNCHED = " (relaunched: its executor died or it got stuck)"
+"""How the reason of an attempt relaunched after its executor died, or after deskd stopped it
+as stuck, says so (once per rung)."""
 
 
 def relaunch_due(role: RoleView, current: AttemptView) -> bool:
     """``current``'s launch died with its executor, the role is not busy (the healing tick
     parked its session), and it is not itself a relaunch: one relaunch per rung, no loop."""
     died = current.launch_status == "failed" and (current.launch_detail or "").startswith(
-        EXECUTOR_DIED
-    )  # "executor died", or "executor died; the disk holding … is full"
+        (EXECUTOR_DIED, STUCK)
+    )  # "executor died", "executor died; the disk holding … is full", "stuck: …"
     return died and not role_busy(role) and RELAUNCHED not in current.reason

@@ -35,6 +35,7 @@ from deskd.core.records import (
     HOST_DOWN,
     LAUNCH_RUNGS,
     RUNGS,
+    STUCK,
     AttemptView,
     Closure,
     Demand,
@@ -201,7 +202,8 @@ def _step(
         # Its executor was killed (kill -9, OOM) and the healing tick parked the session: not
         # silence from the agent, so the rung is tried again now — once — resuming the
         # session the dead launch started; a second death climbs as a failure does.
-        closure, new = take_over(current, current.rung, f"{EXECUTOR_DIED}: relaunched")
+        cause = STUCK if (current.launch_detail or "").startswith(STUCK) else EXECUTOR_DIED
+        closure, new = take_over(current, current.rung, f"{cause}: relaunched")
         yield closure
         yield new._replace(reason=new.reason + RELAUNCHED)
         return

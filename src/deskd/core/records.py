@@ -18,6 +18,9 @@ from deskd.core.values import RUNGS as RUNGS
 LAUNCH_FAILED: frozenset[str] = frozenset({"failed", "timed_out"})
 """The launch statuses of a launch that ended without a result."""
 EXECUTOR_DIED = "executor died"
+STUCK = "stuck"
+"""The detail of a launch deskd stopped because its session went silent (service/engine/
+stuck.py): relaunched once within its rung like a dead executor's."""
 """The detail of a launch whose executor died (killed, OOM): the planner relaunches it once
 within its rung, resuming the session it started."""
 HOST_DOWN = "host_down"

@@ -48,6 +48,19 @@ def landing_histogram(conn: Connection, bounds_ms: Sequence[int]) -> tuple[list[
     return [int(v or 0) for v in row[2:]], int(row[0]), int(row[1])
 
 
+def stuck_launches(conn: Connection, *, since: int) -> list[tuple[str, int, str, int, bool]]:
+    """(role, attempt id, detail, stopped at, recovered) of each launch stopped as stuck at or
+    after ``since``; recovered: the relaunch that took its place landed."""
+    rows = conn.execute(
+        "SELECT s.role, s.id, s.launch_detail, s.finished_at, MAX(r.landed_at) FROM attempts s "
+        "LEFT JOIN attempts r ON r.supersedes = s.id WHERE s.launch_status = 'failed' "
+        "AND s.primary_id IS NULL AND s.launch_detail LIKE 'stuck%' AND s.finished_at >= ? "
+        "GROUP BY s.role, s.id, s.launch_detail, s.finished_at ORDER BY s.id",
+        (since,),
+    ).fetchall()
+    return [(str(r[0]), int(r[1]), str(r[2]), int(r[3]), r[4] is not None) for r in rows]
+
+
 def finished_launches(conn: Connection) -> list[tuple[str, str, int]]:
     """(launch status, failure class or '', count) of every launch that ended (ride-alongs,
     which share another attempt's launch, are not launches)."""

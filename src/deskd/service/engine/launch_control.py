@@ -69,8 +69,18 @@ class Stopped(TypedDict):
     result: str
 
 
-def stop_role(ctx: DeskContext, role: str, *, by: str, grace_s: float = GRACE_S) -> Stopped:
-    """End the running launch of ``role``: record it, then signal its process group."""
+def stop_role(
+    ctx: DeskContext,
+    role: str,
+    *,
+    by: str,
+    grace_s: float = GRACE_S,
+    why: str | None = None,
+    interrupt: bool = False,
+) -> Stopped:
+    """End the running launch of ``role``: record it (``why``: the detail, default who
+    stopped it), then signal its process group (``interrupt``: SIGINT before SIGTERM, so a
+    CLI that handles it can save its session first)."""
     if ctx.settings.role:
         raise PeopleCommand("deskd agent stop", "an agent ends its own turn")
     ctx.desk.role(role)
@@ -79,7 +89,7 @@ def stop_role(ctx: DeskContext, role: str, *, by: str, grace_s: float = GRACE_S)
         raise NotRunning(role)
     attempt_id = row.id
     pid = read_pid(ctx.settings.run_path, attempt_id)
-    detail = f"stopped by {by}"
+    detail = why or f"stopped by {by}"
     with ctx.write() as conn:
         attempt_rows.finish_launch(
             conn,
@@ -100,26 +110,31 @@ def stop_role(ctx: DeskContext, role: str, *, by: str, grace_s: float = GRACE_S)
             actor=by,
             detail={"pid": pid},
         )
-    signalled = _end_group(pid, grace_s=grace_s) if pid is not None else "no process recorded"
+    first = (signal.SIGINT, signal.SIGTERM) if interrupt else (signal.SIGTERM,)
+    signalled = (
+        _end_group(pid, first, grace_s=grace_s) if pid is not None else "no process recorded"
+    )
     return {"role": role, "attempt_id": attempt_id, "pid": pid, "result": signalled}
 
 
-def _end_group(pid: int, *, grace_s: float) -> str:
-    """SIGTERM the process group led by ``pid``; SIGKILL it if it outlives ``grace_s``.
+def _end_group(pid: int, signals: tuple[signal.Signals, ...], *, grace_s: float) -> str:
+    """Send the process group led by ``pid`` each of ``signals`` in turn, ``grace_s`` apart,
+    until it is gone; SIGKILL it if it outlives them.
 
     The agent was started in its own session, so its pid is its group id: this ends the
     agent CLI and every child it started, never the executor or the caller."""
-    try:
-        os.killpg(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return "already gone"
-    except PermissionError:
-        return "not permitted to signal it"
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline:
-        if not _alive(pid):
-            return "terminated"
-        time.sleep(0.05)
+    for n, sig in enumerate(signals):
+        try:
+            os.killpg(pid, sig)
+        except ProcessLookupError:
+            return "already gone" if n == 0 else "terminated"
+        except PermissionError:
+            return "not permitted to signal it"
+        deadline = time.monotonic() + grace_s
+        while time.monotonic() < deadline:
+            if not _alive(pid):
+                return "interrupted" if sig == signal.SIGINT else "terminated"
+            time.sleep(0.05)
     try:
         os.killpg(pid, signal.SIGKILL)
     except ProcessLookupError:

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from deskd.service.engine.dispatch import Dispatched, Healed
+    from deskd.service.engine.stuck import StuckJson
     from deskd.service.paging.pager import PageReport
 
 
@@ -43,6 +44,7 @@ class TickJson(TypedDict):
     dry_run: bool
     skipped: str | None
     hooks_fired: list[FiredJson]
+    stuck: list[StuckJson]
     checks: list[CheckedJson]
     resolved: list[dict[str, Any]]
     attempts: list[dict[str, Any]]
@@ -67,6 +69,7 @@ class TickResult(NamedTuple):
     page_ids: tuple[int, ...] = ()
     hooks_fired: tuple[FiredJson, ...] = ()
     checks: tuple[CheckedJson, ...] = ()
+    stuck: tuple[StuckJson, ...] = ()
     healed: Healed | None = None
     """What healing did; None when nothing was healed: a dry run, or no launch was planned
     or running."""
@@ -83,6 +86,7 @@ class TickResult(NamedTuple):
             "dry_run": self.dry_run,
             "skipped": self.skipped,
             "hooks_fired": list(self.hooks_fired),
+            "stuck": list(self.stuck),
             "checks": list(self.checks),
             "resolved": [],
             "attempts": [],
@@ -256,6 +260,11 @@ def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
 
             healed = heal_launches(ctx)
         fired = fire_due_hooks(ctx, execute=True)
+        stuck: tuple[StuckJson, ...] = ()
+        if _launches_live(ctx):  # silent launches: nudged, or stopped and resumed below
+            from deskd.service.engine.stuck import handle_stuck
+
+            stuck = tuple(handle_stuck(ctx))
         checks = tuple(run_due_checks(ctx))  # before the snapshot: a reopened task wakes now
         # Time-based meeting transitions (idle pause, late attendance) run on the tick
         # (lesson 25); a dry run's snapshot applies the same sweep in memory.
@@ -274,7 +283,7 @@ def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
         # commits in between (a dry run does not wait for its lock) cannot make a hook both
         # "would fire" and already fired.
         healed = replies = None
-        checks = ()
+        checks, stuck = (), ()
         with read_transaction(conn):
             fired = fire_due_hooks(ctx, execute=False)
             snapshot = load_snapshot(conn, ctx.desk, now=ctx.now, host=ctx.settings.host_id)
@@ -288,6 +297,7 @@ def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
         plan=plan,
         hooks_fired=tuple(f.to_json() for f in fired),
         checks=checks,
+        stuck=stuck,
         healed=healed,
         replies=replies,
     )

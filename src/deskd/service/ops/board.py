@@ -67,6 +67,7 @@ class Board(TypedDict):
     pages: list[PageView]
     paused: list[Paused]
     stalled_tasks: list[dict[str, Any]]
+    stuck: list[dict[str, Any]]
     routed: list[RoutedWork]
     health: Health
     hosts: list[dict[str, Any]]
@@ -84,6 +85,7 @@ def board(ctx: DeskContext) -> Board:
         "pages": open_pages(ctx),
         "paused": paused(ctx),
         "stalled_tasks": stalled_tasks(ctx),
+        "stuck": stuck(ctx),
         "routed": routed(ctx),
         "health": health(ctx),
         "hosts": hosts(ctx),
@@ -107,6 +109,18 @@ def stalled_tasks(ctx: DeskContext) -> list[dict[str, Any]]:
         }
         for t in tasks
         if t.stalled
+    ]
+
+
+def stuck(ctx: DeskContext) -> list[dict[str, Any]]:
+    """Launches stopped as stuck in the last day (service/engine/stuck.py), and whether the
+    resumed session recovered (its relaunch landed)."""
+    from deskd.store.metrics import stuck_launches
+
+    rows = stuck_launches(ctx.conn, since=ctx.now - 86_400_000)
+    return [
+        {"role": r, "attempt_id": i, "detail": d, "at": iso_utc(at), "recovered": ok}
+        for r, i, d, at, ok in rows
     ]
 
 

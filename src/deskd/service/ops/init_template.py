@@ -40,6 +40,7 @@ probe_allowlist = []                 # module prefixes probes may come from; emp
 inbox_batch = "3m"                   # a normal item waits this long before waking an idle role
 stall_after = 3                      # idle-task wakes without progress before a task is stalled
 reopen_after = 3                     # failed checks of a task (--done-when) before a person is paged
+stuck_after = "15m"                  # a running agent silent this long is stopped and resumed
 rollover_at = "04:00"                # local time after which yesterday's sessions wind down
 {default_channels}
 max_launches_per_day = 48            # per role; 0 = no cap

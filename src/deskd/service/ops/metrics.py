@@ -91,6 +91,18 @@ class DeskCollector(Collector):
 
     def _launches_and_pages(self) -> Iterator[Metric]:
         conn = self.ctx.conn
+        stuck: Counter[tuple[str, str]] = Counter(
+            (role, "recovered" if ok else "stopped")
+            for role, *_, ok in agg.stuck_launches(conn, since=0)
+        )
+        yield _family(
+            CounterMetricFamily,
+            "deskd_stuck_launches",
+            "Launches stopped as stuck (silent for stuck_after): recovered when the resumed "
+            "session landed, else stopped.",
+            ["role", "result"],
+            sorted(stuck.items()),
+        )
         yield _family(
             CounterMetricFamily,
             "deskd_launches",
