@@ -10,6 +10,7 @@ terminal.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -42,9 +43,10 @@ _COLOURS = {"red": 31, "green": 32, "yellow": 33}
 
 
 def style(text: str, *, fg: str | None = None, bold: bool = False) -> str:
-    """``text`` coloured and/or bold on a terminal (click.style's codes); plain otherwise."""
+    """``text`` coloured and/or bold on a terminal (click.style's codes); plain otherwise,
+    and under ``NO_COLOR`` (no-color.org)."""
     isatty = getattr(sys.stdout, "isatty", None)
-    if isatty is None or not isatty() or (fg is None and not bold):
+    if isatty is None or not isatty() or (fg is None and not bold) or os.environ.get("NO_COLOR"):
         return text
     codes = ([f"\x1b[{_COLOURS[fg]}m"] if fg else []) + (["\x1b[1m"] if bold else [])
     return "".join(codes) + text + "\x1b[0m"

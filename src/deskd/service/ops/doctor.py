@@ -210,7 +210,8 @@ def _desk(where: Where, host: HostConfig | None, checks: list[Check]) -> Desk | 
         )
         return desk
     names = ", ".join(desk.role_names)
-    detail = f"{where.desk}: {len(desk.roles)} roles ({names}), timezone {desk.timezone}"
+    count = f"{len(desk.roles)} role" + ("s" if len(desk.roles) != 1 else "")
+    detail = f"{where.desk}: {count} ({names}), timezone {desk.timezone}"
     checks.append(Check("desk file", "ok", detail))
     return desk
 
