@@ -546,7 +546,7 @@ def item_block(row: Row) -> str:
     """One item: id, priority, source, sender, the title quoted, the ref quoted, and the
     trimmed body fenced line by line with ``|`` — so nothing an item says can pass for
     another item, or for deskd's own words (``core.prompts`` frames wake prompts alike)."""
-    from deskd.core.text import fenced, quoted  # only where items are shown, not every call
+    from deskd.core.text import fenced, quoted, safe_name  # only where items are shown
 
     rank = row["priority"]
     priority = PRIORITIES[rank] if 0 <= rank < len(PRIORITIES) else str(rank)
@@ -558,12 +558,6 @@ def item_block(row: Row) -> str:
     if row["body"]:
         lines.append(fenced(trim(row["body"], MAX_BODY), "\n   | "))
     return "".join(lines)
-
-
-def safe_name(name: object) -> str:
-    """A sender or source as deskd's own names look ([A-Za-z0-9_.-], at most 32)."""
-    text = str(name)[:32]
-    return "".join(c if c.isascii() and (c.isalnum() or c in "_.-") else "?" for c in text)
 
 
 def more_line(count: int, role: str) -> str:

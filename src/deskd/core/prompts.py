@@ -5,19 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from deskd.core.records import AttemptView, Demand, ItemView
-from deskd.core.text import one_line, quoted
+from deskd.core.text import one_line, quoted, safe_name
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import priority_name
 
 PROMPT_CAP_BYTES = 32 * 1024
 WHY_CAP = 300
 """A page says why a rung did not land in one line of at most this many characters."""
-_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
-
-
-def safe_name(name: str) -> str:
-    """A sender or source shown as deskd's own names look ([A-Za-z0-9_.-], at most 32)."""
-    return "".join(c if c in _NAME_CHARS else "?" for c in name[:32])
 
 
 def _item_line(item: ItemView) -> str:

@@ -27,6 +27,13 @@ def visible(text: str) -> str:
     return text if text.isprintable() else text.translate(_SHOWN)
 
 
+def safe_name(name: object) -> str:
+    """A sender or source shown as deskd's own names look ([A-Za-z0-9_.-], at most 32)."""
+    return "".join(
+        c if c.isascii() and (c.isalnum() or c in "_.-") else "?" for c in str(name)[:32]
+    )
+
+
 def one_line(text: str) -> str:
     """``text`` on one line: its runs of white space (line breaks too) one space, ``visible``."""
     return visible(" ".join(text.split()))
