@@ -52,7 +52,9 @@ def test_the_rehearsal_resumes_spawns_climbs_to_a_page_and_settles_it(tmp_path: 
     assert event["hook_event_name"] == "PostToolUse" and event["tool_name"] == "Bash"
 
 
-def test_it_stops_with_one_line_before_anything_when_the_folder_is_not_empty(tmp_path: Path) -> None:
+def test_it_stops_with_one_line_before_anything_when_the_folder_is_not_empty(
+    tmp_path: Path,
+) -> None:
     folder = tmp_path / "demo"
     folder.mkdir()
     (folder / "deskd.toml").write_text("# someone's desk\n")
