@@ -17,6 +17,14 @@ from deskd.refusal import DeskdError as DeskdError
 from deskd.refusal import choices as _choices
 
 
+def meant(name: str, known: Iterable[str]) -> str:
+    """``: did you mean 'alpha'?`` for the closest of ``known`` to a mistyped ``name``, or ""."""
+    import difflib  # only on a refusal
+
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.75)
+    return f": did you mean {close[0]!r}?" if close else ""
+
+
 class UnknownRole(DeskdError):
     code = "unknown_role"
 
@@ -28,7 +36,9 @@ class UnknownRole(DeskdError):
                 "(add a [[roles]] table to deskd.toml, see `deskd init`)"
             )
         else:
-            super().__init__(f"unknown role {name!r} (roles: {_choices(known)})")
+            super().__init__(
+                f"unknown role {name!r}{meant(name, known)} (roles: {_choices(known)})"
+            )
         self.name = name
 
 

@@ -150,14 +150,14 @@ def _drop_three_rows_from_the_unread_index(db: Path) -> list[int]:
     return ids
 
 
-def test_doctor_runs_integrity_check_and_finds_an_index_missing_rows(desk: Desk) -> None:
-    for i in range(30):
-        desk.ok(*ENQUEUE, "--title", f"t{i}")
+def _an_index_missing_rows(desk: Desk) -> None:
+    populated(desk, 30)
     desk.close()
-    conn = sqlite3.connect(desk.db_path)
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    conn.close()
     _drop_three_rows_from_the_unread_index(desk.db_path)
+
+
+def test_doctor_runs_integrity_check_and_finds_an_index_missing_rows(desk: Desk) -> None:
+    _an_index_missing_rows(desk)
     conn = sqlite3.connect(desk.db_path)
     assert conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"  # what doctor ran before
     conn.close()
@@ -216,13 +216,7 @@ def test_a_database_that_is_no_regular_file_is_refused_and_left_alone(
 def test_doctor_marks_the_desk_damaged_and_prune_deletes_nothing_from_it(desk: Desk) -> None:
     """Index damage only integrity_check sees: doctor marks the desk damaged, so no command
     writes into it; prune checks with integrity_check too and deletes nothing."""
-    for i in range(30):
-        desk.ok(*ENQUEUE, "--title", f"t{i}")
-    desk.close()
-    conn = sqlite3.connect(desk.db_path)
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    conn.close()
-    _drop_three_rows_from_the_unread_index(desk.db_path)
+    _an_index_missing_rows(desk)
     files = _files(desk)
     line = refused_in_one_line(deskd(desk, "prune", "--older-than", "1d", "--force"), 3)
     assert "missing from index" in line and "backup" in line

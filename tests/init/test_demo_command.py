@@ -52,13 +52,15 @@ def test_the_rehearsal_resumes_spawns_climbs_to_a_page_and_settles_it(tmp_path: 
     assert event["hook_event_name"] == "PostToolUse" and event["tool_name"] == "Bash"
 
 
-def test_it_stops_with_one_line_when_the_folder_already_has_a_desk(tmp_path: Path) -> None:
+def test_it_stops_with_one_line_before_anything_when_the_folder_is_not_empty(
+    tmp_path: Path,
+) -> None:
     folder = tmp_path / "demo"
     folder.mkdir()
     (folder / "deskd.toml").write_text("# someone's desk\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("DESKD_")}
     proc = console_with(env, "demo", "--dir", str(folder))  # it stops before any process
-    assert proc.exit_code == 1
-    assert "already exist" in proc.stdout
-    assert proc.stderr.strip().splitlines()[-1].startswith("deskd: demo stopped")
+    assert proc.exit_code == 1 and proc.stdout == ""
+    (line,) = proc.stderr.strip().splitlines()
+    assert "is not empty" in line and "--force" not in line  # demo has no --force to advise
     assert (folder / "deskd.toml").read_text() == "# someone's desk\n"

@@ -35,3 +35,18 @@ def test_a_host_name_that_is_no_host_name_is_refused(desk: Desk, name: str) -> N
     assert "DESKD_HOST_NAME" in out.stderr and "letters, digits" in out.stderr
     assert desk.dump() == before
     desk.ok("status", DESKD_HOST_NAME="gpu-box.local_2")
+
+
+def test_init_creates_the_desk_folder_private_and_doctor_counts_roles_in_words(
+    empty: Desk,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import stat
+
+    home = empty.home / "new-desk"
+    monkeypatch.setenv("DESKD_HOME", str(home))
+    empty.ok("init", "--role", "solo", "--yes", DESKD_HOME=str(home))
+    assert stat.S_IMODE(home.stat().st_mode) == 0o700
+    doctor = empty.run("doctor", "--json", DESKD_HOME=str(home))
+    (desk_file,) = [c for c in doctor.json()["checks"] if c["name"] == "desk file"]
+    assert ": 1 role (solo)" in desk_file["detail"]

@@ -156,3 +156,16 @@ def test_a_bad_overdue_setting_is_refused_with_the_valid_choices(desk: Desk) -> 
     assert out.exit_code == 1
     assert "DESKD_TICK_OVERDUE" in out.stderr
     assert out.stdout == ""
+
+
+def test_the_shipped_not_ticking_rule_fires_for_a_desk_that_never_ticked(desk: Desk) -> None:
+    """A desk that never ticked exports no last-tick series: the rule docs/operations.md ships
+    must catch that with absent(), or it never fires."""
+    from pathlib import Path
+
+    desk.ok("roles")
+    assert "deskd_host_last_tick_timestamp_seconds{" not in desk.ok("metrics").stdout
+    docs = Path(__file__).resolve().parents[2] / "docs" / "operations.md"
+    rule = docs.read_text(encoding="utf-8").split("alert: DeskdHostNotTicking", 1)[1]
+    expr = rule.split("expr:", 1)[1].splitlines()[0]
+    assert "absent(deskd_host_last_tick_timestamp_seconds)" in expr, expr

@@ -91,6 +91,9 @@ SHOW = {
 }
 
 
+SHOW_TIMER = SHOW["deskd-tick.timer"]
+
+
 def with_systemctl(tmp_path: Path, status: int) -> str:
     """A PATH whose `systemctl show UNIT` answers as systemd would (and records its argv)."""
     script = f'echo "$*" >> "{tmp_path / "systemctl.argv"}"\ncase "$*" in\n'
@@ -125,3 +128,23 @@ def test_timer_status_without_a_timer_says_how_to_install_one(desk: Desk, tmp_pa
     out = desk.run("timer", "status", XDG_CONFIG_HOME=str(tmp_path / "none"))
     assert out.exit_code == 1
     assert "no deskd-tick timer installed (`deskd timer install --user`)" in out.stdout
+
+
+def test_a_timer_written_but_not_running_is_unhealthy_and_doctor_warns(
+    desk: Desk, tmp_path: Path
+) -> None:
+    config = tmp_path / "config"
+    desk.ok("timer", "install", "--user", "--execute", XDG_CONFIG_HOME=str(config))
+    SHOW["deskd-tick.timer"] = "ActiveState=inactive\nUnitFileState=disabled\n"
+    try:
+        never_enabled = with_systemctl(tmp_path, status=0)
+    finally:
+        SHOW["deskd-tick.timer"] = SHOW_TIMER
+    fake(tmp_path / "gone", "systemctl", "exit 1\n")
+    unreachable = f"{tmp_path / 'gone'}:/usr/bin:/bin"
+    for path, said in ((never_enabled, "inactive (disabled)"), (unreachable, "not reachable")):
+        out = desk.run("timer", "status", XDG_CONFIG_HOME=str(config), PATH=path)
+        assert out.exit_code == 1 and said in out.stdout, out.stdout
+        doctor = desk.run("doctor", "--json", XDG_CONFIG_HOME=str(config), PATH=path)
+        (check,) = [c for c in doctor.json()["checks"] if c["name"] == "tick schedule"]
+        assert check["level"] == "warn" and said in check["detail"], check

@@ -1,5 +1,6 @@
-"""DESKD_TICK_PING_URL: every tick pings `/start`, then the URL on success or `/fail` on error;
-a dead monitor never fails the tick."""
+"""DESKD_TICK_PING_URL: every executing tick pings `/start`, then the URL on success or `/fail`
+on error; a dry run pings nothing (it does no work, so it must not say the desk ticks); a dead
+monitor never fails the tick."""
 
 from __future__ import annotations
 
@@ -10,12 +11,13 @@ from conftest import Desk
 from deskd.service.paging.tickping import ping_url
 
 
-def test_it_pings_start_then_success(desk: Desk) -> None:
+def test_an_executing_tick_pings_start_then_success_and_a_dry_run_nothing(desk: Desk) -> None:
     with http_receiver() as rx:
         desk.setenv("DESKD_TICK_PING_URL", f"http://127.0.0.1:{rx.port}/ping/abc")
         desk.json("tick")
+        assert rx.paths == []
         desk.json("tick", "--execute")
-    assert rx.paths == ["/ping/abc/start", "/ping/abc", "/ping/abc/start", "/ping/abc"]
+    assert rx.paths == ["/ping/abc/start", "/ping/abc"]
 
 
 def test_it_pings_fail_with_the_reason_when_the_tick_raises(desk: Desk) -> None:

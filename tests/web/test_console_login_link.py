@@ -115,6 +115,8 @@ def test_the_link_names_a_host_the_console_accepts(desk: Desk) -> None:
             rebound = c.get(path_of(link), headers={"Host": "evil.example"})
             assert rebound.status_code == 421  # the Host check comes first: the link is unspent
             assert c.get(path_of(link)).status_code == 303
+            # A wildcard bind listens on loopback too: its addresses are answered.
+            assert c.get("/login", headers={"Host": "127.0.0.1"}).status_code == 200
 
 
 def test_signed_mode_has_no_link(desk: Desk) -> None:

@@ -386,6 +386,13 @@ def demo(directory: Path | None) -> None:
       deskd demo --dir /tmp/my-demo-desk   # keep the desk to poke at afterwards
     """
     if directory is not None:
+        if directory.is_dir() and any(directory.iterdir()):  # before init would advise --force
+            from deskd.errors import AlreadyExists
+
+            raise AlreadyExists(
+                f"{directory} is not empty: `deskd demo --dir` builds its desk in a new or "
+                "empty folder (name another one)"
+            )
         directory.mkdir(parents=True, exist_ok=True)
         walkthrough(directory.resolve())
         click.echo(f"\nThe demo desk is kept in {directory.resolve()}")

@@ -97,7 +97,12 @@ class LazyGroup(DeskdGroup):
 
 @click.group(
     cls=LazyGroup,
-    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    # NO_COLOR (no-color.org): click's own echo strips colours like off a terminal.
+    context_settings={
+        "help_option_names": ["-h", "--help"],
+        "max_content_width": 100,
+        **({"color": False} if os.environ.get("NO_COLOR") else {}),
+    },
 )
 @click.version_option(__version__, "--version", prog_name="deskd", message="%(prog)s %(version)s")
 def cli() -> None:

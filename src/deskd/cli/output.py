@@ -4,13 +4,13 @@ click, on a terminal only)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
-from click import style
 
 from deskd.errors import DeskdError
 from deskd.quoting import visible
@@ -32,6 +32,12 @@ def echo(text: str = "", *, err: bool = False, raw: bool = False) -> None:
             p if i % 2 else "\n".join(map(visible, p.split("\n"))) for i, p in enumerate(parts)
         )
     click.echo(text, err=err)
+
+
+def style(text: str, **styles: Any) -> str:
+    """``click.style``, but plain under ``NO_COLOR`` (no-color.org); like ``click.echo``,
+    ``echo`` drops the codes off a terminal."""
+    return text if os.environ.get("NO_COLOR") else click.style(text, **styles)
 
 
 def secho(text: str, **styles: Any) -> None:

@@ -88,8 +88,13 @@ class _DeskChecks(_Strict):
         try:
             ZoneInfo(value)
         except (ZoneInfoNotFoundError, ValueError):
+            from zoneinfo import available_timezones
+
+            from deskd.errors import meant
+
             raise ValueError(
-                f"unknown timezone {value!r} (an IANA name like America/New_York or UTC)"
+                f"unknown timezone {value!r}{meant(value, available_timezones())} (an IANA "
+                "name like America/New_York or UTC)"
             ) from None
         return value
 

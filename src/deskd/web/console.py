@@ -144,10 +144,10 @@ def mask_data(value: Any, secrets: list[str]) -> Any:
 
 
 def allowed_hosts(bind: str, configured: str | None) -> frozenset[str]:
-    """The bound address, ``localhost`` (and the loopback addresses when bound to loopback),
-    and the names ``DESKD_CONSOLE_HOSTS`` lists."""
+    """The bound address, ``localhost`` (and the loopback addresses when bound to loopback or
+    to every address, which includes loopback), and the names ``DESKD_CONSOLE_HOSTS`` lists."""
     names = {bind.strip("[]").lower(), "localhost"}
-    if is_loopback(bind):
+    if is_loopback(bind) or bind.strip("[]") in ("0.0.0.0", "::"):
         names |= {"127.0.0.1", "::1"}
     names |= {n.strip().lower() for n in (configured or "").replace(",", " ").split()}
     return frozenset(n for n in names if n)

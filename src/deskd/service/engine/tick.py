@@ -139,13 +139,20 @@ class TickResult(NamedTuple):
         return out
 
 
+def _no_ping(ctx: DeskContext, phase: str, reason: str = "") -> None:
+    return None
+
+
 def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResult:
     """One tick. Overlapping executing ticks: the second returns at once with ``skipped`` set.
 
     In execute mode the recorded launches are handed to detached executors once the plan's
     transaction has committed; ``wait`` waits for them (tests and one-shot use).
     """
-    ping(ctx, "start")
+    # Only an executing tick is the desk's heartbeat: a dry run does nothing, so it must not
+    # tell the monitor (DESKD_TICK_PING_URL) that the desk is ticking.
+    beat = ping if execute else _no_ping
+    beat(ctx, "start")
     started = time.monotonic()
     try:
         # A dry run takes no tick lock: it records nothing and reads one committed point in
@@ -154,10 +161,10 @@ def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResu
         result = _locked_tick(ctx, started) if execute else _tick(ctx, execute=False)
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"
-        ping(ctx, "fail", error)
+        beat(ctx, "fail", error)
         log_tick(ctx, TickResult(now=ctx.now, dry_run=not execute, error=error))
         raise
-    ping(ctx, "success")
+    beat(ctx, "success")
     log_tick(ctx, result)
     if wait:
         for launch in result.dispatched:

@@ -121,12 +121,17 @@ def private_check(folders: list[Path]) -> Check:
 def tick_schedule_check(home: Path, environ: Mapping[str, str]) -> Check:
     """A crontab line or a systemd timer ticks this desk (a warning, never a failure:
     a desk may be ticked by hand or by `deskd tick --loop`)."""
+    from deskd.service.ops.schedule_status import timers
     from deskd.service.ops.scheduling import schedule_check
 
     try:
         level, detail = schedule_check(home, environ)
+        idle = [t for t in timers(home, environ) if t.this_desk and not t.active]
     except Exception as exc:  # crontab missing or unreadable: say so, do not fail doctor
-        level, detail = "warn", f"could not read the crontab or timers: {exc}"
+        level, detail, idle = "warn", f"could not read the crontab or timers: {exc}", []
+    if idle and level == "ok" and not detail.count("crontab: "):
+        level = "warn"  # units written, but systemd runs nothing: the desk does not tick
+        detail = f"{idle[0].where}: {idle[0].state}; `deskd timer status` says more"
     return Check("tick schedule", "ok" if level == "ok" else "warn", detail)
 
 
@@ -213,7 +218,8 @@ def _desk(where: Where, host: HostConfig | None, checks: list[Check]) -> Desk | 
         )
         return desk
     names = ", ".join(desk.role_names)
-    detail = f"{where.desk}: {len(desk.roles)} roles ({names}), timezone {desk.timezone}"
+    count = f"{len(desk.roles)} role" + ("s" if len(desk.roles) != 1 else "")
+    detail = f"{where.desk}: {count} ({names}), timezone {desk.timezone}"
     checks.append(Check("desk file", "ok", detail))
     return desk
 

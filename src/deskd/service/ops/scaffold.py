@@ -123,7 +123,10 @@ def init_desk(
         # A URL is no path: its parent "folder" would be a directory named after the URL,
         # password and all.
         data = () if url is not None else (settings.db_path.parent,)
-        for folder in (*(home / f for f in FOLDERS), settings.log_path, *data):
+        # A desk folder init creates is private (docs/security.md); one that was there (a
+        # project folder) keeps its mode.
+        mine = () if home.exists() else (home,)
+        for folder in (*mine, *(home / f for f in FOLDERS), settings.log_path, *data):
             private_folder(folder)
         desk_path.parent.mkdir(parents=True, exist_ok=True)
         answers = answers or default_answers(home)

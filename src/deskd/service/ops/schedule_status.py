@@ -48,10 +48,13 @@ class Schedule(NamedTuple):
     last_run: str | None = None
     exit_code: int | None = None
     state: str | None = None  # the timer's state and next run; None for cron
+    active: bool = True  # a timer systemd runs: written but never enabled, or systemd not
+    # reachable, and it ticks nothing
 
     @property
     def healthy(self) -> bool:
-        return self.this_desk and self.this_database and self.exit_code in (None, 0)
+        ran = self.exit_code in (None, 0)
+        return self.this_desk and self.this_database and self.active and ran
 
     def to_json(self) -> dict[str, object]:
         return {**self._asdict(), "healthy": self.healthy}
@@ -86,6 +89,7 @@ def timers(home: Path, environ: Mapping[str, str], *, run: Runner = run_quietly)
                 last_run=started,
                 exit_code=_int(service.get("ExecMainStatus")) if started else None,
                 state=_timer_state(timer),
+                active=timer.get("ActiveState") == "active",
             )
         )
     return found
