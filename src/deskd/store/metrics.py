@@ -50,12 +50,13 @@ def landing_histogram(conn: Connection, bounds_ms: Sequence[int]) -> tuple[list[
 
 def stuck_launches(conn: Connection, *, since: int) -> list[tuple[str, int, str, int, bool]]:
     """(role, attempt id, detail, stopped at, recovered) of each launch stopped as stuck at or
-    after ``since``; recovered: the relaunch that took its place landed."""
+    after ``since`` (its ``launch.stuck`` event, read by time); recovered: a later launch for
+    the same key landed."""
     rows = conn.execute(
-        "SELECT s.role, s.id, s.launch_detail, s.finished_at, MAX(r.landed_at) FROM attempts s "
-        "LEFT JOIN attempts r ON r.supersedes = s.id WHERE s.launch_status = 'failed' "
-        "AND s.primary_id IS NULL AND s.launch_detail LIKE 'stuck%' AND s.finished_at >= ? "
-        "GROUP BY s.role, s.id, s.launch_detail, s.finished_at ORDER BY s.id",
+        "SELECT e.role, a.id, a.launch_detail, e.at, (SELECT MAX(r.landed_at) FROM attempts r "
+        "WHERE r.key = a.key AND r.id > a.id) FROM events e JOIN attempts a "
+        "ON a.id = CAST(SUBSTR(e.subject, 9) AS INTEGER) "
+        "WHERE e.at >= ? AND e.kind = 'launch.stuck' ORDER BY e.at, a.id",
         (since,),
     ).fetchall()
     return [(str(r[0]), int(r[1]), str(r[2]), int(r[3]), r[4] is not None) for r in rows]

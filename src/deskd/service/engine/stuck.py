@@ -8,7 +8,8 @@ records the stop first) with the detail ``stuck: …``, and a note item tells th
 session why; the planner relaunches the wake once within its rung, resuming the session
 (core/ladder.py ``relaunch_due``). A relaunch that gets stuck too pages a person and climbs.
 The tick waits for the stopped launch's executor to let go of the role before planning, so
-the role never has two agent processes.
+the role never has two agent processes. Only this host's launches: another host's process
+group is not this host's to signal (on a desk of several hosts, the planning host's).
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ def handle_stuck(ctx: DeskContext) -> list[StuckJson]:
     """Nudge or stop every running launch silent for long enough."""
     out: list[StuckJson] = []
     for launch in attempt_rows.running_launches(ctx.conn):
+        if launch.launch_host not in (None, ctx.settings.host_id):
+            continue  # its process group is another host's to signal
         limit = stuck_after(ctx, launch.role)
         session = current_session(ctx.conn, launch.role)
         beats = [launch.launched_at or ctx.now]
@@ -126,6 +129,7 @@ def _stop(ctx: DeskContext, launch: Attempt, silent_s: int) -> StuckJson:
                 "as the launch before it was. Look at `deskd logs`.",
                 actor="deskd",
             )
+            ctx.event(conn, "launch.stuck", f"attempt:{launch.id}", role=launch.role)
     else:
         _note(
             ctx,

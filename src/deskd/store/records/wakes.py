@@ -48,6 +48,8 @@ class Attempt(NamedTuple):
     ack_note: str | None
     launch_runs: int = 0
     """Runs of the agent CLI for this launch (in-rung retries included)."""
+    launch_host: str | None = None
+    """The host whose executor runs it (None: any, a desk of one host)."""
 
 
 class Page(NamedTuple):
