@@ -474,6 +474,13 @@ class AttemptClosed(DeskdError):
     says = "attempt {attempt_id} is already {outcome}; nothing to acknowledge"
 
 
+class LinkRefused(DeskdError):
+    """A page's action link that may not act: forged, expired, used, or its page gone."""
+
+    code = "not_permitted"
+    says = "this link cannot act: {why}"
+
+
 class LaunchRefused(DeskdError):
     """``deskd wake run`` on an attempt that is not a planned, unclaimed launch."""
 

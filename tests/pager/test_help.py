@@ -17,7 +17,10 @@ def test_an_agent_asks_for_help_and_a_person_is_paged_at_once(desk: Desk) -> Non
         assert out["attempt_id"] and out["key"] == f"help:{out['item_id']}"
         assert [p["status"] for p in out["pages_sent"]] == ["sent"]
         ((_, body),) = rx.got
-    assert body["title"] == "deskd: alpha asks a person for help — need prod credentials"
+    assert (
+        body["title"]
+        == f"deskd: alpha asks a person for help — need prod credentials [page {out['page_ids'][0]}]"
+    )
     assert "alpha asks a person for help: need prod credentials" in body["message"]
     assert (
         "migration blocked" in body["message"] and f"Ref: item:{out['item_id']}" in body["message"]

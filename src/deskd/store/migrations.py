@@ -205,6 +205,7 @@ from deskd.store import (  # noqa: E402
     schema_launches,
     schema_leases,
     schema_meetings,
+    schema_page_links,
     schema_pager,
     schema_routing,
     schema_sessions_current,
@@ -235,6 +236,7 @@ MIGRATIONS: tuple[str, ...] = (
     schema_silences.SQL,
     schema_held_work.SQL,
     schema_usage.SQL,
+    schema_page_links.SQL,
 )
 """Index i holds the migration that takes the schema from version i to version i + 1."""
 

@@ -150,3 +150,18 @@ def release_held_pages(conn: Connection, role: str, *, now: int) -> int:
         "WHERE role = ? AND resolved_at IS NULL AND held_until IS NOT NULL",
         (now, role),
     ).rowcount
+
+
+def use_page_link(conn: Connection, signature: str, *, page_id: int, action: str, now: int) -> bool:
+    """Record a page link as used; False when it was used before (a replay)."""
+    cur = conn.execute(
+        "INSERT INTO page_links_used (signature, page_id, action, used_at) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT(signature) DO NOTHING",
+        (signature, page_id, action, now),
+    )
+    return cur.rowcount == 1
+
+
+def get_page(conn: Connection, page_id: int) -> Page | None:
+    rows = records_of(Page, conn.execute(f"{_WITH_REF} WHERE pages.id = ?", (page_id,)).fetchall())
+    return rows[0] if rows else None

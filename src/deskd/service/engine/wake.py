@@ -76,8 +76,16 @@ def list_wakes(
     return [attempt_view(r) for r in rows]
 
 
-def ack(ctx: DeskContext, attempt_id: int, *, note: str) -> Acked:
-    """A person has it: the attempt stops climbing and paging until its demand changes or 4 h pass."""
+def ack(
+    ctx: DeskContext,
+    attempt_id: int,
+    *,
+    note: str,
+    hold_s: int = ACK_TIMEOUT_S,
+    settle: bool = True,
+) -> Acked:
+    """A person has it: the attempt stops climbing and paging until its demand changes or
+    ``hold_s`` pass. ``settle=False`` (a snooze) leaves a help request unanswered."""
     if ctx.settings.role:
         raise PeopleCommand("deskd wake ack", "an agent acks its items with `deskd inbox ack`")
     if not note.strip():
@@ -88,9 +96,9 @@ def ack(ctx: DeskContext, attempt_id: int, *, note: str) -> Acked:
             raise UnknownAttempt(attempt_id, see="deskd wake list --open")
         if row.outcome != "pending":
             raise AttemptClosed(attempt_id, row.outcome)
-        until = ctx.now + ACK_TIMEOUT_S * 1000
+        until = ctx.now + hold_s * 1000
         attempt_rows.ack_attempt(conn, attempt_id, until=until, note=note, now=ctx.now)
-        if row.kind == "help":
+        if row.kind == "help" and settle:
             # A person has the agent's request for help: its item is read, so the help
             # demand resolves on the next tick (and its delivered page gets "settled").
             from deskd.store.items import ack_items

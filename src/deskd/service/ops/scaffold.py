@@ -53,6 +53,8 @@ ENV_TEMPLATE = """\
 # DESKD_SUPERVISOR_ACCESS_CODE=        # simple mode; generated and printed once when unset
 # DESKD_SUPERVISOR_KEYS=               # signed mode: public keys file (deskd supervisor keygen)
 # DESKD_CONSOLE_HOSTS=                 # names the console answers to (e.g. desk.example.com behind a proxy)
+# DESKD_CONSOLE_URL=                   # the console as people reach it: pages carry action links to it
+# DESKD_LINK_TTL=24h                   # how long a page's action link works (each works once)
 # DESKD_TRUSTED_PROXIES=               # proxies whose X-Forwarded-For is believed (e.g. 127.0.0.1)
 # DESKD_METRICS_TOKEN=                 # bearer token for /metrics off loopback (not the access code)
 

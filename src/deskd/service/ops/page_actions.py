@@ -1,0 +1,113 @@
+"""Acting on a page from its signed link: what the confirm page shows (reads only), and the
+one POST that acts.
+
+The link is the authority for one action on one page, so no login is asked. The link is
+burned (``page_links_used``) in the same transaction as its action: a replay, or a second
+tap racing the first, fails on the primary key and changes nothing; an action that is
+refused (its wake already over) rolls the burn back with it. Every event the action writes
+is stamped with how it was authorised ("link from page 42, sent to email").
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TypedDict
+
+from deskd.errors import LinkRefused
+from deskd.service.desk.context import DeskContext
+from deskd.service.desk.pauses import pause
+from deskd.service.engine.wake import ack
+from deskd.service.paging.links import ACTIONS, link_key, read_token
+from deskd.store.attempts import attempts_for_key
+from deskd.store.items import ack_items, unread_items
+from deskd.store.pages import get_page, use_page_link
+from deskd.store.records.wakes import Page
+
+
+class LinkView(TypedDict):
+    """What a link would do, for its confirm page."""
+
+    page_id: int
+    action: str
+    label: str
+    role: str
+    title: str
+    status: str
+    attempt_id: int | None
+
+
+def link_view(ctx: DeskContext, token: str) -> LinkView:
+    """What ``token`` would do; LinkRefused when it is forged, expired or its page is gone.
+    Reads only: a previewer's GET must change nothing."""
+    page_id, action = read_token(link_key(ctx.settings), token, now=ctx.now)
+    page = get_page(ctx.conn, page_id)
+    if page is None:
+        raise LinkRefused("its page no longer exists")
+    live = [a for a in attempts_for_key(ctx.conn, page.key, limit=5) if a.outcome == "pending"]
+    return {
+        "page_id": page.id,
+        "action": action,
+        "label": ACTIONS[action],
+        "role": page.role,
+        "title": page.title,
+        "status": page.status,
+        "attempt_id": live[0].id if live else None,
+    }
+
+
+def act_by_link(ctx: DeskContext, token: str) -> tuple[str, LinkView]:
+    """Do what ``token`` says, once; returns the sentence for the person and the link's view."""
+    view = link_view(ctx, token)
+    page = get_page(ctx.conn, view["page_id"])
+    assert page is not None
+    how = f"via link from page {page.id}" + _sent_to(page)
+    ctx.auth = how.removeprefix("via ")
+    with ctx.write() as conn:
+        if not use_page_link(
+            conn, token.rsplit(".", 1)[1], page_id=page.id, action=view["action"], now=ctx.now
+        ):
+            raise LinkRefused("it was used already", code="already_used")
+        if view["action"] == "pause":
+            pause(ctx, role=page.role, reason=f"paused {how}")
+            return f"paused {page.role} (until `deskd resume --role {page.role}`)", view
+        if view["attempt_id"] is None:
+            raise LinkRefused("this page's wake is already over; nothing to do")
+        done = _ACTIONS[view["action"]](ctx, page, view["attempt_id"], how)
+    return done, view
+
+
+def _sent_to(page: Page) -> str:
+    names = sorted({e["name"] for e in json.loads(page.results or "[]") if e.get("name")})
+    return f", sent to {', '.join(names)}" if names else ""
+
+
+def _ack(ctx: DeskContext, page: Page, attempt_id: int, how: str) -> str:
+    result = ack(ctx, attempt_id, note=f"acknowledged {how}")
+    return f"acknowledged: no more pages about this until {result['ack_until']} (UTC)"
+
+
+def _snooze(hours: int) -> Callable[[DeskContext, Page, int, str], str]:
+    def snooze(ctx: DeskContext, page: Page, attempt_id: int, how: str) -> str:
+        ack(ctx, attempt_id, note=f"snoozed {hours} h {how}", hold_s=hours * 3600, settle=False)
+        return f"snoozed for {hours} h: paged again then if it is still owed"
+
+    return snooze
+
+
+def _resolve(ctx: DeskContext, page: Page, attempt_id: int, how: str) -> str:
+    """Acknowledge, and mark read what the page is about: a help request is answered by the
+    ack itself; an inbox page's unread items are marked read by the person."""
+    ack(ctx, attempt_id, note=f"resolved {how}")
+    if page.key.startswith("inbox:"):
+        ids = [i.id for i in unread_items(ctx.conn, page.role)]
+        ack_items(ctx.conn, page.role, ids, now=ctx.now, by=ctx.actor)
+    return "resolved: its demand ends on the next tick"
+
+
+_ACTIONS: dict[str, Callable[[DeskContext, Page, int, str], str]] = {
+    "ack": _ack,
+    "snooze1h": _snooze(1),
+    "snooze4h": _snooze(4),
+    "resolve": _resolve,
+}
