@@ -474,6 +474,16 @@ class AttemptClosed(DeskdError):
     says = "attempt {attempt_id} is already {outcome}; nothing to acknowledge"
 
 
+class UnknownQuestion(DeskdError):
+    code = "unknown_question"
+    says = "no question {question_id} (see `deskd questions`)"
+
+
+class QuestionAnswered(DeskdError):
+    code = "already_answered"
+    says = "question {question_id} is answered already (see `deskd questions`)"
+
+
 class LinkRefused(DeskdError):
     """A page's action link that may not act: forged, expired, used, or its page gone."""
 

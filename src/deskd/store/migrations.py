@@ -207,6 +207,7 @@ from deskd.store import (  # noqa: E402
     schema_meetings,
     schema_page_links,
     schema_pager,
+    schema_questions,
     schema_routing,
     schema_sessions_current,
     schema_silences,
@@ -237,6 +238,7 @@ MIGRATIONS: tuple[str, ...] = (
     schema_held_work.SQL,
     schema_usage.SQL,
     schema_page_links.SQL,
+    schema_questions.SQL,
 )
 """Index i holds the migration that takes the schema from version i to version i + 1."""
 

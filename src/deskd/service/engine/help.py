@@ -13,7 +13,8 @@ attempt id and a person hears of it without waiting for the next tick.
 
 from __future__ import annotations
 
-from typing import TypedDict
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypedDict
 
 from deskd.core.planner import plan as make_plan
 from deskd.core.records import Plan
@@ -26,6 +27,9 @@ from deskd.service.paging.pager import PageReport, deliver_pages
 from deskd.store.help import insert_help_request
 from deskd.store.items import insert_item
 from deskd.store.routing import mark_item_routed
+
+if TYPE_CHECKING:
+    from deskd.store.dialect import Connection
 
 
 class HelpRaised(TypedDict):
@@ -58,10 +62,13 @@ def raise_help(
     capability: str | None = None,
     priority: str = "high",
     held_work: str | None = None,
+    on_item: Callable[[Connection, int], None] | None = None,
 ) -> HelpRaised:
     """The help request itself: ``role``'s ledger holds it; ``capability`` marks work that no
     enabled role could take (service/engine/routing.py), which the page says instead, at the
-    work's own ``priority``; ``held_work`` is that work (JSON), routed once a role can."""
+    work's own ``priority``; ``held_work`` is that work (JSON), routed once a role can;
+    ``on_item(conn, item_id)`` records what rides on the request (a question) in its
+    transaction, before the page is composed."""
     with ctx.write() as conn:
         item_id, _ = insert_item(
             conn,
@@ -77,6 +84,8 @@ def raise_help(
             sender=role if capability is None else None,
         )
         insert_help_request(conn, item_id=item_id, role=role, now=ctx.now, held_work=held_work)
+        if on_item is not None:
+            on_item(conn, item_id)
         if capability is not None:
             mark_item_routed(conn, item_id, capability=capability, why=f"unroutable: {capability}")
         ctx.event(

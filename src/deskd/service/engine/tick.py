@@ -260,6 +260,12 @@ def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
         from deskd.service.work.held_work import route_held_work  # work held for a person
 
         route_held_work(ctx)
+        from deskd.store.questions import expired_questions
+
+        if expired_questions(conn, now=ctx.now):  # "no answer" goes back; else not loaded
+            from deskd.service.engine.questions import expire_questions
+
+            expire_questions(ctx)
         snapshot = load_snapshot(conn, ctx.desk, now=ctx.now)
     else:
         # One read transaction for the hooks and the snapshot: an executing tick that

@@ -17,11 +17,13 @@ from typing import TypedDict
 from deskd.errors import LinkRefused
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.pauses import pause
+from deskd.service.engine.questions import answer
 from deskd.service.engine.wake import ack
 from deskd.service.paging.links import ACTIONS, link_key, read_token
 from deskd.store.attempts import attempts_for_key
 from deskd.store.items import ack_items, unread_items
 from deskd.store.pages import get_page, use_page_link
+from deskd.store.questions import list_questions, options_of
 from deskd.store.records.wakes import Page
 
 
@@ -45,10 +47,11 @@ def link_view(ctx: DeskContext, token: str) -> LinkView:
     if page is None:
         raise LinkRefused("its page no longer exists")
     live = [a for a in attempts_for_key(ctx.conn, page.key, limit=5) if a.outcome == "pending"]
+    label = ACTIONS.get(action) or f"Answer {_option(ctx, page, action)[1]!r}"
     return {
         "page_id": page.id,
         "action": action,
-        "label": ACTIONS[action],
+        "label": label,
         "role": page.role,
         "title": page.title,
         "status": page.status,
@@ -68,6 +71,10 @@ def act_by_link(ctx: DeskContext, token: str) -> tuple[str, LinkView]:
             conn, token.rsplit(".", 1)[1], page_id=page.id, action=view["action"], now=ctx.now
         ):
             raise LinkRefused("it was used already", code="already_used")
+        if view["action"] not in ACTIONS:  # an answer to the page's question
+            question_id, option = _option(ctx, page, view["action"])
+            answer(ctx, question_id, option, how=how)
+            return f"answered question {question_id}: {option}", view
         if view["action"] == "pause":
             pause(ctx, role=page.role, reason=f"paused {how}")
             return f"paused {page.role} (until `deskd resume --role {page.role}`)", view
@@ -75,6 +82,15 @@ def act_by_link(ctx: DeskContext, token: str) -> tuple[str, LinkView]:
             raise LinkRefused("this page's wake is already over; nothing to do")
         done = _ACTIONS[view["action"]](ctx, page, view["attempt_id"], how)
     return done, view
+
+
+def _option(ctx: DeskContext, page: Page, action: str) -> tuple[int, str]:
+    """The question a page asks and the option an ``a<N>`` link answers with."""
+    asked = page.key.startswith("help:") and list_questions(ctx.conn, item_id=int(page.key[5:]))
+    options = (options_of(asked[0]) or []) if asked else []
+    if not asked or int(action[1:]) >= len(options):
+        raise LinkRefused("its page asks no such question")
+    return asked[0].id, options[int(action[1:])]
 
 
 def _sent_to(page: Page) -> str:

@@ -30,7 +30,12 @@ ACTIONS = {
     "resolve": "Resolve",
     "pause": "Pause the role",
 }
-"""Each action a link may carry, with its label in the page and on the confirm page."""
+"""Each action a link may carry, with its label in the page and on the confirm page; a
+question's page adds ``a0``, ``a1`` …: answer with its first, second … option."""
+
+
+def is_action(action: str) -> bool:
+    return action in ACTIONS or (len(action) == 2 and action[0] == "a" and action[1].isdigit())
 
 
 def console_address(settings: Settings, desk: Desk) -> str | None:
@@ -67,7 +72,7 @@ def make_token(key: bytes, page_id: int, action: str, *, expires_ms: int) -> str
 def read_token(key: bytes, token: str, *, now: int) -> tuple[int, str]:
     """The (page id, action) a genuine, unexpired token carries; else LinkRefused saying why."""
     parts = token.split(".") if token.isascii() and len(token) <= 100 else []
-    if len(parts) != 4 or not parts[0].isdigit() or parts[1] not in ACTIONS:
+    if len(parts) != 4 or not parts[0].isdigit() or not is_action(parts[1]):
         raise LinkRefused("it is not a deskd page link (copy the whole address)")
     message = ".".join(parts[:3])
     if not hmac.compare_digest(parts[3], _mac(key, message)):
@@ -82,11 +87,21 @@ def read_token(key: bytes, token: str, *, now: int) -> tuple[int, str]:
 
 
 def action_lines(
-    settings: Settings, desk: Desk, *, page_id: int, role: str, attempt_id: int, now: int
+    settings: Settings,
+    desk: Desk,
+    *,
+    page_id: int,
+    role: str,
+    attempt_id: int,
+    now: int,
+    question: tuple[int, list[str] | None] | None = None,
 ) -> list[str]:
     """How a person acts on a page, for its message: the exact shell commands always, and
-    one signed link per action (and one into the console) when the console's address is known."""
-    lines = [
+    one signed link per action (and one into the console) when the console's address is
+    known. A ``question`` (id, options) adds how to answer it, a link per option."""
+    qid, options = question or (0, None)
+    lines = [f"Answer: `deskd answer {qid} {'|'.join(options or ['TEXT'])}`"] if question else []
+    lines += [
         f'Act: once someone has it, `deskd wake ack {attempt_id} --note "…"` stops the climb '
         f'(`deskd wake explain --role {role}` shows it); `deskd pause --role {role} --reason "…"` '
         "stops its wakes and pages.",
@@ -95,7 +110,8 @@ def action_lines(
     if base is None:
         return lines
     key, expires = link_key(settings), now + link_ttl_s(settings) * 1000
-    for action, label in ACTIONS.items():
+    answers = {f"a{n}": f"Answer {option!r}" for n, option in enumerate(options or [])}
+    for action, label in {**answers, **ACTIONS}.items():
         token = make_token(key, page_id, action, expires_ms=expires)
         lines.append(f"{label}: {base}/act/{token}")
     lines.append(f"Console: {base}/pages#page-{page_id}")

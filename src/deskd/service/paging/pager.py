@@ -51,6 +51,7 @@ from deskd.store import pages as page_rows
 from deskd.store.attempts import attempts_for_key
 from deskd.store.events import add_event
 from deskd.store.pauses import live_pauses
+from deskd.store.questions import list_questions, options_of
 
 if TYPE_CHECKING:
     from deskd.config.settings import Settings
@@ -358,8 +359,15 @@ def _body(ctx: DeskContext, page: Page) -> str:
         return body
     pending = [a for a in attempts_for_key(ctx.conn, page.key, limit=5) if a.outcome == "pending"]
     attempt_id = pending[0].id if pending else page.attempt_id  # it may have climbed since
+    asked = page.key.startswith("help:") and list_questions(ctx.conn, item_id=int(page.key[5:]))
     lines = action_lines(
-        ctx.settings, ctx.desk, page_id=page.id, role=page.role, attempt_id=attempt_id, now=ctx.now
+        ctx.settings,
+        ctx.desk,
+        page_id=page.id,
+        role=page.role,
+        attempt_id=attempt_id,
+        now=ctx.now,
+        question=(asked[0].id, options_of(asked[0])) if asked else None,
     )
     return "\n".join([body, "", *lines])
 
