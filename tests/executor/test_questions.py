@@ -4,12 +4,10 @@ answers goes back as "no answer"; a bad answer changes nothing."""
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path
 
-import pytest
 from fastapi.testclient import TestClient
 
 from conftest import Desk, urgent
@@ -18,18 +16,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web"))
 from web_helpers import make_app
 
 from pager_helpers import desk_with, http_receiver  # isort: skip
+from test_executor import fake, launches  # noqa: F401  # isort: skip  (``fake``: a fixture)
 
-FAKES = Path(__file__).resolve().parents[1] / "fakes"
 URL = "https://deskd.example.com"
-
-
-@pytest.fixture
-def fake(desk: Desk, tmp_path: Path) -> Path:
-    """Every launch runs tests/fakes/fake-claude (what `claude -p` prints, hooks included)."""
-    argv_file = tmp_path / "argv.jsonl"
-    desk.setenv("DESKD_AGENT_CMD", str(FAKES / "fake-claude"))
-    desk.monkeypatch.setenv("FAKE_ARGV_FILE", str(argv_file))
-    return argv_file
 
 
 def parked_session(desk: Desk, channel: str) -> str:
@@ -56,7 +45,8 @@ def task_in_progress(desk: Desk) -> int:
 
 
 def test_an_answer_by_link_resumes_the_same_session_with_it_within_one_tick(
-    desk: Desk, fake: Path
+    desk: Desk,
+    fake: Path,  # noqa: F811  (the fixture imported above)
 ) -> None:
     with http_receiver() as rx:
         sid = parked_session(desk, rx.url())
@@ -80,7 +70,7 @@ def test_an_answer_by_link_resumes_the_same_session_with_it_within_one_tick(
         assert http.post(links["no"]).status_code == 409  # answered once, for good
     out = desk.json("tick", "--execute", "--wait")
     assert [(a["rung"], a["session_id"]) for a in out["actions"]] == [("resume", sid)]
-    argv = json.loads(fake.read_text().splitlines()[-1])
+    argv = launches(fake)[-1]
     assert f"answer to question {qid}: yes" in argv[argv.index("-p") + 1]
     (question,) = desk.json("questions")
     assert (question["state"], question["answer"], question["answered_by"]) == (

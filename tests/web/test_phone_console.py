@@ -15,15 +15,13 @@ from typing import Any
 
 import pytest
 from browser import IMAGES, launched_browser, needs_chromium  # noqa: F401  (a fixture)
+from test_console_readable import CUT_OFF, SIDEWAYS, open_page
 from web_helpers import WEB_DESK, Served, serve, urgent
 
 from conftest import Desk
 
 pytestmark = needs_chromium
 PHONE = {"width": 390, "height": 844}
-SIDEWAYS = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
-CUT_OFF = """(sel) => [...document.querySelectorAll(sel)]
-  .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.id || e.tagName)"""
 
 
 @pytest.fixture(scope="module")
@@ -53,14 +51,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Desk, Ser
 
 
 def phone(browser: Any, server: Served, *, log_in: bool) -> Any:
-    tab = browser.new_context(viewport=PHONE).new_page()
     if log_in:
-        tab.goto(server.url + "/login")
-        assert server.code
-        tab.fill("#code", server.code)
-        tab.click("#login")
-        tab.wait_for_selector("#roles")
-    return tab
+        return open_page(browser, server, PHONE["width"])
+    return browser.new_context(viewport=PHONE).new_page()
 
 
 def fits(tab: Any, name: str, *, shoot: bool = True) -> None:

@@ -26,10 +26,10 @@ from deskd.store import questions as rows
 from deskd.store.items import ack_items, insert_item
 from deskd.store.questions import options_of
 from deskd.store.records.work import Question
+from deskd.store.tasks import get_task, list_tasks
 
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection
-from deskd.store.tasks import get_task, list_tasks
 
 QUESTION_TTL_S = 24 * 3600
 """How long a question waits for a person before it goes back as "no answer"."""
