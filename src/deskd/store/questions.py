@@ -55,7 +55,7 @@ def list_questions(
 
 def expired_questions(conn: Connection, *, now: int) -> list[Question]:
     rows = conn.execute(
-        "SELECT * FROM questions WHERE answered_at IS NULL AND expires_at <= ? ORDER BY id",
+        "SELECT * FROM questions WHERE answered_at IS NULL AND expires_at <= ? ORDER BY expires_at",
         (now,),
     )
     return records_of(Question, rows)
