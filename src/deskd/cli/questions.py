@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from deskd.cli.common import emit, emit_table, json_option, on_desk
+from deskd.cli.common import ID, emit, emit_table, json_option, on_desk
 
 
 @click.command()
@@ -35,7 +35,7 @@ def ask(text: str, options: str | None, role: str | None, as_json: bool) -> None
 
 
 @click.command()
-@click.argument("question_id", type=int)
+@click.argument("question_id", type=ID)
 @click.argument("answer")
 @json_option
 def answer(question_id: int, answer: str, as_json: bool) -> None:

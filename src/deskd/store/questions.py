@@ -53,6 +53,12 @@ def list_questions(
     return records_of(Question, rows)
 
 
+def question_for_key(conn: Connection, key: str) -> Question | None:
+    """The question a page about ``key`` asks (a ``help:<item>`` key), or None."""
+    found = key.startswith("help:") and list_questions(conn, item_id=int(key[5:]))
+    return found[0] if found else None
+
+
 def expired_questions(conn: Connection, *, now: int) -> list[Question]:
     rows = conn.execute(
         "SELECT * FROM questions WHERE answered_at IS NULL AND expires_at <= ? ORDER BY expires_at",

@@ -11,7 +11,6 @@ is stamped with how it was authorised ("link from page 42, sent to email").
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import TypedDict
 
 from deskd.errors import LinkRefused
@@ -23,7 +22,7 @@ from deskd.service.paging.links import ACTIONS, link_key, read_token
 from deskd.store.attempts import attempts_for_key
 from deskd.store.items import ack_items, unread_items
 from deskd.store.pages import get_page, use_page_link
-from deskd.store.questions import list_questions, options_of
+from deskd.store.questions import options_of, question_for_key
 from deskd.store.records.wakes import Page
 
 
@@ -80,17 +79,17 @@ def act_by_link(ctx: DeskContext, token: str) -> tuple[str, LinkView]:
             return f"paused {page.role} (until `deskd resume --role {page.role}`)", view
         if view["attempt_id"] is None:
             raise LinkRefused("this page's wake is already over; nothing to do")
-        done = _ACTIONS[view["action"]](ctx, page, view["attempt_id"], how)
+        done = _act(ctx, page, view["action"], view["attempt_id"], how)
     return done, view
 
 
 def _option(ctx: DeskContext, page: Page, action: str) -> tuple[int, str]:
     """The question a page asks and the option an ``a<N>`` link answers with."""
-    asked = page.key.startswith("help:") and list_questions(ctx.conn, item_id=int(page.key[5:]))
-    options = (options_of(asked[0]) or []) if asked else []
-    if not asked or int(action[1:]) >= len(options):
+    asked = question_for_key(ctx.conn, page.key)
+    options = (options_of(asked) or []) if asked else []
+    if asked is None or int(action[1:]) >= len(options):
         raise LinkRefused("its page asks no such question")
-    return asked[0].id, options[int(action[1:])]
+    return asked.id, options[int(action[1:])]
 
 
 def _sent_to(page: Page) -> str:
@@ -98,32 +97,19 @@ def _sent_to(page: Page) -> str:
     return f", sent to {', '.join(names)}" if names else ""
 
 
-def _ack(ctx: DeskContext, page: Page, attempt_id: int, how: str) -> str:
-    result = ack(ctx, attempt_id, note=f"acknowledged {how}")
-    return f"acknowledged: no more pages about this until {result['ack_until']} (UTC)"
-
-
-def _snooze(hours: int) -> Callable[[DeskContext, Page, int, str], str]:
-    def snooze(ctx: DeskContext, page: Page, attempt_id: int, how: str) -> str:
+def _act(ctx: DeskContext, page: Page, action: str, attempt_id: int, how: str) -> str:
+    """Acknowledge, snooze (an ack for 1 or 4 h that answers no help request) or resolve:
+    acknowledge, and mark read what the page is about (a help request is answered by the ack
+    itself; an inbox page's unread items are marked read by the person)."""
+    if action.startswith("snooze"):
+        hours = int(action.removeprefix("snooze").removesuffix("h"))
         ack(ctx, attempt_id, note=f"snoozed {hours} h {how}", hold_s=hours * 3600, settle=False)
         return f"snoozed for {hours} h: paged again then if it is still owed"
-
-    return snooze
-
-
-def _resolve(ctx: DeskContext, page: Page, attempt_id: int, how: str) -> str:
-    """Acknowledge, and mark read what the page is about: a help request is answered by the
-    ack itself; an inbox page's unread items are marked read by the person."""
+    if action == "ack":
+        until = ack(ctx, attempt_id, note=f"acknowledged {how}")["ack_until"]
+        return f"acknowledged: no more pages about this until {until} (UTC)"
     ack(ctx, attempt_id, note=f"resolved {how}")
     if page.key.startswith("inbox:"):
         ids = [i.id for i in unread_items(ctx.conn, page.role)]
         ack_items(ctx.conn, page.role, ids, now=ctx.now, by=ctx.actor)
     return "resolved: its demand ends on the next tick"
-
-
-_ACTIONS: dict[str, Callable[[DeskContext, Page, int, str], str]] = {
-    "ack": _ack,
-    "snooze1h": _snooze(1),
-    "snooze4h": _snooze(4),
-    "resolve": _resolve,
-}

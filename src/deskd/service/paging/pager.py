@@ -51,7 +51,7 @@ from deskd.store import pages as page_rows
 from deskd.store.attempts import attempts_for_key
 from deskd.store.events import add_event
 from deskd.store.pauses import live_pauses
-from deskd.store.questions import list_questions, options_of
+from deskd.store.questions import options_of, question_for_key
 
 if TYPE_CHECKING:
     from deskd.config.settings import Settings
@@ -359,7 +359,7 @@ def _body(ctx: DeskContext, page: Page) -> str:
         return body
     pending = [a for a in attempts_for_key(ctx.conn, page.key, limit=5) if a.outcome == "pending"]
     attempt_id = pending[0].id if pending else page.attempt_id  # it may have climbed since
-    asked = page.key.startswith("help:") and list_questions(ctx.conn, item_id=int(page.key[5:]))
+    asked = question_for_key(ctx.conn, page.key)
     lines = action_lines(
         ctx.settings,
         ctx.desk,
@@ -367,7 +367,7 @@ def _body(ctx: DeskContext, page: Page) -> str:
         role=page.role,
         attempt_id=attempt_id,
         now=ctx.now,
-        question=(asked[0].id, options_of(asked[0])) if asked else None,
+        question=(asked.id, options_of(asked)) if asked else None,
     )
     return "\n".join([body, "", *lines])
 
