@@ -418,6 +418,23 @@ class AttemptClosed(DeskdError):
     says = "attempt {attempt_id} is already {outcome}; nothing to acknowledge"
 
 
+class UnknownQuestion(DeskdError):
+    code = "unknown_question"
+    says = "no question {question_id} (see `deskd questions`)"
+
+
+class QuestionAnswered(DeskdError):
+    code = "already_answered"
+    says = "question {question_id} is answered already (see `deskd questions`)"
+
+
+class LinkRefused(DeskdError):
+    """A page's action link that may not act: forged, expired, used, or its page gone."""
+
+    code = "not_permitted"
+    says = "this link cannot act: {why}"
+
+
 class LaunchRefused(DeskdError):
     """``deskd wake run`` on an attempt that is not a planned, unclaimed launch."""
 

@@ -19,7 +19,7 @@ def test_an_agent_asks_for_help_and_a_person_is_paged_at_once(desk: Desk) -> Non
         ((_, body),) = rx.got
     assert (
         body["title"]
-        == "deskd: alpha asks a person for help — need prod credentials [deskd page 1]"
+        == f"deskd: alpha asks a person for help — need prod credentials [deskd page {out['page_ids'][0]}]"
     )
     assert 'alpha asks a person for help: "need prod credentials"' in body["message"]
     assert (

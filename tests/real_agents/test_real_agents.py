@@ -183,3 +183,38 @@ def test_the_attempt_carries_the_tokens_the_model_api_reported(real: Real) -> No
     # (``modelVersion``); Codex and OpenCode name none in their JSON.
     asked = real.api.model_calls()[0].body.get("model")
     assert row["model"] == {"claude": asked, "gemini": "gemini-standin"}.get(real.kind)
+
+
+@pytest.mark.parametrize("real", ["claude"], indirect=True)
+def test_a_question_answered_by_link_resumes_the_same_claude_session_with_the_answer(
+    real: Real,
+) -> None:
+    """`deskd ask` from alpha, answered by the page's option link (the confirm page's POST):
+    the next tick resumes alpha's Claude session with the answer in the prompt."""
+    import sys
+    from pathlib import Path
+
+    from fastapi.testclient import TestClient
+
+    from deskd.adapters.private import private_key_file
+    from deskd.service.paging.links import KEY_FILE, make_token
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web"))
+    from web_helpers import make_app
+
+    real.api.mode = "text"
+    urgent(real.desk, title="FIRST-MARK disk 91%")
+    session = real.launched(real.tick())["session_id"]
+    real.desk.advance(seconds=20)
+    asked = real.desk.json("ask", "deploy v2?", "--options", "yes,no", role="alpha")
+    key = private_key_file(real.desk.home / "data" / KEY_FILE)
+    page_id = asked["help"]["page_ids"][0]
+    link = make_token(key, page_id, "a0", expires_ms=real.desk.now_ms + 3600_000)
+    with TestClient(make_app(real.desk)) as http:
+        assert http.post(f"/act/{link}").status_code == 200
+    out = real.tick()
+    assert [(a["rung"], a["session_id"]) for a in out["actions"]] == [("resume", session)]
+    resumed = real.launched(out)
+    assert resumed["landed_at"] is not None and resumed["session_id"] == session
+    marker = f"answer to question {asked['id']}: yes"
+    assert [c for c in real.api.model_calls() if marker in c.text], dump_requests(real.api)

@@ -36,3 +36,34 @@ def open_private(
     flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if "a" in mode else os.O_TRUNC)
     fd = os.open(path, flags, FILE_MODE)
     return os.fdopen(fd, mode, encoding=encoding)
+
+
+def private_key_file(path: str | os.PathLike[str]) -> bytes:
+    """The random key kept in ``path`` (32 bytes, 0600): made on first use and kept, so a
+    restart keeps what it signed valid; deleting the file voids all of it. Two processes
+    making it at once agree: the new file is linked into place only where none is, and the
+    loser reads the winner's."""
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as existing:
+            value = existing.read()
+        if len(value) >= 32:
+            return value
+    except FileNotFoundError:
+        value = b""
+    private_dir(os.path.dirname(os.path.abspath(path)))
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open_private(tmp, "wb") as new:
+        new.write(os.urandom(32))
+    try:
+        if value:  # a short (damaged) key is replaced
+            os.replace(tmp, path)
+        else:
+            os.link(tmp, path)
+    except FileExistsError:
+        pass
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    with open(path, "rb") as existing:
+        return existing.read()

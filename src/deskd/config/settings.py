@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal, NamedTuple
 
@@ -46,6 +47,8 @@ class Settings(NamedTuple):
     supervisor_keys: Path | None = None
     trusted_proxies: str | None = None
     console_hosts: str | None = None
+    console_url: str | None = None  # the console as people reach it: pages carry links to it
+    link_ttl: str | None = None  # how long a page's action link works (default 24h)
     now: str | None = None
     tick_ping_url: str | None = None
     tick_overdue: str | None = None
@@ -117,7 +120,7 @@ class Settings(NamedTuple):
 
 
 # What the fast reader leaves to pydantic: a number, a choice, a duration, a module to import.
-CHECKED = frozenset(("port", "supervisor_auth_mode", "wake_timeout", "config_module"))
+CHECKED = frozenset(("port", "supervisor_auth_mode", "wake_timeout", "link_ttl", "config_module"))
 # Read as paths (``~`` expanded); the database fields are a path or a URL.
 # (NamedTuple keeps each annotation as a ForwardRef: its text, not evaluated.)
 PATHS = frozenset(
@@ -155,10 +158,11 @@ def host_name_problem(value: str) -> str | None:
     return None
 
 
-def ping_url_problem(value: str) -> str | None:
-    """Why ``DESKD_TICK_PING_URL`` cannot be pinged, or None. Checked when settings load, so a
-    value such as ``hc-ping.com/UUID`` (no scheme) is one line naming the variable on every
-    command and in ``deskd doctor``, not a traceback in tick.log at 3 am."""
+def ping_url_problem(value: str, example: str = "https://hc-ping.com/<check id>") -> str | None:
+    """Why ``DESKD_TICK_PING_URL`` (or ``DESKD_CONSOLE_URL``) is no web address, or None.
+    Checked when settings load, so a value such as ``hc-ping.com/UUID`` (no scheme) is one
+    line naming the variable on every command and in ``deskd doctor``, not a traceback in
+    tick.log at 3 am."""
     text = value.strip()
     if not text:
         return None
@@ -170,9 +174,7 @@ def ping_url_problem(value: str) -> str | None:
     except ValueError as exc:
         return f"must be an http:// or https:// URL ({exc})"
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        return (
-            "must be an http:// or https:// URL with a host (e.g. https://hc-ping.com/<check id>)"
-        )
+        return f"must be an http:// or https:// URL with a host (e.g. {example})"
     if any(c.isspace() or ord(c) < 32 for c in text):
         return "must be a URL without spaces or control characters"
     return None
@@ -194,12 +196,13 @@ def imap_url_problem(value: str) -> str | None:
     return None
 
 
-PROBLEMS = {
+PROBLEMS: dict[str, Callable[[str], str | None]] = {
     "host_name": host_name_problem,
     "db": database_problem,
     "reply_imap_url": imap_url_problem,
     "database_url": database_problem,
     "tick_ping_url": ping_url_problem,
+    "console_url": lambda value: ping_url_problem(value, "https://deskd.example.com"),
 }
 """The text variables both readers check with the same function: the fast reader leaves a
 value that fails to pydantic, whose validator refuses it naming the variable."""

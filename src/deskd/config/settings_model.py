@@ -43,7 +43,7 @@ class _Checks(BaseSettings):
             raise ValueError(problem)
         return value
 
-    @field_validator("wake_timeout", check_fields=False)
+    @field_validator("wake_timeout", "link_ttl", check_fields=False)
     @classmethod
     def _timeout(cls, value: str | None) -> str | None:
         # Checked at load so a bad value stops every command now, not a launch at 3 am.

@@ -206,7 +206,9 @@ from deskd.store import (  # noqa: E402
     schema_launches,
     schema_leases,
     schema_meetings,
+    schema_page_links,
     schema_pager,
+    schema_questions,
     schema_routing,
     schema_sessions_current,
     schema_silences,
@@ -239,6 +241,8 @@ MIGRATIONS: tuple[str, ...] = (
     schema_usage.SQL,
     schema_deliveries.SQL,
     schema_task_checks.SQL,
+    schema_page_links.SQL,
+    schema_questions.SQL,
 )
 """Index i holds the migration that takes the schema from version i to version i + 1."""
 

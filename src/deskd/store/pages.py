@@ -152,6 +152,16 @@ def release_held_pages(conn: Connection, role: str, *, now: int) -> int:
     ).rowcount
 
 
+def use_page_link(conn: Connection, signature: str, *, page_id: int, action: str, now: int) -> bool:
+    """Record a page link as used; False when it was used before (a replay)."""
+    cur = conn.execute(
+        "INSERT INTO page_links_used (signature, page_id, action, used_at) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT(signature) DO NOTHING",
+        (signature, page_id, action, now),
+    )
+    return cur.rowcount == 1
+
+
 def get_page(conn: Connection, page_id: int) -> Page | None:
     """One page with its attempt's ``ref`` (an emailed reply names it)."""
     rows = select_where(conn, _WITH_REF, ("pages.id = ?", page_id), order="pages.id", limit=1)

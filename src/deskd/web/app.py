@@ -52,7 +52,7 @@ def create_app(
     """The console for the desk ``settings`` names. ``clock`` (Unix ms) defaults to the
     system clock or ``DESKD_NOW``; ``host`` is the bind address (cookies are ``Secure`` off
     loopback); ``poll_s``/``stream_polls`` pace the live-refresh stream."""
-    from deskd.web.routes import actions, auth, desk_pages, events, live, metrics
+    from deskd.web.routes import actions, auth, desk_pages, events, links, live, metrics
 
     app = FastAPI(title="deskd console", docs_url=None, redoc_url=None, openapi_url=None)
     bind = host or settings.host
@@ -60,7 +60,8 @@ def create_app(
         settings=settings,
         clock=clock or (lambda: now_ms(settings.now)),
         sessions=SessionCodec(session_secret(settings)),
-        hosts=allowed_hosts(bind, settings.console_hosts),
+        # The name in DESKD_CONSOLE_URL is one people reach the console by (its links do).
+        hosts=allowed_hosts(bind, f"{settings.console_hosts or ''} {_url_host(settings)}"),
         # Off loopback the console sits behind TLS (docs/operations.md): a cookie that
         # could travel in clear text would hand the session to anyone on the path.
         secure_cookies=not is_loopback(bind),
@@ -86,11 +87,18 @@ def create_app(
     app.add_exception_handler(Refused, _refused)  # type: ignore[arg-type]
     app.add_exception_handler(DeskdError, _deskd_error)  # type: ignore[arg-type]
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    # Every route needs the supervisor but /metrics (loopback or a bearer token) and /events
-    # (each source's own secret).
-    for module in (auth, desk_pages, actions, live, metrics, events):
+    # Every route needs the supervisor but /metrics (loopback or a bearer token), /events
+    # (each source's own secret) and /act (a page's signed link: the authority for its one
+    # action).
+    for module in (auth, desk_pages, actions, live, metrics, events, links):
         app.include_router(module.router)
     return app
+
+
+def _url_host(settings: Settings) -> str:
+    from urllib.parse import urlsplit
+
+    return urlsplit(settings.console_url or "").hostname or ""
 
 
 def _wrong_host(request: Request, console: Console) -> str | None:

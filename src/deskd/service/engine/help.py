@@ -13,6 +13,7 @@ attempt id and a person hears of it without waiting for the next tick.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, NotRequired, TypedDict, Unpack
 
 from deskd.core.planner import plan as make_plan
@@ -65,10 +66,18 @@ class HelpFields(TypedDict):
     held_work: NotRequired[str | None]
 
 
-def raise_help(ctx: DeskContext, **fields: Unpack[HelpFields]) -> HelpRaised:
-    """The help request itself, planned and paged at once."""
+def raise_help(
+    ctx: DeskContext,
+    *,
+    on_item: Callable[[Connection, int], None] | None = None,
+    **fields: Unpack[HelpFields],
+) -> HelpRaised:
+    """The help request itself, planned and paged at once; ``on_item(conn, item_id)`` records
+    what rides on the request (a question) in its transaction, before the page is composed."""
     with ctx.write() as conn:
         item_id = insert_help(conn, ctx, **fields)
+        if on_item is not None:
+            on_item(conn, item_id)
         key = f"help:{item_id}"
         full = make_plan(
             load_snapshot(conn, ctx.desk, now=ctx.now), now=ctx.now, policy=policy_of(ctx.desk)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import email
 import email.policy
-import json
 from email.message import EmailMessage
 from email.utils import parseaddr
 from typing import Any
@@ -20,10 +19,9 @@ from deskd.core.replies import page_of_subject, read_reply
 from deskd.core.values import SUPERVISOR
 from deskd.service.desk import inbox
 from deskd.service.desk.context import DeskContext
-from deskd.service.engine.wake import ACK_TIMEOUT_S, ack
+from deskd.service.engine.wake import ACK_TIMEOUT_S, act_on_page
 from deskd.store.attempts import attempts_for_key
 from deskd.store.deliveries import claim_delivery
-from deskd.store.items import ack_items
 from deskd.store.pages import get_page
 
 SOURCE = "reply-mail"
@@ -70,7 +68,6 @@ def act_on_reply(ctx: DeskContext, message: EmailMessage) -> str:
         if not claim_delivery(conn, source=SOURCE, delivery=delivery, now=ctx.now):
             return "acted"  # acted on before the tick that read it died: mark it seen now
         pending = [a for a in attempts_for_key(conn, page.key, limit=5) if a.outcome == "pending"]
-        note = f"{sender} by email: {reply.text.splitlines()[0] if reply.text else reply.action}"
         if reply.action == "text":
             said = (
                 f"{reply.text}\n\n(emailed by {sender}, replying to page {page.id}: {page.title})"
@@ -92,10 +89,14 @@ def act_on_reply(ctx: DeskContext, message: EmailMessage) -> str:
             outcome = f"{reply.action}: nothing pending"
         else:
             attempt = pending[0]
-            ack(ctx, attempt.id, note=note, hold_s=reply.seconds or ACK_TIMEOUT_S)
-            if reply.action == "resolve":  # the work is done: what it woke the role for is read
-                ids = [int(i) for i in json.loads(attempt.item_ids or "[]")]
-                ack_items(conn, attempt.role, ids, now=ctx.now, by=ctx.actor)
+            act_on_page(
+                ctx,
+                page,
+                reply.action,
+                attempt.id,
+                f"by email from {sender}",
+                snooze_s=reply.seconds or ACK_TIMEOUT_S,
+            )
             outcome = f"{reply.action} attempt {attempt.id}"
         ctx.event(
             conn,

@@ -284,6 +284,12 @@ def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
             from deskd.service.engine.replies import read_replies
 
             replies = read_replies(ctx)
+        from deskd.store.questions import expired_questions
+
+        if expired_questions(conn, now=ctx.now):  # "no answer" goes back; else not loaded
+            from deskd.service.engine.questions import expire_questions
+
+            expire_questions(ctx)
         snapshot = load_snapshot(conn, ctx.desk, now=ctx.now, host=ctx.settings.host_id)
     else:
         # One read transaction for the hooks and the snapshot: an executing tick that

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, TypedDict
 
 from deskd.core.demand import inbox_due_at
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from deskd.service.engine.hooks import HookView
     from deskd.service.meetings.views import MeetingSource
     from deskd.service.work.task_views import TaskSource
+    from deskd.store.records.wakes import Page
 
 ACK_TIMEOUT_S = 4 * 3600
 
@@ -77,9 +79,16 @@ def list_wakes(
     return [attempt_view(r) for r in rows]
 
 
-def ack(ctx: DeskContext, attempt_id: int, *, note: str, hold_s: int = ACK_TIMEOUT_S) -> Acked:
+def ack(
+    ctx: DeskContext,
+    attempt_id: int,
+    *,
+    note: str,
+    hold_s: int = ACK_TIMEOUT_S,
+    settle: bool = True,
+) -> Acked:
     """A person has it: the attempt stops climbing and paging until its demand changes or
-    ``hold_s`` pass (4 h; a snooze says how long)."""
+    ``hold_s`` pass. ``settle=False`` (a snooze) leaves a help request unanswered."""
     if ctx.settings.role:
         raise PeopleCommand("deskd wake ack", "an agent acks its items with `deskd inbox ack`")
     if not note.strip():
@@ -92,7 +101,7 @@ def ack(ctx: DeskContext, attempt_id: int, *, note: str, hold_s: int = ACK_TIMEO
             raise AttemptClosed(attempt_id, row.outcome)
         until = ctx.now + hold_s * 1000
         attempt_rows.ack_attempt(conn, attempt_id, until=until, note=note, now=ctx.now)
-        if row.kind == "help":
+        if row.kind == "help" and settle:
             # A person has the agent's request for help: its item is read, so the help
             # demand resolves on the next tick (and its delivered page gets "settled").
             from deskd.store.items import ack_items
@@ -108,6 +117,30 @@ def ack(ctx: DeskContext, attempt_id: int, *, note: str, hold_s: int = ACK_TIMEO
             detail={"note": note},
         )
     return {"id": attempt_id, "ack_until": iso_utc(until), "note": note}
+
+
+def act_on_page(
+    ctx: DeskContext, page: Page, action: str, attempt_id: int, how: str, *, snooze_s: int = 0
+) -> str:
+    """A person's ``ack``, ``snooze`` (an ack for ``snooze_s`` that answers no help request) or
+    ``resolve`` of a page's live attempt, from a link or an emailed reply; ``resolve`` also
+    marks read what the page is about (a help request is answered by the ack itself)."""
+    if action == "snooze":
+        span = f"{snooze_s // 3600} h" if snooze_s % 3600 == 0 else f"{snooze_s // 60} min"
+        ack(ctx, attempt_id, note=f"snoozed {span} {how}", hold_s=snooze_s, settle=False)
+        return f"snoozed for {span}: paged again then if it is still owed"
+    if action == "ack":
+        until = ack(ctx, attempt_id, note=f"acknowledged {how}")["ack_until"]
+        return f"acknowledged: no more pages about this until {until} (UTC)"
+    ack(ctx, attempt_id, note=f"resolved {how}")
+    from deskd.store.items import ack_items, unread_items
+
+    row = attempt_rows.get_attempt(ctx.conn, attempt_id)
+    ids = [int(i) for i in json.loads(row.item_ids or "[]")] if row else []
+    if not ids and page.key.startswith("inbox:"):
+        ids = [i.id for i in unread_items(ctx.conn, page.role)]
+    ack_items(ctx.conn, page.role, ids, now=ctx.now, by=ctx.actor)
+    return "resolved: its demand ends on the next tick"
 
 
 def explain_role(ctx: DeskContext, role: str) -> list[str]:

@@ -17,6 +17,7 @@ import secrets
 import stat
 from pathlib import Path
 
+from deskd.adapters.private import private_key_file
 from deskd.config.settings import Settings
 from deskd.errors import ConsoleRefused, DeskdError
 from deskd.service.desk.context import DeskContext
@@ -124,16 +125,7 @@ def bearer_matches(authorization: str, token: str) -> bool:
 def session_secret(settings: Settings) -> bytes:
     """The key that signs session cookies: made once (0600) and kept, so a restart keeps
     people logged in; deleting the file logs everyone out."""
-    path = data_dir(settings) / SECRET_FILE
-    try:
-        value = path.read_bytes()
-        if len(value) >= 32:
-            return value
-    except OSError:
-        pass
-    value = secrets.token_bytes(32)
-    _write_private(path, value)
-    return value
+    return private_key_file(data_dir(settings) / SECRET_FILE)
 
 
 # -- signed mode: the public keys ---------------------------------------------------------------

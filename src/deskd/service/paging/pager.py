@@ -45,12 +45,14 @@ from deskd.service.paging.channels import (
     targets_of,
     var_values,
 )
+from deskd.service.paging.links import action_lines
 from deskd.service.paging.pages import ChannelResult, channel_view
 from deskd.service.paging.silences import quiet_until, silence_hold
 from deskd.store import pages as page_rows
 from deskd.store.attempts import attempts_for_key
 from deskd.store.events import add_event
 from deskd.store.pauses import live_pauses
+from deskd.store.questions import options_of, question_for_key
 
 if TYPE_CHECKING:
     from deskd.config.settings import Settings
@@ -169,8 +171,7 @@ def send_one_page(
     # The side effect: send the due entries, and say how each went (errors scrubbed).
     body = _body(ctx, page)
     results = send_due(
-        ctx.settings, entries, due, channels, title=f"{page.title} {page_token(page.id)}",
-        body=body, kind=page.kind,
+        ctx.settings, entries, due, channels, title=_title(page), body=body, kind=page.kind,
         transport=transport,
     )  # fmt: skip
     after = list(entries)
@@ -352,19 +353,28 @@ def _public(entry: Entry) -> SentChannel:
 
 
 def _body(ctx: DeskContext, page: Page) -> str:
-    """The stored body plus how to act now (the console URL when configured)."""
+    """The stored body plus how to act now: the shell commands, and signed action links
+    when the console's address is known (service/paging/links.py)."""
     body = page.body or ""
     if page.kind not in ("page", "follow_up"):
         return body
     pending = [a for a in attempts_for_key(ctx.conn, page.key, limit=5) if a.outcome == "pending"]
     attempt_id = pending[0].id if pending else page.attempt_id  # it may have climbed since
-    lines = [
-        body,
-        "",
-        f'Act: once someone has it, `deskd wake ack {attempt_id} --note "…"` '
-        f"stops the climb (`deskd wake explain --role {page.role}` shows it).",
-    ]
-    console = ctx.desk.section.console_url
-    if console:
-        lines.append(f"Console: {console.rstrip('/')}/")
-    return "\n".join(lines)
+    asked = question_for_key(ctx.conn, page.key)
+    lines = action_lines(
+        ctx.settings,
+        ctx.desk,
+        page_id=page.id,
+        role=page.role,
+        attempt_id=attempt_id,
+        now=ctx.now,
+        question=(asked.id, options_of(asked)) if asked else None,
+    )
+    return "\n".join([body, "", *lines])
+
+
+def _title(page: Page) -> str:
+    """The sent title: a page a person can act on names its id, which a reply quotes back."""
+    return (
+        f"{page.title} {page_token(page.id)}" if page.kind in ("page", "follow_up") else page.title
+    )

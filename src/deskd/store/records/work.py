@@ -88,3 +88,20 @@ class TaskCheck(NamedTuple):
     retry_at: int | None
     outcome: str | None
     output: str | None
+
+
+class Question(NamedTuple):
+    """One question an agent asked a person (``options``: a JSON list, or None for free text)."""
+
+    id: int
+    role: str
+    item_id: int
+    text: str
+    options: str | None
+    task_id: int | None
+    asked_at: int
+    expires_at: int
+    answer: str | None
+    answered_by: str | None
+    answered_at: int | None
+    answer_item_id: int | None

@@ -14,7 +14,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from deskd.core.values import SUPERVISOR
 from deskd.service.desk import pauses
 from deskd.service.desk.context import DeskContext
-from deskd.service.engine import hooks, wake
+from deskd.service.engine import hooks, questions, wake
 from deskd.service.ops import supervisor
 from deskd.service.paging import silences
 from deskd.service.paging.channels import send_test
@@ -58,6 +58,12 @@ def _ack(ctx: DeskContext, form: dict[str, str]) -> tuple[str, Any]:
     attempt = as_int(form.get("attempt"), "attempt")
     result = wake.ack(ctx, attempt, note=form.get("note", ""))
     return f"acknowledged attempt {attempt} until {result['ack_until']}", result
+
+
+def _answer(ctx: DeskContext, form: dict[str, str]) -> tuple[str, Any]:
+    question = as_int(form.get("question"), "question")
+    result = questions.answer(ctx, question, form.get("answer", ""), how="from the console")
+    return f"answered question {question}: {result['answer']}", result
 
 
 def _pause(ctx: DeskContext, form: dict[str, str]) -> tuple[str, Any]:
@@ -127,6 +133,7 @@ def _channel_test(ctx: DeskContext, form: dict[str, str]) -> tuple[str, Any]:
 ACTIONS: dict[str, Action] = {
     "send": _send,
     "wake-ack": _ack,
+    "answer": _answer,
     "pause": _pause,
     "resume": _resume,
     "silence": _silence,

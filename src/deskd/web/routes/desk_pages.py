@@ -17,6 +17,7 @@ from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import ledger
 from deskd.service.desk.presence import role_presences
 from deskd.service.engine.hooks import list_hooks
+from deskd.service.engine.questions import questions
 from deskd.service.engine.wake import explain_attempt, explain_role, list_wakes
 from deskd.service.meetings.views import meeting_list
 from deskd.service.ops.board import board, paused
@@ -92,6 +93,7 @@ def pages_page(request: Request) -> Response:
             "pages.html",
             ctx=ctx,
             pages=pages(ctx, open_only=False, limit=200),
+            questions=questions(ctx),
             silences=listing(ctx, all_rows=True, limit=100),
             channels=channel_views(ctx.settings, ctx.desk, check=False),
             roles=ctx.desk.role_names,

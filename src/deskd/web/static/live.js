@@ -3,6 +3,19 @@
 // person is typing in that region, so a refresh never eats a half-written note.
 (function () {
   "use strict";
+  // Each cell names its column (data-label), which console.css shows at a phone's width,
+  // where a table row becomes a small card.
+  function label(root) {
+    root.querySelectorAll("table").forEach(function (table) {
+      var heads = [].map.call(table.querySelectorAll("thead th"), function (h) { return h.textContent; });
+      table.querySelectorAll("tbody tr").forEach(function (row) {
+        [].forEach.call(row.children, function (cell, i) {
+          if (heads[i]) { cell.setAttribute("data-label", heads[i]); }
+        });
+      });
+    });
+  }
+  label(document);
   var region = document.getElementById("live");
   if (!region || !window.EventSource) { return; }
   var pending = false;
@@ -26,6 +39,7 @@
         var fresh = doc.getElementById("live");
         if (fresh) {
           region.innerHTML = fresh.innerHTML;
+          label(region);
           document.body.setAttribute("data-refreshed", String(Date.now()));
         }
       })
