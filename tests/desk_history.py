@@ -13,7 +13,7 @@ LIVE = {
     "pages_open", "pages_due", "pages_unsettled", "hooks_due", "pauses_live", "silences_live",
     "tasks_open", "sessions_live", "sessions_role_live", "meetings_live",
     "meetings_open_agenda", "meeting_obligations_open", "meeting_proposals_open",
-    "attempts_handed", "task_checks_due",
+    "attempts_handed", "task_checks_due", "questions_open",
 }  # fmt: skip
 """Partial indexes whose rows are live state (unread, pending, open, active, in flight): a
 scan of one reads no history. A new index joins this list only if its condition says so."""

@@ -71,7 +71,7 @@ def test_print_without_a_role_names_none(desk: Any) -> None:
 def test_print_refuses_an_unknown_role(desk: Any) -> None:
     out = desk.run("session-hook", "print", "--role", "zeta")
     assert out.exit_code == 1
-    assert "unknown role 'zeta' (roles: alpha, beta, gamma)" in out.stderr
+    assert "unknown role 'zeta': did you mean 'beta'? (roles: alpha, beta, gamma)" in out.stderr
 
 
 def test_install_creates_the_settings_when_missing(desk: Any, project: Path) -> None:

@@ -3,13 +3,11 @@ the desk's time zone, by model, since an instant; unknown figures stay unknown."
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 import pytest
 
 from conftest import Desk
-from deskd.store.usage import tokens_used_since, usd_used_since
 from usage_rows import finished, with_roles
 
 FIGURES = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
@@ -79,16 +77,6 @@ def test_it_sums_by_model_and_since_an_instant(used: Desk) -> None:
         ("beta",),
         ("gamma",),
     ]
-
-
-def test_the_budget_sums_count_every_kind_for_the_desk_or_a_role(used: Desk) -> None:
-    since = int(datetime.fromisoformat("2026-12-01T05:00:00+00:00").timestamp() * 1000)
-    with used.db() as conn:
-        assert tokens_used_since(conn, since=since) == 220 + 337
-        assert tokens_used_since(conn, since=since, role="alpha") == 220
-        assert tokens_used_since(conn, since=since, role="delta") == 0
-        assert usd_used_since(conn, since=0, role="alpha") == pytest.approx(0.75)
-        assert usd_used_since(conn, since=since, role="beta") == 0.0
 
 
 def test_the_table_prints_thousands_and_dashes(used: Desk) -> None:

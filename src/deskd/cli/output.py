@@ -35,9 +35,11 @@ def echo(text: str = "", *, err: bool = False, raw: bool = False) -> None:
 
 
 def style(text: str, **styles: Any) -> str:
-    """``click.style``, but plain under ``NO_COLOR`` (no-color.org); like ``click.echo``,
-    ``echo`` drops the codes off a terminal."""
-    return text if os.environ.get("NO_COLOR") else click.style(text, **styles)
+    """``click.style`` on a terminal; plain off one and under ``NO_COLOR`` (no-color.org), so
+    ``echo`` shows any other escape code in the text as text."""
+    isatty = getattr(sys.stdout, "isatty", None)
+    plain = os.environ.get("NO_COLOR") or isatty is None or not isatty()
+    return text if plain else click.style(text, **styles)
 
 
 def secho(text: str, **styles: Any) -> None:

@@ -26,10 +26,6 @@ _SUMS = (
 _LAUNCHES = (
     "FROM attempts WHERE primary_id IS NULL AND finished_at IS NOT NULL AND finished_at >= ?"
 )
-_TOKENS = (
-    "COALESCE(input_tokens, 0) + COALESCE(output_tokens, 0) + COALESCE(cache_read_tokens, 0) "
-    "+ COALESCE(cache_write_tokens, 0)"
-)
 
 
 class UsageTotal(NamedTuple):
@@ -72,20 +68,3 @@ def usage_by_quarter_hour(conn: Connection, *, since: int) -> list[UsageTotal]:
     q = f"finished_at / {QUARTER_HOUR_MS}"
     sql = f"SELECT role, {_SUMS}, {q} {_LAUNCHES} GROUP BY role, {q} ORDER BY {q}, role"
     return _totals(conn.execute(sql, (since,)).fetchall())
-
-
-def tokens_used_since(conn: Connection, *, since: int, role: str | None = None) -> int:
-    """The tokens of every kind the desk's launches (or ``role``'s) used since ``since``; a
-    figure no CLI reported adds nothing."""
-    sql, params = _of_role(f"SELECT COALESCE(SUM({_TOKENS}), 0) {_LAUNCHES}", since, role)
-    return int(conn.execute(sql, params).fetchone()[0])
-
-
-def usd_used_since(conn: Connection, *, since: int, role: str | None = None) -> float:
-    """The dollars the desk's launches (or ``role``'s) reported costing since ``since``."""
-    sql, params = _of_role(f"SELECT COALESCE(SUM(cost_usd), 0) {_LAUNCHES}", since, role)
-    return float(conn.execute(sql, params).fetchone()[0])
-
-
-def _of_role(sql: str, since: int, role: str | None) -> tuple[str, tuple[object, ...]]:
-    return (sql, (since,)) if role is None else (f"{sql} AND role = ?", (since, role))
