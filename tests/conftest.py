@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -281,6 +282,8 @@ def desk(
     before = set(_pids())
     yield d
     d.close()
+    if "deskd.store.pg_listen" in sys.modules:  # a console's listener read the change mark
+        sys.modules["deskd.store.pg_listen"].stop_listening()
     from deskd.adapters.relay import stop as stop_relay
 
     marker = f"DESKD_HOME={home}".encode()
