@@ -72,6 +72,20 @@ class DelayProxy:
             sink.shutdown(socket.SHUT_WR)
 
 
+@contextlib.contextmanager
+def delayed_database(name: str) -> Iterator[str]:
+    """A fresh database ``name`` on a throwaway cluster (or ``DESKD_BENCH_PG_URL``'s server),
+    reached through a ``DelayProxy``: its URL."""
+    import psycopg
+
+    with server(os.environ.get("DESKD_BENCH_PG_URL")) as admin:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {name}")
+        folder = admin.split("host=", 1)[1].split("&", 1)[0]
+        proxy = DelayProxy(os.path.join(folder, ".s.PGSQL.5432"))
+        yield f"postgresql://deskd@127.0.0.1:{proxy.port}/{name}"
+
+
 def make_desk(home: Path, url: str, roles: int) -> dict[str, str]:
     from deskd.service.desk.context import open_context
 
@@ -184,17 +198,7 @@ def main() -> None:
     parser.add_argument("--lock", nargs="+", choices=("role", "desk"), default=["role", "desk"])
     parser.add_argument("--via", nargs="+", choices=("direct", "relay"), default=["direct"])
     args = parser.parse_args()
-    with (
-        server(os.environ.get("DESKD_BENCH_PG_URL")) as admin,
-        tempfile.TemporaryDirectory() as tmp,
-    ):
-        import psycopg
-
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute("CREATE DATABASE bench_streams")
-        folder = admin.split("host=", 1)[1].split("&", 1)[0]
-        proxy = DelayProxy(os.path.join(folder, ".s.PGSQL.5432"))
-        url = f"postgresql://deskd@127.0.0.1:{proxy.port}/bench_streams"
+    with delayed_database("bench_streams") as url, tempfile.TemporaryDirectory() as tmp:
         env = make_desk(Path(tmp), url, max(args.streams))
         print("| via | lock | streams | hooks/s | p50 ms | p99 ms | failures |")
         print("|---|---|---|---|---|---|---|")

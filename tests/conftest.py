@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -273,22 +274,39 @@ def desk(
     d = Desk(home, monkeypatch, url=url)
     d.write_desk(DESK_TOML)
     monkeypatch.setenv("DESKD_HOME", str(home))
-    # No tick starts a session-hook relay unless the test asks (tests/relay): a relay outlives
-    # the tick that starts it by design, and would cost every PostgreSQL test a process.
-    d.setenv("DESKD_HOOK_RELAY", "off")
-    monkeypatch.setenv("DESKD_HOOK_RELAY", "off")
+    # The relay is on, as in production: on PostgreSQL an executing tick starts the session
+    # hook's relay and the agents' hooks go through it; the teardown below stops it.
     if url is not None:
         d.setenv("DESKD_DB", url)
         monkeypatch.setenv("DESKD_DB", url)
     before = set(_pids())
     yield d
     d.close()
+    if "deskd.store.pg_listen" in sys.modules:  # a console's listener read the change mark
+        sys.modules["deskd.store.pg_listen"].stop_listening()
     from deskd.adapters.relay import stop as stop_relay
 
+    marker = f"DESKD_HOME={home}".encode()
     stop_relay(str(home / "run"))  # an executing tick on PostgreSQL starts the hook relay
-    leaked = _leaked(f"DESKD_HOME={home}".encode(), before)
+    _stop_starting_relays(marker, before)
+    leaked = _leaked(marker, before)
     if leaked:
         pytest.fail(f"the test left processes of its desk running: {leaked} (killed now)")
+
+
+def _stop_starting_relays(marker: bytes, before: set[int]) -> None:
+    """SIGTERM the desk's relays that hold no lock yet (started by a tick just before the test
+    ended): ``stop`` finds a relay by its lock, and one still starting would outlive the test."""
+    import signal
+
+    for pid in processes_with(marker, skip=before):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                argv = fh.read().split(b"\0")
+            if argv[-2:-1] == [b"relay"]:  # python -m deskd relay, or deskd relay
+                os.kill(pid, signal.SIGTERM)
+        except OSError:
+            continue
 
 
 def _pids() -> list[int]:

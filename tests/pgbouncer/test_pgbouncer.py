@@ -193,3 +193,20 @@ def test_a_command_at_a_full_pooler_waits_for_a_slot_instead_of_failing(
         assert json.loads(out) == []
     finally:
         full.stop()
+
+
+def test_the_consoles_cue_moves_through_the_pooler_without_listening(pooled: Desk) -> None:
+    """Transaction pooling cannot hold a LISTEN: the console's one listener sees the pooler
+    and reads the write-ahead log position instead, and a command's write still moves it."""
+    from deskd.config.load import load_settings
+    from deskd.service.ops.console_views import change_mark
+    from deskd.store import pg_listen
+
+    settings = load_settings(pooled.env())
+    before = change_mark(settings)
+    assert pg_listen._listeners[settings.database].pooled
+    urgent(pooled, "alpha", title="disk full")
+    deadline = time.monotonic() + 120  # ends when the cue moves; only a missed write waits
+    while change_mark(settings) == before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert change_mark(settings) != before

@@ -35,6 +35,10 @@ WRITE_LOCK = 1
 """Object key of the write lock that stands in for SQLite's single writer."""
 ROLE_LOCK_CLASS = LOCK_CLASS + 1
 """Class of the per-role write locks (object key: ``hashtext`` of the role's name)."""
+CHANNEL = "'deskd:' || md5(current_database())"
+"""The desk's ``NOTIFY`` channel, named on the server from its database (the desk: an alias a
+pooler gives it cannot split notifier and listener; hashed, as a channel's name is at most 63
+bytes); delivered in that database only."""
 
 
 def _plain(value: Any) -> Any:
@@ -125,8 +129,11 @@ class PgConnection:
                 # server connection a pooler shares. The desk lock comes first, always: a
                 # desk-wide writer and a role's writer can never wait for each other in turn.
                 head = f"BEGIN; SET LOCAL lock_timeout = {int(self.busy_ms)}; SELECT "
-                if role is None:
-                    self.raw.execute(f"{head}pg_advisory_xact_lock({LOCK_CLASS}, {WRITE_LOCK})")
+                if role is None:  # a desk-wide write tells the console (store/pg_listen.py)
+                    self.raw.execute(
+                        f"{head}pg_advisory_xact_lock({LOCK_CLASS}, {WRITE_LOCK}); "
+                        f"SELECT pg_notify({CHANNEL}, '')"
+                    )
                 else:
                     self.raw.execute(
                         f"{head}pg_advisory_xact_lock_shared({LOCK_CLASS}, {WRITE_LOCK}); "
@@ -286,14 +293,3 @@ def connect_error(exc: psycopg.Error) -> StoreUnreachable:
         if any(n in said for n in needles):
             return StoreUnreachable(f"{what}: {said}", advice)
     return StoreUnreachable(f"cannot connect: {said}", "run `deskd doctor`")
-
-
-def wal_position(url: str, *, busy_ms: int = 2000) -> int:
-    """The server's write-ahead log position in bytes: it moves on every commit that wrote,
-    and not on reads (the console polls it to know when to refresh). It is the cluster's
-    position, so another database's writes move it too: a refresh cue, not a change log."""
-    conn = open_pg(url, busy_ms=busy_ms)
-    try:
-        return int(conn.raw_execute("SELECT pg_current_wal_lsn() - '0/0'").fetchone()[0])
-    finally:
-        conn.close()

@@ -194,15 +194,15 @@ def recent_events(
 
 def change_mark(settings: Settings) -> tuple[int, ...]:
     """Changes whenever the desk does: the database (a SQLite file and its WAL, which every
-    commit touches; PostgreSQL's write-ahead log position) and the tick log (a dry-run tick
-    writes only there). The console's cue to refresh."""
+    commit touches; on PostgreSQL the desk's notifications, read from memory: store/pg_listen)
+    and the tick log (a dry-run tick writes only there). The console's cue to refresh."""
     mark: list[int] = []
     files = [settings.log_path / "tick.log"]
     if settings.shared_database:
-        from deskd.store.pg import wal_position
+        from deskd.store.pg_listen import changes
 
         try:
-            mark.append(wal_position(settings.database))
+            mark.append(changes(settings.database))
         except StoreError:
             mark.append(0)  # the server is away: the page shows it on the next refresh
     else:
