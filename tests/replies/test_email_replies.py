@@ -89,7 +89,7 @@ def test_a_snooze_by_email_holds_the_page_within_one_tick(
     assert tick["replies"] == {"acted": 1, "unmatched": 1, "refused": 1}
     acked_at, until, note = attempt(desk, paged["page"]["attempt_id"])
     assert (acked_at, until) == (desk.now_ms, desk.now_ms + 2 * 3600 * 1000)
-    assert note == f"{ONCALL} by email: snooze 2h"
+    assert note == f"snoozed 2 h by email from {ONCALL}"
     assert imap.unseen() == 2  # the two it did not act on stay unread, counted each tick
     desk.advance(minutes=1)
     assert desk.json("tick", "--execute")["replies"] == {"acted": 0, "unmatched": 1, "refused": 1}

@@ -29,7 +29,7 @@ def paged(desk: Desk, title: str = "deploy v2?") -> tuple[dict[str, Any], dict[s
         desk.write_desk(desk_with({"ops": [rx.url()]}, default=["ops"], short_ladder=False))
         out = desk.json("page", "--title", title, role="alpha")
         ((_, body),) = rx.got
-    assert body["title"].endswith(f"[page {out['page_ids'][0]}]")
+    assert body["title"].endswith(f"[deskd page {out['page_ids'][0]}]")
     return out, dict(LINK.findall(body["message"])), body["message"]
 
 
