@@ -277,7 +277,7 @@ def test_a_probe_past_its_timeout_is_killed_and_counted_as_an_error(desk: Desk) 
     assert errors == {"alpha": "timed out after 1s", "beta": None}
     assert desk.json("hook", "list", "--for", "alpha")[0]["error_streak"] == 1
     (beta,) = desk.json("hook", "list", "--for", "beta")
-    assert beta["spec"] == "watchers:found every 60s, timeout 600s"
+    assert beta["spec"] == "watchers:found every 1m, timeout 10m"
 
 
 def test_a_probe_timeout_is_only_for_probes_and_at_least_a_second(desk: Desk) -> None:
