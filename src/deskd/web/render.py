@@ -75,14 +75,8 @@ def _as_text(value: Any, tz: str = "UTC") -> Markup | str:
     return str(value)
 
 
-def _plain(value: Any) -> str:
-    """The words of a value without its tags (a folded detail's one-line summary)."""
-    return value.striptags() if isinstance(value, Markup) else str(value)
-
-
 _env.filters["local"] = _local
 _env.filters["as_text"] = _as_text
-_env.filters["plain"] = _plain
 _env.filters["age"] = _age
 
 
