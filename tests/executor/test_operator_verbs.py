@@ -109,11 +109,21 @@ def test_wait_returns_when_the_state_is_reached_and_fails_on_timeout(
 ) -> None:
     out = desk.run("wait", "--role", "alpha", "--until", "landed", "--timeout", "1s")
     assert out.exit_code == 1
-    assert out.stderr == "deskd: alpha did not reach landed within 1s (now: no launch yet)\n"
+    # One line when the wait starts says what it waits for (stderr: stdout stays the result).
+    assert out.stderr == (
+        "deskd: waiting up to 1s for alpha to be landed\n"
+        "deskd: alpha did not reach landed within 1s (now: no launch yet)\n"
+    )
     urgent(desk)
-    desk.json("tick", "--execute", "--wait")
-    got = desk.json("wait", "--role", "alpha", "--until", "landed", "--timeout", "5s")
-    assert got["reached"] is True and got["until"] == "landed"
+    ticked = desk.run("tick", "--execute", "--wait", "--json")
+    (launch,) = ticked.json()["launched"]
+    assert ticked.stderr == (
+        "deskd: waiting for the launches this tick started to end: "
+        f"alpha (attempt {launch['attempt_id']})\n"
+    )
+    got = desk.run("wait", "--role", "alpha", "--until", "landed", "--timeout", "5s", "--json")
+    assert got.json()["reached"] is True and got.json()["until"] == "landed"
+    assert got.stderr == ""  # reached at once: nothing to wait for, nothing said
     assert desk.ok("wait", "--role", "alpha", "--until", "resting").exit_code == 0
     bad = desk.run("wait", "--role", "alpha", "--until", "asleep")
     assert bad.exit_code == 1 and "choose one of: resting, landed, idle" in bad.stderr

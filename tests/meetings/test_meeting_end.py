@@ -136,6 +136,8 @@ def test_a_closed_meeting_leaves_no_pending_attempt_and_no_alarm(desk: Desk) -> 
     assert board["overdue_total"] == 0 and board["overdue"] == []
     (beta,) = [r for r in board["roles"] if r["role"] == "beta"]
     assert not beta.get("overdue")
+    # ... and `deskd metrics` agrees with the board, by the same rule.
+    assert 'deskd_items_overdue{role="beta"} 0.0' in desk.ok("metrics").stdout
     desk.advance(minutes=30)
     assert tick(desk, execute=True)["attempts"] == []
 

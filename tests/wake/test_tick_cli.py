@@ -38,6 +38,17 @@ def test_it_defaults_to_dry_run_and_obeys_deskd_wake_execute(desk: Desk) -> None
     assert desk.json("tick", "--dry-run", DESKD_WAKE_EXECUTE="1")["dry_run"] is True
 
 
+def test_execute_and_dry_run_together_are_refused_as_a_usage_error(desk: Desk) -> None:
+    urgent(desk)
+    before = desk.dump()
+    for args in (["--execute", "--dry-run"], ["--dry-run", "--execute", "--json"]):
+        out = desk.run("tick", *args)
+        assert out.exit_code == 2, (args, out)
+        assert "--execute and --dry-run contradict each other" in out.stderr, out.stderr
+        assert out.stdout == ""
+    assert desk.dump() == before
+
+
 def test_it_records_a_spawn_for_a_role_never_seen_with_the_prompt_naming_the_item(
     desk: Desk,
 ) -> None:

@@ -277,16 +277,18 @@ def test_a_probe_past_its_timeout_is_killed_and_counted_as_an_error(desk: Desk) 
     assert errors == {"alpha": "timed out after 1s", "beta": None}
     assert desk.json("hook", "list", "--for", "alpha")[0]["error_streak"] == 1
     (beta,) = desk.json("hook", "list", "--for", "beta")
-    assert beta["spec"] == "watchers:found every 60s, timeout 600s"
+    assert beta["spec"] == "watchers:found every 1m, timeout 10m"
 
 
-def test_a_probe_timeout_is_only_for_probes_and_at_least_a_second(desk: Desk) -> None:
+def test_a_probe_timeout_is_only_for_probes_between_a_second_and_the_budget(desk: Desk) -> None:
     probe_desk(desk)
     before = desk.dump()
     for args, expect in [
         (["--every", "5m", "--timeout", "10s"], "only probe hooks take a timeout"),
         (["--probe", "watchers:found", "--timeout", "0s"], "at least 1s"),
         (["--probe", "watchers:found", "--timeout", "soon"], "duration"),
+        # The tick cuts every probe at its probe_budget (20s): a longer timeout would lie.
+        (["--probe", "watchers:found", "--timeout", "1h"], "at most the probe_budget, 20s"),
     ]:
         out = desk.run("hook", "add", "--for", "alpha", "--title", "x", *args)
         assert out.exit_code == 1, args

@@ -236,11 +236,17 @@ MIN_LOOP_S = 10
 a second, a busy loop on the database and the agents' machine."""
 
 
-def tick(mode: str | None, wait: bool, loop: str | None, as_json: bool) -> None:
+def tick(execute: bool, dry_run: bool, wait: bool, loop: str | None, as_json: bool) -> None:
     import time
+
+    import click
 
     from deskd.core.timeparse import parse_duration
 
+    if execute and dry_run:
+        # One flag must not silently win over the other: which one was meant is unknowable.
+        raise click.UsageError("--execute and --dry-run contradict each other: give one of them")
+    mode = "execute" if execute else ("dry" if dry_run else None)
     every = parse_duration(loop, what="--loop") if loop is not None else None
     if every is not None and every < MIN_LOOP_S:
         from deskd.errors import InvalidValue
@@ -263,9 +269,16 @@ def _tick_once(mode: str | None, as_json: bool, wait: bool) -> None:
 
     with desk_context() as ctx:
         execute = mode == "execute" or (mode is None and ctx.settings.execute)
-        result = run_tick(ctx, execute=execute, wait=wait)
+        result = run_tick(ctx, execute=execute)
         data = result.to_json()
         tz = ctx.tz
+    procs = [(f"{d.role} (attempt {d.attempt_id})", d.proc) for d in result.dispatched if d.proc]
+    if wait and procs:
+        # On stderr, so a long wait is not mistaken for a hang and stdout's JSON stays clean.
+        names = ", ".join(name for name, _ in procs)
+        echo(f"deskd: waiting for the launches this tick started to end: {names}", err=True)
+        for _, proc in procs:
+            proc.wait()
 
     def human() -> None:
         from deskd.core.timeparse import local_text

@@ -82,7 +82,7 @@ def wait(role: str, state: str, timeout: str, as_json: bool) -> None:
     seconds = parse_duration(timeout, what="--timeout")
     if seconds <= 0:
         raise InvalidValue("--timeout", timeout, f"{DURATION_HINT}, above zero")
-    start = time.monotonic()
+    start, told = time.monotonic(), False
     while True:
         # A fresh context each round: a pinned DESKD_NOW stays pinned, a real clock moves on.
         check = on_desk(reached, role, state)
@@ -93,4 +93,7 @@ def wait(role: str, state: str, timeout: str, as_json: bool) -> None:
             return
         if waited >= seconds:
             raise WaitTimedOut(role, state, timeout, check.detail)
+        if not told:  # one line on stderr (stdout's JSON stays clean): a wait, not a hang
+            told = True
+            click.echo(f"deskd: waiting up to {timeout} for {role} to be {state}", err=True)
         time.sleep(min(POLL_S * 5, max(0.05, seconds - waited)))

@@ -9,10 +9,8 @@ from deskd.cli.common import json_option, runs
 
 
 @click.command()
-@click.option("--execute", "mode", flag_value="execute", help="Record the plan and launch.")
-@click.option(
-    "--dry-run", "mode", flag_value="dry", help="Plan and print; write nothing (default)."
-)
+@click.option("--execute", is_flag=True, help="Record the plan and launch.")
+@click.option("--dry-run", is_flag=True, help="Plan and print; write nothing (default).")
 @click.option("--wait", is_flag=True, help="Wait for the launches this tick started.")
 @click.option(
     "--loop", "loop", default=None, help="Tick every DUR forever (containers without cron)."

@@ -178,7 +178,7 @@ def describe(spec: Spec, *, tz: str = "UTC") -> str:
     if isinstance(spec, AtSpec):
         return f"once at {local_text(spec.at_ms, tz)}"
     if isinstance(spec, EverySpec):
-        return f"every {_span(spec.every_s)}"
+        return f"every {span_text(spec.every_s)}"
     return f"cron {spec.expr} ({spec.tz})"
 
 
@@ -190,7 +190,7 @@ def _every_fire(spec: EverySpec, index: int) -> int:
     return spec.anchor_ms + index * spec.every_s * 1000
 
 
-def _span(seconds: int) -> str:
+def span_text(seconds: int) -> str:
     parts = []
     for unit, size in (("d", 86400), ("h", 3600), ("m", 60), ("s", 1)):
         amount, seconds = divmod(seconds, size)

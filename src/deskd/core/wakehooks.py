@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, NamedTuple
 
-from deskd.core.schedule import AtSpec, CronSpec, EverySpec, Spec, due, next_fire
+from deskd.core.schedule import AtSpec, CronSpec, EverySpec, Spec, due, next_fire, span_text
 from deskd.core.timeparse import iso_utc
 from deskd.errors import InvalidValue
 
@@ -71,10 +71,10 @@ def spec_text(kind: str, text: str) -> str:
     if kind == "cron":
         return f"{data['expr']} ({data['tz']})"
     if kind == "every":
-        return f"every {data['every_s']}s"
+        return f"every {span_text(data['every_s'])}"
     if kind == "probe":
-        timeout = f", timeout {data['timeout_s']}s" if "timeout_s" in data else ""
-        return f"{data['target']} every {data['every_s']}s{timeout}"
+        timeout = f", timeout {span_text(data['timeout_s'])}" if "timeout_s" in data else ""
+        return f"{data['target']} every {span_text(data['every_s'])}{timeout}"
     return str(iso_utc(int(data["at_ms"])))
 
 

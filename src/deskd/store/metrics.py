@@ -98,16 +98,6 @@ def page_deliveries(conn: Connection) -> list[tuple[str, str, bool, bool, int]]:
     return [(str(r[0]), str(r[1]), bool(r[2]), bool(r[3]), int(r[4])) for r in rows]
 
 
-def unread_items(conn: Connection, *, now: int) -> list[tuple[str, int, int]]:
-    """(role, unread, past their SLA at ``now``) of the unread items, per role."""
-    rows = conn.execute(
-        "SELECT role, COUNT(*), SUM(CASE WHEN sla_due_at <= ? THEN 1 ELSE 0 END) "
-        "FROM items WHERE read_at IS NULL GROUP BY role ORDER BY role",
-        (now,),
-    ).fetchall()
-    return [(str(r[0]), int(r[1]), int(r[2] or 0)) for r in rows]
-
-
 def tick_durations(conn: Connection) -> list[tuple[str, int]]:
     """(host, ms) of each host's last executing tick, as the tick recorded it in ``meta``."""
     rows = conn.execute(

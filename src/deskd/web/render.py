@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup, escape
 
-from deskd.core.timeparse import human_age, local_text, parse_instant
+from deskd.core.timeparse import human_age, iso_utc, local_text, parse_instant
 from deskd.service.desk.context import DeskContext
 from deskd.web.console import console_of, mask, mask_data
 
@@ -33,26 +35,44 @@ _env = Environment(
 )
 
 
-def _local(value: Any, tz: str = "UTC") -> str:
-    """An ISO 8601 UTC string or Unix ms as the desk's local time; empty for None."""
+# An instant as the JSON of events carries it (docs/contract.md): ISO 8601 in UTC with a Z.
+_INSTANT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?Z")
+
+
+def _local(value: Any, tz: str = "UTC") -> Markup | str:
+    """An ISO 8601 UTC string or Unix ms as the desk's local time, the one way every page
+    shows a time, with the exact instant on hover and for machines; empty for None."""
     if value is None or value == "":
         return ""
     ms = value if isinstance(value, int) else parse_instant(str(value), tz="UTC")
-    return local_text(ms, tz)
+    return Markup('<time datetime="{0}" title="{0}">{1}</time>').format(
+        iso_utc(ms), local_text(ms, tz)
+    )
 
 
 def _age(seconds: Any) -> str:
     return "" if seconds is None else human_age(float(seconds))
 
 
-def _as_text(value: Any) -> str:
-    """A detail value as a person reads it: a string as itself, anything else as JSON with
-    its characters kept (no ``\\u0026``); the page's autoescape then makes it safe."""
-    import json
-
+def _as_text(value: Any, tz: str = "UTC") -> Markup | str:
+    """A detail value as a person reads it: a string as itself (its instants as local time),
+    nothing as ``-``, yes/no, a list as its items, a mapping as ``key: value`` pairs. The
+    pieces are escaped as they are joined (Markup), so the page stays safe."""
+    if value is None or value == [] or value == {}:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, default=str)
+        if not _INSTANT.search(value):
+            return value
+        return Markup(_INSTANT.sub(lambda m: str(_local(m.group(), tz)), str(escape(value))))
+    if isinstance(value, list):
+        parts = [_as_text(item, tz) for item in value]
+        return Markup("; " if any(isinstance(v, dict) for v in value) else ", ").join(parts)
+    if isinstance(value, dict):
+        pairs = (Markup("{}: {}").format(k, _as_text(v, tz)) for k, v in value.items())
+        return Markup(", ").join(pairs)
+    return str(value)
 
 
 _env.filters["local"] = _local

@@ -12,6 +12,7 @@ from deskd.core.schedule import (
     AtSpec,
     Spec,
     describe,
+    span_text,
     upcoming,
     validate_at,
     validate_cron,
@@ -107,7 +108,7 @@ def add_hook(ctx: DeskContext, req: HookRequest) -> HookAdded:
     validate_text(req.title, req.body)
     rank = priority_rank(req.priority)
     kind, spec, target = _spec(ctx, req)
-    timeout_s = _probe_timeout(req)
+    timeout_s = _probe_timeout(req, budget_s=ctx.desk.section.probe_budget)
     if req.done_when is not None:
         from deskd.core.checks import parse_check
 
@@ -141,8 +142,9 @@ def add_hook(ctx: DeskContext, req: HookRequest) -> HookAdded:
     return {"id": hook_id, "kind": kind, "next_fire_at": iso_utc(decision.next_fire_at)}
 
 
-def _probe_timeout(req: HookRequest) -> int | None:
-    """A probe's own timeout (``--timeout``), replacing the desk's ``probe_timeout`` for it."""
+def _probe_timeout(req: HookRequest, *, budget_s: int) -> int | None:
+    """A probe's own timeout (``--timeout``), replacing the desk's ``probe_timeout`` for it;
+    never above the tick's ``probe_budget``, which cuts every probe run there."""
     if req.timeout is None:
         return None
     if not req.probe:
@@ -150,6 +152,9 @@ def _probe_timeout(req: HookRequest) -> int | None:
     seconds = parse_duration(req.timeout, what="--timeout")
     if seconds < 1:
         raise InvalidValue("--timeout", req.timeout, "at least 1s")
+    if seconds > budget_s:
+        budget = span_text(budget_s)
+        raise InvalidValue("--timeout", req.timeout, f"at most the probe_budget, {budget}")
     return seconds
 
 

@@ -143,11 +143,11 @@ def _no_ping(ctx: DeskContext, phase: str, reason: str = "") -> None:
     return None
 
 
-def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResult:
+def run_tick(ctx: DeskContext, *, execute: bool) -> TickResult:
     """One tick. Overlapping executing ticks: the second returns at once with ``skipped`` set.
 
     In execute mode the recorded launches are handed to detached executors once the plan's
-    transaction has committed; ``wait`` waits for them (tests and one-shot use).
+    transaction has committed; ``result.dispatched`` holds them for a caller to wait on.
     """
     # Only an executing tick is the desk's heartbeat: a dry run does nothing, so it must not
     # tell the monitor (DESKD_TICK_PING_URL) that the desk is ticking.
@@ -166,10 +166,6 @@ def run_tick(ctx: DeskContext, *, execute: bool, wait: bool = False) -> TickResu
         raise
     beat(ctx, "success")
     log_tick(ctx, result)
-    if wait:
-        for launch in result.dispatched:
-            if launch.proc is not None:
-                launch.proc.wait()
     return result
 
 

@@ -9,7 +9,7 @@ from typing import Any, TypedDict
 
 from deskd.config.settings import Settings
 from deskd.core.meetings import votes_owed
-from deskd.core.timeparse import iso_utc, local_text
+from deskd.core.timeparse import iso_utc
 from deskd.errors import StoreError
 from deskd.service.desk.context import DeskContext
 from deskd.service.meetings.facts import facts_of
@@ -99,7 +99,6 @@ class TranscriptLine(TypedDict):
     reply_to: int | None
     spent: bool
     at: str | None
-    at_local: str
 
 
 class ObligationLine(TypedDict):
@@ -109,7 +108,7 @@ class ObligationLine(TypedDict):
     debtor: str
     creditor: str
     status: str
-    due_local: str
+    due_at: int
     overdue: bool
     close_reason: str | None
 
@@ -121,7 +120,6 @@ class MeetingDetail(MeetingStatus):
     transcript: list[TranscriptLine]
     obligations: list[ObligationLine]
     votes_owed: list[str]
-    called_local: str
 
 
 def meeting_detail(ctx: DeskContext, meeting_id: int) -> MeetingDetail:
@@ -137,7 +135,6 @@ def meeting_detail(ctx: DeskContext, meeting_id: int) -> MeetingDetail:
             "reply_to": m["reply_to"],
             "spent": bool(m["spent"]),
             "at": iso_utc(m["sent_at"]),
-            "at_local": local_text(m["sent_at"], ctx.tz),
         }
         for m in console_rows.meeting_messages(ctx.conn, meeting_id)
     ]
@@ -147,7 +144,7 @@ def meeting_detail(ctx: DeskContext, meeting_id: int) -> MeetingDetail:
             "debtor": o["debtor"],
             "creditor": o["creditor"],
             "status": o["status"],
-            "due_local": local_text(o["due_at"], ctx.tz),
+            "due_at": int(o["due_at"]),
             "overdue": o["status"] == "open" and int(o["due_at"]) <= ctx.now,
             "close_reason": o["close_reason"],
         }
@@ -158,7 +155,6 @@ def meeting_detail(ctx: DeskContext, meeting_id: int) -> MeetingDetail:
         "transcript": transcript,
         "obligations": obligations,
         "votes_owed": list(votes_owed(facts)),
-        "called_local": local_text(facts.meeting.called_at, ctx.tz),
     }
 
 
@@ -169,7 +165,7 @@ def recent_events(
     actor: str | None = None,
     limit: int = EVENTS_SHOWN,
 ) -> list[dict[str, Any]]:
-    """The newest events, each with its local time and its detail decoded."""
+    """The newest events, each with its detail decoded."""
     out = []
     for r in console_rows.recent_events(ctx.conn, role=role, actor=actor, limit=limit):
         try:
@@ -180,7 +176,6 @@ def recent_events(
             {
                 "id": int(r["id"]),
                 "at": iso_utc(r["at"]),
-                "at_local": local_text(r["at"], ctx.tz),
                 "kind": r["kind"],
                 "role": r["role"],
                 "actor": r["actor"],

@@ -25,6 +25,7 @@ from prometheus_client.registry import Collector
 from deskd import __version__
 from deskd.core.usage import TOKEN_KINDS
 from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
+from deskd.store import items as item_rows
 from deskd.store import metrics as agg
 from deskd.store.hosts import list_hosts
 from deskd.store.usage import usage_by_role
@@ -160,21 +161,23 @@ class DeskCollector(Collector):
     def _roles(self) -> Iterator[Metric]:
         ctx = self.ctx
         roles = ctx.desk.role_names
-        counts = {role: (n, late) for role, n, late in agg.unread_items(ctx.conn, now=ctx.now)}
-        shown = sorted({*roles, *counts})
+        # The board's counts, by the board's rule (a closed meeting's item is not overdue).
+        unread = item_rows.count_unread_by_role(ctx.conn)
+        overdue = Counter(item.role for item in item_rows.overdue_unread(ctx.conn, now=ctx.now))
+        shown = sorted({*roles, *unread})
         yield _family(
             GaugeMetricFamily,
             "deskd_items_unread",
             "Unread items per role.",
             ["role"],
-            (((role,), counts.get(role, (0, 0))[0]) for role in shown),
+            (((role,), unread.get(role, 0)) for role in shown),
         )
         yield _family(
             GaugeMetricFamily,
             "deskd_items_overdue",
             "Unread items past their SLA per role.",
             ["role"],
-            (((role,), counts.get(role, (0, 0))[1]) for role in shown),
+            (((role,), overdue[role]) for role in shown),
         )
         paused = set(agg.paused_roles(ctx.conn))
         yield _family(
