@@ -6,27 +6,21 @@ reason when it cannot, never printing the password (marked ``imap``: skipped as 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from imap_server import PASSWORD, Imap, imap_server
 
-from conftest import DESK_TOML, Desk
+from conftest import Desk
 
-EVENTS = """
-[[events]]
-source = "am"
-kind = "alertmanager"
-for = "alpha"
-token = "${AM_TOKEN}"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "events"))
+from events_helpers import EVENTS_DESK
 
-[[events]]
-source = "gh"
-kind = "github"
-for = "alpha"
-secret = "${GH_SECRET}"
-"""
+SET = {"GH_SECRET": "gh-secret", "JSON_TOKEN": "json-token"}
+"""Every source's variable but ``am``'s ``AM_TOKEN``."""
 
 
 @pytest.fixture
@@ -44,19 +38,19 @@ def ways_in(desk: Desk, **env: str) -> tuple[int, dict[str, Any], str]:
 
 
 def test_an_event_source_whose_variable_is_unset_or_empty_fails_naming_it(desk: Desk) -> None:
-    desk.write_desk(DESK_TOML + EVENTS)
-    code, checks, _ = ways_in(desk, GH_SECRET="gh-secret")
+    desk.write_desk(EVENTS_DESK)
+    code, checks, _ = ways_in(desk, **SET)
     assert code == 1 and not checks["event sources"]["ok"]
     assert checks["event sources"]["detail"].startswith("am: token ${AM_TOKEN} not set")
-    assert "gh" not in checks["event sources"]["detail"]
+    assert "gh" not in checks["event sources"]["detail"]  # its variable is set
     (desk.home / ".env").write_text("AM_TOKEN=\n")  # empty is unset
-    code, checks, _ = ways_in(desk, GH_SECRET="gh-secret")
+    code, checks, _ = ways_in(desk, **SET)
     assert not checks["event sources"]["ok"] and "${AM_TOKEN}" in checks["event sources"]["detail"]
     (desk.home / ".env").write_text("AM_TOKEN=am-token\n")
-    code, checks, out = ways_in(desk, GH_SECRET="gh-secret")
+    code, checks, out = ways_in(desk, **SET)
     assert checks["event sources"]["ok"], checks
-    assert checks["event sources"]["detail"] == "am, gh: each secret set"
-    assert "am-token" not in out and "gh-secret" not in out
+    assert checks["event sources"]["detail"] == "am, gh, hook: each secret set"
+    assert not any(value in out for value in ("am-token", *SET.values()))
     assert "reply mailbox" not in checks  # no DESKD_REPLY_IMAP_URL: nothing to check
 
 
