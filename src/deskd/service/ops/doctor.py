@@ -342,8 +342,7 @@ def mailbox_check(url: str) -> Check:
     from deskd.adapters.imap import ERRORS, mailbox
 
     parts = urlsplit(url)
-    host = f"{parts.hostname}" + (f":{parts.port}" if parts.port else "")
-    shown = parts._replace(netloc=f"{parts.username}@{host}" if parts.username else host).geturl()
+    shown = f"{parts.scheme}://{parts.hostname}{f':{parts.port}' if parts.port else ''}{parts.path}"
     try:
         with mailbox(url):
             pass
