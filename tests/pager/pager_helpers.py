@@ -179,3 +179,12 @@ def enqueue(
 def page_rows(desk: Any) -> list[dict[str, Any]]:
     with desk.db() as conn:
         return [dict(r) for r in conn.execute("SELECT * FROM pages ORDER BY id")]
+
+
+def page_token_of(desk: Any, page_id: int) -> str:
+    """The subject token the desk's pages carry, its tag a MAC under the desk's link key."""
+    from deskd.adapters.private import private_key_file
+    from deskd.core.replies import page_token
+    from deskd.service.paging.links import KEY_FILE, reply_tag
+
+    return page_token(page_id, reply_tag(private_key_file(desk.home / "data" / KEY_FILE), page_id))

@@ -23,7 +23,9 @@ from imap_server import Imap, imap_server, smtp_into
 from conftest import Desk
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pager"))
-from pager_helpers import desk_with, enqueue, smtp_receiver
+from pager_helpers import desk_with, enqueue, page_token_of, smtp_receiver
+
+from deskd.core.replies import page_token
 
 pytestmark = pytest.mark.imap
 
@@ -86,13 +88,43 @@ def test_a_snooze_by_email_holds_the_page_within_one_tick(
     reply(paged, "ack", subject="Re: something else")  # names no page: left unread
     desk.advance(minutes=1)
     tick = desk.json("tick", "--execute")
-    assert tick["replies"] == {"acted": 1, "unmatched": 1, "refused": 1}
+    assert tick["replies"] == {"acted": 1, "unmatched": 1, "refused": 1, "forged": 0}
     acked_at, until, note = attempt(desk, paged["page"]["attempt_id"])
     assert (acked_at, until) == (desk.now_ms, desk.now_ms + 2 * 3600 * 1000)
     assert note == f"snoozed 2 h by email from {ONCALL}"
     assert imap.unseen() == 2  # the two it did not act on stay unread, counted each tick
     desk.advance(minutes=1)
-    assert desk.json("tick", "--execute")["replies"] == {"acted": 0, "unmatched": 1, "refused": 1}
+    again = desk.json("tick", "--execute")["replies"]
+    assert again == {"acted": 0, "unmatched": 1, "refused": 1, "forged": 0}
+
+
+def test_a_reply_with_the_page_number_but_not_its_tag_changes_nothing(
+    desk: Desk, paged: dict[str, Any], imap: Imap
+) -> None:
+    """A forged From with a guessed page number is not enough: the subject's tag is a MAC
+    of the page id under the desk's key, and a reply without the right one is not read."""
+    subject, page_id = str(paged["mail"]["Subject"]), paged["page"]["id"]
+    token = page_token_of(desk, page_id)
+    assert subject.endswith(token) and len(token.split()[-1]) >= 11
+    for forged in (f"[deskd page {page_id}]", page_token(page_id, "A" * 14)):
+        reply(paged, "resolve", subject="Re: " + subject.replace(token, forged))
+    rows = ("attempts", "pages", "items", "deliveries")
+    before = {table: desk.dump()[table] for table in rows}
+    desk.advance(minutes=1)
+    tick = desk.json("tick", "--execute")
+    assert tick["replies"] == {"acted": 0, "unmatched": 0, "refused": 0, "forged": 2}
+    assert {table: desk.dump()[table] for table in rows} == before
+    assert attempt(desk, paged["page"]["attempt_id"]) == (None, None, None)
+    assert imap.unseen() == 2  # left unread for a person
+    reply(paged, "ack")  # the page's own subject, tag and all: acts
+    desk.advance(minutes=1)
+    assert desk.json("tick", "--execute")["replies"] == {
+        "acted": 1,
+        "unmatched": 0,
+        "refused": 0,
+        "forged": 2,
+    }
+    assert attempt(desk, paged["page"]["attempt_id"])[0] == desk.now_ms
 
 
 def test_a_reply_in_words_reaches_the_role_from_the_person(

@@ -26,5 +26,7 @@ def test_it_reads_the_first_unquoted_line(body: str, action: str, seconds: int |
 
 
 def test_a_page_token_survives_a_reply_subject() -> None:
-    assert page_of_subject(f"Re: RE: deskd: alpha has not answered {page_token(42)}") == 42
+    subject = f"Re: RE: deskd: alpha has not answered {page_token(42, 'k3Xf9a-_Q2')}"
+    assert page_of_subject(subject) == (42, "k3Xf9a-_Q2")
+    assert page_of_subject("Re: [deskd page 42]") == (42, "")  # no tag: the reader refuses it
     assert page_of_subject("Re: deskd: no token here") is None

@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "pager"))
 
-from pager_helpers import http_receiver
+from pager_helpers import http_receiver, page_token_of
 
 from conftest import Desk
 
@@ -109,7 +109,8 @@ def test_no_capable_role_pages_a_person_and_the_item_is_not_lost(desk: Desk) -> 
         out = enqueue(desk, "--capability", "billing", "--body", "card declined", title="refund")
         ((_, body),) = rx.got
     assert out["unroutable"] == "billing" and out["role"] is None
-    assert body["title"] == f"deskd: unroutable: billing: refund [deskd page {out['page_ids'][0]}]"
+    token = page_token_of(desk, out["page_ids"][0])
+    assert body["title"] == f"deskd: unroutable: billing: refund {token}"
     assert "No enabled role declares the capability 'billing'" in body["message"]
     assert "declared: deploy, review, triage" in body["message"]
     assert "card declined" in body["message"] and "source alert" in body["message"]

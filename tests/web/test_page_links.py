@@ -13,7 +13,7 @@ from web_helpers import make_app
 
 from conftest import Desk
 
-from pager_helpers import desk_with, http_receiver  # isort: skip  (on the path web_helpers adds)
+from pager_helpers import desk_with, http_receiver, page_token_of  # isort: skip  (on the path web_helpers adds)
 
 pytestmark = pytest.mark.parametrize("backend", ["sqlite", "postgresql"], indirect=True)
 
@@ -29,7 +29,7 @@ def paged(desk: Desk, title: str = "deploy v2?") -> tuple[dict[str, Any], dict[s
         desk.write_desk(desk_with({"ops": [rx.url()]}, default=["ops"], short_ladder=False))
         out = desk.json("page", "--title", title, role="alpha")
         ((_, body),) = rx.got
-    assert body["title"].endswith(f"[deskd page {out['page_ids'][0]}]")
+    assert body["title"].endswith(page_token_of(desk, out["page_ids"][0]))
     return out, dict(LINK.findall(body["message"])), body["message"]
 
 

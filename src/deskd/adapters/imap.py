@@ -48,8 +48,17 @@ def mailbox(url: str) -> Iterator[Mailbox]:
         else imaplib.IMAP4(host, port, timeout=TIMEOUT_S)
     )
     try:
-        imap.login(unquote(parts.username or ""), unquote(parts.password or ""))
-        imap.select(unquote(parts.path.strip("/")) or "INBOX")
+        try:
+            imap.login(unquote(parts.username or ""), unquote(parts.password or ""))
+        except imaplib.IMAP4.error as exc:  # its text is the server's bytes: b'[AUTH…] …'
+            said = exc.args[0] if exc.args else ""
+            text = said.decode(errors="replace") if isinstance(said, bytes) else str(said)
+            raise imaplib.IMAP4.error(f"login refused: {text}") from None
+        folder = unquote(parts.path.strip("/")) or "INBOX"
+        status, said = imap.select(folder)
+        if status != "OK":  # imaplib returns a refused SELECT: say the server's reason
+            reason = said[0].decode(errors="replace") if said and said[0] else status
+            raise imaplib.IMAP4.error(f"cannot select folder {folder!r}: {reason}")
         yield Mailbox(imap)
     finally:
         try:

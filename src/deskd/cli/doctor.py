@@ -18,7 +18,9 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
     Prints which desk folder, desk file and database this shell resolves (from
     DESKD_HOME, DESKD_DESK, DESKD_DB), then one line per check: ✓ passed, ! warning,
     ✗ failed. Exits 1 when any check failed (warnings do not fail). Works on a broken
-    or missing desk file: that check fails and the others still run.
+    or missing desk file: that check fails and the others still run. The ways in are
+    checked too: each [[events]] source's token or secret variable is set, and with
+    DESKD_REPLY_IMAP_URL set, the reply mailbox is logged in to and its folder selected.
 
     \b
     Examples:

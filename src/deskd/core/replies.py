@@ -1,8 +1,9 @@
 """Replies by email to a page, read as what the person asked: pure rules, no I/O.
 
-A page's subject carries ``[deskd page N]``; a reply keeps it (``Re: …``). Its first line
-that is not quoted says what to do: ``ack``, ``snooze 2h``, ``resolve``, or anything else,
-which goes to the role as an item from the person.
+A page's subject carries ``[deskd page N TAG]``, TAG a MAC of N under the desk's key (made
+and checked in service/paging/links.py; core only parses); a reply keeps it (``Re: …``).
+Its first line that is not quoted says what to do: ``ack``, ``snooze 2h``, ``resolve``, or
+anything else, which goes to the role as an item from the person.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import NamedTuple
 from deskd.core.timeparse import parse_duration
 from deskd.errors import DeskdError
 
-_TOKEN = re.compile(r"\[deskd page (\d{1,18})\]")
+_TOKEN = re.compile(r"\[deskd page (\d{1,18})(?: ([A-Za-z0-9_-]{1,40}))?\]")
 REPLY_ACTIONS = ("ack", "snooze", "resolve")
 
 
@@ -25,14 +26,15 @@ class Reply(NamedTuple):
     seconds: int | None = None
 
 
-def page_token(page_id: int) -> str:
-    """What a page's subject carries so an emailed reply finds its page."""
-    return f"[deskd page {page_id}]"
+def page_token(page_id: int, tag: str) -> str:
+    """What a page's subject carries so an emailed reply finds its page and proves it saw it."""
+    return f"[deskd page {page_id} {tag}]"
 
 
-def page_of_subject(subject: str) -> int | None:
+def page_of_subject(subject: str) -> tuple[int, str] | None:
+    """The (page id, tag) a subject's token names; the tag is "" when the token has none."""
     found = _TOKEN.search(subject or "")
-    return int(found.group(1)) if found else None
+    return (int(found.group(1)), found.group(2) or "") if found else None
 
 
 def read_reply(body: str) -> Reply:

@@ -2,15 +2,18 @@
 page a reply answers (``ack``, ``snooze 2h``, ``resolve``, or text for the role's inbox).
 
 A reply acts only when it comes from an address in ``[reply] from``, names its page in the
-subject (``[deskd page N]``) and is a reply (``In-Reply-To``). Mail that fails any of these
-is left unread and counted. The reply's ``Message-ID`` is claimed in the same transaction as
-what it does, and the mail is marked seen only after: a tick that dies in between acts once.
+subject with the page's tag (``[deskd page N TAG]``, a MAC under the desk's link key: a
+forged From with a guessed page number is not enough) and is a reply (``In-Reply-To``).
+Mail that fails any of these is left unread and counted. The reply's ``Message-ID`` is
+claimed in the same transaction as what it does, and the mail is marked seen only after: a
+tick that dies in between acts once.
 """
 
 from __future__ import annotations
 
 import email
 import email.policy
+import hmac
 from email.message import EmailMessage
 from email.utils import parseaddr
 from typing import Any
@@ -20,6 +23,7 @@ from deskd.core.values import SUPERVISOR
 from deskd.service.desk import inbox
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.wake import ACK_TIMEOUT_S, act_on_page
+from deskd.service.paging.links import link_key, reply_tag
 from deskd.store.attempts import attempts_for_key
 from deskd.store.deliveries import claim_delivery
 from deskd.store.pages import get_page
@@ -29,11 +33,12 @@ SOURCE = "reply-mail"
 
 
 def read_replies(ctx: DeskContext) -> dict[str, Any]:
-    """Act on new replies; counts of what was ``acted`` on, ``unmatched`` (no page) and
-    ``refused`` (a sender not in ``[reply] from``), or the ``error`` reading the mailbox."""
+    """Act on new replies; counts of what was ``acted`` on, ``unmatched`` (no page),
+    ``refused`` (a sender not in ``[reply] from``) and ``forged`` (a page's number with a tag
+    missing or wrong), or the ``error`` reading the mailbox."""
     from deskd.adapters.imap import ERRORS, mailbox
 
-    counts: dict[str, Any] = {"acted": 0, "unmatched": 0, "refused": 0}
+    counts: dict[str, Any] = {"acted": 0, "unmatched": 0, "refused": 0, "forged": 0}
     try:
         with mailbox(ctx.settings.reply_imap_url or "") as box:
             for uid, raw in box.unseen():
@@ -56,9 +61,14 @@ def act_on_reply(ctx: DeskContext, message: EmailMessage) -> str:
     sender = parseaddr(str(message.get("From", "")))[1].lower()
     if sender not in {a.lower() for a in ctx.desk.data.reply.from_}:
         return "refused"
-    page_id = page_of_subject(str(message.get("Subject", "")))
-    page = get_page(ctx.conn, page_id) if page_id is not None else None
-    if page is None or not message.get("In-Reply-To"):
+    token = page_of_subject(str(message.get("Subject", "")))
+    if token is None or not message.get("In-Reply-To"):
+        return "unmatched"
+    page_id, tag = token
+    if not hmac.compare_digest(tag, reply_tag(link_key(ctx.settings), page_id)):
+        return "forged"
+    page = get_page(ctx.conn, page_id)
+    if page is None:
         return "unmatched"
     part = message.get_body(preferencelist=("plain",))
     reply = read_reply(part.get_content() if part is not None else "")

@@ -65,6 +65,7 @@ def run_checks(env: Mapping[str, str] | None = None) -> list[Check]:
 
         checks.extend(worktree_checks(desk, where.home))
         checks.extend(channel_checks(settings, desk))
+        checks.extend(ways_in_checks(settings, desk))
     checks.append(folder_check("log dir", where.logs))
     checks.append(folder_check("run dir", where.run))
     data = [where.db.parent] if isinstance(where.db, Path) else []  # a URL has no folder
@@ -307,3 +308,44 @@ def channel_checks(settings: Settings | None, desk: Desk) -> list[Check]:
     if missing:
         checks.append(Check("channel variables", "warn", "not set: " + "; ".join(missing)))
     return checks
+
+
+def ways_in_checks(settings: Settings | None, desk: Desk) -> list[Check]:
+    """The ways in besides the console: every ``[[events]]`` source's variable is set (else
+    each of its deliveries is refused), and the reply mailbox logs in and opens its folder
+    (the one check that goes on the network: it is what a tick would do)."""
+    from deskd.service.paging.channels import missing_vars, var_values
+
+    checks: list[Check] = []
+    values = var_values(settings)
+    unset = [
+        f"{e.source}: {'secret' if e.secret else 'token'} ${{{name}}}"
+        for e in desk.data.events
+        for name in missing_vars(e.secret or e.token or "", values)
+    ]
+    if unset:
+        detail = "; ".join(unset) + " not set (environment or .env): every delivery is refused"
+        checks.append(Check("event sources", "fail", detail))
+    elif desk.data.events:
+        names = ", ".join(e.source for e in desk.data.events)
+        checks.append(Check("event sources", "ok", f"{names}: each secret set"))
+    url = settings.reply_imap_url if settings is not None else None
+    if url:
+        checks.append(mailbox_check(url))
+    return checks
+
+
+def mailbox_check(url: str) -> Check:
+    """Log in to ``DESKD_REPLY_IMAP_URL`` and select its folder; shown without its password."""
+    from urllib.parse import urlsplit
+
+    from deskd.adapters.imap import ERRORS, mailbox
+
+    parts = urlsplit(url)
+    shown = f"{parts.scheme}://{parts.hostname}{f':{parts.port}' if parts.port else ''}{parts.path}"
+    try:
+        with mailbox(url):
+            pass
+    except ERRORS as exc:
+        return Check("reply mailbox", "fail", f"{shown}: {exc} (DESKD_REPLY_IMAP_URL)")
+    return Check("reply mailbox", "ok", f"{shown}: logged in, folder selected")

@@ -63,6 +63,13 @@ def _mac(key: bytes, message: str) -> str:
     return base64.urlsafe_b64encode(digest).decode().rstrip("=")
 
 
+def reply_tag(key: bytes, page_id: int) -> str:
+    """The MAC a page's subject token carries (``[deskd page N TAG]``): 14 URL-safe characters
+    (84 bits), so a forged reply cannot guess it. ``reply.N`` has two parts, a link's message
+    three: a tag is never a link's MAC."""
+    return _mac(key, f"reply.{page_id}")[:14]
+
+
 def make_token(key: bytes, page_id: int, action: str, *, expires_ms: int) -> str:
     """The link's last path segment (short: a chat app shows it whole)."""
     message = f"{page_id}.{action}.{expires_ms // 1000:x}"

@@ -45,7 +45,7 @@ from deskd.service.paging.channels import (
     targets_of,
     var_values,
 )
-from deskd.service.paging.links import action_lines
+from deskd.service.paging.links import action_lines, link_key, reply_tag
 from deskd.service.paging.pages import ChannelResult, channel_view
 from deskd.service.paging.silences import quiet_until, silence_hold
 from deskd.store import pages as page_rows
@@ -171,7 +171,7 @@ def send_one_page(
     # The side effect: send the due entries, and say how each went (errors scrubbed).
     body = _body(ctx, page)
     results = send_due(
-        ctx.settings, entries, due, channels, title=_title(page), body=body, kind=page.kind,
+        ctx.settings, entries, due, channels, title=_title(ctx, page), body=body, kind=page.kind,
         transport=transport,
     )  # fmt: skip
     after = list(entries)
@@ -373,8 +373,9 @@ def _body(ctx: DeskContext, page: Page) -> str:
     return "\n".join([body, "", *lines])
 
 
-def _title(page: Page) -> str:
-    """The sent title: a page a person can act on names its id, which a reply quotes back."""
-    return (
-        f"{page.title} {page_token(page.id)}" if page.kind in ("page", "follow_up") else page.title
-    )
+def _title(ctx: DeskContext, page: Page) -> str:
+    """The sent title: a page a person can act on names its id and tag, which a reply quotes
+    back (service/engine/replies.py checks the tag)."""
+    if page.kind not in ("page", "follow_up"):
+        return page.title
+    return f"{page.title} {page_token(page.id, reply_tag(link_key(ctx.settings), page.id))}"
