@@ -4,17 +4,64 @@ The CLI maps ``exit_code`` to the process exit status and ``code`` to the JSON
 ``error.code`` slug; the console maps them to HTTP statuses.
 
 It is longer than 400 lines on purpose: every refusal lives here, most declared by their
-words alone (``says``, see ``deskd.refusal.DeskdError``), so a reader finds every message and
-code in one place and each is mapped to an exit code once. What a refusal is (the base class
-and how it words itself) is in ``deskd.refusal``.
+words alone (``says``, see ``DeskdError``), so a reader finds every message and code in one
+place and each is mapped to an exit code once. The refusals of tasks and of scheduling the tick
+are in ``deskd.errors_tasks`` and ``deskd.errors_schedule``, to keep this module under 600
+lines.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from deskd.refusal import DeskdError as DeskdError
-from deskd.refusal import choices as _choices
+
+class DeskdError(Exception):
+    """A refusal: the command changed nothing. Exit 1 unless a subclass says otherwise.
+
+    A refusal that only words its arguments declares ``says``: a ``str.format`` template
+    whose fields are its arguments, positional in the order they first appear, or by name;
+    ``{field!c}`` shows a collection as the sorted choices. Each argument is kept as an
+    attribute of its name, and a class attribute of that name is its default. Without
+    ``says`` the refusal is given its message whole.
+    """
+
+    code = "refused"
+    exit_code = 1
+    says = ""
+    message: str
+
+    def __init__(self, *args: object, code: str | None = None, **fields: object) -> None:
+        if not self.says and (len(args) != 1 or fields):
+            raise TypeError(f"{type(self).__name__} takes one message")
+        message = self._words(args, fields) if self.says else str(args[0])
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+
+    def _words(self, args: tuple[object, ...], fields: dict[str, object]) -> str:
+        import re  # only on a refusal
+
+        found = re.findall(r"\{(\w+)(!\w)?\}", self.says)
+        names = list(dict.fromkeys(name for name, _ in found))
+        if len(args) > len(names):
+            raise TypeError(f"{type(self).__name__} takes {len(names)} arguments")
+        values = dict(zip(names, args, strict=False)) | fields
+        for name in names:
+            if name not in values:
+                values[name] = getattr(type(self), name)  # its default, else AttributeError
+            setattr(self, name, values[name])
+        shown = {
+            n: choices(v) if (n, "!c") in found and isinstance(v, Iterable) else v
+            for n, v in values.items()
+        }
+        return self.says.replace("!c}", "}").format(**shown)
+
+
+def choices(known: Iterable[str]) -> str:
+    """Names as a refusal lists the valid choices: sorted, comma-separated, or ``none``."""
+    names = sorted(known)
+    return ", ".join(names) if names else "none"
 
 
 def meant(name: str, known: Iterable[str]) -> str:
@@ -36,9 +83,7 @@ class UnknownRole(DeskdError):
                 "(add a [[roles]] table to deskd.toml, see `deskd init`)"
             )
         else:
-            super().__init__(
-                f"unknown role {name!r}{meant(name, known)} (roles: {_choices(known)})"
-            )
+            super().__init__(f"unknown role {name!r}{meant(name, known)} (roles: {choices(known)})")
         self.name = name
 
 
@@ -81,8 +126,6 @@ class OptionsConflict(DeskdError):
 
 
 class ChannelTestFailed(DeskdError):
-    """A channel's test page did not go out, so nothing was written."""
-
     code = "channel_failed"
     says = (
         "the test page on {option} failed ({why}): nothing written; "
@@ -323,8 +366,6 @@ class DatabaseGone(Unavailable):
 
 
 class NoLiveSession(DeskdError):
-    """``deskd status end`` for a role whose current session is not working or resting."""
-
     code = "no_live_session"
     says = "role {role!r} has no live session to end (presence: {presence}; see `deskd roles`)"
 
