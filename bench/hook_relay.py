@@ -58,7 +58,7 @@ def main_relay(runs: int) -> int:
     from harness.pgcluster import server
     from interleave import Form, interleave, print_table, report
 
-    from deskd.adapters.relay import answering, stop
+    from deskd.relay.server import answering, stop
 
     console = Path(sys.executable).parent / "deskd-session-hook"
     python = interpreter_of(console)

@@ -134,7 +134,7 @@ def call_for(url: str, env: dict[str, str], via: str) -> Callable[[Any, int], No
 
 @contextlib.contextmanager
 def relay_running(env: dict[str, str], on: bool) -> Iterator[None]:
-    from deskd.adapters.relay import answering, stop
+    from deskd.relay.server import answering, stop
 
     if not on:
         yield

@@ -284,7 +284,7 @@ def desk(
     d.close()
     if "deskd.store.pg_listen" in sys.modules:  # a console's listener read the change mark
         sys.modules["deskd.store.pg_listen"].stop_listening()
-    from deskd.adapters.relay import stop as stop_relay
+    from deskd.relay.server import stop as stop_relay
 
     marker = f"DESKD_HOME={home}".encode()
     stop_relay(str(home / "run"))  # an executing tick on PostgreSQL starts the hook relay

@@ -1,6 +1,7 @@
 """The layers of docs/architecture.md, checked on the source: core/ is pure, all SQL lives in
 store/, store/ and the session hook stay light enough for the hook's hot path, the floors of
-service/ and config/ import only downward, and no two files import each other.
+service/ and config/ import only downward, and no two files import each other. A feature kept
+in one package across floors (``FEATURES``) has each module held to its floor's rules.
 
 It runs past 400 lines because every layering rule is checked here, so one file answers
 "what may import what"."""
@@ -70,7 +71,54 @@ def _ids(paths: list[Path]) -> list[str]:
     return [_rel(p) for p in paths]
 
 
-CORE = _modules("core")
+# A feature that spans floors lives in one package of its own (its __init__ docstring says
+# what it is); each of its modules sits on one floor and is checked as if it were in that
+# floor's folder: "core" pure, "store" holding its SQL, "adapters" below the services,
+# "service/<floor>" in that floor of service/.
+FEATURES = {
+    "relay/server.py": "adapters",
+    "relay/writers.py": "adapters",
+    "relay/start.py": "service/engine",
+}
+
+
+def _on_floor(floor: str) -> list[Path]:
+    return [SRC / p for p, f in FEATURES.items() if f.split("/")[0] == floor]
+
+
+def _dotted(path: str) -> str:
+    return "deskd." + path.removesuffix(".py").replace("/", ".")
+
+
+def _feature_floor(name: str) -> str | None:
+    """The floor of the feature module a dotted import name lands in, or None."""
+    for path, floor in FEATURES.items():
+        module = _dotted(path)
+        if name == module or name.startswith(module + "."):
+            return floor
+    return None
+
+
+def test_it_puts_every_module_of_a_feature_on_a_floor() -> None:
+    for package in {p.split("/")[0] for p in FEATURES}:
+        found = {str(p.relative_to(SRC)) for p in (SRC / package).glob("*.py")}
+        assert found - {f"{package}/__init__.py"} == {p for p in FEATURES if p.startswith(package)}
+        init = _tree(SRC / package / "__init__.py")
+        assert ast.get_docstring(init), f"{package}/__init__.py: say what the feature is"
+        assert list(_imports(init)) == [], f"{package}/__init__.py imports: keep it a README"
+
+
+@pytest.mark.parametrize("path", _on_floor("adapters"), ids=_ids(_on_floor("adapters")))
+def test_it_keeps_a_feature_adapter_below_the_services(path: Path) -> None:
+    for line, name in _imports(_tree(path)):
+        above = name.startswith(("deskd.service", "deskd.cli", "deskd.web"))
+        floor = (_feature_floor(name) or "adapters").split("/")[0]
+        assert not above and floor in ("core", "store", "adapters"), (
+            f"{_rel(path)}:{line} imports {name}: adapters sit below the services"
+        )
+
+
+CORE = _modules("core") + _on_floor("core")
 
 
 def test_it_has_a_core_to_check() -> None:
@@ -83,7 +131,8 @@ def test_it_keeps_core_free_of_side_effect_imports(path: Path) -> None:
         assert _top(name) not in CORE_BANNED_IMPORTS, f"{_rel(path)}:{line} imports {name}"
         assert name not in ("os.environ", "os.getenv"), f"{_rel(path)}:{line} imports {name}"
         if _top(name) == "deskd":
-            assert name.startswith(("deskd.core", "deskd.errors", "deskd.quoting")), (
+            core = name.startswith(("deskd.core", "deskd.errors", "deskd.quoting"))
+            assert core or _feature_floor(name) == "core", (
                 f"{_rel(path)}:{line} imports {name}: core may import only core and the leaves"
             )
 
@@ -132,6 +181,7 @@ def _string_literals(tree: ast.Module) -> Iterator[tuple[int, str]]:
 
 NO_SQL = [p for layer in ("cli", "web", "core", "service") for p in _modules(layer)]
 NO_SQL += [SRC / "hook.py"] if (SRC / "hook.py").exists() else []
+NO_SQL += [SRC / p for p, floor in FEATURES.items() if floor != "store"]
 
 
 @pytest.mark.parametrize("path", NO_SQL, ids=_ids(NO_SQL))
@@ -170,7 +220,7 @@ def test_it_finds_sql_where_it_is_planted(tmp_path: Path) -> None:
     assert not any(p.search("Select the items the role was shown") for p in SQL_ANY_CASE)
 
 
-STORE = _modules("store")
+STORE = _modules("store") + _on_floor("store")
 
 
 @pytest.mark.parametrize("path", STORE, ids=_ids(STORE))
@@ -178,7 +228,8 @@ def test_it_keeps_store_on_stdlib_core_and_store(path: Path) -> None:
     for line, name in _imports(_tree(path)):
         top = _top(name)
         if top == "deskd":
-            assert name.startswith(("deskd.store", "deskd.core", "deskd.errors")), (
+            below = name.startswith(("deskd.store", "deskd.core", "deskd.errors"))
+            assert below or _feature_floor(name) in ("core", "store"), (
                 f"{_rel(path)}:{line} imports {name}"
             )
         elif top in ("psycopg", "tenacity") and path.name == "pg.py":
@@ -234,22 +285,35 @@ def test_it_runs_the_session_hook_module_without_heavy_dependencies() -> None:
 # service/ is stacked in floors; a subpackage imports only its own modules and lower floors.
 SERVICE_FLOORS = {"desk": 0, "work": 1, "meetings": 1, "paging": 1, "engine": 2, "ops": 3}
 SERVICE = [p for p in _modules("service") if p.parent.name in SERVICE_FLOORS]
+SERVICE += _on_floor("service")
+
+
+def _service_floor(path_or_name: Path | str) -> str | None:
+    """The floor of service/ a module (by path) or an import (by dotted name) is in."""
+    if isinstance(path_or_name, Path):
+        if path_or_name.is_relative_to(SRC / "service"):
+            return path_or_name.parent.name
+        path_or_name = _dotted(str(path_or_name.relative_to(SRC)))
+    parts = path_or_name.split(".")
+    if parts[:2] == ["deskd", "service"] and len(parts) >= 3:
+        return parts[2]
+    floor = _feature_floor(path_or_name)
+    return floor.split("/")[1] if floor and floor.startswith("service/") else None
 
 
 def test_it_groups_every_service_module_in_a_floor() -> None:
     loose = [p.name for p in (SRC / "service").glob("*.py") if p.name != "__init__.py"]
     assert loose == [], f"service/ modules outside a subpackage: {loose}"
-    assert {p.parent.name for p in SERVICE} == set(SERVICE_FLOORS)
+    assert {_service_floor(p) for p in SERVICE} == set(SERVICE_FLOORS)
 
 
 @pytest.mark.parametrize("path", SERVICE, ids=_ids(SERVICE))
 def test_it_imports_only_down_the_service_floors(path: Path) -> None:
-    own = path.parent.name
+    own = _service_floor(path)
     for line, name in _imports(_tree(path)):
-        parts = name.split(".")
-        if parts[:2] != ["deskd", "service"] or len(parts) < 3 or parts[2] == own:
+        other = _service_floor(name)
+        if other is None or other == own:
             continue
-        other = parts[2]
         assert other in SERVICE_FLOORS, f"{_rel(path)}:{line} imports {name}"
         assert SERVICE_FLOORS[other] < SERVICE_FLOORS[own], (
             f"{_rel(path)}:{line} imports {name}: {other} is not below {own}"
@@ -268,7 +332,7 @@ def test_it_has_a_console_to_check() -> None:
 def test_it_keeps_the_console_on_the_services(path: Path) -> None:
     for line, name in _imports(_tree(path)):
         assert _top(name) != "sqlite3", f"{_rel(path)}:{line} imports sqlite3"
-        assert not name.startswith("deskd.store"), (
+        assert not name.startswith("deskd.store") and _feature_floor(name) != "store", (
             f"{_rel(path)}:{line} imports {name}: the console goes through service/"
         )
 

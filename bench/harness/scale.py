@@ -149,7 +149,7 @@ class Hosts:
     def stop_relays(self) -> int:
         """Stop each host's relay (an executing tick starts one on a PostgreSQL desk); how
         many ran."""
-        from deskd.adapters.relay import stop
+        from deskd.relay.server import stop
 
         return sum(stop(str(home / "run")) is not None for home in self.homes)
 

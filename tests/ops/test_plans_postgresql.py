@@ -255,7 +255,7 @@ def test_the_snapshot_board_hook_and_tick_read_only_live_rows(
             assert history_scans(conn, statements) == [], name
         # The busy desk's executing tick started the hook's relay; its statements would run
         # in the relay's process, out of this trace: the hook works alone here.
-        from deskd.adapters.relay import stop as stop_relay
+        from deskd.relay.server import stop as stop_relay
 
         stop_relay(str(desk.home / "run"))
         monkeypatch.setenv("DESKD_ROLE", "alpha")

@@ -20,7 +20,7 @@ import pytest
 
 import deskd
 from conftest import DESK_TOML, Desk
-from deskd.adapters.relay import answering, relay_pid, stop
+from deskd.relay.server import answering, relay_pid, stop
 from deskd.store.db import transaction
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hook"))
@@ -280,8 +280,8 @@ def test_a_forwarded_request_passes_the_hooks_own_checks(
 
 
 def test_the_tick_starts_one_relay_without_the_supervisors_secrets(desk: Desk) -> None:
+    from deskd.relay.start import ensure_relay
     from deskd.service.desk.context import open_context
-    from deskd.service.engine.relay_start import ensure_relay
 
     desk.monkeypatch.setenv("DESKD_HOOK_RELAY", "auto")
     desk.monkeypatch.setenv("DESKD_SUPERVISOR_ACCESS_CODE", "correct-horse-battery-staple")
@@ -309,8 +309,8 @@ def test_the_tick_starts_one_relay_without_the_supervisors_secrets(desk: Desk) -
 
 
 def test_with_the_relay_off_the_tick_starts_none(desk: Desk) -> None:
+    from deskd.relay.start import ensure_relay
     from deskd.service.desk.context import open_context
-    from deskd.service.engine.relay_start import ensure_relay
 
     desk.monkeypatch.setenv("DESKD_HOOK_RELAY", "off")
     ctx = open_context()

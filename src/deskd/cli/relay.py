@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from deskd.adapters.relay import IDLE_S, POOL_SIZE
+from deskd.relay.server import IDLE_S, POOL_SIZE
 
 
 @click.command()
@@ -41,9 +41,9 @@ def relay(connections: int, idle_minutes: int, stop: bool) -> None:
     """
     import os
 
-    from deskd.adapters import relay as server
     from deskd.errors import RelayNeedsPostgres
     from deskd.paths import db_file_str, home_str
+    from deskd.relay import server
     from deskd.store.db import is_url
 
     run = os.path.join(home_str(), "run")

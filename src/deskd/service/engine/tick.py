@@ -243,8 +243,8 @@ def _dispatch(ctx: DeskContext, result: TickResult) -> tuple[Dispatched, ...]:
     another host's tick planned for a role bound here), then each one healing planned again."""
     if not _launches_live(ctx):
         return ()
+    from deskd.relay.start import ensure_relay
     from deskd.service.engine.dispatch import take_launches
-    from deskd.service.engine.relay_start import ensure_relay
 
     ensure_relay(ctx)  # on PostgreSQL, the agents' session hooks go through this host's relay
     restarted = result.healed.restarted if result.healed else ()

@@ -5,7 +5,7 @@ naming the role), so it costs the server as many round trips as the hook going d
 PostgreSQL waits only for its role's other writes and the desk-wide ones
 (docs/architecture.md, "What is serialized"): ``size`` writers write for ``size`` roles at once.
 
-Each call keeps the answers it had alone (``deskd.adapters.relay``): its ``out`` line is sent
+Each call keeps the answers it had alone (``relay.server``): its ``out`` line is sent
 last before the COMMIT; a call that fails is rolled back and answered (``refused`` when
 nothing of it was kept and the hook may work alone, ``skip`` or ``error`` otherwise); ``done``
 comes only after the COMMIT. A call whose hook stopped waiting (``abandon``) is never sent

@@ -5,7 +5,7 @@ process would import psycopg (most of its CPU) and open a server connection. The
 one long-lived process per desk folder on a host: it listens on ``run/relay.sock`` (0600, in
 the desk's 0700 ``run/``), keeps a small bounded pool of connections, and runs for each
 request ``deskd.hook.surface`` — the function the hook runs itself when no relay answers —
-on a pooled connection, each call in its own transaction (``relay_batch``). So the hook
+on a pooled connection, each call in its own transaction (``relay.writers``). So the hook
 stays a standard-library script and a host opens at most ``size`` connections for all its
 agents' hooks (docs/performance.md). ``{"status": true}`` answers its counters.
 
@@ -16,7 +16,7 @@ one of the new version and an upgrade takes effect at the next tool call.
 It grants nothing the hook lacks: only the desk's own user reaches the socket (its mode,
 and the peer's uid is checked), a request names its role, event and payload as the hook
 would read them, and the same checks run on them (session id, role enabled). The relay's
-environment is an agent's, without a role (``service.engine.relay_start``): no supervisor
+environment is an agent's, without a role (``relay.start``): no supervisor
 or channel secret. As the hook alone prints before its COMMIT, the relay sends what to print
 before its COMMIT; a request it cannot do within ``ANSWER_BY_S`` is rolled back and refused,
 well before the hook stops waiting, so a hook that works alone never repeats a relayed call.
@@ -37,14 +37,14 @@ from pathlib import Path
 from typing import Any
 
 from deskd import __version__, hook
-from deskd.adapters.relay_batch import Call, Writers, line
 from deskd.paths import db_file_str, home_str
+from deskd.relay.writers import Call, Writers, line
 
 SOCKET = hook.RELAY_SOCKET
 LOCK = "relay.lock"
 """``run/relay.lock``: held (flock) by the serving relay, and holds its pid for ``stop``."""
 POOL_SIZE = 4
-"""Server connections a relay opens at most, one per writer (``relay_batch``): each writes
+"""Server connections a relay opens at most, one per writer (``relay.writers``): each writes
 one call at a time, and calls of different roles do not wait for each other."""
 IDLE_S = 600.0
 """A relay with no request for this long exits (the next executing tick starts another)."""

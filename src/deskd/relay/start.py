@@ -1,5 +1,5 @@
 """The executing tick starts this host's session-hook relay on a PostgreSQL desk when none
-answers (``deskd relay``, ``adapters/relay.py``); a relay idle for minutes exits by itself.
+answers (``deskd relay``, ``relay/server.py``); a relay idle for minutes exits by itself.
 The agents of the executors it starts next send it their hooks' calls; a hook that comes
 before it answers works alone (slower, never waiting on another role's write), so the tick
 does not wait for it."""
@@ -42,7 +42,7 @@ def ensure_relay(ctx: DeskContext) -> int | None:
     and exits. A relay that fails to start costs nothing but speed: hooks work without it."""
     if not ctx.settings.shared_database or ctx.settings.hook_relay == "off":
         return None  # SQLite needs none; with "off" the operator runs it (or goes without)
-    from deskd.adapters.relay import answering
+    from deskd.relay.server import answering
 
     run = run_dir(ctx.settings.home)
     if answering(str(run)):
