@@ -79,6 +79,9 @@ FEATURES = {
     "relay/server.py": "adapters",
     "relay/writers.py": "adapters",
     "relay/start.py": "service/engine",
+    "routing/rules.py": "core",
+    "routing/store.py": "store",
+    "routing/service.py": "service/engine",
 }
 
 

@@ -98,7 +98,7 @@ def inbox_enqueue(
             sla=sla,
         )
         if capability is not None:
-            from deskd.service.engine.routing import enqueue_by_capability
+            from deskd.routing.service import enqueue_by_capability
 
             out = enqueue_by_capability(ctx, item, capability)
             emit(out, as_json, routed_sentence("item", out))

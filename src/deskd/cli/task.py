@@ -77,7 +77,7 @@ def add(
     passes: the task is done; it fails: the task reopens and the role is woken with the
     check's output; after reopen_after failures (deskd.toml, default 3) a person is paged.
     """
-    from deskd.service.engine.routing import add_task_by_capability
+    from deskd.routing.service import add_task_by_capability
     from deskd.service.work.tasks import add_task
 
     check_target(role, capability)

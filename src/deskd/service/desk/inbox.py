@@ -23,11 +23,11 @@ from deskd.errors import (
     UnknownItem,
     UnknownSource,
 )
+from deskd.routing.store import mark_item_routed
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import known_role
 from deskd.store import items as item_rows
 from deskd.store.attempts import covered_item_ids
-from deskd.store.routing import mark_item_routed
 
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, NotRequired, TypedDict, Unpack
 from deskd.core.planner import plan as make_plan
 from deskd.core.records import Plan
 from deskd.core.values import DEFAULT_SLA_S, priority_rank
+from deskd.routing.store import mark_item_routed
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import acting_role, known_role
 from deskd.service.desk.inbox import validate_text
@@ -26,7 +27,6 @@ from deskd.service.engine.snapshot import load_snapshot, policy_of
 from deskd.service.paging.pager import PageReport, deliver_pages
 from deskd.store.help import insert_help_request
 from deskd.store.items import insert_item
-from deskd.store.routing import mark_item_routed
 
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection
@@ -54,7 +54,7 @@ def ask_for_help(ctx: DeskContext, *, role: str | None, title: str, body: str) -
 
 class HelpFields(TypedDict):
     """A help request: ``role``'s ledger holds it; ``capability`` marks work that no enabled
-    role could take (service/engine/routing.py), which the page says instead, at the work's
+    role could take (routing/service.py), which the page says instead, at the work's
     own ``priority`` (default high); ``held_work`` is that work (JSON), routed once a role can."""
 
     role: str

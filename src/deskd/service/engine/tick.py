@@ -272,7 +272,7 @@ def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
         # Time-based meeting transitions (idle pause, late attendance) run on the tick
         # (lesson 25); a dry run's snapshot applies the same sweep in memory.
         _sweep_meetings(ctx)
-        from deskd.service.work.held_work import route_held_work  # work held for a person
+        from deskd.routing.service import route_held_work  # work held for a person
 
         route_held_work(ctx)
         replies = None

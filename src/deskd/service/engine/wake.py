@@ -168,7 +168,7 @@ def explain_role(ctx: DeskContext, role: str) -> list[str]:
         )
     else:
         lines.append(f"inbox: {len(items)} unread — demanded now")
-    from deskd.service.desk.routed import explain_lines
+    from deskd.routing.service import explain_lines
     from deskd.service.work.task_views import explain_tasks
 
     lines.extend(explain_tasks(snapshot, role, now=ctx.now, tz=ctx.tz))

@@ -23,7 +23,7 @@ from deskd.store.pages import list_pages
 from deskd.store.pauses import live_pauses
 
 if TYPE_CHECKING:
-    from deskd.service.desk.routed import RoutedWork
+    from deskd.routing.service import RoutedWork
     from deskd.service.paging.pages import PageView
 
 LAST_TICK_KEY = "last_tick_at"
@@ -126,7 +126,7 @@ def stuck(ctx: DeskContext) -> list[dict[str, Any]]:
 
 def routed(ctx: DeskContext) -> list[RoutedWork]:
     """Open items and tasks that capability routing placed, with why that role was chosen."""
-    from deskd.service.desk.routed import routed_work
+    from deskd.routing.service import routed_work
 
     return routed_work(ctx)
 

@@ -15,9 +15,9 @@ from typing import Any
 from deskd.config.desk import EventSource, expand_vars
 from deskd.core.events_in import Incoming, PayloadRefused, incoming
 from deskd.errors import InvalidValue
+from deskd.routing.service import enqueue_by_capability
 from deskd.service.desk import inbox
 from deskd.service.desk.context import DeskContext
-from deskd.service.engine.routing import enqueue_by_capability
 from deskd.service.ops.console import bearer_matches
 from deskd.service.paging.channels import var_values
 from deskd.store.deliveries import claim_delivery, unread_by_dedup_key

@@ -16,6 +16,7 @@ from deskd.core.timeparse import iso_utc, parse_duration, parse_instant
 from deskd.core.values import priority_name, priority_rank
 from deskd.errors import InvalidValue
 from deskd.errors_tasks import NothingToChange, TaskChanged, UnknownTask
+from deskd.routing.store import mark_task_routed
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import acting_role, known_role
 from deskd.service.desk.inbox import validate_text
@@ -28,7 +29,6 @@ from deskd.service.work.task_views import (
 )
 from deskd.store import checks as check_rows
 from deskd.store import tasks as task_rows
-from deskd.store.routing import mark_task_routed
 
 if TYPE_CHECKING:
     from deskd.store.records.work import Task

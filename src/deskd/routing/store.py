@@ -1,4 +1,4 @@
-"""What capability routing reads (open load per role) and writes (why a role was chosen)."""
+"""Capability routing's SQL: the open load per role it reads, why a role was chosen it writes."""
 
 from __future__ import annotations
 
