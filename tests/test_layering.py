@@ -82,6 +82,9 @@ FEATURES = {
     "routing/rules.py": "core",
     "routing/store.py": "store",
     "routing/service.py": "service/engine",
+    "schedule/rules.py": "core",
+    "schedule/service.py": "service/ops",
+    "schedule/status.py": "service/ops",
 }
 
 

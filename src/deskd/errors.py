@@ -5,9 +5,9 @@ The CLI maps ``exit_code`` to the process exit status and ``code`` to the JSON
 
 It is longer than 400 lines on purpose: every refusal lives here, most declared by their
 words alone (``says``, see ``DeskdError``), so a reader finds every message and code in one
-place and each is mapped to an exit code once. The refusals of tasks and of scheduling the tick
-are in ``deskd.errors_tasks`` and ``deskd.errors_schedule``, to keep this module under 600
-lines.
+place and each is mapped to an exit code once. The refusals of tasks are in
+``deskd.errors_tasks`` and those of scheduling the tick in ``deskd.schedule.service``, to
+keep this module under 600 lines.
 """
 
 from __future__ import annotations

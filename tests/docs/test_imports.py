@@ -149,7 +149,7 @@ RECORDS = {
 # Modules a dry tick never loads on this desk: the executing tick's dispatch (processes, the
 # lock helpers), and the schedule's rules (only a due hook needs them).
 NOT_DRY = (
-    "deskd.service.engine.dispatch", "deskd.service.desk.locks", "deskd.core.schedule",
+    "deskd.service.engine.dispatch", "deskd.service.desk.locks", "deskd.schedule.rules",
 )  # fmt: skip
 
 

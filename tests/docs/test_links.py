@@ -2,7 +2,7 @@
 
 Checked across README.md, CHANGELOG.md, docs/ and skills/: markdown links to files (and to a
 heading's anchor in a markdown file), and inline code spans that name a path in this
-repository (``docs/contract.md``, ``tests/hook/fixtures``, ``src/deskd/core/schedule.py``, a
+repository (``docs/contract.md``, ``tests/hook/fixtures``, ``src/deskd/schedule/rules.py``, a
 bare ``lessons.md``), and the function a ``file.py::name`` span names. Web links are not fetched; paths of a desk (``logs/tick.log``) and
 placeholders (``tests/<dir>``) are not repository paths and are left alone.
 """

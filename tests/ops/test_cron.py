@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Desk
-from deskd.service.ops import scheduling
+from deskd.schedule import service as scheduling
 
 BARE_PATH = "/usr/bin:/bin"
 REPO_DRIVER = Path(__file__).resolve().parents[2] / "scripts" / "cron" / "wake_orchestrator.sh"

@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-from deskd.service.ops import scheduling
+from deskd.schedule import service as scheduling
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "operations.md"

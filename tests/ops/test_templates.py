@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from deskd.service.ops import scheduling
+from deskd.schedule import service as scheduling
 
 ROOT = Path(__file__).resolve().parents[2]
 COPIES = [

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 from conftest import Desk
-from deskd.service.ops import scheduling
+from deskd.schedule import service as scheduling
 
 DRIVER = scheduling.template_path(scheduling.DRIVER)
 

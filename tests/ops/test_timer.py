@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from conftest import Desk
-from deskd.service.ops import scheduling
+from deskd.schedule import service as scheduling
+from deskd.schedule import status
 
 DESKD = Path(sys.executable).parent / "deskd"
 
@@ -157,19 +158,17 @@ def test_the_doctor_helper_finds_an_installed_timer_or_crontab_line(
     desk: Desk, config_home: Path, tmp_path: Path
 ) -> None:
     env = {"XDG_CONFIG_HOME": str(config_home)}
-    assert scheduling.scheduled_ticks(desk.home, env, crontab=None) == []
+    assert status.scheduled_ticks(desk.home, env, crontab=None) == []
     desk.ok("timer", "install", "--user", **env)
-    found = scheduling.scheduled_ticks(desk.home, env, crontab=None)
+    found = status.scheduled_ticks(desk.home, env, crontab=None)
     assert found == [f"systemd timer {config_home / 'systemd' / 'user' / 'deskd-tick.timer'}"]
-    assert scheduling.scheduled_ticks(tmp_path / "other", env, crontab=None) == []
+    assert status.scheduled_ticks(tmp_path / "other", env, crontab=None) == []
 
     line = desk.json("cron-line")["line"]
     crontab = (
         f'MAILTO=""\n# {line}\n{line}\n* * * * * DESKD_HOME=/elsewhere /x/{scheduling.DRIVER}\n'
     )
-    found = scheduling.scheduled_ticks(
-        desk.home, {"XDG_CONFIG_HOME": str(tmp_path)}, crontab=crontab
-    )
+    found = status.scheduled_ticks(desk.home, {"XDG_CONFIG_HOME": str(tmp_path)}, crontab=crontab)
     assert found == [f"crontab: {line}"]
 
 
@@ -178,6 +177,6 @@ def test_the_doctor_helper_warns_when_nothing_is_scheduled(
 ) -> None:
     monkeypatch.setattr(scheduling, "read_crontab", lambda: None)
     monkeypatch.setattr(scheduling, "unit_dir", lambda environ, user: tmp_path / str(user))
-    level, detail = scheduling.schedule_check(desk.home, {})
+    level, detail = status.schedule_check(desk.home, {})
     assert level == "warn"
     assert "deskd cron-line" in detail

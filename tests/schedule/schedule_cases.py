@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from deskd.core.schedule import CronSpec, validate_cron
 from deskd.core.timeparse import iso_utc, local_text, parse_instant
+from deskd.schedule.rules import CronSpec, validate_cron
 
 NY = "America/New_York"
 LONDON = "Europe/London"

@@ -7,8 +7,8 @@ from itertools import pairwise
 import pytest
 from schedule_cases import LONDON, NY, at, cron, local
 
-from deskd.core.schedule import CronSpec, next_fire, upcoming, validate_cron
 from deskd.errors import InvalidValue
+from deskd.schedule.rules import CronSpec, next_fire, upcoming, validate_cron
 
 NOW = at("2026-12-01T09:00")  # a Tuesday
 

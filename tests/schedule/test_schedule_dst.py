@@ -29,7 +29,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from schedule_cases import DAY, LONDON, NY, at, cron, local, utc
 
-from deskd.core.schedule import due, next_fire, upcoming
+from deskd.schedule.rules import due, next_fire, upcoming
 
 TRANSITIONS = [
     (NY, "2026-03-08T07:00:00Z", "2026-03-08 01:59 EST", "2026-03-08 03:00 EDT"),

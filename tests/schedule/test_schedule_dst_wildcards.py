@@ -24,7 +24,7 @@ import pytest
 from schedule_cases import LONDON, NY, at, cron, local
 
 from conftest import Desk
-from deskd.core.schedule import due, upcoming
+from deskd.schedule.rules import due, upcoming
 
 # (zone, expression, after (local), the next fires as local wall clock)
 TABLE = [

@@ -1,6 +1,6 @@
 """Hypothesis: cron fires agree with a brute-force scan, minute by minute, near DST transitions.
 
-The scan is written independently of deskd.core.schedule: expressions are generated together
+The scan is written independently of deskd.schedule.rules: expressions are generated together
 with the set of values each field means, and every real minute of a three-day window is
 checked against the wall clock with the DST rules in the module docstring.
 """
@@ -16,8 +16,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from schedule_cases import DAY, LONDON, MIN, NY
 
-from deskd.core.schedule import CronSpec, next_fire, upcoming, validate_cron
 from deskd.errors import InvalidValue
+from deskd.schedule.rules import CronSpec, next_fire, upcoming, validate_cron
 
 ZONES = (NY, LONDON, "Australia/Lord_Howe")
 WINDOW_MIN = 3 * 24 * 60

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from schedule_cases import DAY, HOUR, MIN, NY, at, cron
 
-from deskd.core.schedule import (
+from deskd.errors import InvalidValue
+from deskd.schedule.rules import (
     MISSED_CAP,
     AtSpec,
     Due,
@@ -17,7 +18,6 @@ from deskd.core.schedule import (
     validate_at,
     validate_every,
 )
-from deskd.errors import InvalidValue
 
 NOW = at("2026-12-01T09:00")
 SEC = 1000

@@ -1,19 +1,22 @@
 """``deskd cron-line`` and ``deskd timer``: schedule the tick with absolute paths to this
-environment's deskd (lessons 32, 47). Nothing here runs crontab or systemctl."""
+environment's deskd (lessons 32, 47), and say whether it ticks this desk and how it last ran
+(``timer status``, ``cron-line --check``). Nothing here runs crontab or systemctl."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from deskd.cli.common import emit, json_option
 from deskd.cli.options import params
-from deskd.cli.timer_status import check_cron_line, timer_status
 
 if TYPE_CHECKING:
-    from deskd.service.ops.scheduling import Target, Unit
+    from deskd.schedule.service import Target, Unit
+    from deskd.schedule.status import Schedule
 
 
 @click.command("cron-line")
@@ -49,8 +52,8 @@ def cron_line(ctx: click.Context, execute: bool, check: bool, as_json: bool) -> 
     if check:
         check_cron_line(ctx, as_json=as_json)
         return
-    from deskd.service.ops.scheduling import cron_line as render
-    from deskd.service.ops.scheduling import desk_target
+    from deskd.schedule.service import cron_line as render
+    from deskd.schedule.service import desk_target
 
     rendered = render(desk_target(os.environ, execute=execute))
 
@@ -110,7 +113,7 @@ def timer_install(user: bool, execute: bool, dry_run: bool, as_json: bool) -> No
       deskd timer install --user --execute
       sudo env DESKD_HOME=/srv/desk /opt/deskd/.venv/bin/deskd timer install
     """
-    from deskd.service.ops import scheduling as s
+    from deskd.schedule import service as s
 
     target, units = _units(user=user, execute=execute)
     commands = s.systemctl_commands(user=user)
@@ -172,7 +175,7 @@ def timer_print(user: bool, execute: bool, as_json: bool) -> None:
 
 def _units(*, user: bool, execute: bool) -> tuple[Target, list[Unit]]:
     """What the tick runs for this desk, and the units that schedule it for ``user``."""
-    from deskd.service.ops import scheduling as s
+    from deskd.schedule import service as s
 
     target = s.desk_target(os.environ, execute=execute)
     folder = s.unit_dir(os.environ, user=user)
@@ -187,4 +190,72 @@ def _print_units(units: list[Unit]) -> None:
         click.echo(unit.text, nl=False)
 
 
-timer.add_command(timer_status)
+@timer.command("status")
+@json_option
+@click.pass_context
+def timer_status(ctx: click.Context, as_json: bool) -> None:
+    """Show the installed deskd-tick timers: the desk and database each ticks, dry run or
+    execute, the timer's state and next run, and when the tick last ran with its exit code
+    (from systemd). Exits 1 unless one ticks this desk and database and its last run
+    succeeded.
+
+    \b
+    Examples:
+      deskd timer status
+      DESKD_HOME=/srv/desk deskd timer status --json
+    """
+    from deskd.schedule.status import timers
+
+    report(ctx, timers, "no deskd-tick timer installed (`deskd timer install --user`)", as_json)
+
+
+def check_cron_line(ctx: click.Context, *, as_json: bool) -> None:
+    """``deskd cron-line --check``: the crontab lines that run the driver, as above."""
+    from deskd.schedule.status import cron_lines
+
+    report(ctx, cron_lines, "no crontab line runs the deskd driver (`deskd cron-line`)", as_json)
+
+
+def report(
+    ctx: click.Context,
+    find: Callable[[Path, Mapping[str, str]], Sequence[Schedule]],
+    none: str,
+    as_json: bool,
+) -> None:
+    """Print what ``find`` finds for this desk; exit 1 unless one of them is healthy."""
+    from deskd import paths
+
+    home = paths.home(dict(os.environ)).absolute()
+    found = find(home, os.environ)
+    ours = [s for s in found if s.this_desk]
+
+    def human() -> None:
+        if not found:
+            click.echo(none)
+        for schedule in found:
+            _print(schedule)
+        if found and not ours:
+            click.secho(f"none of these ticks this desk ({home})", fg="red")
+
+    emit({"desk": str(home), "schedules": [s.to_json() for s in found]}, as_json, human)
+    if not any(s.healthy for s in ours):
+        ctx.exit(1)
+
+
+def _print(s: Schedule) -> None:
+    from deskd.store.db import redact
+
+    mark = {True: "", False: " ✗"}
+    click.secho(s.where, bold=True)
+    click.echo(f"  desk      {s.home or '(DESKD_HOME not set)'}{mark[s.this_desk]}")
+    db = redact(s.db) if s.db else "the desk's own (DESKD_DB not set)"
+    other = "" if s.this_database else " ✗ not the database this shell uses"
+    click.echo(f"  database  {db}{other}")
+    click.echo(f"  mode      {'execute' if s.execute else 'dry run'}")
+    if s.state is not None:
+        click.echo(f"  timer     {s.state}")
+    if s.last_run is None:
+        click.echo("  last run  never (or not recorded)")
+    else:
+        colour = None if s.exit_code == 0 else "red"
+        click.secho(f"  last run  {s.last_run}, exit {s.exit_code}", fg=colour)

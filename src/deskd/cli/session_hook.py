@@ -41,7 +41,7 @@ def _settings_for(role: str | None) -> tuple[dict[str, Any], str]:
         if ctx.settings.shared_database:
             # Projects commit .claude/settings.json: a URL's password stays in the desk's
             # .env (0600), where deskd and the hook read it given DESKD_HOME.
-            from deskd.service.ops.scheduling import require_url_in_env_file
+            from deskd.schedule.service import require_url_in_env_file
 
             require_url_in_env_file(ctx.settings.home, ctx.settings.database, what="the hook")
             db = None

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any, NamedTuple
 
-from deskd.core.schedule import AtSpec, CronSpec, EverySpec, Spec, due, next_fire, span_text
 from deskd.core.timeparse import iso_utc
 from deskd.errors import InvalidValue
+from deskd.schedule.rules import AtSpec, CronSpec, EverySpec, Spec, due, next_fire, span_text
 
 PROBE_DEFAULT_EVERY_S = 600
 PROBE_ERRORS_TO_DISABLE = 3

@@ -4,7 +4,7 @@ A fired hook enqueues an item for its owner (source ``system``, ref ``hook:<id>`
 hook), and the item is what wakes the role. Probes run in child processes outside any write
 transaction; three consecutive errors disable a probe and tell its owner.
 
-Apart from hooks.py, and with the schedule's rules (core/wakehooks.py, core/schedule.py) and
+Apart from hooks.py, and with the schedule's rules (core/wakehooks.py, schedule/rules.py) and
 the inbox's writer imported only when a hook is due: a tick that finds none loads neither.
 """
 

@@ -8,17 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple, TypedDict
 
-from deskd.core.schedule import (
-    AtSpec,
-    Spec,
-    describe,
-    span_text,
-    upcoming,
-    validate_at,
-    validate_cron,
-    validate_every,
-    validate_timezone,
-)
 from deskd.core.timeparse import iso_utc, local_text, parse_duration, parse_instant
 from deskd.core.values import SUPERVISOR, priority_name, priority_rank
 from deskd.core.wakehooks import (
@@ -30,6 +19,17 @@ from deskd.core.wakehooks import (
     spec_text,
 )
 from deskd.errors import HookClosed, InvalidValue, NotHookOwner, UnknownHook
+from deskd.schedule.rules import (
+    AtSpec,
+    Spec,
+    describe,
+    span_text,
+    upcoming,
+    validate_at,
+    validate_cron,
+    validate_every,
+    validate_timezone,
+)
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import validate_text
 from deskd.store import hooks as hook_rows

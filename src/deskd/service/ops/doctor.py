@@ -122,8 +122,7 @@ def private_check(folders: list[Path]) -> Check:
 def tick_schedule_check(home: Path, environ: Mapping[str, str]) -> Check:
     """A crontab line or a systemd timer ticks this desk (a warning, never a failure:
     a desk may be ticked by hand or by `deskd tick --loop`)."""
-    from deskd.service.ops.schedule_status import timers
-    from deskd.service.ops.scheduling import schedule_check
+    from deskd.schedule.status import schedule_check, timers
 
     try:
         level, detail = schedule_check(home, environ)

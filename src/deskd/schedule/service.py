@@ -26,11 +26,10 @@ from typing import NamedTuple
 
 from deskd import paths
 from deskd.config.settings import database_problem
-from deskd.errors import InvalidValue
-from deskd.errors_schedule import NoDesk, NoExecutable, UnitNotWritten, UnitPermissionDenied
+from deskd.errors import DeskdError, InvalidValue
 from deskd.store.db import is_url, redact
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 DRIVER = "wake_orchestrator.sh"
 SERVICE = "deskd-tick.service"
 TIMER = "deskd-tick.timer"
@@ -41,6 +40,40 @@ SCHEDULE = "* * * * *"
 # PostgreSQL URL never does: it holds a password, so the tick reads it from the desk's .env.
 _PATH_VARIABLES = ("DESKD_DESK", "DESKD_DB", "DESKD_LOG_DIR")
 _PLAIN_VARIABLES = ("DESKD_CONFIG_MODULE",)
+
+
+class NoExecutable(DeskdError):
+    code = "no_executable"
+    says = (
+        "cannot find the deskd executable of this environment (searched {searched}); "
+        "reinstall deskd with pip into this interpreter"
+    )
+
+
+class NoDesk(DeskdError):
+    """A schedule asked for a folder without a desk file: it would tick an empty database."""
+
+    code = "no_desk"
+    says = (
+        "no desk file at {desk_file} (desk folder {home}, from {origin}): "
+        "run `deskd init` there first, or set DESKD_HOME to the desk folder"
+    )
+
+
+class UnitPermissionDenied(DeskdError):
+    code = "permission_denied"
+    says = (
+        "cannot write {path}: permission denied (use --user for a timer of "
+        "your own, or run it as root: {sudo_hint})"
+    )
+
+
+class UnitNotWritten(DeskdError):
+    """A schedule unit file could not be written. Exit 1 like any refusal (not 3): the
+    database is fine, the operator picked a folder deskd cannot write."""
+
+    code = "unavailable"
+    says = "cannot write {path}: {reason}"
 
 
 def template_path(name: str) -> Path:
@@ -343,22 +376,6 @@ def read_crontab() -> str | None:
     return run_quietly(["crontab", "-l"])
 
 
-def scheduled_ticks(home: Path, environ: Mapping[str, str], *, crontab: str | None) -> list[str]:
-    """Where a tick for the desk in ``home`` is scheduled: installed deskd-tick units (user
-    and system) naming this desk, and crontab lines running the driver for it."""
-    found: list[str] = []
-    wanted = f"DESKD_HOME={home}"
-    for folder in (unit_dir(environ, user=True), unit_dir(environ, user=False)):
-        try:
-            text = (folder / SERVICE).read_text("utf-8")
-        except OSError:
-            continue
-        if f'"{wanted}"' in text and (folder / TIMER).is_file():
-            found.append(f"systemd timer {folder / TIMER}")
-    found += [f"crontab: {line}" for line, words in driver_lines(crontab) if wanted in words]
-    return found
-
-
 def driver_lines(crontab: str | None) -> Iterator[tuple[str, list[str]]]:
     """Each crontab line running the driver, stripped, with its words as the shell splits them."""
     for line in (crontab or "").splitlines():
@@ -370,16 +387,3 @@ def driver_lines(crontab: str | None) -> Iterator[tuple[str, list[str]]]:
         except ValueError:
             words = stripped.split()
         yield stripped, words
-
-
-def schedule_check(home: Path, environ: Mapping[str, str]) -> tuple[str, str]:
-    """``(level, detail)`` for the doctor: ``ok`` with where the tick is scheduled, or
-    ``warn`` (never ``fail``: a desk may be ticked by hand or by ``deskd tick --loop``)."""
-    found = scheduled_ticks(home, environ, crontab=read_crontab())
-    if found:
-        return "ok", "; ".join(found)
-    return (
-        "warn",
-        "no crontab line or deskd-tick timer ticks this desk "
-        "(`deskd cron-line` or `deskd timer install --user`; docs/operations.md)",
-    )

@@ -16,14 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from deskd.service.ops.scheduling import (
-    SERVICE,
-    TIMER,
-    driver_lines,
-    read_crontab,
-    run_quietly,
-    unit_dir,
-)
+from deskd.schedule import service as scheduling
+from deskd.schedule.service import SERVICE, TIMER, driver_lines, run_quietly
 
 Runner = Callable[[Sequence[str]], str | None]
 """Runs an argv, returns its stdout (None when it could not run or failed)."""
@@ -64,7 +58,7 @@ def timers(home: Path, environ: Mapping[str, str], *, run: Runner = run_quietly)
     """The installed deskd-tick timers (user scope, then system), whichever desk they tick."""
     found = []
     for user in (True, False):
-        folder = unit_dir(environ, user=user)
+        folder = scheduling.unit_dir(environ, user=user)
         try:
             text = (folder / SERVICE).read_text("utf-8")
         except OSError:
@@ -100,7 +94,7 @@ def cron_lines(
 ) -> list[Schedule]:
     """The crontab lines that run the cron driver, whichever desk they tick, each with its
     desk's last run read from that desk's tick.log."""
-    text = read_crontab() if crontab is True else (crontab or None)
+    text = scheduling.read_crontab() if crontab is True else (crontab or None)
     found = []
     for stripped, words in driver_lines(text):
         env = dict(w.split("=", 1) for w in words if "=" in w and not w.startswith("/"))
@@ -198,3 +192,28 @@ def _same_db(scheduled: str | None, here: str | None) -> bool:
         return value if "://" in value else str(Path(value).expanduser().absolute())
 
     return norm(scheduled) == norm(here)
+
+
+def scheduled_ticks(home: Path, environ: Mapping[str, str], *, crontab: str | None) -> list[str]:
+    """Where a tick for the desk in ``home`` is scheduled: installed deskd-tick units (user
+    and system) naming this desk, and crontab lines running the driver for it."""
+    found = [*timers(home, environ, run=lambda _argv: None)]
+    found += cron_lines(home, environ, crontab=crontab or False)
+    return [
+        f"systemd timer {s.where}" if s.kind == "timer" else f"crontab: {s.where}"
+        for s in found
+        if s.this_desk
+    ]
+
+
+def schedule_check(home: Path, environ: Mapping[str, str]) -> tuple[str, str]:
+    """``(level, detail)`` for the doctor: ``ok`` with where the tick is scheduled, or
+    ``warn`` (never ``fail``: a desk may be ticked by hand or by ``deskd tick --loop``)."""
+    found = scheduled_ticks(home, environ, crontab=scheduling.read_crontab())
+    if found:
+        return "ok", "; ".join(found)
+    return (
+        "warn",
+        "no crontab line or deskd-tick timer ticks this desk "
+        "(`deskd cron-line` or `deskd timer install --user`; docs/operations.md)",
+    )
