@@ -20,11 +20,12 @@ from deskd.core.govern import HELD, QUEUED, USAGE_LIMIT, govern, waiting
 from deskd.core.ladder import (
     IN_FLIGHT,
     RELAUNCHED,
+    RUNGS,
     is_terminal,
-    natural_start,
     next_rung,
+    rank,
+    reaches,
     recycle_after_s,
-    relaunch_due,
     role_busy,
     start_rung,
     went_dead,
@@ -33,8 +34,6 @@ from deskd.core.prompts import page_text, wake_prompt, why_not_landed
 from deskd.core.records import (
     EXECUTOR_DIED,
     HOST_DOWN,
-    LAUNCH_RUNGS,
-    RUNGS,
     STUCK,
     AttemptView,
     Closure,
@@ -173,7 +172,7 @@ def _step(
         # Queued, held by a budget or a usage limit: offered again each tick at its own rung
         # (a climb keeps its place), from the bottom once the role is busy; the gate
         # (core/govern.py) keeps its row while it still waits. It never climbs.
-        if role_busy(role) or (current.rung == "resume" and not role.session_id):
+        if role_busy(role) or not reaches(current.rung, role):
             yield from again(current, "waited", generation=d.generation)
         else:
             yield from take_over(current, current.rung, "waited")
@@ -207,7 +206,7 @@ def _step(
         yield closure
         yield new._replace(reason=new.reason + RELAUNCHED)
         return
-    if current.rung in ("notify", "badge") and _new_urgent(current, d, items):
+    if not RUNGS[current.rung].machine and _new_urgent(current, d, items):
         # A new urgent item while a person is already paged: retry the machine rungs at
         # once, and tell the open page — never a second page for the key (lesson 16).
         yield from again(current, "new urgent item", generation=current.generation + 1)
@@ -252,6 +251,15 @@ def _step(
     )
 
 
+def relaunch_due(role: RoleView, current: AttemptView) -> bool:
+    """``current``'s launch died with its executor, the role is not busy (the healing tick
+    parked its session), and it is not itself a relaunch: one relaunch per rung, no loop."""
+    died = current.launch_status == "failed" and (current.launch_detail or "").startswith(
+        (EXECUTOR_DIED, STUCK)
+    )  # "executor died", "executor died; the disk holding … is full", "stuck: …"
+    return died and not role_busy(role) and RELAUNCHED not in current.reason
+
+
 def _hold_reason(
     policy: Policy,
     role: RoleView,
@@ -282,7 +290,7 @@ def _hold_reason(
     surfaced = bool(d.item_ids) and all(
         items[i].notified_at is not None for i in d.item_ids if i in items
     )
-    if current.rung == "session" and role_busy(role) and surfaced and not items_breached:
+    if RUNGS[current.rung].in_session and role_busy(role) and surfaced and not items_breached:
         return "working: its session hook showed the items; waiting for their SLA"
     if current.due_at is not None and now < current.due_at:
         return f"{current.rung}: SLA until {iso_utc(current.due_at)}"
@@ -372,7 +380,7 @@ def _new(
 
 def _cannot_act(policy: Policy, role: RoleView, rung: str, *, now: int) -> str | None:
     """Why a launch rung cannot launch for this role now (deskd never starts a second session)."""
-    if rung not in LAUNCH_RUNGS:
+    if not RUNGS[rung].launches:
         return None
     if role_busy(role):
         return "role busy"
@@ -418,8 +426,8 @@ def _page_if_due(
     *,
     why: str | None = None,
 ) -> Iterator[PageAction]:
-    """The page when the climb reaches ``notify`` (none while the key's page is open)."""
-    if rung == "notify" and d.key not in snapshot.open_page_keys:
+    """The page when the climb reaches a paging rung (none while the key's page is open)."""
+    if RUNGS[rung].pages and d.key not in snapshot.open_page_keys:
         title, body = page_text(
             role=role.name, demand=d, items=items, failed_rung=failed_rung, failed_why=why
         )
@@ -443,14 +451,14 @@ def _launches(
     """Merge each role's launch-rung attempts of this tick into one launch."""
     by_role: dict[str, list[NewAttempt]] = {}
     for a in attempts:
-        if a.rung in LAUNCH_RUNGS and a.skipped is None:
+        if RUNGS[a.rung].launches and a.skipped is None:
             by_role.setdefault(a.role, []).append(a)
     launches: list[LaunchAction] = []
     for name in sorted(by_role):
         role = snapshot.role(name)
         if role is None:
             continue
-        group = sorted(by_role[name], key=lambda a: (-RUNGS.index(a.rung), a.key))
+        group = sorted(by_role[name], key=lambda a: (-rank(a.rung), a.key))
         rung = group[0].rung
         ds = [demanded[a.key] for a in group]
         prompt = wake_prompt(
@@ -467,7 +475,7 @@ def _launches(
                 keys=tuple(a.key for a in group),
                 # A relaunch resumes the session its dead launch started, at any rung.
                 session_id=role.session_id
-                if rung == "resume" or RELAUNCHED in group[0].reason
+                if RUNGS[rung].resumes or RELAUNCHED in group[0].reason
                 else None,
                 reasons=tuple(a.reason for a in group),
                 prompt=prompt,
@@ -530,14 +538,3 @@ def _notices(
             )
         )
     return out
-
-
-def explain_start(role: RoleView) -> str:
-    """Where a new demand for ``role`` would start, and why (for `wake explain`)."""
-    start = natural_start(role)
-    why = {
-        "session": f"the role is busy ({role.presence}): its session hook surfaces items",
-        "resume": f"the role has a resumable session ({role.session_id})",
-        "spawn": "the role has no resumable session",
-    }[start]
-    return f"starts at {start}: {why}"
