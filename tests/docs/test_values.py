@@ -38,7 +38,7 @@ def contract_values(what: str) -> tuple[str, ...]:
     ("what", "declared"),
     [
         ("priority (items, tasks, pages)", values.PRIORITIES),
-        ("rung", values.RUNGS),
+        ("rung", tuple(ladder.RUNGS)),
         ("presence", presence.PRESENCES),
         ("task status", tasks.STATUSES),
         ("meeting message kind", meetings.KINDS),
@@ -49,7 +49,7 @@ def test_the_contract_names_the_declared_set(what: str, declared: tuple[str, ...
 
 
 def test_the_desk_file_types_are_the_core_sets() -> None:
-    assert get_args(desk.Rung) == values.RUNGS
+    assert get_args(desk.Rung) == tuple(ladder.RUNGS)
     assert get_args(desk.Severity) == values.PRIORITIES
     assert get_args(desk.AgentKind) == desk.AGENT_KINDS == values.AGENT_KINDS
 
@@ -83,4 +83,4 @@ def test_the_launch_status_subsets_are_launch_statuses() -> None:
     statuses = set(contract_values("launch status"))
     assert ladder.IN_FLIGHT.issubset(statuses)
     assert records.LAUNCH_FAILED.issubset(statuses)
-    assert records.LAUNCH_RUNGS.issubset(values.RUNGS)
+    assert ladder.LAUNCH_RUNGS.issubset(ladder.RUNGS)

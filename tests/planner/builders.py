@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from deskd.config.desk_file import DEFAULT_LADDER
+from deskd.core.ladder import DEFAULT_LADDER
 from deskd.core.planner import plan
 from deskd.core.records import AttemptView, ItemView, Plan, Policy, RoleView, Rung, Snapshot
 from deskd.core.values import priority_rank

@@ -7,8 +7,8 @@ from builders import MIN, T0, Ledger, item, role
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from deskd.core.ladder import rank
 from deskd.core.planner import plan
-from deskd.core.records import RUNGS
 
 ROLES = ("alpha", "beta", "gamma")
 PRESENCES = ("online", "suspect", "idle", "dead", "offline", "never")
@@ -56,7 +56,7 @@ def test_ladder_invariants_hold_through_any_history(events: list[tuple[str, str,
             if a.supersedes is not None:
                 old = next(x for x in before.values() if x.id == a.supersedes)
                 if a.generation == old.generation:
-                    assert RUNGS.index(a.rung) >= RUNGS.index(old.rung)
+                    assert rank(a.rung) >= rank(old.rung)
         keys = [a.key for a in ledger.live.values()]
         assert len(keys) == len(set(keys))
         # Every live attempt is for a demanded key (no stranded attempts, lesson 5).

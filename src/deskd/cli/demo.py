@@ -25,6 +25,7 @@ from zoneinfo import ZoneInfo
 import click
 
 from deskd.adapters.claude_settings import hook_executable
+from deskd.core.ladder import RUNGS
 from deskd.errors import DemoFailed, HookNotFound
 
 DEMO_DESK = """\
@@ -298,7 +299,7 @@ def rehearse(t: Transcript, home: Path, channel: LocalChannel) -> None:
             t.say(
                 f"page {sent.get('page_id', '')} ({sent.get('kind', '')}) → {sent.get('status', '')}"
             )
-        if any(a["rung"] == "notify" for a in out["attempts"]):
+        if any(RUNGS[a["rung"]].pages for a in out["attempts"]):
             break
     t.deskd("pages")
 

@@ -7,7 +7,7 @@ and adds only the checks; the validated data (``model_dump``) becomes the record
 the same data is kept in the desk cache (``deskd.config.cache``) so a command whose desk file
 has not changed builds its ``Desk`` from the cache without importing pydantic. Both ways give
 the same records. Floor 2 of deskd.config: stdlib (and ``deskd.core.presence``'s defaults and
-``deskd.core.values``' closed sets).
+``deskd.core.values``' closed sets, ``deskd.core.ladder``'s rungs).
 """
 
 # ruff: noqa: RUF012
@@ -22,24 +22,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from deskd.core.ladder import DEFAULT_LADDER
+from deskd.core.ladder import RungName as Rung
 from deskd.core.presence import DEFAULT_ONLINE_S, DEFAULT_SUSPECT_S
 from deskd.core.values import AGENT_KINDS as AGENT_KINDS
 from deskd.core.values import AgentKind as AgentKind
 from deskd.core.values import EventKind
 from deskd.core.values import Priority as Severity
-from deskd.core.values import RungName as Rung
 
 if TYPE_CHECKING:
     from deskd.config.host import HostConfig
     from deskd.config.settings import Settings
 
-DEFAULT_LADDER: tuple[tuple[str, int | None], ...] = (
-    ("session", 60),
-    ("resume", 120),
-    ("spawn", 180),
-    ("notify", 300),
-    ("badge", None),
-)
 DEFAULT_ALLOWED_TOOLS = ["Read", "Grep", "Glob", "Edit", "Write", "Bash"]
 
 ENV_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")

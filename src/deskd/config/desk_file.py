@@ -32,13 +32,13 @@ from pydantic import (
 from deskd.config import desk as records
 from deskd.config.desk import AGENT_KINDS as AGENT_KINDS
 from deskd.config.desk import DEFAULT_ALLOWED_TOOLS as DEFAULT_ALLOWED_TOOLS
-from deskd.config.desk import DEFAULT_LADDER as DEFAULT_LADDER
 from deskd.config.desk import AgentSettings as AgentSettings
 from deskd.config.desk import Desk
 from deskd.config.host import HostConfig
 from deskd.core.events_in import template_problem
+from deskd.core.ladder import RUNGS, rank
 from deskd.core.timeparse import MAX_DURATION_S, check_duration, parse_duration
-from deskd.core.values import RESERVED_SOURCES, RUNGS, role_name_problem
+from deskd.core.values import RESERVED_SOURCES, role_name_problem
 from deskd.errors import ConfigConflict, DeskdError, DeskFileError
 
 _HHMM = re.compile(r"([01]\d|2[0-3]):([0-5]\d)")
@@ -219,11 +219,11 @@ class _DeskFileChecks(_Strict):
             if role.name in seen:
                 raise _At(f"roles[{index}].name", f"role {role.name!r} is defined twice")
             seen.add(role.name)
-        order = [RUNGS.index(r.rung) for r in data.ladder]
+        order = [rank(r.rung) for r in data.ladder]
         if order != sorted(set(order)):
             raise _At("ladder", "rungs must be unique and in order: " + ", ".join(RUNGS))
         for index, rung in enumerate(data.ladder):
-            if rung.rung != "badge" and rung.sla is None:
+            if not RUNGS[rung.rung].waits and rung.sla is None:
                 raise _At(f"ladder[{index}].sla", f"rung {rung.rung!r} needs an sla")
         names = {c.name for c in data.channels}
         if len(names) != len(data.channels):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from deskd.core.ladder import LAST_MACHINE_RUNG, PAGE_RUNG, RESUME_RUNG
 from deskd.core.presence import is_busy
 from deskd.core.records import (
     LAUNCH_FAILED,
@@ -28,9 +29,6 @@ from deskd.core.tasks import sort_key as task_sort_key
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import DEFAULT_SLA_S, URGENT, priority_name
 from deskd.quoting import quoted, visible
-
-IDLE_TASK_CAP = "spawn"
-"""Homework never leaves the machine: idle_task stops below the first human rung."""
 
 
 def inbox_due_at(items: Iterable[ItemView], *, batch_s: int) -> int | None:
@@ -167,7 +165,7 @@ def _idle_tasks(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
                 titles=tuple(t.title for t in tasks),
                 refs=tuple(f"task:{t.id}" for t in tasks),
                 since=min(t.updated_at for t in tasks),
-                cap=IDLE_TASK_CAP,
+                cap=LAST_MACHINE_RUNG,
                 lines=(
                     f"You have {len(tasks)} open task{'s' if len(tasks) != 1 else ''} and are idle:",
                     *(_task_line(t, now=now) for t in tasks),
@@ -234,7 +232,7 @@ def _help(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
             # may hold it like any page); unroutable urgent work stays urgent.
             urgent=h.priority >= URGENT,
             since=h.enqueued_at,
-            floor="notify",
+            floor=PAGE_RUNG,
             lines=_help_lines(h),
         )
         for h in snapshot.help_requests
@@ -256,10 +254,6 @@ def _help_lines(h: HelpRequest) -> tuple[str, ...]:
         f"Answer with `deskd send --from <role> --to {h.role} …`; ack with "
         f"`deskd inbox ack --for {h.role} --id {h.item_id}` (or `deskd wake ack`).",
     )
-
-
-ROLLOVER_CAP = "resume"
-"""A wind-down resumes the session it ends: spawning a new one could not wind anything down."""
 
 
 def _rollovers(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
@@ -292,8 +286,8 @@ def _rollovers(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
                 generation=r.tries,
                 since=r.started_at,
                 ref=f"session:{r.session_key}",
-                floor="notify" if gave_up else None,
-                cap=None if gave_up else ROLLOVER_CAP,
+                floor=PAGE_RUNG if gave_up else None,
+                cap=None if gave_up else RESUME_RUNG,
                 lines=lines,
             )
         )

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import NamedTuple
 
+from deskd.core.ladder import RUNGS
 from deskd.core.records import (
-    LAUNCH_RUNGS,
     BudgetUse,
     Closure,
     Demand,
@@ -57,7 +57,7 @@ def govern(
     waiting for the same cause keeps its row (no new row per tick)."""
     groups: dict[str, list[int]] = {}
     for i, a in enumerate(attempts):
-        if a.rung in LAUNCH_RUNGS and a.skipped is None:
+        if RUNGS[a.rung].launches and a.skipped is None:
             groups.setdefault(a.role, []).append(i)
     waits, holding = _gate(snapshot, policy, demanded, attempts, groups)
     marked = [

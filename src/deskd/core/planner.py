@@ -12,7 +12,7 @@ order, which applies); the ladder's own arithmetic lives in core/ladder.py.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from deskd.core.demand import closure_for, inbox_due_at
 from deskd.core.demand import demand as generate_demand
@@ -20,11 +20,12 @@ from deskd.core.govern import HELD, QUEUED, USAGE_LIMIT, govern, waiting
 from deskd.core.ladder import (
     IN_FLIGHT,
     RELAUNCHED,
+    RUNGS,
     is_terminal,
-    natural_start,
     next_rung,
+    rank,
+    reaches,
     recycle_after_s,
-    relaunch_due,
     role_busy,
     start_rung,
     went_dead,
@@ -33,8 +34,6 @@ from deskd.core.prompts import page_text, wake_prompt, why_not_landed
 from deskd.core.records import (
     EXECUTOR_DIED,
     HOST_DOWN,
-    LAUNCH_RUNGS,
-    RUNGS,
     STUCK,
     AttemptView,
     Closure,
@@ -83,7 +82,7 @@ def plan(snapshot: Snapshot, *, now: int, policy: Policy) -> Plan:
         role = snapshot.role(d.role)
         if role is None or d.role in broken:
             continue
-        for step in _step(snapshot, policy, role, d, live.get(key), items, now=now):
+        for step in _step(_Climb(snapshot, policy, role, d, items, now), live.get(key)):
             if isinstance(step, NewAttempt):
                 attempts.append(step)
             elif isinstance(step, Closure):
@@ -114,84 +113,116 @@ PAUSED_PREFIX = "paused: "
 """How an attempt recorded while its role (or the desk) was paused says so (``skipped``)."""
 
 
-def _step(
-    snapshot: Snapshot,
-    policy: Policy,
-    role: RoleView,
-    d: Demand,
-    current: AttemptView | None,
-    items: dict[int, ItemView],
-    *,
-    now: int,
-) -> Iterator[Step]:
-    def again(live: AttemptView, why: str, *, generation: int, recycles: int = 0) -> Iterator[Step]:
-        """Supersede the live attempt and start the climb again at the start rung."""
-        yield _supersede(live, why)
-        yield from _start(
-            snapshot,
-            policy,
-            role,
-            d,
-            items,
-            now=now,
+class _Climb(NamedTuple):
+    """One demand's climb this tick: what each of its steps reads."""
+
+    snapshot: Snapshot
+    policy: Policy
+    role: RoleView
+    d: Demand
+    items: dict[int, ItemView]
+    now: int
+
+    def new(
+        self, rung: str, *, generation: int, supersedes: int | None = None, recycles: int = 0
+    ) -> NewAttempt:
+        """An attempt at ``rung`` for the demand, its SLA running from now."""
+        d, sla = self.d, self.policy.sla_of(rung)
+        return NewAttempt(
+            key=d.key,
+            kind=d.kind,
+            role=self.role.name,
+            rung=rung,
+            level=self.policy.level_of(rung),
             generation=generation,
+            due_at=None if sla is None else self.now + sla * 1000,
+            item_ids=d.item_ids,
+            task_ids=d.task_ids,
+            reason=_reason_text(d),
+            ref=d.ref or (d.refs[0] if d.refs else None),
+            supersedes=supersedes,
             recycles=recycles,
-            supersedes=live.id,
+            skipped=_cannot_act(self.policy, self.role, rung, now=self.now),
         )
 
-    def take_over(live: AttemptView, rung: str, why: str) -> tuple[Closure, NewAttempt]:
+    def start(
+        self, *, generation: int, recycles: int = 0, supersedes: int | None = None
+    ) -> Iterator[Step]:
+        rung = start_rung(self.policy, self.role, self.d)
+        yield self.new(rung, generation=generation, supersedes=supersedes, recycles=recycles)
+        yield from self.page_if_due(rung, None)
+
+    def again(
+        self, live: AttemptView, why: str, *, generation: int, recycles: int = 0
+    ) -> Iterator[Step]:
+        """Supersede the live attempt and start the climb again at the start rung."""
+        yield _supersede(live, why)
+        yield from self.start(generation=generation, recycles=recycles, supersedes=live.id)
+
+    def take_over(self, live: AttemptView, rung: str, why: str) -> tuple[Closure, NewAttempt]:
         """Supersede the live attempt; its successor at ``rung`` continues the same climb."""
-        successor = _new(
-            policy,
-            role,
-            d,
-            rung,
-            now=now,
-            generation=live.generation,
-            supersedes=live.id,
-            recycles=live.recycles,
+        successor = self.new(
+            rung, generation=live.generation, supersedes=live.id, recycles=live.recycles
         )
         return _supersede(live, why), successor
 
-    paused = snapshot.desk_paused or role.paused
+    def note(self, text: str) -> Note:
+        return Note(self.role.name, self.d.key, text)
+
+    def page_if_due(
+        self, rung: str, failed_rung: str | None, *, why: str | None = None
+    ) -> Iterator[PageAction]:
+        """The page when the climb reaches a paging rung (none while the key's page is open)."""
+        if RUNGS[rung].pages and self.d.key not in self.snapshot.open_page_keys:
+            yield self.page(failed_rung, why)
+
+    def page(self, failed_rung: str | None, why: str | None = None) -> PageAction:
+        role, d = self.role.name, self.d
+        title, body = page_text(
+            role=role, demand=d, items=self.items, failed_rung=failed_rung, failed_why=why
+        )
+        return PageAction(key=d.key, role=role, title=title, body=body)
+
+
+def _step(c: _Climb, current: AttemptView | None) -> Iterator[Step]:
+    role, d, now = c.role, c.d, c.now
+    paused = c.snapshot.desk_paused or role.paused
     if paused:
         # The demand is still recorded (the ledger shows what waits), nothing climbs,
         # launches or pages until resume.
         why = f"paused: {role.pause_reason or 'desk paused'}"
         if current is None:
-            new = _new(
-                policy, role, d, start_rung(policy, role, d), now=now, generation=d.generation
-            )
+            new = c.new(start_rung(c.policy, role, d), generation=d.generation)
             yield new._replace(skipped=why, due_at=None)
-        yield Note(role.name, d.key, why)
+        yield c.note(why)
         return
     if current is not None and (current.skipped or "").startswith(PAUSED_PREFIX):
         # Resumed: what was recorded while paused starts its climb now, at the bottom.
-        yield from again(current, "resumed", generation=d.generation)
+        yield from c.again(current, "resumed", generation=d.generation)
         return
     if current is not None and waiting(current.skipped):
         # Queued, held by a budget or a usage limit: offered again each tick at its own rung
         # (a climb keeps its place), from the bottom once the role is busy; the gate
         # (core/govern.py) keeps its row while it still waits. It never climbs.
-        if role_busy(role) or (current.rung == "resume" and not role.session_id):
-            yield from again(current, "waited", generation=d.generation)
+        if role_busy(role) or not reaches(current.rung, role):
+            yield from c.again(current, "waited", generation=d.generation)
         else:
-            yield from take_over(current, current.rung, "waited")
+            yield from c.take_over(current, current.rung, "waited")
         return
     if current is None:
-        yield from _start(snapshot, policy, role, d, items, now=now, generation=d.generation)
+        yield from c.start(generation=d.generation)
         return
     if d.generation > current.generation:
         # A re-armed request (a new vote, a new proposal) restarts at the bottom (lesson 14).
-        yield from again(current, "re-armed", generation=d.generation)
+        yield from c.again(current, "re-armed", generation=d.generation)
         return
     if current.ack_until is not None and now < current.ack_until and _same_work(current, d):
-        yield Note(role.name, d.key, "acknowledged by a person")
+        yield c.note("acknowledged by a person")
         return
-    if went_dead(policy, role, d, current):
+    if went_dead(c.policy, role, d, current):
         # It was busy when this rung was chosen (a launch rung skipped as "role busy"); its
         # heartbeat has since gone stale: the machine rungs can act now, not after a recycle.
-        yield from again(
+        yield from c.again(
             current,
             "presence went dead: rung re-evaluated",
             generation=current.generation + 1,
@@ -203,70 +234,69 @@ def _step(
         # silence from the agent, so the rung is tried again now — once — resuming the
         # session the dead launch started; a second death climbs as a failure does.
         cause = STUCK if (current.launch_detail or "").startswith(STUCK) else EXECUTOR_DIED
-        closure, new = take_over(current, current.rung, f"{cause}: relaunched")
+        closure, new = c.take_over(current, current.rung, f"{cause}: relaunched")
         yield closure
         yield new._replace(reason=new.reason + RELAUNCHED)
         return
-    if current.rung in ("notify", "badge") and _new_urgent(current, d, items):
+    if not RUNGS[current.rung].machine and _new_urgent(current, d, c.items):
         # A new urgent item while a person is already paged: retry the machine rungs at
         # once, and tell the open page — never a second page for the key (lesson 16).
-        yield from again(current, "new urgent item", generation=current.generation + 1)
-        yield _follow_up(role, d, items)
+        yield from c.again(current, "new urgent item", generation=current.generation + 1)
+        page = c.page(None)
+        yield page._replace(title="follow-up: " + page.title, follow_up=True)
         return
-    if is_terminal(policy, current.rung):
-        wait_s = recycle_after_s(policy, current.recycles)
+    if is_terminal(c.policy, current.rung):
+        wait_s = recycle_after_s(c.policy, current.recycles)
         if now >= current.attempted_at + wait_s * 1000:
-            yield from again(
+            yield from c.again(
                 current,
                 "recycled",
                 generation=current.generation + 1,
                 recycles=current.recycles + 1,
             )
         else:
-            yield Note(role.name, d.key, f"badge: retried after {wait_s // 60} min")
+            yield c.note(f"badge: retried after {wait_s // 60} min")
         return
-    unshown = _not_shown(policy, current, d, items, now=now)
+    unshown = _not_shown(c, current)
     if unshown:
         # A landing holds only what the agent was shown: demand it never saw gets its own
         # wake at the role's start rung (resuming the parked session), not the old SLA. It is
         # a new climb, so a new generation: within one the rung never goes down.
-        yield from again(
+        yield from c.again(
             current,
             f"not shown to the landed wake: {unshown}",
             generation=current.generation + 1,
             recycles=current.recycles,
         )
         return
-    hold = _hold_reason(policy, role, d, current, items, now=now)
+    hold = _hold_reason(c, current)
     if hold is not None:
-        yield Note(role.name, d.key, hold)
+        yield c.note(hold)
         return
-    rung = next_rung(policy, current.rung, role, d)
+    rung = next_rung(c.policy, current.rung, role, d)
     if current.failure_class == HOST_DOWN:
-        yield Note(
-            role.name, d.key, f"{current.rung}: the launch was given up: {current.launch_detail}"
-        )
-    yield from take_over(current, rung, f"{current.rung} did not land")
-    yield from _page_if_due(
-        snapshot, role, d, rung, current.rung, items, why=why_not_landed(current)
-    )
+        yield c.note(f"{current.rung}: the launch was given up: {current.launch_detail}")
+    yield from c.take_over(current, rung, f"{current.rung} did not land")
+    yield from c.page_if_due(rung, current.rung, why=why_not_landed(current))
 
 
-def _hold_reason(
-    policy: Policy,
-    role: RoleView,
-    d: Demand,
-    current: AttemptView,
-    items: dict[int, ItemView],
-    *,
-    now: int,
-) -> str | None:
+def relaunch_due(role: RoleView, current: AttemptView) -> bool:
+    """``current``'s launch died with its executor, the role is not busy (the healing tick
+    parked its session), and it is not itself a relaunch: one relaunch per rung, no loop."""
+    died = current.launch_status == "failed" and (current.launch_detail or "").startswith(
+        (EXECUTOR_DIED, STUCK)
+    )  # "executor died", "executor died; the disk holding … is full", "stuck: …"
+    return died and not role_busy(role) and RELAUNCHED not in current.reason
+
+
+def _hold_reason(c: _Climb, current: AttemptView) -> str | None:
     """Why the live attempt does not climb this tick, or None when it climbs now.
 
     The ladder climbs for silence, not for an agent that is visibly working: while the
     role's launch runs, after landing, or while a busy role has been shown the items by its
     session hook, only the items' own SLA (not the rung's) lets it climb.
     """
+    role, d, now = c.role, c.d, c.now
     if current.launch_status == "failed" and current.failure_class == "permanent":
         return None
     if current.failure_class == HOST_DOWN:  # given up: nothing runs until the rung climbs
@@ -280,99 +310,40 @@ def _hold_reason(
     if current.landed_at is not None:
         return None if items_breached else "landed: waiting for the items' own SLA"
     surfaced = bool(d.item_ids) and all(
-        items[i].notified_at is not None for i in d.item_ids if i in items
+        c.items[i].notified_at is not None for i in d.item_ids if i in c.items
     )
-    if current.rung == "session" and role_busy(role) and surfaced and not items_breached:
+    if RUNGS[current.rung].in_session and role_busy(role) and surfaced and not items_breached:
         return "working: its session hook showed the items; waiting for their SLA"
     if current.due_at is not None and now < current.due_at:
         return f"{current.rung}: SLA until {iso_utc(current.due_at)}"
     return None
 
 
-def _not_shown(
-    policy: Policy, current: AttemptView, d: Demand, items: dict[int, ItemView], *, now: int
-) -> str | None:
+def _not_shown(c: _Climb, current: AttemptView) -> str | None:
     """What a landed wake's demand now holds that its prompt did not list (nor the session
     hook show), once its own batch rule makes it due; None when there is nothing such."""
     if current.landed_at is None:
         return None
-    listed = set(current.item_ids)
+    listed, items = set(current.item_ids), c.items
     new_items = [
         items[i]
-        for i in d.item_ids
+        for i in c.d.item_ids
         if i not in listed and i in items and items[i].notified_at is None
     ]
-    due = inbox_due_at(new_items, batch_s=policy.inbox_batch_s)
+    due = inbox_due_at(new_items, batch_s=c.policy.inbox_batch_s)
     shown_tasks = set(current.task_ids)
-    new_tasks = [t for t in d.task_ids if t not in shown_tasks]
+    new_tasks = [t for t in c.d.task_ids if t not in shown_tasks]
     parts = []
-    if due is not None and due <= now:
+    if due is not None and due <= c.now:
         parts.append(f"{len(new_items)} new item{'s' if len(new_items) != 1 else ''}")
     if new_tasks:
         parts.append(f"{len(new_tasks)} new task{'s' if len(new_tasks) != 1 else ''}")
     return ", ".join(parts) or None
 
 
-def _start(
-    snapshot: Snapshot,
-    policy: Policy,
-    role: RoleView,
-    d: Demand,
-    items: dict[int, ItemView],
-    *,
-    now: int,
-    generation: int,
-    recycles: int = 0,
-    supersedes: int | None = None,
-) -> Iterator[Step]:
-    rung = start_rung(policy, role, d)
-    yield _new(
-        policy,
-        role,
-        d,
-        rung,
-        now=now,
-        generation=generation,
-        supersedes=supersedes,
-        recycles=recycles,
-    )
-    yield from _page_if_due(snapshot, role, d, rung, None, items)
-
-
-def _new(
-    policy: Policy,
-    role: RoleView,
-    d: Demand,
-    rung: str,
-    *,
-    now: int,
-    generation: int,
-    supersedes: int | None = None,
-    recycles: int = 0,
-) -> NewAttempt:
-    """An attempt at ``rung`` for demand ``d``, its SLA running from ``now``."""
-    sla = policy.sla_of(rung)
-    return NewAttempt(
-        key=d.key,
-        kind=d.kind,
-        role=role.name,
-        rung=rung,
-        level=policy.level_of(rung),
-        generation=generation,
-        due_at=None if sla is None else now + sla * 1000,
-        item_ids=d.item_ids,
-        task_ids=d.task_ids,
-        reason=_reason_text(d),
-        ref=d.ref or (d.refs[0] if d.refs else None),
-        supersedes=supersedes,
-        recycles=recycles,
-        skipped=_cannot_act(policy, role, rung, now=now),
-    )
-
-
 def _cannot_act(policy: Policy, role: RoleView, rung: str, *, now: int) -> str | None:
     """Why a launch rung cannot launch for this role now (deskd never starts a second session)."""
-    if rung not in LAUNCH_RUNGS:
+    if not RUNGS[rung].launches:
         return None
     if role_busy(role):
         return "role busy"
@@ -408,31 +379,6 @@ def _new_urgent(current: AttemptView, d: Demand, items: dict[int, ItemView]) -> 
     return any(i not in covered and i in items and items[i].priority >= URGENT for i in d.item_ids)
 
 
-def _page_if_due(
-    snapshot: Snapshot,
-    role: RoleView,
-    d: Demand,
-    rung: str,
-    failed_rung: str | None,
-    items: dict[int, ItemView],
-    *,
-    why: str | None = None,
-) -> Iterator[PageAction]:
-    """The page when the climb reaches ``notify`` (none while the key's page is open)."""
-    if rung == "notify" and d.key not in snapshot.open_page_keys:
-        title, body = page_text(
-            role=role.name, demand=d, items=items, failed_rung=failed_rung, failed_why=why
-        )
-        yield PageAction(key=d.key, role=role.name, title=title, body=body)
-
-
-def _follow_up(role: RoleView, d: Demand, items: dict[int, ItemView]) -> PageAction:
-    title, body = page_text(role=role.name, demand=d, items=items, failed_rung=None)
-    return PageAction(
-        key=d.key, role=role.name, title="follow-up: " + title, body=body, follow_up=True
-    )
-
-
 def _launches(
     snapshot: Snapshot,
     policy: Policy,
@@ -443,14 +389,14 @@ def _launches(
     """Merge each role's launch-rung attempts of this tick into one launch."""
     by_role: dict[str, list[NewAttempt]] = {}
     for a in attempts:
-        if a.rung in LAUNCH_RUNGS and a.skipped is None:
+        if RUNGS[a.rung].launches and a.skipped is None:
             by_role.setdefault(a.role, []).append(a)
     launches: list[LaunchAction] = []
     for name in sorted(by_role):
         role = snapshot.role(name)
         if role is None:
             continue
-        group = sorted(by_role[name], key=lambda a: (-RUNGS.index(a.rung), a.key))
+        group = sorted(by_role[name], key=lambda a: (-rank(a.rung), a.key))
         rung = group[0].rung
         ds = [demanded[a.key] for a in group]
         prompt = wake_prompt(
@@ -467,7 +413,7 @@ def _launches(
                 keys=tuple(a.key for a in group),
                 # A relaunch resumes the session its dead launch started, at any rung.
                 session_id=role.session_id
-                if rung == "resume" or RELAUNCHED in group[0].reason
+                if RUNGS[rung].resumes or RELAUNCHED in group[0].reason
                 else None,
                 reasons=tuple(a.reason for a in group),
                 prompt=prompt,
@@ -530,14 +476,3 @@ def _notices(
             )
         )
     return out
-
-
-def explain_start(role: RoleView) -> str:
-    """Where a new demand for ``role`` would start, and why (for `wake explain`)."""
-    start = natural_start(role)
-    why = {
-        "session": f"the role is busy ({role.presence}): its session hook surfaces items",
-        "resume": f"the role has a resumable session ({role.session_id})",
-        "spawn": "the role has no resumable session",
-    }[start]
-    return f"starts at {start}: {why}"

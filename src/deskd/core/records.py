@@ -12,8 +12,6 @@ from typing import NamedTuple
 
 from deskd.core.meeting_wakes import MeetingWake as MeetingWake  # defined with its rules
 from deskd.core.tasks import TaskView as TaskView  # defined with its rules
-from deskd.core.values import LAUNCH_RUNGS as LAUNCH_RUNGS
-from deskd.core.values import RUNGS as RUNGS
 
 LAUNCH_FAILED: frozenset[str] = frozenset({"failed", "timed_out"})
 """The launch statuses of a launch that ended without a result."""

@@ -40,13 +40,6 @@ RESERVED_ROLE_NAMES: frozenset[str] = frozenset({SUPERVISOR})
 SESSION_STATES: tuple[str, ...] = ("working", "resting")
 """What `deskd status set --state` accepts; `ended` comes only from `status end`."""
 
-RungName = Literal["session", "resume", "spawn", "notify", "badge"]
-RUNGS: tuple[str, ...] = get_args(RungName)
-"""The escalation ladder's rungs, lowest first: the desk file's ``[[ladder]]``, the planner,
-the console's timeline and filters all name them from here."""
-LAUNCH_RUNGS: frozenset[str] = frozenset({"resume", "spawn"})
-"""The rungs that launch an agent: a launch's mode (``spawn`` or ``resume``) is its rung."""
-
 AgentKind = Literal["claude", "codex", "gemini", "opencode", "command"]
 AGENT_KINDS: tuple[str, ...] = get_args(AgentKind)
 """The desk file's ``[agent] kind``: one adapter each (adapters/agents), and one session id

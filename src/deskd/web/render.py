@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup, escape
 
+from deskd.core.ladder import RUNGS
 from deskd.core.timeparse import human_age, iso_utc, local_text, parse_instant
 from deskd.service.desk.context import DeskContext
 from deskd.web.console import console_of, mask, mask_data
@@ -78,6 +79,7 @@ def _as_text(value: Any, tz: str = "UTC") -> Markup | str:
 _env.filters["local"] = _local
 _env.filters["as_text"] = _as_text
 _env.filters["age"] = _age
+_env.globals["rungs"] = RUNGS  # the macro `rung` marks a rung that waits for a person
 
 
 def page(

@@ -15,9 +15,9 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
+from deskd.core.ladder import PAGE_RUNG, RUNGS, rank
 from deskd.core.records import LAUNCH_FAILED
 from deskd.core.timeparse import local_text
-from deskd.core.values import RUNGS
 
 WIDTH, LANE, LEFT, TOP, BOTTOM = 900, 34, 80, 10, 28
 OUTCOME_FILL = {
@@ -82,11 +82,12 @@ def ladder_svg(history: Mapping[str, Any], *, tz: str) -> Markup:
 
 
 def _lane(rung: str) -> int:
-    return RUNGS.index(rung) if rung in RUNGS else len(RUNGS) - 1
+    return rank(rung) if rung in RUNGS else len(RUNGS) - 1
 
 
 def _attempt(a: dict[str, Any], start: int, end: int, tz: str) -> list[str]:
-    y = TOP + _lane(a["rung"]) * LANE
+    lane = _lane(a["rung"])
+    y = TOP + lane * LANE
     x1, x2 = _x(a["start"], start, end), _x(a["end"], start, end)
     width = max(x2 - x1, 3.0)
     fill = OUTCOME_FILL.get(a["outcome"], "#2f6fdf")
@@ -96,7 +97,7 @@ def _attempt(a: dict[str, Any], start: int, end: int, tz: str) -> list[str]:
         _title(label),
         f'<rect x="{x1:.1f}" y="{y + 9}" width="{width:.1f}" height="{LANE - 18}" rx="3" '
         f'fill="{fill}"'
-        + (' stroke="#d0342c" stroke-width="2"' if a["rung"] == "badge" else "")
+        + (' stroke="#d0342c" stroke-width="2"' if list(RUNGS.values())[lane].waits else "")
         + "/>",
     ]
     mid = y + LANE / 2
@@ -127,7 +128,7 @@ def _attempt(a: dict[str, Any], start: int, end: int, tz: str) -> list[str]:
 
 
 def _page(p: dict[str, Any], start: int, end: int, tz: str) -> list[str]:
-    y = TOP + RUNGS.index("notify") * LANE
+    y = TOP + _lane(PAGE_RUNG) * LANE
     x = _x(p["at"], start, end)
     fill = PAGE_FILL.get(p["status"], "#555")
     return [

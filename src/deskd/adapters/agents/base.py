@@ -23,10 +23,10 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
+from deskd.core.ladder import LAUNCH_RUNGS
 from deskd.core.timeparse import iso_utc
 from deskd.core.usage import Usage
 from deskd.core.values import FAILURE_CLASSES as FAILURE_CLASSES
-from deskd.core.values import LAUNCH_RUNGS
 from deskd.core.values import PERMANENT as PERMANENT
 from deskd.core.values import TASK as TASK
 from deskd.core.values import TRANSIENT as TRANSIENT

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypedDict
 
 from deskd.adapters.agents import AgentAdapter, LaunchSpec, adapter_for
-from deskd.core.values import LAUNCH_RUNGS
+from deskd.core.ladder import LAUNCH_RUNGS
 from deskd.errors import AgentMissing, BadWorkdir
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.launch_env import agent_env

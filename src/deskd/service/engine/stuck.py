@@ -6,7 +6,7 @@ nudged: an item its session hook shows at the agent's next tool call. Silent for
 ``stuck_after``, it is stopped (SIGINT, SIGTERM, SIGKILL: ``launch_control.stop_role``, which
 records the stop first) with the detail ``stuck: …``, and a note item tells the resumed
 session why; the planner relaunches the wake once within its rung, resuming the session
-(core/ladder.py ``relaunch_due``). A relaunch that gets stuck too pages a person and climbs.
+(core/planner.py ``relaunch_due``). A relaunch that gets stuck too pages a person and climbs.
 The tick waits for the stopped launch's executor to let go of the role before planning, so
 the role never has two agent processes. Only this host's launches: another host's process
 group is not this host's to signal (on a desk of several hosts, the planning host's).

@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 from deskd.core.demand import inbox_due_at
 from deskd.core.govern import waiting
-from deskd.core.ladder import role_busy
-from deskd.core.planner import explain_start
+from deskd.core.ladder import explain_start, role_busy
 from deskd.core.planner import plan as make_plan
 from deskd.core.timeparse import human_age, iso_utc, local_text
 from deskd.errors import AttemptClosed, InvalidValue, PeopleCommand, UnknownAttempt

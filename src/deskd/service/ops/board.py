@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from deskd.core.ladder import RUNGS
 from deskd.core.timeparse import iso_utc, to_ms
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import ledger_entry
@@ -132,10 +133,11 @@ def routed(ctx: DeskContext) -> list[RoutedWork]:
 
 
 def live_attempts(ctx: DeskContext) -> list[BoardWake]:
-    """Every pending attempt with its rung; ``badge`` ones are the red ones."""
+    """Every pending attempt with its rung; ``badge`` marks the red ones (a rung that waits
+    for a person)."""
     rows = list_attempts(ctx.conn, role=None, open_only=True, limit=500)
     return [
-        {**attempt_view(r), "badge": r.rung == "badge"}
+        {**attempt_view(r), "badge": RUNGS[r.rung].waits}
         for r in sorted(rows, key=lambda r: (r.role, r.key))
     ]
 

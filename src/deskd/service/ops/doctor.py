@@ -20,6 +20,7 @@ from deskd.config.desk_file import load_desk
 from deskd.config.host import HostConfig, load_config_module
 from deskd.config.settings import Settings, database_problem
 from deskd.config.settings_model import validate_settings
+from deskd.core.ladder import RUNGS
 from deskd.errors import DeskdError
 from deskd.service.ops.doctor_db import Check, postgres_checks, sqlite_checks, tick_checks
 
@@ -265,7 +266,7 @@ def channel_checks(settings: Settings | None, desk: Desk) -> list[Check]:
     )
 
     checks: list[Check] = []
-    if "notify" in [name for name, _ in desk.ladder]:
+    if any(RUNGS[name].pages for name, _ in desk.ladder):
         unwired = [r for r in desk.enabled_roles if not routes(settings, desk, r)]
         if unwired:
             checks.append(

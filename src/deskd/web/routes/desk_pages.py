@@ -11,7 +11,8 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
-from deskd.core.values import PRIORITIES, RUNGS
+from deskd.core.ladder import RUNGS
+from deskd.core.values import PRIORITIES
 from deskd.errors import InvalidValue
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import ledger
@@ -53,7 +54,7 @@ def wakes_page(
     attempt: str = "",
 ) -> Response:
     filters = {"role": role, "rung": rung, "outcome": outcome, "reason": reason}
-    choices = {"rung": RUNGS, "outcome": OUTCOMES, "reason": REASONS}
+    choices = {"rung": tuple(RUNGS), "outcome": OUTCOMES, "reason": REASONS}
     for what, allowed in choices.items():
         if filters[what] and filters[what] not in allowed:
             raise InvalidValue(what, filters[what], "choose one of: " + ", ".join(allowed))
