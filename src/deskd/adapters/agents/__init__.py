@@ -27,10 +27,20 @@ class Kind(NamedTuple):
     adapter: str  # "module.Class", the module relative to this package (".claude") or absolute
     session_ids: Shape
     install: str = ""
+    dropped: tuple[str, ...] = ()
+    """Variables no child of deskd inherits (a name, or a prefix ending in ``_``): what the
+    CLI sets for its own children and refuses, or misbehaves on, when deskd runs inside it."""
 
 
 KINDS: dict[str, Kind] = {
-    "claude": Kind(".claude.ClaudeAdapter", UUID, "npm install -g @anthropic-ai/claude-code"),
+    # lesson 30: a claude that inherits CLAUDECODE refuses to start; one that inherits
+    # CLAUDE_CODE_* (CLAUDE_CODE_CHILD_SESSION…) writes no transcript and cannot be resumed.
+    "claude": Kind(
+        ".claude.ClaudeAdapter",
+        UUID,
+        "npm install -g @anthropic-ai/claude-code",
+        dropped=("CLAUDECODE", "CLAUDE_CODE_"),
+    ),
     "codex": Kind(".codex.CodexAdapter", UUID, "npm install -g @openai/codex"),
     "gemini": Kind(".gemini.GeminiAdapter", UUID, "npm install -g @google/gemini-cli"),
     "opencode": Kind(
