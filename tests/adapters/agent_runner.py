@@ -15,7 +15,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from deskd.adapters.agents import AgentAdapter, RunOutcome, RunState
+from deskd.adapters.agents.base import AgentAdapter, RunOutcome, RunState
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKES = ROOT / "tests" / "fakes"

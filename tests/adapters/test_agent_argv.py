@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from deskd.adapters.agents import LaunchSpec, adapter_for
+from deskd.adapters.agents import adapter_for
+from deskd.adapters.agents.base import LaunchSpec
 from deskd.core.values import AGENT_KINDS
 from deskd.errors import InvalidLaunch
 

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from deskd.adapters.agents import SESSION, TURN, RunOutcome, RunState, adapter_for
+from deskd.adapters.agents import adapter_for
+from deskd.adapters.agents.base import SESSION, TURN, RunOutcome, RunState
 from deskd.adapters.agents.codex import parse_reset_at
 from deskd.core.usage import Usage
 

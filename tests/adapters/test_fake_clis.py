@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from agent_runner import FAKES, agent_env, run_agent
 
-from deskd.adapters.agents import SESSION, TURN, LaunchSpec, adapter_for
+from deskd.adapters.agents import adapter_for
+from deskd.adapters.agents.base import SESSION, TURN, LaunchSpec
 
 RESETS_AT = 1796040000
 

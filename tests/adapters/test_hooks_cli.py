@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from deskd.adapters.claude_settings import HOOK_EVENTS, hook_executable, merge_settings
+from deskd.adapters.agents.claude import HOOK_EVENTS, hook_executable, merge_settings
 
 USER_SETTINGS = {
     "permissions": {"allow": ["Bash(npm test)"]},

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from deskd.adapters.agents import RunOutcome, RunState, adapter_for
+from deskd.adapters.agents import adapter_for
+from deskd.adapters.agents.base import RunOutcome, RunState
 
 REAL = Path(__file__).resolve().parent / "fixtures" / "real"
 STARTED = int(datetime(2026, 12, 1, 10, 14, tzinfo=UTC).timestamp() * 1000)

@@ -13,15 +13,16 @@ from typing import Any
 import pytest
 from agent_runner import FAKES, agent_env, run_agent
 
-from deskd.adapters.agents import LaunchSpec, adapter_for
-from deskd.adapters.claude_settings import (
+from deskd.adapters.agents import adapter_for
+from deskd.adapters.agents.base import LaunchSpec
+from deskd.adapters.agents.claude import (
     HOOK_EVENTS,
     desk_env,
     hook_executable,
     run_settings,
     write_settings,
 )
-from deskd.sim.hooks import matches
+from deskd.sim.agent import matches
 
 HOOK_FIXTURES = Path(__file__).resolve().parents[1] / "hook" / "fixtures"
 FIXTURE_OF = {

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from deskd.adapters.agents import RunOutcome, RunState, adapter_for
+from deskd.adapters.agents import adapter_for
+from deskd.adapters.agents.base import RunOutcome, RunState
 from deskd.core.usage import Usage
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -11,9 +11,10 @@ from typing import get_args, get_type_hints
 
 import pytest
 
-from deskd import quoting, session_ids
-from deskd.adapters.agents import ADAPTERS, FAILURE_CLASSES, PERMANENT, TASK, TRANSIENT
-from deskd.adapters.agents import USAGE_LIMIT as ADAPTER_USAGE_LIMIT
+from deskd import quoting
+from deskd.adapters.agents import KINDS
+from deskd.adapters.agents.base import FAILURE_CLASSES, PERMANENT, TASK, TRANSIENT
+from deskd.adapters.agents.base import USAGE_LIMIT as ADAPTER_USAGE_LIMIT
 from deskd.config import desk
 from deskd.config.settings import Settings
 from deskd.core import ladder, meetings, presence, records, tasks, values
@@ -56,16 +57,15 @@ def test_the_desk_file_types_are_the_core_sets() -> None:
 
 def test_the_copies_the_hook_can_reach_match_core() -> None:
     # The session hook imports neither typing nor deskd.core (tests/hook/test_hook_imports.py):
-    # its priority names, the session id shapes and the store's live session states are copies.
+    # its priority names and the store's live session states are copies.
     assert quoting.PRIORITIES == values.PRIORITIES
-    assert tuple(session_ids._SHAPES) == values.AGENT_KINDS
     assert session_rows.LIVE_STATES == values.SESSION_STATES
 
 
 def test_the_subsets_are_drawn_from_the_one_set() -> None:
     assert lifecycle.PRIORITIES == ("normal", "urgent")
     assert init_answers.AGENT_KINDS == ("claude", "codex", "gemini", "opencode")
-    assert tuple(ADAPTERS) == values.AGENT_KINDS
+    assert tuple(KINDS) == values.AGENT_KINDS
 
 
 def test_the_adapters_failure_classes_are_core_s() -> None:

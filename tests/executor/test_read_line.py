@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deskd.adapters.agents import SESSION, TURN
+from deskd.adapters.agents.base import SESSION, TURN
 from deskd.service.engine.launch_result import (
     HEARTBEAT_EVERY_MS,
     TAIL_LINES,

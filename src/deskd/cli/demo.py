@@ -24,7 +24,7 @@ from zoneinfo import ZoneInfo
 
 import click
 
-from deskd.adapters.claude_settings import hook_executable
+from deskd.adapters.agents.claude import hook_executable
 from deskd.core.ladder import RUNGS
 from deskd.errors import DemoFailed, HookNotFound
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from deskd.cli.common import emit, json_option
+from deskd.service.ops.init_answers import AGENT_KINDS
 
 if TYPE_CHECKING:
     from deskd.config.settings import Settings
@@ -34,8 +35,8 @@ if TYPE_CHECKING:
 @click.option(
     "--agent",
     metavar="KIND",
-    help="The roles' agent CLI: claude, codex, gemini or opencode (default: the first of "
-    "them on PATH, else claude). Asks nothing.",
+    help=f"The roles' agent CLI: {', '.join(AGENT_KINDS)} (default: the first of them on "
+    f"PATH, else {AGENT_KINDS[0]}). Asks nothing.",
 )
 @click.option(
     "--channel",
@@ -181,7 +182,7 @@ def _from_flags(
         name=ia.check_desk_name(name) if name is not None else ia.desk_name(home),
         timezone=ia.check_timezone(timezone) if timezone is not None else ia.system_timezone(),
         roles=tuple(parsed) or (ia.RoleAnswer("researcher", "Researcher"),),
-        agent=ia.check_agent(agent) if agent is not None else (found or ["claude"])[0],
+        agent=ia.check_agent(agent) if agent is not None else (found or AGENT_KINDS)[0],
         channel=ia.check_channel(channel) if channel is not None else None,
     )
 

@@ -32,7 +32,7 @@ def session_hook() -> None:
 
 def _settings_for(role: str | None) -> tuple[dict[str, Any], str]:
     """The settings for ``role`` at this desk, and the desk's now as a UTC stamp."""
-    from deskd.adapters.claude_settings import desk_env, hook_executable, run_settings
+    from deskd.adapters.agents.claude import desk_env, hook_executable, run_settings
     from deskd.core.timeparse import from_ms
 
     with desk_context() as ctx:
@@ -100,7 +100,7 @@ def install(project: Path, role: str | None, as_json: bool) -> None:
       deskd session-hook install --project ~/src/myapp --role researcher
       deskd session-hook install --project . --role writer --json
     """
-    from deskd.adapters.claude_settings import install as do_install
+    from deskd.adapters.agents.claude import install as do_install
     from deskd.errors import MissingRole
 
     if not role and not os.environ.get("DESKD_ROLE"):

@@ -25,8 +25,8 @@ def usage(by: str, since: str | None, as_json: bool) -> None:
     """Tokens and cost of the launches that finished since WHEN, summed by role, day or model.
 
     The figures are what each agent CLI reported on its launch: input, output, cache-read
-    and cache-write tokens, the model, and the cost where the CLI gives one (Claude Code,
-    OpenCode). A "-" is a figure no launch reported, not zero. Days follow the desk's time
+    and cache-write tokens, the model, and the cost where the CLI gives one (docs/contract.md
+    "Usage"). A "-" is a figure no launch reported, not zero. Days follow the desk's time
     zone; `--by day` has a row per day and role.
 
     \b

@@ -307,7 +307,7 @@ class Desk:
         role = self.role(name)
         own = role.agent or AgentSection()
         base = self.data.agent
-        kind = own.kind or base.kind or "claude"
+        kind = own.kind or base.kind or AGENT_KINDS[0]
         command = own.command or base.command or (kind if kind != "command" else "")
         model = own.model if own.model is not None else (base.model or "")
         timeout = own.timeout or base.timeout or 30 * 60

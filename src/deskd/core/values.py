@@ -42,8 +42,8 @@ SESSION_STATES: tuple[str, ...] = ("working", "resting")
 
 AgentKind = Literal["claude", "codex", "gemini", "opencode", "command"]
 AGENT_KINDS: tuple[str, ...] = get_args(AgentKind)
-"""The desk file's ``[agent] kind``: one adapter each (adapters/agents), and one session id
-shape each (session_ids.py, which the hook imports, so a test holds its keys equal)."""
+"""The desk file's ``[agent] kind``: a line each in ``deskd.adapters.agents.KINDS``, the table
+of agent CLIs (a test holds the two equal)."""
 
 FailureClass = Literal["permanent", "transient", "usage_limit", "task"]
 FAILURE_CLASSES: tuple[str, ...] = get_args(FailureClass)

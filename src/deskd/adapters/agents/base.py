@@ -21,7 +21,7 @@ import json
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from deskd.core.ladder import LAUNCH_RUNGS
 from deskd.core.timeparse import iso_utc
@@ -32,7 +32,11 @@ from deskd.core.values import TASK as TASK
 from deskd.core.values import TRANSIENT as TRANSIENT
 from deskd.core.values import USAGE_LIMIT as USAGE_LIMIT
 from deskd.errors import InvalidLaunch
-from deskd.session_ids import is_session_id, session_id_problem
+from deskd.session_ids import Shape, session_id_problem
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
 
 SESSION = "session"
 """Signal: the native session id was recorded by this line."""
@@ -103,15 +107,28 @@ class RunOutcome(NamedTuple):
 
 
 class AgentAdapter(ABC):
-    """One agent CLI. Instances are stateless; per-run state lives in ``RunState``."""
+    """One agent CLI, built by ``adapter_for`` from its line in ``KINDS``. Instances are
+    stateless; per-run state lives in ``RunState``."""
 
-    kind: ClassVar[str]
-    resumable: ClassVar[bool] = True
     login_hint: ClassVar[str] = ""
     """How to fix "not logged in" for this CLI, for the outcome's detail."""
     keeps_unanswered_session: ClassVar[bool] = True
     """Whether a session whose model call failed is stored and can be resumed (an in-rung
     retry resumes it). Claude Code and Codex store it; Gemini CLI does not."""
+
+    def __init__(self, kind: str, ids: Shape) -> None:
+        self.kind, self.ids = kind, ids
+
+    def new_session_id(self) -> str | None:
+        """The id a spawn gives its session up front (None: the CLI picks one and prints it)."""
+        return None
+
+    def install_hooks(self, run_file: Path | None, env: Mapping[str, str]) -> str | None:
+        """Wire deskd's session hook into one run (``env``: the launch's environment) through
+        ``run_file``, and return what the CLI is given to find it: None for a CLI whose hooks
+        are not installed per run; with ``run_file`` None (``deskd agent command``), a
+        placeholder, writing nothing."""
+        return None
 
     def argv(self, spec: LaunchSpec) -> list[str]:
         """The full argv, executable first; never a shell string. An unknown mode is refused
@@ -173,7 +190,7 @@ class AgentAdapter(ABC):
         one."""
         if state.session_id is None and isinstance(value, str):
             value = value.strip()
-            if is_session_id(self.kind, value):
+            if session_id_problem(self.ids, value) is None:
                 state.session_id = value
                 return {SESSION}
         return set()
@@ -187,7 +204,7 @@ class AgentAdapter(ABC):
     def checked_id(self, session_id: str) -> str:
         """``session_id`` when this CLI could have printed it; refused otherwise (an id stored
         before ids were checked must not reach the CLI's argv)."""
-        problem = session_id_problem(self.kind, session_id)
+        problem = session_id_problem(self.ids, session_id, f"the {self.kind} CLI")
         if problem is not None:
             raise InvalidLaunch(self.kind, f"session id {session_id[:60]!r} refused: {problem}")
         return session_id

@@ -25,11 +25,9 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta
-from typing import Any, ClassVar
+from typing import Any
 
 from deskd.adapters.agents.base import (
-    TRANSIENT,
-    USAGE_LIMIT,
     AgentAdapter,
     LaunchSpec,
     RunOutcome,
@@ -37,6 +35,7 @@ from deskd.adapters.agents.base import (
     last_line,
     number,
 )
+from deskd.core.values import TRANSIENT, USAGE_LIMIT
 
 _MODEL_ITEMS = frozenset(
     {
@@ -57,8 +56,7 @@ _RESET_AT = re.compile(
 
 
 class CodexAdapter(AgentAdapter):
-    kind: ClassVar[str] = "codex"
-    login_hint: ClassVar[str] = "run `codex login` as the desk's user"
+    login_hint = "run `codex login` as the desk's user"
 
     def build(self, spec: LaunchSpec) -> list[str]:
         # Positionals (the session id, the prompt) come after ``--``, so neither can be read

@@ -14,11 +14,9 @@ A command may still report its native session id by printing a JSON line with
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar
+from typing import Any
 
 from deskd.adapters.agents.base import (
-    PERMANENT,
-    TRANSIENT,
     AgentAdapter,
     LaunchSpec,
     RunOutcome,
@@ -26,6 +24,7 @@ from deskd.adapters.agents.base import (
     last_line,
     parse_json_line,
 )
+from deskd.core.values import PERMANENT, TRANSIENT
 from deskd.errors import InvalidLaunch
 
 PLACEHOLDER = re.compile(r"\{(prompt|session_id|mode|role|model)\}")
@@ -37,11 +36,9 @@ def fill_template(template: tuple[str, ...] | list[str], values: dict[str, str])
 
 
 class CommandAdapter(AgentAdapter):
-    kind: ClassVar[str] = "command"
-
     def argv(self, spec: LaunchSpec) -> list[str]:
         if not spec.command:
-            raise InvalidLaunch("command", "no executable: set command in the desk's [agent]")
+            raise InvalidLaunch(self.kind, "no executable: set command in the desk's [agent]")
         return super().argv(spec)
 
     def build(self, spec: LaunchSpec) -> list[str]:

@@ -25,13 +25,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, ClassVar
+from typing import Any
 
 from deskd.adapters.agents.base import (
-    PERMANENT,
-    TASK,
-    TRANSIENT,
-    USAGE_LIMIT,
     AgentAdapter,
     LaunchSpec,
     RunOutcome,
@@ -39,6 +35,7 @@ from deskd.adapters.agents.base import (
     last_line,
     number,
 )
+from deskd.core.values import PERMANENT, TASK, TRANSIENT, USAGE_LIMIT
 
 MAX_BUFFER = 4 * 1024 * 1024
 _RETRY_AFTER = re.compile(r"retry (?:after|in) (\d+(?:\.\d+)?)\s*s\b", re.I)
@@ -57,11 +54,8 @@ EXIT_CODES: dict[int, tuple[str, str]] = {
 
 
 class GeminiAdapter(AgentAdapter):
-    kind: ClassVar[str] = "gemini"
-    keeps_unanswered_session: ClassVar[bool] = False  # "No previous sessions found" (exit 42)
-    login_hint: ClassVar[str] = (
-        "run `gemini` once as the desk's user to log in, or set GEMINI_API_KEY"
-    )
+    keeps_unanswered_session = False  # "No previous sessions found" (exit 42)
+    login_hint = "run `gemini` once as the desk's user to log in, or set GEMINI_API_KEY"
 
     def build(self, spec: LaunchSpec) -> list[str]:
         argv = [spec.command, "-p", spec.prompt, "--output-format", "json"]

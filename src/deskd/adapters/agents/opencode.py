@@ -18,13 +18,9 @@ turn. OpenCode's tool names differ from Claude's, so ``allowed_tools`` is not pa
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from deskd.adapters.agents.base import (
-    PERMANENT,
-    TASK,
-    TRANSIENT,
-    USAGE_LIMIT,
     AgentAdapter,
     LaunchSpec,
     RunOutcome,
@@ -32,13 +28,13 @@ from deskd.adapters.agents.base import (
     last_line,
     number,
 )
+from deskd.core.values import PERMANENT, TASK, TRANSIENT, USAGE_LIMIT
 
 _TURN_EVENTS = frozenset({"text", "tool_use", "reasoning"})
 
 
 class OpencodeAdapter(AgentAdapter):
-    kind: ClassVar[str] = "opencode"
-    login_hint: ClassVar[str] = "run `opencode auth login` as the desk's user"
+    login_hint = "run `opencode auth login` as the desk's user"
 
     def build(self, spec: LaunchSpec) -> list[str]:
         argv = [spec.command, "run", "--format", "json"]

@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from deskd.adapters.agents import session_id_problem
 from deskd.core.presence import presence_of
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import SESSION_STATES, check_text
 from deskd.errors import InvalidValue, NoLiveSession
 from deskd.service.desk.context import DeskContext
-from deskd.session_ids import session_id_problem
 from deskd.store import items as item_rows
 from deskd.store import sessions as session_rows
 from deskd.store.roles import list_roles

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from tenacity import Retrying, retry_if_result, stop_after_attempt, wait_exponential
 
-from deskd.adapters.agents import (
+from deskd.adapters.agents.base import (
     TRANSIENT,
     RunOutcome,
     RunState,

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypedDict
 
-from deskd.adapters.agents import AgentAdapter, LaunchSpec, adapter_for
+from deskd.adapters.agents import adapter_for
+from deskd.adapters.agents.base import AgentAdapter, LaunchSpec
 from deskd.core.ladder import LAUNCH_RUNGS
 from deskd.errors import AgentMissing, BadWorkdir
 from deskd.service.desk.context import DeskContext
@@ -48,8 +48,8 @@ def prepare(
     """Build what a launch runs (also `deskd agent command`, which prints it without running)."""
     agent = ctx.desk.agent_for(role, ctx.settings)
     adapter = adapter_for(agent.kind)
-    if mode == "spawn" and agent.kind == "claude" and session_id is None:
-        session_id = str(uuid.uuid4())  # pre-assigned, so it is known before the first line
+    if mode == "spawn" and session_id is None:
+        session_id = adapter.new_session_id()
     from deskd.service.paging.channels import secret_names
 
     env = agent_env(
@@ -62,25 +62,7 @@ def prepare(
         withheld=secret_names(ctx.settings, ctx.desk),
     )
     executable = _resolve(agent.command or agent.kind, env["PATH"])
-    settings_path = None
-    if agent.kind == "claude" and settings_file is not None:
-        from deskd.adapters.claude_settings import (
-            desk_env,
-            hook_executable,
-            run_settings,
-            write_settings,
-        )
-
-        settings_path = write_settings(
-            settings_file,
-            run_settings(
-                hook_command=hook_executable(),
-                env={
-                    **desk_env(home=ctx.settings.home, db=ctx.settings.database, role=role),
-                    "DESKD_WAKE_TOKEN": token,
-                },
-            ),
-        )
+    settings_path = adapter.install_hooks(settings_file, env)
     spec = LaunchSpec(
         kind=agent.kind,
         command=executable,
@@ -90,7 +72,7 @@ def prepare(
         session_id=session_id,
         model=agent.model,
         allowed_tools=agent.allowed_tools,
-        settings_path=str(settings_path) if settings_path else None,
+        settings_path=settings_path,
         role=role,
     )
     workdir = role_workdir(ctx, role)
@@ -189,9 +171,6 @@ def describe_launch(
         session_id=session_id,
         settings_file=None,
     )
-    argv = list(prepared.argv)
-    if prepared.spec.kind == "claude":
-        argv += ["--settings", "<per-run settings file>"] if "--settings" not in argv else []
     from deskd.paths import DB_VARIABLES
     from deskd.store.db import redact
 
@@ -206,7 +185,12 @@ def describe_launch(
     dropped = sorted(
         k for k in os.environ if k in DROPPED or k in withheld or k.startswith(DROPPED_PREFIXES)
     )
-    return {"argv": argv, "env": shown, "dropped": dropped, "workdir": str(prepared.workdir)}
+    return {
+        "argv": prepared.argv,
+        "env": shown,
+        "dropped": dropped,
+        "workdir": str(prepared.workdir),
+    }
 
 
 def mode_of_try(

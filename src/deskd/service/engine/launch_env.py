@@ -1,8 +1,7 @@
 """The environment a launched agent gets: scrubbed of what must not leak, with deskd's own set.
 
-lesson 30: a child that inherits ``CLAUDECODE`` refuses to start, one that inherits
-``CLAUDE_CODE_*`` (``CLAUDE_CODE_CHILD_SESSION``…) writes no transcript and can never be
-resumed; the supervisor's secrets never reach an agent, nor do the channel secrets
+What each agent CLI sets for its own children is dropped (its line in ``KINDS``: lesson 30);
+the supervisor's secrets never reach an agent, nor do the channel secrets
 (``DESKD_NOTIFY_URLS``, ``DESKD_TICK_PING_URL`` and every variable a channel URL references:
 an agent that could read a webhook could page people as deskd).
 """
@@ -14,11 +13,14 @@ import sys
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
+from deskd.adapters.agents import KINDS
+
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
-DROPPED_PREFIXES = ("CLAUDE_CODE_", "DESKD_SUPERVISOR_")
+_BY_KINDS = {name for kind in KINDS.values() for name in kind.dropped}
+DROPPED_PREFIXES = ("DESKD_SUPERVISOR_", *sorted(n for n in _BY_KINDS if n.endswith("_")))
 DROPPED = frozenset(
-    {
-        "CLAUDECODE",
+    {n for n in _BY_KINDS if not n.endswith("_")}
+    | {
         "DESKD_WAKE_EXECUTE",
         "DESKD_ROLE",
         "DESKD_WAKE_TOKEN",

@@ -5,26 +5,13 @@ applies those writes at the edge; keeping this apart keeps it table-testable."""
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import NamedTuple, TypedDict, cast
+from typing import NamedTuple
 
-from deskd.adapters.agents import SESSION, TURN
+from deskd.adapters.agents.base import SESSION, TURN
 from deskd.core.usage import Usage
 
 HEARTBEAT_EVERY_MS = 15_000
 TAIL_LINES = 50
-
-
-class LaunchJson(TypedDict):
-    """A launch's result as its ``launch.finished`` event and `deskd agent run --json` show it."""
-
-    attempt_id: int
-    status: str
-    landed: bool
-    session_id: str | None
-    failure_class: str | None
-    detail: str
-    tries: int
-    exit_code: int | None
 
 
 class LaunchResult(NamedTuple):
@@ -50,9 +37,11 @@ class LaunchResult(NamedTuple):
     cost_usd: float | None = None
     """What the tries so far reported using: a retry's run adds to it."""
 
-    def to_json(self) -> LaunchJson:
-        fields = self._asdict()
-        return cast("LaunchJson", {name: fields[name] for name in LaunchJson.__annotations__})
+    def to_json(self) -> dict[str, object]:
+        """What its ``launch.finished`` event and `deskd agent run --json` show: the fields up
+        to ``exit_code`` (the rest is the executor's bookkeeping)."""
+        shown = self._fields[: self._fields.index("exit_code") + 1]
+        return {name: getattr(self, name) for name in shown}
 
 
 class LineEffects(NamedTuple):

@@ -10,18 +10,11 @@ import os
 import shutil
 from pathlib import Path
 
+from deskd.adapters.agents import KINDS
 from deskd.config.desk import Desk
 from deskd.config.settings import Settings
 from deskd.service.engine.launch_command import resolve_workdir
 from deskd.service.ops.doctor_db import Check, Level, read_db
-
-INSTALL_HINTS = {
-    "claude": "npm install -g @anthropic-ai/claude-code",
-    "codex": "npm install -g @openai/codex",
-    "gemini": "npm install -g @google/gemini-cli",
-    "opencode": "npm install -g opencode-ai",
-}
-"""How each agent kind's CLI is installed (what a missing executable's check suggests)."""
 
 
 def agent_checks(
@@ -49,7 +42,7 @@ def agent_checks(
         if found:
             checks.append(Check(name, "ok", f"{agent.kind}: {command} → {found}"))
             continue
-        hint = INSTALL_HINTS.get(agent.kind)
+        hint = KINDS[agent.kind].install
         install = f"install the {agent.kind} CLI ({hint})" if hint else "install it"
         when = "" if launching else " (needed before its first launch: ticks run dry now)"
         if os.sep in command:

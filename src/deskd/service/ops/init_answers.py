@@ -42,7 +42,7 @@ class DeskAnswers(NamedTuple):
     name: str
     timezone: str = "UTC"
     roles: tuple[RoleAnswer, ...] = ()
-    agent: str = "claude"
+    agent: str = AGENT_KINDS[0]
     channel: str | None = None
     """An apprise URL (or ``python://NAME``) paged for every role, or None."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from deskd.service.ops.doctor_agents import INSTALL_HINTS
+from deskd.adapters.agents import KINDS
 from deskd.service.ops.init_answers import (
     CHANNEL_NAME,
     CHANNEL_VAR,
@@ -51,7 +51,7 @@ online = "2m"                        # a working session's heartbeat younger tha
 suspect = "10m"                      # younger than this: suspect; older: dead
 
 [agent]                              # defaults for every role (DESKD_AGENT_CMD etc. override)
-kind = {kind}{kind_pad}# claude | codex | gemini | opencode | command
+kind = {kind}{kind_pad}# {kinds}
 command = {kind}{command_pad}# executable name (found on PATH) or absolute path;
 {pad}# install: {install}
 model = ""                           # empty: the CLI's own default
@@ -138,7 +138,8 @@ def render_desk(answers: DeskAnswers, *, channel_ref: str | None = None) -> str:
         kind=_str(answers.agent),
         kind_pad=_pad(f"kind = {_str(answers.agent)}"),
         command_pad=_pad(f"command = {_str(answers.agent)}"),
-        install=INSTALL_HINTS[answers.agent],
+        install=KINDS[answers.agent].install,
+        kinds=" | ".join(KINDS),
     )
     for index, role in enumerate(answers.roles):
         text += "\n" + _role(role, answers.agent, annotated=index == 0)
