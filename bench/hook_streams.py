@@ -5,7 +5,8 @@ connection of its own, as the relay's writers run it): the heartbeat and what th
 not been shown, in one transaction. The streams reach a throwaway cluster (or
 ``DESKD_BENCH_PG_URL``'s server through its unix socket) through ``DelayProxy``: a loopback TCP
 proxy holding each chunk 0.5 ms each way (``tc netem`` is not in every kernel), so every
-round trip costs what one to a nearby database server does.
+round trip costs what one to a nearby database server does (in a process of its own: it
+costs the streams no interpreter lock and spins no CPU, see harness/delay_proxy.py).
 
 ``--lock desk`` runs the same calls as the whole desk's one writer (the write lock deskd took
 for every write transaction before the hook's named its role), ``--lock role`` as they run now.
@@ -22,7 +23,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness.delay_proxy import DelayProxy
 from harness.pgcluster import server
 
 from deskd import hook
@@ -41,35 +42,6 @@ from deskd.store import db as store_db
 NOW_MS = 1_796_140_800_000  # 2026-12-01T14:00:00Z
 DELAY_S = 0.0005
 """Each chunk is held this long each way: a 1 ms round trip."""
-
-
-class DelayProxy:
-    """127.0.0.1:port → a unix socket, each chunk forwarded ``DELAY_S`` after it came."""
-
-    def __init__(self, target: str) -> None:
-        self.target = target
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            client, _ = self.listener.accept()
-            upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            upstream.connect(self.target)
-            for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
-
-    @staticmethod
-    def _pipe(source: socket.socket, sink: socket.socket) -> None:
-        with contextlib.suppress(OSError):
-            while chunk := source.recv(65536):
-                due = time.perf_counter() + DELAY_S
-                while time.perf_counter() < due:
-                    time.sleep(0)  # sleep() alone overshoots 0.5 ms by its timer slack
-                sink.sendall(chunk)
-        with contextlib.suppress(OSError):
-            sink.shutdown(socket.SHUT_WR)
 
 
 @contextlib.contextmanager
@@ -82,8 +54,11 @@ def delayed_database(name: str) -> Iterator[str]:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f"CREATE DATABASE {name}")
         folder = admin.split("host=", 1)[1].split("&", 1)[0]
-        proxy = DelayProxy(os.path.join(folder, ".s.PGSQL.5432"))
-        yield f"postgresql://deskd@127.0.0.1:{proxy.port}/{name}"
+        proxy = DelayProxy(os.path.join(folder, ".s.PGSQL.5432"), DELAY_S)
+        try:
+            yield f"postgresql://deskd@127.0.0.1:{proxy.port}/{name}"
+        finally:
+            proxy.close()
 
 
 def make_desk(home: Path, url: str, roles: int) -> dict[str, str]:
