@@ -64,8 +64,7 @@ if TYPE_CHECKING:  # the connection's shape, for the type checker
         def in_transaction(self) -> bool: ...
 
         busy_ms: int
-        """How long a write transaction's ``begin`` waits for deskd's write lock; a holder
-        may change it (an executing tick waits longer than a command)."""
+        """How long a write transaction's ``begin`` waits for the locks it takes."""
 
         def execute(self, sql: Statement, params: Sequence[Any] = (), /) -> Cursor: ...
         def begin(self, *, write: bool, role: str | None = None, notify: bool = True) -> None: ...
