@@ -1,11 +1,12 @@
 """Hook writes a second on PostgreSQL at a 1 ms round trip, with 1/4/16/64 concurrent streams.
 
-Each stream is one role's session hook write (``deskd.hook.surface``, in-process, on a
-connection of its own, as the relay's writers run it): the heartbeat and what the role has
-not been shown, in one transaction. The streams reach a throwaway cluster (or
+Each stream is one role's session hook write (``deskd.hook.surface``, in a process of its
+own as each agent's hook is, on a connection of its own): the heartbeat and what the role
+has not been shown, in one transaction. The streams reach a throwaway cluster (or
 ``DESKD_BENCH_PG_URL``'s server through its unix socket) through ``DelayProxy``: a loopback TCP
 proxy holding each chunk 0.5 ms each way (``tc netem`` is not in every kernel), so every
-round trip costs what one to a nearby database server does.
+round trip costs what one to a nearby database server does (in a process of its own: it
+costs the streams no interpreter lock and spins no CPU, see harness/delay_proxy.py).
 
 ``--lock desk`` runs the same calls as the whole desk's one writer (the write lock deskd took
 for every write transaction before the hook's named its role), ``--lock role`` as they run now.
@@ -14,7 +15,7 @@ instead of writing it in-process (``direct``). Printed: calls a second, p50 and 
 failures, per stream count.
 
     .venv/bin/python bench/hook_streams.py [--seconds 10] [--streams 1 4 16 64] \
-        [--lock role desk] [--via direct relay]
+        [--lock role desk] [--via direct relay] [--relay-connections N]
 """
 
 from __future__ import annotations
@@ -22,17 +23,16 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness.delay_proxy import DelayProxy
 from harness.pgcluster import server
 
 from deskd import hook
@@ -41,35 +41,6 @@ from deskd.store import db as store_db
 NOW_MS = 1_796_140_800_000  # 2026-12-01T14:00:00Z
 DELAY_S = 0.0005
 """Each chunk is held this long each way: a 1 ms round trip."""
-
-
-class DelayProxy:
-    """127.0.0.1:port → a unix socket, each chunk forwarded ``DELAY_S`` after it came."""
-
-    def __init__(self, target: str) -> None:
-        self.target = target
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            client, _ = self.listener.accept()
-            upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            upstream.connect(self.target)
-            for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
-
-    @staticmethod
-    def _pipe(source: socket.socket, sink: socket.socket) -> None:
-        with contextlib.suppress(OSError):
-            while chunk := source.recv(65536):
-                due = time.perf_counter() + DELAY_S
-                while time.perf_counter() < due:
-                    time.sleep(0)  # sleep() alone overshoots 0.5 ms by its timer slack
-                sink.sendall(chunk)
-        with contextlib.suppress(OSError):
-            sink.shutdown(socket.SHUT_WR)
 
 
 @contextlib.contextmanager
@@ -82,8 +53,11 @@ def delayed_database(name: str) -> Iterator[str]:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f"CREATE DATABASE {name}")
         folder = admin.split("host=", 1)[1].split("&", 1)[0]
-        proxy = DelayProxy(os.path.join(folder, ".s.PGSQL.5432"))
-        yield f"postgresql://deskd@127.0.0.1:{proxy.port}/{name}"
+        proxy = DelayProxy(os.path.join(folder, ".s.PGSQL.5432"), DELAY_S)
+        try:
+            yield f"postgresql://deskd@127.0.0.1:{proxy.port}/{name}"
+        finally:
+            proxy.close()
 
 
 def make_desk(home: Path, url: str, roles: int) -> dict[str, str]:
@@ -107,7 +81,7 @@ def desk_wide(on: bool) -> Iterator[None]:
     """``transaction`` as before hooks named their role: every write the desk's one writer."""
     plain = store_db.transaction
     if on:
-        store_db.transaction = lambda conn, role=None: plain(conn)  # type: ignore[assignment]
+        store_db.transaction = lambda conn, role=None, notify=True: plain(conn, notify=notify)  # type: ignore[assignment]
     try:
         yield
     finally:
@@ -133,7 +107,7 @@ def call_for(url: str, env: dict[str, str], via: str) -> Callable[[Any, int], No
 
 
 @contextlib.contextmanager
-def relay_running(env: dict[str, str], on: bool) -> Iterator[None]:
+def relay_running(env: dict[str, str], on: bool, connections: int | None = None) -> Iterator[None]:
     from deskd.relay.server import answering, stop
 
     if not on:
@@ -141,7 +115,8 @@ def relay_running(env: dict[str, str], on: bool) -> Iterator[None]:
         return
     run_dir = os.path.join(env["DESKD_HOME"], "run")
     relay_env = {k: v for k, v in {**os.environ, **env}.items() if k != "DESKD_NOW"}
-    proc = subprocess.Popen([sys.executable, "-m", "deskd", "relay"], env=relay_env)
+    size = [] if connections is None else ["--connections", str(connections)]
+    proc = subprocess.Popen([sys.executable, "-m", "deskd", "relay", *size], env=relay_env)
     try:
         while not answering(run_dir):
             if proc.poll() is not None:
@@ -154,34 +129,43 @@ def relay_running(env: dict[str, str], on: bool) -> Iterator[None]:
 
 
 def run(url: str, env: dict[str, str], streams: int, seconds: float, via: str) -> dict[str, float]:
-    latencies: list[float] = []
-    failures = [0]
-    stop = time.monotonic() + seconds
-    lock = threading.Lock()
+    """Each stream in a process of its own, as each agent's hook is (forked: it keeps the
+    desk's environment and ``desk_wide``'s patch): no interpreter lock shared between them."""
+    import multiprocessing
 
+    stop = time.monotonic() + seconds
     call = call_for(url, env, via)
+    answers: Any = multiprocessing.get_context("fork").SimpleQueue()
 
     def stream(n: int) -> None:
         conn = store_db.connect(url, busy_ms=hook.BUSY_MS, create=False)
         mine: list[float] = []
+        failed = 0
         while time.monotonic() < stop:
             started = time.perf_counter()
             try:
                 call(conn, n)
             except Exception:
-                with lock:
-                    failures[0] += 1
+                failed += 1
                 continue
             mine.append(time.perf_counter() - started)
         conn.close()
-        with lock:
-            latencies.extend(mine)
+        answers.put((mine, failed))
 
-    threads = [threading.Thread(target=stream, args=(n,)) for n in range(streams)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    procs = [
+        multiprocessing.get_context("fork").Process(target=stream, args=(n,))
+        for n in range(streams)
+    ]
+    for proc in procs:
+        proc.start()
+    latencies: list[float] = []
+    failures = [0]
+    for _ in procs:
+        mine, failed = answers.get()
+        latencies.extend(mine)
+        failures[0] += failed
+    for proc in procs:
+        proc.join()
     latencies.sort()
 
     def pct(p: float) -> float:
@@ -197,6 +181,7 @@ def main() -> None:
     parser.add_argument("--streams", type=int, nargs="+", default=[1, 4, 16, 64])
     parser.add_argument("--lock", nargs="+", choices=("role", "desk"), default=["role", "desk"])
     parser.add_argument("--via", nargs="+", choices=("direct", "relay"), default=["direct"])
+    parser.add_argument("--relay-connections", type=int, help="the relay's writers (its default)")
     args = parser.parse_args()
     with delayed_database("bench_streams") as url, tempfile.TemporaryDirectory() as tmp:
         env = make_desk(Path(tmp), url, max(args.streams))
@@ -205,7 +190,8 @@ def main() -> None:
         for via, lock in [(v, k) for v in args.via for k in args.lock]:
             if via == "relay" and lock == "desk":
                 continue  # the relay's writers run the code as it is: no desk-wide variant
-            with relay_running(env, via == "relay"), desk_wide(lock == "desk"):
+            relay = relay_running(env, via == "relay", args.relay_connections)
+            with relay, desk_wide(lock == "desk"):
                 for streams in args.streams:
                     got = run(url, env, streams, args.seconds, via)
                     print(f"| {via} | {lock} | {streams} | {got['per_s']:.0f} | {got['p50_ms']:.1f} | "

@@ -268,8 +268,9 @@ def surface(
     check_role(conn, role, env=env, now=now)
     token = env.get("DESKD_WAKE_TOKEN") or None
     # Only this role's rows change (its sessions, the attempt its token names, its items):
-    # on PostgreSQL other roles' hooks write at the same time (docs/architecture.md).
-    with transaction(conn, role=role):
+    # on PostgreSQL other roles' hooks write at the same time (docs/architecture.md). No
+    # console cue: a notifying commit takes a server-wide lock, and this runs on every call.
+    with transaction(conn, role=role, notify=False):
         session_row = record_heartbeat(
             conn,
             role=role,

@@ -1,7 +1,7 @@
 """The console's refresh cue follows the desk's database on either backend: it moves when a
 command writes and stays put while nothing does. On PostgreSQL it is the desk's own
-``NOTIFY`` channel (store/pg_listen.py): a desk-wide write notifies, in its transaction;
-a role's writer (the session hook's) and a rolled-back write do not."""
+``NOTIFY`` channel (store/pg_listen.py): a command's write notifies, in its transaction
+(the enqueue above is a role's writer); the session hook's and a rolled-back write do not."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def test_only_committed_desk_wide_writes_notify(desk: Desk) -> None:
     channel = listener.execute(f"SELECT {CHANNEL}").fetchone()[0]  # type: ignore[index]
     listener.execute(f'LISTEN "{channel}"')
     conn = desk.db()
-    with transaction(conn, role="alpha"):
+    with transaction(conn, role="alpha", notify=False):
         pass  # the hook's writer: no notification (it would take the server-wide lock)
     with pytest.raises(RuntimeError), transaction(conn):
         raise RuntimeError("rolled back: says nothing")

@@ -1,7 +1,7 @@
 """What deskd's write transactions serialize on PostgreSQL (docs/architecture.md, "What is
-serialized"): a transaction that changes one role's rows (the session hook's) waits for
-desk-wide writers and for that role's own, never for another role's; a desk-wide writer
-waits for every one of them. And the invariant the role's lock keeps: racing hooks of one
+serialized"): a transaction that changes one role's rows (the session hook's, an executor's,
+a command's for one role) waits for desk-wide writers and for that role's own, never for
+another role's; a desk-wide writer waits for every one of them. And the invariant the role's lock keeps: racing hooks of one
 role leave one live session for it (on SQLite too, where every writer is the one writer)."""
 
 from __future__ import annotations
@@ -52,6 +52,16 @@ def test_writers_of_two_roles_do_not_wait_for_each_other_but_a_desk_writer_waits
     whole.execute("ROLLBACK")  # type: ignore[attr-defined]
     with transaction(desk.db(), role="gamma"):
         pass  # free again
+
+
+@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+def test_a_command_for_one_role_does_not_wait_for_another_roles_writer(desk: Desk) -> None:
+    """An enqueue for alpha while beta's executor is mid-write: it would otherwise wait out
+    its 5 s for the lock and exit 3."""
+    desk.ok("roles")
+    beta = begun(desk, role="beta", busy_ms=LONG_MS)
+    desk.ok("inbox", "enqueue", "--for", "alpha", "--source", "alert", "--title", "disk full")
+    beta.execute("ROLLBACK")  # type: ignore[attr-defined]
 
 
 def waiting_for_locks(desk: Desk) -> int:

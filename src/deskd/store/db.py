@@ -165,7 +165,7 @@ class SqliteConnection(sqlite3.Connection):
     def busy_ms(self, value: int) -> None:
         self.execute(f"PRAGMA busy_timeout = {int(value)}")
 
-    def begin(self, *, write: bool, role: str | None = None) -> None:
+    def begin(self, *, write: bool, role: str | None = None, notify: bool = True) -> None:
         """``BEGIN IMMEDIATE`` (SQLite's one writer: take the write lock now, waiting up to
         the busy timeout, whatever ``role`` it writes) or a deferred ``BEGIN`` (a read)."""
         self.execute("BEGIN IMMEDIATE" if write else "BEGIN")
@@ -284,11 +284,14 @@ def forget_created(marker: str | os.PathLike[str], path: str) -> None:
 
 
 @contextmanager
-def transaction(conn: Connection, *, role: str | None = None) -> Iterator[Connection]:
+def transaction(
+    conn: Connection, *, role: str | None = None, notify: bool = True
+) -> Iterator[Connection]:
     """``BEGIN IMMEDIATE`` … ``COMMIT``; rolls back on any exception. Nests with savepoints.
 
-    ``role``: the transaction changes rows of that one role only (its sessions, its attempts,
-    its items), so on PostgreSQL it waits only for desk-wide writers and that role's own."""
+    ``role``: the transaction changes rows of that one role only, so on PostgreSQL it waits
+    only for desk-wide writers and that role's own (docs/architecture.md, "What is
+    serialized"); ``notify``: on PostgreSQL its commit cues the console's live refresh."""
     if conn.in_transaction:
         name = f"sp_{time.monotonic_ns()}"
         conn.execute(f"SAVEPOINT {name}")
@@ -304,7 +307,7 @@ def transaction(conn: Connection, *, role: str | None = None) -> Iterator[Connec
             raise
         conn.execute(f"RELEASE {name}")
         return
-    conn.begin(write=True, role=role)
+    conn.begin(write=True, role=role, notify=notify)
     try:
         yield conn
     except BaseException:

@@ -4,13 +4,9 @@ Only ``store.db.connect`` opens one, for a ``postgresql://`` URL: psycopg never 
 SQLite desk. It behaves as SQLite where the store relies on it: ``?`` placeholders (sent as
 ``%s``, the only rewriting), bound client-side (``ClientCursor``) so a literal's type is
 inferred as SQLite's loose typing expects, a bool sent as 0/1; autocommit outside
-transactions; ``begin(write=True)`` is ``BEGIN IMMEDIATE``'s one writer (deskd's advisory
-write lock, ``StoreBusy`` past ``busy_ms``) unless it names the one role it writes (then it
-shares the desk lock with the other roles' and takes its role's alone: docs/architecture.md,
-"What is serialized"), ``begin(write=False)`` one ``REPEATABLE READ`` snapshot; deskd's store
-errors, the psycopg error kept as the cause. Nothing is kept on the server session between
-transactions, so a pooler in transaction mode (PgBouncer) may hand the server connection to
-another client at each commit.
+transactions (``begin``: docs/architecture.md, "What is serialized"); deskd's store errors,
+the psycopg error kept as the cause. Nothing is kept on the server session between
+transactions, so a pooler in transaction mode (PgBouncer) may hand it to another client.
 """
 
 from __future__ import annotations
@@ -75,10 +71,6 @@ class Cursor:
     def __iter__(self) -> Iterator[Any]:
         return iter(self.fetchall())
 
-    @property
-    def description(self) -> Any:
-        return self._cur.description
-
 
 _BUSY = (pg_errors.LockNotAvailable, pg_errors.SerializationFailure, pg_errors.DeadlockDetected)
 
@@ -119,29 +111,25 @@ class PgConnection:
         except psycopg.Error as exc:
             raise store_error(exc) from exc
 
-    def begin(self, *, write: bool, role: str | None = None) -> None:
+    def begin(self, *, write: bool, role: str | None = None, notify: bool = True) -> None:
         """A write transaction waits for deskd's write lock (shared with other roles' writes
-        when it names the one ``role`` whose rows it changes); a read one reads one snapshot."""
+        when it names the one ``role`` whose rows it changes) and, with ``notify``, tells the
+        console (``store/pg_listen.py``); a read one reads one snapshot."""
+        # One round trip: a client-side cursor sends the statements in one message. The
+        # timeout is the transaction's own (SET LOCAL): nothing outlives it on a server
+        # connection a pooler shares. The desk lock comes first, always: a desk-wide writer
+        # and a role's writer can never wait for each other in turn.
+        sql = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+        if write:
+            desk = "pg_advisory_xact_lock" if role is None else "pg_advisory_xact_lock_shared"
+            sql = f"BEGIN; SET LOCAL lock_timeout = {int(self.busy_ms)}; "
+            sql += f"SELECT {desk}({LOCK_CLASS}, {WRITE_LOCK})"
+            if role is not None:
+                sql += f"; SELECT pg_advisory_xact_lock({ROLE_LOCK_CLASS}, hashtext(%s))"
+            if notify:
+                sql += f"; SELECT pg_notify({CHANNEL}, '')"
         try:
-            if write:
-                # One round trip: a client-side cursor sends the statements in one message.
-                # The timeout is the transaction's own (SET LOCAL): nothing outlives it on a
-                # server connection a pooler shares. The desk lock comes first, always: a
-                # desk-wide writer and a role's writer can never wait for each other in turn.
-                head = f"BEGIN; SET LOCAL lock_timeout = {int(self.busy_ms)}; SELECT "
-                if role is None:  # a desk-wide write tells the console (store/pg_listen.py)
-                    self.raw.execute(
-                        f"{head}pg_advisory_xact_lock({LOCK_CLASS}, {WRITE_LOCK}); "
-                        f"SELECT pg_notify({CHANNEL}, '')"
-                    )
-                else:
-                    self.raw.execute(
-                        f"{head}pg_advisory_xact_lock_shared({LOCK_CLASS}, {WRITE_LOCK}); "
-                        f"SELECT pg_advisory_xact_lock({ROLE_LOCK_CLASS}, hashtext(%s))",
-                        (role,),
-                    )
-            else:
-                self.raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            self.raw.execute(sql, (role,) if write and role is not None else None)
         except psycopg.Error as exc:
             if self.in_transaction:
                 self.raw.execute("ROLLBACK")

@@ -123,10 +123,12 @@ class DeskContext:
         )
 
     @contextmanager
-    def write(self) -> Iterator[Connection]:
-        """One write transaction, with the roles table brought in line with the desk first."""
+    def write(self, role: str | None = None) -> Iterator[Connection]:
+        """One write transaction, with the roles table brought in line with the desk first;
+        ``role``: it changes that one role's rows only (``store.db.transaction``). A stamped
+        one is desk-wide (``_stamping``)."""
         try:
-            with transaction(self.conn) as conn:
+            with transaction(self.conn, role=role if self.auth is None else None) as conn:
                 if self.fences:
                     self._check_fences(conn)
                 sync_roles(conn, self.desk, now=self.now)

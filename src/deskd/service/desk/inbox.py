@@ -128,7 +128,7 @@ def enqueue(
     """
     known_role(ctx, item.role)
     check_item(ctx, item)
-    with ctx.write() as conn:
+    with ctx.write(item.role) as conn:
         item_id, deduped = insert(conn, item, now=ctx.now)
         if routed is not None and not deduped:
             mark_item_routed(conn, item_id, capability=routed[0], why=routed[1])
@@ -210,7 +210,7 @@ def list_inbox(
     if ctx.settings.role == role:
         unseen = [r.id for r in rows if r.read_at is None and r.seen_at is None]
         if unseen:
-            with ctx.write() as wconn:
+            with ctx.write(role) as wconn:
                 item_rows.mark_shown(wconn, unseen, session=None, now=ctx.now)
             rows = [item_rows.get_item(conn, r.id) or r for r in rows]
     return rows
@@ -225,7 +225,7 @@ def ack(
         raise InvalidValue("ack", "--id/--seen", "give either --id N ... or --seen, not both")
     if not ids and not seen:
         raise AckNeedsTarget(role)
-    with ctx.write() as conn:
+    with ctx.write(role) as conn:
         if ids:
             wanted = sorted(set(ids))
             # An id past SQLite's integer range names no row (and cannot be bound at all).

@@ -6,11 +6,7 @@ holder dies. A PostgreSQL desk (several hosts) keeps them as lease rows in the d
 connection each time, so no connection is held for a run; a holder that dies stops renewing
 and its lease lapses, or is seen gone at once by a tick on the same machine. Either way a
 lock is never waited for (``LockBusy`` at once), and a free lock proves a ``running``
-launch's executor is gone.
-
-The tick lock is taken with the stdlib (``try_flock``), a role lock with filelock
-(``try_lock``): the same kernel lock either way, see ``adapters/locks.py`` for why. The
-database's lease helpers (``leases.py``) load only for a shared desk.
+launch's executor is gone. The lease helpers (``leases.py``) load only for a shared desk.
 """
 
 from __future__ import annotations

@@ -111,7 +111,7 @@ def heartbeat(
 def end_status(ctx: DeskContext, role: str, *, by: str) -> Presence:
     """End the role's live session (not resumable); refuses when it has none."""
     ctx.desk.role(role)
-    with ctx.write() as conn:
+    with ctx.write(role) as conn:
         current = session_rows.current_session(conn, role)
         if current is None or current.state not in session_rows.LIVE_STATES:
             raise NoLiveSession(role, derive(ctx, current))
@@ -130,7 +130,7 @@ def end_status(ctx: DeskContext, role: str, *, by: str) -> Presence:
 def _beat(ctx: DeskContext, role: str, native_id: str | None, **beat: Any) -> Presence:
     """Record a heartbeat of ``role`` (``beat``: its state, event, activity or token)."""
     check_session_id(ctx, role, native_id)
-    with ctx.write() as conn:
+    with ctx.write(role) as conn:
         session_id = session_rows.record_heartbeat(
             conn, role=role, now=ctx.now, native_id=native_id or None, **beat
         )

@@ -100,7 +100,7 @@ def run_launch(
         with locks.hold(ctx, locks.role_lock(attempt.role)):
             return _claimed(ctx, attempt, retry=retry or retry_policy(ctx, attempt.role))
     except LockBusy:
-        with ctx.write() as conn:
+        with ctx.write(attempt.role) as conn:
             skipped = attempt_rows.skip_planned_launch(
                 conn, attempt_id, reason="role busy", now=_now(ctx)
             )
@@ -115,7 +115,7 @@ def _now(ctx: DeskContext) -> int:
 
 def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> LaunchResult:
     attempt_id, role = attempt.id, attempt.role
-    with ctx.write() as conn:
+    with ctx.write(role) as conn:
         if not attempt_rows.claim_launch(conn, attempt_id, now=_now(ctx)):
             raise LaunchRefused(attempt_id, "was claimed by another executor")
         add_event(
@@ -154,7 +154,7 @@ def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> Launc
             failure_class="transient",
             detail=f"executor stopped: {exc.strerror or exc}{where}",
         )
-    with ctx.write() as conn:
+    with ctx.write(role) as conn:
         attempt_rows.finish_launch(
             conn,
             attempt_id,
@@ -263,7 +263,7 @@ def _run_once(
         result = result._replace(assigned_session=session_id)
     if session_id:
         result = _bind_session(ctx, attempt, session_id, result)
-    with ctx.write() as conn:  # counted before it runs: a crash mid-run still used a launch
+    with ctx.write(role) as conn:  # counted before it runs: a crash mid-run still used a launch
         attempt_rows.count_launch_run(conn, attempt_id)
     state = RunState(started_at_ms=_now(ctx), usage=result.usage, cost_usd=result.cost_usd)
 
@@ -327,7 +327,7 @@ def _apply(
     if effects.land:
         _land(ctx, attempt.id, attempt.role, native_id)
     elif effects.beat:
-        with ctx.write() as conn:
+        with ctx.write(attempt.role) as conn:
             record_heartbeat(conn, role=attempt.role, now=now, native_id=native_id, event="stream")
 
 
@@ -341,7 +341,7 @@ def _bind_session(
 
 
 def _record_session(ctx: DeskContext, attempt: Attempt, session_id: str) -> None:
-    with ctx.write() as conn:
+    with ctx.write(attempt.role) as conn:
         attempt_rows.record_launch_session(conn, attempt.id, session_id=session_id)
         record_heartbeat(
             conn, role=attempt.role, now=_now(ctx), native_id=session_id, event="launch"
@@ -351,6 +351,6 @@ def _record_session(ctx: DeskContext, attempt: Attempt, session_id: str) -> None
 def _land(ctx: DeskContext, attempt_id: int, role: str, session_id: str | None) -> None:
     """The model took a turn: stamp ``landed_at`` and mark the prompt's items seen (lesson 8)."""
     now = _now(ctx)
-    with ctx.write() as conn:
+    with ctx.write(role) as conn:
         if attempt_rows.land_with_items(conn, attempt_id, now=now, session=session_id):
             add_event(conn, at=now, kind="launch.landed", subject=f"attempt:{attempt_id}")

@@ -51,7 +51,7 @@ def handoff(ctx: DeskContext, *, role: str | None, note: str) -> Handoff:
     if not text:
         raise InvalidValue("--note", note, "say what is open and the first next step")
     check_length("--note", text, MAX_HANDOFF)
-    with ctx.write() as conn:
+    with ctx.write(who) as conn:
         live = current_session(conn, who)
         session = live.id if live is not None and live.state in LIVE_STATES else None
         by = ctx.settings.role or "operator"

@@ -1,0 +1,86 @@
+"""A loopback TCP proxy to a unix socket that holds each chunk a fixed delay each way.
+
+It stands in for the network between deskd and a PostgreSQL server (``tc netem`` is not in
+every kernel). It runs in a process of its own, one thread, sleeping in ``select`` until the
+next chunk is due: the proxy neither spins nor takes the benchmarked process's interpreter
+lock, so what it costs the machine is the forwarding alone. ``select``, not ``epoll``: its
+timeout has microseconds, ``epoll``'s whole milliseconds (a 0.5 ms hold would become 1 ms).
+
+    python bench/harness/delay_proxy.py UNIX_SOCKET DELAY_S   # prints its port, then serves
+"""
+
+from __future__ import annotations
+
+import heapq
+import selectors
+import socket
+import subprocess
+import sys
+import time
+from contextlib import suppress
+from itertools import count
+from pathlib import Path
+from typing import Any
+
+
+def serve(target: str, delay: float) -> None:
+    sel = selectors.SelectSelector()
+    listener = socket.create_server(("127.0.0.1", 0), backlog=512)
+    sel.register(listener, selectors.EVENT_READ)
+    print(listener.getsockname()[1], flush=True)
+    # when, order, sink, chunk (b"": its source ended), the pair: [halves ended, its sockets]
+    due: list[tuple[float, int, socket.socket, bytes, list[Any]]] = []
+    order = count()
+    while True:
+        wait = None if not due else max(0.0, due[0][0] - time.perf_counter())
+        for key, _ in sel.select(wait):
+            if key.fileobj is listener:
+                client, _ = listener.accept()
+                client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as libpq's own
+                upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                upstream.connect(target)
+                pair: list[Any] = [0, client, upstream]
+                for a, b in ((client, upstream), (upstream, client)):
+                    sel.register(a, selectors.EVENT_READ, (b, pair))
+                continue
+            source = key.fileobj
+            sink, pair = key.data
+            try:
+                chunk = source.recv(65536)  # type: ignore[union-attr]
+            except OSError:
+                chunk = b""
+            if not chunk:
+                sel.unregister(source)
+            heapq.heappush(due, (time.perf_counter() + delay, next(order), sink, chunk, pair))
+        now = time.perf_counter()
+        while due and due[0][0] <= now:
+            _, _, sink, chunk, pair = heapq.heappop(due)
+            with suppress(OSError):
+                if chunk:
+                    sink.sendall(chunk)
+                else:
+                    sink.shutdown(socket.SHUT_WR)
+            if not chunk:
+                pair[0] += 1
+                if pair[0] == 2:  # both halves ended: the pair is done
+                    for sock in pair[1:]:
+                        sock.close()
+
+
+class DelayProxy:
+    """The proxy in a child process: ``port`` to connect to; ``close()`` ends it."""
+
+    def __init__(self, target: str, delay: float) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, str(Path(__file__)), target, str(delay)], stdout=subprocess.PIPE
+        )
+        assert self.proc.stdout is not None
+        self.port = int(self.proc.stdout.readline())
+
+    def close(self) -> None:
+        self.proc.terminate()
+        self.proc.wait()
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1], float(sys.argv[2]))
