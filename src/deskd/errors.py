@@ -254,56 +254,29 @@ class Unavailable(DeskdError):
     exit_code = 3
 
 
-DOCTOR_ADVICE = "run `deskd doctor`"
-OUTAGE_ADVICE = (
-    (("disk is full", "No space left", "could not extend", "could not write"),
-     "the disk is full: free space on it and run `deskd doctor`; nothing is damaged"),
-    (("readonly", "read-only"),
-     "the database is read-only: check the file's and its folder's permissions, or that the "
-     "server is no read-only replica (`deskd doctor`); nothing is damaged"),
-    (("relay", ),
-     "the host's relay (`deskd relay`) went away: run the command again, which starts it"),
-    (("server closed", "terminating connection", "connection refused", "Connection refused",
-      "could not connect", "consuming input failed", "connection is lost", "is closed"),
-     "the PostgreSQL server stopped or cannot be reached: check that it runs (`deskd doctor`); "
-     "nothing is damaged"),
-)  # fmt: skip
-"""What to do about an outage, by the words of the database's error (the first match wins):
-only damage is told to restore from a backup, never a plain outage."""
-
-
-def database_unavailable(path: object, exc: BaseException) -> Unavailable:
-    """A database error as deskd's exit 3: the file, the database's words and what to do,
-    matched to the cause (server down, relay gone, lock timeout, read-only, disk full, damage)."""
+def database_unavailable(path: object, exc: StoreError) -> Unavailable:
+    """A database error as deskd's exit 3: the database, its words and what to do, which
+    the error's class says (server down, lock timeout, read-only, disk full, damage)."""
     reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return Unavailable(f"database {path}: {reason} ({outage_advice(exc, reason)})")
-
-
-def outage_advice(exc: BaseException, reason: str) -> str:
-    advice = getattr(exc, "advice", None)
-    if advice:  # a refused connect says what to check itself
-        return str(advice)
-    if isinstance(exc, StoreCorrupt):
-        return "the file is damaged: run `deskd doctor`, then restore it from a backup"
-    if isinstance(exc, StoreBusy):
-        return (
-            "another process held the write lock past the timeout: run the command again; "
-            "`deskd doctor` says who holds it"
-        )
-    return next((a for words, a in OUTAGE_ADVICE if any(w in reason for w in words)), DOCTOR_ADVICE)
+    return Unavailable(f"database {path}: {reason} ({exc.advice})")
 
 
 class StoreError(Unavailable):
     """The database failed a statement or a connect, on either backend: exit 3. The store's
     connections raise this family in place of sqlite3's or psycopg's own errors (kept as the
-    cause), so callers handle one set; the command's answer names the database and
-    ``deskd doctor`` (``database_unavailable``)."""
+    cause), sorted by the driver's error code (``store.outages``), so callers handle one set and
+    the command's answer says what to do about that cause (``database_unavailable``)."""
 
-    advice: str | None = None
+    advice = "run `deskd doctor`"
 
 
 class StoreBusy(StoreError):
     """Another writer held the write lock past the busy timeout."""
+
+    advice = (
+        "another process held the write lock past the timeout: run the command again; "
+        "`deskd doctor` says who holds it"
+    )
 
 
 class StoreIntegrityError(StoreError):
@@ -311,12 +284,35 @@ class StoreIntegrityError(StoreError):
 
 
 class StoreCorrupt(StoreError):
-    """The database file itself is damaged (SQLite: malformed, not a database)."""
+    """The database itself is damaged (SQLite: malformed, not a database; PostgreSQL: a
+    damaged page or index). Only damage is told to restore from a backup."""
+
+    advice = "the database is damaged: run `deskd doctor`, then restore it from a backup"
 
 
-class StoreUnreachable(StoreError):
-    """The server refused the connection or could not be reached; ``advice`` says what to
-    check (the data is not damaged, so no restore advice)."""
+class StoreFull(StoreError):
+    advice = "the disk is full: free space on it and run `deskd doctor`; nothing is damaged"
+
+
+class StoreReadOnly(StoreError):
+    advice = (
+        "the database is read-only: check the file's and its folder's permissions, or that the "
+        "server is no read-only replica (`deskd doctor`); nothing is damaged"
+    )
+
+
+class StoreServerDown(StoreError):
+    """The PostgreSQL server went away, shut down or cannot be reached."""
+
+    advice = (
+        "the PostgreSQL server stopped or cannot be reached: check that it runs "
+        "(`deskd doctor`); nothing is damaged"
+    )
+
+
+class StoreUnreachable(StoreServerDown):
+    """A connect the server refused or that could not reach it; ``advice`` says what to
+    check (the user, the database's name, the host)."""
 
     def __init__(self, message: str, advice: str) -> None:
         super().__init__(message)

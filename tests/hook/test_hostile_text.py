@@ -1,6 +1,7 @@
 """Hostile text through every free-text field, read on every surface it reaches: the wake
-prompt, the hook's output, the SessionStart briefing, text output, shell completion. Not one
-line break deskd did not write, not one raw control, line-separator or bidi character.
+prompt, the hook's output, the SessionStart briefing, text output, shell completion and the
+console's pages. Not one line break deskd did not write, not one raw control, line-separator
+or bidi character, and no markup but the console's own.
 
 One desk carries every hostile string in every field at once, so each surface is read once."""
 
@@ -11,6 +12,7 @@ import os
 import subprocess
 import sys
 import unicodedata
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -30,6 +32,7 @@ HOSTILE = {
     "rtl": f"legit\u202e{EVIL}\u202c",
     "c1": f"legit\x9b2J\x07\x7f{EVIL}",
     "long": "x" * 70_000 + f"\n{EVIL}",
+    "markup": f"legit</td><script>alert(1)</script><b title=\"x'>\n{EVIL}",
 }
 RAW = {c for c in map(chr, range(0x110000)) if unicodedata.category(c) in ("Cc", "Zl", "Zp")}
 RAW |= set("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
@@ -61,6 +64,7 @@ def hostile(desk: Desk) -> Desk:
         put("task", "add", text, "--for", "beta", "--priority", "urgent", "--detail", text)
         put("meeting", "call", "--by", "alpha", "--agenda", text, "--attendees", "gamma")
         put("page", "--from", "gamma", "--title", text, "--body", text)
+        put("ask", text, "--from", "beta", "--options", "yes,no")
     return desk
 
 
@@ -130,3 +134,67 @@ def test_zsh_completion_is_not_shifted_by_a_title_with_line_breaks(hostile: Desk
     values = lines[1::3]
     assert values and all(v.isdigit() for v in values if v), lines[:12]
     assert unframed(done.stdout) == []
+
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web"))
+
+
+class _Markup(HTMLParser):
+    """The page's tags, checked as they open and close: each closes the innermost open one."""
+
+    VOID = frozenset(
+        {"area", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
+    )
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.open: list[str] = []
+        self.broken: list[str] = []
+        self.text: list[str] = []
+        self.scripts: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "script":
+            self.scripts.append(dict(attrs).get("src") or "inline")
+        self.text += [v for _, v in attrs if v]
+        if tag not in self.VOID:
+            self.open.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.open or self.open.pop() != tag:
+            self.broken.append(tag)
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def test_the_console_shows_every_hostile_text_on_one_line_and_no_markup_of_it(
+    hostile: Desk,
+) -> None:
+    from fastapi.testclient import TestClient
+    from test_page_links import paged
+    from web_helpers import CODE, log_in, make_app
+
+    hostile.ok("tick")
+    meetings = [f"/meetings/{m['meeting_id']}" for m in hostile.json("meeting", "list", "--all")]
+    paths = ["/", "/wakes", "/events", "/tasks", "/meetings", "/pages", "/usage", *meetings]
+    paths += [f"/roles/{r}" for r in ("alpha", "beta", "gamma", "r0", "r9")]
+    with TestClient(make_app(hostile, DESKD_SUPERVISOR_ACCESS_CODE=CODE)) as client:
+        log_in(client)
+        pages = {path: client.get(path) for path in paths}
+    _, links, _ = paged(hostile, title="".join(t for t in HOSTILE.values() if len(t) < 500)[:500])
+    with TestClient(make_app(hostile)) as client:
+        pages |= {path: client.get(path) for path in links.values()}
+    assert meetings and links
+    shown = 0
+    for path, response in pages.items():
+        assert response.status_code == 200, (path, response.text[:500])
+        parsed = _Markup()
+        parsed.feed(response.text)
+        parsed.close()
+        assert parsed.broken == [] and parsed.open == [], (path, parsed.broken, parsed.open)
+        assert set(parsed.scripts) <= {"/static/live.js"}, (path, parsed.scripts)
+        text = "\n".join(parsed.text)
+        assert unframed(text) == [], (path, unframed(text)[:5])
+        shown += text.count(f"legit\\n{EVIL}")
+    assert shown >= len(pages) // 2  # the hostile text is on the pages, shown as it is

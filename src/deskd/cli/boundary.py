@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from deskd.errors import DeskdError
+from deskd.errors import DeskdError, StoreError
 
 
 def check_arguments(args: Sequence[str]) -> None:
@@ -36,8 +36,6 @@ _UNAVAILABLE_ERRNOS = frozenset(("ENOSPC", "EDQUOT", "EIO", "EROFS", "EMFILE", "
 
 def refusal(exc: BaseException) -> DeskdError | None:
     """The refusal ``exc`` stands for (None: not one deskd answers; let it raise)."""
-    from deskd.errors import StoreError
-
     if isinstance(exc, StoreError):
         return _store_failed(exc)
     if isinstance(exc, DeskdError):
@@ -57,7 +55,7 @@ def refusal(exc: BaseException) -> DeskdError | None:
     return None
 
 
-def _store_failed(exc: BaseException) -> DeskdError:
+def _store_failed(exc: StoreError) -> DeskdError:
     """A database error as exit 3 naming the database; damage is remembered."""
     from deskd import paths
     from deskd.errors import database_unavailable

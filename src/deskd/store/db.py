@@ -101,26 +101,20 @@ def redact(target: str | os.PathLike[str]) -> str:
     return f"{scheme}://{userinfo}{at}{host}{qmark}{query}"
 
 
-_BUSY_CODES = (5, 6)  # SQLITE_BUSY, SQLITE_LOCKED
-_CORRUPT_CODES = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB
-
-
 def store_error(exc: sqlite3.Error) -> StoreError:
-    """SQLite's error as deskd's own (``deskd.errors.StoreError`` and kin), same words."""
-    from deskd.errors import StoreBusy, StoreCorrupt, StoreError, StoreIntegrityError
+    """SQLite's error as deskd's own (``deskd.errors.StoreError`` and kin, by its extended
+    or primary result code: ``store.outages``), same words."""
+    from deskd.errors import StoreCorrupt, StoreError, StoreIntegrityError
+    from deskd.store.outages import OUTAGES
 
     message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     code = getattr(exc, "sqlite_errorcode", None)
-    primary = int(code) & 0xFF if code is not None else None
     if isinstance(exc, sqlite3.IntegrityError):
         return StoreIntegrityError(message)
-    if primary in _CORRUPT_CODES or (
-        primary is None and ("malformed" in message or "not a database" in message)
-    ):
+    if code is None and ("malformed" in message or "not a database" in message):
         return StoreCorrupt(message)
-    if primary in _BUSY_CODES:
-        return StoreBusy(message)
-    return StoreError(message)
+    code = -1 if code is None else int(code)
+    return OUTAGES.get(code, OUTAGES.get(code & 0xFF, StoreError))(message)
 
 
 def _guarded(call: Callable[[], T]) -> T:

@@ -78,14 +78,18 @@ _BUSY = (pg_errors.LockNotAvailable, pg_errors.SerializationFailure, pg_errors.D
 def store_error(exc: psycopg.Error) -> StoreError:
     """psycopg's error as deskd's own (``deskd.errors.StoreError`` and kin), same words
     (``deskd.errors`` imported only on a failure: the hook's path stays light)."""
-    from deskd.errors import StoreBusy, StoreError, StoreIntegrityError
+    from deskd.errors import StoreBusy, StoreError, StoreIntegrityError, StoreServerDown
+    from deskd.store.outages import OUTAGES
 
     message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     if isinstance(exc, pg_errors.IntegrityError):
         return StoreIntegrityError(message)
     if isinstance(exc, _BUSY):
         return StoreBusy(message)
-    return StoreError(message)
+    state = exc.sqlstate or ""
+    if not state and isinstance(exc, psycopg.OperationalError):
+        return StoreServerDown(message)  # libpq's own: the connection was lost or closed
+    return OUTAGES.get(state, OUTAGES.get(state[:2], StoreError))(message)
 
 
 class PgConnection:

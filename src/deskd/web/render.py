@@ -1,4 +1,6 @@
-"""Jinja2 pages: autoescaped, with the desk's local time, and secrets masked on the way out."""
+"""Jinja2 pages: autoescaped, every text on one line with its control characters shown
+(``quoting.visible``, as text output shows them), with the desk's local time, and secrets
+masked on the way out."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from markupsafe import Markup, escape
 
 from deskd.core.ladder import RUNGS
 from deskd.core.timeparse import human_age, iso_utc, local_text, parse_instant
+from deskd.quoting import visible
 from deskd.service.desk.context import DeskContext
 from deskd.web.console import console_of, mask, mask_data
 
@@ -27,12 +30,20 @@ NAV = (
     ("/events", "Events"),
 )
 
+
+def _shown(value: Any) -> Any:
+    """What ``{{ value }}`` prints: a text from anyone ``visible`` (a title's line break or
+    ``ESC`` shown as ``\\n``, ``\\x1b``), markup the console built as it is."""
+    return visible(value) if isinstance(value, str) and not isinstance(value, Markup) else value
+
+
 _env = Environment(
     loader=FileSystemLoader(TEMPLATES),
     autoescape=select_autoescape(["html"]),
     undefined=StrictUndefined,
     trim_blocks=True,
     lstrip_blocks=True,
+    finalize=_shown,
 )
 
 
@@ -65,13 +76,15 @@ def _as_text(value: Any, tz: str = "UTC") -> Markup | str:
         return "yes" if value else "no"
     if isinstance(value, str):
         if not _INSTANT.search(value):
-            return value
-        return Markup(_INSTANT.sub(lambda m: str(_local(m.group(), tz)), str(escape(value))))
+            return visible(value)
+        return Markup(
+            _INSTANT.sub(lambda m: str(_local(m.group(), tz)), str(escape(visible(value))))
+        )
     if isinstance(value, list):
         parts = [_as_text(item, tz) for item in value]
         return Markup("; " if any(isinstance(v, dict) for v in value) else ", ").join(parts)
     if isinstance(value, dict):
-        pairs = (Markup("{}: {}").format(k, _as_text(v, tz)) for k, v in value.items())
+        pairs = (Markup("{}: {}").format(visible(k), _as_text(v, tz)) for k, v in value.items())
         return Markup(", ").join(pairs)
     return str(value)
 
