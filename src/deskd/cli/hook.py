@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
-from deskd.cli import agent_commands
-from deskd.cli.agent_commands import acting
 from deskd.cli.common import (
     ID,
     Number,
+    acting,
     desk_context,
     emit,
     emit_table,
     json_option,
     on_desk,
-    runs,
 )
 from deskd.cli.options import priority_option
+from deskd.cli.output import cells
+from deskd.service.engine.hooks import HookRequest, add_hook, cancel_hook, list_hooks, next_fires
 
 
 @click.group()
@@ -58,8 +60,7 @@ def hook() -> None:
     help="Each fire also opens a task with this check (as `task add --done-when`).",
 )
 @json_option
-@runs(agent_commands.hook_add)
-def add() -> None:
+def add(owner: str | None, as_json: bool, **request: Any) -> None:
     """Register a wake hook (exactly one of --at, --every, --cron, --probe).
 
     \b
@@ -68,6 +69,14 @@ def add() -> None:
       deskd hook add --for alpha --title "poll CI" --every 15m --until 2026-12-02T18:00
       deskd hook add --for alpha --title "nightly build" --cron "0 2 * * *" --done-when "make"
     """
+    with desk_context() as ctx:
+        who = acting(ctx, "--for", owner)
+        data = add_hook(ctx, HookRequest(owner=who, **request))
+    emit(
+        data,
+        as_json,
+        f"hook {data['id']} ({data['kind']}) for {who}: next fire {data['next_fire_at']}",
+    )
 
 
 @hook.command("list")
@@ -84,26 +93,15 @@ def list_(owner: str | None, include_closed: bool, as_json: bool) -> None:
       deskd hook list
       deskd hook list --for alpha --all --json
     """
-    from deskd.service.engine.hooks import list_hooks
-
     rows = on_desk(list_hooks, owner=owner, include_closed=include_closed)
     emit_table(
         rows,
         as_json,
-        [
-            (
-                r["id"],
-                r["owner"],
-                r["kind"],
-                r["spec"],
-                r["status"],
-                r["next_fire_at"] or "-",
-                r["fire_count"],
-                r["error_streak"],
-                r["title"],
-            )
-            for r in rows
-        ],
+        cells(
+            rows,
+            "id owner kind spec status next_fire_at fire_count error_streak title",
+            missing="-",
+        ),
         ["id", "owner", "kind", "spec", "status", "next fire", "fires", "errors", "title"],
         empty="no hooks",
     )
@@ -120,8 +118,6 @@ def next_(hook_id: int, count: int, as_json: bool) -> None:
     Examples:
       deskd hook next 3 --count 10
     """
-    from deskd.service.engine.hooks import next_fires
-
     data = on_desk(next_fires, hook_id, count=count)
 
     def human() -> None:
@@ -145,8 +141,6 @@ def cancel(hook_id: int, by: str | None, as_json: bool) -> None:
     Examples:
       deskd hook cancel 3 --by alpha
     """
-    from deskd.service.engine.hooks import cancel_hook
-
     with desk_context() as ctx:
         who = acting(ctx, "--by", by)
         data = cancel_hook(ctx, hook_id, by=who)
