@@ -53,7 +53,7 @@ def run(attempt_id: int, as_json: bool) -> None:
 @agent.command("command")
 @click.option("--role", required=True, help="The role.")
 @click.option("--mode", default="spawn", show_default=True, help="spawn or resume.")
-@click.option("--session-id", default=None, help="For resume: the native session id.")
+@click.option("--session-id", help="For resume: the native session id.")
 @json_option
 def command(role: str, mode: str, session_id: str | None, as_json: bool) -> None:
     """Print the argv and environment a launch for ROLE would run, without running it.
@@ -107,9 +107,7 @@ deadline."""
 
 @click.command()
 @click.option("--role", required=True, help="The role whose agent transcript to print.")
-@click.option(
-    "--attempt", "attempt_id", type=ID, default=None, help="Its launch (default: newest)."
-)
+@click.option("--attempt", "attempt_id", type=ID, help="Its launch (default: newest).")
 @click.option("--follow", is_flag=True, help="Keep printing until that launch's process ends.")
 def logs(role: str, attempt_id: int | None, follow: bool) -> None:
     """Print a role's agent transcript (logs/agents/ROLE/ATTEMPT.log): every line the agent

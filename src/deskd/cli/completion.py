@@ -63,9 +63,7 @@ BY_NAME: dict[str, Source] = {
 }
 # (command path, parameter name) -> source, where a parameter's name alone is too generic.
 BY_COMMAND: dict[tuple[str, ...], dict[str, Source]] = {
-    ("channels", "test"): {
-        "name": lambda ctx: [(c.name, "") for c in ctx.desk.data.channels or ()]
-    },
+    ("channels", "test"): {"name": lambda ctx: [(c.name, "") for c in ctx.desk.data.channels or ()]}
 }
 
 

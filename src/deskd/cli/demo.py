@@ -349,7 +349,6 @@ def show_hook_output(t: Transcript, proc: subprocess.CompletedProcess[str]) -> N
     "--dir",
     "directory",
     type=click.Path(file_okay=False, path_type=Path),
-    default=None,
     help="Build the demo desk in this (empty) folder and keep it; default: a temporary one.",
 )
 def demo(directory: Path | None) -> None:

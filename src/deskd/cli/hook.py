@@ -37,27 +37,21 @@ def hook() -> None:
 
 
 @hook.command("add")
-@click.option("--for", "owner", default=None, help="The role it wakes (default: DESKD_ROLE).")
+@click.option("--for", "owner", help="The role it wakes (default: DESKD_ROLE).")
 @click.option("--title", required=True, help="What the fire means; the item's title.")
-@click.option("--at", default=None, help="Once, at this time (ISO 8601; naive = desk timezone).")
-@click.option("--every", default=None, help="Every DUR (at least 60s); with --probe, how often.")
-@click.option("--cron", default=None, help="5-field cron expression, e.g. '0 9 * * MON-FRI'.")
-@click.option("--tz", default=None, help="Timezone of --cron (default: the desk's).")
+@click.option("--at", help="Once, at this time (ISO 8601; naive = desk timezone).")
+@click.option("--every", help="Every DUR (at least 60s); with --probe, how often.")
+@click.option("--cron", help="5-field cron expression, e.g. '0 9 * * MON-FRI'.")
+@click.option("--tz", help="Timezone of --cron (default: the desk's).")
+@click.option("--probe", help="module:function from probe_allowlist (default every 10m).")
 @click.option(
-    "--probe", default=None, help="module:function from probe_allowlist (default every 10m)."
-)
-@click.option(
-    "--timeout",
-    default=None,
-    help="With --probe: its longest run (default: the desk's probe_timeout).",
+    "--timeout", help="With --probe: its longest run (default: the desk's probe_timeout)."
 )
 @click.option("--body", default="", help="Details for the item.")
 @priority_option
-@click.option("--until", default=None, help="Retire the hook at this time.")
+@click.option("--until", help="Retire the hook at this time.")
 @click.option(
-    "--done-when",
-    default=None,
-    help="Each fire also opens a task with this check (as `task add --done-when`).",
+    "--done-when", help="Each fire also opens a task with this check (as `task add --done-when`)."
 )
 @json_option
 def add(owner: str | None, as_json: bool, **request: Any) -> None:
@@ -80,7 +74,7 @@ def add(owner: str | None, as_json: bool, **request: Any) -> None:
 
 
 @hook.command("list")
-@click.option("--for", "owner", default=None, help="Only this role's hooks.")
+@click.option("--for", "owner", help="Only this role's hooks.")
 @click.option(
     "--all", "include_closed", is_flag=True, help="Include done, cancelled and disabled hooks."
 )
@@ -132,7 +126,7 @@ def next_(hook_id: int, count: int, as_json: bool) -> None:
 
 @hook.command("cancel")
 @click.argument("hook_id", type=ID)
-@click.option("--by", "by", default=None, help="The owner (default: DESKD_ROLE).")
+@click.option("--by", help="The owner (default: DESKD_ROLE).")
 @json_option
 def cancel(hook_id: int, by: str | None, as_json: bool) -> None:
     """Cancel a hook; only its owner may.

@@ -33,14 +33,14 @@ def inbox() -> None:
 
 
 @inbox.command("enqueue")
-@click.option("--for", "role", default=None, help="The role the item is for.")
+@click.option("--for", "role", help="The role the item is for.")
 @capability_option
 @click.option("--source", required=True, help="One of the desk's inbox_sources (e.g. alert).")
 @click.option("--title", required=True, help="One line saying what it is.")
 @click.option("--body", default="", help="Details; line breaks are kept.")
-@click.option("--ref", default=None, help="Where it lives (a URL, a file, a ticket).")
+@click.option("--ref", help="Where it lives (a URL, a file, a ticket).")
 @priority_option
-@click.option("--dedup-key", default=None, help="Coalesce with the unread item with this key.")
+@click.option("--dedup-key", help="Coalesce with the unread item with this key.")
 @sla_option
 @json_option
 def enqueue(role: str | None, capability: str | None, as_json: bool, **item: Any) -> None:
@@ -95,7 +95,7 @@ def routed_sentence(what: str, out: Mapping[str, Any]) -> str:
 
 
 @inbox.command("list")
-@click.option("--for", "role", default=None, help="The role (default: DESKD_ROLE).")
+@click.option("--for", "role", help="The role (default: DESKD_ROLE).")
 @click.option("--all", "include_read", is_flag=True, help="Include read items (newest first).")
 @click.option("--limit", default=200, show_default=True, type=Number(1, 10000))
 @json_option
@@ -139,7 +139,7 @@ def list_(role: str | None, include_read: bool, limit: int, as_json: bool) -> No
 
 
 @inbox.command("ack")
-@click.option("--for", "role", default=None, help="The role (default: DESKD_ROLE).")
+@click.option("--for", "role", help="The role (default: DESKD_ROLE).")
 @click.option("--id", "ids", multiple=True, help="Item id to mark read (repeat, or 3,4).")
 @click.option("--seen", is_flag=True, help="Mark read exactly the items the role has been shown.")
 @json_option
@@ -159,8 +159,8 @@ def ack(role: str | None, ids: tuple[str, ...], seen: bool, as_json: bool) -> No
 
 
 @click.command()
-@click.option("--from", "sender", default=None, help="The sending role (default: DESKD_ROLE).")
-@click.option("--to", "to", multiple=True, required=True, help="A recipient role (repeat).")
+@click.option("--from", "sender", help="The sending role (default: DESKD_ROLE).")
+@click.option("--to", multiple=True, required=True, help="A recipient role (repeat).")
 @click.option("--subject", required=True, help="One line.")
 @click.option("--body", required=True, help="The message; line breaks are kept.")
 @priority_option
@@ -190,8 +190,8 @@ def send(sender: str | None, to: tuple[str, ...], as_json: bool, **message: Any)
 
 
 @click.command()
-@click.option("--for", "role", default=None, help="Only this role's items.")
-@click.option("--state", default=None, help="queued, notified, read, escalated or overdue.")
+@click.option("--for", "role", help="Only this role's items.")
+@click.option("--state", help="queued, notified, read, escalated or overdue.")
 @click.option("--limit", default=200, show_default=True, type=Number(1, 100000))
 @json_option
 def ledger(role: str | None, state: str | None, limit: int, as_json: bool) -> None:

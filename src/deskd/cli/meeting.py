@@ -42,7 +42,7 @@ def _attendee(
     role_help = "The role acting (default: DESKD_ROLE; an agent may act only as itself)."
     declared = params(
         click.argument("meeting_id", metavar="M"),
-        click.option("--role", default=None, help=role_help),
+        click.option("--role", help=role_help),
         *options,
         json_option,
     )
@@ -72,11 +72,10 @@ def _waiting(data: Mapping[str, Any]) -> Callable[[], None]:
 
 
 @meeting.command("call")
-@click.option("--by", "by", default=None, help="The calling role (default: DESKD_ROLE).")
+@click.option("--by", help="The calling role (default: DESKD_ROLE).")
 @click.option("--agenda", required=True, help="What the meeting decides (one line).")
 @click.option(
     "--attendees",
-    "attendees",
     multiple=True,
     required=True,
     help="Roles to invite: a,b (or repeat). Required: nobody is invited by default.",
@@ -136,10 +135,8 @@ def check_in(meeting_id: str, role: str | None, as_json: bool) -> None:
         show_default=True,
         help="evidence, question, answer, proposal or decision.",
     ),
-    click.option("--reply-to", "reply_to", default=None, help="The message this answers."),
-    click.option(
-        "--resolves", "resolves", multiple=True, help="Messages this answers (repeat, or 4,5)."
-    ),
+    click.option("--reply-to", help="The message this answers."),
+    click.option("--resolves", multiple=True, help="Messages this answers (repeat, or 4,5)."),
 )
 def send(
     meeting_id: str,
@@ -361,7 +358,7 @@ def status(meeting_id: str, as_json: bool) -> None:
 
 @meeting.command("list")
 @click.option("--all", "include_closed", is_flag=True, help="Include closed meetings.")
-@click.option("--role", default=None, help="Only meetings this role attends.")
+@click.option("--role", help="Only meetings this role attends.")
 @json_option
 def list_(include_closed: bool, role: str | None, as_json: bool) -> None:
     """Open meetings (newest first), with their state and who they wait on.

@@ -19,7 +19,7 @@ from deskd.service.paging.silences import listing
 
 
 @click.command()
-@click.option("--from", "role", default=None, help="The role asking (default: DESKD_ROLE).")
+@click.option("--from", "role", help="The role asking (default: DESKD_ROLE).")
 @click.option("--title", required=True, help="What you need, in one line.")
 @click.option("--body", default="", help="Details: what you tried, what would unblock you.")
 @json_option

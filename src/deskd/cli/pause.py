@@ -10,7 +10,7 @@ from deskd.service.desk.pauses import resume as do_resume
 
 
 @click.command()
-@click.option("--role", default=None, help="Pause one role (default: the whole desk).")
+@click.option("--role", help="Pause one role (default: the whole desk).")
 @click.option("--reason", required=True, help="Why, for the board and the log.")
 @json_option
 def pause(role: str | None, reason: str, as_json: bool) -> None:
@@ -27,7 +27,7 @@ def pause(role: str | None, reason: str, as_json: bool) -> None:
 
 
 @click.command()
-@click.option("--role", default=None, help="Resume one role (default: the whole desk).")
+@click.option("--role", help="Resume one role (default: the whole desk).")
 @json_option
 def resume(role: str | None, as_json: bool) -> None:
     """Resume launching and paging for the desk or a role.

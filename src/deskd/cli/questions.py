@@ -13,8 +13,8 @@ from deskd.service.engine.questions import questions as list_questions
 
 @click.command()
 @click.argument("text")
-@click.option("--options", default=None, help="The choices, comma-separated (e.g. yes,no).")
-@click.option("--from", "role", default=None, help="The role asking (default: DESKD_ROLE).")
+@click.option("--options", help="The choices, comma-separated (e.g. yes,no).")
+@click.option("--from", "role", help="The role asking (default: DESKD_ROLE).")
 @json_option
 def ask(text: str, options: str | None, role: str | None, as_json: bool) -> None:
     """Ask a person to decide, and wait: prints the question's id.

@@ -12,6 +12,7 @@ import os
 import re
 import socket
 import threading
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +35,8 @@ from deskd.service.ops.tick_alarm import watch_ticks
 
 
 @click.command()
-@click.option("--host", default=None, help="Address to bind (default: DESKD_HOST, 127.0.0.1).")
-@click.option("--port", default=None, type=str, help="Port (default: DESKD_PORT, 8000).")
+@click.option("--host", help="Address to bind (default: DESKD_HOST, 127.0.0.1).")
+@click.option("--port", help="Port (default: DESKD_PORT, 8000).")
 @click.option(
     "--new-code",
     is_flag=True,
@@ -68,9 +69,8 @@ def serve(host: str | None, port: str | None, new_code: bool, open_link: bool) -
     bind = _unbracketed(host or settings.host)
     number = _port(port, settings.port)
     _check_bind(bind, number)  # before a code is generated or a URL printed
-    ctx = open_context(settings=settings)  # the desk file and database must open first
-    ctx.conn  # noqa: B018 — creates and migrates the database now, not on the first request
-    ctx.close()
+    with closing(open_context(settings=settings)) as ctx:  # the desk file and database first
+        ctx.conn  # noqa: B018 — creates and migrates the database now, not on the first request
     generated = None
     wants_code = settings.supervisor_auth_mode in CODE_MODES
     if wants_code and not settings.supervisor_access_code:
@@ -92,12 +92,9 @@ def serve(host: str | None, port: str | None, new_code: bool, open_link: bool) -
     link = None
     if wants_code:
         # A new or changed code ends every session made under the old one, for good.
-        ctx = open_context(settings=settings)
-        try:
+        with closing(open_context(settings=settings)) as ctx:
             sync_code_generation(ctx, new_code=generated is not None and new_code)
             link = issue_login_link(ctx) if open_link else None
-        finally:
-            ctx.close()
     if generated:
         click.echo(f"supervisor access code (shown once, kept only as a hash): {generated}")
     if link:
@@ -241,7 +238,6 @@ def supervisor() -> None:
 @supervisor.command()
 @click.option(
     "--out",
-    "out",
     required=True,
     type=click.Path(path_type=Path),
     help="Private key file to write (0600).",
@@ -250,7 +246,6 @@ def supervisor() -> None:
 @click.option(
     "--keys",
     type=click.Path(path_type=Path),
-    default=None,
     help="Append the public key to this keys file (default: print the line only).",
 )
 @json_option
@@ -302,12 +297,8 @@ def keygen(out: Path, key_id: str, keys: Path | None, as_json: bool) -> None:
 )
 @click.option("--id", "key_id", required=True, help="The key's name in the keys file.")
 @click.option("--method", default="POST", show_default=True, help="HTTP method.")
-@click.option(
-    "--path", "path", required=True, help="Request path with its query, e.g. /actions/pause."
-)
-@click.option(
-    "--data", "data", default="", help="The exact request body (form-encoded for actions)."
-)
+@click.option("--path", required=True, help="Request path with its query, e.g. /actions/pause.")
+@click.option("--data", default="", help="The exact request body (form-encoded for actions).")
 @json_option
 def sign(key_file: Path, key_id: str, method: str, path: str, data: str, as_json: bool) -> None:
     """Print the headers that sign one request (valid for 10 minutes, usable once).

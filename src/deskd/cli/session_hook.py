@@ -50,7 +50,7 @@ def _settings_for(role: str | None) -> tuple[dict[str, Any], str]:
 
 
 @session_hook.command("print")
-@click.option("--role", default=None, help="The role these sessions act as (sets DESKD_ROLE).")
+@click.option("--role", help="The role these sessions act as (sets DESKD_ROLE).")
 @json_option
 def print_(role: str | None, as_json: bool) -> None:
     """Print the settings JSON (hooks and env) to merge into .claude/settings.json.
@@ -85,7 +85,7 @@ def print_(role: str | None, as_json: bool) -> None:
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     help="The project folder whose .claude/settings.json gets the hooks.",
 )
-@click.option("--role", default=None, help="The role sessions in that project act as.")
+@click.option("--role", help="The role sessions in that project act as.")
 @json_option
 def install(project: Path, role: str | None, as_json: bool) -> None:
     """Merge the session hook into PROJECT/.claude/settings.json (created if missing).

@@ -56,7 +56,7 @@ def presence_sentence(result: Mapping[str, Any]) -> str:
     show_default=True,
     help="working (busy now) or resting (turn ended, resumable).",
 )
-@click.option("--activity", default=None, help="What the role is doing, in one line.")
+@click.option("--activity", help="What the role is doing, in one line.")
 @session_id_option
 @json_option
 def set_(role: str | None, session_id: str | None, as_json: bool, **status: Any) -> None:
@@ -97,7 +97,7 @@ def end(role: str | None, as_json: bool) -> None:
 @click.command()
 @role_option
 @session_id_option
-@click.option("--token", default=None, help="The wake token (default: DESKD_WAKE_TOKEN).")
+@click.option("--token", help="The wake token (default: DESKD_WAKE_TOKEN).")
 @json_option
 def heartbeat(role: str | None, session_id: str | None, token: str | None, as_json: bool) -> None:
     """Record a heartbeat by hand — what the session hook does on every tool call.

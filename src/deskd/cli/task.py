@@ -35,21 +35,18 @@ def task() -> None:
 
 @task.command("add")
 @click.argument("title")
-@click.option("--for", "role", default=None, help="The role the task is assigned to.")
+@click.option("--for", "role", help="The role the task is assigned to.")
 @capability_option
 @click.option("--priority", default="normal", show_default=True, help=PRIORITY_HELP)
-@click.option("--due", default=None, help="A soft deadline (ISO 8601; naive = desk timezone).")
+@click.option("--due", help="A soft deadline (ISO 8601; naive = desk timezone).")
 @click.option("--detail", default="", help="What done looks like; line breaks are kept.")
-@click.option("--by", default=None, help="The creating role (default: DESKD_ROLE, else operator).")
+@click.option("--by", help="The creating role (default: DESKD_ROLE, else operator).")
 @click.option(
     "--done-when",
-    default=None,
     help="A check that must pass before the task is done: probe:MODULE:FUNC, or a command "
     "run in the role's workdir (exit 0 passes).",
 )
-@click.option(
-    "--check-timeout", default=None, help="How long the check may run (default 5m), like 90s."
-)
+@click.option("--check-timeout", help="How long the check may run (default 5m), like 90s.")
 @json_option
 def add(
     role: str | None,
@@ -109,8 +106,8 @@ def _flags(t: Mapping[str, Any]) -> str:
 
 
 @task.command("list")
-@click.option("--for", "role", default=None, help="Only this role's tasks.")
-@click.option("--status", default=None, help="Only tasks in this status.")
+@click.option("--for", "role", help="Only this role's tasks.")
+@click.option("--status", help="Only tasks in this status.")
 @click.option("--all", "include_closed", is_flag=True, help="Include done and cancelled tasks.")
 @json_option
 def list_(role: str | None, status: str | None, include_closed: bool, as_json: bool) -> None:
@@ -145,13 +142,13 @@ def list_(role: str | None, status: str | None, include_closed: bool, as_json: b
 
 @task.command("update")
 @click.argument("task_id", type=ID)
-@click.option("--status", default=None, help="pending, in_progress, blocked, done, cancelled.")
-@click.option("--blocked-on", default=None, help="What it waits for (required with blocked).")
-@click.option("--priority", default=None, help=PRIORITY_HELP)
-@click.option("--due", default=None, help="A new soft deadline; 'none' clears it.")
-@click.option("--for", "role", default=None, help="Reassign to this role (moves its wake).")
-@click.option("--note", default=None, help="Progress or a reason; any note revives a stall.")
-@click.option("--by", default=None, help="Who changes it (default: DESKD_ROLE, else operator).")
+@click.option("--status", help="pending, in_progress, blocked, done, cancelled.")
+@click.option("--blocked-on", help="What it waits for (required with blocked).")
+@click.option("--priority", help=PRIORITY_HELP)
+@click.option("--due", help="A new soft deadline; 'none' clears it.")
+@click.option("--for", "role", help="Reassign to this role (moves its wake).")
+@click.option("--note", help="Progress or a reason; any note revives a stall.")
+@click.option("--by", help="Who changes it (default: DESKD_ROLE, else operator).")
 @json_option
 def update(task_id: int, by: str | None, as_json: bool, **change: str | None) -> None:
     """Change a task: status (see the transition table in docs/cli.md), dependency,
@@ -178,8 +175,8 @@ def task_said(out: Mapping[str, Any]) -> str:
 
 def _close(status: str) -> Callable[..., None]:
     @click.argument("task_id", type=ID)
-    @click.option("--note", default=None, help="What happened.")
-    @click.option("--by", default=None, help="Who (default: DESKD_ROLE, else operator).")
+    @click.option("--note", help="What happened.")
+    @click.option("--by", help="Who (default: DESKD_ROLE, else operator).")
     @json_option
     def close(task_id: int, note: str | None, by: str | None, as_json: bool) -> None:
         out = on_desk(update_task, task_id, TaskUpdate(status=status, note=note), by=by)

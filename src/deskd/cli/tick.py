@@ -21,9 +21,7 @@ a second, a busy loop on the database and the agents' machine."""
 @click.option("--execute", is_flag=True, help="Record the plan and launch.")
 @click.option("--dry-run", is_flag=True, help="Plan and print; write nothing (default).")
 @click.option("--wait", is_flag=True, help="Wait for the launches this tick started.")
-@click.option(
-    "--loop", "loop", default=None, help="Tick every DUR forever (containers without cron)."
-)
+@click.option("--loop", help="Tick every DUR forever (containers without cron).")
 @json_option
 def tick(execute: bool, dry_run: bool, wait: bool, loop: str | None, as_json: bool) -> None:
     """One tick: fire due wake hooks, plan wakes, and (with --execute) record and launch.

@@ -26,7 +26,7 @@ def wake() -> None:
 
 
 @wake.command("list")
-@click.option("--role", default=None, help="Only this role's attempts.")
+@click.option("--role", help="Only this role's attempts.")
 @click.option("--open", "open_only", is_flag=True, help="Only live (pending) attempts.")
 @click.option("--limit", default=50, show_default=True, type=Number(1, 10000))
 @json_option
@@ -50,7 +50,7 @@ def list_(role: str | None, open_only: bool, limit: int, as_json: bool) -> None:
 
 @wake.command("explain")
 @click.argument("attempt_id", required=False, type=ID)
-@click.option("--role", default=None, help="Explain why this role is (not) being woken.")
+@click.option("--role", help="Explain why this role is (not) being woken.")
 @json_option
 def explain(attempt_id: int | None, role: str | None, as_json: bool) -> None:
     """Why a role is or is not being woken now; or one attempt's climb, rung by rung.
