@@ -17,13 +17,12 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 import click
 
 from deskd.cli import output
-from deskd.errors import DeskdError
+from deskd.errors import DeskdError, StoreError
 from deskd.ids import MAX_INT, parse_int
 
 if TYPE_CHECKING:
     from deskd.service.desk.context import DeskContext
 
-F = TypeVar("F", bound=Callable[..., Any])
 P = ParamSpec("P")
 R = TypeVar("R")
 _JSON_KEY = "deskd.json"
@@ -44,7 +43,7 @@ class DeskdGroup(click.Group):
             refused = refusal(exc)
             if refused is None:
                 raise
-            _refuse(ctx, refused)
+            ctx.exit(output.refuse(refused, bool(ctx.meta.get(_JSON_KEY))))
 
 
 def _protected_args(ctx: click.Context) -> list[str]:
@@ -55,10 +54,6 @@ def _protected_args(ctx: click.Context) -> list[str]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         return list(getattr(ctx, "protected_args", ()))
-
-
-def _refuse(ctx: click.Context, exc: DeskdError) -> None:
-    ctx.exit(output.refuse(exc, bool(ctx.meta.get(_JSON_KEY))))
 
 
 def check_arguments(args: Sequence[str]) -> None:
@@ -84,8 +79,6 @@ _UNAVAILABLE_ERRNOS = frozenset(("ENOSPC", "EDQUOT", "EIO", "EROFS", "EMFILE", "
 
 def refusal(exc: BaseException) -> DeskdError | None:
     """The refusal ``exc`` stands for (None: not one deskd answers; let it raise)."""
-    from deskd.errors import StoreError
-
     if isinstance(exc, StoreError):
         return _store_failed(exc)
     if isinstance(exc, DeskdError):
@@ -105,7 +98,7 @@ def refusal(exc: BaseException) -> DeskdError | None:
     return None
 
 
-def _store_failed(exc: BaseException) -> DeskdError:
+def _store_failed(exc: StoreError) -> DeskdError:
     """A database error as exit 3 naming the database; damage is remembered."""
     from deskd import paths
     from deskd.errors import database_unavailable
@@ -125,17 +118,14 @@ def _set_json(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
     return value
 
 
-def json_option(fn: F) -> F:
-    """``--json``: exactly one JSON document on stdout."""
-    return click.option(
-        "--json",
-        "as_json",
-        is_flag=True,
-        is_eager=True,
-        expose_value=True,
-        callback=_set_json,
-        help="Print exactly one JSON document on stdout.",
-    )(fn)
+json_option = click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    is_eager=True,  # parsed first, so a refusal of any other value is JSON too
+    callback=_set_json,
+    help="Print exactly one JSON document on stdout.",
+)
 
 
 emit = output.emit

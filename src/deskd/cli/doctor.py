@@ -109,11 +109,10 @@ def prune(older_than: str, force: bool, dry_run: bool, as_json: bool) -> None:
     """
     with desk_context() as ctx:
         result = run_prune(ctx, older_than=older_than, force=force, dry_run=dry_run)
-        tz = ctx.tz
 
     def human() -> None:
         verb = "would delete" if dry_run else "deleted"
-        when = local_text(result.cutoff, tz)
+        when = local_text(result.cutoff, ctx.tz)
         click.echo(
             f"{verb} history closed before {when} (older than {duration_text(result.older_than_s)}):"
         )

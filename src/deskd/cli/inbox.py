@@ -112,7 +112,6 @@ def list_(role: str | None, include_read: bool, limit: int, as_json: bool) -> No
         rows = list_inbox(ctx, who, include_read=include_read, limit=limit)
         views = [item_view(r, now=ctx.now) for r in rows]
         full = [item_view(r, now=ctx.now, full=True) for r in rows]
-        tz = ctx.tz
 
     def human() -> None:
         if not views:
@@ -126,7 +125,7 @@ def list_(role: str | None, include_read: bool, limit: int, as_json: bool) -> No
                     v["source"],
                     f["from"] or "",
                     v["state"],
-                    local_text(r.enqueued_at, tz),
+                    local_text(r.enqueued_at, ctx.tz),
                     v["title"],
                 )
                 for v, f, r in zip(views, full, rows, strict=True)

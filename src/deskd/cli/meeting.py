@@ -320,10 +320,9 @@ def status(meeting_id: str, as_json: bool) -> None:
     """
     with desk_context() as ctx:
         data = meeting_status(ctx.conn, parse_meeting_id(meeting_id), now=ctx.now)
-        tz = ctx.tz
 
     def when(iso: str | None) -> str:
-        return local_text(parse_instant(iso, tz="UTC"), tz) if iso else "-"
+        return local_text(parse_instant(iso, tz="UTC"), ctx.tz) if iso else "-"
 
     def human() -> None:
         click.echo(f"meeting {data['meeting_id']}: {data['agenda']}")

@@ -39,8 +39,7 @@ def status(click_ctx: click.Context, as_json: bool) -> None:
 
     with desk_context() as ctx:
         data = board(ctx)
-        now, tz = ctx.now, ctx.tz
-    emit(data, as_json, lambda: print_board(data, now=now, tz=tz))
+    emit(data, as_json, lambda: print_board(data, now=ctx.now, tz=ctx.tz))
 
 
 def presence_sentence(result: Mapping[str, Any]) -> str:

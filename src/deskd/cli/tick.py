@@ -60,7 +60,6 @@ def _tick_once(mode: str | None, as_json: bool, wait: bool) -> None:
         execute = mode == "execute" or (mode is None and ctx.settings.execute)
         result = run_tick(ctx, execute=execute)
         data = result.to_json()
-        tz = ctx.tz
     procs = [(f"{d.role} (attempt {d.attempt_id})", d.proc) for d in result.dispatched if d.proc]
     if wait and procs:
         # On stderr, so a long wait is not mistaken for a hang and stdout's JSON stays clean.
@@ -71,7 +70,7 @@ def _tick_once(mode: str | None, as_json: bool, wait: bool) -> None:
 
     def human() -> None:
         label = "dry-run" if result.dry_run else "execute"
-        echo(f"tick {local_text(result.now, tz)} ({label})")
+        echo(f"tick {local_text(result.now, ctx.tz)} ({label})")
         if result.skipped:
             echo(f"  skipped: {result.skipped}")
             return
