@@ -1,5 +1,5 @@
 """A damaged database stops writes instead of taking them (real processes: every
-command answers through one error boundary, deskd.cli.boundary).
+command answers through one error boundary, deskd.cli.common).
 
 Damage found mid-query, not at open: the first command that reads the damaged page exits 3 in
 one line naming `deskd doctor` and remembers it in run/damaged; from then on every command

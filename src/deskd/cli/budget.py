@@ -5,6 +5,8 @@ from __future__ import annotations
 import click
 
 from deskd.cli.common import emit, json_option, on_desk
+from deskd.cli.output import table
+from deskd.service.engine.budgets import budget_report
 
 
 @click.command()
@@ -20,13 +22,9 @@ def budget(as_json: bool) -> None:
       deskd budget
       deskd budget --json
     """
-    from deskd.service.engine.budgets import budget_report
-
     rows = on_desk(budget_report)
 
     def human() -> None:
-        from deskd.cli.output import table
-
         table(
             [
                 (

@@ -1,23 +1,30 @@
-"""What every command shares: ``--json``, output, the desk context, and error mapping.
+"""What every command shares: ``--json``, output, the desk context, and the error boundary.
 
 A refusal prints one ``deskd: …`` line (or ``{"error": {...}}`` with ``--json``) to stderr
-and exits with the error's code: 1 refused, 2 usage (click's own), 3 unavailable.
+and exits with the error's code: 1 refused, 2 usage (click's own), 3 unavailable. Any
+database error (``StoreError``) is exit 3 naming the database and ``deskd doctor``. When
+SQLite reports the file itself damaged, mid-query as well as at open, the damage is
+remembered in ``run/damaged`` so that every later command refuses before opening the file
+(``deskd.service.desk.context``): nothing more is written into it.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Callable, Sequence
+from contextlib import closing
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import click
 
-from deskd.cli import agent_commands, output
-from deskd.cli.boundary import check_arguments, refusal
-from deskd.errors import DeskdError
+from deskd.cli import output
+from deskd.errors import DeskdError, StoreError
 from deskd.ids import MAX_INT, parse_int
 
-F = TypeVar("F", bound=Callable[..., Any])
+if TYPE_CHECKING:
+    from deskd.service.desk.context import DeskContext
+
+P = ParamSpec("P")
+R = TypeVar("R")
 _JSON_KEY = "deskd.json"
 
 
@@ -32,12 +39,11 @@ class DeskdGroup(click.Group):
             check_arguments(args)
             return super().invoke(ctx)
         except (DeskdError, OSError) as exc:
-            # Corruption found mid-query, a locked or read-only file: exit 3, never a traceback
-            # (deskd.cli.boundary).
+            # Corruption found mid-query, a locked or read-only file: exit 3, never a traceback.
             refused = refusal(exc)
             if refused is None:
                 raise
-            _refuse(ctx, refused)
+            ctx.exit(output.refuse(refused, bool(ctx.meta.get(_JSON_KEY))))
 
 
 def _protected_args(ctx: click.Context) -> list[str]:
@@ -50,8 +56,60 @@ def _protected_args(ctx: click.Context) -> list[str]:
         return list(getattr(ctx, "protected_args", ()))
 
 
-def _refuse(ctx: click.Context, exc: DeskdError) -> None:
-    ctx.exit(output.refuse(exc, bool(ctx.meta.get(_JSON_KEY))))
+def check_arguments(args: Sequence[str]) -> None:
+    """Every command-line value is storable text within its cap (``core.values.MAX_TEXT``),
+    checked before any command runs: a refused value writes nothing."""
+    from deskd.core.values import check_text
+
+    option = "argument"
+    for arg in args:
+        name, value = option, arg
+        if arg.startswith("--") and "=" in arg:
+            name, _, value = arg.partition("=")
+        check_text(name, value)
+        if "\x00" in value:  # no file name, URL or text deskd keeps may hold one
+            from deskd.errors import InvalidValue
+
+            raise InvalidValue(name, value[:40].replace("\x00", "\\0"), "no NUL characters")
+        option = "argument" if "=" in arg or not arg.startswith("--") else arg
+
+
+_UNAVAILABLE_ERRNOS = frozenset(("ENOSPC", "EDQUOT", "EIO", "EROFS", "EMFILE", "ENFILE"))
+
+
+def refusal(exc: BaseException) -> DeskdError | None:
+    """The refusal ``exc`` stands for (None: not one deskd answers; let it raise)."""
+    if isinstance(exc, StoreError):
+        return _store_failed(exc)
+    if isinstance(exc, DeskdError):
+        return exc
+    if isinstance(exc, OSError) and not isinstance(exc, ConnectionError):
+        # A file the command was told to use (a name too long, a folder that is not there):
+        # the user's to fix, exit 1; a full or failing disk is exit 3 like the database.
+        import errno
+
+        from deskd.errors import FileRefused, Unavailable
+
+        where = f"{exc.filename}: " if exc.filename else ""
+        said = f"{where}{exc.strerror or exc}"
+        if errno.errorcode.get(exc.errno or 0) in _UNAVAILABLE_ERRNOS:
+            return Unavailable(said)
+        return FileRefused(said)
+    return None
+
+
+def _store_failed(exc: StoreError) -> DeskdError:
+    """A database error as exit 3 naming the database; damage is remembered."""
+    from deskd import paths
+    from deskd.errors import database_unavailable
+    from deskd.store.db import is_corruption, is_url, note_damage, redact
+
+    target = paths.db_file_str()
+    if is_corruption(exc) and not is_url(target):
+        import os
+
+        note_damage(os.path.join(paths.home_str(), "run"), target, str(exc))
+    return database_unavailable(redact(target), exc)
 
 
 def _set_json(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
@@ -60,42 +118,39 @@ def _set_json(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
     return value
 
 
-def json_option(fn: F) -> F:
-    """``--json``: exactly one JSON document on stdout."""
-    return click.option(
-        "--json",
-        "as_json",
-        is_flag=True,
-        is_eager=True,
-        expose_value=True,
-        callback=_set_json,
-        help="Print exactly one JSON document on stdout.",
-    )(fn)
+json_option = click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    is_eager=True,  # parsed first, so a refusal of any other value is JSON too
+    callback=_set_json,
+    help="Print exactly one JSON document on stdout.",
+)
 
 
 emit = output.emit
 emit_table = output.emit_table
 table = output.table
-desk_context = agent_commands.desk_context
-on_desk = agent_commands.on_desk
 
 
-def runs(body: Callable[..., None]) -> Callable[[Callable[[], None]], Callable[..., None]]:
-    """The click command declared on the decorated stub (its docstring is the help) runs
-    ``body``, a function of ``deskd.cli.agent_commands`` taking exactly the declared
-    parameters. A group (``deskd status``) runs its body only when no subcommand follows."""
+def desk_context() -> closing[DeskContext]:
+    """The DeskContext for this command, closed afterwards."""
+    from deskd.service.desk.context import open_context
 
-    def command(stub: Callable[[], None]) -> Callable[..., None]:
-        def callback(**params: Any) -> None:
-            ctx = click.get_current_context()
-            if getattr(ctx, "invoked_subcommand", None) is None:
-                body(**params)
+    return closing(open_context())
 
-        functools.update_wrapper(callback, stub)  # click's name and help: the stub's
-        callback.__wrapped__ = body  # type: ignore[attr-defined]
-        return callback
 
-    return command
+def on_desk(service: Callable[Concatenate[DeskContext, P], R], *args: P.args, **kw: P.kwargs) -> R:
+    """``service(ctx, *args, **kw)`` on this command's DeskContext, closed afterwards."""
+    with desk_context() as ctx:
+        return service(ctx, *args, **kw)
+
+
+def acting(ctx: DeskContext, flag: str, value: str | None) -> str:
+    """The role the command acts as (``service.desk.identity.acting_role``)."""
+    from deskd.service.desk.identity import acting_role
+
+    return acting_role(ctx, flag, value)
 
 
 def _parse(value: Any, param: click.Parameter | None, **bounds: int) -> int:

@@ -11,11 +11,19 @@ not in argv).
 from __future__ import annotations
 
 import functools
+import zoneinfo
 from collections.abc import Callable
 from typing import Any
 
 import click
 from click.shell_completion import CompletionItem, get_completion_class
+
+from deskd.cli.common import on_desk
+from deskd.quoting import visible
+from deskd.store.hooks import list_hooks
+from deskd.store.meetings import live_meetings
+from deskd.store.silences import live_silences
+from deskd.store.tasks import open_tasks
 
 COMPLETE_VAR = "_DESKD_COMPLETE"
 SHELLS = ("bash", "zsh", "fish")
@@ -36,64 +44,26 @@ def _capabilities(ctx: Any) -> list[tuple[str, str]]:
     return [(cap, ", ".join(roles)) for cap, roles in sorted(found.items())]
 
 
-def _channels(ctx: Any) -> list[tuple[str, str]]:
-    return [(c.name, "") for c in ctx.desk.data.channels or ()]
-
-
-def _sources(ctx: Any) -> list[tuple[str, str]]:
-    return [(s, "") for s in ctx.desk.section.inbox_sources or ()]
-
-
-def _meetings(ctx: Any) -> list[tuple[str, str]]:
-    from deskd.store.meetings import live_meetings
-
-    return [(str(m.id), m.agenda) for m in live_meetings(ctx.conn)]
-
-
-def _tasks(ctx: Any) -> list[tuple[str, str]]:
-    from deskd.store.tasks import open_tasks
-
-    return [(str(t.id), f"{t.role}: {t.title}") for t in open_tasks(ctx.conn)]
-
-
-def _hooks(ctx: Any) -> list[tuple[str, str]]:
-    from deskd.store.hooks import list_hooks
-
-    hooks = list_hooks(ctx.conn, owner=None, include_closed=False)
-    return [(str(h.id), f"{h.owner}: {h.title}") for h in hooks]
-
-
-def _silences(ctx: Any) -> list[tuple[str, str]]:
-    from deskd.store.silences import live_silences
-
-    return [(str(s.id), f"{s.role}: {s.reason}") for s in live_silences(ctx.conn, now=ctx.now)]
-
-
-def _timezones(_ctx: Any) -> list[tuple[str, str]]:
-    import zoneinfo
-
-    return [(zone, "") for zone in sorted(zoneinfo.available_timezones())]
-
-
 # Parameter name -> where its values come from. A parameter with its own completion (a
 # click.Choice such as --priority) keeps it.
 BY_NAME: dict[str, Source] = {
-    "role": _roles,
-    "owner": _roles,
-    "sender": _roles,
-    "to": _roles,
-    "attendees": _roles,
+    **dict.fromkeys(("role", "owner", "sender", "to", "attendees"), _roles),
     "capability": _capabilities,
-    "source": _sources,
-    "meeting_id": _meetings,
-    "task_id": _tasks,
-    "hook_id": _hooks,
-    "silence_id": _silences,
-    "tz": _timezones,
+    "source": lambda ctx: [(s, "") for s in ctx.desk.section.inbox_sources or ()],
+    "meeting_id": lambda ctx: [(str(m.id), m.agenda) for m in live_meetings(ctx.conn)],
+    "task_id": lambda ctx: [(str(t.id), f"{t.role}: {t.title}") for t in open_tasks(ctx.conn)],
+    "hook_id": lambda ctx: [
+        (str(h.id), f"{h.owner}: {h.title}")
+        for h in list_hooks(ctx.conn, owner=None, include_closed=False)
+    ],
+    "silence_id": lambda ctx: [
+        (str(s.id), f"{s.role}: {s.reason}") for s in live_silences(ctx.conn, now=ctx.now)
+    ],
+    "tz": lambda _ctx: [(zone, "") for zone in sorted(zoneinfo.available_timezones())],
 }
 # (command path, parameter name) -> source, where a parameter's name alone is too generic.
 BY_COMMAND: dict[tuple[str, ...], dict[str, Source]] = {
-    ("channels", "test"): {"name": _channels},
+    ("channels", "test"): {"name": lambda ctx: [(c.name, "") for c in ctx.desk.data.channels or ()]}
 }
 
 
@@ -107,9 +77,6 @@ def source_for(path: tuple[str, ...], param: click.Parameter) -> Source | None:
 def desk_values(source: Source, _ctx: click.Context, incomplete: str) -> list[CompletionItem]:
     """The desk's values from ``source`` that start with ``incomplete``; none when the desk
     cannot be read: a completion never prints an error into the user's prompt."""
-    from deskd.cli.agent_commands import on_desk
-    from deskd.quoting import visible
-
     try:
         pairs = on_desk(source)
     except Exception:  # any failure means "nothing to offer", never a traceback at the prompt

@@ -3,19 +3,18 @@
 Every step runs the real ``deskd`` (``python -m deskd``) or ``deskd-session-hook`` as a
 subprocess with ``DESKD_HOME`` set, and prints the command before its output, so the
 transcript is something a person can replay by hand.
-
-It runs past 400 lines because it is one script: the steps read in the order the transcript
-prints them.
 """
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import shlex
 import subprocess
 import sys
 import tempfile
+import threading
 import uuid
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -26,7 +25,8 @@ import click
 
 from deskd.adapters.agents.claude import hook_executable
 from deskd.core.ladder import RUNGS
-from deskd.errors import DemoFailed, HookNotFound
+from deskd.errors import AlreadyExists, DemoFailed, HookNotFound
+from deskd.sim.agent import write_launcher
 
 DEMO_DESK = """\
 # The rehearsal desk: three roles served by deskd's simulated `claude -p`
@@ -182,20 +182,17 @@ class LocalChannel:
     URL posts pages to; each page is printed the moment it arrives."""
 
     def __init__(self) -> None:
-        import http.server
-        import threading
-
-        received: list[dict[str, Any]] = []
+        self.received = 0
+        channel = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 try:
-                    page = json.loads(body or b"{}")
-                except ValueError:
-                    page = {"title": "", "message": body.decode("utf-8", "replace")}
-                received.append(page)
-                title = page.get("title") or ""
+                    title = json.loads(body or b"{}").get("title") or ""
+                except (ValueError, AttributeError):  # not a JSON object: still a page
+                    title = ""
+                channel.received += 1
                 click.echo(
                     click.style(f"   📟 page received on the local channel: {title}", fg="magenta")
                 )
@@ -205,34 +202,18 @@ class LocalChannel:
             def log_message(self, *args: object) -> None:
                 return
 
-        self.received = received
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"json://127.0.0.1:{self.server.server_address[1]}/page"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
-    def close(self) -> None:
-        self.server.shutdown()
-
-
-def launchers(home: Path) -> tuple[Path, Path]:
-    """Two simulated agent CLIs: one that acks what it was shown, one that never answers."""
-    from deskd.sim.agent import write_launcher
-
-    bin_dir = home / "agents"
-    bin_dir.mkdir(exist_ok=True)
-    acking = write_launcher(bin_dir / "sim-acking", {"DESKD_SIM_ACK": "1"})
-    silent = write_launcher(bin_dir / "sim-silent", {"DESKD_SIM_MODE": "never_lands"})
-    return acking, silent
-
 
 def walkthrough(home: Path) -> None:
     """The rehearsal: a desk of three simulated agents walked through a few minutes."""
-    t = Transcript(home)
     channel = LocalChannel()
     try:
-        rehearse(t, home, channel)
+        rehearse(Transcript(home), home, channel)
     finally:
-        channel.close()
+        channel.server.shutdown()
 
 
 def rehearse(t: Transcript, home: Path, channel: LocalChannel) -> None:
@@ -245,10 +226,10 @@ def rehearse(t: Transcript, home: Path, channel: LocalChannel) -> None:
 
     t.step("A desk with three roles")
     t.deskd("init")
-    acking, silent = launchers(home)
+    (home / "agents").mkdir(exist_ok=True)  # two simulated agent CLIs: one acks, one is silent
     desk = DEMO_DESK.format(
-        acking=acking,
-        silent=silent,
+        acking=write_launcher(home / "agents" / "sim-acking", {"DESKD_SIM_ACK": "1"}),
+        silent=write_launcher(home / "agents" / "sim-silent", {"DESKD_SIM_MODE": "never_lands"}),
         channels_default='default_channels = ["phone"]',
         channels=f'\n[[channels]]\nname = "phone"\nurls = ["{channel.url}"]\n',
     )
@@ -341,7 +322,7 @@ def rehearse(t: Transcript, home: Path, channel: LocalChannel) -> None:
     t.step("The board")
     t.deskd("status")
     t.deskd("wake", "explain", str(t.json("wake", "list", "--role", "gamma")[-1]["id"]))
-    received = len(channel.received)
+    received = channel.received
     click.echo("")
     click.echo(
         f"The local channel received {received} page{'s' if received != 1 else ''}. "
@@ -369,7 +350,6 @@ def show_hook_output(t: Transcript, proc: subprocess.CompletedProcess[str]) -> N
     "--dir",
     "directory",
     type=click.Path(file_okay=False, path_type=Path),
-    default=None,
     help="Build the demo desk in this (empty) folder and keep it; default: a temporary one.",
 )
 def demo(directory: Path | None) -> None:
@@ -388,8 +368,6 @@ def demo(directory: Path | None) -> None:
     """
     if directory is not None:
         if directory.is_dir() and any(directory.iterdir()):  # before init would advise --force
-            from deskd.errors import AlreadyExists
-
             raise AlreadyExists(
                 f"{directory} is not empty: `deskd demo --dir` builds its desk in a new or "
                 "empty folder (name another one)"

@@ -1,10 +1,14 @@
-"""``deskd doctor``: which desk is in use and whether it works, one line per check."""
+"""``deskd doctor``, ``migrate-db`` and ``prune``: the desk's health and upkeep."""
 
 from __future__ import annotations
 
 import click
 
-from deskd.cli.common import emit, json_option
+from deskd.cli.common import desk_context, emit, json_option
+from deskd.core.timeparse import duration_text, local_text
+from deskd.service.ops.doctor import run_checks
+from deskd.service.ops.migrate_db import migrate_db as run
+from deskd.service.ops.prune import prune as run_prune
 
 MARKS = {"ok": "✓", "warn": "!", "fail": "✗"}
 
@@ -27,8 +31,6 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
       deskd doctor
       DESKD_HOME=/srv/desk deskd doctor --json
     """
-    from deskd.service.ops.doctor import run_checks
-
     checks = run_checks()
     failed = [c for c in checks if not c.ok]
 
@@ -46,3 +48,83 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
     emit({"checks": [c.as_json() for c in checks]}, as_json, human)
     if failed:
         ctx.exit(1)
+
+
+@click.command("migrate-db")
+@click.option("--from", "source", required=True, help="The desk's SQLite file (data/deskd.db).")
+@click.option("--to", "target", required=True, help="An empty PostgreSQL database's URL.")
+@json_option
+def migrate_db(source: str, target: str, as_json: bool) -> None:
+    """Copy every row of a SQLite desk into an empty PostgreSQL database.
+
+    The target is set up with the current schema, then filled in one transaction (a
+    failure leaves it empty). The SQLite file is only read. Afterwards point every host at
+    the target (DESKD_DB=postgresql://…) and stop using the file. Refuses a target that
+    already holds rows. Exit 1 on a refusal, 3 when a database cannot be used.
+
+    \b
+    Examples:
+      deskd migrate-db --from data/deskd.db --to postgresql://deskd@db.internal/desk
+      deskd migrate-db --from data/deskd.db --to "$DESKD_DATABASE_URL" --json
+    """
+    out = run(source, target)
+
+    def human() -> None:
+        click.echo(f"copied {out['total']} rows from {out['from']} into {out['to']}")
+        for table, rows in sorted(out["rows"].items()):
+            if rows:
+                click.echo(f"  {table}: {rows}")
+
+    emit(out, as_json, human)
+
+
+@click.command()
+@click.option(
+    "--older-than",
+    "older_than",
+    required=True,
+    metavar="DUR",
+    help="Delete closed rows that closed before now minus DUR (e.g. 30d; at least 1d).",
+)
+@click.option("--force", is_flag=True, help="Allow a DUR shorter than one day.")
+@click.option("--dry-run", is_flag=True, help="Count what would go; delete nothing.")
+@json_option
+def prune(older_than: str, force: bool, dry_run: bool, as_json: bool) -> None:
+    """Delete closed history older than DUR, in one transaction.
+
+    What goes, when it closed before now − DUR: read items, closed attempts (not one a
+    remaining row still references), resolved pages, ended sessions (not a role's current
+    one), ended pauses, finished hooks (done, cancelled, disabled) and events. What never
+    goes: unread items, pending attempts, open pages, working or resting sessions, live
+    pauses, active hooks. The worktree of a role that left the desk (deskd.toml) goes when it
+    holds no uncommitted or untracked file and no launch of it runs; its branch stays.
+    For the desk's operator only (refused when DESKD_ROLE is set).
+    The database file does not shrink; its free pages are reused.
+
+    \b
+    Examples:
+      deskd prune --older-than 30d --dry-run
+      deskd prune --older-than 90d
+      deskd prune --older-than 30d --json
+    """
+    with desk_context() as ctx:
+        result = run_prune(ctx, older_than=older_than, force=force, dry_run=dry_run)
+
+    def human() -> None:
+        verb = "would delete" if dry_run else "deleted"
+        when = local_text(result.cutoff, ctx.tz)
+        click.echo(
+            f"{verb} history closed before {when} (older than {duration_text(result.older_than_s)}):"
+        )
+        for name, count in result.deleted.items():
+            click.echo(f"  {name}: {count}")
+        if not result.total:
+            click.echo("  nothing to delete")
+        for tree in result.worktrees:
+            gone = "would remove" if dry_run else "removed"
+            click.echo(
+                f"  worktree {tree['path']}: "
+                + (gone if tree["removed"] else f"kept: {tree['why']}")
+            )
+
+    emit(result.to_json(), as_json, human)

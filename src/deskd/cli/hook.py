@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
-from deskd.cli import agent_commands
-from deskd.cli.agent_commands import acting
 from deskd.cli.common import (
     ID,
     Number,
+    acting,
     desk_context,
     emit,
     emit_table,
     json_option,
     on_desk,
-    runs,
 )
 from deskd.cli.options import priority_option
+from deskd.cli.output import cells
+from deskd.service.engine.hooks import HookRequest, add_hook, cancel_hook, list_hooks, next_fires
 
 
 @click.group()
@@ -35,31 +37,24 @@ def hook() -> None:
 
 
 @hook.command("add")
-@click.option("--for", "owner", default=None, help="The role it wakes (default: DESKD_ROLE).")
+@click.option("--for", "owner", help="The role it wakes (default: DESKD_ROLE).")
 @click.option("--title", required=True, help="What the fire means; the item's title.")
-@click.option("--at", default=None, help="Once, at this time (ISO 8601; naive = desk timezone).")
-@click.option("--every", default=None, help="Every DUR (at least 60s); with --probe, how often.")
-@click.option("--cron", default=None, help="5-field cron expression, e.g. '0 9 * * MON-FRI'.")
-@click.option("--tz", default=None, help="Timezone of --cron (default: the desk's).")
+@click.option("--at", help="Once, at this time (ISO 8601; naive = desk timezone).")
+@click.option("--every", help="Every DUR (at least 60s); with --probe, how often.")
+@click.option("--cron", help="5-field cron expression, e.g. '0 9 * * MON-FRI'.")
+@click.option("--tz", help="Timezone of --cron (default: the desk's).")
+@click.option("--probe", help="module:function from probe_allowlist (default every 10m).")
 @click.option(
-    "--probe", default=None, help="module:function from probe_allowlist (default every 10m)."
-)
-@click.option(
-    "--timeout",
-    default=None,
-    help="With --probe: its longest run (default: the desk's probe_timeout).",
+    "--timeout", help="With --probe: its longest run (default: the desk's probe_timeout)."
 )
 @click.option("--body", default="", help="Details for the item.")
 @priority_option
-@click.option("--until", default=None, help="Retire the hook at this time.")
+@click.option("--until", help="Retire the hook at this time.")
 @click.option(
-    "--done-when",
-    default=None,
-    help="Each fire also opens a task with this check (as `task add --done-when`).",
+    "--done-when", help="Each fire also opens a task with this check (as `task add --done-when`)."
 )
 @json_option
-@runs(agent_commands.hook_add)
-def add() -> None:
+def add(owner: str | None, as_json: bool, **request: Any) -> None:
     """Register a wake hook (exactly one of --at, --every, --cron, --probe).
 
     \b
@@ -68,10 +63,18 @@ def add() -> None:
       deskd hook add --for alpha --title "poll CI" --every 15m --until 2026-12-02T18:00
       deskd hook add --for alpha --title "nightly build" --cron "0 2 * * *" --done-when "make"
     """
+    with desk_context() as ctx:
+        who = acting(ctx, "--for", owner)
+        data = add_hook(ctx, HookRequest(owner=who, **request))
+    emit(
+        data,
+        as_json,
+        f"hook {data['id']} ({data['kind']}) for {who}: next fire {data['next_fire_at']}",
+    )
 
 
 @hook.command("list")
-@click.option("--for", "owner", default=None, help="Only this role's hooks.")
+@click.option("--for", "owner", help="Only this role's hooks.")
 @click.option(
     "--all", "include_closed", is_flag=True, help="Include done, cancelled and disabled hooks."
 )
@@ -84,26 +87,15 @@ def list_(owner: str | None, include_closed: bool, as_json: bool) -> None:
       deskd hook list
       deskd hook list --for alpha --all --json
     """
-    from deskd.service.engine.hooks import list_hooks
-
     rows = on_desk(list_hooks, owner=owner, include_closed=include_closed)
     emit_table(
         rows,
         as_json,
-        [
-            (
-                r["id"],
-                r["owner"],
-                r["kind"],
-                r["spec"],
-                r["status"],
-                r["next_fire_at"] or "-",
-                r["fire_count"],
-                r["error_streak"],
-                r["title"],
-            )
-            for r in rows
-        ],
+        cells(
+            rows,
+            "id owner kind spec status next_fire_at fire_count error_streak title",
+            missing="-",
+        ),
         ["id", "owner", "kind", "spec", "status", "next fire", "fires", "errors", "title"],
         empty="no hooks",
     )
@@ -120,8 +112,6 @@ def next_(hook_id: int, count: int, as_json: bool) -> None:
     Examples:
       deskd hook next 3 --count 10
     """
-    from deskd.service.engine.hooks import next_fires
-
     data = on_desk(next_fires, hook_id, count=count)
 
     def human() -> None:
@@ -136,7 +126,7 @@ def next_(hook_id: int, count: int, as_json: bool) -> None:
 
 @hook.command("cancel")
 @click.argument("hook_id", type=ID)
-@click.option("--by", "by", default=None, help="The owner (default: DESKD_ROLE).")
+@click.option("--by", help="The owner (default: DESKD_ROLE).")
 @json_option
 def cancel(hook_id: int, by: str | None, as_json: bool) -> None:
     """Cancel a hook; only its owner may.
@@ -145,8 +135,6 @@ def cancel(hook_id: int, by: str | None, as_json: bool) -> None:
     Examples:
       deskd hook cancel 3 --by alpha
     """
-    from deskd.service.engine.hooks import cancel_hook
-
     with desk_context() as ctx:
         who = acting(ctx, "--by", by)
         data = cancel_hook(ctx, hook_id, by=who)

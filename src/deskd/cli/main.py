@@ -13,49 +13,39 @@ import click
 from deskd import __version__
 from deskd.cli.common import DeskdGroup
 
-# name -> (module, attribute). Order is the order `deskd --help` lists them.
-COMMANDS: dict[str, tuple[str, str]] = {
-    "init": ("deskd.cli.init", "init"),
-    "doctor": ("deskd.cli.doctor", "doctor"),
-    "migrate-db": ("deskd.cli.migrate_db", "migrate_db"),
-    "demo": ("deskd.cli.demo", "demo"),
-    "status": ("deskd.cli.status", "status"),
-    "roles": ("deskd.cli.status", "roles"),
-    "heartbeat": ("deskd.cli.status", "heartbeat"),
-    "inbox": ("deskd.cli.inbox", "inbox"),
-    "send": ("deskd.cli.inbox", "send"),
-    "ledger": ("deskd.cli.inbox", "ledger"),
-    "hook": ("deskd.cli.hook", "hook"),
-    "tick": ("deskd.cli.tick", "tick"),
-    "relay": ("deskd.cli.relay", "relay"),
-    "agent": ("deskd.cli.agent", "agent"),
-    "logs": ("deskd.cli.operate", "logs"),
-    "wait": ("deskd.cli.operate", "wait"),
-    "wake": ("deskd.cli.wake", "wake"),
-    "pause": ("deskd.cli.pause", "pause"),
-    "resume": ("deskd.cli.pause", "resume"),
-    "session-hook": ("deskd.cli.session_hook", "session_hook"),
-    "cron-line": ("deskd.cli.schedule", "cron_line"),
-    "timer": ("deskd.cli.schedule", "timer"),
-    "prune": ("deskd.cli.prune", "prune"),
-    "diff": ("deskd.cli.diff", "diff"),
-    "pages": ("deskd.cli.pages", "pages"),
-    "page": ("deskd.cli.page", "page"),
-    "ask": ("deskd.cli.questions", "ask"),
-    "answer": ("deskd.cli.questions", "answer"),
-    "questions": ("deskd.cli.questions", "questions"),
-    "channels": ("deskd.cli.channels", "channels"),
-    "silence": ("deskd.cli.silence", "silence"),
-    "task": ("deskd.cli.task", "task"),
-    "session": ("deskd.cli.session", "session"),
-    "meeting": ("deskd.cli.meeting", "meeting"),
-    "serve": ("deskd.cli.serve", "serve"),
-    "metrics": ("deskd.cli.metrics", "metrics"),
-    "usage": ("deskd.cli.usage", "usage"),
-    "budget": ("deskd.cli.budget", "budget"),
-    "supervisor": ("deskd.cli.supervisor", "supervisor"),
-    "completion": ("deskd.cli.completion", "completion"),
-}
+# Each module of deskd.cli and the commands it declares, each as a function of the command's
+# name ("-" as "_"). The order is the order `deskd --help` lists them.
+MODULES = (
+    ("init", "init"),
+    ("doctor", "doctor migrate-db"),
+    ("demo", "demo"),
+    ("status", "status roles heartbeat"),
+    ("inbox", "inbox send ledger"),
+    ("hook", "hook"),
+    ("tick", "tick"),
+    ("relay", "relay"),
+    ("agent", "agent logs wait"),
+    ("wake", "wake"),
+    ("pause", "pause resume"),
+    ("session_hook", "session-hook"),
+    ("schedule", "cron-line timer"),
+    ("doctor", "prune"),
+    ("agent", "diff"),
+    ("paging", "pages page"),
+    ("questions", "ask answer questions"),
+    ("paging", "channels silence"),
+    ("task", "task"),
+    ("session", "session"),
+    ("meeting", "meeting"),
+    ("serve", "serve"),
+    ("status", "metrics"),
+    ("usage", "usage"),
+    ("budget", "budget"),
+    ("serve", "supervisor"),
+    ("completion", "completion"),
+)
+COMMANDS = {name: f"deskd.cli.{module}" for module, names in MODULES for name in names.split()}
+"""Command name -> the module declaring it."""
 
 # Old name -> new name: still run for one release, unlisted, saying the new name on stderr.
 RENAMED = {"hooks": "session-hook"}
@@ -78,8 +68,8 @@ class LazyGroup(DeskdGroup):
         target = COMMANDS.get(cmd_name)
         if target is None:
             return None
-        module = importlib.import_module(target[0])
-        command: click.Command = getattr(module, target[1])
+        module = importlib.import_module(target)
+        command: click.Command = getattr(module, cmd_name.replace("-", "_"))
         return command
 
     def resolve_command(

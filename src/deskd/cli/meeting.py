@@ -8,10 +8,17 @@ from typing import Any
 
 import click
 
-from deskd.cli import agent_commands
-from deskd.cli.agent_commands import acting, meeting_number
-from deskd.cli.common import Number, desk_context, emit, emit_table, json_option, runs, table
+from deskd.cli.common import Number, acting, desk_context, emit, emit_table, json_option, table
 from deskd.cli.options import params
+from deskd.cli.output import cells, echo
+from deskd.core.timeparse import local_text, parse_instant
+from deskd.ids import parse_ids
+from deskd.service.meetings import end, lifecycle
+from deskd.service.meetings.calling import Call, call_meeting
+from deskd.service.meetings.talk import position as do_position
+from deskd.service.meetings.talk import send as do_send
+from deskd.service.meetings.talk import updates as do_updates
+from deskd.service.meetings.views import meeting_list, meeting_status, parse_meeting_id
 
 
 @click.group()
@@ -35,7 +42,7 @@ def _attendee(
     role_help = "The role acting (default: DESKD_ROLE; an agent may act only as itself)."
     declared = params(
         click.argument("meeting_id", metavar="M"),
-        click.option("--role", default=None, help=role_help),
+        click.option("--role", help=role_help),
         *options,
         json_option,
     )
@@ -51,7 +58,7 @@ def _act(
 ) -> None:
     """Run one attendee's action on the meeting and say what it now waits on."""
     with desk_context() as ctx:
-        data = do(ctx, meeting_number(meeting_id), acting(ctx, "--role", role), *args)
+        data = do(ctx, parse_meeting_id(meeting_id), acting(ctx, "--role", role), *args)
     emit(data, as_json, _waiting(data))
 
 
@@ -65,11 +72,10 @@ def _waiting(data: Mapping[str, Any]) -> Callable[[], None]:
 
 
 @meeting.command("call")
-@click.option("--by", "by", default=None, help="The calling role (default: DESKD_ROLE).")
+@click.option("--by", help="The calling role (default: DESKD_ROLE).")
 @click.option("--agenda", required=True, help="What the meeting decides (one line).")
 @click.option(
     "--attendees",
-    "attendees",
     multiple=True,
     required=True,
     help="Roles to invite: a,b (or repeat). Required: nobody is invited by default.",
@@ -84,17 +90,7 @@ def _waiting(data: Mapping[str, Any]) -> Callable[[], None]:
     "--consensus-at", default=4, show_default=True, type=Number(0), help="Budget left at consensus."
 )
 @json_option
-def call(
-    by: str | None,
-    agenda: str,
-    attendees: tuple[str, ...],
-    priority: str,
-    max_messages: int,
-    idle: str,
-    reply_sla: str,
-    consensus_at: int,
-    as_json: bool,
-) -> None:
+def call(by: str | None, attendees: tuple[str, ...], as_json: bool, **call: Any) -> None:
     """Call a meeting; calling an agenda that is already open (or paused) returns that one.
 
     Each attendee gets an invitation item and a wake until it checks in; the meeting waits
@@ -106,24 +102,10 @@ def call(
       deskd meeting call --by alpha --agenda "incident 42" --attendees beta,gamma \\
           --priority urgent --max-messages 12 --reply-sla 5m --json
     """
-    from deskd.service.meetings.calling import Call, call_meeting
-
     names = [n.strip() for value in attendees for n in value.split(",") if n.strip()]
     with desk_context() as ctx:
         caller = acting(ctx, "--by", by)
-        meeting_id, state, existing = call_meeting(
-            ctx,
-            Call(
-                caller=caller,
-                agenda=agenda,
-                attendees=names,
-                priority=priority,
-                max_messages=max_messages,
-                idle=idle,
-                reply_sla=reply_sla,
-                consensus_at=consensus_at,
-            ),
-        )
+        meeting_id, state, existing = call_meeting(ctx, Call(caller, attendees=names, **call))
     verb = "already open as" if existing else "called"
     emit(
         {"meeting_id": meeting_id, "state": state, "existing": existing},
@@ -141,9 +123,7 @@ def check_in(meeting_id: str, role: str | None, as_json: bool) -> None:
       deskd meeting check-in 3 --role beta
       DESKD_ROLE=beta deskd meeting check-in 3 --json
     """
-    from deskd.service.meetings.lifecycle import check_in
-
-    _act(check_in, meeting_id, role, as_json)
+    _act(lifecycle.check_in, meeting_id, role, as_json)
 
 
 @_attendee(
@@ -155,13 +135,18 @@ def check_in(meeting_id: str, role: str | None, as_json: bool) -> None:
         show_default=True,
         help="evidence, question, answer, proposal or decision.",
     ),
-    click.option("--reply-to", "reply_to", default=None, help="The message this answers."),
-    click.option(
-        "--resolves", "resolves", multiple=True, help="Messages this answers (repeat, or 4,5)."
-    ),
+    click.option("--reply-to", help="The message this answers."),
+    click.option("--resolves", multiple=True, help="Messages this answers (repeat, or 4,5)."),
 )
-@runs(agent_commands.meeting_send)
-def send() -> None:
+def send(
+    meeting_id: str,
+    role: str | None,
+    body: str,
+    kind: str,
+    reply_to: str | None,
+    resolves: tuple[str, ...],
+    as_json: bool,
+) -> None:
     """Say something to everyone in the meeting (spends one message of the budget).
 
     With exactly two attendees checked in, the other then owes you a reply; --reply-to
@@ -175,14 +160,39 @@ def send() -> None:
       deskd meeting send 3 --role alpha --body "Roll back." --kind answer --reply-to 4
       deskd meeting send 3 --role alpha --body "Both fixed in 119" --resolves 4,5 --json
     """
+    reply = parse_ids([reply_to], "--reply-to") if reply_to else []
+    with desk_context() as ctx:
+        said = do_send(
+            ctx,
+            parse_meeting_id(meeting_id),
+            acting(ctx, "--role", role),
+            body,
+            kind=kind,
+            reply_to=reply[0] if reply else None,
+            resolves=parse_ids(resolves, "--resolves"),
+        )
+    data = said.to_json()
+
+    def human() -> None:
+        echo(
+            f"sent message {data['message_id']} in meeting {data['meeting_id']} "
+            f"({data['state']}, {data['budget_left']} left)"
+        )
+        if data["settled"]:
+            echo(f"  settled: {', '.join(map(str, data['settled']))}")
+        if data["reply_owed_by"]:
+            echo(f"  {data['reply_owed_by']} owes you a reply")
+        if data["warning"]:
+            echo(f"  warning: {data['warning']}")
+
+    emit(data, as_json, human)
 
 
 @_attendee(
     "updates",
     click.option("--mark-read", is_flag=True, help="Mark these messages and events read."),
 )
-@runs(agent_commands.meeting_updates)
-def updates() -> None:
+def updates(meeting_id: str, role: str | None, mark_read: bool, as_json: bool) -> None:
     """Your unread messages of the meeting and what happened since you last marked read.
 
     Reading is not a vote and pays no debt.
@@ -192,6 +202,24 @@ def updates() -> None:
       deskd meeting updates 3 --role beta
       deskd meeting updates 3 --role beta --mark-read --json
     """
+    with desk_context() as ctx:
+        who = acting(ctx, "--role", role)
+        data = do_updates(ctx, parse_meeting_id(meeting_id), who, mark_read=mark_read)
+
+    def human() -> None:
+        echo(f"meeting {data['meeting_id']}: {data['state']}, {data['budget_left']} left")
+        for e in data["events"]:
+            echo(f"  {e['at']}  {e['text']}")
+        for m in data["messages"]:
+            echo(f"\n#{m['message_id'] or '-'} from {m['from']}: {m['title']}")
+            if m["body"]:
+                echo("  " + m["body"].replace("\n", "\n  "))
+        for o in data["owed_by_you"]:
+            echo(f"\nyou owe {o['creditor']} a reply to message {o['message_id']}")
+        if data["vote_owed"]:
+            echo("\nyour vote on ending it is owed (confirm-end / reject-end)")
+
+    emit(data, as_json, human)
 
 
 @_attendee(
@@ -204,10 +232,8 @@ def position(meeting_id: str, role: str | None, body: str, as_json: bool) -> Non
     Examples:
       deskd meeting position 3 --role gamma --body "Roll back now, fix in 119."
     """
-    from deskd.service.meetings.talk import position as do_position
-
     with desk_context() as ctx:
-        said = do_position(ctx, meeting_number(meeting_id), acting(ctx, "--role", role), body)
+        said = do_position(ctx, parse_meeting_id(meeting_id), acting(ctx, "--role", role), body)
     data = said.to_json()
     emit(data, as_json, f"position recorded as message {data['message_id']} ({data['state']})")
 
@@ -220,9 +246,7 @@ def propose_end(meeting_id: str, role: str | None, resolution: str, as_json: boo
     Examples:
       deskd meeting propose-end 3 --role alpha --resolution "Roll back 118; beta owns the fix"
     """
-    from deskd.service.meetings.end import propose_end
-
-    _act(propose_end, meeting_id, role, as_json, resolution)
+    _act(end.propose_end, meeting_id, role, as_json, resolution)
 
 
 @_attendee("confirm-end")
@@ -233,9 +257,7 @@ def confirm_end(meeting_id: str, role: str | None, as_json: bool) -> None:
     Examples:
       deskd meeting confirm-end 3 --role beta
     """
-    from deskd.service.meetings.end import confirm_end
-
-    _act(confirm_end, meeting_id, role, as_json)
+    _act(end.confirm_end, meeting_id, role, as_json)
 
 
 @_attendee(
@@ -248,9 +270,7 @@ def reject_end(meeting_id: str, role: str | None, reason: str, as_json: bool) ->
     Examples:
       deskd meeting reject-end 3 --role gamma --reason "nobody owns the fix yet"
     """
-    from deskd.service.meetings.end import reject_end
-
-    _act(reject_end, meeting_id, role, as_json, reason)
+    _act(end.reject_end, meeting_id, role, as_json, reason)
 
 
 @_attendee("leave", click.option("--reason", required=True, help="Why you leave (or decline)."))
@@ -262,9 +282,7 @@ def leave(meeting_id: str, role: str | None, reason: str, as_json: bool) -> None
     Examples:
       deskd meeting leave 3 --role gamma --reason "not my area"
     """
-    from deskd.service.meetings.lifecycle import leave
-
-    _act(leave, meeting_id, role, as_json, reason)
+    _act(lifecycle.leave, meeting_id, role, as_json, reason)
 
 
 @_attendee("pause", click.option("--reason", required=True, help="Why it pauses."))
@@ -275,9 +293,7 @@ def pause(meeting_id: str, role: str | None, reason: str, as_json: bool) -> None
     Examples:
       deskd meeting pause 3 --role alpha --reason "waiting for the load test"
     """
-    from deskd.service.meetings.lifecycle import pause
-
-    _act(pause, meeting_id, role, as_json, reason)
+    _act(lifecycle.pause, meeting_id, role, as_json, reason)
 
 
 @_attendee("resume")
@@ -288,9 +304,7 @@ def resume(meeting_id: str, role: str | None, as_json: bool) -> None:
     Examples:
       deskd meeting resume 3 --role beta
     """
-    from deskd.service.meetings.lifecycle import resume
-
-    _act(resume, meeting_id, role, as_json)
+    _act(lifecycle.resume, meeting_id, role, as_json)
 
 
 @meeting.command("status")
@@ -304,15 +318,11 @@ def status(meeting_id: str, as_json: bool) -> None:
       deskd meeting status 3
       deskd meeting status 3 --json
     """
-    from deskd.core.timeparse import local_text, parse_instant
-    from deskd.service.meetings.views import meeting_status
-
     with desk_context() as ctx:
-        data = meeting_status(ctx.conn, meeting_number(meeting_id), now=ctx.now)
-        tz = ctx.tz
+        data = meeting_status(ctx.conn, parse_meeting_id(meeting_id), now=ctx.now)
 
     def when(iso: str | None) -> str:
-        return local_text(parse_instant(iso, tz="UTC"), tz) if iso else "-"
+        return local_text(parse_instant(iso, tz="UTC"), ctx.tz) if iso else "-"
 
     def human() -> None:
         click.echo(f"meeting {data['meeting_id']}: {data['agenda']}")
@@ -347,7 +357,7 @@ def status(meeting_id: str, as_json: bool) -> None:
 
 @meeting.command("list")
 @click.option("--all", "include_closed", is_flag=True, help="Include closed meetings.")
-@click.option("--role", default=None, help="Only meetings this role attends.")
+@click.option("--role", help="Only meetings this role attends.")
 @json_option
 def list_(include_closed: bool, role: str | None, as_json: bool) -> None:
     """Open meetings (newest first), with their state and who they wait on.
@@ -358,8 +368,6 @@ def list_(include_closed: bool, role: str | None, as_json: bool) -> None:
       deskd meeting list --all --json
       deskd meeting list --role beta
     """
-    from deskd.service.meetings.views import meeting_list
-
     with desk_context() as ctx:
         if role is not None:
             ctx.desk.role(role)
@@ -367,18 +375,7 @@ def list_(include_closed: bool, role: str | None, as_json: bool) -> None:
     emit_table(
         data,
         as_json,
-        [
-            (
-                m["meeting_id"],
-                m["state"],
-                m["caller"],
-                ",".join(m["attendees"]),
-                ",".join(m["waiting_on"]) or "-",
-                m["budget_left"],
-                m["agenda"],
-            )
-            for m in data
-        ],
+        cells(data, "meeting_id state caller attendees waiting_on budget_left agenda", missing="-"),
         ["id", "state", "caller", "attendees", "waiting on", "left", "agenda"],
         empty="no meetings" if include_closed else "no open meetings",
     )

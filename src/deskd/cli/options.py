@@ -25,18 +25,14 @@ def params(*decorators: Callable[[Any], Any]) -> Callable[[F], F]:
     return apply
 
 
-role_option = click.option("--role", default=None, help="The role (default: DESKD_ROLE).")
+role_option = click.option("--role", help="The role (default: DESKD_ROLE).")
 session_id_option = click.option(
-    "--session-id", default=None, help="The agent's native session id (default: DESKD_SESSION_ID)."
+    "--session-id", help="The agent's native session id (default: DESKD_SESSION_ID)."
 )
 priority_option = click.option(
     "--priority", default="normal", show_default=True, help="low, normal, high or urgent."
 )
-sla_option = click.option(
-    "--sla", default=None, help="Override the priority's SLA (90s, 5m, 2h, 1d)."
-)
+sla_option = click.option("--sla", help="Override the priority's SLA (90s, 5m, 2h, 1d).")
 capability_option = click.option(
-    "--capability",
-    default=None,
-    help="Instead of --for: the most available enabled role with this capability.",
+    "--capability", help="Instead of --for: the most available enabled role with this capability."
 )

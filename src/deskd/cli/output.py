@@ -7,7 +7,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import click
@@ -15,7 +15,7 @@ import click
 from deskd.errors import DeskdError
 from deskd.quoting import visible
 
-__all__ = ["echo", "emit", "emit_table", "refuse", "secho", "style", "table"]
+__all__ = ["cells", "echo", "emit", "emit_table", "refuse", "secho", "style", "table"]
 
 _OWN_CODES = re.compile(r"(\x1b\[(?:3[123]|[01])m)")
 """The colour codes ``style`` writes, and only those, pass ``echo`` on a terminal."""
@@ -79,6 +79,20 @@ def table(rows: Sequence[Sequence[Any]], headers: Sequence[str], *, empty: str =
             padded = text if index == last else text.ljust(width)
             line.append(style(padded, fg=colour) if colour else padded)
         echo("  ".join(line).rstrip())
+
+
+def cells(
+    rows: Sequence[Mapping[str, Any]], keys: str, *, missing: str = ""
+) -> list[tuple[Any, ...]]:
+    """A ``table``'s rows from JSON rows: each row's values under ``keys`` (names separated
+    by spaces), in order; a list joined by commas, ``missing`` for None or an empty list."""
+
+    def cell(value: Any) -> Any:
+        if value is None or value == []:
+            return missing
+        return ",".join(map(str, value)) if isinstance(value, list) else value
+
+    return [tuple(cell(row[key]) for key in keys.split()) for row in rows]
 
 
 def emit_table(

@@ -5,12 +5,16 @@ from __future__ import annotations
 import click
 
 from deskd.cli.common import ID, emit, emit_table, json_option, on_desk
+from deskd.cli.output import cells
+from deskd.service.engine.questions import answer as do_answer
+from deskd.service.engine.questions import ask as do_ask
+from deskd.service.engine.questions import questions as list_questions
 
 
 @click.command()
 @click.argument("text")
-@click.option("--options", default=None, help="The choices, comma-separated (e.g. yes,no).")
-@click.option("--from", "role", default=None, help="The role asking (default: DESKD_ROLE).")
+@click.option("--options", help="The choices, comma-separated (e.g. yes,no).")
+@click.option("--from", "role", help="The role asking (default: DESKD_ROLE).")
 @json_option
 def ask(text: str, options: str | None, role: str | None, as_json: bool) -> None:
     """Ask a person to decide, and wait: prints the question's id.
@@ -25,8 +29,6 @@ def ask(text: str, options: str | None, role: str | None, as_json: bool) -> None
       deskd ask "deploy v2 to production?" --options yes,no
       deskd ask "which branch should the fix go to?"          # answered in words
     """
-    from deskd.service.engine.questions import ask as do_ask
-
     out = on_desk(do_ask, text, options=options, role=role)
     blocked = f"; task {out['task_id']} is blocked on it" if out["task_id"] else ""
     emit(
@@ -46,8 +48,6 @@ def answer(question_id: int, answer: str, as_json: bool) -> None:
       deskd answer 7 yes
       deskd answer 8 "the release branch"
     """
-    from deskd.service.engine.questions import answer as do_answer
-
     out = on_desk(do_answer, question_id, answer)
     emit(out, as_json, f"question {question_id} answered: {out['answer']}")
 
@@ -62,23 +62,11 @@ def questions(as_json: bool) -> None:
       deskd questions
       deskd questions --json
     """
-    from deskd.service.engine.questions import questions as list_questions
-
     rows = on_desk(list_questions)
     emit_table(
         rows,
         as_json,
-        [
-            (
-                q["id"],
-                q["role"],
-                q["state"],
-                q["text"],
-                ",".join(q["options"] or []),
-                q["answer"] or "",
-            )
-            for q in rows
-        ],
+        cells(rows, "id role state text options answer"),
         ["id", "role", "state", "question", "options", "answer"],
         empty="no questions",
     )

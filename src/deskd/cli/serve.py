@@ -1,21 +1,42 @@
-"""``deskd serve``: the supervisor console, served by uvicorn.
+"""``deskd serve`` and ``deskd supervisor keygen|sign``: the supervisor console, and the
+Ed25519 keys and signed requests of its signed mode.
 
-FastAPI, uvicorn and Jinja2 are imported only once this command runs, so no other command
-pays for them.
-"""
+FastAPI, uvicorn and Jinja2 are imported only once ``serve`` runs, and cryptography once a
+key is made or used, so no other command pays for them."""
 
 from __future__ import annotations
 
+import errno
+import ipaddress
+import os
+import re
+import socket
+import threading
+from contextlib import closing
+from pathlib import Path
 from typing import Any
 
 import click
 
-from deskd.errors import ConsoleRefused, InvalidValue, Unavailable
+from deskd.adapters.clock import now_ms
+from deskd.cli.common import emit, json_option
+from deskd.config.settings_model import validate_settings
+from deskd.errors import ConsoleRefused, InvalidValue, KeyFileExists, KeyUnreadable, Unavailable
+from deskd.service.desk.context import open_context
+from deskd.service.ops.console import (
+    CODE_MODES,
+    access_code_configured,
+    is_loopback,
+    new_access_code,
+    startup_refusal,
+)
+from deskd.service.ops.console_sessions import issue_login_link, sync_code_generation
+from deskd.service.ops.tick_alarm import watch_ticks
 
 
 @click.command()
-@click.option("--host", default=None, help="Address to bind (default: DESKD_HOST, 127.0.0.1).")
-@click.option("--port", default=None, type=str, help="Port (default: DESKD_PORT, 8000).")
+@click.option("--host", help="Address to bind (default: DESKD_HOST, 127.0.0.1).")
+@click.option("--port", help="Port (default: DESKD_PORT, 8000).")
 @click.option(
     "--new-code",
     is_flag=True,
@@ -44,23 +65,12 @@ def serve(host: str | None, port: str | None, new_code: bool, open_link: bool) -
       deskd serve --new-code                       # forget the old code, print a new one
       deskd serve --open-link                      # and a link that logs a browser in once
     """
-    from deskd.config.settings_model import validate_settings
-    from deskd.service.desk.context import open_context
-    from deskd.service.ops.console import (
-        CODE_MODES,
-        access_code_configured,
-        is_loopback,
-        new_access_code,
-        startup_refusal,
-    )
-
     settings = validate_settings()
     bind = _unbracketed(host or settings.host)
     number = _port(port, settings.port)
     _check_bind(bind, number)  # before a code is generated or a URL printed
-    ctx = open_context(settings=settings)  # the desk file and database must open first
-    ctx.conn  # noqa: B018 — creates and migrates the database now, not on the first request
-    ctx.close()
+    with closing(open_context(settings=settings)) as ctx:  # the desk file and database first
+        ctx.conn  # noqa: B018 — creates and migrates the database now, not on the first request
     generated = None
     wants_code = settings.supervisor_auth_mode in CODE_MODES
     if wants_code and not settings.supervisor_access_code:
@@ -81,15 +91,10 @@ def serve(host: str | None, port: str | None, new_code: bool, open_link: bool) -
         raise ConsoleRefused(f"deskd serve refused: {refusal}")
     link = None
     if wants_code:
-        from deskd.service.ops.console_sessions import issue_login_link, sync_code_generation
-
         # A new or changed code ends every session made under the old one, for good.
-        ctx = open_context(settings=settings)
-        try:
+        with closing(open_context(settings=settings)) as ctx:
             sync_code_generation(ctx, new_code=generated is not None and new_code)
             link = issue_login_link(ctx) if open_link else None
-        finally:
-            ctx.close()
     if generated:
         click.echo(f"supervisor access code (shown once, kept only as a hash): {generated}")
     if link:
@@ -131,11 +136,6 @@ def serve(host: str | None, port: str | None, new_code: bool, open_link: bool) -
 
 def _watch_ticks(settings: Any) -> Any:
     """The missed-tick alarm, checked in a background thread while the console runs."""
-    import threading
-
-    from deskd.adapters.clock import now_ms
-    from deskd.service.ops.tick_alarm import watch_ticks
-
     stop = threading.Event()
     threading.Thread(
         target=watch_ticks,
@@ -165,8 +165,6 @@ def _proxy_list(raw: str | None) -> list[str]:
 
 def _proxies_refusal(raw: str | None) -> str | None:
     """Why DESKD_TRUSTED_PROXIES is not a list of addresses or networks, or None."""
-    import ipaddress
-
     for entry in _proxy_list(raw):
         try:
             ipaddress.ip_network(entry, strict=False)
@@ -197,9 +195,6 @@ def _unbracketed(host: str) -> str:
 def _check_bind(host: str, port: int) -> None:
     """Refuse (exit 3) when ``host:port`` cannot be bound — the port is taken, or the address
     is not this machine's — before anything is printed; uvicorn would fail only after."""
-    import errno
-    import socket
-
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror as exc:
@@ -222,3 +217,116 @@ def _check_bind(host: str, port: int) -> None:
             raise Unavailable(
                 f"cannot serve on {_url_host(host)}:{port}: {exc.strerror}; {hint}"
             ) from None
+
+
+KEY_ID = r"^[A-Za-z0-9_.@-]{1,64}$"
+
+
+@click.group()
+def supervisor() -> None:
+    """Keys and signed requests for the supervisor console (DESKD_SUPERVISOR_AUTH_MODE
+    signed or hybrid).
+
+    \b
+    Examples:
+      deskd supervisor keygen --out ~/.config/deskd/alice.pem --id alice
+      deskd supervisor sign --key ~/.config/deskd/alice.pem --id alice \\
+          --method POST --path /actions/pause --data 'reason=deploy'
+    """
+
+
+@supervisor.command()
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Private key file to write (0600).",
+)
+@click.option("--id", "key_id", required=True, help="The key's name in the keys file.")
+@click.option(
+    "--keys",
+    type=click.Path(path_type=Path),
+    help="Append the public key to this keys file (default: print the line only).",
+)
+@json_option
+def keygen(out: Path, key_id: str, keys: Path | None, as_json: bool) -> None:
+    """Make an Ed25519 key pair: the private key to --out (0600, never overwritten) and the
+    public line `ID BASE64` for the keys file DESKD_SUPERVISOR_KEYS names.
+
+    \b
+    Examples:
+      deskd supervisor keygen --out alice.pem --id alice
+      deskd supervisor keygen --out alice.pem --id alice --keys /etc/deskd/supervisor.keys
+    """
+    from deskd.web.signed import new_key_pair
+
+    if not re.match(KEY_ID, key_id):
+        raise InvalidValue("--id", key_id, "letters, digits and _ . @ - (at most 64)")
+    if out.exists():
+        raise KeyFileExists(out)
+    pem, public = new_key_pair()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(pem)
+    line = f"{key_id} {public}"
+    if keys is not None:
+        fd = os.open(keys, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        with os.fdopen(fd, "a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+    data = {
+        "private_key": str(out),
+        "key_id": key_id,
+        "public_key": public,
+        "line": line,
+        "keys_file": str(keys) if keys else None,
+    }
+    where = (
+        f"appended to {keys}" if keys else "add this line to the file DESKD_SUPERVISOR_KEYS names"
+    )
+    emit(data, as_json, f"private key: {out} (0600)\n{where}:\n{line}")
+
+
+@supervisor.command()
+@click.option(
+    "--key",
+    "key_file",
+    required=True,
+    type=click.Path(path_type=Path, exists=True),
+    help="Private key file (from keygen).",
+)
+@click.option("--id", "key_id", required=True, help="The key's name in the keys file.")
+@click.option("--method", default="POST", show_default=True, help="HTTP method.")
+@click.option("--path", required=True, help="Request path with its query, e.g. /actions/pause.")
+@click.option("--data", default="", help="The exact request body (form-encoded for actions).")
+@json_option
+def sign(key_file: Path, key_id: str, method: str, path: str, data: str, as_json: bool) -> None:
+    """Print the headers that sign one request (valid for 10 minutes, usable once).
+
+    The signature covers the method, the path, the body's SHA-256, the time and a fresh
+    nonce; send the body byte for byte as given. The time is now (DESKD_NOW honoured).
+
+    \b
+    Examples:
+      deskd supervisor sign --key alice.pem --id alice --method GET --path /
+      deskd supervisor sign --key alice.pem --id alice --path /actions/pause \\
+          --data 'reason=deploy' --json   # the four headers; send the same body
+    """
+    from deskd.web.signed import load_private_key
+    from deskd.web.signed import sign as make
+
+    if not path.startswith("/"):
+        raise InvalidValue("--path", path, "a path on the console starting with /")
+    try:
+        key = load_private_key(key_file)
+    except (ValueError, TypeError) as exc:
+        raise KeyUnreadable(key_file, exc) from None
+    headers = make(
+        key,
+        key_id=key_id,
+        method=method,
+        path=path,
+        body=data.encode(),
+        timestamp=now_ms(validate_settings().now),
+    )
+    emit(headers, as_json, "\n".join(f"{k}: {v}" for k, v in headers.items()))

@@ -9,6 +9,9 @@ import click
 
 from deskd.cli.common import Number, emit, emit_table, json_option, on_desk, table
 from deskd.cli.options import role_option
+from deskd.service.engine.rollover import rollover as run_rollover
+from deskd.service.work.sessions import handoff as store_handoff
+from deskd.service.work.sessions import list_sessions
 
 
 @click.group()
@@ -43,8 +46,6 @@ def rollover(execute: bool, as_json: bool) -> None:
       deskd session rollover
       deskd session rollover --execute --json
     """
-    from deskd.service.engine.rollover import rollover as run_rollover
-
     out = on_desk(run_rollover, execute=execute)
 
     def human() -> None:
@@ -93,8 +94,6 @@ def handoff(role: str | None, note: str, as_json: bool) -> None:
       deskd session handoff --role alpha --note "Open: PR 12 review. Next: reply to beta."
       DESKD_ROLE=alpha deskd session handoff --note "All done; queue empty."
     """
-    from deskd.service.work.sessions import handoff as store_handoff
-
     out = on_desk(store_handoff, role=role, note=note)
     emit(out, as_json, f"hand-off {out['id']} stored for {out['role']}")
 
@@ -111,8 +110,6 @@ def list_(role: str, limit: int, as_json: bool) -> None:
       deskd session list --role alpha
       deskd session list --role alpha --json
     """
-    from deskd.service.work.sessions import list_sessions
-
     rows = on_desk(list_sessions, role, limit=limit)
     emit_table(
         rows,

@@ -15,8 +15,12 @@ from typing import Any
 
 import click
 
-from deskd.cli.agent_commands import acting
-from deskd.cli.common import desk_context, emit, json_option
+from deskd.adapters.agents.claude import desk_env, hook_executable, run_settings
+from deskd.adapters.agents.claude import install as do_install
+from deskd.cli.common import acting, desk_context, emit, json_option
+from deskd.core.timeparse import from_ms
+from deskd.errors import MissingRole
+from deskd.schedule.service import require_url_in_env_file
 
 
 @click.group("session-hook")
@@ -32,17 +36,12 @@ def session_hook() -> None:
 
 def _settings_for(role: str | None) -> tuple[dict[str, Any], str]:
     """The settings for ``role`` at this desk, and the desk's now as a UTC stamp."""
-    from deskd.adapters.agents.claude import desk_env, hook_executable, run_settings
-    from deskd.core.timeparse import from_ms
-
     with desk_context() as ctx:
         name = acting(ctx, "--role", role) if role or ctx.settings.role else None
         db: str | None = ctx.settings.database
         if ctx.settings.shared_database:
             # Projects commit .claude/settings.json: a URL's password stays in the desk's
             # .env (0600), where deskd and the hook read it given DESKD_HOME.
-            from deskd.schedule.service import require_url_in_env_file
-
             require_url_in_env_file(ctx.settings.home, ctx.settings.database, what="the hook")
             db = None
         env = desk_env(home=ctx.settings.home, db=db, role=name)
@@ -51,7 +50,7 @@ def _settings_for(role: str | None) -> tuple[dict[str, Any], str]:
 
 
 @session_hook.command("print")
-@click.option("--role", default=None, help="The role these sessions act as (sets DESKD_ROLE).")
+@click.option("--role", help="The role these sessions act as (sets DESKD_ROLE).")
 @json_option
 def print_(role: str | None, as_json: bool) -> None:
     """Print the settings JSON (hooks and env) to merge into .claude/settings.json.
@@ -86,7 +85,7 @@ def print_(role: str | None, as_json: bool) -> None:
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     help="The project folder whose .claude/settings.json gets the hooks.",
 )
-@click.option("--role", default=None, help="The role sessions in that project act as.")
+@click.option("--role", help="The role sessions in that project act as.")
 @json_option
 def install(project: Path, role: str | None, as_json: bool) -> None:
     """Merge the session hook into PROJECT/.claude/settings.json (created if missing).
@@ -100,9 +99,6 @@ def install(project: Path, role: str | None, as_json: bool) -> None:
       deskd session-hook install --project ~/src/myapp --role researcher
       deskd session-hook install --project . --role writer --json
     """
-    from deskd.adapters.agents.claude import install as do_install
-    from deskd.errors import MissingRole
-
     if not role and not os.environ.get("DESKD_ROLE"):
         raise MissingRole("--role")
     settings, stamp = _settings_for(role)

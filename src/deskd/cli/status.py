@@ -1,20 +1,24 @@
-"""``deskd status`` (the board), ``status set|end``, ``deskd roles`` and ``deskd heartbeat``."""
+"""``deskd status`` (the board), ``status set|end``, ``deskd roles``, ``deskd heartbeat`` and
+``deskd metrics``."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import click
 
-from deskd.cli import agent_commands
-from deskd.cli.agent_commands import acting, presence_sentence
 from deskd.cli.board_text import print_roles
-from deskd.cli.common import desk_context, emit, json_option, on_desk, runs
+from deskd.cli.common import acting, desk_context, emit, json_option, on_desk
 from deskd.cli.options import role_option, session_id_option
+from deskd.service.desk.presence import end_status, role_presences, set_status
+from deskd.service.desk.presence import heartbeat as beat
 
 
 @click.group(invoke_without_command=True)
 @json_option
-@runs(agent_commands.status_board)
-def status() -> None:
+@click.pass_context
+def status(click_ctx: click.Context, as_json: bool) -> None:
     """The board: each role's presence, activity, unread items and items past their SLA, the last tick.
 
     Alone it prints the board; `status set` and `status end` declare a role's presence.
@@ -28,6 +32,19 @@ def status() -> None:
       deskd status set --role alpha --state resting   # turn ended, resumable
       deskd status end --role alpha                   # session over, not resumable
     """
+    if click_ctx.invoked_subcommand is not None:
+        return
+    from deskd.cli.board_text import print_board  # the board: not for `status set`
+    from deskd.service.ops.board import board
+
+    with desk_context() as ctx:
+        data = board(ctx)
+    emit(data, as_json, lambda: print_board(data, now=ctx.now, tz=ctx.tz))
+
+
+def presence_sentence(result: Mapping[str, Any]) -> str:
+    session = f" (session {result['session_id']})" if result.get("session_id") else ""
+    return f"{result['role']}: {result['presence']}{session}"
 
 
 @status.command("set")
@@ -38,11 +55,10 @@ def status() -> None:
     show_default=True,
     help="working (busy now) or resting (turn ended, resumable).",
 )
-@click.option("--activity", default=None, help="What the role is doing, in one line.")
+@click.option("--activity", help="What the role is doing, in one line.")
 @session_id_option
 @json_option
-@runs(agent_commands.status_set)
-def set_() -> None:
+def set_(role: str | None, session_id: str | None, as_json: bool, **status: Any) -> None:
     """Declare a role's presence: a heartbeat now, working or resting.
 
     \b
@@ -51,6 +67,11 @@ def set_() -> None:
       deskd status set --role alpha --state resting --json
       DESKD_ROLE=alpha deskd status set --activity "deploying"   # inside alpha's session
     """
+    with desk_context() as ctx:
+        who = acting(ctx, "--role", role)
+        native_id = session_id or ctx.settings.session_id
+        result = set_status(ctx, who, native_id=native_id, **status)
+    emit(result, as_json, presence_sentence(result))
 
 
 @status.command("end")
@@ -66,8 +87,6 @@ def end(role: str | None, as_json: bool) -> None:
       deskd status end --role alpha
       deskd status end --role alpha --json
     """
-    from deskd.service.desk.presence import end_status
-
     with desk_context() as ctx:
         who = acting(ctx, "--role", role)
         result = end_status(ctx, who, by=ctx.settings.role or "operator")
@@ -77,10 +96,9 @@ def end(role: str | None, as_json: bool) -> None:
 @click.command()
 @role_option
 @session_id_option
-@click.option("--token", default=None, help="The wake token (default: DESKD_WAKE_TOKEN).")
+@click.option("--token", help="The wake token (default: DESKD_WAKE_TOKEN).")
 @json_option
-@runs(agent_commands.heartbeat)
-def heartbeat() -> None:
+def heartbeat(role: str | None, session_id: str | None, token: str | None, as_json: bool) -> None:
     """Record a heartbeat by hand — what the session hook does on every tool call.
 
     \b
@@ -88,6 +106,11 @@ def heartbeat() -> None:
       deskd heartbeat --role alpha
       deskd heartbeat --role alpha --session-id 9f1c2d3e-... --json
     """
+    with desk_context() as ctx:
+        who = acting(ctx, "--role", role)
+        native_id = session_id or ctx.settings.session_id
+        result = beat(ctx, who, native_id=native_id, token=token or ctx.settings.wake_token)
+    emit(result, as_json, "heartbeat: " + presence_sentence(result))
 
 
 @click.command()
@@ -103,7 +126,25 @@ def roles(as_json: bool) -> None:
       deskd roles
       deskd roles --json
     """
-    from deskd.service.desk.presence import role_presences
-
     rows = on_desk(role_presences)
     emit(rows, as_json, lambda: print_roles(rows))
+
+
+@click.command()
+def metrics() -> None:
+    """Print the desk's metrics in Prometheus' text format, read from the database now.
+
+    The same text `deskd serve` answers on /metrics, for hosts that run only the cron tick:
+    node_exporter's textfile collector reads a file this command writes. Write it to a
+    temporary name and rename it, so the collector never reads half a file.
+
+    \b
+    Examples:
+      deskd metrics
+      deskd metrics > /var/lib/node_exporter/textfile/deskd.prom.$$ &&
+        mv /var/lib/node_exporter/textfile/deskd.prom.$$ /var/lib/node_exporter/textfile/deskd.prom
+    """
+    from deskd.service.ops.metrics import render
+
+    text = on_desk(render)
+    click.echo(text.decode("utf-8"), nl=False)

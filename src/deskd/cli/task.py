@@ -7,10 +7,11 @@ from typing import Any
 
 import click
 
-from deskd.cli import agent_commands
-from deskd.cli.agent_commands import check_target, routed_sentence, task_said
-from deskd.cli.common import ID, desk_context, emit, emit_table, json_option, on_desk, runs
+from deskd.cli.common import ID, desk_context, emit, emit_table, json_option, on_desk
+from deskd.cli.inbox import check_target, routed_sentence
 from deskd.cli.options import capability_option
+from deskd.errors import OptionsConflict
+from deskd.service.work.tasks import TaskUpdate, add_task, list_tasks, task_history, update_task
 
 PRIORITY_HELP = "urgent (wakes the assignee at once), high, normal or low."
 
@@ -34,33 +35,26 @@ def task() -> None:
 
 @task.command("add")
 @click.argument("title")
-@click.option("--for", "role", default=None, help="The role the task is assigned to.")
+@click.option("--for", "role", help="The role the task is assigned to.")
 @capability_option
 @click.option("--priority", default="normal", show_default=True, help=PRIORITY_HELP)
-@click.option("--due", default=None, help="A soft deadline (ISO 8601; naive = desk timezone).")
+@click.option("--due", help="A soft deadline (ISO 8601; naive = desk timezone).")
 @click.option("--detail", default="", help="What done looks like; line breaks are kept.")
-@click.option("--by", default=None, help="The creating role (default: DESKD_ROLE, else operator).")
+@click.option("--by", help="The creating role (default: DESKD_ROLE, else operator).")
 @click.option(
     "--done-when",
-    default=None,
     help="A check that must pass before the task is done: probe:MODULE:FUNC, or a command "
     "run in the role's workdir (exit 0 passes).",
 )
-@click.option(
-    "--check-timeout", default=None, help="How long the check may run (default 5m), like 90s."
-)
+@click.option("--check-timeout", help="How long the check may run (default 5m), like 90s.")
 @json_option
 def add(
-    title: str,
     role: str | None,
     capability: str | None,
-    priority: str,
-    due: str | None,
-    detail: str,
-    by: str | None,
     done_when: str | None,
     check_timeout: str | None,
     as_json: bool,
+    **task: Any,
 ) -> None:
     """Assign a task to a role, or with --capability to the most available role that has it
     (online or idle first, then fewest open items and tasks, ties by name); when no enabled
@@ -77,42 +71,21 @@ def add(
     passes: the task is done; it fails: the task reopens and the role is woken with the
     check's output; after reopen_after failures (deskd.toml, default 3) a person is paged.
     """
-    from deskd.routing.service import add_task_by_capability
-    from deskd.service.work.tasks import add_task
-
     check_target(role, capability)
     if capability is not None and done_when is not None:
-        from deskd.errors import OptionsConflict
-
         raise OptionsConflict(
             "--done-when", "runs in the workdir of a role named by --for", ("--capability",)
         )
     with desk_context() as ctx:
         if capability is not None:
-            routed = add_task_by_capability(
-                ctx,
-                title=title,
-                capability=capability,
-                priority=priority,
-                due=due,
-                detail=detail,
-                by=by,
-            )
+            from deskd.routing.service import add_task_by_capability
+
+            routed = add_task_by_capability(ctx, capability=capability, **task)
             emit(routed, as_json, routed_sentence("task", routed))
             return
         assert role is not None
-        added = add_task(
-            ctx,
-            title=title,
-            role=role,
-            priority=priority,
-            due=due,
-            detail=detail,
-            by=by,
-            done_when=done_when,
-            check_timeout=check_timeout,
-        )
-    emit(added, as_json, f"task {added['id']} added for {role} ({priority})")
+        added = add_task(ctx, role=role, done_when=done_when, check_timeout=check_timeout, **task)
+    emit(added, as_json, f"task {added['id']} added for {role} ({task['priority']})")
 
 
 def _flags(t: Mapping[str, Any]) -> str:
@@ -133,8 +106,8 @@ def _flags(t: Mapping[str, Any]) -> str:
 
 
 @task.command("list")
-@click.option("--for", "role", default=None, help="Only this role's tasks.")
-@click.option("--status", default=None, help="Only tasks in this status.")
+@click.option("--for", "role", help="Only this role's tasks.")
+@click.option("--status", help="Only tasks in this status.")
 @click.option("--all", "include_closed", is_flag=True, help="Include done and cancelled tasks.")
 @json_option
 def list_(role: str | None, status: str | None, include_closed: bool, as_json: bool) -> None:
@@ -146,8 +119,6 @@ def list_(role: str | None, status: str | None, include_closed: bool, as_json: b
       deskd task list --for alpha --status blocked
       deskd task list --all --json
     """
-    from deskd.service.work.tasks import list_tasks
-
     rows = on_desk(list_tasks, role=role, status=status, include_closed=include_closed)
     emit_table(
         rows,
@@ -171,16 +142,15 @@ def list_(role: str | None, status: str | None, include_closed: bool, as_json: b
 
 @task.command("update")
 @click.argument("task_id", type=ID)
-@click.option("--status", default=None, help="pending, in_progress, blocked, done, cancelled.")
-@click.option("--blocked-on", default=None, help="What it waits for (required with blocked).")
-@click.option("--priority", default=None, help=PRIORITY_HELP)
-@click.option("--due", default=None, help="A new soft deadline; 'none' clears it.")
-@click.option("--for", "role", default=None, help="Reassign to this role (moves its wake).")
-@click.option("--note", default=None, help="Progress or a reason; any note revives a stall.")
-@click.option("--by", default=None, help="Who changes it (default: DESKD_ROLE, else operator).")
+@click.option("--status", help="pending, in_progress, blocked, done, cancelled.")
+@click.option("--blocked-on", help="What it waits for (required with blocked).")
+@click.option("--priority", help=PRIORITY_HELP)
+@click.option("--due", help="A new soft deadline; 'none' clears it.")
+@click.option("--for", "role", help="Reassign to this role (moves its wake).")
+@click.option("--note", help="Progress or a reason; any note revives a stall.")
+@click.option("--by", help="Who changes it (default: DESKD_ROLE, else operator).")
 @json_option
-@runs(agent_commands.task_update)
-def update() -> None:
+def update(task_id: int, by: str | None, as_json: bool, **change: str | None) -> None:
     """Change a task: status (see the transition table in docs/cli.md), dependency,
     priority, due date, assignee, or add a note. Only its assignee, its creator or the
     operator may.
@@ -192,16 +162,23 @@ def update() -> None:
       deskd task update 3 --for gamma --note "gamma owns billing" --by alpha
       deskd task update 3 --note "half done: tests pass, docs left" --by beta
     """
+    out = on_desk(update_task, task_id, TaskUpdate(**change), by=by)
+    emit(out, as_json, task_said(out))
+
+
+def task_said(out: Mapping[str, Any]) -> str:
+    parts = [f"{k} → {v}" for k, v in out["changed"].items()]
+    if out["note"]:
+        parts.append("note added")
+    return f"task {out['id']}: " + (", ".join(parts) or "unchanged")
 
 
 def _close(status: str) -> Callable[..., None]:
     @click.argument("task_id", type=ID)
-    @click.option("--note", default=None, help="What happened.")
-    @click.option("--by", default=None, help="Who (default: DESKD_ROLE, else operator).")
+    @click.option("--note", help="What happened.")
+    @click.option("--by", help="Who (default: DESKD_ROLE, else operator).")
     @json_option
     def close(task_id: int, note: str | None, by: str | None, as_json: bool) -> None:
-        from deskd.service.work.tasks import TaskUpdate, update_task
-
         out = on_desk(update_task, task_id, TaskUpdate(status=status, note=note), by=by)
         emit(out, as_json, task_said(out))
 
@@ -239,8 +216,6 @@ def history(task_id: int, as_json: bool) -> None:
     Examples:
       deskd task history 3
     """
-    from deskd.service.work.tasks import task_history
-
     rows = on_desk(task_history, task_id)
     emit_table(
         rows,

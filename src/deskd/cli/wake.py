@@ -6,7 +6,11 @@ import click
 
 from deskd.cli.common import ID, Number, desk_context, emit, emit_table, json_option, on_desk
 from deskd.cli.options import role_option
-from deskd.errors import MissingRole
+from deskd.cli.output import cells
+from deskd.errors import InvalidValue, MissingRole
+from deskd.service.engine.wake import ack as ack_attempt
+from deskd.service.engine.wake import explain_attempt, explain_role, list_wakes
+from deskd.service.engine.wake import sources as wake_sources
 
 
 @click.group()
@@ -22,7 +26,7 @@ def wake() -> None:
 
 
 @wake.command("list")
-@click.option("--role", default=None, help="Only this role's attempts.")
+@click.option("--role", help="Only this role's attempts.")
 @click.option("--open", "open_only", is_flag=True, help="Only live (pending) attempts.")
 @click.option("--limit", default=50, show_default=True, type=Number(1, 10000))
 @json_option
@@ -34,26 +38,11 @@ def list_(role: str | None, open_only: bool, limit: int, as_json: bool) -> None:
       deskd wake list --open
       deskd wake list --role alpha --json
     """
-    from deskd.service.engine.wake import list_wakes
-
     rows = on_desk(list_wakes, role=role, open_only=open_only, limit=limit)
     emit_table(
         rows,
         as_json,
-        [
-            (
-                r["id"],
-                r["role"],
-                r["key"],
-                r["rung"],
-                r["outcome"],
-                r["launch_status"] or "",
-                r["attempted_at"],
-                r["landed_at"] or "",
-                r["detail"],
-            )
-            for r in rows
-        ],
+        cells(rows, "id role key rung outcome launch_status attempted_at landed_at detail"),
         ["id", "role", "key", "rung", "outcome", "launch", "attempted", "landed", "detail"],
         empty="no attempts",
     )
@@ -61,7 +50,7 @@ def list_(role: str | None, open_only: bool, limit: int, as_json: bool) -> None:
 
 @wake.command("explain")
 @click.argument("attempt_id", required=False, type=ID)
-@click.option("--role", default=None, help="Explain why this role is (not) being woken.")
+@click.option("--role", help="Explain why this role is (not) being woken.")
 @json_option
 def explain(attempt_id: int | None, role: str | None, as_json: bool) -> None:
     """Why a role is or is not being woken now; or one attempt's climb, rung by rung.
@@ -71,9 +60,6 @@ def explain(attempt_id: int | None, role: str | None, as_json: bool) -> None:
       deskd wake explain --role researcher
       deskd wake explain 42
     """
-    from deskd.errors import InvalidValue
-    from deskd.service.engine.wake import explain_attempt, explain_role
-
     if (attempt_id is None) == (role is None):
         raise InvalidValue("arguments", "", "give either --role R or an ATTEMPT_ID")
     lines = on_desk(explain_role, role) if role else on_desk(explain_attempt, int(attempt_id or 0))
@@ -91,8 +77,6 @@ def ack(attempt_id: int, note: str, as_json: bool) -> None:
     Examples:
       deskd wake ack 42 --note "on it — maria"
     """
-    from deskd.service.engine.wake import ack as ack_attempt
-
     data = on_desk(ack_attempt, attempt_id, note=note)
     emit(data, as_json, f"attempt {attempt_id} acknowledged until {data['ack_until']}")
 
@@ -108,8 +92,6 @@ def sources(role: str | None, as_json: bool) -> None:
       deskd wake sources --role researcher
       deskd wake sources          # inside an agent's session: its own
     """
-    from deskd.service.engine.wake import sources as wake_sources
-
     with desk_context() as ctx:
         role = role or ctx.settings.role
         if role is None:
