@@ -30,11 +30,6 @@ from deskd.errors import InvalidLaunch
 PLACEHOLDER = re.compile(r"\{(prompt|session_id|mode|role|model)\}")
 
 
-def fill_template(template: tuple[str, ...] | list[str], values: dict[str, str]) -> list[str]:
-    """The template with placeholders replaced, one argv element per template element."""
-    return [PLACEHOLDER.sub(lambda m: values[m.group(1)], part) for part in template]
-
-
 class CommandAdapter(AgentAdapter):
     def argv(self, spec: LaunchSpec) -> list[str]:
         if not spec.command:
@@ -49,7 +44,10 @@ class CommandAdapter(AgentAdapter):
             "role": spec.role,
             "model": spec.model,
         }
-        return [spec.command, *fill_template(spec.args, values)]
+        return [
+            spec.command,
+            *(PLACEHOLDER.sub(lambda m: values[m.group(1)], part) for part in spec.args),
+        ]
 
     def feed(self, state: RunState, line: str) -> set[str]:
         # Every output line is a heartbeat: an arbitrary command's output need not be JSON.
