@@ -198,3 +198,25 @@ def test_the_console_shows_every_hostile_text_on_one_line_and_no_markup_of_it(
         assert unframed(text) == [], (path, unframed(text)[:5])
         shown += text.count(f"legit\\n{EVIL}")
     assert shown >= len(pages) // 2  # the hostile text is on the pages, shown as it is
+
+
+def test_an_option_shown_escaped_is_still_the_answer_its_button_sends(desk: Desk) -> None:
+    import html
+    import re
+
+    from fastapi.testclient import TestClient
+    from web_helpers import CODE, csrf_of, log_in, make_app
+
+    option = "go\u202eon"
+    qid = desk.json("ask", "deploy?", "--from", "beta", "--options", f"{option},no")["id"]
+    with TestClient(make_app(desk, DESKD_SUPERVISOR_ACCESS_CODE=CODE)) as client:
+        log_in(client)
+        page = client.get("/pages").text
+        assert ">go\\u202eon</button>" in page  # shown escaped
+        value = re.search(r'name="answer" value="([^"]*)"', page)
+        assert value, page
+        form = {"question": str(qid), "answer": html.unescape(value.group(1)), "back": "/pages"}
+        done = client.post("/actions/answer", data={"csrf": csrf_of(page), **form})
+    assert done.status_code == 200, done.text
+    (asked,) = desk.json("questions")
+    assert (asked["state"], asked["answer"]) == ("answered", option)
