@@ -10,7 +10,6 @@ import click
 
 from deskd.cli.common import ID, Number, desk_context, emit, emit_table, json_option, on_desk, table
 from deskd.errors import PeopleCommand
-from deskd.service.engine.help import ask_for_help
 from deskd.service.paging.channels import channel_views, send_test
 from deskd.service.paging.pages import pages as list_pages
 from deskd.service.paging.silences import add as add_silence
@@ -35,6 +34,8 @@ def page(role: str | None, title: str, body: str, as_json: bool) -> None:
       deskd page --from researcher --title "need prod DB credentials" --body "migration blocked"
       deskd page --title "tests need a human decision"      # inside a session: DESKD_ROLE
     """
+    from deskd.service.engine.help import ask_for_help
+
     out = on_desk(ask_for_help, role=role, title=title, body=body)
 
     def human() -> None:

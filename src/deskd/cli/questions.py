@@ -6,9 +6,6 @@ import click
 
 from deskd.cli.common import ID, emit, emit_table, json_option, on_desk
 from deskd.cli.output import cells
-from deskd.service.engine.questions import answer as do_answer
-from deskd.service.engine.questions import ask as do_ask
-from deskd.service.engine.questions import questions as list_questions
 
 
 @click.command()
@@ -29,6 +26,8 @@ def ask(text: str, options: str | None, role: str | None, as_json: bool) -> None
       deskd ask "deploy v2 to production?" --options yes,no
       deskd ask "which branch should the fix go to?"          # answered in words
     """
+    from deskd.service.engine.questions import ask as do_ask
+
     out = on_desk(do_ask, text, options=options, role=role)
     blocked = f"; task {out['task_id']} is blocked on it" if out["task_id"] else ""
     emit(
@@ -48,6 +47,8 @@ def answer(question_id: int, answer: str, as_json: bool) -> None:
       deskd answer 7 yes
       deskd answer 8 "the release branch"
     """
+    from deskd.service.engine.questions import answer as do_answer
+
     out = on_desk(do_answer, question_id, answer)
     emit(out, as_json, f"question {question_id} answered: {out['answer']}")
 
@@ -62,6 +63,8 @@ def questions(as_json: bool) -> None:
       deskd questions
       deskd questions --json
     """
+    from deskd.service.engine.questions import questions as list_questions
+
     rows = on_desk(list_questions)
     emit_table(
         rows,
