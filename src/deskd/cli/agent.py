@@ -67,7 +67,7 @@ def command(role: str, mode: str, session_id: str | None, as_json: bool) -> None
     data = on_desk(describe_launch, role=role, mode=mode, session_id=session_id)
 
     def human() -> None:
-        click.echo(" ".join(shlex.quote(a) for a in data["argv"]))
+        click.echo(shlex.join(data["argv"]))
         for key, value in data["env"].items():
             click.echo(f"  {key}={value}")
         if data["dropped"]:
