@@ -32,7 +32,7 @@ MODULES = (
     ("deskd.cli.doctor", "prune"),
     ("deskd.cli.agent", "diff"),
     ("deskd.cli.paging", "pages page"),
-    ("deskd.cli.questions", "ask answer questions"),
+    ("deskd.cli.paging", "ask answer questions"),
     ("deskd.cli.paging", "channels silence"),
     ("deskd.cli.task", "task"),
     ("deskd.cli.session", "session"),
