@@ -12,7 +12,6 @@ import click
 from deskd.cli.common import ID, desk_context, emit, json_option, on_desk
 from deskd.core.timeparse import DURATION_HINT, parse_duration
 from deskd.errors import InvalidValue, WaitTimedOut
-from deskd.service.engine.executor import run_launch
 from deskd.service.engine.launch_command import describe_launch
 from deskd.service.engine.launch_control import agent_logs, pid_path, stop_role
 from deskd.service.engine.waiting import check_state, reached
@@ -43,6 +42,8 @@ def run(attempt_id: int, as_json: bool) -> None:
     Examples:
       deskd agent run --attempt 42
     """
+    from deskd.service.engine.executor import run_launch
+
     result = on_desk(run_launch, attempt_id)
     data = result.to_json()
     landed = "landed" if result.landed else "did not land"
@@ -66,7 +67,7 @@ def command(role: str, mode: str, session_id: str | None, as_json: bool) -> None
     data = on_desk(describe_launch, role=role, mode=mode, session_id=session_id)
 
     def human() -> None:
-        click.echo(" ".join(shlex.quote(a) for a in data["argv"]))
+        click.echo(shlex.join(data["argv"]))
         for key, value in data["env"].items():
             click.echo(f"  {key}={value}")
         if data["dropped"]:

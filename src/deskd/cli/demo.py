@@ -7,14 +7,12 @@ transcript is something a person can replay by hand.
 
 from __future__ import annotations
 
-import http.server
 import json
 import os
 import shlex
 import subprocess
 import sys
 import tempfile
-import threading
 import uuid
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -182,6 +180,9 @@ class LocalChannel:
     URL posts pages to; each page is printed the moment it arrives."""
 
     def __init__(self) -> None:
+        import http.server
+        import threading
+
         self.received = 0
         channel = self
 

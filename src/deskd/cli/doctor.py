@@ -6,7 +6,6 @@ import click
 
 from deskd.cli.common import desk_context, emit, json_option
 from deskd.core.timeparse import duration_text, local_text
-from deskd.service.ops.doctor import run_checks
 from deskd.service.ops.migrate_db import migrate_db as run
 from deskd.service.ops.prune import prune as run_prune
 
@@ -31,6 +30,8 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
       deskd doctor
       DESKD_HOME=/srv/desk deskd doctor --json
     """
+    from deskd.service.ops.doctor import run_checks
+
     checks = run_checks()
     failed = [c for c in checks if not c.ok]
 

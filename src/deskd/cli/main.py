@@ -13,38 +13,38 @@ import click
 from deskd import __version__
 from deskd.cli.common import DeskdGroup
 
-# Each module of deskd.cli and the commands it declares, each as a function of the command's
-# name ("-" as "_"). The order is the order `deskd --help` lists them.
+# (module, the commands it declares), in the order `deskd --help` lists them; a command is
+# the module's function of its name, "-" read as "_".
 MODULES = (
-    ("init", "init"),
-    ("doctor", "doctor migrate-db"),
-    ("demo", "demo"),
-    ("status", "status roles heartbeat"),
-    ("inbox", "inbox send ledger"),
-    ("hook", "hook"),
-    ("tick", "tick"),
-    ("relay", "relay"),
-    ("agent", "agent logs wait"),
-    ("wake", "wake"),
-    ("pause", "pause resume"),
-    ("session_hook", "session-hook"),
-    ("schedule", "cron-line timer"),
-    ("doctor", "prune"),
-    ("agent", "diff"),
-    ("paging", "pages page"),
-    ("questions", "ask answer questions"),
-    ("paging", "channels silence"),
-    ("task", "task"),
-    ("session", "session"),
-    ("meeting", "meeting"),
-    ("serve", "serve"),
-    ("status", "metrics"),
-    ("usage", "usage"),
-    ("budget", "budget"),
-    ("serve", "supervisor"),
-    ("completion", "completion"),
+    ("deskd.cli.init", "init"),
+    ("deskd.cli.doctor", "doctor migrate-db"),
+    ("deskd.cli.demo", "demo"),
+    ("deskd.cli.status", "status roles heartbeat"),
+    ("deskd.cli.inbox", "inbox send ledger"),
+    ("deskd.cli.hook", "hook"),
+    ("deskd.cli.tick", "tick"),
+    ("deskd.cli.relay", "relay"),
+    ("deskd.cli.agent", "agent logs wait"),
+    ("deskd.cli.wake", "wake"),
+    ("deskd.cli.pause", "pause resume"),
+    ("deskd.cli.session_hook", "session-hook"),
+    ("deskd.cli.schedule", "cron-line timer"),
+    ("deskd.cli.doctor", "prune"),
+    ("deskd.cli.agent", "diff"),
+    ("deskd.cli.paging", "pages page"),
+    ("deskd.cli.paging", "ask answer questions"),
+    ("deskd.cli.paging", "channels silence"),
+    ("deskd.cli.task", "task"),
+    ("deskd.cli.session", "session"),
+    ("deskd.cli.meeting", "meeting"),
+    ("deskd.cli.serve", "serve"),
+    ("deskd.cli.status", "metrics"),
+    ("deskd.cli.usage", "usage"),
+    ("deskd.cli.budget", "budget"),
+    ("deskd.cli.serve", "supervisor"),
+    ("deskd.cli.completion", "completion"),
 )
-COMMANDS = {name: f"deskd.cli.{module}" for module, names in MODULES for name in names.split()}
+COMMANDS = {name: module for module, names in MODULES for name in names.split()}
 """Command name -> the module declaring it."""
 
 # Old name -> new name: still run for one release, unlisted, saying the new name on stderr.

@@ -20,7 +20,6 @@ import click
 
 from deskd.adapters.clock import now_ms
 from deskd.cli.common import emit, json_option
-from deskd.config.settings_model import validate_settings
 from deskd.errors import ConsoleRefused, InvalidValue, KeyFileExists, KeyUnreadable, Unavailable
 from deskd.service.desk.context import open_context
 from deskd.service.ops.console import (
@@ -65,6 +64,8 @@ def serve(host: str | None, port: str | None, new_code: bool, open_link: bool) -
       deskd serve --new-code                       # forget the old code, print a new one
       deskd serve --open-link                      # and a link that logs a browser in once
     """
+    from deskd.config.settings_model import validate_settings
+
     settings = validate_settings()
     bind = _unbracketed(host or settings.host)
     number = _port(port, settings.port)
@@ -312,6 +313,7 @@ def sign(key_file: Path, key_id: str, method: str, path: str, data: str, as_json
       deskd supervisor sign --key alice.pem --id alice --path /actions/pause \\
           --data 'reason=deploy' --json   # the four headers; send the same body
     """
+    from deskd.config.settings_model import validate_settings
     from deskd.web.signed import load_private_key
     from deskd.web.signed import sign as make
 

@@ -9,7 +9,6 @@ import click
 
 from deskd.cli.common import Number, emit, emit_table, json_option, on_desk, table
 from deskd.cli.options import role_option
-from deskd.service.engine.rollover import rollover as run_rollover
 from deskd.service.work.sessions import handoff as store_handoff
 from deskd.service.work.sessions import list_sessions
 
@@ -46,6 +45,8 @@ def rollover(execute: bool, as_json: bool) -> None:
       deskd session rollover
       deskd session rollover --execute --json
     """
+    from deskd.service.engine.rollover import rollover as run_rollover
+
     out = on_desk(run_rollover, execute=execute)
 
     def human() -> None:

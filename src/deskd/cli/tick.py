@@ -10,7 +10,6 @@ from deskd.cli.common import desk_context, emit, json_option
 from deskd.cli.output import echo
 from deskd.core.timeparse import local_text, parse_duration
 from deskd.errors import InvalidValue
-from deskd.service.engine.tick import run_tick
 
 MIN_LOOP_S = 10
 """``deskd tick --loop`` ticks at most this often (docs/cli.md): ``--loop 0`` ran ~35 ticks
@@ -56,6 +55,8 @@ def tick(execute: bool, dry_run: bool, wait: bool, loop: str | None, as_json: bo
 
 
 def _tick_once(mode: str | None, as_json: bool, wait: bool) -> None:
+    from deskd.service.engine.tick import run_tick
+
     with desk_context() as ctx:
         execute = mode == "execute" or (mode is None and ctx.settings.execute)
         result = run_tick(ctx, execute=execute)

@@ -8,9 +8,6 @@ from deskd.cli.common import ID, Number, desk_context, emit, emit_table, json_op
 from deskd.cli.options import role_option
 from deskd.cli.output import cells
 from deskd.errors import InvalidValue, MissingRole
-from deskd.service.engine.wake import ack as ack_attempt
-from deskd.service.engine.wake import explain_attempt, explain_role, list_wakes
-from deskd.service.engine.wake import sources as wake_sources
 
 
 @click.group()
@@ -38,6 +35,8 @@ def list_(role: str | None, open_only: bool, limit: int, as_json: bool) -> None:
       deskd wake list --open
       deskd wake list --role alpha --json
     """
+    from deskd.service.engine.wake import list_wakes
+
     rows = on_desk(list_wakes, role=role, open_only=open_only, limit=limit)
     emit_table(
         rows,
@@ -60,6 +59,8 @@ def explain(attempt_id: int | None, role: str | None, as_json: bool) -> None:
       deskd wake explain --role researcher
       deskd wake explain 42
     """
+    from deskd.service.engine.wake import explain_attempt, explain_role
+
     if (attempt_id is None) == (role is None):
         raise InvalidValue("arguments", "", "give either --role R or an ATTEMPT_ID")
     lines = on_desk(explain_role, role) if role else on_desk(explain_attempt, int(attempt_id or 0))
@@ -77,6 +78,8 @@ def ack(attempt_id: int, note: str, as_json: bool) -> None:
     Examples:
       deskd wake ack 42 --note "on it — maria"
     """
+    from deskd.service.engine.wake import ack as ack_attempt
+
     data = on_desk(ack_attempt, attempt_id, note=note)
     emit(data, as_json, f"attempt {attempt_id} acknowledged until {data['ack_until']}")
 
@@ -92,6 +95,8 @@ def sources(role: str | None, as_json: bool) -> None:
       deskd wake sources --role researcher
       deskd wake sources          # inside an agent's session: its own
     """
+    from deskd.service.engine.wake import sources as wake_sources
+
     with desk_context() as ctx:
         role = role or ctx.settings.role
         if role is None:
