@@ -54,7 +54,7 @@ def keygen(out: Path, key_id: str, keys: Path | None, as_json: bool) -> None:
     """
     import re
 
-    from deskd.web.signed import new_key_pair
+    from deskd.web.auth.signed import new_key_pair
 
     if not re.match(KEY_ID, key_id):
         raise InvalidValue("--id", key_id, "letters, digits and _ . @ - (at most 64)")
@@ -114,8 +114,8 @@ def sign(key_file: Path, key_id: str, method: str, path: str, data: str, as_json
     """
     from deskd.adapters.clock import now_ms
     from deskd.config.settings_model import validate_settings
-    from deskd.web.signed import load_private_key
-    from deskd.web.signed import sign as make
+    from deskd.web.auth.signed import load_private_key
+    from deskd.web.auth.signed import sign as make
 
     if not path.startswith("/"):
         raise InvalidValue("--path", path, "a path on the console starting with /")
