@@ -355,9 +355,9 @@ def test_it_imports_the_web_stack_only_in_the_console(path: Path) -> None:
         if _top(name) in WEB_STACK:
             assert allowed, f"{_rel(path)}:{line} imports {name}: only web/ and cli/serve.py may"
         if name.startswith("deskd.web") and not allowed:
-            assert path == SRC / "cli" / "supervisor.py" and name.startswith("deskd.web.signed"), (
-                f"{_rel(path)}:{line} imports {name}"
-            )
+            assert path == SRC / "cli" / "supervisor.py" and name.startswith(
+                "deskd.web.auth.signed"
+            ), f"{_rel(path)}:{line} imports {name}"
 
 
 # -- No import circle between files ------------------------------------------------------

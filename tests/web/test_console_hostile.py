@@ -55,7 +55,8 @@ def page_params() -> list[tuple[str, str, str]]:
     """(path template, parameter, where) of every GET route, from the app itself."""
     from fastapi.routing import APIRoute
 
-    from deskd.web.routes import actions, auth, desk_pages, live
+    from deskd.web.auth import routes as auth
+    from deskd.web.routes import actions, desk_pages, live
 
     found = []
     modules = (auth, desk_pages, actions, live)

@@ -259,7 +259,7 @@ def keygen(out: Path, key_id: str, keys: Path | None, as_json: bool) -> None:
       deskd supervisor keygen --out alice.pem --id alice
       deskd supervisor keygen --out alice.pem --id alice --keys /etc/deskd/supervisor.keys
     """
-    from deskd.web.signed import new_key_pair
+    from deskd.web.auth.signed import new_key_pair
 
     if not re.match(KEY_ID, key_id):
         raise InvalidValue("--id", key_id, "letters, digits and _ . @ - (at most 64)")
@@ -314,8 +314,8 @@ def sign(key_file: Path, key_id: str, method: str, path: str, data: str, as_json
           --data 'reason=deploy' --json   # the four headers; send the same body
     """
     from deskd.config.settings_model import validate_settings
-    from deskd.web.signed import load_private_key
-    from deskd.web.signed import sign as make
+    from deskd.web.auth.signed import load_private_key
+    from deskd.web.auth.signed import sign as make
 
     if not path.startswith("/"):
         raise InvalidValue("--path", path, "a path on the console starting with /")

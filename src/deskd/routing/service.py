@@ -10,7 +10,7 @@ The board (``deskd status``) and every tick import this module: what only the wr
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, TypedDict, cast
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import priority_rank
@@ -143,55 +143,6 @@ def explain_lines(ctx: DeskContext, role: str) -> list[str]:
     ]
 
 
-class PassedOver(TypedDict):
-    role: str
-    why: str
-
-
-class Unrouted(TypedDict):
-    """What every answer for unroutable work says: the capability, who holds the work, and
-    the help request's attempt and pages."""
-
-    routed: str
-    unroutable: str
-    held_by: str
-    attempt_id: int | None
-    page_ids: list[int]
-
-
-class UnroutedItem(Unrouted):
-    id: int
-    deduped: bool
-    role: None
-
-
-class RoutedItem(TypedDict):
-    """`inbox enqueue --capability --json`: the item, the role chosen and why."""
-
-    id: int
-    deduped: bool
-    role: str
-    routed: str
-    passed_over: list[PassedOver]
-
-
-class UnroutedTask(Unrouted):
-    id: None
-    role: None
-    help_item_id: int
-
-
-class RoutedTask(TypedDict):
-    """`task add --capability --json`: the task as `task add` answers, and who was passed over."""
-
-    id: int
-    role: str
-    status: str
-    priority: str
-    routed: str
-    passed_over: list[PassedOver]
-
-
 def page_unroutable(
     ctx: DeskContext,
     routing: Routing,
@@ -201,7 +152,7 @@ def page_unroutable(
     body: str,
     priority: str,
     held: dict[str, Any],
-) -> tuple[int, Unrouted]:
+) -> tuple[int, dict[str, Any]]:
     """Ask a person to route work no enabled role can take, at the work's own priority;
     returns the help request's item id and what the answer says of it. The work is kept with
     the request: the first executing tick after a role gains the capability routes it there
@@ -229,7 +180,7 @@ def page_unroutable(
         priority=priority,
         held_work=json.dumps({"what": what, **held}),
     )
-    unrouted: Unrouted = {
+    unrouted = {
         "routed": f"unroutable: {routing.capability}",
         "unroutable": routing.capability,
         "held_by": holder,
@@ -239,11 +190,10 @@ def page_unroutable(
     return out["item_id"], unrouted
 
 
-def enqueue_by_capability(
-    ctx: DeskContext, item: NewItem, capability: str
-) -> RoutedItem | UnroutedItem:
+def enqueue_by_capability(ctx: DeskContext, item: NewItem, capability: str) -> dict[str, Any]:
     """Enqueue ``item`` for the most available role with ``capability``; when none has it,
-    a person is paged to route it (the item is then the help request's text)."""
+    a person is paged to route it (the item is then the help request's text). The answer is
+    `inbox enqueue --capability --json` (docs/cli.md)."""
     from deskd.service.desk.inbox import check_item, enqueue
 
     check_item(ctx, item)
@@ -275,7 +225,7 @@ def enqueue_by_capability(
     }
 
 
-def passed_over(routing: Routing) -> list[PassedOver]:
+def passed_over(routing: Routing) -> list[dict[str, str]]:
     """Each capable role routing passed over because it cannot work now, and why."""
     return [{"role": role, "why": why} for role, why in routing.passed_over]
 
@@ -289,26 +239,27 @@ def add_task_by_capability(
     due: str | None = None,
     detail: str = "",
     by: str | None = None,
-) -> RoutedTask | UnroutedTask:
+) -> dict[str, Any]:
     """Assign a task to the most available role with ``capability``; when none has it, a
-    person is paged to assign it (no task is created until then)."""
+    person is paged to assign it (no task is created until then). The answer is `task add
+    --capability --json` (docs/cli.md)."""
     from deskd.service.desk.inbox import validate_text
-    from deskd.service.work.tasks import actor, add_task, due_ms
+    from deskd.service.work.tasks import actor, due_ms
 
     actor(ctx, by)
     validate_text(title, detail)
     priority_rank(priority)
     due_at = due_ms(ctx, due)
     routing = route(ctx, capability)
+    held = {
+        "title": title,
+        "detail": detail,
+        "priority": priority,
+        "due": iso_utc(due_at) if due_at is not None else None,
+        "by": by,
+    }
     if routing.role is None:
         facts = f"(priority {priority}" + (f", due {due})" if due else ")")
-        held = {
-            "title": title,
-            "detail": detail,
-            "priority": priority,
-            "due": iso_utc(due_at) if due_at is not None else None,
-            "by": by,
-        }
         help_id, unrouted = page_unroutable(
             ctx,
             routing,
@@ -319,17 +270,7 @@ def add_task_by_capability(
             held=held,
         )
         return {"id": None, "role": None, "help_item_id": help_id, **unrouted}
-    added = add_task(
-        ctx,
-        title=title,
-        role=routing.role,
-        priority=priority,
-        due=due,
-        detail=detail,
-        by=by,
-        routed=(capability, routing.why),
-    )
-    return cast("RoutedTask", {**added, "passed_over": passed_over(routing)})
+    return {**_add_task(ctx, held, routing), "passed_over": passed_over(routing)}
 
 
 def route_held_work(ctx: DeskContext) -> int:
@@ -361,30 +302,34 @@ def route_held_work(ctx: DeskContext) -> int:
 
 def _place(ctx: DeskContext, work: dict[str, Any], routing: Routing) -> str:
     """Enqueue or assign held ``work`` to the role ``routing`` chose; its subject."""
-    role, routed = str(routing.role), (routing.capability, routing.why)
     if work["what"] == "task":
-        from deskd.service.work.tasks import add_task
-
-        out = add_task(
-            ctx,
-            title=work["title"],
-            role=role,
-            priority=work["priority"],
-            due=work["due"],
-            detail=work["detail"],
-            by=work["by"],
-            routed=routed,
-        )
-        return f"task:{out['id']}"
+        return f"task:{_add_task(ctx, work, routing)['id']}"
     from deskd.service.desk.inbox import NewItem, enqueue
 
     item = NewItem(
-        role=role,
+        role=str(routing.role),
         source=work["source"],
         title=work["title"],
         body=work["body"],
         priority=work["priority"],
         ref=work["ref"],
     )
-    item_id, _ = enqueue(ctx, item, routed=routed)
+    item_id, _ = enqueue(ctx, item, routed=(routing.capability, routing.why))
     return f"item:{item_id}"
+
+
+def _add_task(ctx: DeskContext, work: dict[str, Any], routing: Routing) -> dict[str, Any]:
+    """Assign the task ``work`` describes (as held for a person) to the role ``routing`` chose."""
+    from deskd.service.work.tasks import add_task
+
+    added = add_task(
+        ctx,
+        title=work["title"],
+        role=str(routing.role),
+        priority=work["priority"],
+        due=work["due"],
+        detail=work["detail"],
+        by=work["by"],
+        routed=(routing.capability, routing.why),
+    )
+    return dict(added)

@@ -19,9 +19,9 @@ from deskd.adapters.clock import now_ms
 from deskd.config.settings import Settings
 from deskd.errors import DeskdError
 from deskd.service.ops.console import is_loopback, session_secret
-from deskd.web.auth import SessionCodec
+from deskd.web.auth.guard import LoginRequired, Refused, path_of, wants_json
+from deskd.web.auth.sessions import SessionCodec
 from deskd.web.console import Console, allowed_hosts, host_of
-from deskd.web.guard import LoginRequired, Refused, path_of, wants_json
 
 STATIC = Path(__file__).with_name("static")
 # No inline script or style anywhere (the ladder picture uses SVG attributes, not CSS), so
@@ -52,7 +52,8 @@ def create_app(
     """The console for the desk ``settings`` names. ``clock`` (Unix ms) defaults to the
     system clock or ``DESKD_NOW``; ``host`` is the bind address (cookies are ``Secure`` off
     loopback); ``poll_s``/``stream_polls`` pace the live-refresh stream."""
-    from deskd.web.routes import actions, auth, desk_pages, events, links, live, metrics
+    from deskd.web.auth import routes as auth
+    from deskd.web.routes import actions, desk_pages, events, links, live, metrics
 
     app = FastAPI(title="deskd console", docs_url=None, redoc_url=None, openapi_url=None)
     bind = host or settings.host

@@ -14,7 +14,7 @@ from deskd.core.values import SUPERVISOR
 from deskd.errors import StoreError
 from deskd.service.desk.context import DeskContext, open_context
 from deskd.service.ops.console import CODE_MODES, KEY_MODES, is_loopback
-from deskd.web.auth import CodeChecker, SessionCodec
+from deskd.web.auth.sessions import CodeChecker, SessionCodec
 
 MIN_SECRET = 8  # shorter values are words of the page (``page``, ``hook``), not maskable there
 P = ParamSpec("P")

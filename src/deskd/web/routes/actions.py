@@ -19,9 +19,9 @@ from deskd.service.ops import supervisor
 from deskd.service.paging import silences
 from deskd.service.paging.channels import send_test
 from deskd.service.work import tasks
+from deskd.web.auth.guard import Principal, actor, desk_of, wants_json
+from deskd.web.auth.routes import safe_next
 from deskd.web.console import as_int
-from deskd.web.guard import Principal, actor, desk_of, wants_json
-from deskd.web.routes.auth import safe_next
 
 router = APIRouter(prefix="/actions")
 Action = Callable[[DeskContext, dict[str, str]], tuple[str, Any]]

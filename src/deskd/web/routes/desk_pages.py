@@ -33,8 +33,8 @@ from deskd.service.paging.pages import pages
 from deskd.service.paging.silences import listing
 from deskd.service.work.sessions import list_sessions
 from deskd.service.work.tasks import list_tasks
+from deskd.web.auth.guard import desk_of, reader
 from deskd.web.console import as_int
-from deskd.web.guard import desk_of, reader
 from deskd.web.render import page
 from deskd.web.timeline import ladder_svg
 

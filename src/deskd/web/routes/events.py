@@ -9,8 +9,8 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from deskd.service.ops.events_in import MAX_EVENT_BYTES, EventRefused, receive
+from deskd.web.auth.guard import Refused, now_of
 from deskd.web.console import console_of
-from deskd.web.guard import Refused, now_of
 
 router = APIRouter()
 

@@ -11,8 +11,8 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from deskd.service.ops.page_actions import act_by_link, link_view
+from deskd.web.auth.guard import now_of
 from deskd.web.console import console_of
-from deskd.web.guard import now_of
 from deskd.web.render import page
 
 router = APIRouter(prefix="/act")

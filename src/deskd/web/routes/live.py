@@ -11,8 +11,8 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from deskd.service.ops.console_views import change_mark
+from deskd.web.auth.guard import Principal, reader
 from deskd.web.console import Console, console_of
-from deskd.web.guard import Principal, reader
 
 router = APIRouter()
 # A comment line now and then keeps proxies from closing an idle stream.

@@ -12,8 +12,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from deskd.service.ops.console import bearer_matches, is_loopback
+from deskd.web.auth.guard import Refused, now_of
 from deskd.web.console import console_of
-from deskd.web.guard import Refused, now_of
 
 router = APIRouter()
 

@@ -12,9 +12,9 @@ from starlette.concurrency import run_in_threadpool
 from deskd.core.timeparse import iso_utc
 from deskd.service.ops import console as console_service
 from deskd.service.ops import console_sessions
-from deskd.web.auth import LOGIN_COOKIE, SESSION_COOKIE, PoolFull, csrf_matches
+from deskd.web.auth.guard import Principal, Refused, actor, now_of
+from deskd.web.auth.sessions import LOGIN_COOKIE, SESSION_COOKIE, PoolFull, csrf_matches
 from deskd.web.console import Console, console_of
-from deskd.web.guard import Principal, Refused, actor, now_of
 from deskd.web.render import page
 
 router = APIRouter()

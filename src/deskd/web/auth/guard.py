@@ -13,7 +13,7 @@ from fastapi import Request
 from starlette.concurrency import run_in_threadpool
 
 from deskd.service.desk.context import DeskContext
-from deskd.web.auth import SESSION_COOKIE, Session, csrf_matches
+from deskd.web.auth.sessions import SESSION_COOKIE, Session, csrf_matches
 from deskd.web.console import Console, console_of
 
 NONCE_KEEP_MS = 20 * 60 * 1000  # twice the assertion window: older replays are stale anyway
@@ -81,7 +81,7 @@ async def _signed(request: Request, console: Console, body: bytes) -> Principal 
     """The signed principal, after its nonce is burned; None when the request is unsigned."""
     from deskd.errors import ConsoleRefused
     from deskd.service.ops.console import read_public_keys
-    from deskd.web.signed import AssertionRefused, parse, verify
+    from deskd.web.auth.signed import AssertionRefused, parse, verify
 
     try:
         assertion = parse({k.lower(): v for k, v in request.headers.items()})
