@@ -28,7 +28,7 @@ from deskd.core.tasks import ACTIONABLE
 from deskd.core.tasks import sort_key as task_sort_key
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import DEFAULT_SLA_S, URGENT, priority_name
-from deskd.quoting import quoted, visible
+from deskd.quoting import plural, quoted, visible
 
 
 def inbox_due_at(items: Iterable[ItemView], *, batch_s: int) -> int | None:
@@ -167,7 +167,7 @@ def _idle_tasks(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
                 since=min(t.updated_at for t in tasks),
                 cap=LAST_MACHINE_RUNG,
                 lines=(
-                    f"You have {len(tasks)} open task{'s' if len(tasks) != 1 else ''} and are idle:",
+                    f"You have {plural(len(tasks), 'open task')} and are idle:",
                     *(_task_line(t, now=now) for t in tasks),
                     "Work the first; record progress with `deskd task update ID --note …`, "
                     "finish with `deskd task done ID`, or `--status blocked --blocked-on …`.",

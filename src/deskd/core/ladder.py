@@ -25,8 +25,8 @@ class RungSpec(NamedTuple):
     """Nothing is launched: a busy role's session hook shows the items, and that holds the
     rung for the items' own SLA. A busy role starts here."""
     launches: bool = False
-    """``deskd agent run`` launches the agent, the rung's name its mode; the launch lands with
-    the model's first turn (core/planner.py merges a tick's launches per role)."""
+    """``deskd agent run`` launches the agent (resuming the role's session when the rung
+    ``resumes``, else a new one); the launch lands with the model's first turn."""
     resumes: bool = False
     """It continues the role's session: skipped while the role has none to resume."""
     pages: bool = False

@@ -50,6 +50,7 @@ from deskd.core.records import (
 )
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import URGENT
+from deskd.quoting import plural
 
 if TYPE_CHECKING:
     Step = Closure | NewAttempt | PageAction | Note
@@ -335,9 +336,9 @@ def _not_shown(c: _Climb, current: AttemptView) -> str | None:
     new_tasks = [t for t in c.d.task_ids if t not in shown_tasks]
     parts = []
     if due is not None and due <= c.now:
-        parts.append(f"{len(new_items)} new item{'s' if len(new_items) != 1 else ''}")
+        parts.append(plural(len(new_items), "new item"))
     if new_tasks:
-        parts.append(f"{len(new_tasks)} new task{'s' if len(new_tasks) != 1 else ''}")
+        parts.append(plural(len(new_tasks), "new task"))
     return ", ".join(parts) or None
 
 
@@ -359,9 +360,7 @@ def _cannot_act(policy: Policy, role: RoleView, rung: str, *, now: int) -> str |
 
 def _reason_text(d: Demand) -> str:
     if d.kind == "inbox":
-        n = len(d.item_ids)
-        urgent = " (urgent)" if d.urgent else ""
-        return f"{n} unread item{'s' if n != 1 else ''}{urgent}"
+        return plural(len(d.item_ids), "unread item") + (" (urgent)" if d.urgent else "")
     return d.kind
 
 

@@ -78,6 +78,8 @@ class Board(TypedDict):
 
 def board(ctx: DeskContext) -> Board:
     """The board as the contract's JSON: roles, attempts, pages, health, overdue."""
+    from deskd.routing.service import routed_work  # capability routing: its own reads
+
     overdue = overdue_items(ctx)
     return {
         "now": iso_utc(ctx.now),
@@ -87,7 +89,7 @@ def board(ctx: DeskContext) -> Board:
         "paused": paused(ctx),
         "stalled_tasks": stalled_tasks(ctx),
         "stuck": stuck(ctx),
-        "routed": routed(ctx),
+        "routed": routed_work(ctx),
         "health": health(ctx),
         "hosts": hosts(ctx),
         "overdue": overdue[:OVERDUE_SHOWN],
@@ -123,13 +125,6 @@ def stuck(ctx: DeskContext) -> list[dict[str, Any]]:
         {"role": r, "attempt_id": i, "detail": d, "at": iso_utc(at), "recovered": ok}
         for r, i, d, at, ok in rows
     ]
-
-
-def routed(ctx: DeskContext) -> list[RoutedWork]:
-    """Open items and tasks that capability routing placed, with why that role was chosen."""
-    from deskd.routing.service import routed_work
-
-    return routed_work(ctx)
 
 
 def live_attempts(ctx: DeskContext) -> list[BoardWake]:
