@@ -1,10 +1,11 @@
 """A loopback TCP proxy to a unix socket that holds each chunk a fixed delay each way.
 
 It stands in for the network between deskd and a PostgreSQL server (``tc netem`` is not in
-every kernel). It runs in a process of its own, one thread, sleeping in ``select`` until the
-next chunk is due: the proxy neither spins nor takes the benchmarked process's interpreter
-lock, so what it costs the machine is the forwarding alone. ``select``, not ``epoll``: its
-timeout has microseconds, ``epoll``'s whole milliseconds (a 0.5 ms hold would become 1 ms).
+every kernel). It runs in a process of its own, one thread, sleeping in ``epoll`` until the
+next chunk is due: the proxy takes no interpreter lock of the benchmarked process and spins
+no CPU, so what it costs the machine is the forwarding alone. ``epoll`` waits whole
+milliseconds, so the last one before a chunk is due is slept in 0.2 ms steps, checking the
+sockets between them (``select``'s microseconds would cap it at 1,024 sockets).
 
     python bench/harness/delay_proxy.py UNIX_SOCKET DELAY_S   # prints its port, then serves
 """
@@ -24,7 +25,7 @@ from typing import Any
 
 
 def serve(target: str, delay: float) -> None:
-    sel = selectors.SelectSelector()
+    sel = selectors.DefaultSelector()
     listener = socket.create_server(("127.0.0.1", 0), backlog=512)
     sel.register(listener, selectors.EVENT_READ)
     print(listener.getsockname()[1], flush=True)
@@ -32,8 +33,11 @@ def serve(target: str, delay: float) -> None:
     due: list[tuple[float, int, socket.socket, bytes, list[Any]]] = []
     order = count()
     while True:
-        wait = None if not due else max(0.0, due[0][0] - time.perf_counter())
-        for key, _ in sel.select(wait):
+        wait = None if not due else due[0][0] - time.perf_counter()
+        ready = sel.select(None if wait is None else max(0.0, wait - 0.001))
+        if not ready and wait is not None and wait < 0.001:
+            time.sleep(min(max(wait, 0.0), 0.0002))
+        for key, _ in ready:
             if key.fileobj is listener:
                 client, _ = listener.accept()
                 client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as libpq's own

@@ -2,11 +2,10 @@
 this desk's channel, shared by every viewer (each reads a counter in memory, so viewers cost
 the server nothing per second).
 
-Who notifies: every desk-wide write transaction (ticks, commands, executors; ``pg.begin``),
-in the transaction, so a rolled-back write says nothing. The session hook's writes (a role's
-writer) do not: a transaction that notifies takes a server-wide lock at commit, which would
-put every tool call of every desk on the cluster in one line again. What a hook writes shows
-at the next desk-wide write (a tick, a command, the executor's end of session).
+Who notifies: every write transaction (ticks, commands, executors; ``pg.begin``), in the
+transaction, so a rolled-back write says nothing; but the session hook's: a transaction that
+notifies takes a server-wide lock at commit, which would put every tool call of every desk on
+the cluster in one line again. What a hook writes shows at the next other write.
 
 Behind a pooler (PgBouncer in transaction pooling hands the server connection to another
 client after each statement, and a notification with it) the listener cannot listen: it

@@ -21,7 +21,7 @@ def pause(ctx: DeskContext, *, role: str | None, reason: str) -> int:
     by = _actor(ctx, role)
     if not reason.strip():
         raise InvalidValue("reason", reason, "say why")
-    with ctx.write() as conn:
+    with ctx.write(role) as conn:  # a desk's pause (no role) is desk-wide
         if any(p.role == role for p in live_pauses(conn)):
             raise AlreadyPaused(role)
         pause_id = insert_pause(conn, role=role, reason=reason, by=by, now=ctx.now)
@@ -31,7 +31,7 @@ def pause(ctx: DeskContext, *, role: str | None, reason: str) -> int:
 
 def resume(ctx: DeskContext, *, role: str | None) -> int:
     by = _actor(ctx, role)
-    with ctx.write() as conn:
+    with ctx.write(role) as conn:
         ended = end_pauses(conn, role=role, by=by, now=ctx.now)
         if ended:
             ctx.event(conn, "resumed", role=role, actor=by)

@@ -80,7 +80,7 @@ def add(ctx: DeskContext, *, role: str, duration: str, reason: str) -> SilenceAd
     if not reason.strip():
         raise InvalidValue("reason", reason, "say why, so the next person knows")
     until = ctx.now + seconds * 1000
-    with ctx.write() as conn:
+    with ctx.write(role) as conn:
         # One silence per role (the store's index silences_one_open): the new one replaces
         # the role's silence in force, whether it ends sooner or later.
         replaced = close_open(conn, role, by=by, now=ctx.now)
