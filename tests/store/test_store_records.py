@@ -7,10 +7,11 @@ import sqlite3
 import pytest
 
 from conftest import Desk
+from deskd.core.records import HelpRequest
 from deskd.store.db import connect
 from deskd.store.items import unread_items
 from deskd.store.records import record_of
-from deskd.store.records.inbox import HelpRequestRow, Item
+from deskd.store.records.inbox import Item
 
 
 def test_it_hands_up_a_frozen_record(desk: Desk) -> None:
@@ -41,11 +42,11 @@ def _row(sql: str) -> sqlite3.Row:
 
 def test_it_ignores_extra_columns_and_refuses_a_missing_one() -> None:
     row = _row(
-        "SELECT 7 AS id, 'beta' AS role, 't' AS title, 'b' AS body, 5 AS enqueued_at, "
+        "SELECT 7 AS item_id, 'beta' AS role, 't' AS title, 'b' AS body, 5 AS enqueued_at, "
         "NULL AS capability, 'ignored' AS later_column"
     )
-    assert record_of(HelpRequestRow, row) == HelpRequestRow(
-        id=7, role="beta", title="t", body="b", enqueued_at=5, capability=None
+    assert record_of(HelpRequest, row) == HelpRequest(
+        item_id=7, role="beta", title="t", body="b", enqueued_at=5, capability=None
     )
     with pytest.raises(IndexError):
-        record_of(HelpRequestRow, _row("SELECT 7 AS id, 'beta' AS role"))
+        record_of(HelpRequest, _row("SELECT 7 AS item_id, 'beta' AS role"))

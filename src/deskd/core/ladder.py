@@ -8,7 +8,7 @@ from deskd.core.records import (
     LAUNCH_RUNGS,
     RUNGS,
     STUCK,
-    AttemptView,
+    Attempt,
     Demand,
     Policy,
     RoleView,
@@ -80,7 +80,7 @@ def is_terminal(policy: Policy, rung: str) -> bool:
     return rung == policy.rung_names()[-1]
 
 
-def went_dead(policy: Policy, role: RoleView, demand: Demand, current: AttemptView) -> bool:
+def went_dead(policy: Policy, role: RoleView, demand: Demand, current: Attempt) -> bool:
     """The role's presence turned ``dead`` after ``current`` was attempted, and starting over
     now would pick a lower (launching) rung: a role that was busy when its launch rung was
     skipped is re-evaluated once per death, not left to the badge's recycle."""
@@ -97,7 +97,7 @@ RELAUNCHED = " (relaunched: its executor died or it got stuck)"
 as stuck, says so (once per rung)."""
 
 
-def relaunch_due(role: RoleView, current: AttemptView) -> bool:
+def relaunch_due(role: RoleView, current: Attempt) -> bool:
     """``current``'s launch died with its executor, the role is not busy (the healing tick
     parked its session), and it is not itself a relaunch: one relaunch per rung, no loop."""
     died = current.launch_status == "failed" and (current.launch_detail or "").startswith(

@@ -36,7 +36,7 @@ from deskd.core.records import (
     LAUNCH_RUNGS,
     RUNGS,
     STUCK,
-    AttemptView,
+    Attempt,
     Closure,
     Demand,
     ItemView,
@@ -119,12 +119,12 @@ def _step(
     policy: Policy,
     role: RoleView,
     d: Demand,
-    current: AttemptView | None,
+    current: Attempt | None,
     items: dict[int, ItemView],
     *,
     now: int,
 ) -> Iterator[Step]:
-    def again(live: AttemptView, why: str, *, generation: int, recycles: int = 0) -> Iterator[Step]:
+    def again(live: Attempt, why: str, *, generation: int, recycles: int = 0) -> Iterator[Step]:
         """Supersede the live attempt and start the climb again at the start rung."""
         yield _supersede(live, why)
         yield from _start(
@@ -139,7 +139,7 @@ def _step(
             supersedes=live.id,
         )
 
-    def take_over(live: AttemptView, rung: str, why: str) -> tuple[Closure, NewAttempt]:
+    def take_over(live: Attempt, rung: str, why: str) -> tuple[Closure, NewAttempt]:
         """Supersede the live attempt; its successor at ``rung`` continues the same climb."""
         successor = _new(
             policy,
@@ -256,7 +256,7 @@ def _hold_reason(
     policy: Policy,
     role: RoleView,
     d: Demand,
-    current: AttemptView,
+    current: Attempt,
     items: dict[int, ItemView],
     *,
     now: int,
@@ -290,7 +290,7 @@ def _hold_reason(
 
 
 def _not_shown(
-    policy: Policy, current: AttemptView, d: Demand, items: dict[int, ItemView], *, now: int
+    policy: Policy, current: Attempt, d: Demand, items: dict[int, ItemView], *, now: int
 ) -> str | None:
     """What a landed wake's demand now holds that its prompt did not list (nor the session
     hook show), once its own batch rule makes it due; None when there is nothing such."""
@@ -394,16 +394,16 @@ def _reason_text(d: Demand) -> str:
     return d.kind
 
 
-def _supersede(current: AttemptView, why: str) -> Closure:
+def _supersede(current: Attempt, why: str) -> Closure:
     return Closure(attempt_id=current.id, outcome="superseded", reason=why)
 
 
-def _same_work(current: AttemptView, d: Demand) -> bool:
+def _same_work(current: Attempt, d: Demand) -> bool:
     """An ack holds until the demand changes: new items it did not cover end it."""
     return set(d.item_ids) <= set(current.item_ids)
 
 
-def _new_urgent(current: AttemptView, d: Demand, items: dict[int, ItemView]) -> bool:
+def _new_urgent(current: Attempt, d: Demand, items: dict[int, ItemView]) -> bool:
     covered = set(current.item_ids)
     return any(i not in covered and i in items and items[i].priority >= URGENT for i in d.item_ids)
 
@@ -477,7 +477,7 @@ def _launches(
     return launches
 
 
-def _parked(role: RoleView, current: AttemptView, *, now: int) -> bool:
+def _parked(role: RoleView, current: Attempt, *, now: int) -> bool:
     """The live attempt's launch hit a usage limit whose reset has not come."""
     held = role.held_until is not None and now < role.held_until
     return held and current.failure_class == "usage_limit"
