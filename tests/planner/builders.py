@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from deskd.core.ladder import DEFAULT_LADDER
 from deskd.core.planner import plan
-from deskd.core.records import AttemptView, ItemView, Plan, Policy, RoleView, Rung, Snapshot
+from deskd.core.records import Attempt, ItemView, Plan, Policy, RoleView, Rung, Snapshot
 from deskd.core.values import priority_rank
 
 T0 = 1_796_140_800_000  # 2026-12-01T14:00:00Z
@@ -48,10 +48,10 @@ def attempt(
     rung: str = "session",
     at: int = T0,
     **kw: object,
-) -> AttemptView:
+) -> Attempt:
     """A live attempt; its kind is the key's first part (``inbox:alpha`` → ``inbox``)."""
     kind = str(kw.pop("kind", key.split(":", 1)[0]))
-    return AttemptView(id=id, key=key, kind=kind, role=role, rung=rung, attempted_at=at, **kw)  # type: ignore[arg-type]
+    return Attempt(id=id, key=key, kind=kind, role=role, rung=rung, attempted_at=at, **kw)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -60,8 +60,8 @@ class Ledger:
 
     roles: dict[str, RoleView]
     items: dict[int, ItemView] = field(default_factory=dict)
-    live: dict[str, AttemptView] = field(default_factory=dict)
-    history: list[AttemptView] = field(default_factory=list)
+    live: dict[str, Attempt] = field(default_factory=dict)
+    history: list[Attempt] = field(default_factory=list)
     open_pages: set[str] = field(default_factory=set)
     pages: list[str] = field(default_factory=list)
     next_id: int = 1
@@ -87,7 +87,7 @@ class Ledger:
                 self.open_pages.discard(closed.key)
         for a in p.attempts:
             assert a.key not in self.live, f"two live attempts for {a.key}"
-            view = AttemptView(
+            view = Attempt(
                 id=self.next_id,
                 key=a.key,
                 kind=a.kind,

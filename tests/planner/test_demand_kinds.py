@@ -6,21 +6,14 @@ from builders import MIN, POLICY, T0, attempt, item, role
 
 from deskd.core.demand import closure_for, demand
 from deskd.core.planner import plan
-from deskd.core.records import (
-    AttemptView,
-    HelpRequest,
-    MeetingWake,
-    RolloverDue,
-    Snapshot,
-    TaskView,
-)
+from deskd.core.records import Attempt, HelpRequest, MeetingWake, RolloverDue, Snapshot, Task
 from deskd.core.values import priority_rank
 
 
 def task(
     id: int, who: str = "alpha", *, status: str = "pending", priority: str = "normal", **kw: object
-) -> TaskView:
-    return TaskView(
+) -> Task:
+    return Task(
         id=id,
         role=who,
         title=f"task {id}",
@@ -31,7 +24,7 @@ def task(
     )  # type: ignore[arg-type]
 
 
-def live(key: str, who: str = "alpha", **kw: object) -> AttemptView:
+def live(key: str, who: str = "alpha", **kw: object) -> Attempt:
     return attempt(key, id=9, role=who, rung="spawn", **kw)
 
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 from builders import MIN, POLICY, T0, item, role
 
 from deskd.core.planner import plan
-from deskd.core.records import AttemptView, Snapshot, TaskView
+from deskd.core.records import Attempt, Snapshot, Task
 from deskd.core.values import priority_rank
 
 IDLE = role(presence="idle", session_id="s1")
 
 
-def landed(key: str, kind: str, **kw: object) -> AttemptView:
-    return AttemptView(
+def landed(key: str, kind: str, **kw: object) -> Attempt:
+    return Attempt(
         id=1,
         key=key,
         kind=kind,
@@ -27,8 +27,8 @@ def landed(key: str, kind: str, **kw: object) -> AttemptView:
     )
 
 
-def task(task_id: int) -> TaskView:
-    return TaskView(
+def task(task_id: int) -> Task:
+    return Task(
         id=task_id,
         role="alpha",
         title=f"task {task_id}",

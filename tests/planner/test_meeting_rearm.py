@@ -6,7 +6,7 @@ from __future__ import annotations
 from builders import MIN, POLICY, T0, attempt, role
 
 from deskd.core.planner import plan
-from deskd.core.records import AttemptView, Closure, MeetingWake, Snapshot
+from deskd.core.records import Attempt, Closure, MeetingWake, Snapshot
 
 
 def wake(who: str, generation: int) -> MeetingWake:
@@ -21,7 +21,7 @@ def wake(who: str, generation: int) -> MeetingWake:
     )
 
 
-def on_notify(who: str, generation: int) -> AttemptView:
+def on_notify(who: str, generation: int) -> Attempt:
     return attempt(
         f"meeting:4:{who}:{generation}",
         role=who,

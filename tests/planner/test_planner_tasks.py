@@ -8,13 +8,13 @@ from builders import MIN, POLICY, T0, attempt, role
 
 from deskd.core.demand import demand
 from deskd.core.planner import plan
-from deskd.core.records import AttemptView, RolloverDue, Snapshot, TaskView
+from deskd.core.records import Attempt, RolloverDue, Snapshot, Task
 from deskd.core.sessions import MAX_TRIES
 from deskd.core.values import priority_rank
 
 
-def task(id: int, who: str = "alpha", *, priority: str = "normal", **kw: object) -> TaskView:
-    return TaskView(
+def task(id: int, who: str = "alpha", *, priority: str = "normal", **kw: object) -> Task:
+    return Task(
         id=id,
         role=who,
         title=f"task {id}",
@@ -25,7 +25,7 @@ def task(id: int, who: str = "alpha", *, priority: str = "normal", **kw: object)
     )
 
 
-def spawned(key: str, **kw: object) -> AttemptView:
+def spawned(key: str, **kw: object) -> Attempt:
     """A spawn-rung attempt due 3 min after T0, unless ``kw`` says otherwise."""
     return attempt(key, **{"id": 9, "rung": "spawn", "due_at": T0 + 3 * MIN, **kw})
 
@@ -99,7 +99,7 @@ def test_a_rollover_for_a_busy_role_waits_and_never_spawns_or_pages() -> None:
     busy = role(presence="online", session_id="s")
     s = Snapshot(roles=(busy,), rollovers=(due(0),))
     rungs: list[str] = []
-    live: list[AttemptView] = []
+    live: list[Attempt] = []
     for minute in range(0, 120, 3):
         p = plan(s._replace(attempts=tuple(live)), now=T0 + minute * MIN, policy=POLICY)
         assert p.pages == () and p.launches == ()

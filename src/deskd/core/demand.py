@@ -14,14 +14,14 @@ from deskd.core.ladder import LAST_MACHINE_RUNG, PAGE_RUNG, RESUME_RUNG
 from deskd.core.presence import is_busy
 from deskd.core.records import (
     LAUNCH_FAILED,
-    AttemptView,
+    Attempt,
     Closure,
     Demand,
     HelpRequest,
     ItemView,
     Policy,
     Snapshot,
-    TaskView,
+    Task,
 )
 from deskd.core.sessions import MAX_TRIES
 from deskd.core.tasks import ACTIONABLE
@@ -96,7 +96,7 @@ def _inbox(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
     return out
 
 
-def _task_line(task: TaskView, *, now: int) -> str:
+def _task_line(task: Task, *, now: int) -> str:
     due = ""
     if task.due_at is not None:
         due = f", due {iso_utc(task.due_at)}" + (" (overdue)" if task.due_at <= now else "")
@@ -143,7 +143,7 @@ def _idle_tasks(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
     A busy role is never interrupted for ordinary work; a stalled task (woken ``stall_after``
     times without changing) no longer counts until someone updates it.
     """
-    by_role: dict[str, list[TaskView]] = {}
+    by_role: dict[str, list[Task]] = {}
     for task in snapshot.tasks:
         if task.status in ACTIONABLE and not task.stalled and not task.wakes_urgently:
             by_role.setdefault(task.role, []).append(task)
@@ -304,7 +304,7 @@ GENERATORS: tuple[Generator, ...] = (
 )
 
 
-def closure_for(snapshot: Snapshot, attempt: AttemptView) -> Closure:
+def closure_for(snapshot: Snapshot, attempt: Attempt) -> Closure:
     """Why a live attempt's key is no longer demanded: the work happened, or it cannot."""
 
     def close(outcome: str, reason: str) -> Closure:

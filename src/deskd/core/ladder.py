@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 from deskd.core.presence import is_busy
 
 if TYPE_CHECKING:  # core/records.py stays out of the agent commands that read the desk file
-    from deskd.core.records import AttemptView, Demand, Policy, RoleView
+    from deskd.core.records import Attempt, Demand, Policy, RoleView
 
 
 class RungSpec(NamedTuple):
@@ -153,7 +153,7 @@ def is_terminal(policy: Policy, rung: str) -> bool:
     return rung == policy.rung_names()[-1]
 
 
-def went_dead(policy: Policy, role: RoleView, demand: Demand, current: AttemptView) -> bool:
+def went_dead(policy: Policy, role: RoleView, demand: Demand, current: Attempt) -> bool:
     """The role's presence turned ``dead`` after ``current`` was attempted, and starting over
     now would pick a lower (launching) rung: a role that was busy when its launch rung was
     skipped is re-evaluated once per death, not left to the badge's recycle."""

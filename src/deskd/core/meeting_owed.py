@@ -9,18 +9,27 @@ from typing import NamedTuple
 
 
 class Obligation(NamedTuple):
-    """An open reply obligation: ``debtor`` owes ``creditor`` a reply to ``message_id``."""
+    """An open reply obligation: ``debtor`` owes ``creditor`` a reply to ``message_id``, with
+    the first 200 characters of the message."""
 
     id: int
     message_id: int
     debtor: str
     creditor: str
     due_at: int
-    excerpt: str = ""
+    body: str = ""
+    meeting_id: int = 0
+    created_at: int = 0
+
+    @property
+    def excerpt(self) -> str:
+        """The message's first line, cut at 80 characters."""
+        first = self.body.strip().splitlines()[0] if (self.body or "").strip() else ""
+        return first[:80] + ("…" if len(first) > 80 else "")
 
 
 class Proposal(NamedTuple):
-    """The open proposal to end the meeting, with the roles that confirmed it."""
+    """A proposal to end a meeting with a resolution, with the roles that confirmed it."""
 
     id: int
     proposer: str
@@ -28,14 +37,11 @@ class Proposal(NamedTuple):
     generation: int
     opened_at: int
     confirmed: frozenset[str] = frozenset()
-
-
-class Rejection(NamedTuple):
-    """A rejected proposal whose notice the proposer has not read yet."""
-
-    proposal_id: int
-    proposer: str
-    by: str
-    reason: str
-    generation: int
-    at: int
+    """Read from the votes (the store leaves it empty)."""
+    meeting_id: int = 0
+    status: str = "open"
+    closed_at: int | None = None
+    rejected_by: str | None = None
+    reject_reason: str | None = None
+    reject_gen: int | None = None
+    reject_item_id: int | None = None

@@ -114,10 +114,11 @@ def wakes(facts: MeetingFacts, *, now: int) -> tuple[MeetingWake, ...]:
         wake(
             r.proposer,
             "meeting",
-            r.generation,
-            r.at,
-            r.at + sla,
-            f"{r.by} rejected your proposal to end {_title(m)}: {quoted(r.reason)}",
+            r.reject_gen or 0,
+            r.closed_at or 0,
+            (r.closed_at or 0) + sla,
+            f"{r.rejected_by} rejected your proposal to end {_title(m)}: "
+            + quoted(r.reject_reason or ""),
             f"Read it with `deskd meeting updates {m.id} --role {r.proposer} --mark-read`; "
             "answer with `deskd meeting send`, or propose again with a new resolution.",
         )

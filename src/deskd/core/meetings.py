@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from deskd.core.timeparse import human_age, iso_utc
 
 if TYPE_CHECKING:
-    from deskd.core.meeting_owed import Obligation, Proposal, Rejection
+    from deskd.core.meeting_owed import Obligation, Proposal
 
 KINDS: tuple[str, ...] = ("evidence", "question", "answer", "proposal", "decision")
 """What `meeting send --kind` accepts; a ``position`` has its own command."""
@@ -40,12 +40,13 @@ DEFAULT_REPLY_SLA_S = 10 * 60
 
 
 class Meeting(NamedTuple):
-    """A meeting as its rules read it: its budget, clocks and pause or close."""
+    """A meeting row: its agenda, budget, clocks, pause and close. Its stored ``state`` is the
+    store's index of live meetings; the rules derive the state shown (``state_of``)."""
 
     id: int
     agenda: str
     caller: str
-    urgent: bool
+    priority: str
     max_messages: int
     spent: int
     consensus_at: int
@@ -55,12 +56,19 @@ class Meeting(NamedTuple):
     last_activity_at: int
     wake_gen: int
     """The last generation handed out in this meeting (invitations, proposals, rejections)."""
+    agenda_key: str = ""
+    state: str = "waiting"
     escalated_at: int | None = None
     paused_kind: str | None = None
     pause_reason: str | None = None
     paused_at: int | None = None
+    paused_by: str | None = None
     closed_at: int | None = None
     resolution: str | None = None
+
+    @property
+    def urgent(self) -> bool:
+        return self.priority == "urgent"
 
     @property
     def budget_left(self) -> int:
@@ -72,7 +80,7 @@ class Meeting(NamedTuple):
 
 
 class Attendee(NamedTuple):
-    """One role's place in a meeting, as the rules read it."""
+    """One role's place in one meeting."""
 
     role: str
     status: str
@@ -80,6 +88,11 @@ class Attendee(NamedTuple):
     invite_gen: int = 1
     invited_at: int = 0
     checked_in_at: int | None = None
+    meeting_id: int = 0
+    invite_item_id: int | None = None
+    left_at: int | None = None
+    left_reason: str | None = None
+    events_read_id: int = 0
 
 
 class MeetingFacts(NamedTuple):
@@ -89,7 +102,8 @@ class MeetingFacts(NamedTuple):
     attendees: tuple[Attendee, ...]
     obligations: tuple[Obligation, ...] = ()
     proposal: Proposal | None = None
-    rejections: tuple[Rejection, ...] = ()
+    rejections: tuple[Proposal, ...] = ()
+    """Rejected proposals whose notice the proposer has not read yet."""
 
     def with_status(self, status: str) -> tuple[str, ...]:
         return tuple(a.role for a in self.attendees if a.status == status)
@@ -361,7 +375,10 @@ def waiting_on(facts: MeetingFacts, *, now: int) -> list[tuple[str, str]]:
     p = facts.proposal
     if p is not None:
         out += [(r, f"vote owed on ending (proposed by {p.proposer})") for r in votes_owed(facts)]
-    out += [(r.proposer, f"unread: {r.by} rejected ending ({r.reason})") for r in facts.rejections]
+    out += [
+        (r.proposer, f"unread: {r.rejected_by} rejected ending ({r.reject_reason or ''})")
+        for r in facts.rejections
+    ]
     paused = " — paused, raises nothing" if m.paused_kind is not None else ""
     for o in sorted(facts.obligations, key=lambda o: (o.due_at, o.id)):
         when = "overdue since" if o.due_at <= now else "due"

@@ -35,7 +35,7 @@ from deskd.core.records import (
     EXECUTOR_DIED,
     HOST_DOWN,
     STUCK,
-    AttemptView,
+    Attempt,
     Closure,
     Demand,
     ItemView,
@@ -154,13 +154,13 @@ class _Climb(NamedTuple):
         yield from self.page_if_due(rung, None)
 
     def again(
-        self, live: AttemptView, why: str, *, generation: int, recycles: int = 0
+        self, live: Attempt, why: str, *, generation: int, recycles: int = 0
     ) -> Iterator[Step]:
         """Supersede the live attempt and start the climb again at the start rung."""
         yield _supersede(live, why)
         yield from self.start(generation=generation, recycles=recycles, supersedes=live.id)
 
-    def take_over(self, live: AttemptView, rung: str, why: str) -> tuple[Closure, NewAttempt]:
+    def take_over(self, live: Attempt, rung: str, why: str) -> tuple[Closure, NewAttempt]:
         """Supersede the live attempt; its successor at ``rung`` continues the same climb."""
         successor = self.new(
             rung, generation=live.generation, supersedes=live.id, recycles=live.recycles
@@ -185,7 +185,7 @@ class _Climb(NamedTuple):
         return PageAction(key=d.key, role=role, title=title, body=body)
 
 
-def _step(c: _Climb, current: AttemptView | None) -> Iterator[Step]:
+def _step(c: _Climb, current: Attempt | None) -> Iterator[Step]:
     role, d, now = c.role, c.d, c.now
     paused = c.snapshot.desk_paused or role.paused
     if paused:
@@ -281,7 +281,7 @@ def _step(c: _Climb, current: AttemptView | None) -> Iterator[Step]:
     yield from c.page_if_due(rung, current.rung, why=why_not_landed(current))
 
 
-def relaunch_due(role: RoleView, current: AttemptView) -> bool:
+def relaunch_due(role: RoleView, current: Attempt) -> bool:
     """``current``'s launch died with its executor, the role is not busy (the healing tick
     parked its session), and it is not itself a relaunch: one relaunch per rung, no loop."""
     died = current.launch_status == "failed" and (current.launch_detail or "").startswith(
@@ -290,7 +290,7 @@ def relaunch_due(role: RoleView, current: AttemptView) -> bool:
     return died and not role_busy(role) and RELAUNCHED not in current.reason
 
 
-def _hold_reason(c: _Climb, current: AttemptView) -> str | None:
+def _hold_reason(c: _Climb, current: Attempt) -> str | None:
     """Why the live attempt does not climb this tick, or None when it climbs now.
 
     The ladder climbs for silence, not for an agent that is visibly working: while the
@@ -320,7 +320,7 @@ def _hold_reason(c: _Climb, current: AttemptView) -> str | None:
     return None
 
 
-def _not_shown(c: _Climb, current: AttemptView) -> str | None:
+def _not_shown(c: _Climb, current: Attempt) -> str | None:
     """What a landed wake's demand now holds that its prompt did not list (nor the session
     hook show), once its own batch rule makes it due; None when there is nothing such."""
     if current.landed_at is None:
@@ -364,16 +364,16 @@ def _reason_text(d: Demand) -> str:
     return d.kind
 
 
-def _supersede(current: AttemptView, why: str) -> Closure:
+def _supersede(current: Attempt, why: str) -> Closure:
     return Closure(attempt_id=current.id, outcome="superseded", reason=why)
 
 
-def _same_work(current: AttemptView, d: Demand) -> bool:
+def _same_work(current: Attempt, d: Demand) -> bool:
     """An ack holds until the demand changes: new items it did not cover end it."""
     return set(d.item_ids) <= set(current.item_ids)
 
 
-def _new_urgent(current: AttemptView, d: Demand, items: dict[int, ItemView]) -> bool:
+def _new_urgent(current: Attempt, d: Demand, items: dict[int, ItemView]) -> bool:
     covered = set(current.item_ids)
     return any(i not in covered and i in items and items[i].priority >= URGENT for i in d.item_ids)
 
@@ -422,7 +422,7 @@ def _launches(
     return launches
 
 
-def _parked(role: RoleView, current: AttemptView, *, now: int) -> bool:
+def _parked(role: RoleView, current: Attempt, *, now: int) -> bool:
     """The live attempt's launch hit a usage limit whose reset has not come."""
     held = role.held_until is not None and now < role.held_until
     return held and current.failure_class == "usage_limit"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from deskd.core.records import AttemptView, Demand, ItemView
+from deskd.core.records import Attempt, Demand, ItemView
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import priority_name
 from deskd.quoting import one_line, quoted, safe_name
@@ -111,7 +111,7 @@ def page_text(
     return title, "\n".join(lines)
 
 
-def why_not_landed(current: AttemptView) -> str | None:
+def why_not_landed(current: Attempt) -> str | None:
     """What the ledger says about why a climbed rung did not land, for its page; None when
     it says nothing (a ``session`` rung, which launches nothing)."""
     if current.skipped:

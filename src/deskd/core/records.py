@@ -1,6 +1,7 @@
 """What the planner reads and writes: records (``typing.NamedTuple``), no behaviour.
 
-The snapshot loader (service/engine/snapshot.py) builds these from store records; the planner
+The stored ones (``Attempt``, ``ItemView``, ``HelpRequest``) are the store's records of their
+rows; the snapshot loader (service/engine/snapshot.py) gathers the rest; the planner
 (core/planner.py) turns a ``Snapshot`` into a ``Plan``; the tick (service/engine/tick.py)
 records the plan. Times are Unix ms.
 """
@@ -11,16 +12,16 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from deskd.core.meeting_wakes import MeetingWake as MeetingWake  # defined with its rules
-from deskd.core.tasks import TaskView as TaskView  # defined with its rules
+from deskd.core.tasks import Task as Task  # defined with its rules
 
 LAUNCH_FAILED: frozenset[str] = frozenset({"failed", "timed_out"})
 """The launch statuses of a launch that ended without a result."""
 EXECUTOR_DIED = "executor died"
+"""The detail of a launch whose executor died (killed, OOM): the planner relaunches it once
+within its rung, resuming the session it started."""
 STUCK = "stuck"
 """The detail of a launch deskd stopped because its session went silent (service/engine/
 stuck.py): relaunched once within its rung like a dead executor's."""
-"""The detail of a launch whose executor died (killed, OOM): the planner relaunches it once
-within its rung, resuming the session it started."""
 HOST_DOWN = "host_down"
 """The failure class of a launch given up because the host it was handed to stopped ticking:
 like a permanent failure, its rung climbs at once."""
@@ -111,7 +112,8 @@ class RoleView(NamedTuple):
 
 
 class ItemView(NamedTuple):
-    """An unread item, as demand sees it."""
+    """An unread item, as demand sees it: the columns the snapshot reads (the full row is
+    store/records ``Item``, which the session hook builds without importing ``core/``)."""
 
     id: int
     role: str
@@ -127,8 +129,9 @@ class ItemView(NamedTuple):
     """False for items that must raise no demand (a paused or closed meeting's messages)."""
 
 
-class AttemptView(NamedTuple):
-    """A live (``pending``) attempt of the wake ledger."""
+class Attempt(NamedTuple):
+    """One row of the wake ledger: one rung tried for one demand. The planner reads the live
+    (``pending``) ones; the store fills every field its query selected."""
 
     id: int
     key: str
@@ -137,23 +140,47 @@ class AttemptView(NamedTuple):
     rung: str
     attempted_at: int
     generation: int = 0
+    level: int = 0
+    reason: str = ""
+    """What it was for, as recorded (``1 unread item (urgent)``); a relaunch says so."""
+    ref: str | None = None
+    item_ids: tuple[int, ...] = ()
+    task_ids: tuple[int, ...] = ()
     due_at: int | None = None
+    outcome: str = "pending"
+    outcome_reason: str | None = None
+    resolved_at: int | None = None
+    supersedes: int | None = None
+    recycles: int = 0
+    skipped: str | None = None
+    """Why its rung could not act when it was recorded (``paused: …`` while paused)."""
     launch_status: str | None = None
-    launched_at: int | None = None
-    landed_at: int | None = None
-    finished_at: int | None = None
-    failure_class: str | None = None
     launch_detail: str | None = None
     """How its launch ended, in a line (``agent executable 'claude' not found``), or why it
     was skipped (``host b is not ticking``)."""
+    primary_id: int | None = None
+    wake_token: str | None = None
+    prompt: str | None = None
+    session_id: str | None = None
+    planned_at: int | None = None
+    launched_at: int | None = None
+    landed_at: int | None = None
+    finished_at: int | None = None
+    exit_code: int | None = None
+    failure_class: str | None = None
+    failure_detail: str | None = None
+    hold_until: int | None = None
+    cost_usd: float | None = None
+    acked_at: int | None = None
     ack_until: int | None = None
-    recycles: int = 0
-    item_ids: tuple[int, ...] = ()
-    task_ids: tuple[int, ...] = ()
-    reason: str = ""
-    """What it was for, as recorded (``1 unread item (urgent)``); a relaunch says so."""
-    skipped: str | None = None
-    """Why its rung could not act when it was recorded (``paused: …`` while paused)."""
+    ack_note: str | None = None
+    launch_runs: int = 0
+    """Runs of the agent CLI for this launch (in-rung retries included)."""
+    launch_host: str | None = None
+    """The host whose executor runs it (None: any, a desk of one host)."""
+    unreadable: str | None = None
+    """Why a stored id list could not be read (store/records ``record_of``): the planner
+    skips the role's wakes and says so, the board still shows the row."""
 
 
 class HelpRequest(NamedTuple):
@@ -184,8 +211,8 @@ class Snapshot(NamedTuple):
 
     roles: tuple[RoleView, ...]
     items: tuple[ItemView, ...] = ()
-    attempts: tuple[AttemptView, ...] = ()
-    tasks: tuple[TaskView, ...] = ()
+    attempts: tuple[Attempt, ...] = ()
+    tasks: tuple[Task, ...] = ()
     meeting_wakes: tuple[MeetingWake, ...] = ()
     help_requests: tuple[HelpRequest, ...] = ()
     rollovers: tuple[RolloverDue, ...] = ()

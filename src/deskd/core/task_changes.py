@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from deskd.core.tasks import CLOSED, OPERATOR, TRANSITIONS, check_status
+from deskd.core.tasks import CLOSED, OPERATOR, TRANSITIONS, Task, check_status
 from deskd.core.values import SUPERVISOR
 from deskd.errors import InvalidValue
 from deskd.errors_tasks import (
@@ -16,16 +16,6 @@ from deskd.errors_tasks import (
 )
 
 
-class TaskState(NamedTuple):
-    """The parts of a task the rules look at."""
-
-    id: int
-    role: str
-    status: str
-    blocked_on: str | None = None
-    created_by: str = OPERATOR
-
-
 class Change(NamedTuple):
     """What a caller asked to change (None: leave as is)."""
 
@@ -34,14 +24,14 @@ class Change(NamedTuple):
     role: str | None = None
 
 
-def check_party(task: TaskState, *, by: str) -> None:
+def check_party(task: Task, *, by: str) -> None:
     """The assignee, the creator, or the operator may change a task; any other role may not."""
     # The supervisor is a person too (the console): it may change any task.
     if by not in (OPERATOR, SUPERVISOR, task.role, task.created_by):
         raise NotTaskParty(by, task.id, role=task.role, created_by=task.created_by)
 
 
-def next_state(task: TaskState, change: Change) -> TaskState:
+def next_state(task: Task, change: Change) -> Task:
     """The task after ``change``, or a refusal naming the rule it breaks.
 
     ``blocked`` needs a dependency (``--blocked-on``); leaving ``blocked`` clears it; a

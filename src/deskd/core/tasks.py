@@ -8,7 +8,7 @@ wakes anyone (docs/architecture.md).
 
 from __future__ import annotations
 
-from typing import NamedTuple, Protocol
+from typing import NamedTuple
 
 from deskd.core.values import URGENT
 from deskd.errors import InvalidValue
@@ -33,9 +33,9 @@ OPERATOR = "operator"
 """The ``by`` of a change made at the shell without ``DESKD_ROLE``: may change any task."""
 
 
-class TaskView(NamedTuple):
-    """An open task (pending, in progress or blocked), as demand sees it. Owned by the tasks
-    rules (core/tasks.py); ``stalled`` is derived from the attempt ledger by the loader."""
+class Task(NamedTuple):
+    """A task row, and what the snapshot's loader derives from the attempt ledger and its
+    check (``stalled``, ``idle_wakes``, ``check_failed``; the store leaves them unset)."""
 
     id: int
     role: str
@@ -45,6 +45,12 @@ class TaskView(NamedTuple):
     updated_at: int
     due_at: int | None = None
     blocked_on: str | None = None
+    detail: str = ""
+    created_by: str = ""
+    created_at: int = 0
+    closed_at: int | None = None
+    capability: str | None = None
+    routed_why: str | None = None
     stalled: bool = False
     idle_wakes: int = 0
     check_failed: str | None = None
@@ -62,20 +68,11 @@ def check_status(status: str) -> str:
     return status
 
 
-class Sortable(Protocol):
-    @property
-    def id(self) -> int: ...
-    @property
-    def priority(self) -> int: ...
-    @property
-    def due_at(self) -> int | None: ...
-
-
 def is_overdue(due_at: int | None, *, now: int) -> bool:
     return due_at is not None and due_at <= now
 
 
-def sort_key(task: Sortable, *, now: int) -> tuple[int, int, int, int, int, int]:
+def sort_key(task: Task, *, now: int) -> tuple[int, int, int, int, int, int]:
     """Overdue first, then urgent, then soonest due (no due date last), then priority, id."""
     due = task.due_at
     return (

@@ -15,19 +15,19 @@ from deskd.store.query import lazy_record, lazy_records, select_where
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
+    from deskd.core.records import Attempt
     from deskd.core.usage import Usage
     from deskd.store.dialect import Connection
-    from deskd.store.records.wakes import Attempt
 
 
 def live_attempts(conn: Connection) -> list[Attempt]:
     rows = conn.execute("SELECT * FROM attempts WHERE outcome = 'pending' ORDER BY key")
-    return lazy_records(rows, "wakes", "Attempt")
+    return lazy_records(rows, "deskd.core.records", "Attempt")
 
 
 def get_attempt(conn: Connection, attempt_id: int) -> Attempt | None:
     row = conn.execute("SELECT * FROM attempts WHERE id = ?", (attempt_id,)).fetchone()
-    return lazy_record(row, "wakes", "Attempt")
+    return lazy_record(row, "deskd.core.records", "Attempt")
 
 
 def insert_attempt(
@@ -164,14 +164,14 @@ def list_attempts(
         order="+id DESC" if open_only else "id DESC",
         limit=limit,
     )
-    return lazy_records(rows, "wakes", "Attempt")
+    return lazy_records(rows, "deskd.core.records", "Attempt")
 
 
 def attempts_for_key(conn: Connection, key: str, *, limit: int = 50) -> list[Attempt]:
     rows = conn.execute(
         "SELECT * FROM attempts WHERE key = ? ORDER BY id DESC LIMIT ?", (key, limit)
     )
-    return lazy_records(rows, "wakes", "Attempt")
+    return lazy_records(rows, "deskd.core.records", "Attempt")
 
 
 def ack_attempt(conn: Connection, attempt_id: int, *, until: int, note: str, now: int) -> int:
@@ -308,7 +308,7 @@ def stale_planned(conn: Connection, *, before: int) -> list[Attempt]:
         "AND outcome = 'pending' AND planned_at < ?",
         (before,),
     )
-    return lazy_records(rows, "wakes", "Attempt")
+    return lazy_records(rows, "deskd.core.records", "Attempt")
 
 
 def running_launches(conn: Connection) -> list[Attempt]:
@@ -316,7 +316,7 @@ def running_launches(conn: Connection) -> list[Attempt]:
         "SELECT * FROM attempts WHERE launch_status IN ('planned', 'running') "
         "AND launch_status = 'running' AND primary_id IS NULL"
     )
-    return lazy_records(rows, "wakes", "Attempt")
+    return lazy_records(rows, "deskd.core.records", "Attempt")
 
 
 def land_with_items(conn: Connection, attempt_id: int, *, now: int, session: str | None) -> bool:

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from deskd.core.records import Attempt
 from deskd.store.query import select_where
 from deskd.store.records import records_of
-from deskd.store.records.wakes import Attempt, Page
+from deskd.store.records.wakes import Page
 
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection, Row

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
+from deskd.core.records import Attempt
 from deskd.store.query import marks
 from deskd.store.records import maybe_record, records_of
 from deskd.store.records.roles import Handoff, Session
-from deskd.store.records.wakes import Attempt
 
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection

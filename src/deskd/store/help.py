@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 
 from deskd.store.dialect import Sql
 from deskd.store.records import records_of
-from deskd.store.records.inbox import HelpRequestRow
 
 if TYPE_CHECKING:
+    from deskd.core.records import HelpRequest
     from deskd.store.dialect import Connection
 
 
@@ -41,10 +41,10 @@ def held_work(conn: Connection) -> list[tuple[int, str, str, str]]:
     return [(int(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in rows]
 
 
-def open_help_requests(conn: Connection) -> list[HelpRequestRow]:
+def open_help_requests(conn: Connection) -> list[HelpRequest]:
     """Help requests whose item is still unread; walks unread items (``items_unread``) first,
     so the cost follows live rows, not the history of every request ever made."""
-    rows = conn.execute(
-        _over_unread("i.id, i.role, i.title, i.body, i.enqueued_at, i.capability, i.priority")
-    )
-    return records_of(HelpRequestRow, rows)
+    from deskd.core.records import HelpRequest
+
+    columns = "i.id AS item_id, i.role, i.title, i.body, i.enqueued_at, i.capability, i.priority"
+    return records_of(HelpRequest, conn.execute(_over_unread(columns)))

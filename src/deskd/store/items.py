@@ -11,8 +11,9 @@ from deskd.store.query import lazy_record, lazy_records, marks, select_where
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
+    from deskd.core.records import ItemView
     from deskd.store.dialect import Connection, Row
-    from deskd.store.records.inbox import Item, UnreadItem
+    from deskd.store.records.inbox import Item
 
 _UNREAD_ORDER = "ORDER BY priority DESC, enqueued_at, id"
 # A probe per unread item, not ``id NOT IN (SELECT …)``: PostgreSQL reads that subquery whole
@@ -203,10 +204,13 @@ def unread_count(conn: Connection, role: str) -> int:
     return int(row[0])
 
 
-def all_unread_items(conn: Connection) -> list[UnreadItem]:
+def all_unread_items(conn: Connection) -> list[ItemView]:
     """Every unread item of every role (the planner's snapshot; runs on ``items_unread``)."""
+    from deskd.core.records import ItemView
+    from deskd.store.records import records_of
+
     rows = conn.execute(
         "SELECT id, role, priority, source, sender, title, ref, enqueued_at, sla_due_at, "
         f"notified_at FROM items WHERE read_at IS NULL {_UNREAD_ORDER}"
     )
-    return lazy_records(rows, "inbox", "UnreadItem")
+    return records_of(ItemView, rows)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from deskd.core.records import Attempt
 from deskd.store.dialect import Connection, Sql
 from deskd.store.records import maybe_record
-from deskd.store.records.wakes import Attempt
 
 _NEWEST = (
     "WHERE role = ? AND launched_at IS NOT NULL AND primary_id IS NULL "

@@ -8,11 +8,12 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from deskd.core.meeting_owed import Obligation, Proposal
 from deskd.store.dialect import Sql
 from deskd.store.meetings import LIVE_MEETINGS as _LIVE
 from deskd.store.query import marks as _marks
 from deskd.store.records import maybe_record, records_of
-from deskd.store.records.meetings import Confirmation, ObligationRow, ProposalRow
+from deskd.store.records.meetings import Confirmation
 
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection
@@ -113,23 +114,23 @@ _OBLIGATION_COLUMNS = (
 )
 
 
-def open_obligations(conn: Connection, meeting_id: int) -> list[ObligationRow]:
+def open_obligations(conn: Connection, meeting_id: int) -> list[Obligation]:
     rows = conn.execute(
         f"SELECT {_OBLIGATION_COLUMNS} FROM meeting_obligations o "
         "JOIN meeting_messages m ON m.id = o.message_id "
         "WHERE o.meeting_id = ? AND o.status = 'open' ORDER BY o.due_at, o.id",
         (meeting_id,),
     )
-    return records_of(ObligationRow, rows)
+    return records_of(Obligation, rows)
 
 
-def live_open_obligations(conn: Connection) -> list[ObligationRow]:
+def live_open_obligations(conn: Connection) -> list[Obligation]:
     rows = conn.execute(
         f"SELECT {_OBLIGATION_COLUMNS} FROM meeting_obligations o "
         "JOIN meeting_messages m ON m.id = o.message_id "
         f"WHERE o.meeting_id IN ({_LIVE}) AND o.status = 'open' ORDER BY o.due_at, o.id"
     )
-    return records_of(ObligationRow, rows)
+    return records_of(Obligation, rows)
 
 
 def settle_obligations(
@@ -207,18 +208,18 @@ def insert_proposal(
     return None if row is None else int(row[0])
 
 
-def open_proposal(conn: Connection, meeting_id: int) -> ProposalRow | None:
+def open_proposal(conn: Connection, meeting_id: int) -> Proposal | None:
     row = conn.execute(
         "SELECT * FROM meeting_proposals WHERE meeting_id = ? AND status = 'open'", (meeting_id,)
     ).fetchone()
-    return maybe_record(ProposalRow, row)
+    return maybe_record(Proposal, row)
 
 
-def live_open_proposals(conn: Connection) -> list[ProposalRow]:
+def live_open_proposals(conn: Connection) -> list[Proposal]:
     rows = conn.execute(
         f"SELECT * FROM meeting_proposals WHERE meeting_id IN ({_LIVE}) AND status = 'open'"
     )
-    return records_of(ProposalRow, rows)
+    return records_of(Proposal, rows)
 
 
 def confirmations(conn: Connection, proposal_ids: Sequence[int]) -> list[Confirmation]:
@@ -286,12 +287,12 @@ _UNREAD_REJECTIONS = (
 )
 
 
-def unread_rejections(conn: Connection, meeting_id: int) -> list[ProposalRow]:
+def unread_rejections(conn: Connection, meeting_id: int) -> list[Proposal]:
     """Rejected proposals of the meeting whose notice the proposer has not read."""
     rows = conn.execute(f"{_UNREAD_REJECTIONS} AND p.meeting_id = ? ORDER BY p.id", (meeting_id,))
-    return records_of(ProposalRow, rows)
+    return records_of(Proposal, rows)
 
 
-def live_unread_rejections(conn: Connection) -> list[ProposalRow]:
+def live_unread_rejections(conn: Connection) -> list[Proposal]:
     rows = conn.execute(f"{_UNREAD_REJECTIONS} AND p.meeting_id IN ({_LIVE}) ORDER BY p.id")
-    return records_of(ProposalRow, rows)
+    return records_of(Proposal, rows)

@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from deskd.core.meetings import Attendee, Meeting
 from deskd.store.dialect import Sql
 from deskd.store.query import marks, select_where
 from deskd.store.records import maybe_record, records_of
 from deskd.store.records.inbox import Item, MeetingItem
-from deskd.store.records.meetings import AttendeeRow, MeetingEvent, MeetingRow
+from deskd.store.records.meetings import MeetingEvent
 
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection
@@ -62,27 +63,27 @@ def insert_meeting(
     return None if row is None else int(row[0])
 
 
-def open_meeting_by_agenda(conn: Connection, agenda_key: str) -> MeetingRow | None:
+def open_meeting_by_agenda(conn: Connection, agenda_key: str) -> Meeting | None:
     row = conn.execute(
         "SELECT * FROM meetings WHERE agenda_key = ? AND state != 'closed'", (agenda_key,)
     ).fetchone()
-    return maybe_record(MeetingRow, row)
+    return maybe_record(Meeting, row)
 
 
-def get_meeting(conn: Connection, meeting_id: int) -> MeetingRow | None:
+def get_meeting(conn: Connection, meeting_id: int) -> Meeting | None:
     row = conn.execute("SELECT * FROM meetings WHERE id = ?", (meeting_id,)).fetchone()
-    return maybe_record(MeetingRow, row)
+    return maybe_record(Meeting, row)
 
 
-def live_meetings(conn: Connection) -> list[MeetingRow]:
+def live_meetings(conn: Connection) -> list[Meeting]:
     """Every meeting not closed (waiting, active, consensus, closing, paused)."""
     rows = conn.execute("SELECT * FROM meetings WHERE state != 'closed' ORDER BY id")
-    return records_of(MeetingRow, rows)
+    return records_of(Meeting, rows)
 
 
 def list_meetings(
     conn: Connection, *, include_closed: bool, role: str | None, limit: int
-) -> list[MeetingRow]:
+) -> list[Meeting]:
     """Meetings newest first (open ones only unless ``include_closed``), optionally one role's."""
     rows = select_where(
         conn,
@@ -92,7 +93,7 @@ def list_meetings(
         order="id DESC",
         limit=limit,
     )
-    return records_of(MeetingRow, rows)
+    return records_of(Meeting, rows)
 
 
 def set_state(conn: Connection, meeting_id: int, state: str) -> None:
@@ -198,20 +199,20 @@ def insert_attendee(
     )
 
 
-def attendees_of(conn: Connection, meeting_id: int) -> list[AttendeeRow]:
+def attendees_of(conn: Connection, meeting_id: int) -> list[Attendee]:
     rows = conn.execute(
         "SELECT * FROM meeting_attendees WHERE meeting_id = ? ORDER BY invited_at, role",
         (meeting_id,),
     )
-    return records_of(AttendeeRow, rows)
+    return records_of(Attendee, rows)
 
 
-def live_attendees(conn: Connection) -> list[AttendeeRow]:
+def live_attendees(conn: Connection) -> list[Attendee]:
     rows = conn.execute(
         f"SELECT * FROM meeting_attendees WHERE meeting_id IN ({LIVE_MEETINGS}) "
         "ORDER BY meeting_id, invited_at, role"
     )
-    return records_of(AttendeeRow, rows)
+    return records_of(Attendee, rows)
 
 
 def check_in(conn: Connection, meeting_id: int, role: str, *, now: int) -> bool:

@@ -1,6 +1,5 @@
 """Shapes many store statements share, written once: ``?`` marks for a list of values, a list
-query narrowed by the filters that apply, records built only when rows came back, and a
-record's fields copied from a row that names them alike.
+query narrowed by the filters that apply, and records built only when rows came back.
 
 Stdlib only, and small: the session hook imports it (through store/items.py) on every tool
 call. Each statement's text stays in the function that runs it.
@@ -50,7 +49,8 @@ def select_where(
 
 
 def lazy_records(rows: Iterable[Any], module: str, name: str) -> list[Any]:
-    """The records ``deskd.store.records.<module>.<name>`` of ``rows``. With no rows none is
+    """The records ``deskd.store.records.<module>.<name>`` (or ``<module>.<name>`` for a
+    dotted ``module``, as ``deskd.core.records``) of ``rows``. With no rows none is
     built and the record module is not imported: the session hook's modules build records
     this way and so stay off ``typing`` (store/records/__init__.py)."""
     found = list(rows)
@@ -60,17 +60,11 @@ def lazy_records(rows: Iterable[Any], module: str, name: str) -> list[Any]:
 
     from deskd.store.records import records_of
 
-    return records_of(getattr(import_module(f"deskd.store.records.{module}"), name), found)
+    path = module if "." in module else f"deskd.store.records.{module}"
+    return records_of(getattr(import_module(path), name), found)
 
 
 def lazy_record(row: Any, module: str, name: str) -> Any | None:
     """``lazy_records`` of one row, or None when there is no row."""
     found = lazy_records([] if row is None else [row], module, name)
     return found[0] if found else None
-
-
-def same_fields(fields: Iterable[str], row: object, *, but: Iterable[str] = ()) -> dict[str, Any]:
-    """``row``'s value for each of ``fields`` (a record's ``_fields``) except ``but``: the
-    rules' records keep their rows' field names, so a loader spells out only what it derives."""
-    skip = frozenset(but)
-    return {name: getattr(row, name) for name in fields if name not in skip}

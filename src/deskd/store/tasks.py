@@ -10,9 +10,10 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from deskd.core.tasks import Task
 from deskd.store.query import marks, select_where
 from deskd.store.records import maybe_record, records_of
-from deskd.store.records.work import IdleWake, Task, TaskNote, TaskRef
+from deskd.store.records.work import IdleWake, TaskNote
 
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection, Row
@@ -104,11 +105,11 @@ def list_tasks(conn: Connection, *, role: str | None, open_only: bool, limit: in
     return records_of(Task, rows)
 
 
-def tasks_by_ids(conn: Connection, ids: Sequence[int]) -> list[TaskRef]:
+def tasks_by_ids(conn: Connection, ids: Sequence[int]) -> list[Task]:
     if not ids:
         return []
-    rows = conn.execute(f"SELECT id, role, status FROM tasks WHERE id IN ({marks(ids)})", list(ids))
-    return records_of(TaskRef, rows)
+    rows = conn.execute(f"SELECT * FROM tasks WHERE id IN ({marks(ids)})", list(ids))
+    return records_of(Task, rows)
 
 
 def live_task_attempt_task_ids(conn: Connection) -> set[int]:

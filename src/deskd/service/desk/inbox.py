@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, NamedTuple, NotRequired, TypedDict
+from typing import TYPE_CHECKING, NamedTuple
 
 from deskd.core.timeparse import iso_utc, parse_duration
 from deskd.core.values import (
@@ -28,6 +28,7 @@ from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import known_role
 from deskd.store import items as item_rows
 from deskd.store.attempts import covered_item_ids
+from deskd.store.records import JSON, shown
 
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection
@@ -91,22 +92,14 @@ def validate_text(title: str, body: str) -> None:
 
 def insert(conn: Connection, item: NewItem, *, now: int) -> tuple[int, bool]:
     """Write one validated item inside the caller's transaction; returns (id, deduped)."""
-    rank = priority_rank(item.priority)
-    due = now + sla_seconds(item.priority, item.sla) * 1000
-    return item_rows.insert_item(
-        conn,
-        role=item.role,
-        source=item.source,
-        priority=rank,
-        title=item.title,
-        body=item.body,
-        ref=item.ref,
-        dedup_key=(item.dedup_key or "").strip() or None,
-        now=now,
-        sla_due_at=due,
-        sender=item.sender,
-        message_id=item.message_id,
-    )
+    fields = item._asdict()
+    del fields["sla"]
+    fields |= {
+        "priority": priority_rank(item.priority),
+        "dedup_key": (item.dedup_key or "").strip() or None,
+        "sla_due_at": now + sla_seconds(item.priority, item.sla) * 1000,
+    }
+    return item_rows.insert_item(conn, now=now, **fields)
 
 
 def check_item(ctx: DeskContext, item: NewItem) -> None:
@@ -142,53 +135,18 @@ def enqueue(
     return item_id, deduped
 
 
-# ``from`` is a keyword: the functional form. The keys after ``enqueued_at`` are ``--full``'s.
-InboxEntry = TypedDict(
-    "InboxEntry",
-    {
-        "id": int,
-        "source": str,
-        "priority": str,
-        "title": str,
-        "state": str,
-        "enqueued_at": str | None,
-        "to": NotRequired[str],
-        "from": NotRequired[str | None],
-        "body": NotRequired[str],
-        "ref": NotRequired[str | None],
-        "message_id": NotRequired[str | None],
-        "dedup_key": NotRequired[str | None],
-        "seen": NotRequired[bool],
-        "sla_due_at": NotRequired[str | None],
-        "read_at": NotRequired[str | None],
-    },
-)
-
-
-def item_view(row: Item, *, now: int, full: bool = False) -> InboxEntry:
-    what = _described(row, now=now, escalated=False)
-    view: InboxEntry = {
+def item_view(row: Item, *, now: int, full: bool = False) -> JSON:
+    """An item as `inbox list --json` shows it; ``full`` adds the keys after ``enqueued_at``."""
+    view = {
         "id": row.id,
-        "source": what["source"],
-        "priority": what["priority"],
-        "title": what["title"],
-        "state": what["state"],
+        **_described(row, now=now, escalated=False),
         "enqueued_at": iso_utc(row.enqueued_at),
     }
     if full:
-        view.update(
-            {
-                "to": row.role,
-                "from": row.sender,
-                "body": row.body,
-                "ref": row.ref,
-                "message_id": row.message_id,
-                "dedup_key": row.dedup_key,
-                "seen": row.seen_at is not None,
-                "sla_due_at": iso_utc(row.sla_due_at),
-                "read_at": iso_utc(row.read_at),
-            }
-        )
+        view |= {"to": row.role, "from": row.sender}
+        view |= shown(row, "body ref message_id dedup_key")
+        view["seen"] = row.seen_at is not None
+        view |= shown(row, "sla_due_at read_at", iso="sla_due_at read_at")
     return view
 
 
@@ -250,7 +208,7 @@ def ack(
 
 def ledger(
     ctx: DeskContext, *, role: str | None = None, state: str | None = None, limit: int = 200
-) -> list[LedgerEntry]:
+) -> list[JSON]:
     """The delivery ledger per (item, recipient), newest first, with derived states."""
     if role is not None:
         ctx.desk.role(role)
@@ -259,7 +217,7 @@ def ledger(
     unread_only = state is not None and state != "read"
     # An overdue item that a live wake attempt covers is "escalated", not just "overdue".
     covered = covered_item_ids(ctx.conn)
-    out: list[LedgerEntry] = []
+    out: list[JSON] = []
     for row in _ledger_pages(ctx, role=role, unread_only=unread_only, page=max(limit, 1000)):
         entry = ledger_entry(row, now=ctx.now, escalated=row.id in covered)
         if state is None or entry["state"] == state:
@@ -269,25 +227,7 @@ def ledger(
     return out
 
 
-class Described(TypedDict):
-    source: str
-    priority: str
-    title: str
-    state: str
-
-
-class LedgerEntry(Described):
-    """One (item, recipient) of the delivery ledger (``inbox ledger``, the board's overdue)."""
-
-    item_id: int
-    to: str
-    queued_at: str | None
-    notified_at: str | None
-    read_at: str | None
-    sla_due_at: str | None
-
-
-def _described(row: Item, *, now: int, escalated: bool) -> Described:
+def _described(row: Item, *, now: int, escalated: bool) -> JSON:
     """What an item is and its ledger state now, for both the inbox and the ledger views."""
     return {
         "source": row.source,
@@ -303,16 +243,18 @@ def _described(row: Item, *, now: int, escalated: bool) -> Described:
     }
 
 
-def ledger_entry(row: Item, *, now: int, escalated: bool) -> LedgerEntry:
-    """One (item, recipient) of the delivery ledger, its state derived at read time."""
+_LEDGER_TIMES = "notified_at read_at sla_due_at"
+
+
+def ledger_entry(row: Item, *, now: int, escalated: bool) -> JSON:
+    """One (item, recipient) of the delivery ledger (``inbox ledger``, the board's overdue),
+    its state derived at read time."""
     return {
         "item_id": row.id,
         "to": row.role,
         **_described(row, now=now, escalated=escalated),
         "queued_at": iso_utc(row.enqueued_at),
-        "notified_at": iso_utc(row.notified_at),
-        "read_at": iso_utc(row.read_at),
-        "sla_due_at": iso_utc(row.sla_due_at),
+        **shown(row, _LEDGER_TIMES, iso=_LEDGER_TIMES),
     }
 
 

@@ -20,6 +20,7 @@ from deskd.errors import InvalidValue, NoLiveSession
 from deskd.service.desk.context import DeskContext
 from deskd.store import items as item_rows
 from deskd.store import sessions as session_rows
+from deskd.store.records import JSON
 from deskd.store.roles import list_roles
 
 if TYPE_CHECKING:
@@ -35,23 +36,6 @@ class Presence(TypedDict):
     role: str
     presence: str
     session_id: str | None
-
-
-class RolePresence(TypedDict):
-    """One role as ``deskd roles`` and the board show it."""
-
-    role: str
-    title: str
-    enabled: bool
-    presence: str
-    state: str | None
-    session_id: str | None
-    activity: str | None
-    last_tool: str | None
-    last_heartbeat: str | None
-    heartbeat_age_s: int | None
-    unread: int
-    overdue: int
 
 
 def derive(ctx: DeskContext, session: Session | None) -> str:
@@ -144,8 +128,9 @@ def _after_write(ctx: DeskContext, role: str, session_id: int) -> Presence:
     return {"role": role, "presence": derive(ctx, row), "session_id": native}
 
 
-def role_presences(ctx: DeskContext) -> list[RolePresence]:
-    """One entry per role — the desk's, then any the desk file dropped (shown disabled).
+def role_presences(ctx: DeskContext) -> list[JSON]:
+    """One entry per role as ``deskd roles`` and the board show it — the desk's, then any the
+    desk file dropped (shown disabled).
 
     Reads only: the roles table may lag the desk file until the next write, so the desk file
     is the source of names, titles and ``enabled``; the table adds roles it no longer names.
@@ -172,7 +157,7 @@ def _view(
     session: Session | None,
     unread: dict[str, int],
     overdue: dict[str, int],
-) -> RolePresence:
+) -> JSON:
     beat = None if session is None else session.last_heartbeat_at
     return {
         "role": name,

@@ -6,53 +6,22 @@ status``) shows attempts and must not import the planner and its records to do s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING
 
-from deskd.core.timeparse import iso_utc
+from deskd.store.records import JSON, shown
 
 if TYPE_CHECKING:
-    from deskd.store.records.wakes import Attempt
+    from deskd.core.records import Attempt
+
+_TIMES = "attempted_at due_at launched_at landed_at resolved_at"
 
 
-class WakeView(TypedDict):
+def attempt_view(row: Attempt) -> JSON:
     """A wake (an attempt) as `wake list --json` and the board show it."""
-
-    id: int
-    role: str
-    reason: str
-    key: str
-    ref: str | None
-    rung: str
-    level: int
-    generation: int
-    outcome: str
-    launch_status: str | None
-    attempted_at: str | None
-    due_at: str | None
-    launched_at: str | None
-    landed_at: str | None
-    resolved_at: str | None
-    detail: str
-    acked: bool
-
-
-def attempt_view(row: Attempt) -> WakeView:
     return {
-        "id": row.id,
-        "role": row.role,
+        **shown(row, "id role"),
         "reason": row.kind,
-        "key": row.key,
-        "ref": row.ref,
-        "rung": row.rung,
-        "level": row.level,
-        "generation": row.generation,
-        "outcome": row.outcome,
-        "launch_status": row.launch_status,
-        "attempted_at": iso_utc(row.attempted_at),
-        "due_at": iso_utc(row.due_at),
-        "launched_at": iso_utc(row.launched_at),
-        "landed_at": iso_utc(row.landed_at),
-        "resolved_at": iso_utc(row.resolved_at),
+        **shown(row, f"key ref rung level generation outcome launch_status {_TIMES}", iso=_TIMES),
         "detail": row.launch_detail or row.outcome_reason or row.reason,
         "acked": row.ack_until is not None,
     }

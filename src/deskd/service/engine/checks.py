@@ -28,9 +28,10 @@ from deskd.store import tasks as task_rows
 
 if TYPE_CHECKING:
     from deskd.adapters.probes import Child, Ran
+    from deskd.core.tasks import Task
     from deskd.service.desk.context import DeskContext
     from deskd.store.dialect import Connection
-    from deskd.store.records.work import Task, TaskCheck
+    from deskd.store.records.work import TaskCheck
 
 PROBE_CHILD = ["-m", "deskd.adapters.probe_child"]
 ACTOR = "deskd"

@@ -27,8 +27,8 @@ from deskd.store.sessions import current_session, park_session, session_by_nativ
 if TYPE_CHECKING:
     import subprocess
 
+    from deskd.core.records import Attempt
     from deskd.store.dialect import Connection
-    from deskd.store.records.wakes import Attempt
 
 RESTART_AFTER_MS = 60_000
 LOW_DISK_BYTES = 16 * 1024 * 1024

@@ -46,7 +46,7 @@ from deskd.store.events import add_event
 from deskd.store.sessions import record_heartbeat
 
 if TYPE_CHECKING:
-    from deskd.store.records.wakes import Attempt
+    from deskd.core.records import Attempt
 
 USAGE_LIMIT_HOLD_MS = 60 * 60_000
 """How long a usage limit holds the role when the CLI gives no reset time."""

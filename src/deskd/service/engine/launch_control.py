@@ -20,7 +20,7 @@ from deskd.service.desk.context import DeskContext
 from deskd.store import attempts as attempt_rows
 
 if TYPE_CHECKING:
-    from deskd.store.records.wakes import Attempt
+    from deskd.core.records import Attempt
 
 STOPPED = "stopped"
 GRACE_S = 3.0

@@ -18,22 +18,7 @@ from deskd.service.desk import locks
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.snapshot import load_snapshot, policy_of, rollover_key
 from deskd.store import handoffs as handoff_rows
-
-
-class RolloverDue(TypedDict):
-    """A session from before the boundary: what the planner would do, and (executed) did."""
-
-    role: str
-    session: int
-    native_id: str | None
-    started_at: str | None
-    started_local: str
-    tries: int
-    key: str
-    plan: list[str]
-    notes: list[str]
-    ended: bool
-    outcome: str | None
+from deskd.store.records import JSON
 
 
 class Rollover(TypedDict):
@@ -43,7 +28,8 @@ class Rollover(TypedDict):
     boundary: str | None
     boundary_local: str
     dry_run: bool
-    due: list[RolloverDue]
+    due: list[JSON]
+    """Each session from before the boundary: what the planner would do, and (executed) did."""
     launched: list[int]
     pages: list[str]
 
@@ -97,7 +83,7 @@ def _rollover_step(ctx: DeskContext, *, boundary: int, execute: bool) -> Rollove
             started = start_executor(ctx, ids[launch.keys[0]], launch.role)
             if started.proc is not None:
                 started.proc.wait()
-    due: list[RolloverDue] = []
+    due: list[JSON] = []
     for r in snapshot.rollovers:
         key = rollover_key(r.session_key)
         session = handoff_rows.get_session(ctx.conn, int(r.session_key))

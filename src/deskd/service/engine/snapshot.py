@@ -6,22 +6,12 @@ not with history: every query here runs on a partial index of live state.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from deskd.config.desk import Desk
 from deskd.core.presence import presence_of
-from deskd.core.records import (
-    AttemptView,
-    HelpRequest,
-    ItemView,
-    Policy,
-    RoleView,
-    RolloverDue,
-    Rung,
-    Snapshot,
-)
+from deskd.core.records import ItemView, Policy, RoleView, RolloverDue, Rung, Snapshot
 from deskd.core.sessions import latest_boundary
 from deskd.core.timeparse import local_day_start, local_text
 from deskd.core.values import DEFAULT_SLA_S, priority_rank
@@ -36,14 +26,12 @@ from deskd.store.handoffs import live_sessions_started_before, rollover_tries
 from deskd.store.help import open_help_requests
 from deskd.store.pages import notice_keys_since, open_page_keys
 from deskd.store.pauses import live_pauses
-from deskd.store.query import same_fields
 from deskd.store.sessions import LIVE_STATES, current_sessions
 
 if TYPE_CHECKING:
     from deskd.service.engine.hook_fire import Fired
     from deskd.store.dialect import Connection
     from deskd.store.records.roles import Handoff, Session
-    from deskd.store.records.wakes import Attempt
 
 
 def policy_of(desk: Desk) -> Policy:
@@ -122,20 +110,16 @@ def _load_snapshot(conn: Connection, desk: Desk, *, now: int, host: str) -> Snap
     tasks, task_roles, done_tasks = load_task_views(conn, desk, now=now)
     meeting_wakes, inactive_meetings, dormant_items = load_meeting_views(conn, desk, now=now)
     items = tuple(
-        ItemView(
-            live=r.id not in dormant_items,
-            **same_fields(ItemView._fields, r, but=("live",)),
-        )
-        for r in item_rows.all_unread_items(conn)
+        r._replace(live=r.id not in dormant_items) for r in item_rows.all_unread_items(conn)
     )
     broken: dict[str, str] = {}
     attempts = []
     for r in attempt_rows.live_attempts(conn):
-        try:
-            attempts.append(_attempt_view(r))
-        except (ValueError, TypeError, KeyError) as exc:
+        if r.unreadable is None:
+            attempts.append(r)
+        else:
             # A corrupt row must not stop every other role's wakes (nor crash-loop the tick).
-            broken.setdefault(r.role, f"attempt {r.id} unreadable ({exc})")
+            broken.setdefault(r.role, f"attempt {r.id} unreadable ({r.unreadable})")
     return Snapshot(
         broken=tuple(sorted(broken.items())),
         roles=tuple(roles),
@@ -146,7 +130,7 @@ def _load_snapshot(conn: Connection, desk: Desk, *, now: int, host: str) -> Snap
         done_tasks=done_tasks,
         meeting_wakes=meeting_wakes,
         inactive_meetings=inactive_meetings,
-        help_requests=_help_requests(conn),
+        help_requests=tuple(open_help_requests(conn)),
         rollovers=_rollovers(conn, desk, now=now),
         open_page_keys=frozenset(open_page_keys(conn)),
         notice_keys=frozenset(notice_keys_since(conn, now - 7 * 86_400_000)),
@@ -198,19 +182,6 @@ def with_would_fire(snapshot: Snapshot, fired: Sequence[Fired], *, now: int) -> 
     return snapshot._replace(items=snapshot.items + tuple(extra))
 
 
-_DECODED = ("item_ids", "task_ids", "reason")
-"""The attempt fields the view decodes; the rest are the row's fields of the same name."""
-
-
-def _attempt_view(r: Attempt) -> AttemptView:
-    return AttemptView(
-        item_ids=tuple(int(i) for i in json.loads(r.item_ids)),
-        task_ids=tuple(int(i) for i in json.loads(r.task_ids)),
-        reason=r.reason or "",
-        **same_fields(AttemptView._fields, r, but=_DECODED),
-    )
-
-
 def _resumable(s: Session | None) -> bool:
     return s is not None and s.state in LIVE_STATES and bool(s.native_id)
 
@@ -237,22 +208,6 @@ def _fresh_prompt(
         return prompt
     written = local_text(note.created_at, desk.timezone)
     return prompt_with_handoff(prompt, note=note.note, written=written)
-
-
-def _help_requests(conn: Connection) -> tuple[HelpRequest, ...]:
-    """Every help request (`deskd page --from R`) whose item is unread: a ``help:<item>`` demand."""
-    return tuple(
-        HelpRequest(
-            item_id=r.id,
-            role=r.role,
-            title=r.title,
-            body=r.body or "",
-            enqueued_at=r.enqueued_at,
-            capability=r.capability,
-            priority=r.priority,
-        )
-        for r in open_help_requests(conn)
-    )
 
 
 def rollover_key(session_key: str) -> str:

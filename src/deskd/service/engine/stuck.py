@@ -24,8 +24,8 @@ from deskd.store import attempts as attempt_rows
 from deskd.store.sessions import current_session
 
 if TYPE_CHECKING:
+    from deskd.core.records import Attempt
     from deskd.service.desk.context import DeskContext
-    from deskd.store.records.wakes import Attempt
 
 RELEASE_WAIT_S = 30.0
 """How long a tick waits for a stopped launch's executor to park its session and let go."""

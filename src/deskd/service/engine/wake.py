@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, TypedDict
 
 from deskd.core.demand import inbox_due_at
@@ -12,14 +11,13 @@ from deskd.core.planner import plan as make_plan
 from deskd.core.timeparse import human_age, iso_utc, local_text
 from deskd.errors import AttemptClosed, InvalidValue, PeopleCommand, UnknownAttempt
 from deskd.service.desk.context import DeskContext
-from deskd.service.engine.attempt_views import WakeView, attempt_view
+from deskd.service.engine.attempt_views import attempt_view
 from deskd.service.engine.snapshot import load_snapshot, policy_of
 from deskd.store import attempts as attempt_rows
+from deskd.store.records import JSON
 
 if TYPE_CHECKING:
     from deskd.service.engine.hooks import HookView
-    from deskd.service.meetings.views import MeetingSource
-    from deskd.service.work.task_views import TaskSource
     from deskd.store.records.wakes import Page
 
 ACK_TIMEOUT_S = 4 * 3600
@@ -47,9 +45,9 @@ class WakeSources(TypedDict):
     role: str
     hooks: list[HookView]
     inbox: InboxSources
-    tasks: list[TaskSource]
-    meetings: list[MeetingSource]
-    attempts: list[WakeView]
+    tasks: list[JSON]
+    meetings: list[JSON]
+    attempts: list[JSON]
     manage: list[str]
 
 
@@ -62,7 +60,7 @@ def list_wakes(
     rung: str = "",
     outcome: str = "",
     reason: str = "",
-) -> list[WakeView]:
+) -> list[JSON]:
     """The newest ``limit`` wakes; ``rung``, ``outcome`` and ``reason`` (when given) filter
     in the query, before the limit."""
     if role is not None:
@@ -135,7 +133,7 @@ def act_on_page(
     from deskd.store.items import ack_items, unread_items
 
     row = attempt_rows.get_attempt(ctx.conn, attempt_id)
-    ids = [int(i) for i in json.loads(row.item_ids or "[]")] if row else []
+    ids = list(row.item_ids) if row else []
     if not ids and page.key.startswith("inbox:"):
         ids = [i.id for i in unread_items(ctx.conn, page.role)]
     ack_items(ctx.conn, page.role, ids, now=ctx.now, by=ctx.actor)

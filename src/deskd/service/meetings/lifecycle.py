@@ -277,6 +277,6 @@ def resume(ctx: DeskContext, meeting_id: int, role: str) -> Outcome:
 
 def read_notices(conn: Connection, facts: MeetingFacts, role: str, *, now: int) -> None:
     """The proposer acting in the meeting again has read the rejection of its proposal."""
-    keys = [f"r{r.proposal_id}" for r in facts.rejections if r.proposer == role]
+    keys = [f"r{r.id}" for r in facts.rejections if r.proposer == role]
     if keys:
         read_items(conn, role, keys, meeting_id=facts.meeting.id, now=now)

@@ -36,10 +36,11 @@ from deskd.service.meetings.lifecycle import (
     refuse,
     sync_state,
 )
-from deskd.service.meetings.views import MessageView, Owed, message_view, status_view
+from deskd.service.meetings.views import message_view, status_view
 from deskd.store import items as item_rows
 from deskd.store import meeting_messages as msg_rows
 from deskd.store import meetings as rows
+from deskd.store.records import JSON
 
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection
@@ -300,9 +301,9 @@ class MeetingUpdates(TypedDict):
 
     meeting_id: int
     state: str
-    messages: list[MessageView]
+    messages: list[JSON]
     events: list[EventView]
-    owed_by_you: list[Owed]
+    owed_by_you: list[JSON]
     vote_owed: bool
     budget_left: int
     marked_read: bool

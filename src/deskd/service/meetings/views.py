@@ -8,23 +8,19 @@ that pauses an idle meeting or escalates a late attendance (lesson 25).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NotRequired, TypedDict
+from typing import TYPE_CHECKING
 
 from deskd.config.desk import Desk
-from deskd.core.meetings import (
-    MeetingFacts,
-    is_inactive,
-    state_of,
-    swept,
-    waiting_on,
-)
+from deskd.core.meetings import MeetingFacts, is_inactive, state_of, swept, waiting_on
 from deskd.core.timeparse import iso_utc
 from deskd.errors import InvalidValue
 from deskd.service.meetings.facts import facts_of, live_facts
 from deskd.store import meetings as rows
+from deskd.store.records import JSON, shown
 from deskd.store.records.inbox import Item
 
 if TYPE_CHECKING:
+    from deskd.core.meeting_owed import Obligation
     from deskd.core.meeting_wakes import MeetingWake
     from deskd.core.records import Snapshot
     from deskd.store.dialect import Connection
@@ -91,99 +87,11 @@ def parse_meeting_id(text: str | int) -> int:
         ) from None
 
 
-# --- views ---------------------------------------------------------------------------------
+Outcome = JSON
+"""What a meeting command answers: the meeting, its state, who it waits on (``outcome_view``)."""
 
 
-class Waiting(TypedDict):
-    role: str
-    why: str
-
-
-class Outcome(TypedDict):
-    """What a meeting command answers: the meeting, its state, who it waits on."""
-
-    meeting_id: int
-    state: str
-    waiting_on: list[Waiting]
-    proposal_id: NotRequired[int]
-
-
-class AttendeeView(TypedDict):
-    role: str
-    status: str
-    checked_in_at: str | None
-
-
-class Owed(TypedDict):
-    """A reply owed in the meeting (``meeting status``'s ``owed``)."""
-
-    message_id: int
-    debtor: str
-    creditor: str
-    due_at: str | None
-    overdue: bool
-
-
-class PauseView(TypedDict):
-    kind: str | None
-    reason: str | None
-    at: str | None
-
-
-class ProposalView(TypedDict):
-    id: int
-    proposer: str
-    resolution: str
-    confirmed: list[str]
-
-
-class _MeetingShown(TypedDict):
-    meeting_id: int
-    agenda: str
-    caller: str
-    state: str
-    budget_left: int
-    called_at: str | None
-    closed_at: str | None
-
-
-class MeetingStatus(_MeetingShown):
-    """`deskd meeting status`."""
-
-    priority: str
-    attendees: list[AttendeeView]
-    waiting_on: list[Waiting]
-    owed: list[Owed]
-    max_messages: int
-    consensus_at: int
-    reply_sla_s: int
-    idle_s: int
-    idle_deadline: str | None
-    paused: PauseView | None
-    proposal: ProposalView | None
-    resolution: str | None
-
-
-class MeetingSummary(_MeetingShown):
-    """One meeting of `deskd meeting list`."""
-
-    attendees: list[str]
-    waiting_on: list[str]
-
-
-class MeetingSource(TypedDict):
-    """A meeting wake owed by a role (`deskd wake sources`), with how to settle it."""
-
-    meeting_id: int
-    kind: str
-    key: str
-    generation: int
-    since: str | None
-    owed: list[str]
-    manage: str
-
-
-def waiting_view(facts: MeetingFacts, *, now: int) -> list[Waiting]:
+def waiting_view(facts: MeetingFacts, *, now: int) -> list[JSON]:
     return [{"role": role, "why": why} for role, why in waiting_on(facts, now=now)]
 
 
@@ -200,40 +108,28 @@ def outcome_view(facts: MeetingFacts, *, now: int, proposal_id: int | None = Non
     return out
 
 
-def status_view(facts: MeetingFacts, *, now: int) -> MeetingStatus:
+def owed_view(o: Obligation, *, now: int) -> JSON:
+    """A reply owed in the meeting (``meeting status``'s ``owed``)."""
+    return shown(o, "message_id debtor creditor due_at", iso="due_at") | {
+        "overdue": o.due_at <= now
+    }
+
+
+def status_view(facts: MeetingFacts, *, now: int) -> JSON:
     """`deskd meeting status`: who is waited on and why, debts, budget, the open proposal."""
     m = facts.meeting
     p = facts.proposal
     return {
         "meeting_id": m.id,
-        "agenda": m.agenda,
-        "caller": m.caller,
+        **shown(m, "agenda caller"),
         "priority": "urgent" if m.urgent else "normal",
         "state": state_of(facts),
         "attendees": [
-            {
-                "role": a.role,
-                "status": a.status,
-                "checked_in_at": iso_utc(a.checked_in_at),
-            }
-            for a in facts.attendees
+            shown(a, "role status checked_in_at", iso="checked_in_at") for a in facts.attendees
         ],
         "waiting_on": waiting_view(facts, now=now),
-        "owed": [
-            {
-                "message_id": o.message_id,
-                "debtor": o.debtor,
-                "creditor": o.creditor,
-                "due_at": iso_utc(o.due_at),
-                "overdue": o.due_at <= now,
-            }
-            for o in facts.obligations
-        ],
-        "budget_left": m.budget_left,
-        "max_messages": m.max_messages,
-        "consensus_at": m.consensus_at,
-        "reply_sla_s": m.reply_sla_s,
-        "idle_s": m.idle_s,
+        "owed": [owed_view(o, now=now) for o in facts.obligations],
+        **shown(m, "budget_left max_messages consensus_at reply_sla_s idle_s"),
         "idle_deadline": iso_utc(m.idle_deadline) if m.closed_at is None else None,
         "paused": (
             {"kind": m.paused_kind, "reason": m.pause_reason, "at": iso_utc(m.paused_at)}
@@ -241,52 +137,27 @@ def status_view(facts: MeetingFacts, *, now: int) -> MeetingStatus:
             else None
         ),
         "proposal": (
-            {
-                "id": p.id,
-                "proposer": p.proposer,
-                "resolution": p.resolution,
-                "confirmed": sorted(p.confirmed),
-            }
+            shown(p, "id proposer resolution") | {"confirmed": sorted(p.confirmed)}
             if p is not None
             else None
         ),
-        "called_at": iso_utc(m.called_at),
-        "closed_at": iso_utc(m.closed_at),
-        "resolution": m.resolution,
+        **shown(m, "called_at closed_at resolution", iso="called_at closed_at"),
     }
 
 
-def list_view(facts: MeetingFacts, *, now: int) -> MeetingSummary:
+def list_view(facts: MeetingFacts, *, now: int) -> JSON:
     m = facts.meeting
     return {
         "meeting_id": m.id,
-        "agenda": m.agenda,
-        "caller": m.caller,
+        **shown(m, "agenda caller"),
         "state": state_of(facts),
         "attendees": [a.role for a in facts.attendees],
         "waiting_on": sorted({role for role, _ in waiting_on(facts, now=now)}),
-        "budget_left": m.budget_left,
-        "called_at": iso_utc(m.called_at),
-        "closed_at": iso_utc(m.closed_at),
+        **shown(m, "budget_left called_at closed_at", iso="called_at closed_at"),
     }
 
 
-# ``from`` is a keyword: the functional form.
-MessageView = TypedDict(
-    "MessageView",
-    {
-        "item_id": int,
-        "message_id": int | None,
-        "from": str | None,
-        "title": str,
-        "body": str,
-        "at": str | None,
-    },
-)
-"""One unread meeting item as ``meeting updates`` shows it."""
-
-
-def message_view(item: Item) -> MessageView:
+def message_view(item: Item) -> JSON:
     """One unread meeting item as `meeting updates` shows it (with the id to --reply-to)."""
     key = str(item.message_id or "").rsplit(":", 1)[-1]
     return {
@@ -299,21 +170,21 @@ def message_view(item: Item) -> MessageView:
     }
 
 
-def meeting_status(conn: Connection, meeting_id: int, *, now: int) -> MeetingStatus:
+def meeting_status(conn: Connection, meeting_id: int, *, now: int) -> JSON:
     """`deskd meeting status`, with any due sweep shown as the tick will apply it."""
     return status_view(swept(facts_of(conn, meeting_id), now=now), now=now)
 
 
 def meeting_list(
     conn: Connection, *, include_closed: bool, role: str | None, now: int, limit: int = 200
-) -> list[MeetingSummary]:
+) -> list[JSON]:
     found = rows.list_meetings(conn, include_closed=include_closed, role=role, limit=limit)
     return [list_view(swept(facts_of(conn, int(r.id)), now=now), now=now) for r in found]
 
 
-def meeting_sources(snapshot: Snapshot, role: str) -> list[MeetingSource]:
+def meeting_sources(snapshot: Snapshot, role: str) -> list[JSON]:
     """The meeting wakes owed by ``role`` (`deskd wake sources`), with how to settle each."""
-    out: list[MeetingSource] = []
+    out: list[JSON] = []
     for w in snapshot.meeting_wakes:
         if w.role != role or w.meeting_id in snapshot.inactive_meetings:
             continue

@@ -13,9 +13,9 @@ from deskd.core.ladder import RUNGS
 from deskd.core.timeparse import iso_utc, to_ms
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import ledger_entry
-from deskd.service.desk.presence import RolePresence, role_presences
+from deskd.service.desk.presence import role_presences
 from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
-from deskd.service.engine.attempt_views import WakeView, attempt_view
+from deskd.service.engine.attempt_views import attempt_view
 from deskd.store.attempts import covered_item_ids, list_attempts
 from deskd.store.hosts import list_hosts
 from deskd.store.items import overdue_unread
@@ -25,7 +25,6 @@ from deskd.store.pauses import live_pauses
 
 if TYPE_CHECKING:
     from deskd.routing.service import RoutedWork
-    from deskd.service.paging.pages import PageView
 
 LAST_TICK_KEY = "last_tick_at"
 NO_TICK_HINT = "no tick has run yet: see `deskd cron-line`"
@@ -49,10 +48,6 @@ class Health(TypedDict):
     last_execute_age_s: int | None
 
 
-class BoardWake(WakeView):
-    badge: bool
-
-
 class Paused(TypedDict):
     role: str | None
     reason: str
@@ -63,9 +58,9 @@ class Board(TypedDict):
     """`status --json` (docs/contract.md)."""
 
     now: str | None
-    roles: list[RolePresence]
-    attempts: list[BoardWake]
-    pages: list[PageView]
+    roles: list[dict[str, Any]]
+    attempts: list[dict[str, Any]]
+    pages: list[dict[str, Any]]
     paused: list[Paused]
     stalled_tasks: list[dict[str, Any]]
     stuck: list[dict[str, Any]]
@@ -127,7 +122,7 @@ def stuck(ctx: DeskContext) -> list[dict[str, Any]]:
     ]
 
 
-def live_attempts(ctx: DeskContext) -> list[BoardWake]:
+def live_attempts(ctx: DeskContext) -> list[dict[str, Any]]:
     """Every pending attempt with its rung; ``badge`` marks the red ones (a rung that waits
     for a person)."""
     rows = list_attempts(ctx.conn, role=None, open_only=True, limit=500)
@@ -137,7 +132,7 @@ def live_attempts(ctx: DeskContext) -> list[BoardWake]:
     ]
 
 
-def open_pages(ctx: DeskContext) -> list[PageView]:
+def open_pages(ctx: DeskContext) -> list[dict[str, Any]]:
     from deskd.service.paging.pages import page_view
 
     shown = ctx.settings.role is None  # an agent sees channel names and results, no URL

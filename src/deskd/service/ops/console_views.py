@@ -5,7 +5,7 @@ event log, and a change counter for live refresh. Reads only (LESSONS 43)."""
 from __future__ import annotations
 
 import json
-from typing import Any, TypedDict
+from typing import Any
 
 from deskd.config.settings import Settings
 from deskd.core.meetings import votes_owed
@@ -13,31 +13,18 @@ from deskd.core.timeparse import iso_utc
 from deskd.errors import StoreError
 from deskd.service.desk.context import DeskContext
 from deskd.service.meetings.facts import facts_of
-from deskd.service.meetings.views import MeetingStatus, status_view
+from deskd.service.meetings.views import status_view
 from deskd.store import console as console_rows
+from deskd.store.records import JSON, shown
 
 TIMELINE_WINDOW_MS = 24 * 3600 * 1000
 EVENTS_SHOWN = 100
 
-LadderHistory = TypedDict(
-    "LadderHistory",
-    {
-        "role": str,
-        "from": int,
-        "to": int,
-        "attempts": list[dict[str, Any]],
-        "pages": list[dict[str, Any]],
-    },
-)
-"""A role's ladder over time, in Unix ms, for the timeline picture (web/timeline.py); the
-functional form because ``from`` is a keyword."""
 
-
-def ladder_history(
-    ctx: DeskContext, role: str, *, window_ms: int = TIMELINE_WINDOW_MS
-) -> LadderHistory:
-    """The role's attempts and pages of the last ``window_ms`` (and every live one), in Unix
-    ms, each attempt with its span on its rung and its launch, landing and resolution."""
+def ladder_history(ctx: DeskContext, role: str, *, window_ms: int = TIMELINE_WINDOW_MS) -> JSON:
+    """A role's ladder over time, for the timeline picture (web/timeline.py): its attempts and
+    pages of the last ``window_ms`` (and every live one), in Unix ms, each attempt with its
+    span on its rung and its launch, landing and resolution."""
     ctx.desk.role(role)
     since = ctx.now - window_ms
     attempts: list[dict[str, Any]] = []
@@ -45,20 +32,15 @@ def ladder_history(
         end = r.resolved_at if r.resolved_at is not None else ctx.now
         attempts.append(
             {
-                "id": int(r.id),
-                "key": r.key,
+                **shown(r, "id key"),
                 "reason": r.kind,
-                "rung": r.rung,
-                "level": int(r.level),
-                "outcome": r.outcome,
+                **shown(r, "rung level outcome"),
                 "start": int(r.attempted_at),
                 "end": int(end),
                 "launched": r.launched_at,
                 "landed": r.landed_at,
                 "resolved": r.resolved_at if r.outcome == "resolved" else None,
-                "launch_status": r.launch_status,
-                "failure_class": r.failure_class,
-                "skipped": r.skipped,
+                **shown(r, "launch_status failure_class skipped"),
                 "acked": r.ack_until is not None and int(r.ack_until) > ctx.now,
                 "label": f"#{r.id} {r.key} on {r.rung}: {r.outcome}"
                 + (f", launch {r.launch_status}" if r.launch_status else "")
@@ -67,11 +49,9 @@ def ladder_history(
         )
     pages: list[dict[str, Any]] = [
         {
-            "id": int(p.id),
-            "attempt_id": int(p.attempt_id),
+            **shown(p, "id attempt_id"),
             "at": int(p.created_at),
-            "status": p.status,
-            "kind": p.kind,
+            **shown(p, "status kind"),
             "label": f"page {p.id} ({p.kind}, {p.status}): {p.title}",
         }
         for p in console_rows.pages_of_role(ctx.conn, role, since=since)
@@ -89,44 +69,12 @@ def ladder_history(
     }
 
 
-class TranscriptLine(TypedDict):
-    """One message of a meeting's transcript, as the console shows it."""
-
-    id: int
-    sender: str
-    kind: str
-    body: str
-    reply_to: int | None
-    spent: bool
-    at: str | None
-
-
-class ObligationLine(TypedDict):
-    """One reply obligation of a meeting, open or closed, as the console shows it."""
-
-    message_id: int
-    debtor: str
-    creditor: str
-    status: str
-    due_at: int
-    overdue: bool
-    close_reason: str | None
-
-
-class MeetingDetail(MeetingStatus):
+def meeting_detail(ctx: DeskContext, meeting_id: int) -> JSON:
     """The console's meeting page: `meeting status` plus the transcript, every reply
-    obligation and the votes owed."""
-
-    transcript: list[TranscriptLine]
-    obligations: list[ObligationLine]
-    votes_owed: list[str]
-
-
-def meeting_detail(ctx: DeskContext, meeting_id: int) -> MeetingDetail:
-    """`meeting status` plus the transcript, every reply obligation and the votes."""
+    obligation (open or closed) and the votes owed."""
     facts = facts_of(ctx.conn, meeting_id)
     status = status_view(facts, now=ctx.now)
-    transcript: list[TranscriptLine] = [
+    transcript = [
         {
             "id": int(m["id"]),
             "sender": m["sender"],
@@ -138,7 +86,7 @@ def meeting_detail(ctx: DeskContext, meeting_id: int) -> MeetingDetail:
         }
         for m in console_rows.meeting_messages(ctx.conn, meeting_id)
     ]
-    obligations: list[ObligationLine] = [
+    obligations = [
         {
             "message_id": int(o["message_id"]),
             "debtor": o["debtor"],

@@ -11,7 +11,6 @@ is stamped with how it was authorised ("link from page 42, sent to email").
 from __future__ import annotations
 
 import json
-from typing import TypedDict
 
 from deskd.errors import LinkRefused
 from deskd.service.desk.context import DeskContext
@@ -22,23 +21,13 @@ from deskd.service.paging.links import ACTIONS, link_key, read_token
 from deskd.store.attempts import attempts_for_key
 from deskd.store.pages import get_page, use_page_link
 from deskd.store.questions import options_of, question_for_key
+from deskd.store.records import JSON, shown
 from deskd.store.records.wakes import Page
 
 
-class LinkView(TypedDict):
-    """What a link would do, for its confirm page."""
-
-    page_id: int
-    action: str
-    label: str
-    role: str
-    title: str
-    status: str
-    attempt_id: int | None
-
-
-def link_view(ctx: DeskContext, token: str) -> LinkView:
-    """What ``token`` would do; LinkRefused when it is forged, expired or its page is gone.
+def link_view(ctx: DeskContext, token: str) -> JSON:
+    """What ``token`` would do, for its confirm page; LinkRefused when it is forged, expired or
+    its page is gone.
     Reads only: a previewer's GET must change nothing."""
     page_id, action = read_token(link_key(ctx.settings), token, now=ctx.now)
     page = get_page(ctx.conn, page_id)
@@ -50,14 +39,12 @@ def link_view(ctx: DeskContext, token: str) -> LinkView:
         "page_id": page.id,
         "action": action,
         "label": label,
-        "role": page.role,
-        "title": page.title,
-        "status": page.status,
+        **shown(page, "role title status"),
         "attempt_id": live[0].id if live else None,
     }
 
 
-def act_by_link(ctx: DeskContext, token: str) -> tuple[str, LinkView]:
+def act_by_link(ctx: DeskContext, token: str) -> tuple[str, JSON]:
     """Do what ``token`` says, once; returns the sentence for the person and the link's view."""
     view = link_view(ctx, token)
     page = get_page(ctx.conn, view["page_id"])

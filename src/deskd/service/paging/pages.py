@@ -12,6 +12,7 @@ from deskd.core.timeparse import iso_utc, local_text
 from deskd.core.values import priority_name
 from deskd.service.desk.context import DeskContext
 from deskd.store.pages import list_pages
+from deskd.store.records import JSON, shown
 
 if TYPE_CHECKING:
     from deskd.store.records.wakes import Page
@@ -31,31 +32,6 @@ class ChannelResult(TypedDict):
     why: str | None
 
 
-class PageView(TypedDict):
-    """One page as `deskd pages` and the board show it."""
-
-    id: int
-    attempt_id: int | None
-    role: str
-    reason: str
-    ref: str
-    key: str
-    kind: str
-    priority: str
-    title: str
-    body: str | None
-    status: str
-    channels: list[ChannelResult]
-    held_until: str | None
-    held_until_local: str | None
-    why: str | None
-    tries: int
-    next_try_at: str | None
-    created_at: str | None
-    sent_at: str | None
-    resolved_at: str | None
-
-
 def channel_view(entry: dict[str, Any], *, urls: bool = True) -> ChannelResult:
     """One channel URL's result; the URL was masked before it was stored, and is left out
     (``urls=False``) for an agent, which sees channel names and results only."""
@@ -72,32 +48,27 @@ def channel_view(entry: dict[str, Any], *, urls: bool = True) -> ChannelResult:
     }
 
 
-def page_view(page: Page, *, tz: str = "UTC", urls: bool = True) -> PageView:
+_TIMES = "next_try_at created_at sent_at resolved_at"
+
+
+def page_view(page: Page, *, tz: str = "UTC", urls: bool = True) -> JSON:
+    """One page as `deskd pages` and the board show it."""
     return {
-        "id": page.id,
-        "attempt_id": page.attempt_id,
-        "role": page.role,
+        **shown(page, "id attempt_id role"),
         "reason": page.key.split(":", 1)[0],
         "ref": page.attempt_ref or page.key,
-        "key": page.key,
-        "kind": page.kind,
+        **shown(page, "key kind"),
         "priority": priority_name(page.priority),
-        "title": page.title,
-        "body": page.body,
-        "status": page.status,
+        **shown(page, "title body status"),
         "channels": [channel_view(e, urls=urls) for e in json.loads(page.results or "[]")],
         "held_until": iso_utc(page.held_until),
         "held_until_local": local_text(page.held_until, tz) if page.held_until else None,
         "why": page.held_why,
-        "tries": page.tries,
-        "next_try_at": iso_utc(page.next_try_at),
-        "created_at": iso_utc(page.created_at),
-        "sent_at": iso_utc(page.sent_at),
-        "resolved_at": iso_utc(page.resolved_at),
+        **shown(page, f"tries {_TIMES}", iso=_TIMES),
     }
 
 
-def pages(ctx: DeskContext, *, open_only: bool, limit: int) -> list[PageView]:
+def pages(ctx: DeskContext, *, open_only: bool, limit: int) -> list[JSON]:
     rows = list_pages(ctx.conn, open_only=open_only, limit=limit)
     # An agent (DESKD_ROLE set) never sees a channel URL, not even masked.
     return [page_view(r, tz=ctx.tz, urls=ctx.settings.role is None) for r in rows]

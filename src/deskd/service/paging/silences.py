@@ -4,13 +4,14 @@ hours (a channel holds non-urgent pages in its local night). Urgent pages always
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from deskd.core.timeparse import from_ms, iso_utc, local_text, parse_duration, to_ms
 from deskd.errors import InvalidValue, PeopleOnly, SilenceOver, UnknownSilence
 from deskd.service.desk.context import DeskContext
 from deskd.store.pages import release_held_pages
+from deskd.store.records import JSON, shown
 from deskd.store.silences import (
     close_open,
     end_silence,
@@ -34,44 +35,19 @@ def _operator(ctx: DeskContext) -> str:
     return ctx.actor
 
 
-class SilenceView(TypedDict):
-    """One silence as ``deskd silence list`` shows it."""
-
-    id: int
-    role: str
-    reason: str
-    started_at: str | None
-    until: str | None
-    until_local: str
-    ended_at: str | None
-    live: bool
-
-
-class SilenceAdded(SilenceView):
-    replaced: list[int]
-    """The role's silences this one ended."""
-
-
-class SilenceEnded(SilenceView):
-    pages_released: int
-    """The held pages the end let go out."""
-
-
-def silence_view(row: Silence, *, now: int, tz: str) -> SilenceView:
-    live = row.ended_at is None and int(row.until_at) > now
+def silence_view(row: Silence, *, now: int, tz: str) -> JSON:
+    """One silence as ``deskd silence list`` shows it (``silence add`` adds the ids it
+    ``replaced``, ``silence end`` the ``pages_released``)."""
     return {
-        "id": row.id,
-        "role": row.role,
-        "reason": row.reason,
-        "started_at": iso_utc(row.started_at),
+        **shown(row, "id role reason started_at", iso="started_at"),
         "until": iso_utc(row.until_at),
         "until_local": local_text(row.until_at, tz),
         "ended_at": iso_utc(row.ended_at),
-        "live": live,
+        "live": row.ended_at is None and int(row.until_at) > now,
     }
 
 
-def add(ctx: DeskContext, *, role: str, duration: str, reason: str) -> SilenceAdded:
+def add(ctx: DeskContext, *, role: str, duration: str, reason: str) -> JSON:
     by = _operator(ctx)
     ctx.desk.role(role)
     seconds = parse_duration(duration, what="--for")
@@ -107,7 +83,7 @@ def add(ctx: DeskContext, *, role: str, duration: str, reason: str) -> SilenceAd
     return {**silence_view(row, now=ctx.now, tz=ctx.tz), "replaced": replaced}
 
 
-def listing(ctx: DeskContext, *, all_rows: bool, limit: int) -> list[SilenceView]:
+def listing(ctx: DeskContext, *, all_rows: bool, limit: int) -> list[JSON]:
     rows = (
         list_silences(ctx.conn, limit=limit)
         if all_rows
@@ -116,7 +92,7 @@ def listing(ctx: DeskContext, *, all_rows: bool, limit: int) -> list[SilenceView
     return [silence_view(r, now=ctx.now, tz=ctx.tz) for r in rows]
 
 
-def end(ctx: DeskContext, silence_id: int) -> SilenceEnded:
+def end(ctx: DeskContext, silence_id: int) -> JSON:
     by = _operator(ctx)
     with ctx.write() as conn:
         row = get_silence(conn, silence_id)

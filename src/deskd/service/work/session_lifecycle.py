@@ -15,8 +15,8 @@ from deskd.store.events import add_event
 from deskd.store.sessions import LIVE_STATES, end_session
 
 if TYPE_CHECKING:
+    from deskd.core.records import Attempt
     from deskd.store.dialect import Connection
-    from deskd.store.records.wakes import Attempt
 
 
 def after_launch(

@@ -10,21 +10,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING
 
 from deskd.config.desk import Desk
 from deskd.core.presence import is_busy
-from deskd.core.tasks import ACTIONABLE, OPEN, TaskView, is_overdue, sort_key
+from deskd.core.tasks import ACTIONABLE, OPEN, Task, is_overdue, sort_key
 from deskd.core.timeparse import iso_utc, local_text
 from deskd.core.values import priority_name
 from deskd.store import checks as check_rows
 from deskd.store import tasks as task_rows
-from deskd.store.query import same_fields
+from deskd.store.records import JSON, shown
 
 if TYPE_CHECKING:
     from deskd.core.records import Snapshot
     from deskd.store.dialect import Connection
-    from deskd.store.records.work import Task, TaskCheck
+    from deskd.store.records.work import TaskCheck
 
 
 def idle_wake_counts(conn: Connection, rows: Iterable[Task]) -> dict[int, int]:
@@ -48,25 +48,15 @@ def idle_wake_counts(conn: Connection, rows: Iterable[Task]) -> dict[int, int]:
     return counts
 
 
-_DERIVED = ("idle_wakes", "stalled", "check_failed")
-"""What a task's view counts from the ledger; the rest are its row's fields of the same name."""
-
-
-def _stalled(r: Task, *, wakes: int, stall_after: int) -> bool:
-    return r.status in ACTIONABLE and wakes >= stall_after
-
-
-def _view(
-    r: Task, *, wakes: int, stall_after: int, check: TaskCheck | None, desk: Desk
-) -> TaskView:
+def _view(r: Task, *, wakes: int, check: TaskCheck | None, desk: Desk) -> Task:
+    """``r`` with what the ledger and its check say: idle wakes, stalled, a failed check."""
     failed = check is not None and check.state == "idle" and check.outcome == "failed"
-    return TaskView(
+    return r._replace(
         idle_wakes=wakes,
         # A task its check reopened `reopen_after` times waits for a person, like a stall.
-        stalled=_stalled(r, wakes=wakes, stall_after=stall_after)
+        stalled=(r.status in ACTIONABLE and wakes >= desk.section.stall_after)
         or check_escalated(r, check, reopen_after(desk, r.role)),
         check_failed=(check.output or "") if failed and check is not None else None,
-        **same_fields(TaskView._fields, r, but=_DERIVED),
     )
 
 
@@ -89,7 +79,7 @@ def check_escalated(r: Task, check: TaskCheck | None, limit: int) -> bool:
 
 def load_task_views(
     conn: Connection, desk: Desk, *, now: int
-) -> tuple[tuple[TaskView, ...], dict[int, str], frozenset[int]]:
+) -> tuple[tuple[Task, ...], dict[int, str], frozenset[int]]:
     """(open tasks with ``stalled`` derived, every task's assignee, done task ids).
 
     "Every task" that matters to a wake: the open ones and those a live task wake names, so
@@ -99,9 +89,8 @@ def load_task_views(
     rows = task_rows.open_tasks(conn)
     checks = {c.task_id: c for c in check_rows.checks_of(conn, [r.id for r in rows])}
     counts = idle_wake_counts(conn, rows)
-    stall_after = desk.section.stall_after
     views = tuple(
-        _view(r, wakes=counts.get(r.id, 0), stall_after=stall_after, check=c, desk=desk)
+        _view(r, wakes=counts.get(r.id, 0), check=c, desk=desk)
         for r in rows
         if (c := checks.get(r.id)) is None or c.state != "due"
     )
@@ -115,89 +104,25 @@ def load_task_views(
     return views, roles, frozenset(done)
 
 
-class _TaskShown(TypedDict):
-    id: int
-    title: str
-    status: str
-    priority: str
-    due_at: str | None
-    overdue: bool
-    blocked_on: str | None
-    stalled: bool
-    idle_wakes: int
-
-
-class TaskJSON(_TaskShown):
-    """One task as `deskd task list --json` prints it."""
-
-    role: str
-    detail: str
-    due_local: str | None
-    created_by: str
-    created_at: str | None
-    updated_at: str | None
-    closed_at: str | None
-    check: CheckJSON | None
-
-
-class CheckJSON(TypedDict):
-    """A task's postcondition (``--done-when``) and its last run."""
-
-    spec: str
-    state: str
-    outcome: str | None
-    failures: int
-    errors: int
-    output: str | None
-    retry_at: str | None
-
-
-class TaskSource(_TaskShown):
-    """An open task in `deskd wake sources`, and what it can wake (None: nothing now)."""
-
-    wakes: str | None
-
-
 def task_json(
-    r: Task,
-    *,
-    now: int,
-    tz: str,
-    wakes: int,
-    stall_after: int,
-    check: TaskCheck | None = None,
-    reopen_after: int = 0,
-) -> TaskJSON:
+    r: Task, *, now: int, tz: str, wakes: int, check: TaskCheck | None, desk: Desk
+) -> JSON:
     """One task as `deskd task list --json` prints it."""
+    v = _view(r, wakes=wakes, check=check, desk=desk)
     return {
-        "id": r.id,
-        "role": r.role,
-        "title": r.title,
-        "detail": r.detail,
-        "status": r.status,
+        **shown(r, "id role title detail status"),
         "priority": priority_name(int(r.priority)),
         "due_at": iso_utc(r.due_at),
         "due_local": local_text(r.due_at, tz) if r.due_at is not None else None,
         "overdue": r.status in OPEN and is_overdue(r.due_at, now=now),
         "blocked_on": r.blocked_on,
-        "stalled": _stalled(r, wakes=wakes, stall_after=stall_after)
-        or check_escalated(r, check, reopen_after),
-        "idle_wakes": wakes,
-        "created_by": r.created_by,
-        "created_at": iso_utc(r.created_at),
-        "updated_at": iso_utc(r.updated_at),
-        "closed_at": iso_utc(r.closed_at),
+        **shown(v, "stalled idle_wakes"),
+        **shown(
+            r, "created_by created_at updated_at closed_at", iso="created_at updated_at closed_at"
+        ),
         "check": None
         if check is None
-        else {
-            "spec": check.spec,
-            "state": check.state,
-            "outcome": check.outcome,
-            "failures": check.failures,
-            "errors": check.errors,
-            "output": check.output,
-            "retry_at": iso_utc(check.retry_at),
-        },
+        else shown(check, "spec state outcome failures errors output retry_at", iso="retry_at"),
     }
 
 
@@ -206,7 +131,7 @@ def sorted_rows(rows: Sequence[Task], *, now: int) -> list[Task]:
     return sorted(rows, key=lambda r: (r.status not in OPEN, sort_key(r, now=now)))
 
 
-def _tasks_of(snapshot: Snapshot, role: str, *, now: int) -> list[TaskView]:
+def _tasks_of(snapshot: Snapshot, role: str, *, now: int) -> list[Task]:
     """``role``'s open tasks, sorted by the task rules."""
     return sorted((t for t in snapshot.tasks if t.role == role), key=lambda t: sort_key(t, now=now))
 
@@ -242,9 +167,9 @@ def explain_tasks(snapshot: Snapshot, role: str, *, now: int, tz: str) -> list[s
     return lines
 
 
-def task_sources(snapshot: Snapshot, role: str, *, now: int) -> list[TaskSource]:
+def task_sources(snapshot: Snapshot, role: str, *, now: int) -> list[JSON]:
     """`deskd wake sources --role R` "tasks": each open task and whether it can wake R."""
-    out: list[TaskSource] = []
+    out: list[JSON] = []
     for t in _tasks_of(snapshot, role, now=now):
         if t.wakes_urgently:
             wakes = "urgent_task"
@@ -254,15 +179,11 @@ def task_sources(snapshot: Snapshot, role: str, *, now: int) -> list[TaskSource]
             wakes = None
         out.append(
             {
-                "id": t.id,
-                "title": t.title,
-                "status": t.status,
+                **shown(t, "id title status"),
                 "priority": priority_name(t.priority),
                 "due_at": iso_utc(t.due_at),
                 "overdue": is_overdue(t.due_at, now=now),
-                "blocked_on": t.blocked_on,
-                "stalled": t.stalled,
-                "idle_wakes": t.idle_wakes,
+                **shown(t, "blocked_on stalled idle_wakes"),
                 "wakes": wakes,
             }
         )

@@ -8,9 +8,9 @@ creator, or the operator (a person at the shell, without ``DESKD_ROLE``).
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, NamedTuple, NotRequired, TypedDict
+from typing import TYPE_CHECKING, NamedTuple, TypedDict
 
-from deskd.core.task_changes import Change, TaskState, check_party, next_state
+from deskd.core.task_changes import Change, check_party, next_state
 from deskd.core.tasks import CLOSED, check_status
 from deskd.core.timeparse import iso_utc, parse_duration, parse_instant
 from deskd.core.values import priority_name, priority_rank
@@ -20,31 +20,15 @@ from deskd.routing.store import mark_task_routed
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import acting_role, known_role
 from deskd.service.desk.inbox import validate_text
-from deskd.service.work.task_views import (
-    TaskJSON,
-    idle_wake_counts,
-    reopen_after,
-    sorted_rows,
-    task_json,
-)
+from deskd.service.work.task_views import idle_wake_counts, sorted_rows, task_json
 from deskd.store import checks as check_rows
 from deskd.store import tasks as task_rows
+from deskd.store.records import JSON, shown
 
 if TYPE_CHECKING:
-    from deskd.store.records.work import Task
+    from deskd.core.tasks import Task
 
 NO_DUE = ("none", "")
-
-
-class TaskAdded(TypedDict):
-    """What ``task add`` answers (``routed``: why capability routing chose the role)."""
-
-    id: int
-    role: str
-    status: str
-    priority: str
-    routed: NotRequired[str]
-    check: NotRequired[str]
 
 
 class TaskChange(TypedDict, total=False):
@@ -56,28 +40,6 @@ class TaskChange(TypedDict, total=False):
     priority: str
     due_at: str | None
     check: str
-
-
-class TaskUpdated(TypedDict):
-    """What ``task update`` answers: the task after the change, and what changed."""
-
-    id: int
-    role: str
-    status: str
-    priority: str
-    blocked_on: str | None
-    due_at: str | None
-    changed: TaskChange
-    note: str | None
-
-
-class TaskNote(TypedDict):
-    """One row of ``task history``."""
-
-    at: str | None
-    by: str
-    change: dict[str, object]
-    note: str
 
 
 def actor(ctx: DeskContext, by: str | None) -> str:
@@ -106,7 +68,7 @@ def add_task(
     routed: tuple[str, str] | None = None,
     done_when: str | None = None,
     check_timeout: str | None = None,
-) -> TaskAdded:
+) -> JSON:
     """Assign a task; ``routed`` is (capability, why) when capability routing chose ``role``;
     ``done_when`` its postcondition (core/checks.py), run with ``check_timeout``."""
     who = actor(ctx, by)
@@ -144,7 +106,7 @@ def add_task(
             actor=who,
             detail={"title": title, "priority": priority, "due_at": iso_utc(due_at)},
         )
-    out: TaskAdded = {"id": task_id, "role": role, "status": "pending", "priority": priority}
+    out: JSON = {"id": task_id, "role": role, "status": "pending", "priority": priority}
     if routed is not None:
         out["routed"] = routed[1]
     if done_when is not None:
@@ -180,10 +142,9 @@ class TaskUpdate(NamedTuple):
     note: str | None = None
 
 
-def update_task(
-    ctx: DeskContext, task_id: int, update: TaskUpdate, *, by: str | None
-) -> TaskUpdated:
-    """Apply one change; refused (changing nothing) when the rules say no."""
+def update_task(ctx: DeskContext, task_id: int, update: TaskUpdate, *, by: str | None) -> JSON:
+    """Apply one change; refused (changing nothing) when the rules say no. Answers the task
+    after the change, what ``changed`` and the ``note``."""
     who = actor(ctx, by)
     if update.status is not None:
         check_status(update.status)
@@ -198,16 +159,9 @@ def update_task(
         row = task_rows.get_task(conn, task_id)
         if row is None:
             raise UnknownTask(task_id)
-        old = TaskState(
-            id=task_id,
-            role=str(row.role),
-            status=str(row.status),
-            blocked_on=row.blocked_on,
-            created_by=str(row.created_by),
-        )
-        check_party(old, by=who)
+        check_party(row, by=who)
         new = next_state(
-            old, Change(status=update.status, blocked_on=update.blocked_on, role=update.role)
+            row, Change(status=update.status, blocked_on=update.blocked_on, role=update.role)
         )
         # A task with a postcondition is done when its check passes, not when it is said to
         # be: the claim stays open (in progress) and the next tick runs the check.
@@ -254,7 +208,7 @@ def update_task(
     }
 
 
-def _diff(row: Task, new: TaskState, *, priority: int, due_at: int | None) -> TaskChange:
+def _diff(row: Task, new: Task, *, priority: int, due_at: int | None) -> TaskChange:
     change: TaskChange = {}
     if new.status != row.status:
         change["status"] = new.status
@@ -276,7 +230,7 @@ def list_tasks(
     status: str | None,
     include_closed: bool,
     limit: int = 500,
-) -> list[TaskJSON]:
+) -> list[JSON]:
     """Open tasks (or every task with ``include_closed``), sorted by the task rules."""
     if role is not None:
         ctx.desk.role(role)
@@ -294,23 +248,18 @@ def list_tasks(
             now=ctx.now,
             tz=ctx.tz,
             wakes=counts.get(int(r.id), 0),
-            stall_after=ctx.desk.section.stall_after,
             check=checks.get(r.id),
-            reopen_after=reopen_after(ctx.desk, r.role),
+            desk=ctx.desk,
         )
         for r in sorted_rows(rows, now=ctx.now)
     ]
 
 
-def task_history(ctx: DeskContext, task_id: int) -> list[TaskNote]:
+def task_history(ctx: DeskContext, task_id: int) -> list[JSON]:
+    """``task history``: each change and note on the task, oldest first."""
     if task_rows.get_task(ctx.conn, task_id) is None:
         raise UnknownTask(task_id)
     return [
-        {
-            "at": iso_utc(n.at),
-            "by": n.by,
-            "change": json.loads(n.change or "{}"),
-            "note": n.note,
-        }
+        shown(n, "at by", iso="at") | {"change": json.loads(n.change or "{}"), "note": n.note}
         for n in task_rows.task_notes(ctx.conn, task_id)
     ]

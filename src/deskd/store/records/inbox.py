@@ -31,39 +31,12 @@ class Item(NamedTuple):
     routed_why: str | None
 
 
-class UnreadItem(NamedTuple):
-    """The columns of an unread item the planner's snapshot reads (no body)."""
-
-    id: int
-    role: str
-    priority: int
-    source: str
-    sender: str | None
-    title: str
-    ref: str | None
-    enqueued_at: int
-    sla_due_at: int
-    notified_at: int | None
-
-
 class MeetingItem(NamedTuple):
     """An unread item a meeting wrote: which meeting (``ref``) and which message."""
 
     id: int
     ref: str | None
     message_id: str | None
-
-
-class HelpRequestRow(NamedTuple):
-    """An agent's unread request for a person (``deskd page --from R``): its item."""
-
-    id: int
-    role: str
-    title: str
-    body: str
-    enqueued_at: int
-    capability: str | None
-    priority: int = 0
 
 
 class Routed(NamedTuple):

@@ -1,27 +1,9 @@
-"""Tasks, their notes and wakes, and wake hooks (store/tasks.py, hooks.py)."""
+"""Task notes, wakes and checks, wake hooks and questions (store/tasks.py, hooks.py, checks.py,
+questions.py); a task is the rules' record (core/tasks.py)."""
 
 from __future__ import annotations
 
 from typing import NamedTuple
-
-
-class Task(NamedTuple):
-    """One task row."""
-
-    id: int
-    role: str
-    title: str
-    detail: str
-    status: str
-    priority: int
-    blocked_on: str | None
-    due_at: int | None
-    created_by: str
-    created_at: int
-    updated_at: int
-    closed_at: int | None
-    capability: str | None
-    routed_why: str | None
 
 
 class TaskNote(NamedTuple):
@@ -33,14 +15,6 @@ class TaskNote(NamedTuple):
     by: str
     change: str
     note: str
-
-
-class TaskRef(NamedTuple):
-    """Where a task is now: its assignee and status."""
-
-    id: int
-    role: str
-    status: str
 
 
 class IdleWake(NamedTuple):
