@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from deskd.errors import DeskdError
 from deskd.service.desk.context import DeskContext
-from deskd.store.help import held_work
+from deskd.store.questions import held_work
 
 if TYPE_CHECKING:
     from deskd.core.routing import Routing
