@@ -3,11 +3,10 @@
 The CLI maps ``exit_code`` to the process exit status and ``code`` to the JSON
 ``error.code`` slug; the console maps them to HTTP statuses.
 
-It is longer than 400 lines on purpose: every refusal lives here, most declared by their
-words alone (``says``, see ``DeskdError``), so a reader finds every message and code in one
-place and each is mapped to an exit code once. The refusals of tasks are in
-``deskd.errors_tasks`` and those of scheduling the tick in ``deskd.schedule.service``, to
-keep this module under 600 lines.
+Most refusals are declared by their words alone, as data: ``refusal_class(code, says)``.
+A refusal whose message needs more than its fields is a class with its own ``__init__``. It
+runs past 400 lines on purpose, so a reader finds every message and code in one place; the
+refusals of scheduling the tick are in ``deskd.schedule.service``.
 """
 
 from __future__ import annotations
@@ -72,6 +71,15 @@ def meant(name: str, known: Iterable[str]) -> str:
     return f": did you mean {close[0]!r}?" if close else ""
 
 
+def refusal_class(
+    code: str, says: str = "", *, base: type[DeskdError] | None = None, **defaults: object
+) -> type[DeskdError]:
+    """A refusal declared by its words alone: its ``code``, its ``says`` template (without
+    one it is given its message whole) and its fields' defaults. Named after the name it is
+    assigned to, at the end of this module."""
+    return type("Refusal", (base or DeskdError,), {"code": code, "says": says, **defaults})
+
+
 class UnknownRole(DeskdError):
     code = "unknown_role"
 
@@ -87,17 +95,14 @@ class UnknownRole(DeskdError):
         self.name = name
 
 
-class NoRoles(DeskdError):
-    code = "no_roles"
-    says = (
-        "this desk has no roles: add a [[roles]] table with a name to deskd.toml "
-        "(`deskd init` writes an annotated example)"
-    )
-
-
-class DisabledRole(DeskdError):
-    code = "role_disabled"
-    says = "role {name!r} is disabled (enabled = false in the desk file)"
+NoRoles = refusal_class(
+    "no_roles",
+    "this desk has no roles: add a [[roles]] table with a name to deskd.toml "
+    "(`deskd init` writes an annotated example)",
+)
+DisabledRole = refusal_class(
+    "role_disabled", "role {name!r} is disabled (enabled = false in the desk file)"
+)
 
 
 class InvalidValue(DeskdError):
@@ -107,11 +112,9 @@ class InvalidValue(DeskdError):
     value: object
 
 
-class InitAnswerRefused(DeskdError):
-    """An answer to ``deskd init`` (asked, or given as a flag) the new desk cannot take; the
-    message names what was wrong and, where there are any, the valid choices."""
-
-    code = "invalid_value"
+# An answer to ``deskd init`` (asked, or given as a flag) the new desk cannot take; the
+# message names what was wrong and, where there are any, the valid choices.
+InitAnswerRefused = refusal_class("invalid_value")
 
 
 class OptionsConflict(DeskdError):
@@ -125,84 +128,50 @@ class OptionsConflict(DeskdError):
         self.option = option
 
 
-class ChannelTestFailed(DeskdError):
-    code = "channel_failed"
-    says = (
-        "the test page on {option} failed ({why}): nothing written; "
-        "fix the URL or leave {option} out"
-    )
-
-
-class FileRefused(DeskdError):
-    """A file the command was told to use could not be used (the user's to fix)."""
-
-    code = "os_error"
-
-
-class KeyFileExists(DeskdError):
-    says = "{path} exists; choose another --out (keys are never overwritten)"
-
-
-class RelayNeedsPostgres(DeskdError):
-    code = "not_postgresql"
-    says = (
-        "deskd relay serves PostgreSQL desks only: this desk's database is a SQLite file "
-        "(its hook needs no relay)"
-    )
-
-
-class SchemaBehind(DeskdError):
-    code = "schema_behind"
-    says = (
-        "{source} is at schema version {found}, this deskd's is {latest}: run any "
-        "deskd command on that desk first (it migrates), then copy"
-    )
-
-
-class TargetNotEmptyRefused(DeskdError):
-    """``deskd migrate-db`` into a database that already holds rows (the store's reason)."""
-
-    code = "target_not_empty"
-
-
-class AckNeedsTarget(DeskdError):
-    code = "invalid_value"
-    says = (
-        "say what to ack: --seen (exactly the items {role} was shown) or --id N "
-        "(see `deskd inbox list --for {role}`)"
-    )
-
-
-class KeyUnreadable(DeskdError):
-    says = "--key {path}: {why}"
-
-
-class NotYourRole(DeskdError):
-    """An agent (DESKD_ROLE set) tried to act as another role."""
-
-    code = "not_your_role"
-    says = (
-        "{flag} {asked!r} refused: this session acts as {actual!r} (DESKD_ROLE); "
-        "agents may act only as their own role"
-    )
-
-
-class MissingRole(DeskdError):
-    code = "missing_role"
-    says = "{flag} is required (or set DESKD_ROLE inside an agent session)"
-
-
-class ReservedSource(DeskdError):
-    code = "reserved_source"
-    says = (
-        "source {source!r} is reserved for deskd itself (sources you may enqueue: "
-        "{allowed!c}; add more to inbox_sources in deskd.toml)"
-    )
-
-
-class UnknownSource(DeskdError):
-    code = "unknown_source"
-    says = "unknown source {source!r} (sources: {allowed!c}; add it to inbox_sources in deskd.toml)"
+ChannelTestFailed = refusal_class(
+    "channel_failed",
+    "the test page on {option} failed ({why}): nothing written; fix the URL or leave {option} out",
+)
+# A file the command was told to use could not be used (the user's to fix).
+FileRefused = refusal_class("os_error")
+KeyFileExists = refusal_class(
+    "refused", "{path} exists; choose another --out (keys are never overwritten)"
+)
+RelayNeedsPostgres = refusal_class(
+    "not_postgresql",
+    "deskd relay serves PostgreSQL desks only: this desk's database is a SQLite file "
+    "(its hook needs no relay)",
+)
+SchemaBehind = refusal_class(
+    "schema_behind",
+    "{source} is at schema version {found}, this deskd's is {latest}: run any "
+    "deskd command on that desk first (it migrates), then copy",
+)
+# ``deskd migrate-db`` into a database that already holds rows (the store's reason).
+TargetNotEmptyRefused = refusal_class("target_not_empty")
+AckNeedsTarget = refusal_class(
+    "invalid_value",
+    "say what to ack: --seen (exactly the items {role} was shown) or --id N "
+    "(see `deskd inbox list --for {role}`)",
+)
+KeyUnreadable = refusal_class("refused", "--key {path}: {why}")
+NotYourRole = refusal_class(
+    "not_your_role",
+    "{flag} {asked!r} refused: this session acts as {actual!r} (DESKD_ROLE); "
+    "agents may act only as their own role",
+)
+MissingRole = refusal_class(
+    "missing_role", "{flag} is required (or set DESKD_ROLE inside an agent session)"
+)
+ReservedSource = refusal_class(
+    "reserved_source",
+    "source {source!r} is reserved for deskd itself (sources you may enqueue: "
+    "{allowed!c}; add more to inbox_sources in deskd.toml)",
+)
+UnknownSource = refusal_class(
+    "unknown_source",
+    "unknown source {source!r} (sources: {allowed!c}; add it to inbox_sources in deskd.toml)",
+)
 
 
 class UnknownItem(DeskdError):
@@ -232,19 +201,12 @@ class SettingsError(DeskdError):
     variable: str
 
 
-class ConfigConflict(DeskdError):
-    code = "config_conflict"
-    says = "{what} is defined twice: in {first} and in {second}; keep one"
-
-
-class AlreadyExists(DeskdError):
-    code = "already_exists"
-
-
-class ConsoleRefused(DeskdError):
-    """The console cannot start or serve as configured (its keys file, its code)."""
-
-    code = "console_refused"
+ConfigConflict = refusal_class(
+    "config_conflict", "{what} is defined twice: in {first} and in {second}; keep one"
+)
+AlreadyExists = refusal_class("already_exists")
+# The console cannot start or serve as configured (its keys file, its code).
+ConsoleRefused = refusal_class("console_refused")
 
 
 class Unavailable(DeskdError):
@@ -319,51 +281,37 @@ class StoreUnreachable(StoreServerDown):
         self.advice = advice
 
 
-class LeaseLost(Unavailable):
-    """A holder's lock was taken over (it was seen gone): its writes must stop."""
-
-    code = "lease_lost"
-    says = (
-        "the database's {name} lock is no longer this process's (it lapsed, and a tick "
-        "took it as gone): nothing more is written by it"
-    )
-
-
-class DatabaseDamaged(Unavailable):
-    """The database reported damage earlier (``run/damaged``): nothing is written into it."""
-
-    code = "database_damaged"
-    says = (
-        "database {path} is damaged ({reason}); deskd writes nothing more into it: run "
-        "`deskd doctor` (restore it from a backup if it is damaged; doctor clears this "
-        "once the file passes its integrity check)"
-    )
-
-
-class NotADatabaseFile(Unavailable):
-    """``DESKD_DB`` names something that is not a regular file (a device, a folder, a FIFO)."""
-
-    code = "not_a_database"
-    says = (
-        "database {path} is {kind}, not a regular file: deskd refuses it and leaves it "
-        "as it is (point DESKD_DB at a file, or unset it; run `deskd doctor`)"
-    )
-
-
-class DatabaseGone(Unavailable):
-    """The desk had a database and it is gone or empty: never recreated behind anyone's back."""
-
-    code = "database_lost"
-    says = (
-        "database {path} is missing or empty, but this desk had one (recorded in "
-        "run/databases): its items and attempts are gone. Restore it from a backup, or "
-        "start over with an empty one: `deskd init --new-db`"
-    )
-
-
-class NoLiveSession(DeskdError):
-    code = "no_live_session"
-    says = "role {role!r} has no live session to end (presence: {presence}; see `deskd roles`)"
+LeaseLost = refusal_class(
+    "lease_lost",
+    "the database's {name} lock is no longer this process's (it lapsed, and a tick "
+    "took it as gone): nothing more is written by it",
+    base=Unavailable,
+)
+DatabaseDamaged = refusal_class(
+    "database_damaged",
+    "database {path} is damaged ({reason}); deskd writes nothing more into it: run "
+    "`deskd doctor` (restore it from a backup if it is damaged; doctor clears this "
+    "once the file passes its integrity check)",
+    base=Unavailable,
+)
+NotADatabaseFile = refusal_class(
+    "not_a_database",
+    "database {path} is {kind}, not a regular file: deskd refuses it and leaves it "
+    "as it is (point DESKD_DB at a file, or unset it; run `deskd doctor`)",
+    base=Unavailable,
+)
+# The desk had a database and it is gone or empty: never recreated behind anyone's back.
+DatabaseGone = refusal_class(
+    "database_lost",
+    "database {path} is missing or empty, but this desk had one (recorded in "
+    "run/databases): its items and attempts are gone. Restore it from a backup, or "
+    "start over with an empty one: `deskd init --new-db`",
+    base=Unavailable,
+)
+NoLiveSession = refusal_class(
+    "no_live_session",
+    "role {role!r} has no live session to end (presence: {presence}; see `deskd roles`)",
+)
 
 
 class InvalidLaunch(DeskdError):
@@ -374,32 +322,19 @@ class InvalidLaunch(DeskdError):
     kind: str
 
 
-class HookNotFound(DeskdError):
-    """``deskd-session-hook`` is not installed next to this Python or on PATH."""
-
-    code = "hook_not_found"
-    says = (
-        "deskd-session-hook not found (searched {searched}); reinstall deskd in this "
-        "environment (pip install deskd) so its console scripts exist"
-    )
-
-
-class UnreadableSettings(DeskdError):
-    """A Claude settings file deskd was asked to merge into is not a JSON object."""
-
-    code = "invalid_settings"
-    says = "{path}: {reason}; fix or move it, then run this again"
-
-
-class UnknownMeeting(DeskdError):
-    code = "unknown_meeting"
-    says = "no meeting {meeting!r} (see `deskd meeting list --all`)"
-
-
-class MeetingRefused(DeskdError):
-    """A meeting rule refused the action (not checked in, paused, closed, consensus …)."""
-
-    code = "meeting_refused"
+HookNotFound = refusal_class(
+    "hook_not_found",
+    "deskd-session-hook not found (searched {searched}); reinstall deskd in this "
+    "environment (pip install deskd) so its console scripts exist",
+)
+UnreadableSettings = refusal_class(
+    "invalid_settings", "{path}: {reason}; fix or move it, then run this again"
+)
+UnknownMeeting = refusal_class(
+    "unknown_meeting", "no meeting {meeting!r} (see `deskd meeting list --all`)"
+)
+# A meeting rule refused the action (not checked in, paused, closed, consensus …).
+MeetingRefused = refusal_class("meeting_refused")
 
 
 class DuplicateMessage(DeskdError):
@@ -413,63 +348,34 @@ class DuplicateMessage(DeskdError):
     original_id: int
 
 
-class PeopleOnly(DeskdError):
-    """An agent session (DESKD_ROLE set) asked for an operator's decision."""
-
-    code = "not_permitted"
-    says = "{what} are for people, not agents (DESKD_ROLE is set)"
-
-
-class PeopleCommand(DeskdError):
-    """A command only a person runs, asked for by an agent session; ``instead`` says what the
-    agent does."""
-
-    code = "not_permitted"
-    says = "`{command}` is for people; {instead}"
-
-
-class OperatorOnly(DeskdError):
-    code = "operator_only"
-    says = (
-        "prune deletes the desk's history and is for the operator only; this session "
-        "acts as {role!r} (DESKD_ROLE)"
-    )
-
-
-class TooRecent(DeskdError):
-    code = "too_recent"
-    says = (
-        "--older-than {text} would delete history younger than a day; the minimum is 1d "
-        "(add --force to go lower)"
-    )
-
-
-class UnknownAttempt(DeskdError):
-    code = "unknown_attempt"
-    says = "no attempt {attempt_id} (see `{see}`)"
-    see = "deskd wake list"
-
-
-class AttemptClosed(DeskdError):
-    code = "attempt_closed"
-    says = "attempt {attempt_id} is already {outcome}; nothing to acknowledge"
-
-
-class UnknownQuestion(DeskdError):
-    code = "unknown_question"
-    says = "no question {question_id} (see `deskd questions`)"
-
-
-class QuestionAnswered(DeskdError):
-    code = "already_answered"
-    says = "question {question_id} is answered already (see `deskd questions`)"
-
-
-class LinkRefused(DeskdError):
-    """A page's action link that may not act: forged, expired, used, or its page gone."""
-
-    code = "not_permitted"
-    says = "this link cannot act: {why}"
+PeopleOnly = refusal_class("not_permitted", "{what} are for people, not agents (DESKD_ROLE is set)")
+# A command only a person runs, asked for by an agent session; ``instead`` says what the
+# agent does.
+PeopleCommand = refusal_class("not_permitted", "`{command}` is for people; {instead}")
+OperatorOnly = refusal_class(
+    "operator_only",
+    "prune deletes the desk's history and is for the operator only; this session "
+    "acts as {role!r} (DESKD_ROLE)",
+)
+TooRecent = refusal_class(
+    "too_recent",
+    "--older-than {text} would delete history younger than a day; the minimum is 1d "
+    "(add --force to go lower)",
+)
+UnknownAttempt = refusal_class(
+    "unknown_attempt", "no attempt {attempt_id} (see `{see}`)", see="deskd wake list"
+)
+AttemptClosed = refusal_class(
+    "attempt_closed", "attempt {attempt_id} is already {outcome}; nothing to acknowledge"
+)
+UnknownQuestion = refusal_class(
+    "unknown_question", "no question {question_id} (see `deskd questions`)"
+)
+QuestionAnswered = refusal_class(
+    "already_answered", "question {question_id} is answered already (see `deskd questions`)"
+)
+# A page's action link that may not act: forged, expired, used, or its page gone.
+LinkRefused = refusal_class("not_permitted", "this link cannot act: {why}")
 
 
 class LaunchRefused(DeskdError):
@@ -483,40 +389,25 @@ class LaunchRefused(DeskdError):
         self.attempt_id = attempt_id
 
 
-class AgentMissing(DeskdError):
-    code = "agent_missing"
-    says = (
-        "agent executable {command!r} not found (PATH searched: {path}); install it or set "
-        "[agent] command in deskd.toml (or DESKD_AGENT_CMD)"
-    )
-
-
-class BadWorkdir(DeskdError):
-    code = "bad_workdir"
-    says = "workdir {folder} of role {role!r} does not exist"
-
-
-class WorktreeRefused(DeskdError):
-    """A role with ``worktree`` set cannot have (or has no) worktree; nothing was changed."""
-
-    code = "bad_workdir"
-    says = "role {role!r}: {why}"
-
-
-class TickBusy(DeskdError):
-    code = "tick_busy"
-    says = "a tick is running ({lock} is held); it runs the rollover too — try again in a moment"
-    lock = "run/tick.lock"
-
-
-class UnknownSilence(DeskdError):
-    code = "unknown_silence"
-    says = "no silence {silence_id} (see `deskd silence list`)"
-
-
-class SilenceOver(DeskdError):
-    code = "silence_over"
-    says = "silence {silence_id} is not in force (it ended or expired)"
+AgentMissing = refusal_class(
+    "agent_missing",
+    "agent executable {command!r} not found (PATH searched: {path}); install it or set "
+    "[agent] command in deskd.toml (or DESKD_AGENT_CMD)",
+)
+BadWorkdir = refusal_class("bad_workdir", "workdir {folder} of role {role!r} does not exist")
+# A role with ``worktree`` set cannot have (or has no) worktree; nothing was changed.
+WorktreeRefused = refusal_class("bad_workdir", "role {role!r}: {why}")
+TickBusy = refusal_class(
+    "tick_busy",
+    "a tick is running ({lock} is held); it runs the rollover too — try again in a moment",
+    lock="run/tick.lock",
+)
+UnknownSilence = refusal_class(
+    "unknown_silence", "no silence {silence_id} (see `deskd silence list`)"
+)
+SilenceOver = refusal_class(
+    "silence_over", "silence {silence_id} is not in force (it ended or expired)"
+)
 
 
 class AlreadyPaused(DeskdError):
@@ -526,29 +417,13 @@ class AlreadyPaused(DeskdError):
         super().__init__(f"{'role ' + role if role else 'the desk'} is already paused")
 
 
-class UnknownChannel(DeskdError):
-    code = "unknown_channel"
-    says = "unknown channel {name!r} (channels: {known!c})"
-
-
-class EmptyChannel(DeskdError):
-    code = "empty_channel"
-    says = "channel {name!r} has no URL to send to"
-
-
-class UnknownHook(DeskdError):
-    code = "unknown_hook"
-    says = "no hook {hook_id} (see `deskd hook list --all`)"
-
-
-class NotHookOwner(DeskdError):
-    code = "not_owner"
-    says = "hook {hook_id} belongs to {owner!r}; only its owner cancels it"
-
-
-class HookClosed(DeskdError):
-    code = "hook_closed"
-    says = "hook {hook_id} is already {status}"
+UnknownChannel = refusal_class("unknown_channel", "unknown channel {name!r} (channels: {known!c})")
+EmptyChannel = refusal_class("empty_channel", "channel {name!r} has no URL to send to")
+UnknownHook = refusal_class("unknown_hook", "no hook {hook_id} (see `deskd hook list --all`)")
+NotHookOwner = refusal_class(
+    "not_owner", "hook {hook_id} belongs to {owner!r}; only its owner cancels it"
+)
+HookClosed = refusal_class("hook_closed", "hook {hook_id} is already {status}")
 
 
 class DemoFailed(DeskdError):
@@ -562,31 +437,54 @@ class DemoFailed(DeskdError):
             self.code = "demo_failed"
 
 
-class TargetConflict(DeskdError):
-    code = "invalid_value"
-    says = "give --for ROLE or --capability NAME, not both (--capability picks the role)"
+TargetConflict = refusal_class(
+    "invalid_value", "give --for ROLE or --capability NAME, not both (--capability picks the role)"
+)
+NoTarget = refusal_class(
+    "missing_role",
+    "give --for ROLE (the role it is for) or --capability NAME (the most available "
+    "role with that capability)",
+)
+WaitTimedOut = refusal_class(
+    "timed_out", "{role} did not reach {state} within {timeout} (now: {now})"
+)
+NotRunning = refusal_class(
+    "not_running", "{role} has no running launch (see `deskd wake list --role {role} --open`)"
+)
+NoTranscript = refusal_class("no_transcript", "{role} has no agent transcripts yet (in {folder})")
 
 
-class NoTarget(DeskdError):
-    code = "missing_role"
-    says = (
-        "give --for ROLE (the role it is for) or --capability NAME (the most available "
-        "role with that capability)"
-    )
+# --- tasks ---------------------------------------------------------------------------------------
+UnknownTask = refusal_class("unknown_task", "no task {task_id} (see `deskd task list --all`)")
+NotTaskParty = refusal_class(
+    "not_task_party",
+    "{by!r} may not change task {task_id}: only its assignee ({role!r}), "
+    "its creator ({created_by!r}) or the operator (at the shell, without --by) may",
+)
+TaskClosed = refusal_class(
+    "task_closed", "task {task_id} is {status}: closed tasks do not change (add a new task)"
+)
+BadTransition = refusal_class(
+    "bad_transition", "task {task_id}: {old} → {new} is not allowed (from {old}: {allowed!c})"
+)
+BlockedOnWithoutBlocked = refusal_class(
+    "blocked_on_without_blocked",
+    "--blocked-on names what task {task_id} waits for: use it with --status blocked",
+)
+BlockedNeedsDependency = refusal_class(
+    "blocked_needs_dependency",
+    "task {task_id}: blocked requires --blocked-on naming the dependency "
+    '(e.g. --blocked-on "task 12" or --blocked-on "beta\'s review")',
+)
+NothingToChange = refusal_class(
+    "nothing_to_change",
+    "nothing to change on task {task_id} (give --status, --priority, --due, "
+    "--for, --blocked-on or --note)",
+)
+# Compare-and-set lost: another writer changed the task between read and write.
+TaskChanged = refusal_class("conflict", "task {task_id} changed meanwhile; try again")
 
 
-class WaitTimedOut(DeskdError):
-    """``deskd wait`` ran out of time before the role reached the state."""
-
-    code = "timed_out"
-    says = "{role} did not reach {state} within {timeout} (now: {now})"
-
-
-class NotRunning(DeskdError):
-    code = "not_running"
-    says = "{role} has no running launch (see `deskd wake list --role {role} --open`)"
-
-
-class NoTranscript(DeskdError):
-    code = "no_transcript"
-    says = "{role} has no agent transcripts yet (in {folder})"
+for _name, _refusal in list(globals().items()):  # so a traceback names the refusal it shows
+    if isinstance(_refusal, type) and _refusal.__name__ == "Refusal":
+        _refusal.__name__ = _refusal.__qualname__ = _name

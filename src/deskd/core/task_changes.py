@@ -6,11 +6,11 @@ from typing import NamedTuple
 
 from deskd.core.tasks import CLOSED, OPERATOR, TRANSITIONS, Task, check_status
 from deskd.core.values import SUPERVISOR
-from deskd.errors import InvalidValue
-from deskd.errors_tasks import (
+from deskd.errors import (
     BadTransition,
     BlockedNeedsDependency,
     BlockedOnWithoutBlocked,
+    InvalidValue,
     NotTaskParty,
     TaskClosed,
 )

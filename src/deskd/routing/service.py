@@ -22,9 +22,9 @@ from deskd.service.desk.presence import derive
 from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
 from deskd.store import items as item_rows
 from deskd.store import sessions as session_rows
-from deskd.store.help import held_work
 from deskd.store.hosts import list_hosts
 from deskd.store.pauses import live_pauses
+from deskd.store.questions import held_work
 
 if TYPE_CHECKING:
     from deskd.service.desk.inbox import NewItem

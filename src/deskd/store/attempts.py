@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from deskd.store.dialect import Sql
 from deskd.store.query import lazy_record, lazy_records, select_where
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
@@ -358,3 +359,28 @@ def note_hook_failure(conn: Connection, token: str, *, failure: str, now: int) -
         "UPDATE attempts SET failure_detail = COALESCE(failure_detail, ?) WHERE wake_token = ?",
         (f"StopFailure: {failure}", token),
     ).rowcount
+
+
+# --- the launch rows the operator verbs read (`deskd wait`) ---------------------------------------
+_NEWEST = (
+    "WHERE role = ? AND launched_at IS NOT NULL AND primary_id IS NULL "
+    "ORDER BY launched_at DESC, id DESC LIMIT 1"
+)
+_NEWEST_LAUNCH = Sql(  # PostgreSQL takes no planner hint, and finds that index by itself
+    sqlite="SELECT * FROM attempts INDEXED BY attempts_launched " + _NEWEST,
+    postgresql="SELECT * FROM attempts " + _NEWEST,
+)
+
+
+def newest_launch(conn: Connection, role: str) -> Attempt | None:
+    """The role's most recently launched primary attempt (None when it never launched)."""
+    return lazy_record(conn.execute(_NEWEST_LAUNCH, (role,)).fetchone(), "wakes", "Attempt")
+
+
+def launches_in_flight(conn: Connection, role: str) -> int:
+    """Planned or running launches of the role."""
+    row = conn.execute(
+        "SELECT COUNT(*) FROM attempts WHERE role = ? AND launch_status IN ('planned', 'running')",
+        (role,),
+    ).fetchone()
+    return int(row[0])

@@ -1,4 +1,5 @@
-"""The event log: one row per thing that happened, for audit and the console's timeline."""
+"""The event log: one row per thing that happened, for audit and the console's timeline; and
+small desk-wide facts (``meta``: the desk's role fingerprint, the last tick)."""
 
 from __future__ import annotations
 
@@ -24,3 +25,19 @@ def add_event(
         (at, kind, role, actor, subject, json.dumps(detail or {}, sort_keys=True)),
     )
     return int(cur.fetchone()[0])
+
+
+# --- small desk-wide facts as key/value rows (the desk's role fingerprint, the last tick) ---------
+
+
+def get_meta(conn: Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def set_meta(conn: Connection, key: str, value: str) -> None:
+    conn.execute(
+        "INSERT INTO meta (key, value) VALUES (?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (key, value),
+    )

@@ -1,8 +1,8 @@
 """The schema as an ordered registry of migrations, recorded in ``PRAGMA user_version``.
 
 Rules (lessons 40–42): each migration runs once, in order, inside one write transaction;
-never edit a released migration (``V1``, ``V2``, each ``schema_<topic>.SQL``), add a new one;
-no comments inside its statements.
+never edit a released migration (``V1``, ``V2``, each constant of ``store/schema.py``), add a
+new one; no comments inside its statements.
 
 One registry serves both backends. A column's type is a slot (``$ID``, ``$INT``, ``$REAL``,
 ``$TEXT``) that ``TYPES`` fills per dialect; everything else in a migration is SQL both
@@ -197,26 +197,7 @@ CREATE TABLE pauses (
 CREATE INDEX pauses_live ON pauses(id, role) WHERE ended_at IS NULL;
 """
 
-from deskd.store import (  # noqa: E402
-    schema_console,
-    schema_console_guard,
-    schema_deliveries,
-    schema_held_work,
-    schema_hosts,
-    schema_launches,
-    schema_leases,
-    schema_meetings,
-    schema_page_links,
-    schema_pager,
-    schema_questions,
-    schema_routing,
-    schema_sessions_current,
-    schema_silences,
-    schema_task_checks,
-    schema_tasks,
-    schema_tick_alarms,
-    schema_usage,
-)
+from deskd.store import schema  # noqa: E402
 from deskd.store.dialect import Connection  # noqa: E402
 
 # Each migration keeps its place for ever: a released database records only its version
@@ -225,24 +206,24 @@ from deskd.store.dialect import Connection  # noqa: E402
 MIGRATIONS: tuple[str, ...] = (
     V1,
     V2,
-    schema_tasks.SQL,
-    schema_pager.SQL,
-    schema_meetings.SQL,
-    schema_routing.SQL,
-    schema_console.SQL,
-    schema_sessions_current.SQL,
-    schema_launches.SQL,
-    schema_hosts.SQL,
-    schema_leases.SQL,
-    schema_console_guard.SQL,
-    schema_tick_alarms.SQL,
-    schema_silences.SQL,
-    schema_held_work.SQL,
-    schema_usage.SQL,
-    schema_deliveries.SQL,
-    schema_task_checks.SQL,
-    schema_page_links.SQL,
-    schema_questions.SQL,
+    schema.TASKS,
+    schema.PAGER,
+    schema.MEETINGS,
+    schema.ROUTING,
+    schema.CONSOLE,
+    schema.SESSIONS_CURRENT,
+    schema.LAUNCHES,
+    schema.HOSTS,
+    schema.LEASES,
+    schema.CONSOLE_GUARD,
+    schema.TICK_ALARMS,
+    schema.SILENCES,
+    schema.HELD_WORK,
+    schema.USAGE,
+    schema.DELIVERIES,
+    schema.TASK_CHECKS,
+    schema.PAGE_LINKS,
+    schema.QUESTIONS,
 )
 """Index i holds the migration that takes the schema from version i to version i + 1."""
 

@@ -1,5 +1,5 @@
 """What the desk's launches used (the usage columns of a launch's primary attempt,
-store/schema_usage.py), summed: one named function per statement.
+``USAGE`` in store/schema.py), summed: one named function per statement.
 
 A launch counts when it finished, at ``finished_at``; ride-along attempts share another's
 launch and carry no usage. Every statement reads the rows of the ``attempts_usage`` index.
@@ -68,3 +68,37 @@ def usage_by_quarter_hour(conn: Connection, *, since: int) -> list[UsageTotal]:
     q = f"finished_at / {QUARTER_HOUR_MS}"
     sql = f"SELECT role, {_SUMS}, {q} {_LAUNCHES} GROUP BY role, {q} ORDER BY {q}, role"
     return _totals(conn.execute(sql, (since,)).fetchall())
+
+
+# --- what budgets and the cap on agents running at once read --------------------------------------
+
+
+def in_flight_by_host(conn: Connection) -> dict[str, int]:
+    """Launches planned or running, per host that runs them."""
+    rows = conn.execute(
+        "SELECT COALESCE(launch_host, ''), COUNT(*) FROM attempts "
+        "WHERE launch_status IN ('planned', 'running') AND primary_id IS NULL "
+        "GROUP BY launch_host"
+    ).fetchall()
+    return {str(r[0]): int(r[1]) for r in rows}
+
+
+def usage_since(conn: Connection, since: int) -> list[tuple[str, int | None, float | None, int]]:
+    """(role, tokens, dollars, finished at) of each launch finished since ``since``: tokens are
+    input plus output (None when the CLI reported neither), dollars its cost."""
+    rows = conn.execute(
+        "SELECT role, CASE WHEN input_tokens IS NULL AND output_tokens IS NULL THEN NULL "
+        "ELSE COALESCE(input_tokens, 0) + COALESCE(output_tokens, 0) END, cost_usd, finished_at "
+        "FROM attempts WHERE finished_at >= ? AND primary_id IS NULL AND finished_at IS NOT NULL "
+        "ORDER BY finished_at",
+        (since,),
+    ).fetchall()
+    return [
+        (
+            str(r[0]),
+            None if r[1] is None else int(r[1]),
+            None if r[2] is None else float(r[2]),
+            int(r[3]),
+        )
+        for r in rows
+    ]

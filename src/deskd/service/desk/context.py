@@ -179,8 +179,7 @@ def sync_roles(conn: Connection, desk: Desk, *, now: int) -> bool:
     Runs inside write transactions only (read paths never write). A fingerprint in
     ``meta`` makes the common case — nothing changed — one indexed read.
     """
-    from deskd.store.events import add_event
-    from deskd.store.meta import get_meta, set_meta
+    from deskd.store.events import add_event, get_meta, set_meta
     from deskd.store.roles import disable_roles_not_in, upsert_role
 
     fingerprint = _fingerprint(desk)

@@ -23,7 +23,7 @@ from deskd.core.checks import (
     trimmed,
 )
 from deskd.core.timeparse import iso_utc
-from deskd.store import checks as check_rows
+from deskd.store import tasks as check_rows
 from deskd.store import tasks as task_rows
 
 if TYPE_CHECKING:

@@ -25,8 +25,8 @@ from deskd.service.desk.identity import acting_role, known_role
 from deskd.service.desk.inbox import validate_text
 from deskd.service.engine.snapshot import load_snapshot, policy_of
 from deskd.service.paging.pager import PageReport, deliver_pages
-from deskd.store.help import insert_help_request
 from deskd.store.items import insert_item
+from deskd.store.questions import insert_help_request
 
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection

@@ -25,8 +25,8 @@ from deskd.service.paging.tickping import ping
 from deskd.store import attempts as attempt_rows
 from deskd.store import pages as page_rows
 from deskd.store.db import read_transaction
+from deskd.store.events import set_meta
 from deskd.store.hosts import record_tick
-from deskd.store.meta import set_meta
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -13,7 +13,7 @@ from deskd.errors import InvalidValue
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.presence import derive
 from deskd.store import sessions as session_rows
-from deskd.store.launches import launches_in_flight, newest_launch
+from deskd.store.attempts import launches_in_flight, newest_launch
 
 STATES = ("resting", "landed", "idle")
 """resting: its session ended its turn; landed: its newest launch took a model turn;

@@ -17,9 +17,9 @@ from deskd.service.desk.presence import role_presences
 from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
 from deskd.service.engine.attempt_views import attempt_view
 from deskd.store.attempts import covered_item_ids, list_attempts
+from deskd.store.events import get_meta
 from deskd.store.hosts import list_hosts
 from deskd.store.items import overdue_unread
-from deskd.store.meta import get_meta
 from deskd.store.pages import list_pages
 from deskd.store.pauses import live_pauses
 

@@ -67,7 +67,7 @@ def launching(settings: Settings | None, db: Path | str | None) -> bool:
     if db is None:
         return False
     from deskd.store.db import is_url
-    from deskd.store.meta import get_meta
+    from deskd.store.events import get_meta
 
     if not is_url(db) and (not Path(db).exists() or Path(db).stat().st_size == 0):
         return False

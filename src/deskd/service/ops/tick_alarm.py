@@ -20,7 +20,7 @@ from deskd.core.paging import Entry, entries_of, mark, outcome, results_of, tria
 from deskd.core.timeparse import human_age, iso_utc, local_text
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
-from deskd.store import tick_alarms as rows
+from deskd.store import pages as rows
 from deskd.store.hosts import list_hosts
 from deskd.store.pauses import live_pauses
 

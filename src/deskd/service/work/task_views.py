@@ -17,7 +17,7 @@ from deskd.core.presence import is_busy
 from deskd.core.tasks import ACTIONABLE, OPEN, Task, is_overdue, sort_key
 from deskd.core.timeparse import iso_utc, local_text
 from deskd.core.values import priority_name
-from deskd.store import checks as check_rows
+from deskd.store import tasks as check_rows
 from deskd.store import tasks as task_rows
 from deskd.store.records import JSON, shown
 

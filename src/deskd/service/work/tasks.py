@@ -14,14 +14,17 @@ from deskd.core.task_changes import Change, check_party, next_state
 from deskd.core.tasks import CLOSED, check_status
 from deskd.core.timeparse import iso_utc, parse_duration, parse_instant
 from deskd.core.values import priority_name, priority_rank
-from deskd.errors import InvalidValue
-from deskd.errors_tasks import NothingToChange, TaskChanged, UnknownTask
+from deskd.errors import InvalidValue, NothingToChange, TaskChanged, UnknownTask
 from deskd.routing.store import mark_task_routed
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import acting_role, known_role
 from deskd.service.desk.inbox import validate_text
-from deskd.service.work.task_views import idle_wake_counts, sorted_rows, task_json
-from deskd.store import checks as check_rows
+from deskd.service.work.task_views import (
+    idle_wake_counts,
+    sorted_rows,
+    task_json,
+)
+from deskd.store import tasks as check_rows
 from deskd.store import tasks as task_rows
 from deskd.store.records import JSON, shown
 

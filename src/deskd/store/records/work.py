@@ -47,7 +47,7 @@ class Hook(NamedTuple):
 
 
 class TaskCheck(NamedTuple):
-    """A task's postcondition and its last run (store/checks.py)."""
+    """A task's postcondition and its last run (store/tasks.py)."""
 
     task_id: int
     spec: str
