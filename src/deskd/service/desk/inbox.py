@@ -227,23 +227,18 @@ def ledger(
     return out
 
 
+_LEDGER_TIMES = "notified_at read_at sla_due_at"
+"""The instants an item's ledger state is derived from."""
+
+
 def _described(row: Item, *, now: int, escalated: bool) -> JSON:
     """What an item is and its ledger state now, for both the inbox and the ledger views."""
     return {
         "source": row.source,
         "priority": priority_name(row.priority),
         "title": row.title,
-        "state": ledger_state(
-            read_at=row.read_at,
-            notified_at=row.notified_at,
-            sla_due_at=row.sla_due_at,
-            now=now,
-            escalated=escalated,
-        ),
+        "state": ledger_state(**shown(row, _LEDGER_TIMES), now=now, escalated=escalated),
     }
-
-
-_LEDGER_TIMES = "notified_at read_at sla_due_at"
 
 
 def ledger_entry(row: Item, *, now: int, escalated: bool) -> JSON:

@@ -1,13 +1,14 @@
 """The records store functions return instead of ``sqlite3.Row``, and how rows fill them.
 
-A record is a ``typing.NamedTuple`` naming the columns its readers use, each typed, grouped
-by table in a few modules (``roles``, ``inbox``, ``work``, ``wakes``, ``meetings``).
-``record_of`` fills one from a row by field name, so a column added by a later migration
-changes nothing until a record asks for it, and a field the query did not select falls back
-to the field's default (or fails loudly when it has none); a JSON list of ids
-(``ID_LISTS``) is read as a tuple. A NamedTuple class builds in a
-tenth of the time of a frozen dataclass and needs no ``dataclasses`` (nor ``inspect``) at
-all (docs/performance.md).
+A record is a ``typing.NamedTuple`` naming the columns its readers use, each typed: the
+records only services read are here, grouped by table (``roles``, ``inbox``, ``work``,
+``wakes``, ``meetings``); a stored thing the planner's rules read has its one record in
+``core/`` (docs/architecture.md, "Each stored thing is declared twice"). ``record_of`` fills
+one from a row by field name, so a column added by a later migration changes nothing until a
+record asks for it, and a field the query did not select falls back to the field's default
+(or fails loudly when it has none); a JSON list of ids (``ID_LISTS``) is read as a tuple. A
+NamedTuple class builds in a tenth of the time of a frozen dataclass and needs no
+``dataclasses`` (nor ``inspect``) at all (docs/performance.md).
 """
 
 from __future__ import annotations
