@@ -50,8 +50,10 @@ def cron_line(ctx: click.Context, execute: bool, check: bool, as_json: bool) -> 
       deskd cron-line --check           # installed? this desk? last run and exit code
     """
     if check:
-        check_cron_line(ctx, as_json=as_json)
-        return
+        from deskd.schedule.status import cron_lines
+
+        none = "no crontab line runs the deskd driver (`deskd cron-line`)"
+        return report(ctx, cron_lines, none, as_json)
     from deskd.schedule.service import cron_line as render
     from deskd.schedule.service import desk_target
 
@@ -207,13 +209,6 @@ def timer_status(ctx: click.Context, as_json: bool) -> None:
     from deskd.schedule.status import timers
 
     report(ctx, timers, "no deskd-tick timer installed (`deskd timer install --user`)", as_json)
-
-
-def check_cron_line(ctx: click.Context, *, as_json: bool) -> None:
-    """``deskd cron-line --check``: the crontab lines that run the driver, as above."""
-    from deskd.schedule.status import cron_lines
-
-    report(ctx, cron_lines, "no crontab line runs the deskd driver (`deskd cron-line`)", as_json)
 
 
 def report(

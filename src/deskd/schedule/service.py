@@ -143,21 +143,15 @@ def desk_target(environ: Mapping[str, str], *, execute: bool, deskd: Path | None
     return Target(home=home, deskd=deskd or deskd_executable(), execute=execute, env=extra)
 
 
-def env_file_url(home: Path) -> str | None:
-    """The PostgreSQL URL the desk's ``.env`` names (``DESKD_DB`` or ``DESKD_DATABASE_URL``)."""
-    values = paths.env_file_values(home / ".env")
-    found = next((values[n] for n in paths.DB_VARIABLES if values.get(n)), None)
-    return found if found is not None and is_url(found) else None
-
-
 def require_url_in_env_file(home: Path, url: str, *, what: str) -> None:
     """Refuse unless the desk's ``.env`` (0600) names ``url``: cron, systemd and hand-started
     sessions read a PostgreSQL URL from there, never from a line or file that embeds it."""
     env_file = home / ".env"
     fix = f"put DESKD_DB={redact(url)} (with its password) in {env_file} and chmod 600 it"
-    found = env_file_url(home)
+    values = paths.env_file_values(env_file)
+    found = next((values[n] for n in paths.DB_VARIABLES if values.get(n)), None)
     if found != url:
-        said = "names another database" if found else "does not name it"
+        said = "names another database" if found and is_url(found) else "does not name it"
         raise InvalidValue(
             "DESKD_DB",
             redact(url),
