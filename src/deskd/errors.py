@@ -488,3 +488,4 @@ TaskChanged = refusal_class("conflict", "task {task_id} changed meanwhile; try a
 for _name, _refusal in list(globals().items()):  # so a traceback names the refusal it shows
     if isinstance(_refusal, type) and _refusal.__name__ == "Refusal":
         _refusal.__name__ = _refusal.__qualname__ = _name
+del _name, _refusal
