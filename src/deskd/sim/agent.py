@@ -314,15 +314,11 @@ class Session:
     def result(self, terminal_reason: str, result: str | None = None, **extra: Any) -> None:
         """The result line. Claude Code reports an API failure with ``subtype: success``, so
         only a turn limit has its own subtype; ``is_error`` is every end but ``completed``."""
-        subtype = "error_max_turns" if terminal_reason == "max_turns" else "success"
         doc: dict[str, Any] = {
             "type": "result",
-            "subtype": subtype,
+            "subtype": "error_max_turns" if terminal_reason == "max_turns" else "success",
             "is_error": terminal_reason != "completed",
-        }
-        if result is not None:
-            doc["result"] = result
-        doc |= {
+            **({} if result is None else {"result": result}),
             "session_id": self.session_id,
             "num_turns": self.turns,
             "duration_ms": 0,
@@ -331,10 +327,7 @@ class Session:
             "terminal_reason": terminal_reason,
             **extra,
         }
-        if self.args.output_format == "text":
-            write_line(str(result or ""))
-        else:
-            write_line(json.dumps(doc))
+        write_line(str(result or "") if self.args.output_format == "text" else json.dumps(doc))
 
     def emit(self, doc: dict[str, Any]) -> None:
         if self.stream:
