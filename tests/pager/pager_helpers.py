@@ -184,7 +184,7 @@ def page_rows(desk: Any) -> list[dict[str, Any]]:
 def page_token_of(desk: Any, page_id: int) -> str:
     """The subject token the desk's pages carry, its tag a MAC under the desk's link key."""
     from deskd.adapters.private import private_key_file
-    from deskd.core.replies import page_token
+    from deskd.core.paging import page_token
     from deskd.service.paging.links import KEY_FILE, reply_tag
 
     return page_token(page_id, reply_tag(private_key_file(desk.home / "data" / KEY_FILE), page_id))

@@ -25,7 +25,7 @@ from conftest import Desk
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pager"))
 from pager_helpers import desk_with, enqueue, page_token_of, smtp_receiver
 
-from deskd.core.replies import page_token
+from deskd.core.paging import page_token
 
 pytestmark = pytest.mark.imap
 

@@ -1,10 +1,10 @@
-"""What a reply's words ask for (core/replies.py): a table of real mail clients' replies."""
+"""What a reply's words ask for (core/paging.py): a table of real mail clients' replies."""
 
 from __future__ import annotations
 
 import pytest
 
-from deskd.core.replies import page_of_subject, page_token, read_reply
+from deskd.core.paging import page_of_subject, page_token, read_reply
 
 
 @pytest.mark.parametrize(

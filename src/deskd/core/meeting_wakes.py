@@ -16,6 +16,8 @@ from deskd.core.timeparse import human_age, iso_utc
 from deskd.quoting import quoted
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from deskd.core.meeting_owed import Obligation
 
 
@@ -50,18 +52,7 @@ def wakes(facts: MeetingFacts, *, now: int) -> tuple[MeetingWake, ...]:
     out: list[MeetingWake] = []
 
     def wake(role: str, kind: str, gen: int, since: int, due: int | None, *lines: str) -> None:
-        out.append(
-            MeetingWake(
-                meeting_id=m.id,
-                role=role,
-                kind=kind,
-                generation=gen,
-                since=since,
-                urgent=m.urgent,
-                lines=lines,
-                due_at=due,
-            )
-        )
+        out.append(MeetingWake(m.id, role, kind, gen, since, m.urgent, lines, due))
 
     others = ", ".join(a.role for a in facts.attendees if a.role != m.caller)
     for a in facts.attendees:
@@ -123,17 +114,16 @@ def wakes(facts: MeetingFacts, *, now: int) -> tuple[MeetingWake, ...]:
             "answer with `deskd meeting send`, or propose again with a new resolution.",
         )
     if m.paused_kind is None:
-        out.extend(_owed_replies(facts, now=now))
+        _owed_replies(facts, wake, now=now)
     return tuple(out)
 
 
-def _owed_replies(facts: MeetingFacts, *, now: int) -> list[MeetingWake]:
+def _owed_replies(facts: MeetingFacts, wake: Callable[..., None], *, now: int) -> None:
     m = facts.meeting
     by_debtor: dict[str, list[Obligation]] = {}
     for o in facts.obligations:
         if o.due_at <= now:
             by_debtor.setdefault(o.debtor, []).append(o)
-    out = []
     for debtor in sorted(by_debtor):
         owed = sorted(by_debtor[debtor], key=lambda o: (o.due_at, o.message_id))
         lines = [f"You owe {len(owed)} repl{'ies' if len(owed) != 1 else 'y'} in {_title(m)}:"]
@@ -146,17 +136,6 @@ def _owed_replies(facts: MeetingFacts, *, now: int) -> list[MeetingWake]:
             f"Reply with `deskd meeting send {m.id} --role {debtor} --reply-to "
             f'{owed[0].message_id} --body "…"` (`--resolves {ids}` settles several).'
         )
-        out.append(
-            MeetingWake(
-                meeting_id=m.id,
-                role=debtor,
-                kind="owed_reply",
-                generation=0,
-                since=owed[0].due_at,
-                urgent=m.urgent,
-                lines=tuple(lines),
-                # Once a wake landed, give the reply one more SLA before climbing on.
-                due_at=owed[0].due_at + m.reply_sla_s * 1000,
-            )
-        )
-    return out
+        # Once a wake landed, give the reply one more SLA before climbing on.
+        due = owed[0].due_at + m.reply_sla_s * 1000
+        wake(debtor, "owed_reply", 0, owed[0].due_at, due, *lines)

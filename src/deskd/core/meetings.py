@@ -121,13 +121,9 @@ class MeetingFacts(NamedTuple):
 
 
 def normalize_body(text: str) -> str:
-    """The duplicate-detection form of a message: case and whitespace folded (lesson 21:
-    only the key is normalized; the stored body keeps its lines)."""
+    """The duplicate-detection form of a message or an agenda: case and whitespace folded
+    (lesson 21: only the key is normalized; the stored text keeps its lines)."""
     return " ".join(text.split()).casefold()
-
-
-def normalize_agenda(text: str) -> str:
-    return normalize_body(text)
 
 
 # --- state -------------------------------------------------------------------------------
@@ -241,35 +237,32 @@ def speak_refusal(facts: MeetingFacts, role: str, kind: str) -> str | None:
 
 
 def position_refusal(facts: MeetingFacts, role: str) -> str | None:
-    refusal = standing_refusal(facts, role)
-    state = underlying_state(facts)
-    if refusal or state == "consensus":
-        return refusal
     m = facts.meeting
-    return (
-        f"positions are for the consensus phase; meeting {m.id} is {state} "
+    state = underlying_state(facts)
+    return standing_refusal(facts, role) or (
+        None
+        if state == "consensus"
+        else f"positions are for the consensus phase; meeting {m.id} is {state} "
         f"({m.budget_left - m.consensus_at} messages before consensus)"
     )
 
 
 def propose_refusal(facts: MeetingFacts, role: str) -> str | None:
-    refusal = standing_refusal(facts, role, paused=False)
     p = facts.proposal
-    if refusal or p is None:
-        return refusal
-    return (
-        f"meeting {facts.meeting.id} already has an open end proposal by {p.proposer} "
+    return standing_refusal(facts, role, paused=False) or (
+        None
+        if p is None
+        else f"meeting {facts.meeting.id} already has an open end proposal by {p.proposer} "
         f"({p.resolution!r}): confirm or reject it"
     )
 
 
 def vote_refusal(facts: MeetingFacts, role: str) -> str | None:
-    refusal = standing_refusal(facts, role, paused=False)
-    if refusal or facts.proposal is not None:
-        return refusal
     m = facts.meeting
-    return (
-        f"meeting {m.id} has no open end proposal "
+    return standing_refusal(facts, role, paused=False) or (
+        None
+        if facts.proposal is not None
+        else f"meeting {m.id} has no open end proposal "
         f'(`deskd meeting propose-end {m.id} --role {role} --resolution "…"`)'
     )
 

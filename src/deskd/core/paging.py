@@ -6,13 +6,23 @@ or ``held`` (quiet hours on its channel, until an instant). The pager
 (service/paging/pager.py) reads a page, runs these functions, and writes what they return;
 nothing here does I/O or reads the clock (docs/architecture.md "Pages and channels",
 lessons 12–13).
+
+A reply by email to a page is read here too: the page's subject carries
+``[deskd page N TAG]``, TAG a MAC of N under the desk's key (made and checked in
+service/paging/links.py; core only parses); a reply keeps it (``Re: …``). Its first line that
+is not quoted says what to do: ``ack``, ``snooze 2h``, ``resolve``, or anything else, which
+goes to the role as an item from the person.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
+
+from deskd.core.timeparse import parse_duration
+from deskd.errors import DeskdError
 
 RETRY_WINDOW_MS = 24 * 3600 * 1000
 BACKOFF_CAP_MIN = 60
@@ -37,24 +47,6 @@ class Entry(NamedTuple):
     why: str | None = None
     gave_up: bool = False
 
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Entry:
-        return cls(
-            name=str(data["name"]),
-            url=str(data["url"]),
-            status=str(data.get("status") or "pending"),
-            error=data.get("error"),
-            tries=int(data.get("tries") or 0),
-            at=data.get("at"),
-            retry_at=data.get("retry_at"),
-            until=data.get("until"),
-            why=data.get("why"),
-            gave_up=bool(data.get("gave_up")),
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        return self._asdict()
-
 
 class Outcome(NamedTuple):
     """What the page row says after a look: its status, when to look again, any hold."""
@@ -67,12 +59,16 @@ class Outcome(NamedTuple):
 
 
 def entries_of(results: str | None) -> tuple[Entry, ...]:
-    """The entries stored in a page's ``results`` JSON column."""
-    return tuple(Entry.from_json(e) for e in json.loads(results or "[]"))
+    """The entries stored in a page's ``results`` JSON column (a field an older deskd did not
+    store takes its default)."""
+    fields = Entry._fields
+    return tuple(
+        Entry(**{k: v for k, v in e.items() if k in fields}) for e in json.loads(results or "[]")
+    )
 
 
 def results_of(entries: Sequence[Entry]) -> str:
-    return json.dumps([e.to_json() for e in entries])
+    return json.dumps([e._asdict() for e in entries])
 
 
 def backoff_ms(tries: int) -> int:
@@ -173,3 +169,49 @@ def outcome(
         held_why=held_why,
         closed=closed,
     )
+
+
+# --- replies by email -------------------------------------------------------------------
+
+_TOKEN = re.compile(r"\[deskd page (\d{1,18})(?: ([A-Za-z0-9_-]{1,40}))?\]")
+
+
+class Reply(NamedTuple):
+    """``action`` is ``ack``, ``snooze``, ``resolve`` or ``text``; ``seconds`` a snooze's length."""
+
+    action: str
+    text: str
+    seconds: int | None = None
+
+
+def page_token(page_id: int, tag: str) -> str:
+    """What a page's subject carries so an emailed reply finds its page and proves it saw it."""
+    return f"[deskd page {page_id} {tag}]"
+
+
+def page_of_subject(subject: str) -> tuple[int, str] | None:
+    """The (page id, tag) a subject's token names; the tag is "" when the token has none."""
+    found = _TOKEN.search(subject or "")
+    return (int(found.group(1)), found.group(2) or "") if found else None
+
+
+def read_reply(body: str) -> Reply:
+    """What a reply's text asks for: its first line that is not quoted or blank."""
+    lines = [ln.strip() for ln in body.splitlines()]
+    # A mail client's "On … wrote:" line starts the quote: everything after it is the page.
+    kept = []
+    for line in lines:
+        if line.startswith(">") or (line.startswith("On ") and line.endswith("wrote:")):
+            break
+        kept.append(line)
+    text = "\n".join(kept).strip()
+    first = text.splitlines()[0].lower().rstrip(".!") if text else ""
+    word, _, rest = first.partition(" ")
+    if word in ("ack", "resolve") and not rest.strip():
+        return Reply(word, text)
+    if word == "snooze":
+        try:
+            return Reply("snooze", text, parse_duration(rest.strip().replace(" ", "")))
+        except DeskdError:
+            pass
+    return Reply("text", text)

@@ -62,12 +62,8 @@ def wake_prompt(
 
 
 def _fit(head: list[str], body: list[str], tail: list[str], cap: int) -> str:
-    def size(lines: list[str]) -> int:
-        return len("\n".join(lines).encode("utf-8"))
-
-    fixed = size(head + tail) + 64
     kept: list[str] = []
-    used = fixed
+    used = len("\n".join(head + tail).encode("utf-8")) + 64
     for index, line in enumerate(body):
         cost = len(line.encode("utf-8")) + 1
         if used + cost > cap:

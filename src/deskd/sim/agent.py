@@ -274,23 +274,8 @@ class Session:
         else:
             content, is_error = f"Exit code {code}\n{err or out}".strip(), True
             self.hook("PostToolUseFailure", **call, error=content, is_interrupt=False)
-        self.emit(
-            {
-                "type": "user",
-                "session_id": self.session_id,
-                "message": {
-                    "role": "user",
-                    "content": [
-                        {
-                            "type": "tool_result",
-                            "tool_use_id": tool_id,
-                            "content": content,
-                            "is_error": is_error,
-                        }
-                    ],
-                },
-            }
-        )
+        answer = {"type": "tool_result", "tool_use_id": tool_id, "content": content}
+        self.message("user", [{**answer, "is_error": is_error}])
 
     def closing_text(self) -> str:
         if self.mode.startswith("rollover"):
@@ -311,27 +296,24 @@ class Session:
 
     def assistant(self, content: list[dict[str, Any]]) -> None:
         self.turns += 1
+        self.message("assistant", content, model=self.model)
+
+    def message(self, role: str, content: list[dict[str, Any]], **fields: Any) -> None:
+        """A ``user`` or ``assistant`` line; ``fields`` go in its message, before the content."""
+        message = {"role": role, **fields, "content": content}
         self.emit(
-            {
-                "type": "assistant",
-                "session_id": self.session_id,
-                "message": {"role": "assistant", "model": self.model, "content": content},
-                "parent_tool_use_id": None,
-            }
+            {"type": role, "session_id": self.session_id, "message": message}
+            | ({"parent_tool_use_id": None} if role == "assistant" else {})
         )
 
     def result(self, terminal_reason: str, result: str | None = None, **extra: Any) -> None:
         """The result line. Claude Code reports an API failure with ``subtype: success``, so
         only a turn limit has its own subtype; ``is_error`` is every end but ``completed``."""
-        subtype = "error_max_turns" if terminal_reason == "max_turns" else "success"
         doc: dict[str, Any] = {
             "type": "result",
-            "subtype": subtype,
+            "subtype": "error_max_turns" if terminal_reason == "max_turns" else "success",
             "is_error": terminal_reason != "completed",
-        }
-        if result is not None:
-            doc["result"] = result
-        doc |= {
+            **({} if result is None else {"result": result}),
             "session_id": self.session_id,
             "num_turns": self.turns,
             "duration_ms": 0,
@@ -340,10 +322,7 @@ class Session:
             "terminal_reason": terminal_reason,
             **extra,
         }
-        if self.args.output_format == "text":
-            write_line(str(result or ""))
-        else:
-            write_line(json.dumps(doc))
+        write_line(str(result or "") if self.args.output_format == "text" else json.dumps(doc))
 
     def emit(self, doc: dict[str, Any]) -> None:
         if self.stream:

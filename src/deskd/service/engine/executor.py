@@ -192,7 +192,7 @@ def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> Launc
         )
     # A rollover attempt may ride along with another kind's launch: after_launch looks at
     # every attempt the launch carried (one read when none is a rollover).
-    from deskd.service.work.session_lifecycle import after_launch
+    from deskd.service.work.sessions import after_launch
 
     tail = "\n".join(result.output_tail)
     after_launch(ctx, attempt, output_tail=tail, landed=result.landed, now=_now(ctx))

@@ -18,7 +18,7 @@ from email.message import EmailMessage
 from email.utils import parseaddr
 from typing import Any
 
-from deskd.core.replies import page_of_subject, read_reply
+from deskd.core.paging import page_of_subject, read_reply
 from deskd.core.values import SUPERVISOR
 from deskd.service.desk import inbox
 from deskd.service.desk.context import DeskContext

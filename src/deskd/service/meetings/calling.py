@@ -12,7 +12,7 @@ from deskd.core.meetings import (
     DEFAULT_IDLE_S,
     DEFAULT_MAX_MESSAGES,
     DEFAULT_REPLY_SLA_S,
-    normalize_agenda,
+    normalize_body,
     state_of,
 )
 from deskd.errors import InvalidValue
@@ -72,7 +72,7 @@ def call_meeting(ctx: DeskContext, call: Call) -> tuple[int, str, bool]:
     once) gets an invitation item and a ``meeting`` wake until it checks in.
     """
     invited, idle_s, reply_sla_s = _validate_call(ctx, call)
-    key = normalize_agenda(call.agenda)
+    key = normalize_body(call.agenda)
     now = ctx.now
     with ctx.write() as conn:
         meeting_id = rows.insert_meeting(

@@ -29,10 +29,10 @@ from deskd.core.paging import (
     entries_of,
     mark,
     outcome,
+    page_token,
     results_of,
     triage,
 )
-from deskd.core.replies import page_token
 from deskd.core.timeparse import local_text
 from deskd.core.values import URGENT, priority_name
 from deskd.service.desk.context import DeskContext
@@ -349,7 +349,7 @@ def _finish(
 
 def _public(entry: Entry) -> SentChannel:
     """An entry as `deskd pages` and the tick report show it (the URL is already masked)."""
-    return {**channel_view(entry.to_json()), "gave_up": entry.gave_up}
+    return {**channel_view(entry._asdict()), "gave_up": entry.gave_up}
 
 
 def _body(ctx: DeskContext, page: Page) -> str:
