@@ -1,5 +1,6 @@
 """Run one agent process: argv list (never a shell), stdin closed, stdout streamed line by line,
-stderr kept for its tail, a hard timeout that kills the whole process group.
+stderr kept for its tail, a hard timeout that kills the whole process group. And run git the
+same way, waiting for its output as text.
 
 An agent never outlives its executor: on Linux the child asks the kernel (``PR_SET_PDEATHSIG``)
 for SIGKILL when the executor dies, however it dies; what the agent started in its own process
@@ -173,3 +174,29 @@ def end_agent_group(pgid: int, token: str) -> list[int]:
         except (OSError, ValueError):
             continue
     return killed
+
+
+GIT_TIMEOUT_S = 120
+
+
+class GitFailed(Exception):
+    """git exited non-zero, could not start, or did not finish: its last stderr line."""
+
+
+def git(cwd: Path, *args: str, check: bool = True) -> str:
+    """``git -C cwd args…``'s stdout; raises GitFailed (when ``check``) on a non-zero exit."""
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(cwd), *args],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=GIT_TIMEOUT_S,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise GitFailed(f"git {args[0]}: {exc}") from None
+    if check and proc.returncode != 0:
+        tail = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
+        raise GitFailed(f"git {args[0]}: {tail}")
+    return proc.stdout if proc.returncode == 0 else ""
