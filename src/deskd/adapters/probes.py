@@ -8,14 +8,14 @@ the database or eat the tick's minute.
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, NamedTuple
+
+from deskd.adapters.process import contained, kill_group
 
 
 class ProbeResult(NamedTuple):
@@ -74,17 +74,7 @@ def run_children(children: dict[int, Child], *, budget_s: float) -> dict[int, Ra
     results: dict[int, Ran] = {}
     for key, child in children.items():
         try:
-            proc = subprocess.Popen(
-                child.argv,
-                cwd=str(child.cwd),
-                env=child.env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                errors="replace",
-                start_new_session=True,
-            )
+            proc = contained(child.argv, cwd=child.cwd, env=child.env)
         except OSError as exc:
             results[key] = Ran(error=f"could not start: {exc}")
             continue
@@ -96,10 +86,7 @@ def run_children(children: dict[int, Child], *, budget_s: float) -> dict[int, Ra
         try:
             out, err = proc.communicate(timeout=remaining)
         except subprocess.TimeoutExpired:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)  # what it started goes with it
-            except OSError:
-                proc.kill()
+            kill_group(proc)  # what it started goes with it
             proc.communicate()
             if deadline > budget_end:
                 return Ran(error="the tick's probe budget ran out")

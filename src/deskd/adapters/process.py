@@ -1,5 +1,6 @@
 """Run one agent process: argv list (never a shell), stdin closed, stdout streamed line by line,
-stderr kept for its tail, a hard timeout that kills the whole process group.
+stderr kept for its tail, a hard timeout that kills the whole process group. And run git the
+same way, waiting for its output as text.
 
 An agent never outlives its executor: on Linux the child asks the kernel (``PR_SET_PDEATHSIG``)
 for SIGKILL when the executor dies, however it dies; what the agent started in its own process
@@ -18,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, NamedTuple
+from typing import IO, Any, NamedTuple
 
 
 class Finished(NamedTuple):
@@ -39,18 +40,8 @@ def stream_process(
 ) -> Finished:
     """Start ``argv``, hand each stdout line to ``on_line`` as it arrives, and wait at most
     ``timeout_s``. Every line (stdout and stderr) is also written to ``log``."""
-    proc = subprocess.Popen(
-        argv,
-        env=env,
-        cwd=str(cwd),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        encoding="utf-8",
-        errors="replace",
-        start_new_session=True,  # its own process group, so a timeout kills its children too
-        preexec_fn=_die_with_parent(os.getpid()),
+    proc = contained(
+        argv, cwd=cwd, env=env, encoding="utf-8", preexec_fn=_die_with_parent(os.getpid())
     )
     on_start(proc.pid)
     lines: queue.Queue[str | None] = queue.Queue()
@@ -88,11 +79,11 @@ def stream_process(
         log.flush()
         on_line(line.rstrip("\n"))
     if timed_out:
-        _kill_group(proc)
+        kill_group(proc)
     try:
         exit_code: int | None = proc.wait(timeout=5)
     except subprocess.TimeoutExpired:
-        _kill_group(proc)
+        kill_group(proc)
         exit_code = proc.wait()
     for t in readers:
         t.join(timeout=2)
@@ -105,10 +96,29 @@ def stream_process(
     )
 
 
-def _kill_group(proc: subprocess.Popen[str]) -> None:
+def contained(
+    argv: list[str], *, cwd: Path, env: dict[str, str] | None, **more: Any
+) -> subprocess.Popen[str]:
+    """``argv`` started with stdin closed, stdout and stderr piped as text, in its own process
+    group, so that a timeout kills what it started too (``kill_group``)."""
+    return subprocess.Popen(
+        argv,
+        cwd=str(cwd),
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        errors="replace",
+        start_new_session=True,
+        **more,
+    )
+
+
+def kill_group(proc: subprocess.Popen[str]) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
+    except OSError:
         proc.kill()
 
 
@@ -164,3 +174,29 @@ def end_agent_group(pgid: int, token: str) -> list[int]:
         except (OSError, ValueError):
             continue
     return killed
+
+
+GIT_TIMEOUT_S = 120
+
+
+class GitFailed(Exception):
+    """git exited non-zero, could not start, or did not finish: its last stderr line."""
+
+
+def git(cwd: Path, *args: str, check: bool = True) -> str:
+    """``git -C cwd args…``'s stdout; raises GitFailed (when ``check``) on a non-zero exit."""
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(cwd), *args],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=GIT_TIMEOUT_S,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise GitFailed(f"git {args[0]}: {exc}") from None
+    if check and proc.returncode != 0:
+        tail = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
+        raise GitFailed(f"git {args[0]}: {tail}")
+    return proc.stdout if proc.returncode == 0 else ""

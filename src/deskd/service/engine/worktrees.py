@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypedDict
 
-from deskd.adapters.git import GitFailed, git
+from deskd.adapters.process import GitFailed, git
 from deskd.errors import WorktreeRefused
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
-from deskd.adapters.git import GitFailed, git
+from deskd.adapters.process import GitFailed, git
 from deskd.errors import DeskdError, WorktreeRefused
 from deskd.service.engine.launch_command import role_worktree
 from deskd.service.engine.worktrees import FOLDER, DiffJson, diff_of, uncommitted

@@ -264,7 +264,7 @@ def _config_probe(path: str) -> str:
 
 def default_transport() -> Transport:
     """Apprise for URLs, the host's callables for ``python://`` channels (register_channel)."""
-    from deskd.adapters.channels.python import PythonTransport, SplitTransport
+    from deskd.adapters.channels.base import PythonTransport, SplitTransport
     from deskd.config.host import host_config
 
     def apprise() -> Transport:
