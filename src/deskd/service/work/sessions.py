@@ -94,7 +94,7 @@ def after_launch(
     carried = handoff_rows.launch_attempts(ctx.conn, attempt.id)
     if not any(r.kind == "rollover" for r in carried):
         return
-    with ctx.write() as conn:
+    with ctx.write(attempt.role) as conn:
         for row in handoff_rows.launch_attempts(conn, attempt.id):
             if row.kind == "rollover":
                 _settle(conn, row, output_tail=output_tail, landed=landed, now=now)
