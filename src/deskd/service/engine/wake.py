@@ -17,7 +17,6 @@ from deskd.store import attempts as attempt_rows
 from deskd.store.records import JSON
 
 if TYPE_CHECKING:
-    from deskd.service.engine.hooks import HookView
     from deskd.store.records.wakes import Page
 
 ACK_TIMEOUT_S = 4 * 3600
@@ -43,7 +42,7 @@ class WakeSources(TypedDict):
     """`wake sources --json`: everything that can wake a role, and how to change each."""
 
     role: str
-    hooks: list[HookView]
+    hooks: list[JSON]
     inbox: InboxSources
     tasks: list[JSON]
     meetings: list[JSON]
