@@ -374,7 +374,8 @@ _NEWEST_LAUNCH = Sql(  # PostgreSQL takes no planner hint, and finds that index 
 
 def newest_launch(conn: Connection, role: str) -> Attempt | None:
     """The role's most recently launched primary attempt (None when it never launched)."""
-    return lazy_record(conn.execute(_NEWEST_LAUNCH, (role,)).fetchone(), "wakes", "Attempt")
+    row = conn.execute(_NEWEST_LAUNCH, (role,)).fetchone()
+    return lazy_record(row, "deskd.core.records", "Attempt")
 
 
 def launches_in_flight(conn: Connection, role: str) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING
 
 from deskd.core.checks import (
     CheckRun,
@@ -25,6 +25,7 @@ from deskd.core.checks import (
 from deskd.core.timeparse import iso_utc
 from deskd.store import tasks as check_rows
 from deskd.store import tasks as task_rows
+from deskd.store.records import JSON
 
 if TYPE_CHECKING:
     from deskd.adapters.probes import Child, Ran
@@ -38,17 +39,8 @@ ACTOR = "deskd"
 """Who a check's verdict is recorded by in the task's history."""
 
 
-class CheckedJson(TypedDict):
-    """One check a tick ran (`tick --json` ``checks``)."""
-
-    task_id: int
-    outcome: str
-    output: str
-    failures: int
-
-
-def run_due_checks(ctx: DeskContext) -> list[CheckedJson]:
-    """Run every due check once; returns what each gave."""
+def run_due_checks(ctx: DeskContext) -> list[JSON]:
+    """Run every due check once; returns what each gave (`tick --json` ``checks``)."""
     due = check_rows.due_checks(ctx.conn, now=ctx.now)
     if not due:
         return []
@@ -107,9 +99,7 @@ def _verdict(child: Child, ran: Ran) -> CheckRun:
     return probe_verdict(probe.value, probe.error)
 
 
-def _record(
-    conn: Connection, ctx: DeskContext, check: TaskCheck, run: CheckRun
-) -> CheckedJson | None:
+def _record(conn: Connection, ctx: DeskContext, check: TaskCheck, run: CheckRun) -> JSON | None:
     """Write one verdict (compare-and-set on this run's start mark) and what it does to the task."""
     output = trimmed(run.output)
     failures, errors = check.failures, check.errors

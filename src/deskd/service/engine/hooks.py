@@ -6,7 +6,7 @@ of the schedule's records, and ``hook add`` none of the tick's.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, TypedDict
+from typing import TYPE_CHECKING, NamedTuple
 
 from deskd.core.timeparse import iso_utc, local_text, parse_duration, parse_instant
 from deskd.core.values import SUPERVISOR, priority_name, priority_rank
@@ -33,6 +33,7 @@ from deskd.schedule.rules import (
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import validate_text
 from deskd.store import hooks as hook_rows
+from deskd.store.records import JSON, shown
 
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection
@@ -57,53 +58,9 @@ class HookRequest(NamedTuple):
     """Each fire also opens a task for the owner carrying this check (core/checks.py)."""
 
 
-class HookAdded(TypedDict):
-    """`hook add --json`: the new hook and when it first fires."""
-
-    id: int
-    kind: str
-    next_fire_at: str | None
-
-
-class HookView(TypedDict):
-    """A hook as `hook list --json` shows it."""
-
-    id: int
-    owner: str
-    kind: str
-    spec: str
-    title: str
-    priority: str
-    status: str
-    next_fire_at: str | None
-    last_fire_at: str | None
-    fire_count: int
-    missed_count: int
-    error_streak: int
-    last_error: str | None
-    until: str | None
-
-
-class Fire(TypedDict):
-    utc: str | None
-    local: str
-
-
-class NextFires(TypedDict):
-    """`hook next --json`: the schedule in words and its next fires."""
-
-    id: int
-    spec: str
-    fires: list[Fire]
-
-
-class HookCancelled(TypedDict):
-    id: int
-    status: str
-
-
-def add_hook(ctx: DeskContext, req: HookRequest) -> HookAdded:
-    """Validate and register a hook; refuses an impossible or past schedule with the reason."""
+def add_hook(ctx: DeskContext, req: HookRequest) -> JSON:
+    """Validate and register a hook; refuses an impossible or past schedule with the reason.
+    Returns `hook add --json`: the new hook and when it first fires."""
     ctx.desk.role(req.owner)
     validate_text(req.title, req.body)
     rank = priority_rank(req.priority)
@@ -191,26 +148,22 @@ def _spec(ctx: DeskContext, req: HookRequest) -> tuple[str, Spec, str | None]:
     return "every", validate_every(parse_duration(req.every, what="--every"), anchor=ctx.now), None
 
 
-def hook_view(row: Hook) -> HookView:
+def hook_view(row: Hook) -> JSON:
+    """A hook as `hook list --json` shows it."""
     return {
-        "id": row.id,
-        "owner": row.owner,
-        "kind": row.kind,
+        **shown(row, "id owner kind"),
         "spec": spec_text(row.kind, row.spec),
         "title": row.title,
         "priority": priority_name(row.priority),
         "status": row.status,
         "next_fire_at": iso_utc(row.next_fire_at) if row.status == "active" else None,
-        "last_fire_at": iso_utc(row.last_fire_at),
-        "fire_count": row.fire_count,
-        "missed_count": row.missed_count,
-        "error_streak": row.error_streak,
-        "last_error": row.last_error,
+        **shown(row, "last_fire_at", iso="last_fire_at"),
+        **shown(row, "fire_count missed_count error_streak last_error"),
         "until": iso_utc(row.until_at),
     }
 
 
-def list_hooks(ctx: DeskContext, *, owner: str | None, include_closed: bool) -> list[HookView]:
+def list_hooks(ctx: DeskContext, *, owner: str | None, include_closed: bool) -> list[JSON]:
     if owner is not None:
         ctx.desk.role(owner)
     rows = hook_rows.list_hooks(ctx.conn, owner=owner, include_closed=include_closed)
@@ -224,7 +177,8 @@ def _hook(conn: Connection, hook_id: int) -> Hook:
     return row
 
 
-def next_fires(ctx: DeskContext, hook_id: int, *, count: int) -> NextFires:
+def next_fires(ctx: DeskContext, hook_id: int, *, count: int) -> JSON:
+    """`hook next --json`: the schedule in words and its next fires."""
     row = _hook(ctx.conn, hook_id)
     spec = spec_from_json(row.kind, row.spec)
     fires: list[int] = []
@@ -242,7 +196,7 @@ def next_fires(ctx: DeskContext, hook_id: int, *, count: int) -> NextFires:
     }
 
 
-def cancel_hook(ctx: DeskContext, hook_id: int, *, by: str) -> HookCancelled:
+def cancel_hook(ctx: DeskContext, hook_id: int, *, by: str) -> JSON:
     """Cancel a hook: its owner may, and so may the supervisor (a person, from the console)."""
     with ctx.write() as conn:
         row = _hook(conn, hook_id)

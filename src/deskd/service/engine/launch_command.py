@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, TypedDict
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from deskd.adapters.agents import adapter_for
 from deskd.adapters.agents.base import AgentAdapter, LaunchSpec
@@ -141,19 +141,11 @@ def resolve_workdir(configured: str, home: Path) -> tuple[Path, str | None]:
     return folder, "is not a folder" if folder.exists() else "does not exist"
 
 
-class LaunchShown(TypedDict):
-    """`agent command --json`: the argv, the variables deskd sets (redacted) and scrubs."""
-
-    argv: list[str]
-    env: dict[str, str]
-    dropped: list[str]
-    workdir: str
-
-
 def describe_launch(
     ctx: DeskContext, *, role: str, mode: str, session_id: str | None
-) -> LaunchShown:
-    """What `deskd agent command` prints: argv and the variables deskd sets or scrubs."""
+) -> dict[str, Any]:
+    """What `deskd agent command` prints: the argv, the variables deskd sets (redacted) and
+    scrubs, and the workdir."""
     from deskd.errors import InvalidValue
     from deskd.service.engine.launch_env import DROPPED, DROPPED_PREFIXES
 

@@ -13,7 +13,7 @@ import os
 import signal
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING
 
 from deskd.errors import InvalidValue, NoTranscript, NotRunning, PeopleCommand
 from deskd.service.desk.context import DeskContext
@@ -21,6 +21,7 @@ from deskd.store import attempts as attempt_rows
 
 if TYPE_CHECKING:
     from deskd.core.records import Attempt
+    from deskd.store.records import JSON
 
 STOPPED = "stopped"
 GRACE_S = 3.0
@@ -60,15 +61,6 @@ def running_launch(ctx: DeskContext, role: str) -> Attempt | None:
     return next((r for r in attempt_rows.running_launches(ctx.conn) if r.role == role), None)
 
 
-class Stopped(TypedDict):
-    """`agent stop --json`: the launch recorded as stopped and what signalling its group did."""
-
-    role: str
-    attempt_id: int
-    pid: int | None
-    result: str
-
-
 def stop_role(
     ctx: DeskContext,
     role: str,
@@ -77,10 +69,11 @@ def stop_role(
     grace_s: float = GRACE_S,
     why: str | None = None,
     interrupt: bool = False,
-) -> Stopped:
+) -> JSON:
     """End the running launch of ``role``: record it (``why``: the detail, default who
     stopped it), then signal its process group (``interrupt``: SIGINT before SIGTERM, so a
-    CLI that handles it can save its session first)."""
+    CLI that handles it can save its session first). Returns `agent stop --json`: the
+    launch recorded as stopped and what signalling its group did."""
     if ctx.settings.role:
         raise PeopleCommand("deskd agent stop", "an agent ends its own turn")
     ctx.desk.role(role)

@@ -12,19 +12,19 @@ to the agent the same way, as "no answer" (``expire_questions``, on every execut
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING
 
-from deskd.core.timeparse import iso_utc
 from deskd.core.values import DEFAULT_SLA_S, priority_rank
 from deskd.errors import InvalidValue, PeopleCommand, QuestionAnswered, UnknownQuestion
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import acting_role
 from deskd.service.desk.inbox import validate_text
-from deskd.service.engine.help import HelpRaised, raise_help
+from deskd.service.engine.help import raise_help
 from deskd.service.work.tasks import TaskUpdate, update_task
 from deskd.store import questions as rows
 from deskd.store.items import ack_items, insert_item
 from deskd.store.questions import options_of
+from deskd.store.records import JSON, shown
 from deskd.store.records.work import Question
 from deskd.store.tasks import get_task, list_tasks
 
@@ -35,48 +35,19 @@ QUESTION_TTL_S = 24 * 3600
 """How long a question waits for a person before it goes back as "no answer"."""
 MAX_OPTIONS = 10
 NO_ANSWER = "no answer"
+_TIMES = "asked_at expires_at answered_at"
 
 
-class QuestionView(TypedDict):
-    """`deskd questions --json`: one question and where it stands."""
-
-    id: int
-    role: str
-    text: str
-    options: list[str] | None
-    state: str  # open | answered | expired
-    task_id: int | None
-    asked_at: str | None
-    expires_at: str | None
-    answer: str | None
-    answered_by: str | None
-    answered_at: str | None
-
-
-class Asked(TypedDict):
-    """`deskd ask --json`: the question's id, and the help request that pages it."""
-
-    id: int
-    task_id: int | None
-    help: HelpRaised
-
-
-def view(q: Question) -> QuestionView:
+def view(q: Question) -> JSON:
+    """`deskd questions --json`: one question and where it stands (open, answered, expired)."""
     state = "open" if q.answered_at is None else "answered"
     if q.answered_by == "deskd" and q.answer == NO_ANSWER:
         state = "expired"
     return {
-        "id": q.id,
-        "role": q.role,
-        "text": q.text,
+        **shown(q, "id role text"),
         "options": options_of(q),
         "state": state,
-        "task_id": q.task_id,
-        "asked_at": iso_utc(q.asked_at),
-        "expires_at": iso_utc(q.expires_at),
-        "answer": q.answer,
-        "answered_by": q.answered_by,
-        "answered_at": iso_utc(q.answered_at),
+        **shown(q, "task_id asked_at expires_at answer answered_by answered_at", iso=_TIMES),
     }
 
 
@@ -94,8 +65,9 @@ def _parse_options(text: str | None) -> list[str] | None:
     return options
 
 
-def ask(ctx: DeskContext, text: str, *, options: str | None, role: str | None = None) -> Asked:
-    """Record a question for ``role`` (the session's), page a person, block the current task."""
+def ask(ctx: DeskContext, text: str, *, options: str | None, role: str | None = None) -> JSON:
+    """Record a question for ``role`` (the session's), page a person, block the current task.
+    Returns `deskd ask --json`: the question's id, and the help request that pages it."""
     name = acting_role(ctx, "--from", role)
     choices = _parse_options(options)
     validate_text(text, "")
@@ -135,7 +107,7 @@ def get_question(ctx: DeskContext, question_id: int) -> Question:
     return found[0]
 
 
-def answer(ctx: DeskContext, question_id: int, text: str, *, how: str = "") -> QuestionView:
+def answer(ctx: DeskContext, question_id: int, text: str, *, how: str = "") -> JSON:
     """A person's answer: one of the options (any case), or words when none were given."""
     if ctx.settings.role:
         raise PeopleCommand("deskd answer", "a person answers; you wait for the answer item")
@@ -159,7 +131,7 @@ def expire_questions(ctx: DeskContext) -> list[int]:
     return [q.id for q in expired]
 
 
-def _settle(ctx: DeskContext, q: Question, answer_text: str, *, by: str, how: str) -> QuestionView:
+def _settle(ctx: DeskContext, q: Question, answer_text: str, *, by: str, how: str) -> JSON:
     """Record the answer once, answer the help request, unblock the task, tell the agent."""
     said = f"{answer_text!r} from {'a person' if by != 'deskd' else 'deskd'}"
     with ctx.write() as conn:
@@ -196,7 +168,7 @@ def _settle(ctx: DeskContext, q: Question, answer_text: str, *, by: str, how: st
     return view(get_question(ctx, q.id))
 
 
-def questions(ctx: DeskContext) -> list[QuestionView]:
+def questions(ctx: DeskContext) -> list[JSON]:
     """Recent questions, newest first; an agent sees its own role's only."""
     own = ctx.settings.role
     return [view(q) for q in rows.list_questions(ctx.conn) if own in (None, q.role)]

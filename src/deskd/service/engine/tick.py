@@ -16,7 +16,7 @@ from deskd.core.planner import plan as make_plan
 from deskd.core.records import Plan
 from deskd.core.timeparse import iso_utc
 from deskd.service.desk.context import DeskContext
-from deskd.service.engine.checks import CheckedJson, run_due_checks
+from deskd.service.engine.checks import run_due_checks
 from deskd.service.engine.hook_fire import FiredJson, fire_due_hooks
 from deskd.service.engine.prompting import previewed
 from deskd.service.engine.record import record_plan
@@ -45,7 +45,7 @@ class TickJson(TypedDict):
     skipped: str | None
     hooks_fired: list[FiredJson]
     stuck: list[StuckJson]
-    checks: list[CheckedJson]
+    checks: list[dict[str, Any]]
     resolved: list[dict[str, Any]]
     attempts: list[dict[str, Any]]
     actions: list[dict[str, Any]]
@@ -68,7 +68,7 @@ class TickResult(NamedTuple):
     attempt_ids: Mapping[str, int] = {}
     page_ids: tuple[int, ...] = ()
     hooks_fired: tuple[FiredJson, ...] = ()
-    checks: tuple[CheckedJson, ...] = ()
+    checks: tuple[dict[str, Any], ...] = ()
     stuck: tuple[StuckJson, ...] = ()
     healed: Healed | None = None
     """What healing did; None when nothing was healed: a dry run, or no launch was planned

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING
 
 from deskd.core.demand import inbox_due_at
 from deskd.core.govern import waiting
@@ -17,38 +17,9 @@ from deskd.store import attempts as attempt_rows
 from deskd.store.records import JSON
 
 if TYPE_CHECKING:
-    from deskd.service.engine.hooks import HookView
     from deskd.store.records.wakes import Page
 
 ACK_TIMEOUT_S = 4 * 3600
-
-
-class Acked(TypedDict):
-    """`wake ack --json`: until when a person has the attempt, and their note."""
-
-    id: int
-    ack_until: str | None
-    note: str
-
-
-class InboxSources(TypedDict):
-    unread: int
-    urgent: int
-    wakes_at: str | None
-    batch_s: int
-    sources: list[str]
-
-
-class WakeSources(TypedDict):
-    """`wake sources --json`: everything that can wake a role, and how to change each."""
-
-    role: str
-    hooks: list[HookView]
-    inbox: InboxSources
-    tasks: list[JSON]
-    meetings: list[JSON]
-    attempts: list[JSON]
-    manage: list[str]
 
 
 def list_wakes(
@@ -83,9 +54,10 @@ def ack(
     note: str,
     hold_s: int = ACK_TIMEOUT_S,
     settle: bool = True,
-) -> Acked:
+) -> JSON:
     """A person has it: the attempt stops climbing and paging until its demand changes or
-    ``hold_s`` pass. ``settle=False`` (a snooze) leaves a help request unanswered."""
+    ``hold_s`` pass. ``settle=False`` (a snooze) leaves a help request unanswered. Returns
+    `wake ack --json`: until when a person has the attempt, and their note."""
     if ctx.settings.role:
         raise PeopleCommand("deskd wake ack", "an agent acks its items with `deskd inbox ack`")
     if not note.strip():
@@ -212,7 +184,7 @@ def explain_attempt(ctx: DeskContext, attempt_id: int) -> list[str]:
     return lines
 
 
-def sources(ctx: DeskContext, role: str) -> WakeSources:
+def sources(ctx: DeskContext, role: str) -> JSON:
     """Everything that can wake ``role``, and how to change each (`deskd wake sources`)."""
     from deskd.service.engine.hooks import list_hooks
     from deskd.service.meetings.views import meeting_sources

@@ -40,7 +40,7 @@ from deskd.service.meetings.views import message_view, status_view
 from deskd.store import items as item_rows
 from deskd.store import meeting_messages as msg_rows
 from deskd.store import meetings as rows
-from deskd.store.records import JSON
+from deskd.store.records import JSON, shown
 
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection
@@ -288,21 +288,13 @@ def position(ctx: DeskContext, meeting_id: int, role: str, body: str) -> Said:
 # --- reading ----------------------------------------------------------------------------------
 
 
-class EventView(TypedDict):
-    id: int
-    at: str | None
-    kind: str
-    role: str | None
-    text: str
-
-
 class MeetingUpdates(TypedDict):
     """What ``meeting updates`` prints: unread messages, events since the cursor, debts."""
 
     meeting_id: int
     state: str
     messages: list[JSON]
-    events: list[EventView]
+    events: list[JSON]
     owed_by_you: list[JSON]
     vote_owed: bool
     budget_left: int
@@ -339,16 +331,7 @@ def updates(ctx: DeskContext, meeting_id: int, role: str, *, mark_read: bool) ->
         "meeting_id": meeting_id,
         "state": status["state"],
         "messages": [message_view(i) for i in items],
-        "events": [
-            {
-                "id": int(e.id),
-                "at": iso_utc(int(e.at)),
-                "kind": e.kind,
-                "role": e.role,
-                "text": e.text,
-            }
-            for e in events
-        ],
+        "events": [shown(e, "id at kind role text", iso="at") for e in events],
         "owed_by_you": [o for o in status["owed"] if o["debtor"] == role],
         "vote_owed": facts.proposal is not None
         and role in facts.present

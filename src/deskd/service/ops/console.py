@@ -17,7 +17,7 @@ import secrets
 import stat
 from pathlib import Path
 
-from deskd.adapters.private import private_key_file
+from deskd.adapters.private import open_private, private_key_file
 from deskd.config.settings import Settings
 from deskd.errors import ConsoleRefused, DeskdError
 from deskd.service.desk.context import DeskContext
@@ -53,19 +53,6 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _write_private(path: Path, data: bytes) -> None:
-    """Write ``data`` to a new file only its owner can read (0600 from the first byte)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, data)
-    finally:
-        os.close(fd)
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, path)
-
-
 # -- the access code -------------------------------------------------------------------------
 
 
@@ -91,7 +78,13 @@ def new_access_code(settings: Settings) -> str:
     code = secrets.token_urlsafe(15)
     salt = secrets.token_bytes(16)
     record = {"scheme": "scrypt", "salt": salt.hex(), "hash": _scrypt(code, salt).hex()}
-    _write_private(access_file(settings), json.dumps(record).encode())
+    path = access_file(settings)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open_private(tmp, "w", encoding="utf-8") as out:  # 0600 from the first byte
+        json.dump(record, out)
+    os.chmod(tmp, 0o600)  # a leftover .tmp keeps the mode it was made with
+    os.replace(tmp, path)
     return code
 
 

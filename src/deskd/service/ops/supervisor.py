@@ -10,7 +10,6 @@ through the same services as the CLI, with ``DeskContext.actor`` set to ``superv
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypedDict
 
 from deskd.core.meetings import open_refusal, recipients_of, state_of
 from deskd.core.values import SUPERVISOR
@@ -19,31 +18,7 @@ from deskd.service.desk.context import DeskContext
 from deskd.service.desk.messages import deliver, known_recipients
 from deskd.service.meetings.lifecycle import acting, close_meeting, event, sync_state
 from deskd.service.meetings.talk import check_body, first_line, say
-
-
-class SentItem(TypedDict):
-    id: int
-    to: str
-    deduped: bool
-
-
-class Sent(TypedDict):
-    """What the console's send answers: the shared message id and each recipient's item."""
-
-    message_id: str
-    items: list[SentItem]
-
-
-class SupervisorSaid(TypedDict):
-    meeting_id: int
-    message_id: int
-    state: str
-
-
-class ForceClosed(TypedDict):
-    meeting_id: int
-    state: str
-    resolution: str
+from deskd.store.records import JSON
 
 
 def send(
@@ -54,8 +29,9 @@ def send(
     body: str = "",
     priority: str = "normal",
     sla: str | None = None,
-) -> Sent:
-    """One item (source ``supervisor``) per recipient, sharing a message id."""
+) -> JSON:
+    """One item (source ``supervisor``) per recipient, sharing a message id: the console's
+    answer is that id and each recipient's item."""
     recipients = known_recipients(ctx, [r for r in to if r], "to", "name at least one role")
     message_id, inserted = deliver(
         ctx,
@@ -71,13 +47,11 @@ def send(
         event_role=recipients[0] if len(recipients) == 1 else None,
         detail={"title": title},
     )
-    created: list[SentItem] = [
-        {"id": i, "to": name, "deduped": deduped} for i, name, deduped in inserted
-    ]
+    created = [{"id": i, "to": name, "deduped": deduped} for i, name, deduped in inserted]
     return {"message_id": message_id, "items": created}
 
 
-def meeting_post(ctx: DeskContext, meeting_id: int, body: str) -> SupervisorSaid:
+def meeting_post(ctx: DeskContext, meeting_id: int, body: str) -> JSON:
     """Speak in a meeting as the supervisor: an item for every attendee still in it, no budget
     spent and no reply obligation either way (the supervisor never attends)."""
     check_body(body, "body")
@@ -100,7 +74,7 @@ def meeting_post(ctx: DeskContext, meeting_id: int, body: str) -> SupervisorSaid
     return {"meeting_id": meeting_id, "message_id": message_id, "state": state_of(facts)}
 
 
-def meeting_close(ctx: DeskContext, meeting_id: int, resolution: str) -> ForceClosed:
+def meeting_close(ctx: DeskContext, meeting_id: int, resolution: str) -> JSON:
     """Close a meeting now, whatever its phase: every debt is waived, its wakes withdrawn."""
     if not resolution.strip():
         raise InvalidValue("resolution", resolution, "say why it is closed")

@@ -13,7 +13,7 @@ With no console running nothing inside deskd watches the ticks: ``DESKD_TICK_PIN
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any
 
 from deskd.adapters.channels.base import Transport
 from deskd.core.paging import Entry, entries_of, mark, outcome, results_of, triage
@@ -38,23 +38,7 @@ PRIORITY = "high"
 """Not urgent: a channel's quiet hours and severity filter apply, as to any high page."""
 
 
-class AlarmChannel(TypedDict):
-    name: str
-    url: str
-    status: str
-
-
-class AlarmSent(TypedDict):
-    """One alarm sent by a check: its row, where it went and how each channel URL took it."""
-
-    alarm_id: int
-    host: str
-    kind: str
-    status: str
-    channels: list[AlarmChannel]
-
-
-def check_ticks(ctx: DeskContext, *, transport: Transport | None = None) -> list[AlarmSent]:
+def check_ticks(ctx: DeskContext, *, transport: Transport | None = None) -> list[dict[str, Any]]:
     """Record each host's alarm or its settling at ``ctx.now``, then send what is due;
     returns a report per message that went out."""
     record_alarms(ctx)
@@ -121,8 +105,9 @@ def _settle(ctx: DeskContext, conn: Any, stop: TickAlarm, last: int) -> list[int
 
 def send_one_alarm(
     ctx: DeskContext, alarm: TickAlarm, *, transport: Transport | None = None
-) -> AlarmSent | None:
-    """Hold, or claim and send, one due row; record how it went. A report when it was sent."""
+) -> dict[str, Any] | None:
+    """Hold, or claim and send, one due row; record how it went. A report when it was sent:
+    its row, where it went and how each channel URL took it."""
     from deskd.service.paging.channels import all_channels
     from deskd.service.paging.pager import quiet_channels, send_due
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import Any, TypedDict
+from typing import Any
 
 from deskd.core.timeparse import from_ms, iso_utc, local_day_start, parse_duration, parse_instant
 from deskd.errors import InvalidValue
@@ -16,15 +16,6 @@ BY = ("role", "day", "model")
 DEFAULT_DAYS = 7
 SINCE_HINT = "a duration back from now like 24h or 30d, or an ISO 8601 time like 2026-12-01"
 FIGURES = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
-
-
-class UsageReport(TypedDict):
-    by: str
-    since: str | None
-    until: str | None
-    timezone: str
-    rows: list[dict[str, Any]]
-    total: dict[str, Any]
 
 
 def since_of(text: str | None, *, now: int, tz: str) -> int:
@@ -42,7 +33,7 @@ def since_of(text: str | None, *, now: int, tz: str) -> int:
         raise InvalidValue("--since", text, SINCE_HINT) from None
 
 
-def usage_report(ctx: DeskContext, *, by: str = "role", since: str | None = None) -> UsageReport:
+def usage_report(ctx: DeskContext, *, by: str = "role", since: str | None = None) -> dict[str, Any]:
     """The sums by ``by`` (role, day, model) of the launches that finished since ``since``;
     ``day`` has one row per day and role."""
     if by not in BY:
