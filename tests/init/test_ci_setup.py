@@ -114,6 +114,8 @@ def test_the_real_agent_install_says_what_how_big_and_where(tmp_path: Path) -> N
     first, last = out.stdout.strip().splitlines()
     assert first.startswith("real agents: installing @anthropic-ai/claude-code@")
     assert str(cache) in first and "GB" in first
+    # One line says how much (the figure README states, held by tests/docs) and how to skip.
+    assert install.APPROX_SIZE in first and "DESKD_REAL_AGENTS=0 skips it" in first
     assert "claude" in last and "codex" in last and "gemini" in last and "opencode" in last
     assert f"installed in {cache / 'node_modules' / '.bin'} (12 MB on disk)" in last
     again = subprocess.run(
