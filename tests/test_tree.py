@@ -54,6 +54,17 @@ def test_it_tracks_no_database_odd_path_or_big_file() -> None:
     assert misplaced(tracked()) == []
 
 
+def test_no_two_test_modules_share_a_name() -> None:
+    """The suite runs without packages under tests/ (rootdir-relative imports), so two test
+    files with one basename stop collection with "import file mismatch"."""
+    names: dict[str, list[str]] = {}
+    for path in tracked():
+        name = path.rsplit("/", 1)[-1]
+        if path.startswith("tests/") and name.startswith("test_") and name.endswith(".py"):
+            names.setdefault(name, []).append(path)
+    assert {n: p for n, p in names.items() if len(p) > 1} == {}
+
+
 def test_it_would_catch_a_committed_database(tmp_path: Path) -> None:
     import sqlite3
 
