@@ -9,7 +9,8 @@ import time
 
 import click
 
-from deskd.cli.common import ID, desk_context, emit, json_option, on_desk
+from deskd.cli.common import ID, Command, Group, desk_context, on_desk
+from deskd.cli.output import emit
 from deskd.core.timeparse import DURATION_HINT, parse_duration
 from deskd.errors import InvalidValue, WaitTimedOut
 from deskd.service.engine.launch_command import describe_launch
@@ -18,11 +19,10 @@ from deskd.service.engine.waiting import check_state, reached
 from deskd.service.ops.worktrees import role_diff
 
 
-@click.group()
+@click.group(cls=Group)
 def agent() -> None:
     """Agent launches: run one planned launch (the tick does this), or show what would run.
 
-    \b
     Examples:
       deskd agent command --role researcher --mode spawn
       deskd agent run --attempt 42
@@ -31,14 +31,12 @@ def agent() -> None:
 
 @agent.command("run")
 @click.option("--attempt", "attempt_id", required=True, type=ID, help="The launch's attempt id.")
-@json_option
 def run(attempt_id: int, as_json: bool) -> None:
     """Carry out one planned launch (started detached by `deskd tick --execute`).
 
     Takes the role lock, claims the launch, runs the agent CLI under its timeout, records
     the session id, landing and outcome on the attempt.
 
-    \b
     Examples:
       deskd agent run --attempt 42
     """
@@ -55,11 +53,9 @@ def run(attempt_id: int, as_json: bool) -> None:
 @click.option("--role", required=True, help="The role.")
 @click.option("--mode", default="spawn", show_default=True, help="spawn or resume.")
 @click.option("--session-id", help="For resume: the native session id.")
-@json_option
 def command(role: str, mode: str, session_id: str | None, as_json: bool) -> None:
     """Print the argv and environment a launch for ROLE would run, without running it.
 
-    \b
     Examples:
       deskd agent command --role researcher --mode spawn
       deskd agent command --role researcher --mode resume --session-id 3f1c… --json
@@ -78,7 +74,6 @@ def command(role: str, mode: str, session_id: str | None, as_json: bool) -> None
 
 @agent.command("stop")
 @click.option("--role", required=True, help="The role whose running launch to end.")
-@json_option
 def stop(role: str, as_json: bool) -> None:
     """End a role's running launch: its agent CLI and every process it started.
 
@@ -86,7 +81,6 @@ def stop(role: str, as_json: bool) -> None:
     `launch.stopped`), then the agent's process group gets SIGTERM, and SIGKILL if it has
     not exited within 3 s. The wake itself stays live: the next tick climbs as usual.
 
-    \b
     Examples:
       deskd agent stop --role researcher
       deskd agent stop --role researcher --json
@@ -106,7 +100,7 @@ the database once per call): ``logs`` until the launch's process is gone, ``wait
 deadline."""
 
 
-@click.command()
+@click.command(cls=Command, json=False)
 @click.option("--role", required=True, help="The role whose agent transcript to print.")
 @click.option("--attempt", "attempt_id", type=ID, help="Its launch (default: newest).")
 @click.option("--follow", is_flag=True, help="Keep printing until that launch's process ends.")
@@ -117,7 +111,6 @@ def logs(role: str, attempt_id: int | None, follow: bool) -> None:
     With --follow, new lines are printed as they arrive until the launch's process ends
     (at once when it already has).
 
-    \b
     Examples:
       deskd logs --role researcher
       deskd logs --role researcher --attempt 42
@@ -142,11 +135,10 @@ def logs(role: str, attempt_id: int | None, follow: bool) -> None:
             time.sleep(POLL_S)
 
 
-@click.command()
+@click.command(cls=Command)
 @click.option("--role", required=True, help="The role to wait for.")
 @click.option("--until", "state", required=True, help="resting, landed or idle.")
 @click.option("--timeout", default="10m", show_default=True, help="Give up after (90s, 5m, 1h).")
-@json_option
 def wait(role: str, state: str, timeout: str, as_json: bool) -> None:
     """Wait until a role reaches a state; exit 0 when it does, 1 on timeout.
 
@@ -155,7 +147,6 @@ def wait(role: str, state: str, timeout: str, as_json: bool) -> None:
     landed   its newest launch took a model turn
     idle     nothing runs for it: no launch planned or running, not online or suspect
 
-    \b
     Examples:
       deskd wait --role researcher --until landed --timeout 5m
       deskd tick --execute && deskd wait --role researcher --until idle --timeout 10m
@@ -181,16 +172,14 @@ def wait(role: str, state: str, timeout: str, as_json: bool) -> None:
         time.sleep(min(POLL_S * 5, max(0.05, seconds - waited)))
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("role")
 @click.option("--stat", is_flag=True, help="A summary per file instead of the patch.")
-@json_option
 def diff(role: str, stat: bool, as_json: bool) -> None:
     """Show a role's work against the commit its worktree started from: committed and
     uncommitted changes to tracked files, then the untracked files. For a role with
     `worktree = true` (or a branch name) in deskd.toml.
 
-    \b
     Examples:
       deskd diff alpha
       deskd diff alpha --stat

@@ -4,20 +4,18 @@ from __future__ import annotations
 
 import click
 
-from deskd.cli.common import emit, json_option, on_desk
-from deskd.cli.output import table
+from deskd.cli.common import Command, on_desk
+from deskd.cli.output import emit, table
 from deskd.service.engine.budgets import budget_report
 
 
-@click.command()
-@json_option
+@click.command(cls=Command)
 def budget(as_json: bool) -> None:
     """Show each budget of the desk file: used (with what running launches are expected to
     use), limit, reserve, whether it is holding launches, and when it frees.
 
     Raise a limit by editing deskd.toml: the next tick launches what it held.
 
-    \b
     Examples:
       deskd budget
       deskd budget --json

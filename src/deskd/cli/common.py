@@ -10,6 +10,7 @@ remembered in ``run/damaged`` so that every later command refuses before opening
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from contextlib import closing
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
@@ -28,7 +29,33 @@ R = TypeVar("R")
 _JSON_KEY = "deskd.json"
 
 
-class DeskdGroup(click.Group):
+def _examples_as_written(text: str | None) -> str | None:
+    """``text`` with its Examples paragraph marked (click's ``\\b``) to print as written."""
+    return text and re.sub(r"^([ \t]*)Examples:$", "\\1\b\n\\1Examples:", text, flags=re.M)
+
+
+class Command(click.Command):
+    """A deskd command: ``--json`` unless ``json=False`` (a command with no report: README
+    lists them), and its help's Examples printed line by line."""
+
+    def __init__(self, *args: Any, json: bool = True, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help = _examples_as_written(self.help)
+        if json:
+            json_option(self)
+
+
+class Group(click.Group):
+    """A deskd group: its help's Examples printed line by line; its commands are ``Command``s."""
+
+    command_class = Command
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help = _examples_as_written(self.help)
+
+
+class DeskdGroup(Group):
     """Maps DeskdError (and any database error) to the contract's exit codes."""
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -126,11 +153,6 @@ json_option = click.option(
     callback=_set_json,
     help="Print exactly one JSON document on stdout.",
 )
-
-
-emit = output.emit
-emit_table = output.emit_table
-table = output.table
 
 
 def desk_context() -> closing[DeskContext]:

@@ -18,7 +18,7 @@ from typing import Any
 import click
 from click.shell_completion import CompletionItem, get_completion_class
 
-from deskd.cli.common import on_desk
+from deskd.cli.common import Command, on_desk
 from deskd.quoting import visible
 from deskd.store.hooks import list_hooks
 from deskd.store.meetings import live_meetings
@@ -122,12 +122,11 @@ def script(group: click.Command, shell: str) -> str:
     return cls(group, {}, "deskd", COMPLETE_VAR).source()
 
 
-@click.command("completion")
+@click.command("completion", cls=Command, json=False)
 @click.argument("shell", type=click.Choice(SHELLS))
 def completion(shell: str) -> None:
     """Print the completion script for SHELL (bash, zsh or fish); install it once.
 
-    \b
     Examples:
       bash:  deskd completion bash > ~/.local/share/bash-completion/completions/deskd
       zsh:   deskd completion zsh > "${fpath[1]}/_deskd"

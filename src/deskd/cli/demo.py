@@ -22,6 +22,7 @@ from zoneinfo import ZoneInfo
 import click
 
 from deskd.adapters.agents.claude import hook_executable
+from deskd.cli.common import Command
 from deskd.core.ladder import RUNGS
 from deskd.errors import AlreadyExists, DemoFailed, HookNotFound
 from deskd.sim.agent import write_launcher
@@ -346,7 +347,7 @@ def show_hook_output(t: Transcript, proc: subprocess.CompletedProcess[str]) -> N
         click.echo(f"  │ {line}".rstrip())
 
 
-@click.command()
+@click.command(cls=Command, json=False)
 @click.option(
     "--dir",
     "directory",
@@ -362,7 +363,6 @@ def demo(directory: Path | None) -> None:
     is pinned (DESKD_NOW) and moved on by the script; every command is printed before its
     output.
 
-    \b
     Examples:
       deskd demo
       deskd demo --dir /tmp/my-demo-desk   # keep the desk to poke at afterwards

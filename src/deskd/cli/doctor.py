@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from deskd.cli.common import desk_context, emit, json_option
+from deskd.cli.common import Command, desk_context
+from deskd.cli.output import emit
 from deskd.core.timeparse import duration_text, local_text
 from deskd.service.ops.migrate_db import migrate_db as run
 from deskd.service.ops.prune import prune as run_prune
@@ -12,8 +13,7 @@ from deskd.service.ops.prune import prune as run_prune
 MARKS = {"ok": "✓", "warn": "!", "fail": "✗"}
 
 
-@click.command()
-@json_option
+@click.command(cls=Command)
 @click.pass_context
 def doctor(ctx: click.Context, as_json: bool) -> None:
     """Check the desk folder, desk file, database and each role's agent executable.
@@ -25,7 +25,6 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
     checked too: each [[events]] source's token or secret variable is set, and with
     DESKD_REPLY_IMAP_URL set, the reply mailbox is logged in to and its folder selected.
 
-    \b
     Examples:
       deskd doctor
       DESKD_HOME=/srv/desk deskd doctor --json
@@ -51,10 +50,9 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
         ctx.exit(1)
 
 
-@click.command("migrate-db")
+@click.command("migrate-db", cls=Command)
 @click.option("--from", "source", required=True, help="The desk's SQLite file (data/deskd.db).")
 @click.option("--to", "target", required=True, help="An empty PostgreSQL database's URL.")
-@json_option
 def migrate_db(source: str, target: str, as_json: bool) -> None:
     """Copy every row of a SQLite desk into an empty PostgreSQL database.
 
@@ -63,7 +61,6 @@ def migrate_db(source: str, target: str, as_json: bool) -> None:
     the target (DESKD_DB=postgresql://…) and stop using the file. Refuses a target that
     already holds rows. Exit 1 on a refusal, 3 when a database cannot be used.
 
-    \b
     Examples:
       deskd migrate-db --from data/deskd.db --to postgresql://deskd@db.internal/desk
       deskd migrate-db --from data/deskd.db --to "$DESKD_DATABASE_URL" --json
@@ -79,7 +76,7 @@ def migrate_db(source: str, target: str, as_json: bool) -> None:
     emit(out, as_json, human)
 
 
-@click.command()
+@click.command(cls=Command)
 @click.option(
     "--older-than",
     "older_than",
@@ -89,7 +86,6 @@ def migrate_db(source: str, target: str, as_json: bool) -> None:
 )
 @click.option("--force", is_flag=True, help="Allow a DUR shorter than one day.")
 @click.option("--dry-run", is_flag=True, help="Count what would go; delete nothing.")
-@json_option
 def prune(older_than: str, force: bool, dry_run: bool, as_json: bool) -> None:
     """Delete closed history older than DUR, in one transaction.
 
@@ -102,7 +98,6 @@ def prune(older_than: str, force: bool, dry_run: bool, as_json: bool) -> None:
     For the desk's operator only (refused when DESKD_ROLE is set).
     The database file does not shrink; its free pages are reused.
 
-    \b
     Examples:
       deskd prune --older-than 30d --dry-run
       deskd prune --older-than 90d

@@ -6,27 +6,17 @@ from typing import Any
 
 import click
 
-from deskd.cli.common import (
-    ID,
-    Number,
-    acting,
-    desk_context,
-    emit,
-    emit_table,
-    json_option,
-    on_desk,
-)
+from deskd.cli.common import ID, Group, Number, acting, desk_context, on_desk
 from deskd.cli.options import priority_option
-from deskd.cli.output import cells
+from deskd.cli.output import cells, emit, emit_table
 from deskd.service.engine.hooks import HookRequest, add_hook, cancel_hook, list_hooks, next_fires
 
 
-@click.group()
+@click.group(cls=Group)
 def hook() -> None:
     """Wake hooks: wake a role at a time, on an interval, on a cron schedule, or when a
     probe function finds something. A fire puts an item in the owner's inbox.
 
-    \b
     Examples:
       deskd hook add --for researcher --title "daily digest" --cron "0 9 * * MON-FRI"
       deskd hook add --for researcher --title "check the deploy" --at 2026-12-01T15:30
@@ -53,11 +43,9 @@ def hook() -> None:
 @click.option(
     "--done-when", help="Each fire also opens a task with this check (as `task add --done-when`)."
 )
-@json_option
 def add(owner: str | None, as_json: bool, **request: Any) -> None:
     """Register a wake hook (exactly one of --at, --every, --cron, --probe).
 
-    \b
     Examples:
       deskd hook add --for alpha --title "weekly report" --cron "30 8 * * MON" --tz Europe/London
       deskd hook add --for alpha --title "poll CI" --every 15m --until 2026-12-02T18:00
@@ -78,11 +66,9 @@ def add(owner: str | None, as_json: bool, **request: Any) -> None:
 @click.option(
     "--all", "include_closed", is_flag=True, help="Include done, cancelled and disabled hooks."
 )
-@json_option
 def list_(owner: str | None, include_closed: bool, as_json: bool) -> None:
     """Hooks with their next fire, fire count and error streak.
 
-    \b
     Examples:
       deskd hook list
       deskd hook list --for alpha --all --json
@@ -104,11 +90,9 @@ def list_(owner: str | None, include_closed: bool, as_json: bool) -> None:
 @hook.command("next")
 @click.argument("hook_id", type=ID)
 @click.option("--count", default=5, show_default=True, type=Number(1, 1000))
-@json_option
 def next_(hook_id: int, count: int, as_json: bool) -> None:
     """The hook's next fire times, local and UTC.
 
-    \b
     Examples:
       deskd hook next 3 --count 10
     """
@@ -127,11 +111,9 @@ def next_(hook_id: int, count: int, as_json: bool) -> None:
 @hook.command("cancel")
 @click.argument("hook_id", type=ID)
 @click.option("--by", help="The owner (default: DESKD_ROLE).")
-@json_option
 def cancel(hook_id: int, by: str | None, as_json: bool) -> None:
     """Cancel a hook; only its owner may.
 
-    \b
     Examples:
       deskd hook cancel 3 --by alpha
     """

@@ -7,9 +7,9 @@ from typing import Any
 
 import click
 
-from deskd.cli.common import Number, acting, desk_context, emit, emit_table, json_option, on_desk
+from deskd.cli.common import Command, Group, Number, acting, desk_context, on_desk
 from deskd.cli.options import capability_option, priority_option, sla_option
-from deskd.cli.output import cells, echo, table
+from deskd.cli.output import cells, echo, emit, emit_table, table
 from deskd.core.timeparse import local_text
 from deskd.errors import NoTarget, TargetConflict
 from deskd.ids import parse_ids
@@ -20,11 +20,10 @@ from deskd.service.desk.inbox import ledger as ledger_view
 from deskd.service.desk.messages import send as send_message
 
 
-@click.group()
+@click.group(cls=Group)
 def inbox() -> None:
     """Items addressed to a role: enqueue, list, ack.
 
-    \b
     Examples:
       deskd inbox enqueue --for researcher --source alert --title "disk 91%" --priority high
       deskd inbox list --for researcher
@@ -42,7 +41,6 @@ def inbox() -> None:
 @priority_option
 @click.option("--dedup-key", help="Coalesce with the unread item with this key.")
 @sla_option
-@json_option
 def enqueue(role: str | None, capability: str | None, as_json: bool, **item: Any) -> None:
     """Add an item to a role's inbox (sources system, message, meeting, supervisor are deskd's).
 
@@ -53,7 +51,6 @@ def enqueue(role: str | None, capability: str | None, as_json: bool, **item: Any
     available: online or idle first, then the fewest open items and tasks, ties by name. The
     item records why. When no enabled role declares it, a person is paged ("unroutable: NAME").
 
-    \b
     Examples:
       deskd inbox enqueue --for operator --source alert --title "5xx above 2%" --priority urgent
       deskd inbox enqueue --for operator --source alert --title "disk" --dedup-key disk-91 --json
@@ -98,11 +95,9 @@ def routed_sentence(what: str, out: Mapping[str, Any]) -> str:
 @click.option("--for", "role", help="The role (default: DESKD_ROLE).")
 @click.option("--all", "include_read", is_flag=True, help="Include read items (newest first).")
 @click.option("--limit", default=200, show_default=True, type=Number(1, 10000))
-@json_option
 def list_(role: str | None, include_read: bool, limit: int, as_json: bool) -> None:
     """Unread items, urgent first. When a role lists its own inbox they count as seen.
 
-    \b
     Examples:
       deskd inbox list --for researcher
       DESKD_ROLE=researcher deskd inbox list --json   # inside the role's session
@@ -141,11 +136,9 @@ def list_(role: str | None, include_read: bool, limit: int, as_json: bool) -> No
 @click.option("--for", "role", help="The role (default: DESKD_ROLE).")
 @click.option("--id", "ids", multiple=True, help="Item id to mark read (repeat, or 3,4).")
 @click.option("--seen", is_flag=True, help="Mark read exactly the items the role has been shown.")
-@json_option
 def ack(role: str | None, ids: tuple[str, ...], seen: bool, as_json: bool) -> None:
     """Mark items read: the given ids, or exactly the ones the role was shown (--seen).
 
-    \b
     Examples:
       deskd inbox ack --for researcher --id 12 --id 13
       deskd inbox ack --for researcher --seen
@@ -157,18 +150,16 @@ def ack(role: str | None, ids: tuple[str, ...], seen: bool, as_json: bool) -> No
     emit({"acked": count}, as_json, f"acked {count} item{'s' if count != 1 else ''} for {who}")
 
 
-@click.command()
+@click.command(cls=Command)
 @click.option("--from", "sender", help="The sending role (default: DESKD_ROLE).")
 @click.option("--to", multiple=True, required=True, help="A recipient role (repeat).")
 @click.option("--subject", required=True, help="One line.")
 @click.option("--body", required=True, help="The message; line breaks are kept.")
 @priority_option
 @sla_option
-@json_option
 def send(sender: str | None, to: tuple[str, ...], as_json: bool, **message: Any) -> None:
     """Send a message from one role to others: one item in each recipient's inbox.
 
-    \b
     Examples:
       deskd send --from researcher --to operator --subject "root cause" --body "disk full on db-2"
       deskd send --from lead --to alpha --to beta --subject "standup" --body "10:00" --json
@@ -188,15 +179,13 @@ def send(sender: str | None, to: tuple[str, ...], as_json: bool, **message: Any)
     emit(data, as_json, said)
 
 
-@click.command()
+@click.command(cls=Command)
 @click.option("--for", "role", help="Only this role's items.")
 @click.option("--state", help="queued, notified, read, escalated or overdue.")
 @click.option("--limit", default=200, show_default=True, type=Number(1, 100000))
-@json_option
 def ledger(role: str | None, state: str | None, limit: int, as_json: bool) -> None:
     """The delivery ledger: every (item, recipient) with its derived state, newest first.
 
-    \b
     Examples:
       deskd ledger --for operator
       deskd ledger --state overdue --json

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from deskd.cli.common import emit, json_option
+from deskd.cli.common import Command
+from deskd.cli.output import emit
 from deskd.service.ops.init_answers import AGENT_KINDS
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from deskd.service.paging.channels import ChannelTest
 
 
-@click.command()
+@click.command(cls=Command)
 @click.option(
     "--role",
     "roles",
@@ -69,7 +70,6 @@ if TYPE_CHECKING:
     is_flag=True,
     help="Only create an empty database where this desk's was lost (never replaces one).",
 )
-@json_option
 def init(
     roles: tuple[str, ...],
     agent: str | None,
@@ -94,7 +94,6 @@ def init(
     each as NAME.bak-<UTC timestamp>, rewrites those two files and leaves the database
     (items, sessions, history) as it is.
 
-    \b
     Examples:
       deskd init                       # in the current folder; asks on a terminal
       deskd init --role triage:Triage:~/src/app --role coder --agent codex

@@ -104,7 +104,6 @@ def cli() -> None:
 
     \b
     The desk is found from DESKD_HOME (default: this folder); see `deskd doctor`.
-    \b
     Examples:
       deskd init                      # an annotated desk in this folder
       deskd status                    # the board

@@ -8,9 +8,9 @@ from typing import Any
 
 import click
 
-from deskd.cli.common import Number, acting, desk_context, emit, emit_table, json_option, table
+from deskd.cli.common import Group, Number, acting, desk_context
 from deskd.cli.options import params
-from deskd.cli.output import cells, echo
+from deskd.cli.output import cells, echo, emit, emit_table, table
 from deskd.core.timeparse import local_text, parse_instant
 from deskd.ids import parse_ids
 from deskd.service.meetings import end, lifecycle
@@ -21,12 +21,11 @@ from deskd.service.meetings.talk import updates as do_updates
 from deskd.service.meetings.views import meeting_list, meeting_status, parse_meeting_id
 
 
-@click.group()
+@click.group(cls=Group)
 def meeting() -> None:
     """Bounded meetings: quorum, owed replies, a message budget, consensus, an idle deadline
     and a mutual end handshake. Every action is for the calling role only.
 
-    \b
     Examples:
       deskd meeting call --by alpha --agenda "schema v3" --attendees beta,gamma
       deskd meeting check-in 1 --role beta
@@ -44,7 +43,6 @@ def _attendee(
         click.argument("meeting_id", metavar="M"),
         click.option("--role", help=role_help),
         *options,
-        json_option,
     )
     return lambda fn: meeting.command(name)(declared(fn))
 
@@ -89,14 +87,12 @@ def _waiting(data: Mapping[str, Any]) -> Callable[[], None]:
 @click.option(
     "--consensus-at", default=4, show_default=True, type=Number(0), help="Budget left at consensus."
 )
-@json_option
 def call(by: str | None, attendees: tuple[str, ...], as_json: bool, **call: Any) -> None:
     """Call a meeting; calling an agenda that is already open (or paused) returns that one.
 
     Each attendee gets an invitation item and a wake until it checks in; the meeting waits
     until every one has. An urgent meeting's items skip the inbox batch.
 
-    \b
     Examples:
       deskd meeting call --by alpha --agenda "rollback or fix forward?" --attendees beta
       deskd meeting call --by alpha --agenda "incident 42" --attendees beta,gamma \\
@@ -118,7 +114,6 @@ def call(by: str | None, attendees: tuple[str, ...], as_json: bool, **call: Any)
 def check_in(meeting_id: str, role: str | None, as_json: bool) -> None:
     """Check in to a meeting you were invited to (the meeting starts when all have).
 
-    \b
     Examples:
       deskd meeting check-in 3 --role beta
       DESKD_ROLE=beta deskd meeting check-in 3 --json
@@ -154,7 +149,6 @@ def send(
     leaves a reply owed to you. A duplicate (same body, case and spacing aside) is refused
     with the original message id.
 
-    \b
     Examples:
       deskd meeting send 3 --role beta --body "p95 doubled after deploy 118" --kind evidence
       deskd meeting send 3 --role alpha --body "Roll back." --kind answer --reply-to 4
@@ -197,7 +191,6 @@ def updates(meeting_id: str, role: str | None, mark_read: bool, as_json: bool) -
 
     Reading is not a vote and pays no debt.
 
-    \b
     Examples:
       deskd meeting updates 3 --role beta
       deskd meeting updates 3 --role beta --mark-read --json
@@ -228,7 +221,6 @@ def updates(meeting_id: str, role: str | None, mark_read: bool, as_json: bool) -
 def position(meeting_id: str, role: str | None, body: str, as_json: bool) -> None:
     """State your one position in the consensus phase (never spends the budget).
 
-    \b
     Examples:
       deskd meeting position 3 --role gamma --body "Roll back now, fix in 119."
     """
@@ -242,7 +234,6 @@ def position(meeting_id: str, role: str | None, body: str, as_json: bool) -> Non
 def propose_end(meeting_id: str, role: str | None, resolution: str, as_json: bool) -> None:
     """Propose to end the meeting (you confirm automatically; the others vote).
 
-    \b
     Examples:
       deskd meeting propose-end 3 --role alpha --resolution "Roll back 118; beta owns the fix"
     """
@@ -253,7 +244,6 @@ def propose_end(meeting_id: str, role: str | None, resolution: str, as_json: boo
 def confirm_end(meeting_id: str, role: str | None, as_json: bool) -> None:
     """Confirm the open proposal to end (the last confirmation closes the meeting).
 
-    \b
     Examples:
       deskd meeting confirm-end 3 --role beta
     """
@@ -266,7 +256,6 @@ def confirm_end(meeting_id: str, role: str | None, as_json: bool) -> None:
 def reject_end(meeting_id: str, role: str | None, reason: str, as_json: bool) -> None:
     """Reject the open proposal to end; the proposer is woken and told why.
 
-    \b
     Examples:
       deskd meeting reject-end 3 --role gamma --reason "nobody owns the fix yet"
     """
@@ -278,7 +267,6 @@ def leave(meeting_id: str, role: str | None, reason: str, as_json: bool) -> None
     """Leave the meeting (or decline the invitation): your debts are waived and the end vote
     is counted without you.
 
-    \b
     Examples:
       deskd meeting leave 3 --role gamma --reason "not my area"
     """
@@ -289,7 +277,6 @@ def leave(meeting_id: str, role: str | None, reason: str, as_json: bool) -> None
 def pause(meeting_id: str, role: str | None, reason: str, as_json: bool) -> None:
     """Pause the meeting: its wakes are withdrawn on the next tick until someone resumes it.
 
-    \b
     Examples:
       deskd meeting pause 3 --role alpha --reason "waiting for the load test"
     """
@@ -300,7 +287,6 @@ def pause(meeting_id: str, role: str | None, reason: str, as_json: bool) -> None
 def resume(meeting_id: str, role: str | None, as_json: bool) -> None:
     """Resume a meeting paused for idleness or by an attendee (a spent budget only ends).
 
-    \b
     Examples:
       deskd meeting resume 3 --role beta
     """
@@ -309,11 +295,9 @@ def resume(meeting_id: str, role: str | None, as_json: bool) -> None:
 
 @meeting.command("status")
 @click.argument("meeting_id", metavar="M")
-@json_option
 def status(meeting_id: str, as_json: bool) -> None:
     """One meeting: its state, attendees, who it waits on and why, debts and budget.
 
-    \b
     Examples:
       deskd meeting status 3
       deskd meeting status 3 --json
@@ -358,11 +342,9 @@ def status(meeting_id: str, as_json: bool) -> None:
 @meeting.command("list")
 @click.option("--all", "include_closed", is_flag=True, help="Include closed meetings.")
 @click.option("--role", help="Only meetings this role attends.")
-@json_option
 def list_(include_closed: bool, role: str | None, as_json: bool) -> None:
     """Open meetings (newest first), with their state and who they wait on.
 
-    \b
     Examples:
       deskd meeting list
       deskd meeting list --all --json

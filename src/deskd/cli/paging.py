@@ -9,8 +9,8 @@ from typing import Any
 
 import click
 
-from deskd.cli.common import ID, Number, desk_context, emit, emit_table, json_option, on_desk, table
-from deskd.cli.output import cells
+from deskd.cli.common import ID, Command, Group, Number, desk_context, json_option, on_desk
+from deskd.cli.output import cells, emit, emit_table, table
 from deskd.errors import PeopleCommand
 from deskd.service.paging.channels import channel_views, send_test
 from deskd.service.paging.pages import pages as list_pages
@@ -19,11 +19,10 @@ from deskd.service.paging.silences import end as end_silence
 from deskd.service.paging.silences import listing
 
 
-@click.command()
+@click.command(cls=Command)
 @click.option("--from", "role", help="The role asking (default: DESKD_ROLE).")
 @click.option("--title", required=True, help="What you need, in one line.")
 @click.option("--body", default="", help="Details: what you tried, what would unblock you.")
-@json_option
 def page(role: str | None, title: str, body: str, as_json: bool) -> None:
     """Ask a person for help: the request enters the ladder at the notify rung and is paged
     at once on the role's channels (or waits in the outbox, `deskd pages`).
@@ -31,7 +30,6 @@ def page(role: str | None, title: str, body: str, as_json: bool) -> None:
     It stays open until its item is acked — by the role (`deskd inbox ack --id N`) or by a
     person (`deskd wake ack ATTEMPT_ID`); then the channels that got it hear "settled".
 
-    \b
     Examples:
       deskd page --from researcher --title "need prod DB credentials" --body "migration blocked"
       deskd page --title "tests need a human decision"      # inside a session: DESKD_ROLE
@@ -56,10 +54,9 @@ def page(role: str | None, title: str, body: str, as_json: bool) -> None:
     emit(out, as_json, human)
 
 
-@click.command()
+@click.command(cls=Command)
 @click.option("--open", "open_only", is_flag=True, help="Only pages not yet resolved.")
 @click.option("--limit", default=50, show_default=True, type=Number(1, 10000))
-@json_option
 def pages(open_only: bool, limit: int, as_json: bool) -> None:
     """Pages to people, newest first: status, each channel's result, and why a page is held.
 
@@ -68,7 +65,6 @@ def pages(open_only: bool, limit: int, as_json: bool) -> None:
     (some channels took it), failed (retried with backoff for 24 h), resolved. Channel URLs
     are masked.
 
-    \b
     Examples:
       deskd pages --open
       deskd pages --json
@@ -97,14 +93,13 @@ def _where(page: Mapping[str, Any]) -> str:
     return "; ".join(parts) or "-"
 
 
-@click.group()
+@click.group(cls=Group)
 def silence() -> None:
     """Hold a role's non-urgent pages (maintenance, a day off); urgent pages still go out.
 
     A silence is recorded, listed and expires on its own; held pages show as `held` in
     `deskd pages` and go out when it ends.
 
-    \b
     Examples:
       deskd silence add --role researcher --for 2h --reason "deploy window"
       deskd silence list
@@ -116,11 +111,9 @@ def silence() -> None:
 @click.option("--role", required=True, help="The role whose pages to hold.")
 @click.option("--for", "duration", required=True, help="How long: 90m, 2h, 1d.")
 @click.option("--reason", required=True, help="Why, for the next person.")
-@json_option
 def add(role: str, duration: str, reason: str, as_json: bool) -> None:
     """Hold ROLE's non-urgent pages for DUR.
 
-    \b
     Examples:
       deskd silence add --role researcher --for 2h --reason "deploy window"
     """
@@ -134,11 +127,9 @@ def add(role: str, duration: str, reason: str, as_json: bool) -> None:
 @silence.command("list")
 @click.option("--all", "all_rows", is_flag=True, help="Ended and expired silences too.")
 @click.option("--limit", default=50, show_default=True, type=Number(1, 10000))
-@json_option
 def list_(all_rows: bool, limit: int, as_json: bool) -> None:
     """Silences in force (or every silence with --all).
 
-    \b
     Examples:
       deskd silence list
       deskd silence list --all --json
@@ -158,11 +149,9 @@ def list_(all_rows: bool, limit: int, as_json: bool) -> None:
 
 @silence.command("end")
 @click.argument("silence_id", type=ID)
-@json_option
 def end(silence_id: int, as_json: bool) -> None:
     """End a silence early; its held pages go out on the next tick.
 
-    \b
     Examples:
       deskd silence end 3
     """
@@ -170,7 +159,7 @@ def end(silence_id: int, as_json: bool) -> None:
     emit(out, as_json, f"silence {silence_id} ended; {out['pages_released']} held page(s) released")
 
 
-@click.group(invoke_without_command=True)
+@click.group(invoke_without_command=True, cls=Group)
 @click.option("--no-check", is_flag=True, help="Skip the reachability probe (no network).")
 @json_option
 @click.pass_context
@@ -181,7 +170,6 @@ def channels(ctx: click.Context, no_check: bool, as_json: bool) -> None:
     role). The check asks apprise whether it can read each URL and whether the service's
     host answers on TCP; `deskd channels test NAME` really sends.
 
-    \b
     Examples:
       deskd channels
       deskd channels --no-check --json
@@ -214,11 +202,9 @@ def channels(ctx: click.Context, no_check: bool, as_json: bool) -> None:
 
 @channels.command("test")
 @click.argument("name")
-@json_option
 def test(name: str, as_json: bool) -> None:
     """Send a test message on channel NAME and show each URL's result.
 
-    \b
     Examples:
       deskd channels test ops
       deskd channels test DESKD_NOTIFY_URLS --json
@@ -240,11 +226,10 @@ def test(name: str, as_json: bool) -> None:
         raise SystemExit(1)
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("text")
 @click.option("--options", help="The choices, comma-separated (e.g. yes,no).")
 @click.option("--from", "role", help="The role asking (default: DESKD_ROLE).")
-@json_option
 def ask(text: str, options: str | None, role: str | None, as_json: bool) -> None:
     """Ask a person to decide, and wait: prints the question's id.
 
@@ -253,7 +238,6 @@ def ask(text: str, options: str | None, role: str | None, as_json: bool) -> None
     comes back as an urgent item from the person, and wakes you with it in the prompt; after
     24 h without one it comes back as "no answer".
 
-    \b
     Examples:
       deskd ask "deploy v2 to production?" --options yes,no
       deskd ask "which branch should the fix go to?"          # answered in words
@@ -267,14 +251,12 @@ def ask(text: str, options: str | None, role: str | None, as_json: bool) -> None
     )
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("question_id", type=ID)
 @click.argument("answer")
-@json_option
 def answer(question_id: int, answer: str, as_json: bool) -> None:
     """Answer an agent's question: one of its options, or words when it offered none.
 
-    \b
     Examples:
       deskd answer 7 yes
       deskd answer 8 "the release branch"
@@ -285,12 +267,10 @@ def answer(question_id: int, answer: str, as_json: bool) -> None:
     emit(out, as_json, f"question {question_id} answered: {out['answer']}")
 
 
-@click.command()
-@json_option
+@click.command(cls=Command)
 def questions(as_json: bool) -> None:
     """Questions agents asked, newest first: open, answered or expired, and the answer.
 
-    \b
     Examples:
       deskd questions
       deskd questions --json

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import click
 
+from deskd.cli.common import Command
 from deskd.relay.server import IDLE_S, POOL_SIZE
 
 
-@click.command()
+@click.command(cls=Command, json=False)
 @click.option(
     "--connections",
     type=click.IntRange(1, 64),
@@ -33,7 +34,6 @@ def relay(connections: int, idle_minutes: int, stop: bool) -> None:
     hook of another deskd version calls it (after an upgrade). A hook that finds no relay
     does the work itself. Another relay already serving the desk: exits 0 at once.
 
-    \b
     Examples:
       deskd relay                       # in the foreground
       deskd relay --idle-minutes 0      # never idle out (a systemd service)

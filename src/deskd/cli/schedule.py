@@ -11,15 +11,16 @@ from typing import TYPE_CHECKING
 
 import click
 
-from deskd.cli.common import emit, json_option
+from deskd.cli.common import Command, Group
 from deskd.cli.options import params
+from deskd.cli.output import emit
 
 if TYPE_CHECKING:
     from deskd.schedule.service import Target, Unit
     from deskd.schedule.status import Schedule
 
 
-@click.command("cron-line")
+@click.command("cron-line", cls=Command)
 @click.option(
     "--execute",
     is_flag=True,
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
     is_flag=True,
     help="Instead: is a line installed, for this desk and database, and how did it last run?",
 )
-@json_option
 @click.pass_context
 def cron_line(ctx: click.Context, execute: bool, check: bool, as_json: bool) -> None:
     """Print the crontab line that ticks this desk every minute.
@@ -41,7 +41,6 @@ def cron_line(ctx: click.Context, execute: bool, check: bool, as_json: bool) -> 
     Start without --execute: the ticks are dry runs that log what they would do in
     logs/tick.log. The comment lines are valid crontab lines too.
 
-    \b
     Examples:
       deskd cron-line                   # dry run first; paste it with `crontab -e`
       deskd cron-line --execute         # once logs/tick.log looks right
@@ -67,7 +66,7 @@ def cron_line(ctx: click.Context, execute: bool, check: bool, as_json: bool) -> 
     emit(rendered.to_json(), as_json, human)
 
 
-@click.group()
+@click.group(cls=Group)
 def timer() -> None:
     """The systemd timer that ticks this desk every minute (the alternative to cron).
 
@@ -75,7 +74,6 @@ def timer() -> None:
     environment's deskd and the desk folder (DESKD_HOME, default: this folder); `print`
     shows them. deskd never runs systemctl: it prints the commands to enable the timer.
 
-    \b
     Examples:
       deskd timer print --user
       deskd timer install --user --dry-run
@@ -99,7 +97,6 @@ _options = params(
 @timer.command("install")
 @_options
 @click.option("--dry-run", is_flag=True, help="Print the units and where they would go.")
-@json_option
 def timer_install(user: bool, execute: bool, dry_run: bool, as_json: bool) -> None:
     """Write deskd-tick.service and deskd-tick.timer for this desk.
 
@@ -108,7 +105,6 @@ def timer_install(user: bool, execute: bool, dry_run: bool, as_json: bool) -> No
     sudo). Existing units of the same name are replaced. Afterwards run the systemctl
     commands it prints; deskd does not run them.
 
-    \b
     Examples:
       deskd timer install --user --dry-run
       deskd timer install --user
@@ -161,11 +157,9 @@ def timer_install(user: bool, execute: bool, dry_run: bool, as_json: bool) -> No
 
 @timer.command("print")
 @_options
-@json_option
 def timer_print(user: bool, execute: bool, as_json: bool) -> None:
     """Print deskd-tick.service and deskd-tick.timer as `timer install` would write them.
 
-    \b
     Examples:
       deskd timer print --user
       deskd timer print --execute > /tmp/units.txt
@@ -193,7 +187,6 @@ def _print_units(units: list[Unit]) -> None:
 
 
 @timer.command("status")
-@json_option
 @click.pass_context
 def timer_status(ctx: click.Context, as_json: bool) -> None:
     """Show the installed deskd-tick timers: the desk and database each ticks, dry run or
@@ -201,7 +194,6 @@ def timer_status(ctx: click.Context, as_json: bool) -> None:
     (from systemd). Exits 1 unless one ticks this desk and database and its last run
     succeeded.
 
-    \b
     Examples:
       deskd timer status
       DESKD_HOME=/srv/desk deskd timer status --json

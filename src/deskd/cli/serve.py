@@ -19,7 +19,8 @@ from typing import Any
 import click
 
 from deskd.adapters.clock import now_ms
-from deskd.cli.common import emit, json_option
+from deskd.cli.common import Command, Group
+from deskd.cli.output import emit
 from deskd.errors import ConsoleRefused, InvalidValue, KeyFileExists, KeyUnreadable, Unavailable
 from deskd.service.desk.context import open_context
 from deskd.service.ops.console import (
@@ -33,7 +34,7 @@ from deskd.service.ops.console_sessions import issue_login_link, sync_code_gener
 from deskd.service.ops.tick_alarm import watch_ticks
 
 
-@click.command()
+@click.command(cls=Command, json=False)
 @click.option("--host", help="Address to bind (default: DESKD_HOST, 127.0.0.1).")
 @click.option("--port", help="Port (default: DESKD_PORT, 8000).")
 @click.option(
@@ -56,7 +57,6 @@ def serve(host: str | None, port: str | None, new_code: bool, open_link: bool) -
     `deskd supervisor keygen`); hybrid takes either. Binding anything but a loopback
     address without configured authentication is refused.
 
-    \b
     Examples:
       deskd serve                                  # http://127.0.0.1:8000
       deskd serve --port 8080
@@ -223,12 +223,11 @@ def _check_bind(host: str, port: int) -> None:
 KEY_ID = r"^[A-Za-z0-9_.@-]{1,64}$"
 
 
-@click.group()
+@click.group(cls=Group)
 def supervisor() -> None:
     """Keys and signed requests for the supervisor console (DESKD_SUPERVISOR_AUTH_MODE
     signed or hybrid).
 
-    \b
     Examples:
       deskd supervisor keygen --out ~/.config/deskd/alice.pem --id alice
       deskd supervisor sign --key ~/.config/deskd/alice.pem --id alice \\
@@ -249,12 +248,10 @@ def supervisor() -> None:
     type=click.Path(path_type=Path),
     help="Append the public key to this keys file (default: print the line only).",
 )
-@json_option
 def keygen(out: Path, key_id: str, keys: Path | None, as_json: bool) -> None:
     """Make an Ed25519 key pair: the private key to --out (0600, never overwritten) and the
     public line `ID BASE64` for the keys file DESKD_SUPERVISOR_KEYS names.
 
-    \b
     Examples:
       deskd supervisor keygen --out alice.pem --id alice
       deskd supervisor keygen --out alice.pem --id alice --keys /etc/deskd/supervisor.keys
@@ -300,14 +297,12 @@ def keygen(out: Path, key_id: str, keys: Path | None, as_json: bool) -> None:
 @click.option("--method", default="POST", show_default=True, help="HTTP method.")
 @click.option("--path", required=True, help="Request path with its query, e.g. /actions/pause.")
 @click.option("--data", default="", help="The exact request body (form-encoded for actions).")
-@json_option
 def sign(key_file: Path, key_id: str, method: str, path: str, data: str, as_json: bool) -> None:
     """Print the headers that sign one request (valid for 10 minutes, usable once).
 
     The signature covers the method, the path, the body's SHA-256, the time and a fresh
     nonce; send the body byte for byte as given. The time is now (DESKD_NOW honoured).
 
-    \b
     Examples:
       deskd supervisor sign --key alice.pem --id alice --method GET --path /
       deskd supervisor sign --key alice.pem --id alice --path /actions/pause \\

@@ -7,13 +7,14 @@ from typing import Any
 
 import click
 
-from deskd.cli.common import Number, emit, emit_table, json_option, on_desk, table
+from deskd.cli.common import Group, Number, on_desk
 from deskd.cli.options import role_option
+from deskd.cli.output import emit, emit_table, table
 from deskd.service.work.sessions import handoff as store_handoff
 from deskd.service.work.sessions import list_sessions
 
 
-@click.group()
+@click.group(cls=Group)
 def session() -> None:
     """A role's native sessions: resumed all day, wound down at the desk-day boundary.
 
@@ -22,7 +23,6 @@ def session() -> None:
     prints SESSION_DONE and is ended; the next wake spawns a fresh session whose prompt
     carries the hand-off.
 
-    \b
     Examples:
       deskd session rollover            # what is due (dry run)
       deskd session handoff --role alpha --note "Open: PR 12 review. Next: answer beta."
@@ -32,7 +32,6 @@ def session() -> None:
 
 @session.command("rollover")
 @click.option("--execute", is_flag=True, help="Record and run the wind-downs now (else dry).")
-@json_option
 def rollover(execute: bool, as_json: bool) -> None:
     """Wind down sessions from before today's rollover_at (the tick does this too).
 
@@ -40,7 +39,6 @@ def rollover(execute: bool, as_json: bool) -> None:
     a hand-off, print SESSION_DONE) and ended when both proofs are there. A failed or
     lock-busy wind-down is retried by later ticks up to 3 times, then a person is paged.
 
-    \b
     Examples:
       deskd session rollover
       deskd session rollover --execute --json
@@ -86,11 +84,9 @@ def _state(due: Mapping[str, Any], *, dry_run: bool) -> str:
 @session.command("handoff")
 @role_option
 @click.option("--note", required=True, help="Open items and the first next step.")
-@json_option
 def handoff(role: str | None, note: str, as_json: bool) -> None:
     """Store the hand-off the role's next session starts from (its wake prompt carries it).
 
-    \b
     Examples:
       deskd session handoff --role alpha --note "Open: PR 12 review. Next: reply to beta."
       DESKD_ROLE=alpha deskd session handoff --note "All done; queue empty."
@@ -102,11 +98,9 @@ def handoff(role: str | None, note: str, as_json: bool) -> None:
 @session.command("list")
 @click.option("--role", required=True, help="The role whose sessions to show.")
 @click.option("--limit", default=50, show_default=True, type=Number(1, 1000))
-@json_option
 def list_(role: str, limit: int, as_json: bool) -> None:
     """The role's sessions, newest first: start, end, wakes served, cost.
 
-    \b
     Examples:
       deskd session list --role alpha
       deskd session list --role alpha --json

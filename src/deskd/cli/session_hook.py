@@ -17,17 +17,17 @@ import click
 
 from deskd.adapters.agents.claude import desk_env, hook_executable, run_settings
 from deskd.adapters.agents.claude import install as do_install
-from deskd.cli.common import acting, desk_context, emit, json_option
+from deskd.cli.common import Group, acting, desk_context
+from deskd.cli.output import emit
 from deskd.core.timeparse import from_ms
 from deskd.errors import MissingRole
 from deskd.schedule.service import require_url_in_env_file
 
 
-@click.group("session-hook")
+@click.group("session-hook", cls=Group)
 def session_hook() -> None:
     """The Claude Code settings that run deskd-session-hook, for sessions started by hand.
 
-    \b
     Examples:
       deskd session-hook print --role researcher
       deskd session-hook install --project ~/src/myapp --role researcher
@@ -51,7 +51,6 @@ def _settings_for(role: str | None) -> tuple[dict[str, Any], str]:
 
 @session_hook.command("print")
 @click.option("--role", help="The role these sessions act as (sets DESKD_ROLE).")
-@json_option
 def print_(role: str | None, as_json: bool) -> None:
     """Print the settings JSON (hooks and env) to merge into .claude/settings.json.
 
@@ -62,7 +61,6 @@ def print_(role: str | None, as_json: bool) -> None:
     (and without DESKD_ROLE) the env block names no role: export DESKD_ROLE before starting
     claude, or the hook does nothing.
 
-    \b
     Examples:
       deskd session-hook print --role researcher
       deskd session-hook print --role researcher --json > /tmp/deskd-settings.json
@@ -86,7 +84,6 @@ def print_(role: str | None, as_json: bool) -> None:
     help="The project folder whose .claude/settings.json gets the hooks.",
 )
 @click.option("--role", help="The role sessions in that project act as.")
-@json_option
 def install(project: Path, role: str | None, as_json: bool) -> None:
     """Merge the session hook into PROJECT/.claude/settings.json (created if missing).
 
@@ -94,7 +91,6 @@ def install(project: Path, role: str | None, as_json: bool) -> None:
     second install adds nothing. The old file is copied to settings.json.bak-<UTC time>
     first. Every Claude Code session in that project then acts as ROLE at this desk.
 
-    \b
     Examples:
       deskd session-hook install --project ~/src/myapp --role researcher
       deskd session-hook install --project . --role writer --json

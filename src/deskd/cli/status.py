@@ -9,13 +9,14 @@ from typing import Any
 import click
 
 from deskd.cli.board_text import print_roles
-from deskd.cli.common import acting, desk_context, emit, json_option, on_desk
+from deskd.cli.common import Command, Group, acting, desk_context, json_option, on_desk
 from deskd.cli.options import role_option, session_id_option
+from deskd.cli.output import emit
 from deskd.service.desk.presence import end_status, role_presences, set_status
 from deskd.service.desk.presence import heartbeat as beat
 
 
-@click.group(invoke_without_command=True)
+@click.group(invoke_without_command=True, cls=Group)
 @json_option
 @click.pass_context
 def status(click_ctx: click.Context, as_json: bool) -> None:
@@ -24,7 +25,6 @@ def status(click_ctx: click.Context, as_json: bool) -> None:
     Alone it prints the board; `status set` and `status end` declare a role's presence.
     Reading the board never writes to the database.
 
-    \b
     Examples:
       deskd status                                   # the board
       deskd status --json
@@ -57,11 +57,9 @@ def presence_sentence(result: Mapping[str, Any]) -> str:
 )
 @click.option("--activity", help="What the role is doing, in one line.")
 @session_id_option
-@json_option
 def set_(role: str | None, session_id: str | None, as_json: bool, **status: Any) -> None:
     """Declare a role's presence: a heartbeat now, working or resting.
 
-    \b
     Examples:
       deskd status set --role alpha --activity "reviewing PR 12"
       deskd status set --role alpha --state resting --json
@@ -76,13 +74,11 @@ def set_(role: str | None, session_id: str | None, as_json: bool, **status: Any)
 
 @status.command("end")
 @role_option
-@json_option
 def end(role: str | None, as_json: bool) -> None:
     """End the role's live session: it is offline and will not be resumed.
 
     To say a turn ended but the session can be resumed, use `status set --state resting`.
 
-    \b
     Examples:
       deskd status end --role alpha
       deskd status end --role alpha --json
@@ -93,15 +89,13 @@ def end(role: str | None, as_json: bool) -> None:
     emit(result, as_json, "ended " + presence_sentence(result))
 
 
-@click.command()
+@click.command(cls=Command)
 @role_option
 @session_id_option
 @click.option("--token", help="The wake token (default: DESKD_WAKE_TOKEN).")
-@json_option
 def heartbeat(role: str | None, session_id: str | None, token: str | None, as_json: bool) -> None:
     """Record a heartbeat by hand — what the session hook does on every tool call.
 
-    \b
     Examples:
       deskd heartbeat --role alpha
       deskd heartbeat --role alpha --session-id 9f1c2d3e-... --json
@@ -113,15 +107,13 @@ def heartbeat(role: str | None, session_id: str | None, token: str | None, as_js
     emit(result, as_json, "heartbeat: " + presence_sentence(result))
 
 
-@click.command()
-@json_option
+@click.command(cls=Command)
 def roles(as_json: bool) -> None:
     """Every role with its presence, session, activity, last heartbeat and unread items.
 
     Presence: online / suspect / dead by heartbeat age while working, idle once a turn ended,
     offline once the session ended, never without a heartbeat.
 
-    \b
     Examples:
       deskd roles
       deskd roles --json
@@ -130,7 +122,7 @@ def roles(as_json: bool) -> None:
     emit(rows, as_json, lambda: print_roles(rows))
 
 
-@click.command()
+@click.command(cls=Command, json=False)
 def metrics() -> None:
     """Print the desk's metrics in Prometheus' text format, read from the database now.
 
@@ -138,7 +130,6 @@ def metrics() -> None:
     node_exporter's textfile collector reads a file this command writes. Write it to a
     temporary name and rename it, so the collector never reads half a file.
 
-    \b
     Examples:
       deskd metrics
       deskd metrics > /var/lib/node_exporter/textfile/deskd.prom.$$ &&

@@ -7,16 +7,17 @@ from typing import Any
 
 import click
 
-from deskd.cli.common import ID, desk_context, emit, emit_table, json_option, on_desk
+from deskd.cli.common import ID, Group, desk_context, on_desk
 from deskd.cli.inbox import check_target, routed_sentence
 from deskd.cli.options import capability_option
+from deskd.cli.output import emit, emit_table
 from deskd.errors import OptionsConflict
 from deskd.service.work.tasks import TaskUpdate, add_task, list_tasks, task_history, update_task
 
 PRIORITY_HELP = "urgent (wakes the assignee at once), high, normal or low."
 
 
-@click.group()
+@click.group(cls=Group)
 def task() -> None:
     """Tasks assigned to roles: they outlive sessions and wake idle roles.
 
@@ -24,7 +25,6 @@ def task() -> None:
     role only when it is idle, and stops waking once stalled (woken stall_after times without
     a change). A due date sorts and flags; it never wakes anyone.
 
-    \b
     Examples:
       deskd task add "Review PR 12" --for beta --due 2026-12-02T17:00 --by alpha
       deskd task list --for beta
@@ -47,7 +47,6 @@ def task() -> None:
     "run in the role's workdir (exit 0 passes).",
 )
 @click.option("--check-timeout", help="How long the check may run (default 5m), like 90s.")
-@json_option
 def add(
     role: str | None,
     capability: str | None,
@@ -60,7 +59,6 @@ def add(
     (online or idle first, then fewest open items and tasks, ties by name); when no enabled
     role has it, a person is paged to assign it.
 
-    \b
     Examples:
       deskd task add "Rotate the API keys" --for alpha --priority urgent
       deskd task add "Write the weekly report" --for beta --due 2026-12-04T16:00 --json
@@ -109,11 +107,9 @@ def _flags(t: Mapping[str, Any]) -> str:
 @click.option("--for", "role", help="Only this role's tasks.")
 @click.option("--status", help="Only tasks in this status.")
 @click.option("--all", "include_closed", is_flag=True, help="Include done and cancelled tasks.")
-@json_option
 def list_(role: str | None, status: str | None, include_closed: bool, as_json: bool) -> None:
     """Open tasks, overdue first, then urgent, then soonest due; stalled and overdue flagged.
 
-    \b
     Examples:
       deskd task list
       deskd task list --for alpha --status blocked
@@ -149,13 +145,11 @@ def list_(role: str | None, status: str | None, include_closed: bool, as_json: b
 @click.option("--for", "role", help="Reassign to this role (moves its wake).")
 @click.option("--note", help="Progress or a reason; any note revives a stall.")
 @click.option("--by", help="Who changes it (default: DESKD_ROLE, else operator).")
-@json_option
 def update(task_id: int, by: str | None, as_json: bool, **change: str | None) -> None:
     """Change a task: status (see the transition table in docs/cli.md), dependency,
     priority, due date, assignee, or add a note. Only its assignee, its creator or the
     operator may.
 
-    \b
     Examples:
       deskd task update 3 --status in_progress --by beta
       deskd task update 3 --status blocked --blocked-on "alpha's schema change" --by beta
@@ -177,7 +171,6 @@ def _close(status: str) -> Callable[..., None]:
     @click.argument("task_id", type=ID)
     @click.option("--note", help="What happened.")
     @click.option("--by", help="Who (default: DESKD_ROLE, else operator).")
-    @json_option
     def close(task_id: int, note: str | None, by: str | None, as_json: bool) -> None:
         out = on_desk(update_task, task_id, TaskUpdate(status=status, note=note), by=by)
         emit(out, as_json, task_said(out))
@@ -189,7 +182,6 @@ done = task.command(
     "done",
     help="""Mark a task done (its wakes resolve).
 
-    \b
     Examples:
       deskd task done 3 --note "merged in #88" --by beta
     """,
@@ -199,7 +191,6 @@ cancel = task.command(
     "cancel",
     help="""Cancel a task (its wakes are withdrawn).
 
-    \b
     Examples:
       deskd task cancel 3 --note "not needed after all" --by alpha
     """,
@@ -208,11 +199,9 @@ cancel = task.command(
 
 @task.command("history")
 @click.argument("task_id", type=ID)
-@json_option
 def history(task_id: int, as_json: bool) -> None:
     """Every change of a task: when, by whom, what changed, the note.
 
-    \b
     Examples:
       deskd task history 3
     """

@@ -6,8 +6,8 @@ import time
 
 import click
 
-from deskd.cli.common import desk_context, emit, json_option
-from deskd.cli.output import echo
+from deskd.cli.common import Command, desk_context
+from deskd.cli.output import echo, emit
 from deskd.core.timeparse import local_text, parse_duration
 from deskd.errors import InvalidValue
 
@@ -16,19 +16,17 @@ MIN_LOOP_S = 10
 a second, a busy loop on the database and the agents' machine."""
 
 
-@click.command()
+@click.command(cls=Command)
 @click.option("--execute", is_flag=True, help="Record the plan and launch.")
 @click.option("--dry-run", is_flag=True, help="Plan and print; write nothing (default).")
 @click.option("--wait", is_flag=True, help="Wait for the launches this tick started.")
 @click.option("--loop", help="Tick every DUR forever (containers without cron).")
-@json_option
 def tick(execute: bool, dry_run: bool, wait: bool, loop: str | None, as_json: bool) -> None:
     """One tick: fire due wake hooks, plan wakes, and (with --execute) record and launch.
 
     Dry-run is the default until --execute or DESKD_WAKE_EXECUTE=1: it prints the same
     plan and writes nothing. Overlapping ticks: the second exits 0 at once.
 
-    \b
     Examples:
       deskd tick                 # what would happen now
       deskd tick --execute --json

@@ -7,10 +7,11 @@ from typing import Any
 
 import click
 
-from deskd.cli.common import emit_table, json_option, on_desk
+from deskd.cli.common import Command, on_desk
+from deskd.cli.output import emit_table
 
 
-@click.command()
+@click.command(cls=Command)
 @click.option(
     "--by", default="role", show_default=True, help="Sum by role, day (the desk's) or model."
 )
@@ -20,7 +21,6 @@ from deskd.cli.common import emit_table, json_option, on_desk
     metavar="WHEN",
     help="From this long ago (24h, 30d) or this time (2026-12-01); default: the last 7 days.",
 )
-@json_option
 def usage(by: str, since: str | None, as_json: bool) -> None:
     """Tokens and cost of the launches that finished since WHEN, summed by role, day or model.
 
@@ -29,7 +29,6 @@ def usage(by: str, since: str | None, as_json: bool) -> None:
     "Usage"). A "-" is a figure no launch reported, not zero. Days follow the desk's time
     zone; `--by day` has a row per day and role.
 
-    \b
     Examples:
       deskd usage
       deskd usage --by day --since 30d

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import click
 
-from deskd.cli.common import ID, Number, desk_context, emit, emit_table, json_option, on_desk
+from deskd.cli.common import ID, Group, Number, desk_context, on_desk
 from deskd.cli.options import role_option
-from deskd.cli.output import cells
+from deskd.cli.output import cells, emit, emit_table
 from deskd.errors import InvalidValue, MissingRole
 
 
-@click.group()
+@click.group(cls=Group)
 def wake() -> None:
     """The wake ledger: every attempt to wake a role, rung by rung.
 
-    \b
     Examples:
       deskd wake list --open
       deskd wake explain --role researcher
@@ -26,11 +25,9 @@ def wake() -> None:
 @click.option("--role", help="Only this role's attempts.")
 @click.option("--open", "open_only", is_flag=True, help="Only live (pending) attempts.")
 @click.option("--limit", default=50, show_default=True, type=Number(1, 10000))
-@json_option
 def list_(role: str | None, open_only: bool, limit: int, as_json: bool) -> None:
     """Attempts, newest first: rung, outcome, launched/landed/resolved times.
 
-    \b
     Examples:
       deskd wake list --open
       deskd wake list --role alpha --json
@@ -50,11 +47,9 @@ def list_(role: str | None, open_only: bool, limit: int, as_json: bool) -> None:
 @wake.command("explain")
 @click.argument("attempt_id", required=False, type=ID)
 @click.option("--role", help="Explain why this role is (not) being woken.")
-@json_option
 def explain(attempt_id: int | None, role: str | None, as_json: bool) -> None:
     """Why a role is or is not being woken now; or one attempt's climb, rung by rung.
 
-    \b
     Examples:
       deskd wake explain --role researcher
       deskd wake explain 42
@@ -70,11 +65,9 @@ def explain(attempt_id: int | None, role: str | None, as_json: bool) -> None:
 @wake.command("ack")
 @click.argument("attempt_id", type=ID)
 @click.option("--note", required=True, help="Who has it and what they will do.")
-@json_option
 def ack(attempt_id: int, note: str, as_json: bool) -> None:
     """A person has it: stop climbing and paging until the demand changes or 4 h pass.
 
-    \b
     Examples:
       deskd wake ack 42 --note "on it — maria"
     """
@@ -86,11 +79,9 @@ def ack(attempt_id: int, note: str, as_json: bool) -> None:
 
 @wake.command("sources")
 @role_option
-@json_option
 def sources(role: str | None, as_json: bool) -> None:
     """Everything that can wake a role — hooks, its inbox, live attempts — and how to change it.
 
-    \b
     Examples:
       deskd wake sources --role researcher
       deskd wake sources          # inside an agent's session: its own
