@@ -21,7 +21,7 @@ from deskd.adapters.private import open_private, private_key_file
 from deskd.config.settings import Settings
 from deskd.errors import ConsoleRefused, DeskdError
 from deskd.service.desk.context import DeskContext
-from deskd.service.ops.doctor_db import Check, Level
+from deskd.service.ops.doctor_db import Check
 from deskd.store import console as console_rows
 
 CODE_MODES = frozenset({"simple", "hybrid"})
@@ -212,9 +212,7 @@ def access_checks(settings: Settings, *, host: str | None = None) -> list[Check]
                 problem = exc.message
         if problem is None and count == 0:
             problem = f"DESKD_SUPERVISOR_KEYS {settings.supervisor_keys}: no keys in it"
-        checks.append(
-            Check("console keys", _level(problem is None), problem or f"{count} supervisor key(s)")
-        )
+        checks.append(Check.unless("console keys", problem, f"{count} supervisor key(s)"))
     if mode in CODE_MODES:
         configured = access_code_configured(settings)
         if settings.supervisor_access_code:
@@ -232,16 +230,12 @@ def access_checks(settings: Settings, *, host: str | None = None) -> list[Check]
         weak = weak_code(settings, host=host)
         if weak:
             ok, detail = False, weak
-        checks.append(Check("console access code", _level(ok), detail))
+        checks.append(Check("console access code", "ok" if ok else "fail", detail))
     where = "loopback only" if is_loopback(host) else "reachable from the network"
     checks.append(
         Check("console bind", "ok", f"{host}:{settings.port} ({where}; auth mode {mode})")
     )
     return checks
-
-
-def _level(ok: bool) -> Level:
-    return "ok" if ok else "fail"
 
 
 def weak_code(settings: Settings, *, host: str) -> str | None:

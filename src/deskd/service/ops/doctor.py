@@ -37,50 +37,49 @@ class Where(NamedTuple):
 
 def run_checks(env: Mapping[str, str] | None = None) -> list[Check]:
     """Every check, in the order a person fixes things: folder, settings, desk, DB, agents, logs."""
-    from deskd.store.db import is_url
-
     environ = dict(os.environ if env is None else env)
-    checks: list[Check] = []
-    settings, where = _settings(environ, checks, read_env_file=env is None)
-    checks.insert(0, _home_check(where.home, environ))
-    checks.insert(1, Check("deskd", "ok", f"deskd {__version__}, python {sys.executable}"))
-    checks.insert(2, hook_check(environ.get("PATH", os.defpath)))
+    search = environ.get("PATH", os.defpath)
+    settings, where, said = _settings(environ, read_env_file=env is None)
+    checks = [
+        _home_check(where.home, environ),
+        Check("deskd", "ok", f"deskd {__version__}, python {sys.executable}"),
+        hook_check(search),
+        said,
+    ]
     host = _host(settings, where, checks)
     desk = _desk(where, host, checks)
-    if not where.db:
-        found = [Check("database", "fail", "not checked: DESKD_DB is invalid (see settings)")]
-    elif is_url(where.db):
-        found = postgres_checks(str(where.db))
-    else:
-        found = sqlite_checks(Path(where.db), where.home)
-    checks.extend(found)
+    found = _database_checks(where)
+    checks += found
     if desk is not None:
-        from deskd.service.ops.doctor_agents import agent_checks, launching, workdir_checks
+        from deskd.service.ops.doctor_agents import role_checks
 
-        search = environ.get("PATH", os.defpath)
         opens = all(c.ok for c in found)  # else do not try (and wait for) it a second time
-        due = launching(settings, where.db if opens else None)
-        checks.extend(agent_checks(desk, settings, search, launching=due))
-        checks.extend(workdir_checks(desk, where.home))
-        from deskd.service.ops.worktrees import worktree_checks
-
-        checks.extend(worktree_checks(desk, where.home))
-        checks.extend(channel_checks(settings, desk))
-        checks.extend(ways_in_checks(settings, desk))
-    checks.append(folder_check("log dir", where.logs))
-    checks.append(folder_check("run dir", where.run))
+        checks += role_checks(desk, settings, where.home, search, db=where.db if opens else None)
+        checks += channel_checks(settings, desk) + ways_in_checks(settings, desk)
     data = [where.db.parent] if isinstance(where.db, Path) else []  # a URL has no folder
-    checks.append(private_check([*data, where.logs, where.run]))
-    checks.append(tick_schedule_check(where.home, environ))
+    checks += [
+        folder_check("log dir", where.logs),
+        folder_check("run dir", where.run),
+        private_check([*data, where.logs, where.run]),
+        tick_schedule_check(where.home, environ),
+    ]
     if settings is not None:
         from deskd.adapters.clock import now_ms
-
-        now = now_ms(settings.now)
-        checks.extend(tick_checks(settings, where.db, now=now))  # each host's last tick
         from deskd.service.ops.console import access_checks  # the supervisor console
 
-        checks.extend(access_checks(settings))
+        checks += tick_checks(settings, where.db, now=now_ms(settings.now))  # each host's
+        checks += access_checks(settings)
     return checks
+
+
+def _database_checks(where: Where) -> list[Check]:
+    from deskd.store.db import is_url
+
+    if not where.db:
+        return [Check("database", "fail", "not checked: DESKD_DB is invalid (see settings)")]
+    if is_url(where.db):
+        return postgres_checks(str(where.db))
+    return sqlite_checks(Path(where.db), where.home)
 
 
 MIN_FREE_BYTES = 1024 * 1024
@@ -111,13 +110,8 @@ def private_check(folders: list[Path]) -> Check:
     if not exposed:
         return Check("file modes", "ok", "data, logs and run are readable by this user only")
     shown = "; ".join(exposed[:5]) + (f" and {len(exposed) - 5} more" if len(exposed) > 5 else "")
-    return Check(
-        "file modes",
-        "warn",
-        f"group/world-readable: {shown} (chmod -R go-rwx "
-        + " ".join(str(f) for f in folders if f.is_dir())
-        + ")",
-    )
+    fix = " ".join(str(f) for f in folders if f.is_dir())
+    return Check("file modes", "warn", f"group/world-readable: {shown} (chmod -R go-rwx {fix})")
 
 
 def tick_schedule_check(home: Path, environ: Mapping[str, str]) -> Check:
@@ -137,25 +131,24 @@ def tick_schedule_check(home: Path, environ: Mapping[str, str]) -> Check:
 
 
 def _settings(
-    environ: dict[str, str], checks: list[Check], *, read_env_file: bool
-) -> tuple[Settings | None, Where]:
+    environ: dict[str, str], *, read_env_file: bool
+) -> tuple[Settings | None, Where, Check]:
     try:
         # validate_settings(None) reads the process environment and $DESKD_HOME/.env.
         settings = validate_settings(None if read_env_file else environ)
     except DeskdError as exc:
-        checks.append(Check("settings", "fail", exc.message))
         home = paths.home(environ)
         db = paths.db_file_str(environ)
-        return None, Where(
+        where = Where(
             home=home,
             desk=paths.desk_file(environ),
             db="" if database_problem(db) else db,  # a URL typed wrong is no path to show
             logs=paths.log_dir(environ),
             run=paths.run_dir(home),
         )
+        return None, where, Check("settings", "fail", exc.message)
     env_file = settings.home / ".env"
     source = f"{env_file} read" if env_file.is_file() else "no .env"
-    checks.append(Check("settings", "ok", f"DESKD_* variables valid ({source})"))
     where = Where(
         home=settings.home,
         desk=settings.desk_path,
@@ -163,7 +156,7 @@ def _settings(
         logs=settings.log_path,
         run=settings.run_path,
     )
-    return settings, where
+    return settings, where, Check("settings", "ok", f"DESKD_* variables valid ({source})")
 
 
 def _home_check(home: Path, environ: Mapping[str, str]) -> Check:
@@ -180,18 +173,16 @@ def hook_check(search_path: str) -> Check:
         return Check("session hook", "ok", str(beside))
     found = shutil.which("deskd-session-hook", path=search_path)
     if found:
-        return Check(
-            "session hook",
-            "warn",
+        other = (
             f"{found} is on PATH but not beside {sys.executable}: it may belong to another "
-            "install; reinstall deskd in this environment (pip install -e .)",
+            "install; reinstall deskd in this environment (pip install -e .)"
         )
-    return Check(
-        "session hook",
-        "fail",
+        return Check("session hook", "warn", other)
+    missing = (
         f"deskd-session-hook is not installed beside {sys.executable} nor on PATH; "
-        "reinstall deskd (pip install -e .)",
+        "reinstall deskd (pip install -e .)"
     )
+    return Check("session hook", "fail", missing)
 
 
 def _host(settings: Settings | None, where: Where, checks: list[Check]) -> HostConfig | None:
@@ -214,9 +205,8 @@ def _desk(where: Where, host: HostConfig | None, checks: list[Check]) -> Desk | 
         checks.append(Check("desk file", "fail", exc.message))
         return None
     if not desk.roles:
-        checks.append(
-            Check("desk file", "warn", f"{where.desk}: valid, but no roles (add a [[roles]] table)")
-        )
+        empty = f"{where.desk}: valid, but no roles (add a [[roles]] table)"
+        checks.append(Check("desk file", "warn", empty))
         return desk
     names = ", ".join(desk.role_names)
     count = f"{len(desk.roles)} role" + ("s" if len(desk.roles) != 1 else "")
@@ -231,13 +221,11 @@ def folder_check(name: str, folder: Path) -> Check:
         if os.access(folder, os.W_OK | os.X_OK):
             vfs = os.statvfs(folder)
             if vfs.f_bavail * vfs.f_frsize < MIN_FREE_BYTES:
-                free = vfs.f_bavail * vfs.f_frsize // 1024
-                return Check(
-                    name,
-                    "fail",
-                    f"{folder}: the disk is full ({free} KiB free): free space on it, or ticks, "
-                    "launches and the session hook fail",
+                full = (
+                    f"{folder}: the disk is full ({vfs.f_bavail * vfs.f_frsize // 1024} KiB free): "
+                    "free space on it, or ticks, launches and the session hook fail"
                 )
+                return Check(name, "fail", full)
             return Check(name, "ok", f"{folder} writable")
         return Check(name, "fail", f"{folder} is not writable by this user")
     if folder.exists():
@@ -269,21 +257,16 @@ def channel_checks(settings: Settings | None, desk: Desk) -> list[Check]:
     if any(RUNGS[name].pages for name, _ in desk.ladder):
         unwired = [r for r in desk.enabled_roles if not routes(settings, desk, r)]
         if unwired:
-            checks.append(
-                Check(
-                    "human rung",
-                    "warn",
-                    "human rung unwired: the notify rung reaches no channel for "
-                    + ", ".join(unwired)
-                    + " (pages wait in the outbox, `deskd pages`; add [[channels]] and "
-                    "default_channels, or set DESKD_NOTIFY_URLS)",
-                )
+            detail = (
+                f"human rung unwired: the notify rung reaches no channel for {', '.join(unwired)} "
+                "(pages wait in the outbox, `deskd pages`; add [[channels]] and "
+                "default_channels, or set DESKD_NOTIFY_URLS)"
             )
+            checks.append(Check("human rung", "warn", detail))
         else:
             names = ", ".join(sorted(all_channels(settings, desk))) or "none"
             checks.append(Check("human rung", "ok", f"every role pages ({names})"))
-    literal = []
-    missing = []
+    literal, missing = [], []
     values = var_values(settings)
     for channel in desk.data.channels:
         for url in channel.urls:
@@ -293,16 +276,11 @@ def channel_checks(settings: Settings | None, desk: Desk) -> list[Check]:
         if channel.apprise_config and not os.path.isfile(channel.apprise_config):
             missing.append(f"{channel.name}: apprise_config {channel.apprise_config} not found")
     if literal:
-        checks.append(
-            Check(
-                "channel secrets",
-                "warn",
-                "deskd.toml holds literal credentials ("
-                + "; ".join(literal)
-                + "): agents running as this user can read it; use ${VAR} from the "
-                "environment or .env instead",
-            )
+        detail = (
+            f"deskd.toml holds literal credentials ({'; '.join(literal)}): agents running as "
+            "this user can read it; use ${VAR} from the environment or .env instead"
         )
+        checks.append(Check("channel secrets", "warn", detail))
     elif desk.data.channels:
         checks.append(Check("channel secrets", "ok", "no literal credentials"))
     if missing:

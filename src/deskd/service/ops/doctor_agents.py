@@ -1,4 +1,4 @@
-"""``deskd doctor``'s checks of each role: its agent executable and its workdir.
+"""``deskd doctor``'s checks of each role: its agent executable, workdir and worktree.
 
 A missing agent CLI fails only once the desk's roles are due to launch (ticks execute); a
 fresh desk from ``deskd init`` is not red for a CLI nothing has asked for yet.
@@ -17,6 +17,21 @@ from deskd.service.engine.launch_command import resolve_workdir
 from deskd.service.ops.doctor_db import Check, Level, read_db
 
 
+def role_checks(
+    desk: Desk, settings: Settings | None, home: Path, search_path: str, *, db: Path | str | None
+) -> list[Check]:
+    """Each enabled role's agent executable, workdir and worktree (``db``: the database, None
+    when it does not open)."""
+    from deskd.service.ops.worktrees import worktree_checks
+
+    due = launching(settings, db)
+    return [
+        *agent_checks(desk, settings, search_path, launching=due),
+        *workdir_checks(desk, home),
+        *worktree_checks(desk, home),
+    ]
+
+
 def agent_checks(
     desk: Desk, settings: Settings | None, search_path: str, *, launching: bool = True
 ) -> list[Check]:
@@ -29,14 +44,11 @@ def agent_checks(
         command = agent.command
         name = f"agent {role}"
         if not command:
-            checks.append(
-                Check(
-                    name,
-                    "fail",
-                    f'kind = "{agent.kind}" needs a command: set command in [agent] '
-                    "(or the role's agent table, or DESKD_AGENT_CMD)",
-                )
+            needs = (
+                f'kind = "{agent.kind}" needs a command: set command in [agent] '
+                "(or the role's agent table, or DESKD_AGENT_CMD)"
             )
+            checks.append(Check(name, "fail", needs))
             continue
         found = shutil.which(command, path=search_path)
         if found:
@@ -83,15 +95,9 @@ def workdir_checks(desk: Desk, home: Path) -> list[Check]:
         if configured is None:
             continue
         folder, problem = resolve_workdir(configured, home)
-        if problem is None:
-            checks.append(Check(f"workdir {role}", "ok", str(folder)))
-        else:
-            checks.append(
-                Check(
-                    f"workdir {role}",
-                    "fail",
-                    f"{folder} {problem}: every launch of {role} would fail; create it or fix "
-                    f'workdir under [[roles]] name = "{role}" in deskd.toml',
-                )
-            )
+        fix = (
+            f"{folder} {problem}: every launch of {role} would fail; create it or fix "
+            f'workdir under [[roles]] name = "{role}" in deskd.toml'
+        )
+        checks.append(Check.unless(f"workdir {role}", problem and fix, str(folder)))
     return checks

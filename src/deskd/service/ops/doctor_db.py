@@ -6,6 +6,7 @@ and each host's last executing tick."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import Literal, NamedTuple, TypeVar
 
@@ -41,6 +42,11 @@ class Check(NamedTuple):
     def as_json(self) -> dict[str, object]:
         return {"name": self.name, "ok": self.ok, "level": self.level, "detail": self.detail}
 
+    @classmethod
+    def unless(cls, name: str, problem: str | None, fine: str, *, level: Level = "fail") -> Check:
+        """``problem`` at ``level`` when there is one, else ``fine``."""
+        return cls(name, level, problem) if problem else cls(name, "ok", fine)
+
 
 def integrity_checks(conn: Connection, db: Path, run: Path) -> list[Check]:
     """``PRAGMA integrity_check`` (not ``quick_check``, which misses an index that lost rows
@@ -75,14 +81,17 @@ def write_lock_check(conn: Connection, db: Path) -> Check:
     """Whether a write could start now: ``BEGIN IMMEDIATE`` then ``ROLLBACK`` writes nothing,
     and waits only the connection's short busy timeout."""
     held = write_locked(conn)
-    if held is not None:
-        return Check(
-            "write lock",
-            "warn",
+    problem = (
+        None
+        if held is None
+        else (
             f"{db} is write-locked by another process ({held}): every command that writes "
-            f"waits up to 5 s, then exits 3; find the holder with `fuser {db}`",
+            f"waits up to 5 s, then exits 3; find the holder with `fuser {db}`"
         )
-    return Check("write lock", "ok", "no other process holds the write lock")
+    )
+    return Check.unless(
+        "write lock", problem, "no other process holds the write lock", level="warn"
+    )
 
 
 def sqlite_checks(db: Path, home: Path) -> list[Check]:
@@ -97,21 +106,13 @@ def sqlite_checks(db: Path, home: Path) -> list[Check]:
     if not db.exists() or db.stat().st_size == 0:
         marker = paths.db_marker(home)
         if was_created(marker, str(db)):
-            return [
-                Check(
-                    "database",
-                    "fail",
-                    f"{db} is missing or empty but this desk had one ({marker}): restore it "
-                    "from a backup, or start over empty with `deskd init --new-db`",
-                )
-            ]
-        return [
-            Check(
-                "database",
-                "warn",
-                f"{db} not created yet (`deskd init` or the first command creates it)",
+            lost = (
+                f"{db} is missing or empty but this desk had one ({marker}): restore it "
+                "from a backup, or start over empty with `deskd init --new-db`"
             )
-        ]
+            return [Check("database", "fail", lost)]
+        first = f"{db} not created yet (`deskd init` or the first command creates it)"
+        return [Check("database", "warn", first)]
     try:
         conn = connect(db, create=False, migrate=False, busy_ms=1000)
     except (StoreError, OSError) as exc:
@@ -125,34 +126,34 @@ def sqlite_checks(db: Path, home: Path) -> list[Check]:
         return [Check("database", "fail", f"{db}: not a deskd database: {exc}")]
     finally:
         conn.close()
-    checks = [Check("database", "ok", f"{db} opens"), *sound, lock]
-    checks.extend(schema_checks(version))
-    if mode == "wal":
-        checks.append(Check("wal mode", "ok", "journal_mode = wal"))
-    else:
-        checks.append(
-            Check(
-                "wal mode",
-                "fail",
-                f"journal_mode = {mode}; deskd needs WAL for concurrent readers "
-                f"(sqlite3 {db} 'PRAGMA journal_mode=WAL')",
-            )
+    not_wal = (
+        None
+        if mode == "wal"
+        else (
+            f"journal_mode = {mode}; deskd needs WAL for concurrent readers "
+            f"(sqlite3 {db} 'PRAGMA journal_mode=WAL')"
         )
-    return checks
+    )
+    return [
+        Check("database", "ok", f"{db} opens"),
+        *sound,
+        lock,
+        schema_check(version),
+        Check.unless("wal mode", not_wal, "journal_mode = wal"),
+    ]
 
 
-def schema_checks(version: int) -> list[Check]:
+def schema_check(version: int) -> Check:
     from deskd.store.migrations import LATEST
 
-    if version == LATEST:
-        return [Check("schema", "ok", f"version {version} (current)")]
     if version < LATEST:
-        return [
-            Check("schema", "warn", f"version {version}; the next command migrates it to {LATEST}")
-        ]
-    return [
-        Check("schema", "fail", f"version {version} is newer than this deskd ({LATEST}); upgrade")
-    ]
+        return Check(
+            "schema", "warn", f"version {version}; the next command migrates it to {LATEST}"
+        )
+    newer = f"version {version} is newer than this deskd ({LATEST}); upgrade"
+    return Check.unless(
+        "schema", newer if version > LATEST else None, f"version {version} (current)"
+    )
 
 
 OLDEST_SERVER = 130000
@@ -176,36 +177,32 @@ def postgres_checks(url: str) -> list[Check]:
         advice = getattr(exc, "advice", None)
         detail = f"{shown}: {exc}; {advice}" if advice else f"{shown}: cannot connect: {exc}"
         return [Check("database", "fail", detail)]
-    checks = [Check("database", "ok", f"{shown} connects")]
-    if found.server_version_num >= OLDEST_SERVER:
-        checks.append(Check("server", "ok", f"PostgreSQL {found.server_version}"))
-    else:
-        checks.append(
-            Check("server", "fail", f"PostgreSQL {found.server_version}; deskd needs 13 or newer")
-        )
+    server = f"PostgreSQL {found.server_version}"
+    old = f"{server}; deskd needs 13 or newer" if found.server_version_num < OLDEST_SERVER else None
+    checks = [
+        Check("database", "ok", f"{shown} connects"),
+        Check.unless("server", old, server),
+    ]
     if found.schema == 0:
-        checks.append(Check("schema", "warn", "empty: the first deskd command sets it up"))
+        checks += [
+            Check("schema", "warn", "empty: the first deskd command sets it up"),
+            Check("locks", "warn", "leases are checked once the schema is set up"),
+        ]
     else:
-        checks.extend(schema_checks(found.schema))
-    if found.schema == 0:
-        checks.append(Check("locks", "warn", "leases are checked once the schema is set up"))
-    elif found.lock_round_trip is None:
-        checks.append(Check("locks", "ok", "lease round trip between two connections"))
-    else:
-        checks.append(Check("locks", "fail", found.lock_round_trip))
+        round_trip = "lease round trip between two connections"
+        checks += [
+            schema_check(found.schema),
+            Check.unless("locks", found.lock_round_trip, round_trip),
+        ]
+    pooled = (
+        f"{found.pooler}: supported in session and transaction pooling "
+        "(deskd keeps no session state)"
+    )
     if found.pooler is None:
         checks.append(Check("pooler", "ok", "connected to the server itself"))
-    elif found.pooler_problem is None:
-        checks.append(
-            Check(
-                "pooler",
-                "ok",
-                f"{found.pooler}: supported in session and transaction pooling "
-                "(deskd keeps no session state)",
-            )
-        )
     else:
-        checks.append(Check("pooler", "fail", f"{found.pooler}: {found.pooler_problem}"))
+        problem = found.pooler_problem and f"{found.pooler}: {found.pooler_problem}"
+        checks.append(Check.unless("pooler", problem, pooled))
     return checks
 
 
@@ -215,15 +212,10 @@ def read_db(db: Path | str, read: Callable[[Connection], T], default: T) -> T:
     from deskd.store.db import connect
 
     try:
-        conn = connect(db, create=False, migrate=False, busy_ms=1000)
+        with closing(connect(db, create=False, migrate=False, busy_ms=1000)) as conn:
+            return read(conn)
     except Exception:
         return default
-    try:
-        return read(conn)
-    except Exception:
-        return default
-    finally:
-        conn.close()
 
 
 HOW_TO_LOOK = "`deskd timer status` or `deskd cron-line --check` shows the schedule"
@@ -245,22 +237,18 @@ def tick_checks(settings: Settings, db: Path | str, *, now: int) -> list[Check]:
     if hosts is None:  # the database checks say why it does not open or read
         return []
     if not hosts:
-        return [
-            Check(
-                "ticks",
-                "warn",
-                "no executing tick recorded yet (a dry run records none); " + HOW_TO_LOOK,
-            )
-        ]
+        none = "no executing tick recorded yet (a dry run records none); " + HOW_TO_LOOK
+        return [Check("ticks", "warn", none)]
     checks: list[Check] = []
     for name, _first, last, _count in hosts:
         age = human_age((now - last) / 1000)
-        if is_overdue(last, now=now, after_s=after_s):
-            detail = (
-                f"last executing tick {age} ago: overdue (none for {human_age(after_s)} or "
-                f"more; DESKD_TICK_OVERDUE); {HOW_TO_LOOK}"
-            )
-            checks.append(Check(f"ticks on {name}", "warn", detail))
-        else:
-            checks.append(Check(f"ticks on {name}", "ok", f"last executing tick {age} ago"))
+        fine = f"last executing tick {age} ago"
+        overdue = (
+            f"{fine}: overdue (none for {human_age(after_s)} or more; DESKD_TICK_OVERDUE); "
+            + HOW_TO_LOOK
+        )
+        late = is_overdue(last, now=now, after_s=after_s)
+        checks.append(
+            Check.unless(f"ticks on {name}", overdue if late else None, fine, level="warn")
+        )
     return checks
