@@ -56,10 +56,10 @@ def page_params() -> list[tuple[str, str, str]]:
     from fastapi.routing import APIRoute
 
     from deskd.web.auth import routes as auth
-    from deskd.web.routes import actions, desk_pages, live
+    from deskd.web.routes import actions, desk_pages
 
     found = []
-    modules = (auth, desk_pages, actions, live)
+    modules = (auth, desk_pages, actions)
     for route in [r for m in modules for r in m.router.routes]:
         if isinstance(route, APIRoute) and "GET" in route.methods and route.path != "/live":
             for param in route.dependant.query_params:

@@ -16,11 +16,11 @@ def get_routes(app: object) -> set[str]:
     """Every GET route the console's routers declare (static files aside; the login link,
     which needs a link `deskd serve --open-link` printed, is test_console_login_link.py's)."""
     from deskd.web.auth import routes as auth
-    from deskd.web.routes import actions, desk_pages, live
+    from deskd.web.routes import actions, desk_pages
 
     return {
         route.path
-        for module in (auth, desk_pages, actions, live)
+        for module in (auth, desk_pages, actions)
         for route in module.router.routes
         if "GET" in getattr(route, "methods", set())
     } - {"/login/link"}

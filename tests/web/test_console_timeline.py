@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from deskd.web.timeline import ladder_svg
+from deskd.web.render import ladder_svg
 
 T0 = 1_796_133_600_000  # 2026-12-01T14:00:00Z
 MIN = 60_000

@@ -42,11 +42,7 @@ def mailbox(url: str) -> Iterator[Mailbox]:
     secure = parts.scheme == "imaps"
     port = parts.port or (993 if secure else 143)
     host = parts.hostname or ""
-    imap = (
-        imaplib.IMAP4_SSL(host, port, timeout=TIMEOUT_S)
-        if secure
-        else imaplib.IMAP4(host, port, timeout=TIMEOUT_S)
-    )
+    imap = (imaplib.IMAP4_SSL if secure else imaplib.IMAP4)(host, port, timeout=TIMEOUT_S)
     try:
         try:
             imap.login(unquote(parts.username or ""), unquote(parts.password or ""))

@@ -1,6 +1,8 @@
 """Run one agent process: argv list (never a shell), stdin closed, stdout streamed line by line,
-stderr kept for its tail, a hard timeout that kills the whole process group. And run git the
-same way, waiting for its output as text.
+stderr kept for its tail, a hard timeout that kills the whole process group. Run probe hooks
+and task checks the same way, concurrently, each with a timeout, under a tick budget: outside
+any write transaction (lesson 27), so a slow network check never holds the database or eats
+the tick's minute. And run git, waiting for its output as text.
 
 An agent never outlives its executor: on Linux the child asks the kernel (``PR_SET_PDEATHSIG``)
 for SIGKILL when the executor dies, however it dies; what the agent started in its own process
@@ -10,6 +12,7 @@ group is ended by the healing tick (``end_agent_group``) before it records ``exe
 from __future__ import annotations
 
 import ctypes
+import json
 import os
 import queue
 import signal
@@ -174,6 +177,101 @@ def end_agent_group(pgid: int, token: str) -> list[int]:
         except (OSError, ValueError):
             continue
     return killed
+
+
+class ProbeResult(NamedTuple):
+    value: Any = None
+    error: str | None = None
+
+
+def run_probes(
+    targets: dict[int, str],
+    *,
+    cwd: Path,
+    timeout_s: float,
+    budget_s: float,
+    own_timeouts: dict[int, float] | None = None,
+) -> dict[int, ProbeResult]:
+    """Start every probe at once; collect each within its timeout (its own from
+    ``own_timeouts``, else ``timeout_s``) and all within the budget."""
+    children = {
+        i: Child(
+            [sys.executable, "-m", "deskd.adapters.probe_child", target],
+            cwd,
+            (own_timeouts or {}).get(i, timeout_s),
+        )
+        for i, target in targets.items()
+    }
+    return {
+        i: ProbeResult(error=r.error) if r.error else probe_result(r.exit_code or 0, r.out, r.err)
+        for i, r in run_children(children, budget_s=budget_s).items()
+    }
+
+
+class Child(NamedTuple):
+    """One contained child: its argv (never a shell), where it runs, its own timeout."""
+
+    argv: list[str]
+    cwd: Path
+    timeout_s: float
+    env: dict[str, str] | None = None
+
+
+class Ran(NamedTuple):
+    """What a child did: its exit code and output, or why it did not finish (``error``)."""
+
+    exit_code: int | None = None
+    out: str = ""
+    err: str = ""
+    error: str | None = None
+
+
+def run_children(children: dict[int, Child], *, budget_s: float) -> dict[int, Ran]:
+    """Start every child at once, stdin closed, each in its own process group; collect each
+    within its timeout and all within ``budget_s``. A child past either is killed, group and
+    all, and reported with ``error`` set."""
+    started = time.monotonic()
+    procs: dict[int, tuple[subprocess.Popen[str], float, float]] = {}
+    results: dict[int, Ran] = {}
+    for key, child in children.items():
+        try:
+            proc = contained(child.argv, cwd=child.cwd, env=child.env)
+        except OSError as exc:
+            results[key] = Ran(error=f"could not start: {exc}")
+            continue
+        procs[key] = (proc, started + child.timeout_s, child.timeout_s)
+    budget_end = started + budget_s
+
+    def collect(proc: subprocess.Popen[str], deadline: float, own: float) -> Ran:
+        remaining = max(0.0, min(deadline, budget_end) - time.monotonic())
+        try:
+            out, err = proc.communicate(timeout=remaining)
+        except subprocess.TimeoutExpired:
+            kill_group(proc)  # what it started goes with it
+            proc.communicate()
+            if deadline > budget_end:
+                return Ran(error="the tick's probe budget ran out")
+            return Ran(error=f"timed out after {own:g}s")
+        return Ran(exit_code=proc.returncode, out=out, err=err)
+
+    from concurrent.futures import ThreadPoolExecutor  # not loaded by an agent's launch
+
+    # One waiter thread per child, so each gets its own full timeout.
+    with ThreadPoolExecutor(max_workers=max(1, len(procs))) as pool:
+        futures = {k: pool.submit(collect, p, d, own) for k, (p, d, own) in procs.items()}
+        for key, future in futures.items():
+            results[key] = future.result()
+    return results
+
+
+def probe_result(code: int, out: str, err: str) -> ProbeResult:
+    if code != 0:
+        tail = (err.strip().splitlines() or ["exit " + str(code)])[-1]
+        return ProbeResult(error=tail[:300])
+    try:
+        return ProbeResult(value=json.loads(out.strip().splitlines()[-1])["value"])
+    except (ValueError, IndexError, KeyError):
+        return ProbeResult(error="probe printed no result")
 
 
 GIT_TIMEOUT_S = 120

@@ -53,7 +53,7 @@ def create_app(
     system clock or ``DESKD_NOW``; ``host`` is the bind address (cookies are ``Secure`` off
     loopback); ``poll_s``/``stream_polls`` pace the live-refresh stream."""
     from deskd.web.auth import routes as auth
-    from deskd.web.routes import actions, desk_pages, live, outside
+    from deskd.web.routes import actions, desk_pages, outside
 
     app = FastAPI(title="deskd console", docs_url=None, redoc_url=None, openapi_url=None)
     bind = host or settings.host
@@ -89,7 +89,7 @@ def create_app(
     app.add_exception_handler(DeskdError, _deskd_error)  # type: ignore[arg-type]
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     # Every route needs the supervisor but those ``outside`` it (/act, /events, /metrics).
-    for module in (auth, desk_pages, actions, live, outside):
+    for module in (auth, desk_pages, actions, outside):
         app.include_router(module.router)
     return app
 

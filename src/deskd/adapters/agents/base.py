@@ -38,10 +38,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
-SESSION = "session"
-"""Signal: the native session id was recorded by this line."""
-TURN = "turn"
-"""Signal: this line proves the model took a turn (the launch landed)."""
+SESSION = "session"  # signal: this line recorded the native session id
+TURN = "turn"  # signal: this line proves the model took a turn (the launch landed)
 
 MAX_DETAIL = 300
 
@@ -221,7 +219,7 @@ class AgentAdapter(ABC):
                 if label == "not logged in" and self.login_hint:
                     return cls, f"not logged in: {self.login_hint} ({said})"
                 if label == "untrusted folder":
-                    said = last_line(_line_with(text, pattern))
+                    said = last_line(next(ln for ln in text.splitlines() if pattern.search(ln)))
                     return cls, f"untrusted folder: trust the role's workdir for this CLI ({said})"
                 return cls, f"{label}: {said}"
         return None
@@ -352,7 +350,3 @@ _PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
         ),
     )
 )
-
-
-def _line_with(text: str, pattern: re.Pattern[str]) -> str:
-    return next((ln for ln in text.splitlines() if pattern.search(ln)), text)

@@ -51,15 +51,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from deskd.adapters.agents.base import (
-    TURN,
-    AgentAdapter,
-    LaunchSpec,
-    RunOutcome,
-    RunState,
-    last_line,
-    number,
-)
+from deskd.adapters.agents import base
+from deskd.adapters.agents.base import TURN, AgentAdapter, LaunchSpec, RunOutcome, RunState
 from deskd.core.values import PERMANENT, TASK, TRANSIENT, USAGE_LIMIT
 from deskd.errors import HookNotFound, UnreadableSettings
 
@@ -125,7 +118,7 @@ class ClaudeAdapter(AgentAdapter):
                     cache_write=usage.get("cache_creation_input_tokens"),
                 )
             _read_reset_from_text(state, _result_text(event))
-            if event.get("is_error") is False and (number(event.get("num_turns")) or 0) > 0:
+            if event.get("is_error") is False and (base.number(event.get("num_turns")) or 0) > 0:
                 # A successful result is itself a model turn, even if no assistant line came.
                 signals |= state.model_turn()
         return signals
@@ -136,7 +129,7 @@ class ClaudeAdapter(AgentAdapter):
             _read_reset_from_text(state, stderr_tail)
             return self.without_result(state, exit_code=exit_code, stderr_tail=stderr_tail)
         if result.get("is_error") is not True:
-            said = last_line(str(result.get("result") or "")) or "finished"
+            said = base.last_line(str(result.get("result") or "")) or "finished"
             return self.done(state, None, said)
         return self.done(state, *self._classify_error(result))
 
@@ -144,8 +137,8 @@ class ClaudeAdapter(AgentAdapter):
         """Branch on is_error, terminal_reason and api_error_status — never on subtype alone
         (an API failure is reported with ``subtype: success``)."""
         text = _result_text(result)
-        said = last_line(text) or str(result.get("terminal_reason") or "error")
-        status = number(result.get("api_error_status"))
+        said = base.last_line(text) or str(result.get("terminal_reason") or "error")
+        status = base.number(result.get("api_error_status"))
         reason = result.get("terminal_reason")
         subtype = result.get("subtype")
         if status in (401.0, 403.0) or re.search(r"not logged in|/login", text, re.I):
@@ -202,7 +195,7 @@ def _result_text(result: dict[str, Any]) -> str:
 def _read_rate_limit(state: RunState, info: object) -> None:
     if not isinstance(info, dict):
         return
-    resets = number(info.get("resetsAt"))
+    resets = base.number(info.get("resetsAt"))
     if resets is None:
         return
     # A window that is still "allowed" only says when it would reset; a rejection wins.
@@ -244,23 +237,17 @@ def hook_executable() -> str:
     raise HookNotFound(f"{beside.parent} and PATH")
 
 
-def hook_command_line(hook_command: str) -> str:
-    """The shell text Claude Code runs: an existing file path is quoted, a command line kept."""
-    if os.path.isabs(hook_command) and os.path.isfile(hook_command):
-        return shlex.quote(hook_command)
-    return hook_command
-
-
 def run_settings(*, hook_command: str, env: Mapping[str, str]) -> dict[str, Any]:
     """Claude Code settings wiring ``hook_command`` for every event the session hook handles,
     with ``env`` (DESKD_DB, DESKD_HOME, DESKD_ROLE …) as the session's environment."""
-    command = hook_command_line(hook_command)
+    command = hook_command  # the shell text Claude Code runs: a file's path is quoted
+    if os.path.isabs(hook_command) and os.path.isfile(hook_command):
+        command = shlex.quote(hook_command)
     hooks: dict[str, list[dict[str, Any]]] = {}
     for event in HOOK_EVENTS:
         entry = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT_S}
-        group: dict[str, Any] = {"matcher": "*"} if event in MATCHER_EVENTS else {}
-        group["hooks"] = [entry]
-        hooks[event] = [group]
+        matcher = {"matcher": "*"} if event in MATCHER_EVENTS else {}
+        hooks[event] = [{**matcher, "hooks": [entry]}]
     settings: dict[str, Any] = {"hooks": hooks}
     if env:
         settings["env"] = {str(k): str(v) for k, v in env.items()}

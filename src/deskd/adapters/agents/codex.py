@@ -27,14 +27,8 @@ import re
 from datetime import datetime, timedelta
 from typing import Any
 
-from deskd.adapters.agents.base import (
-    AgentAdapter,
-    LaunchSpec,
-    RunOutcome,
-    RunState,
-    last_line,
-    number,
-)
+from deskd.adapters.agents import base
+from deskd.adapters.agents.base import AgentAdapter, LaunchSpec, RunOutcome, RunState
 from deskd.core.values import TRANSIENT, USAGE_LIMIT
 
 _MODEL_ITEMS = frozenset(
@@ -106,7 +100,7 @@ class CodexAdapter(AgentAdapter):
         message = state.errors[-1] if state.errors else "turn failed"
         found = self.classify(message)
         if found is None:
-            found = (TRANSIENT, f"turn failed: {last_line(message)}")
+            found = (TRANSIENT, f"turn failed: {base.last_line(message)}")
         return self._usage_reset(state, self.done(state, *found))
 
     def _usage_reset(self, state: RunState, outcome: RunOutcome) -> RunOutcome:
@@ -125,7 +119,8 @@ def _count(state: RunState, usage: object) -> None:
     """A turn's usage: Codex's ``input_tokens`` include the cached ones, counted apart here."""
     if not isinstance(usage, dict):
         return
-    given, cached = number(usage.get("input_tokens")), number(usage.get("cached_input_tokens"))
+    given = base.number(usage.get("input_tokens"))
+    cached = base.number(usage.get("cached_input_tokens"))
     fresh = None if given is None else max(0.0, given - (cached or 0.0))
     state.count(input=fresh, output=usage.get("output_tokens"), cache_read=cached)
 

@@ -16,14 +16,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from deskd.adapters.agents.base import (
-    AgentAdapter,
-    LaunchSpec,
-    RunOutcome,
-    RunState,
-    last_line,
-    parse_json_line,
-)
+from deskd.adapters.agents import base
+from deskd.adapters.agents.base import AgentAdapter, LaunchSpec, RunOutcome, RunState
 from deskd.core.values import PERMANENT, TRANSIENT
 from deskd.errors import InvalidLaunch
 
@@ -54,7 +48,7 @@ class CommandAdapter(AgentAdapter):
         if not line.strip():
             return set()
         state.events += 1
-        event = parse_json_line(line)
+        event = base.parse_json_line(line)
         return self.read(state, event) if event is not None else set()
 
     def read(self, state: RunState, event: dict[str, Any]) -> set[str]:
@@ -68,5 +62,5 @@ class CommandAdapter(AgentAdapter):
         found = self.classify(stderr_tail)
         if found is not None:
             return self.done(state, *found)
-        said = last_line(stderr_tail)
+        said = base.last_line(stderr_tail)
         return self.done(state, TRANSIENT, f"exited {exit_code}" + (f": {said}" if said else ""))

@@ -27,14 +27,8 @@ import json
 import re
 from typing import Any
 
-from deskd.adapters.agents.base import (
-    AgentAdapter,
-    LaunchSpec,
-    RunOutcome,
-    RunState,
-    last_line,
-    number,
-)
+from deskd.adapters.agents import base
+from deskd.adapters.agents.base import AgentAdapter, LaunchSpec, RunOutcome, RunState
 from deskd.core.values import PERMANENT, TASK, TRANSIENT, USAGE_LIMIT
 
 MAX_BUFFER = 4 * 1024 * 1024
@@ -111,7 +105,7 @@ class GeminiAdapter(AgentAdapter):
             return self.done(state, *self._classify_error(error, exit_code))
         if exit_code in EXIT_CODES:
             cls, label = EXIT_CODES[exit_code]
-            said = last_line(stderr_tail)
+            said = base.last_line(stderr_tail)
             if cls == PERMANENT and exit_code == 41:
                 label = f"not logged in: {self.login_hint}"
             return self.done(
@@ -119,14 +113,14 @@ class GeminiAdapter(AgentAdapter):
             )
         if result is not None and exit_code in (0, None):
             return self.done(
-                state, None, last_line(str(result.get("response") or "")) or "finished"
+                state, None, base.last_line(str(result.get("response") or "")) or "finished"
             )
         return self.without_result(state, exit_code=exit_code, stderr_tail=stderr_tail)
 
     def _classify_error(self, error: object, exit_code: int | None) -> tuple[str, str]:
         text = _error_text(error)
-        code = number(error.get("code")) if isinstance(error, dict) else None
-        said = last_line(text)
+        code = base.number(error.get("code")) if isinstance(error, dict) else None
+        said = base.last_line(text)
         if code == 429.0:
             return USAGE_LIMIT, f"usage limit: {said}"
         if exit_code == 55:
@@ -164,13 +158,13 @@ def _count(state: RunState, stats: object) -> None:
         tokens = model.get("tokens") if isinstance(model, dict) else None
         if not isinstance(tokens, dict):
             continue
-        prompt, cached = number(tokens.get("prompt")), number(tokens.get("cached"))
-        fresh = number(tokens.get("input"))
+        prompt, cached = base.number(tokens.get("prompt")), base.number(tokens.get("cached"))
+        fresh = base.number(tokens.get("input"))
         if fresh is None and prompt is not None:
             fresh = max(0.0, prompt - (cached or 0.0))
-        output, thoughts = number(tokens.get("candidates")), number(tokens.get("thoughts"))
+        output = base.number(tokens.get("candidates"))
         if output is not None:
-            output += thoughts or 0.0
+            output += base.number(tokens.get("thoughts")) or 0.0
         found.append((name, fresh, output, cached))
     found.sort(key=lambda f: -sum(n or 0.0 for n in f[1:]))
     for name, fresh, output, cached in found:
@@ -180,7 +174,7 @@ def _count(state: RunState, stats: object) -> None:
 def _tool_calls(doc: dict[str, Any]) -> float:
     stats = doc.get("stats")
     tools = stats.get("tools") if isinstance(stats, dict) else None
-    return (number(tools.get("totalCalls")) or 0) if isinstance(tools, dict) else 0
+    return (base.number(tools.get("totalCalls")) or 0) if isinstance(tools, dict) else 0
 
 
 def _trailing_json(text: str) -> dict[str, Any] | None:

@@ -20,14 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from deskd.adapters.agents.base import (
-    AgentAdapter,
-    LaunchSpec,
-    RunOutcome,
-    RunState,
-    last_line,
-    number,
-)
+from deskd.adapters.agents import base
+from deskd.adapters.agents.base import AgentAdapter, LaunchSpec, RunOutcome, RunState
 from deskd.core.values import PERMANENT, TASK, TRANSIENT, USAGE_LIMIT
 
 _TURN_EVENTS = frozenset({"text", "tool_use", "reasoning"})
@@ -71,12 +65,12 @@ class OpencodeAdapter(AgentAdapter):
 
     def _classify_error(self, error: object) -> tuple[str, str]:
         text = _error_text(error)
-        said = last_line(text)
+        said = base.last_line(text)
         name = error.get("name") if isinstance(error, dict) else None
         data: dict[str, Any] = {}
         if isinstance(error, dict) and isinstance(error.get("data"), dict):
             data = error["data"]
-        status = number(data.get("statusCode"))
+        status = base.number(data.get("statusCode"))
         if name == "ProviderAuthError" or status in (401.0, 403.0):
             return PERMANENT, f"not logged in: {self.login_hint} ({said})"
         if status == 429.0:
@@ -103,7 +97,7 @@ def _count(state: RunState, tokens: object) -> None:
         return
     cache = tokens.get("cache")
     cache = cache if isinstance(cache, dict) else {}
-    output, reasoning = number(tokens.get("output")), number(tokens.get("reasoning"))
+    output, reasoning = base.number(tokens.get("output")), base.number(tokens.get("reasoning"))
     state.count(
         input=tokens.get("input"),
         output=None if output is None else output + (reasoning or 0.0),

@@ -28,7 +28,7 @@ from deskd.store import tasks as task_rows
 from deskd.store.records import JSON
 
 if TYPE_CHECKING:
-    from deskd.adapters.probes import Child, Ran
+    from deskd.adapters.process import Child, Ran
     from deskd.core.tasks import Task
     from deskd.service.desk.context import DeskContext
     from deskd.store.dialect import Connection
@@ -51,7 +51,7 @@ def run_due_checks(ctx: DeskContext) -> list[JSON]:
             if check_rows.start_run(conn, c.task_id, now=ctx.now, claimed_at=c.claimed_at or 0)
         ]
         tasks = {c.task_id: task_rows.get_task(conn, c.task_id) for c in started}
-    from deskd.adapters.probes import run_children
+    from deskd.adapters.process import run_children
 
     plans = {c.task_id: _child(ctx, c, tasks[c.task_id]) for c in started}
     children = {i: p for i, p in plans.items() if not isinstance(p, CheckRun)}
@@ -65,7 +65,7 @@ def run_due_checks(ctx: DeskContext) -> list[JSON]:
 
 def _child(ctx: DeskContext, check: TaskCheck, task: Task | None) -> Child | CheckRun:
     """What runs the check, or why it cannot run now."""
-    from deskd.adapters.probes import Child
+    from deskd.adapters.process import Child
     from deskd.errors import DeskdError
     from deskd.service.engine.launch_command import role_workdir
     from deskd.service.engine.launch_env import scrubbed
@@ -93,7 +93,7 @@ def _verdict(child: Child, ran: Ran) -> CheckRun:
         return command_verdict(ran.exit_code, ran.out + ran.err, ran.error)
     if ran.error is not None:
         return CheckRun(None, ran.error)
-    from deskd.adapters.probes import probe_result
+    from deskd.adapters.process import probe_result
 
     probe = probe_result(ran.exit_code or 0, ran.out, ran.err)
     return probe_verdict(probe.value, probe.error)

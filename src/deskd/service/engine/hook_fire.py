@@ -222,7 +222,7 @@ def _enqueue_fire(
 
 
 def _run_probes(ctx: DeskContext, targets: dict[int, str], rows: dict[int, Hook]) -> list[Fired]:
-    from deskd.adapters.probes import ProbeResult, run_probes
+    from deskd.adapters.process import ProbeResult, run_probes
     from deskd.core.wakehooks import probe_allowed, probe_items, probe_timeout
 
     section = ctx.desk.section

@@ -22,7 +22,7 @@ EVENTS_SHOWN = 100
 
 
 def ladder_history(ctx: DeskContext, role: str, *, window_ms: int = TIMELINE_WINDOW_MS) -> JSON:
-    """A role's ladder over time, for the timeline picture (web/timeline.py): its attempts and
+    """A role's ladder over time, for the timeline picture (web/render.py): its attempts and
     pages of the last ``window_ms`` (and every live one), in Unix ms, each attempt with its
     span on its rung and its launch, landing and resolution."""
     ctx.desk.role(role)

@@ -1,15 +1,19 @@
 """The console's pages to read: the board with its gauges, one role, the desk-wide lists —
 wakes (with filters and `wake explain`), pages with channels and silences, tasks and wake
-hooks, usage (a bar per role per day), the event log — and meetings with one meeting's transcript, attendance, owed replies
-and votes."""
+hooks, usage (a bar per role per day), the event log — and meetings with one meeting's
+transcript, attendance, owed replies and votes. And their live refresh: a server-sent event
+stream that says ``change`` whenever the desk changed (``static/live.js`` then refetches the
+page's live region)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import Response
+from fastapi.responses import Response, StreamingResponse
+from starlette.concurrency import run_in_threadpool
 
 from deskd.core.ladder import RUNGS
 from deskd.core.values import PRIORITIES
@@ -23,6 +27,7 @@ from deskd.service.engine.wake import explain_attempt, explain_role, list_wakes
 from deskd.service.meetings.views import meeting_list
 from deskd.service.ops.board import board, paused
 from deskd.service.ops.console_views import (
+    change_mark,
     ladder_history,
     meeting_detail,
     recent_events,
@@ -34,9 +39,8 @@ from deskd.service.paging.silences import listing
 from deskd.service.work.sessions import list_sessions
 from deskd.service.work.tasks import list_tasks
 from deskd.web.auth.guard import desk_of, reader
-from deskd.web.console import as_int
-from deskd.web.render import page
-from deskd.web.timeline import ladder_svg
+from deskd.web.console import Console, as_int, console_of
+from deskd.web.render import ladder_svg, page
 
 router = APIRouter(dependencies=[Depends(reader)])  # every page needs a reader
 OUTCOMES = ("pending", "resolved", "superseded", "withdrawn", "failed")
@@ -212,3 +216,33 @@ def meeting_page(request: Request, meeting_id: str) -> Response:
     number = as_int(meeting_id, "meeting")
     with desk_of(request) as ctx:
         return page(request, "meeting.html", ctx=ctx, m=meeting_detail(ctx, number))
+
+
+# A comment line now and then keeps proxies from closing an idle stream.
+KEEPALIVE_POLLS = 15
+
+
+async def stream(request: Request, console: Console) -> AsyncIterator[str]:
+    last = await run_in_threadpool(change_mark, console.settings)
+    yield "retry: 2000\nevent: hello\ndata: connected\n\n"
+    polls = 0
+    while console.stream_polls is None or polls < console.stream_polls:
+        await asyncio.sleep(console.poll_s)
+        polls += 1
+        if await request.is_disconnected():
+            return
+        mark = await run_in_threadpool(change_mark, console.settings)
+        if mark != last:
+            last = mark
+            yield f"event: change\ndata: {polls}\n\n"
+        elif polls % KEEPALIVE_POLLS == 0:
+            yield ": keepalive\n\n"
+
+
+@router.get("/live")
+def live(request: Request) -> StreamingResponse:
+    return StreamingResponse(
+        stream(request, console_of(request)),
+        media_type="text/event-stream",
+        headers={"X-Accel-Buffering": "no"},
+    )
