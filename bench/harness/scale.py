@@ -172,7 +172,11 @@ def hosts(
     from deskd.sim.agent import write_launcher
 
     with (
-        tempfile.TemporaryDirectory(prefix=f"deskd-{name}-", dir=root) as tmp,
+        # An agent's process may still be writing its log as the wave ends: the folder goes
+        # as far as it can, and the report is not lost to it.
+        tempfile.TemporaryDirectory(
+            prefix=f"deskd-{name}-", dir=root, ignore_cleanup_errors=True
+        ) as tmp,
         _database(scale) as (url, direct),
     ):
         base = Path(tmp)

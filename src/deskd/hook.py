@@ -270,7 +270,7 @@ def surface(
     # Only this role's rows change (its sessions, the attempt its token names, its items):
     # on PostgreSQL other roles' hooks write at the same time (docs/architecture.md). No
     # console cue: a notifying commit takes a server-wide lock, and this runs on every call.
-    with transaction(conn, role=role, notify=False):
+    with transaction(conn, roles=role, notify=False):
         session_row = record_heartbeat(
             conn,
             role=role,

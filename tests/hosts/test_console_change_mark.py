@@ -47,7 +47,7 @@ def test_only_committed_desk_wide_writes_notify(desk: Desk) -> None:
     channel = listener.execute(f"SELECT {CHANNEL}").fetchone()[0]  # type: ignore[index]
     listener.execute(f'LISTEN "{channel}"')
     conn = desk.db()
-    with transaction(conn, role="alpha", notify=False):
+    with transaction(conn, roles="alpha", notify=False):
         pass  # the hook's writer: no notification (it would take the server-wide lock)
     with pytest.raises(RuntimeError), transaction(conn):
         raise RuntimeError("rolled back: says nothing")

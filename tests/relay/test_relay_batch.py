@@ -35,7 +35,7 @@ def test_a_call_for_one_role_is_written_while_another_roles_writer_holds_its_loc
     hd = HookDesk(desk)
     hd.enqueue("beta", "review #12", priority="urgent")
     holder = desk.db()
-    holder.begin(write=True, role="alpha")  # as alpha's hook on another host would
+    holder.begin(write=True, roles=["alpha"])  # as alpha's hook on another host would
     try:
         answers = send(desk, hook_request(desk, "beta", fixture("post_tool_use")))
     finally:

@@ -82,7 +82,7 @@ class Relay:
             text = reader.readline(MAX_REQUEST)
             if not text.endswith(b"\n"):
                 return  # a probe (``answering``), or a request cut off: nothing to do
-            self.touch()
+            self.last = time.monotonic()
             request = json.loads(text)
             for said in self.serve(request, client, deadline=self.last + ANSWER_BY_S):
                 client.sendall(line(said))
@@ -91,9 +91,6 @@ class Relay:
         finally:
             reader.close()
             client.close()
-
-    def touch(self) -> None:
-        self.last = time.monotonic()
 
     def serve(
         self, request: Any, client: socket.socket, *, deadline: float

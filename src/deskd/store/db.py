@@ -11,14 +11,14 @@ import os
 import sqlite3
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from deskd.store.dialect import Sql
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Collection
     from typing import Any, TypeVar
 
     from deskd.errors import StoreError
@@ -159,9 +159,11 @@ class SqliteConnection(sqlite3.Connection):
     def busy_ms(self, value: int) -> None:
         self.execute(f"PRAGMA busy_timeout = {int(value)}")
 
-    def begin(self, *, write: bool, role: str | None = None, notify: bool = True) -> None:
+    def begin(
+        self, *, write: bool, roles: Collection[str] | None = None, notify: bool = True
+    ) -> None:
         """``BEGIN IMMEDIATE`` (SQLite's one writer: take the write lock now, waiting up to
-        the busy timeout, whatever ``role`` it writes) or a deferred ``BEGIN`` (a read)."""
+        the busy timeout, whatever ``roles`` it writes) or a deferred ``BEGIN`` (a read)."""
         self.execute("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
@@ -279,13 +281,14 @@ def forget_created(marker: str | os.PathLike[str], path: str) -> None:
 
 @contextmanager
 def transaction(
-    conn: Connection, *, role: str | None = None, notify: bool = True
+    conn: Connection, *, roles: str | Iterable[str] | None = None, notify: bool = True
 ) -> Iterator[Connection]:
     """``BEGIN IMMEDIATE`` … ``COMMIT``; rolls back on any exception. Nests with savepoints.
 
-    ``role``: the transaction changes rows of that one role only, so on PostgreSQL it waits
-    only for desk-wide writers and that role's own (docs/architecture.md, "What is
-    serialized"); ``notify``: on PostgreSQL its commit cues the console's live refresh."""
+    ``roles``: the transaction changes rows of that role (or those roles; ``()``: of none)
+    only, so on PostgreSQL it waits only for desk-wide writers and those roles' own; None:
+    it is desk-wide (docs/architecture.md, "What is serialized"). ``notify``: on PostgreSQL
+    its commit cues the console's live refresh."""
     if conn.in_transaction:
         name = f"sp_{time.monotonic_ns()}"
         conn.execute(f"SAVEPOINT {name}")
@@ -301,7 +304,8 @@ def transaction(
             raise
         conn.execute(f"RELEASE {name}")
         return
-    conn.begin(write=True, role=role, notify=notify)
+    names = (roles,) if isinstance(roles, str) else None if roles is None else tuple(roles)
+    conn.begin(write=True, roles=names, notify=notify)
     try:
         yield conn
     except BaseException:

@@ -35,7 +35,7 @@ Statement = str | Sql
 """What ``Connection.execute`` takes: portable text, or a pair."""
 
 if TYPE_CHECKING:  # the connection's shape, for the type checker
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Collection, Iterator, Sequence
     from typing import Any, Protocol
 
     class Row(Protocol):
@@ -67,7 +67,9 @@ if TYPE_CHECKING:  # the connection's shape, for the type checker
         """How long a write transaction's ``begin`` waits for the locks it takes."""
 
         def execute(self, sql: Statement, params: Sequence[Any] = (), /) -> Cursor: ...
-        def begin(self, *, write: bool, role: str | None = None, notify: bool = True) -> None: ...
+        def begin(
+            self, *, write: bool, roles: Collection[str] | None = None, notify: bool = True
+        ) -> None: ...
         def close(self) -> None: ...
 
 else:  # at run time only a name to import: typing stays unimported on the hook's path

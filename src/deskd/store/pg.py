@@ -11,7 +11,7 @@ transactions, so a pooler in transaction mode (PgBouncer) may hand it to another
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -115,25 +115,31 @@ class PgConnection:
         except psycopg.Error as exc:
             raise store_error(exc) from exc
 
-    def begin(self, *, write: bool, role: str | None = None, notify: bool = True) -> None:
-        """A write transaction waits for deskd's write lock (shared with other roles' writes
-        when it names the one ``role`` whose rows it changes) and, with ``notify``, tells the
-        console (``store/pg_listen.py``); a read one reads one snapshot."""
+    def begin(
+        self, *, write: bool, roles: Collection[str] | None = None, notify: bool = True
+    ) -> None:
+        """A write transaction waits for deskd's write lock, shared when it names the
+        ``roles`` whose rows it changes (then it waits for each of theirs), and, with
+        ``notify``, tells the console (``store/pg_listen.py``); a read one reads one snapshot."""
         # One round trip: a client-side cursor sends the statements in one message. The
         # timeout is the transaction's own (SET LOCAL): nothing outlives it on a server
-        # connection a pooler shares. The desk lock comes first, always: a desk-wide writer
-        # and a role's writer can never wait for each other in turn.
+        # connection a pooler shares. The desk lock comes first, then the roles' in the order
+        # of their keys (sorted in a subquery, which PostgreSQL never flattens): no two
+        # writers can each hold a lock the other waits for.
         sql = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
         if write:
-            desk = "pg_advisory_xact_lock" if role is None else "pg_advisory_xact_lock_shared"
+            desk = "pg_advisory_xact_lock" if roles is None else "pg_advisory_xact_lock_shared"
             sql = f"BEGIN; SET LOCAL lock_timeout = {int(self.busy_ms)}; "
             sql += f"SELECT {desk}({LOCK_CLASS}, {WRITE_LOCK})"
-            if role is not None:
-                sql += f"; SELECT pg_advisory_xact_lock({ROLE_LOCK_CLASS}, hashtext(%s))"
+            if roles:
+                names = ", ".join(["(%s)"] * len(roles))
+                sql += f"; SELECT pg_advisory_xact_lock({ROLE_LOCK_CLASS}, key) FROM (SELECT "
+                sql += f"DISTINCT hashtext(name) AS key FROM (VALUES {names}) AS r(name) "
+                sql += "ORDER BY key) AS keys"
             if notify:
                 sql += f"; SELECT pg_notify({CHANNEL}, '')"
         try:
-            self.raw.execute(sql, (role,) if write and role is not None else None)
+            self.raw.execute(sql, tuple(roles) if write and roles else None)
         except psycopg.Error as exc:
             if self.in_transaction:
                 self.raw.execute("ROLLBACK")

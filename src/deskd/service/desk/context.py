@@ -8,7 +8,7 @@ import pydantic only when something needs validating.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -123,12 +123,12 @@ class DeskContext:
         )
 
     @contextmanager
-    def write(self, role: str | None = None) -> Iterator[Connection]:
+    def write(self, roles: str | Iterable[str] | None = None) -> Iterator[Connection]:
         """One write transaction, with the roles table brought in line with the desk first;
-        ``role``: it changes that one role's rows only (``store.db.transaction``). A stamped
-        one is desk-wide (``_stamping``)."""
+        ``roles``: it changes that role's rows only, or those roles' (``store.db.transaction``).
+        A stamped one is desk-wide (``_stamping``)."""
         try:
-            with transaction(self.conn, role=role if self.auth is None else None) as conn:
+            with transaction(self.conn, roles=roles if self.auth is None else None) as conn:
                 if self.fences:
                     self._check_fences(conn)
                 sync_roles(conn, self.desk, now=self.now)

@@ -105,7 +105,7 @@ def restart_own_stale(ctx: DeskContext) -> tuple[Launch, ...]:
     ]
     if not stale:
         return ()
-    with ctx.write() as wconn:
+    with ctx.write(row.role for row in stale) as wconn:
         return tuple(
             Launch(attempt_id=row.id, role=row.role)
             for row in stale
@@ -156,7 +156,7 @@ def heal_launches(ctx: DeskContext) -> Healed:
 
             end_agent_group(pgid, row.wake_token)
         clear_pid(ctx.settings.run_path, row.id)
-    with ctx.write() as wconn:
+    with ctx.write(row.role for row in (*elsewhere, *running)) as wconn:
         for row in elsewhere:
             _give_up(ctx, wconn, row)
         died = tuple(row.id for row in running if _fail_dead(ctx, wconn, row))

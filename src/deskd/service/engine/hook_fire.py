@@ -119,7 +119,7 @@ def _fire_timer(ctx: DeskContext, row: Hook, *, execute: bool) -> Fired:
         decision = _decide(ctx, row)
     except Exception as exc:  # a corrupt hook must not stop the other hooks or roles
         if execute:
-            with ctx.write() as conn:
+            with ctx.write(row.owner) as conn:
                 hook_rows.record_hook_error(
                     conn,
                     row.id,
@@ -131,7 +131,7 @@ def _fire_timer(ctx: DeskContext, row: Hook, *, execute: bool) -> Fired:
         return _fired(row, fire_at=None, missed=0, error=str(exc)[:300])
     if not execute:
         return _fired(row, fire_at=decision.fire_at, missed=decision.missed, would=True)
-    with ctx.write() as conn:
+    with ctx.write(row.owner) as conn:
         if decision.fire_at is None:
             hook_rows.reschedule_hook(
                 conn, row.id, next_fire_at=decision.next_fire_at, status=decision.status
@@ -242,7 +242,7 @@ def _run_probes(ctx: DeskContext, targets: dict[int, str], rows: dict[int, Hook]
     )
     results.update(refused)
     fired: list[Fired] = []
-    with ctx.write() as conn:
+    with ctx.write({rows[i].owner for i in results}) as conn:
         for hook_id, result in sorted(results.items()):
             row = rows[hook_id]
             decision = _decide(ctx, row)

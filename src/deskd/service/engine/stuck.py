@@ -73,7 +73,7 @@ def _note(ctx: DeskContext, launch: Attempt, title: str, body: str, key: str, ev
     """An urgent item for the role (deduplicated on ``key``); True when it is new."""
     from deskd.service.desk.inbox import NewItem, insert
 
-    with ctx.write() as conn:
+    with ctx.write(launch.role) as conn:
         item = NewItem(
             role=launch.role,
             source="system",

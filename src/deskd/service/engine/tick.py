@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from deskd.adapters.private import open_private, private_dir
 from deskd.core.planner import plan as make_plan
@@ -36,28 +36,6 @@ if TYPE_CHECKING:
     from deskd.service.paging.pager import PageReport
 
 
-class TickJson(TypedDict):
-    """`tick --json` (docs/contract.md): what the tick planned, recorded and started; the
-    plan's parts are empty, and ``notes`` absent, when it was skipped."""
-
-    now: str | None
-    dry_run: bool
-    skipped: str | None
-    hooks_fired: list[FiredJson]
-    stuck: list[StuckJson]
-    checks: list[dict[str, Any]]
-    resolved: list[dict[str, Any]]
-    attempts: list[dict[str, Any]]
-    actions: list[dict[str, Any]]
-    pages: list[dict[str, Any]]
-    launched: list[dict[str, Any]]
-    restarted: list[int]
-    died: list[int]
-    pages_sent: list[PageReport]
-    notes: NotRequired[list[dict[str, str | None]]]
-    replies: NotRequired[dict[str, Any]]
-
-
 class TickResult(NamedTuple):
     """What one tick did, built step by step (each step returns the next record)."""
 
@@ -79,9 +57,11 @@ class TickResult(NamedTuple):
     replies: Mapping[str, Any] | None = None
     """What the reply mailbox held (``DESKD_REPLY_IMAP_URL``); None when there is none."""
 
-    def to_json(self) -> TickJson:
+    def to_json(self) -> dict[str, Any]:
+        """``tick --json`` (docs/contract.md): the plan's parts are empty, and ``notes``
+        absent, when the tick was skipped."""
         p = self.plan
-        out: TickJson = {
+        out: dict[str, Any] = {
             "now": iso_utc(self.now),
             "dry_run": self.dry_run,
             "skipped": self.skipped,
@@ -184,7 +164,7 @@ def _locked_tick(ctx: DeskContext, started: float) -> TickResult:
             from deskd.store.metrics import TICK_MS_KEY
 
             took_ms = int((time.monotonic() - started) * 1000)
-            with ctx.write() as wconn:
+            with ctx.write(roles=()) as wconn:  # no role's rows: this host's own meta key
                 set_meta(wconn, f"{TICK_MS_KEY}{ctx.settings.host_id}", str(took_ms))
             return result
     except LockBusy:
@@ -194,7 +174,7 @@ def _locked_tick(ctx: DeskContext, started: float) -> TickResult:
         if ctx.settings.shared_database:
             # Another host is planning; this host still starts what was handed to it, and
             # again what it was handed that never started.
-            with ctx.write() as wconn:
+            with ctx.write(roles=()) as wconn:  # no role's rows: this host's own row
                 record_tick(wconn, ctx.settings.host_id, now=ctx.now)
             if _launches_live(ctx):
                 from deskd.service.engine.dispatch import Healed, restart_own_stale
@@ -312,7 +292,11 @@ def _tick(ctx: DeskContext, *, execute: bool) -> TickResult:
     )
     if not execute:
         return planned
-    with ctx.write() as wconn:
+    # It waits only for the roles it writes for (the attempts it closes and adds, a launch
+    # being one of those, and its pages): other agents' hooks and commands go on meanwhile.
+    closing = {c.attempt_id for c in plan.closures}
+    roles = {a.role for a in snapshot.attempts if a.id in closing}
+    with ctx.write(roles | {a.role for a in plan.attempts} | {p.role for p in plan.pages}) as wconn:
         attempt_ids, page_ids = record_plan(wconn, plan, now=ctx.now)
         if plan.launches:
             from deskd.service.engine.dispatch import hand_launches
