@@ -30,12 +30,20 @@ from deskd.sim.agent import write_launcher
 DEMO_DESK = """\
 # The rehearsal desk: three roles served by deskd's simulated `claude -p`
 # (deskd.sim.agent: the same flags, stream JSON and session-hook calls), short SLAs.
+ladder = [
+  {{ rung = "session", sla = "30s" }},
+  {{ rung = "resume", sla = "30s" }},
+  {{ rung = "spawn", sla = "60s" }},
+  {{ rung = "notify", sla = "2m" }},
+  {{ rung = "badge" }},
+]
+
 [desk]
 name = "rehearsal"
 timezone = "America/New_York"
 inbox_sources = ["alert"]
 inbox_batch = "45s"
-{channels_default}
+default_channels = ["phone"]
 [agent]
 kind = "claude"
 timeout = "60s"
@@ -56,20 +64,6 @@ name = "gamma"
 title = "On-call (never answers: it climbs to a person)"
 agent = {{ command = "{silent}" }}
 
-[[ladder]]
-rung = "session"
-sla = "30s"
-[[ladder]]
-rung = "resume"
-sla = "30s"
-[[ladder]]
-rung = "spawn"
-sla = "60s"
-[[ladder]]
-rung = "notify"
-sla = "2m"
-[[ladder]]
-rung = "badge"
 {channels}"""
 
 START = "2026-12-01T14:00:00Z"  # 09:00 in New York
@@ -93,8 +87,9 @@ class Transcript:
         click.echo(click.style(f"\n   ⏱  {local} (+{seconds}s)", fg="yellow"))
         self._prompt(f"export DESKD_NOW={self.env['DESKD_NOW']}")
 
-    def json(self, *args: str) -> Any:
-        """Run ``deskd ARGS --json``, print the command (not its JSON), return what it printed."""
+    def json(self, line: str) -> Any:
+        """Run ``deskd LINE --json``, print the command (not its JSON), return what it printed."""
+        args = shlex.split(line)
         self._prompt(f"deskd {shlex.join(args)} --json   # read by the demo")
         proc = self._run([sys.executable, "-m", "deskd", *args, "--json"], timeout=180)
         if proc.returncode != 0:
@@ -110,9 +105,10 @@ class Transcript:
         click.echo(click.style(f"   {text}", dim=True))
 
     def deskd(
-        self, *args: str, role: str | None = None, check: bool = True
+        self, line: str, *, role: str | None = None, check: bool = True
     ) -> subprocess.CompletedProcess[str]:
-        """Run ``deskd ARGS`` (as ``role`` when given) and print it with its output."""
+        """Run ``deskd LINE`` (as ``role`` when given) and print it with its output."""
+        args = shlex.split(line)
         prefix = f"DESKD_ROLE={role} " if role else ""
         self._prompt(f"{prefix}deskd {shlex.join(args)}")
         proc = self._run([sys.executable, "-m", "deskd", *args], role=role, timeout=120)
@@ -122,9 +118,9 @@ class Transcript:
             raise DemoFailed(shlex.join(args), exited=proc.returncode)
         return proc
 
-    def alert(self, role: str, title: str, *more: str) -> None:
+    def alert(self, role: str, title: str, more: str = "") -> None:
         """An alert arrives for ``role``: ``deskd inbox enqueue --source alert``."""
-        self.deskd("inbox", "enqueue", "--for", role, "--source", "alert", "--title", title, *more)
+        self.deskd(f"inbox enqueue --for {role} --source alert --title {shlex.quote(title)} {more}")
 
     def hook(
         self, executable: str, payload: dict[str, object], *, role: str
@@ -232,17 +228,14 @@ def rehearse(t: Transcript, home: Path, channel: LocalChannel) -> None:
     desk = DEMO_DESK.format(
         acking=write_launcher(home / "agents" / "sim-acking", {"DESKD_SIM_ACK": "1"}),
         silent=write_launcher(home / "agents" / "sim-silent", {"DESKD_SIM_MODE": "never_lands"}),
-        channels_default='default_channels = ["phone"]',
-        channels=f'\n[[channels]]\nname = "phone"\nurls = ["{channel.url}"]\n',
+        channels=f'[[channels]]\nname = "phone"\nurls = ["{channel.url}"]\n',
     )
     (home / "deskd.toml").write_text(desk, encoding="utf-8")
     t.say("deskd.toml: alpha and beta are served by a simulated `claude -p` that reads its items")
     t.say(
         "and acks them; gamma's never takes a turn. Pages go to a local channel (apprise json://)."
     )
-    t.deskd(
-        "status", "set", "--role", "alpha", "--state", "resting", "--session-id", str(uuid.uuid4())
-    )
+    t.deskd(f"status set --role alpha --state resting --session-id {uuid.uuid4()}")
     t.say("alpha worked earlier today: its session is parked (idle), so it will be resumed.")
     t.deskd("roles")
 
@@ -252,7 +245,7 @@ def rehearse(t: Transcript, home: Path, channel: LocalChannel) -> None:
         ("beta", "review PR 41", "normal"),
         ("gamma", "disk 95% on db-1", "urgent"),
     ):
-        t.alert(who, title, "--priority", prio)
+        t.alert(who, title, f"--priority {prio}")
 
     t.step("The tick, dry-run first: what it would do")
     t.deskd("tick")
@@ -260,17 +253,17 @@ def rehearse(t: Transcript, home: Path, channel: LocalChannel) -> None:
     t.step("The tick, executing: launches run, the wake ledger records every attempt")
     t.say("alpha is resumed and lands; gamma is spawned and never takes a turn; beta's normal")
     t.say("item waits for the inbox batch (45s) so a burst of items is one wake.")
-    t.deskd("tick", "--execute", "--wait")
-    t.deskd("wake", "list")
-    t.deskd("ledger", "--for", "alpha")
+    t.deskd("tick --execute --wait")
+    t.deskd("wake list")
+    t.deskd("ledger --for alpha")
 
     t.advance(50)
-    t.deskd("tick", "--execute", "--wait")
+    t.deskd("tick --execute --wait")
     t.say("alpha's items were read, so its wake resolved; beta's batch is due: it is spawned.")
 
     for _ in range(4):
         t.advance(60)
-        out = t.json("tick", "--execute", "--wait")
+        out = t.json("tick --execute --wait")
         for a in out["attempts"]:
             t.say(
                 f"{a['role']}: {a['key']} climbed to {a['rung']}"
@@ -287,10 +280,10 @@ def rehearse(t: Transcript, home: Path, channel: LocalChannel) -> None:
     t.deskd("pages")
 
     t.step("A person acts on gamma's page")
-    item = t.json("inbox", "list", "--for", "gamma")[0]["id"]
-    t.deskd("inbox", "ack", "--for", "gamma", "--id", str(item))
+    item = t.json("inbox list --for gamma")[0]["id"]
+    t.deskd(f"inbox ack --for gamma --id {item}")
     t.advance(30)
-    t.deskd("tick", "--execute", "--wait")
+    t.deskd("tick --execute --wait")
     t.say(
         "gamma's demand is gone: the attempt resolved; a delivered page gets one 'settled' follow-up."
     )
@@ -299,17 +292,10 @@ def rehearse(t: Transcript, home: Path, channel: LocalChannel) -> None:
     t.say("Between wakes nothing runs. While a turn runs, the agent's own hook surfaces items:")
     session = str(uuid.uuid4())
     t.deskd(
-        "status",
-        "set",
-        "--state",
-        "working",
-        "--activity",
-        "rolling back web-2",
-        "--session-id",
-        session,
+        f"status set --state working --activity 'rolling back web-2' --session-id {session}",
         role="alpha",
     )
-    t.alert("alpha", "5xx above 2% on api", "--priority", "urgent")
+    t.alert("alpha", "5xx above 2% on api", "--priority urgent")
     t.alert("alpha", "nightly report")
     try:
         hook = hook_executable()
@@ -317,13 +303,13 @@ def rehearse(t: Transcript, home: Path, channel: LocalChannel) -> None:
         t.say("deskd-session-hook is not installed here (pip install -e .); skipping this step.")
     else:
         show_hook_output(t, t.hook(hook, post_tool_use(session, home), role="alpha"))
-    t.deskd("inbox", "ack", "--seen", role="alpha")
-    t.deskd("status", "set", "--state", "resting", role="alpha")
+    t.deskd("inbox ack --seen", role="alpha")
+    t.deskd("status set --state resting", role="alpha")
     t.say("resting = the turn ended and the session is resumable: idle, not dead.")
 
     t.step("The board")
     t.deskd("status")
-    t.deskd("wake", "explain", str(t.json("wake", "list", "--role", "gamma")[-1]["id"]))
+    t.deskd(f"wake explain {t.json('wake list --role gamma')[-1]['id']}")
     received = channel.received
     click.echo("")
     click.echo(

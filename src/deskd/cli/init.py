@@ -70,17 +70,7 @@ if TYPE_CHECKING:
     is_flag=True,
     help="Only create an empty database where this desk's was lost (never replaces one).",
 )
-def init(
-    roles: tuple[str, ...],
-    agent: str | None,
-    channel: str | None,
-    name: str | None,
-    timezone: str | None,
-    yes: bool,
-    force: bool,
-    new_db: bool,
-    as_json: bool,
-) -> None:
+def init(yes: bool, force: bool, new_db: bool, as_json: bool, **flags: Any) -> None:
     """Create a desk: deskd.toml, .env.example, data/deskd.db, logs/ and run/.
 
     On a terminal with no flags, it asks for the desk name, the time zone (default: this
@@ -111,7 +101,7 @@ def init(
     from deskd.service.ops.scaffold import init_desk, refuse_existing
 
     settings = validate_settings()
-    scripted = bool(roles or agent or channel or name or timezone or yes)
+    scripted = yes or any(flags.values())  # --role, --agent, --channel, --name, --timezone
     if new_db and scripted:
         raise OptionsConflict(
             "--new-db",
@@ -123,7 +113,7 @@ def init(
     if not new_db:
         refuse_existing(settings, force=force)
         if scripted:
-            answers = _from_flags(settings, roles, agent, channel, name, timezone)
+            answers = _from_flags(settings, **flags)
             tested = _test_or_refuse(settings, answers)
         elif not as_json and sys.stdin.isatty():
             answers, tested = _ask(settings)

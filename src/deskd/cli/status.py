@@ -1,17 +1,17 @@
 """``deskd status`` (the board), ``status set|end``, ``deskd roles``, ``deskd heartbeat`` and
-``deskd metrics``."""
+``deskd metrics``. Colour marks presence and trouble on a terminal only."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import click
 
-from deskd.cli.board_text import print_roles
 from deskd.cli.common import Command, Group, acting, desk_context, json_option, on_desk
 from deskd.cli.options import role_option, session_id_option
-from deskd.cli.output import emit
+from deskd.cli.output import echo, emit, secho, style, table
 from deskd.service.desk.presence import end_status, role_presences, set_status
 from deskd.service.desk.presence import heartbeat as beat
 
@@ -34,7 +34,6 @@ def status(click_ctx: click.Context, as_json: bool) -> None:
     """
     if click_ctx.invoked_subcommand is not None:
         return
-    from deskd.cli.board_text import print_board  # the board: not for `status set`
     from deskd.service.ops.board import board
 
     with desk_context() as ctx:
@@ -139,3 +138,172 @@ def metrics() -> None:
 
     text = on_desk(render)
     click.echo(text.decode("utf-8"), nl=False)
+
+
+PRESENCE_COLOUR = {"online": "green", "suspect": "yellow", "dead": "red"}
+
+Cell = str | tuple[str, str | None]
+NO_ROLES = "this desk has no roles: add a [[roles]] table to deskd.toml"
+
+
+def _presence_cell(row: Mapping[str, Any]) -> Cell:
+    text = row["presence"] if row["enabled"] else f"{row['presence']} (disabled)"
+    return (text, PRESENCE_COLOUR.get(row["presence"]) if row["enabled"] else None)
+
+
+def _age(seconds: int | None) -> str:
+    from deskd.core.timeparse import human_age
+
+    return "-" if seconds is None else f"{human_age(seconds)} ago"
+
+
+def _clip(text: str | None, width: int) -> str:
+    if not text:
+        return ""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def print_roles(rows: Sequence[Mapping[str, Any]]) -> None:
+    table(
+        [
+            (
+                r["role"],
+                _clip(r["title"], 24),
+                _presence_cell(r),
+                _clip(r["session_id"], 12),
+                _clip(r["activity"], 40),
+                _age(r["heartbeat_age_s"]),
+                str(r["unread"]),
+            )
+            for r in rows
+        ],
+        ["role", "title", "presence", "session", "activity", "heartbeat", "unread"],
+        empty=NO_ROLES,
+    )
+
+
+def print_board(data: Mapping[str, Any], *, now: int, tz: str) -> None:
+    from deskd.core.timeparse import human_age, local_text
+
+    health = data["health"]
+    echo(style(f"desk {health['desk_name']}", bold=True) + f" · {local_text(now, tz)}")
+    echo()
+    _print_board_roles(data["roles"])
+    echo()
+    overdue = data["overdue"]
+    if overdue:
+        # The ledger's words: past its SLA, an item is "escalated" while a wake climbs for
+        # it and "overdue" while none does; the heading counts both, the rows say which.
+        states = Counter(i["state"] for i in overdue)
+        split = ", ".join(f"{states[s]} {s}" for s in ("overdue", "escalated") if states[s])
+        shown = "" if data["overdue_total"] == len(overdue) else f" in the first {len(overdue)}"
+        secho(f"past their SLA ({data['overdue_total']}): {split}{shown}", fg="red", bold=True)
+        table(
+            [
+                (
+                    str(i["item_id"]),
+                    i["to"],
+                    i["priority"],
+                    i["state"],
+                    (f"{human_age(i['overdue_s'])} over", "red"),
+                    _clip(i["title"], 60),
+                )
+                for i in overdue
+            ],
+            ["item", "to", "priority", "state", "sla", "title"],
+        )
+        if data["overdue_total"] > len(overdue):
+            more = data["overdue_total"] - len(overdue)
+            echo(
+                f"… and {more} more (deskd ledger --state overdue, deskd ledger --state escalated)"
+            )
+    else:
+        echo("past their SLA: none")
+    _print_wakes(data)
+    echo()
+    if health["last_tick_at"] is None:
+        secho(f"last tick: {health['message']}", fg="yellow")
+    else:
+        colour = "red" if health["tick_stale"] else None
+        mode = f" ({health['last_tick_mode']})" if health.get("last_tick_mode") else ""
+        secho(f"last tick: {_age(health['last_tick_age_s'])}{mode}", fg=colour)
+        if health.get("last_tick_mode") == "dry-run":
+            if health.get("last_execute_at") is None:
+                secho(
+                    "no executing tick has run yet: dry runs launch nothing "
+                    "(`deskd tick --execute`, or `deskd cron-line --execute`)",
+                    fg="yellow",
+                )
+            else:
+                echo(f"last executing tick: {_age(health['last_execute_age_s'])}")
+    echo(f"database: {health['db']}")
+    for host in data.get("hosts", []):
+        roles = f" · runs {', '.join(host['roles'])}" if host["roles"] else ""
+        if host["last_tick_at"] is None:
+            secho(f"host {host['name']}: never ticked{roles}", fg="red")
+        else:
+            colour = "red" if host["stale"] else None
+            after = host.get("overdue_after_s")
+            late = f" · overdue (none for {human_age(after)} or more)" if host["stale"] else ""
+            secho(
+                f"host {host['name']}: last executing tick {_age(host['last_tick_age_s'])}"
+                f"{late}{roles}",
+                fg=colour,
+            )
+
+
+def _print_wakes(data: Mapping[str, Any]) -> None:
+    """Live attempts (badges in red), open pages, and pauses."""
+    echo()
+    if data["attempts"]:
+        secho("live wakes", bold=True)
+        table(
+            [
+                (
+                    str(a["id"]),
+                    a["role"],
+                    a["key"],
+                    (a["rung"], "red" if a["badge"] else None),
+                    a["launch_status"] or "",
+                    _clip(a["detail"], 50),
+                )
+                for a in data["attempts"]
+            ],
+            ["id", "role", "key", "rung", "launch", "detail"],
+        )
+    else:
+        echo("live wakes: none")
+    for page in data["pages"]:
+        secho(f"page {page['id']} ({page['status']}): {page['title']}", fg="yellow")
+    for task in data.get("stalled_tasks", []):
+        secho(
+            f"stalled: task {task['id']} ({task['role']}) {task['title']} — woken "
+            f"{task['idle_wakes']} times without a change (deskd task update {task['id']} …)",
+            fg="yellow",
+        )
+    for s in data.get("stuck", []):
+        state = "recovered" if s["recovered"] else "not recovered yet"
+        secho(f"stuck: {s['role']} attempt {s['attempt_id']} {s['detail']} — {state}", fg="yellow")
+    for w in data.get("routed", []):
+        echo(f"routed: {w['kind']} {w['id']} → {w['role']} — {w['why']}")
+    for pause in data["paused"]:
+        who = f"role {pause['role']}" if pause["role"] else "the desk"
+        secho(f"paused: {who} — {pause['reason']} (deskd resume)", fg="yellow")
+
+
+def _print_board_roles(rows: list[dict[str, Any]]) -> None:
+    table(
+        [
+            (
+                r["role"],
+                _presence_cell(r),
+                _clip(r["activity"], 40),
+                _age(r["heartbeat_age_s"]),
+                str(r["unread"]),
+                (str(r["overdue"]), "red" if r["overdue"] else None),
+            )
+            for r in rows
+        ],
+        ["role", "presence", "activity", "heartbeat", "unread", "past sla"],
+        empty=NO_ROLES,
+    )
