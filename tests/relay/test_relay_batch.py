@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -61,3 +62,39 @@ def test_a_call_of_another_version_is_refused_and_the_relay_exits(desk: Desk) ->
     run = hd.hook(fixture("post_tool_use"))  # no relay now: the hook works alone
     assert "disk 91%" in run.context()
     assert json.loads(run.stdout)["hookSpecificOutput"]["hookEventName"] == "PostToolUse"
+
+
+def relay_backends(conn: Any) -> list[int]:
+    """The pids of the server sessions on the desk's database other than ``conn``'s."""
+    rows = conn.raw_execute(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+        " AND pid <> pg_backend_pid()"
+    ).fetchall()
+    return sorted(int(row[0]) for row in rows)
+
+
+def test_a_pooled_connection_the_server_ended_is_replaced_and_the_next_call_is_relayed(
+    desk: Desk,
+) -> None:
+    hd = HookDesk(desk)
+    hd.enqueue("alpha", "disk 91%")
+    hd.enqueue("beta", "review #12")
+    proc = start_relay(desk, "--connections", "1")
+    admin = desk.db()
+    try:
+        first = send(desk, hook_request(desk, "alpha", fixture("post_tool_use")))
+        assert "disk 91%" in str(first[0]["out"]) and first[-1] == {"done": True, "notes": []}
+        (pooled,) = relay_backends(admin)
+        admin.raw_execute("SELECT pg_terminate_backend(%s)", (pooled,))
+        deadline = time.monotonic() + BOUND_S
+        while pooled in relay_backends(admin):
+            assert time.monotonic() < deadline, "the server never ended the pooled session"
+            time.sleep(0.02)
+        second = send(desk, hook_request(desk, "beta", fixture("post_tool_use")))
+        assert "review #12" in str(second[0]["out"]) and second[-1] == {"done": True, "notes": []}
+        assert relay_backends(admin) not in ([], [pooled])  # another connection in its place
+        status = relay_status(desk)
+        assert (status["calls"], status["transactions"]) == (2, 2)
+    finally:
+        ended(proc, desk.home / "run")
+    assert len(hd.sessions("alpha")) == 1 and len(hd.sessions("beta")) == 1

@@ -44,8 +44,8 @@ SOCKET = hook.RELAY_SOCKET
 LOCK = "relay.lock"
 """``run/relay.lock``: held (flock) by the serving relay, and holds its pid for ``stop``."""
 POOL_SIZE = 4
-"""Server connections a relay opens at most, one per writer (``relay.writers``): each writes
-one call at a time, and calls of different roles do not wait for each other."""
+"""Server connections a relay opens at most (``relay.writers``' pool): each writes one call at
+a time, and calls of different roles do not wait for each other."""
 IDLE_S = 600.0
 """A relay with no request for this long exits (the next executing tick starts another)."""
 ANSWER_BY_S = 6.0
@@ -72,7 +72,7 @@ class Relay:
         self.last = time.monotonic()
         """When the last request came (a tick's probe is not one: it does not keep an idle
         relay alive)."""
-        self.writers = Writers(lambda: hook.open_db(self.db), size, REFUSED)
+        self.writers = Writers(self.db, size, REFUSED)
 
     def answer(self, client: socket.socket) -> None:
         """Serve one connection: one request, answered as ``hook.relayed`` reads it."""
@@ -112,15 +112,9 @@ class Relay:
             native = hook.session_of(request["payload"], event=event, env=env)
         except hook.Skip as exc:
             return [{"skip": str(exc)}]
-        call = Call(client=client, deadline=deadline, env=env, role=role, event=event,
-                    payload=request["payload"], now=request["now"], native=native)  # fmt: skip
-        self.writers.submit(call)
-        # The writer answers within the deadline; past it (and a little), the hook is told
-        # to work alone unless ``out`` went already (then the COMMIT is waited for).
-        if not call.done.wait(ANSWER_BY_S + 1.0) and not call.abandon():
-            return [{"refused": REFUSED}]
-        call.done.wait()
-        return call.answer
+        answer = self.writers.write(Call(client, deadline), request["payload"], event=event,
+                                    role=role, native=native, now=request["now"], env=env)  # fmt: skip
+        return [answer]
 
     def refusal(self, request: Any) -> str | None:
         """Why this request is not one the relay serves (then the hook works alone)."""

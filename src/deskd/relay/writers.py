@@ -1,31 +1,36 @@
-"""The relay's writers: each hook call in a transaction of its own, on a pooled connection.
+"""The relay's writers: each hook call in a transaction of its own, on a connection of a
+``psycopg_pool`` pool, in the thread that read the call (no hand-off to another thread).
 
 A call's work is the hook's own (``hook.surface``: the role check, then one write transaction
 naming the role), so it costs the server as many round trips as the hook going direct, and on
 PostgreSQL waits only for its role's other writes and the desk-wide ones
-(docs/architecture.md, "What is serialized"): ``size`` writers write for ``size`` roles at once.
+(docs/architecture.md, "What is serialized"): ``size`` connections write for ``size`` roles at
+once, and a call waits for a free one no longer than its deadline.
 
 Each call keeps the answers it had alone (``relay.server``): its ``out`` line is sent
 last before the COMMIT; a call that fails is rolled back and answered (``refused`` when
 nothing of it was kept and the hook may work alone, ``skip`` or ``error`` otherwise); ``done``
-comes only after the COMMIT. A call whose hook stopped waiting (``abandon``) is never sent
-``out``: the hook works alone, so no call is done twice.
+comes only after the COMMIT. A call past its deadline is never sent ``out``: its hook may have
+stopped waiting and work alone, so no call is done twice.
 """
 
 from __future__ import annotations
 
 import json
+import select
 import socket
 import threading
 import time
-from collections import deque
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deskd import hook
 from deskd.errors import StoreBusy
-from deskd.store.dialect import Connection
+
+if TYPE_CHECKING:
+    import psycopg
+    from psycopg_pool import ConnectionPool
 
 
 def line(said: object) -> bytes:
@@ -34,184 +39,112 @@ def line(said: object) -> bytes:
     return json.dumps(said).encode() + b"\n"
 
 
-class Busy(Exception):
-    """No pooled connection came free in time."""
-
-
 class TooLate(Exception):
-    """The call is past its deadline, or its hook stopped waiting: rolled back, no ``out``."""
-
-
-class Pool:
-    """At most ``size`` connections, opened when first needed, reused, dropped when broken."""
-
-    def __init__(self, opener: Callable[[], Connection], size: int) -> None:
-        self._open = opener
-        self._slots = threading.BoundedSemaphore(size)
-        self._free: list[Connection] = []
-        self._lock = threading.Lock()
-
-    def take(self, wait_s: float) -> Connection:
-        if not self._slots.acquire(timeout=wait_s):
-            raise Busy(f"no connection free within {wait_s:g} s")
-        with self._lock:
-            conn = self._free.pop() if self._free else None
-        if conn is not None:
-            return conn
-        try:
-            return self._open()
-        except BaseException:
-            self._slots.release()
-            raise
-
-    def give(self, conn: Connection, *, broken: bool) -> None:
-        if broken:
-            try:
-                conn.close()
-            except Exception:
-                pass
-        else:
-            with self._lock:
-                self._free.append(conn)
-        self._slots.release()
-
-    def close(self) -> None:
-        with self._lock:
-            free, self._free = self._free, []
-        for conn in free:
-            conn.close()
-
-
-def broken(conn: Connection) -> bool:
-    raw = getattr(conn, "raw", None)
-    return raw is None or bool(raw.closed or raw.broken)
+    """The call is past its deadline: rolled back, no ``out``."""
 
 
 @dataclass
 class Call:
-    """One hook call waiting for a writer; ``answer`` holds the lines after ``out``."""
+    """One hook call's client and deadline, and what ``hook.surface`` printed and noted."""
 
     client: socket.socket
     deadline: float
-    env: dict[str, str]
-    role: str
-    event: str
-    payload: dict[str, Any]
-    now: int
-    native: str | None
-    notes: list[str] = field(default_factory=list)
     said: list[str] = field(default_factory=list)
-    state: str = "waiting"
-    """``waiting``, ``out`` (sent: the call is the relay's), ``abandoned`` (the hook's)."""
-    answer: list[dict[str, Any]] = field(default_factory=list)
-    done: threading.Event = field(default_factory=threading.Event)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def finish(self, *lines: dict[str, Any]) -> None:
-        self.answer = list(lines)
-        self.done.set()
-
-    def abandon(self) -> bool:
-        """Give the call back to its hook unless ``out`` was sent (then True: wait on)."""
-        with self.lock:
-            if self.state == "waiting":
-                self.state = "abandoned"
-            return self.state == "out"
+    notes: list[str] = field(default_factory=list)
+    sent: bool = False
+    """``out`` went: the call is the relay's (a failure now is an error, never a refusal)."""
 
     def send_out(self) -> None:
-        # Last thing inside the call's savepoint, as the hook alone prints before its COMMIT.
-        with self.lock:
-            if self.state != "waiting" or time.monotonic() > self.deadline:
-                raise TooLate
-            text = self.said[-1] if self.said else None
-            self.client.sendall(line({"out": text}))
-            self.state = "out"
+        # Last thing before the COMMIT, as the hook alone prints before its COMMIT.
+        if time.monotonic() > self.deadline:
+            raise TooLate
+        self.client.sendall(line({"out": self.said[-1] if self.said else None}))
+        self.sent = True
 
 
 class Writers:
-    """``size`` writer threads, each with one pooled connection, over one queue of calls."""
+    """At most ``size`` server connections, opened when first needed, and the calls' counters."""
 
-    def __init__(self, opener: Callable[[], Connection], size: int, refused: str) -> None:
-        self.pool = Pool(opener, size)
-        self.size = size
+    def __init__(self, url: str, size: int, refused: str) -> None:
+        from psycopg_pool import ConnectionPool
+
+        from deskd.store.pg import connect_settings
+
+        self.url = url
         self.refused = refused
-        self.queue: deque[Call] = deque()
-        self.cond = threading.Condition()
-        self.stopping = threading.Event()
+        # A broken connection given back is dropped and replaced by the pool; one past an
+        # hour is replaced, and those past the first close after ten idle minutes.
+        self.pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
+            url,
+            kwargs=connect_settings(hook.BUSY_MS),
+            min_size=1,
+            max_size=size,
+            open=False,
+            name="deskd-relay",
+        )
+        self.lock = threading.Lock()
         self.calls = 0
         self.transactions = 0
         self.waiting = 0
 
     def start(self) -> None:
-        for _ in range(self.size):
-            threading.Thread(target=self._run, daemon=True).start()
+        self.pool.open()
 
     def stop(self) -> None:
-        self.stopping.set()
-        with self.cond:
-            self.cond.notify_all()
         self.pool.close()
 
-    def submit(self, call: Call) -> None:
-        with self.cond:
-            self.queue.append(call)
-            self.waiting += 1
-            self.cond.notify()
-
     def status(self) -> dict[str, int]:
-        with self.cond:
+        with self.lock:
             return {"calls": self.calls, "transactions": self.transactions,
                     "waiting": self.waiting}  # fmt: skip
 
-    def _done(self, transactions: int = 0) -> None:
-        with self.cond:
+    def take(self, deadline: float) -> psycopg.Connection[Any]:
+        """A pooled connection the server has not ended while it sat idle (then its last
+        words, a FATAL message, wait unread on the socket: a select, no round trip)."""
+        while True:
+            raw = self.pool.getconn(timeout=max(0.0, deadline - time.monotonic()))
+            if not select.select([raw], [], [], 0)[0]:
+                return raw
+            raw.close()  # given back closed: the pool opens another in its place
+            self.pool.putconn(raw)
+
+    def write(self, call: Call, payload: Mapping[str, Any], **surface: Any) -> dict[str, Any]:
+        """Run ``hook.surface`` for ``call``: the line that follows its ``out`` (or replaces it)."""
+        from psycopg_pool import PoolTimeout
+
+        from deskd.store.pg import PgConnection
+
+        with self.lock:
+            self.waiting += 1
+        try:
+            raw = self.take(call.deadline)
+        except PoolTimeout:
+            return self._done({"refused": self.refused})
+        try:
+            hook.surface(PgConnection(raw, url=self.url, busy_ms=hook.BUSY_MS), payload,
+                         out=lambda _event, text: call.said.append(text),
+                         note=call.notes.append, confirm=call.send_out, **surface)  # fmt: skip
+        except hook.Skip as exc:
+            answer: dict[str, Any] = {"skip": str(exc)}
+        except (TooLate, StoreBusy):
+            answer = {"refused": self.refused}
+        except Exception as exc:
+            said = f"{type(exc).__name__}: {exc}"
+            if call.sent:  # said, not committed: never done twice
+                answer = {"error": f"commit failed: {said}"}
+            elif raw.broken or raw.closed:  # nothing of it can have been kept: the hook works alone
+                answer = {"refused": said}
+            else:
+                answer = {"error": said}
+        else:
+            answer = {"done": True, "notes": call.notes}
+        finally:
+            self.pool.putconn(raw)  # rolled back if the call failed inside its transaction
+        return self._done(answer, transactions=int("done" in answer))
+
+    def _done(self, answer: dict[str, Any], transactions: int = 0) -> dict[str, Any]:
+        with self.lock:
             self.calls += 1
             self.waiting -= 1
             self.transactions += transactions
-
-    def _run(self) -> None:
-        while not self.stopping.is_set():
-            with self.cond:
-                while not self.queue and not self.stopping.is_set():
-                    self.cond.wait(1.0)
-                if self.stopping.is_set():
-                    return
-                first = self.queue.popleft()
-            self._write(first)
-
-    def _refuse(self, call: Call, why: str) -> None:
-        call.finish({"refused": why})
-        self._done()
-
-    def _write(self, call: Call) -> None:
-        try:
-            conn = self.pool.take(max(0.0, call.deadline - time.monotonic()))
-        except Busy:
-            return self._refuse(call, self.refused)
-        except hook.Skip as exc:
-            call.finish({"skip": str(exc)})
-            return self._done()
-        except Exception as exc:  # cannot connect: the hook tries alone
-            return self._refuse(call, f"{type(exc).__name__}: {exc}")
-        try:
-            hook.surface(conn, call.payload, event=call.event, role=call.role,
-                         native=call.native, now=call.now, env=call.env,
-                         out=lambda _event, text: call.said.append(text),
-                         note=call.notes.append, confirm=call.send_out)  # fmt: skip
-        except hook.Skip as exc:
-            call.finish({"skip": str(exc)})
-        except (TooLate, StoreBusy):
-            call.finish({"refused": self.refused})
-        except Exception as exc:
-            if call.state == "out":  # said, not committed: never done twice
-                call.finish({"error": f"commit failed: {type(exc).__name__}: {exc}"})
-            elif broken(conn):  # nothing of it can have been kept: the hook works alone
-                call.finish({"refused": f"{type(exc).__name__}: {exc}"})
-            else:
-                call.finish({"error": f"{type(exc).__name__}: {exc}"})
-        else:
-            call.finish({"done": True, "notes": call.notes})
-            self.pool.give(conn, broken=False)
-            return self._done(transactions=1)
-        self.pool.give(conn, broken=broken(conn))
-        self._done()
+        return answer

@@ -241,17 +241,16 @@ def open_pg(url: str, *, busy_ms: int, retry_s: float = CONNECT_RETRY_S) -> PgCo
     raise AssertionError("unreachable: tenacity re-raises the last refusal")  # pragma: no cover
 
 
+def connect_settings(busy_ms: int) -> dict[str, Any]:
+    """``psycopg.connect``'s keywords for every deskd connection (the hook relay's pool too)."""
+    return {"autocommit": True, "cursor_factory": psycopg.ClientCursor,
+            "row_factory": _row_factory, "connect_timeout": max(2, busy_ms // 1000),
+            "application_name": "deskd", **KEEPALIVES}  # fmt: skip
+
+
 def _open(url: str, *, busy_ms: int) -> PgConnection:
     try:
-        raw = psycopg.connect(
-            url,
-            autocommit=True,
-            cursor_factory=psycopg.ClientCursor,
-            row_factory=_row_factory,
-            connect_timeout=max(2, busy_ms // 1000),
-            application_name="deskd",
-            **KEEPALIVES,
-        )
+        raw = psycopg.connect(url, **connect_settings(busy_ms))
     except psycopg.OperationalError as exc:
         raise connect_error(exc) from exc
     except psycopg.Error as exc:
