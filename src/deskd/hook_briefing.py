@@ -22,8 +22,8 @@ MAX_TITLE = 48
 def briefing(conn: Connection, role: str) -> str:
     """Who the role is, who else is on the desk and what they do, what it owes, and the
     commands it needs first — at most ``MAX_BRIEFING`` characters."""
-    from deskd.store.briefing import meeting_debts, open_tasks_of, roster
     from deskd.store.items import unread_count
+    from deskd.store.roles import meeting_debts, open_tasks_of, roster
 
     others = [r for r in roster(conn) if r["name"] != role]
     count = unread_count(conn, role)

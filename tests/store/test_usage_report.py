@@ -1,4 +1,4 @@
-"""`deskd usage` and the store's sums (store/usage.py) on both backends: by role, by day in
+"""`deskd usage` and the store's sums (store/metrics.py) on both backends: by role, by day in
 the desk's time zone, by model, since an instant; unknown figures stay unknown."""
 
 from __future__ import annotations

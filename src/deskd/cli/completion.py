@@ -22,7 +22,7 @@ from deskd.cli.common import Command, on_desk
 from deskd.quoting import visible
 from deskd.store.hooks import list_hooks
 from deskd.store.meetings import live_meetings
-from deskd.store.silences import live_silences
+from deskd.store.pauses import live_silences
 from deskd.store.tasks import open_tasks
 
 COMPLETE_VAR = "_DESKD_COMPLETE"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from deskd.store.query import OPEN_SQL
 from deskd.store.records import records_of
 from deskd.store.records.inbox import Routed
-from deskd.store.tasks import OPEN_SQL
 
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection

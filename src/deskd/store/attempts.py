@@ -87,13 +87,7 @@ def close_attempt(conn: Connection, attempt_id: int, *, outcome: str, reason: st
 
 
 def plan_launch(
-    conn: Connection,
-    attempt_id: int,
-    *,
-    token: str,
-    prompt: str,
-    session_id: str | None,
-    now: int,
+    conn: Connection, attempt_id: int, *, token: str, prompt: str, session_id: str | None, now: int
 ) -> int:
     """The primary attempt of a launch: ``planned``, with its wake token and prompt."""
     return conn.execute(
@@ -379,7 +373,6 @@ def newest_launch(conn: Connection, role: str) -> Attempt | None:
 
 
 def launches_in_flight(conn: Connection, role: str) -> int:
-    """Planned or running launches of the role."""
     row = conn.execute(
         "SELECT COUNT(*) FROM attempts WHERE role = ? AND launch_status IN ('planned', 'running')",
         (role,),

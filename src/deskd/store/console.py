@@ -4,15 +4,11 @@ browses (a meeting's transcript, the event log)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from deskd.core.records import Attempt
+from deskd.store.dialect import Connection, Row
 from deskd.store.query import select_where
 from deskd.store.records import records_of
 from deskd.store.records.wakes import Page
-
-if TYPE_CHECKING:
-    from deskd.store.dialect import Connection, Row
 
 
 def burn_nonce(conn: Connection, nonce: str, *, key_id: str, now: int) -> bool:
@@ -72,14 +68,13 @@ def set_meta(conn: Connection, name: str, value: str) -> None:
     )
 
 
-def swap_meta(conn: Connection, name: str, *, old: str, new: str) -> bool:
-    """Replace ``name``'s value only while it is still ``old``; False when another writer
+def swap_meta(conn: Connection, name: str, *, old: str, new: str) -> int:
+    """Replace ``name``'s value only while it is still ``old``; 0 when another writer
     changed it first (PostgreSQL re-reads the row after a concurrent update, so exactly one
     of two racing swaps wins)."""
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE console_meta SET value = ? WHERE name = ? AND value = ?", (new, name, old)
-    )
-    return cur.rowcount == 1
+    ).rowcount
 
 
 def throttle_row(conn: Connection, client: str) -> Row | None:
@@ -105,7 +100,6 @@ def clear_throttle(conn: Connection, client: str) -> None:
 
 
 def forget_throttles(conn: Connection, *, before: int) -> int:
-    """Forget clients whose last wrong code is older than ``before``."""
     return conn.execute(
         "DELETE FROM console_throttle WHERE last_failure_at < ?", (before,)
     ).rowcount

@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from deskd.store.db import SqliteConnection
-
-if TYPE_CHECKING:
-    from deskd.store.dialect import Connection
+from deskd.store.dialect import Connection
 
 BATCH = 500
 
@@ -85,22 +83,7 @@ def copy_desk(src: SqliteConnection, dst: Connection) -> dict[str, int]:
                 raise TargetNotEmpty(table)
         for table, self_refs in _ordered(src, tables):
             copied[table] = _copy_table(src, pg, table, self_refs)
-        for table in tables:
-            if _has_identity(pg, table):
-                pg.raw_execute(
-                    f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
-                    f"COALESCE((SELECT MAX(id) FROM {table}), 1), "
-                    f"(SELECT MAX(id) FROM {table}) IS NOT NULL)"
-                )
     return copied
-
-
-def _has_identity(pg: Any, table: str) -> bool:
-    row = pg.raw_execute(
-        f"SELECT pg_get_serial_sequence('{table}', 'id') IS NOT NULL "
-        f"FROM information_schema.columns WHERE table_name = '{table}' AND column_name = 'id'"
-    ).fetchone()
-    return bool(row and row[0])
 
 
 def _copy_table(src: SqliteConnection, pg: Any, table: str, self_refs: list[str]) -> int:
@@ -121,7 +104,12 @@ def _copy_table(src: SqliteConnection, pg: Any, table: str, self_refs: list[str]
             ).fetchall()
             if pairs:
                 out.executemany(
-                    f"UPDATE {table} SET {column} = %s WHERE id = %s",
-                    [tuple(p) for p in pairs],
+                    f"UPDATE {table} SET {column} = %s WHERE id = %s", [tuple(p) for p in pairs]
                 )
+    if "id" in columns:  # every ``id`` is an identity ($ID): it continues after the last copied
+        pg.raw_execute(
+            f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+            f"COALESCE((SELECT MAX(id) FROM {table}), 1), "
+            f"(SELECT MAX(id) FROM {table}) IS NOT NULL)"
+        )
     return count

@@ -4,15 +4,12 @@ live sessions from an earlier desk day, rollover tries, and the wakes each sessi
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from typing import TYPE_CHECKING
 
 from deskd.core.records import Attempt
+from deskd.store.dialect import Connection
 from deskd.store.query import marks
 from deskd.store.records import maybe_record, records_of
 from deskd.store.records.roles import Handoff, Session
-
-if TYPE_CHECKING:
-    from deskd.store.dialect import Connection
 
 # A rollover try is a launch of the key that ended: it ran (finished, failed, timed out) or
 # its executor found the role lock held. A launch skipped by the planner (never planned) or
@@ -24,26 +21,13 @@ _TRY = (
 
 
 def insert_handoff(
-    conn: Connection,
-    *,
-    role: str,
-    session_id: int | None,
-    note: str,
-    by: str,
-    now: int,
+    conn: Connection, *, role: str, session_id: int | None, note: str, by: str, now: int
 ) -> int:
     cur = conn.execute(
         "INSERT INTO handoffs (role, session_id, note, by, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id",
         (role, session_id, note, by, now),
     )
     return int(cur.fetchone()[0])
-
-
-def latest_handoff(conn: Connection, role: str) -> Handoff | None:
-    row = conn.execute(
-        "SELECT * FROM handoffs WHERE role = ? ORDER BY id DESC LIMIT 1", (role,)
-    ).fetchone()
-    return maybe_record(Handoff, row)
 
 
 # Per role of ``w``, its newest hand-off's id through ``handoffs_role (role, id)``: the role
@@ -58,7 +42,7 @@ _ROLES = 10_000  # roles per statement, far below SQLite's 32,766 parameters
 
 
 def latest_handoffs(conn: Connection, roles: Collection[str]) -> dict[str, Handoff]:
-    """``latest_handoff`` of each of ``roles`` that has one, in two statements (not per role):
+    """The newest hand-off of each of ``roles`` that has one, in two statements (not per role):
     the ids, then the rows by primary key. As one join, PostgreSQL at a thousand roles hashes
     the ids and reads every hand-off ever written to match them."""
     names = sorted(set(roles))

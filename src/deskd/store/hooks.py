@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from deskd.store.dialect import Connection
 from deskd.store.query import select_where
 from deskd.store.records import maybe_record, records_of
 from deskd.store.records.work import Hook
-
-if TYPE_CHECKING:
-    from deskd.store.dialect import Connection
 
 
 def insert_hook(
@@ -78,13 +74,7 @@ def record_fire(
 
 
 def record_hook_error(
-    conn: Connection,
-    hook_id: int,
-    *,
-    error: str,
-    streak: int,
-    retry_at: int | None,
-    status: str,
+    conn: Connection, hook_id: int, *, error: str, streak: int, retry_at: int | None, status: str
 ) -> int:
     return conn.execute(
         "UPDATE hooks SET error_streak = ?, last_error = ?, retry_at = ?, status = ? "

@@ -1,4 +1,6 @@
 """Items: one row per (thing, recipient). Delivery stamps live on the row; states are derived.
+And the deliveries that came in (events over HTTP, emailed replies), claimed once by the
+sender's id.
 
 On the session hook's path: stdlib only, records built by ``query.lazy_records``.
 """
@@ -214,3 +216,27 @@ def all_unread_items(conn: Connection) -> list[ItemView]:
         f"notified_at FROM items WHERE read_at IS NULL {_UNREAD_ORDER}"
     )
     return records_of(ItemView, rows)
+
+
+# --- deliveries that came in -----------------------------------------------------------------
+
+
+def claim_delivery(conn: Connection, *, source: str, delivery: str, now: int) -> bool:
+    """Whether ``(source, delivery)`` is new (now claimed); False when it came before."""
+    row = conn.execute(
+        "INSERT INTO deliveries (source, delivery, received_at) VALUES (?, ?, ?) "
+        "ON CONFLICT (source, delivery) DO NOTHING RETURNING source",
+        (source, delivery, now),
+    ).fetchone()
+    return row is not None
+
+
+def unread_by_dedup_key(conn: Connection, *, source: str, dedup_key: str) -> list[tuple[str, int]]:
+    """(role, item id) of every unread item ``source`` opened under ``dedup_key`` (what the
+    event's resolution acks)."""
+    rows = conn.execute(
+        "SELECT role, id FROM items WHERE source = ? AND dedup_key = ? AND read_at IS NULL "
+        "ORDER BY id",
+        (source, dedup_key),
+    ).fetchall()
+    return [(str(r[0]), int(r[1])) for r in rows]

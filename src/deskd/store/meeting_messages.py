@@ -6,17 +6,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from deskd.core.meeting_owed import Obligation, Proposal
-from deskd.store.dialect import Sql
+from deskd.store.dialect import Connection, Sql
 from deskd.store.meetings import LIVE_MEETINGS as _LIVE
 from deskd.store.query import marks as _marks
 from deskd.store.records import maybe_record, records_of
-from deskd.store.records.meetings import Confirmation
-
-if TYPE_CHECKING:
-    from deskd.store.dialect import Connection
+from deskd.store.records.inbox import Confirmation
 
 # --- messages ---------------------------------------------------------------------------------
 
@@ -37,33 +33,18 @@ def insert_message(
 ) -> int | None:
     """The new message's id, or None when it duplicates one (``meeting_messages_dedup``) or is a
     second position (``meeting_messages_position``)."""
+    to, resolved = ",".join(recipients), json.dumps(list(resolves))
     row = conn.execute(
         "INSERT INTO meeting_messages (meeting_id, sender, kind, body, body_key, recipients, "
         "reply_to, resolves, spent, sent_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT DO NOTHING RETURNING id",
-        (
-            meeting_id,
-            sender,
-            kind,
-            body,
-            body_key,
-            ",".join(recipients),
-            reply_to,
-            json.dumps(list(resolves)),
-            1 if spent else 0,
-            now,
-        ),
+        (meeting_id, sender, kind, body, body_key, to, reply_to, resolved, int(spent), now),
     ).fetchone()
     return None if row is None else int(row[0])
 
 
 def duplicate_of(
-    conn: Connection,
-    *,
-    meeting_id: int,
-    sender: str,
-    recipients: Sequence[str],
-    body_key: str,
+    conn: Connection, *, meeting_id: int, sender: str, recipients: Sequence[str], body_key: str
 ) -> int | None:
     row = conn.execute(
         "SELECT id FROM meeting_messages WHERE meeting_id = ? AND sender = ? AND recipients = ? "
@@ -191,13 +172,7 @@ def push_due(conn: Connection, meeting_id: int, *, due_at: int) -> int:
 
 
 def insert_proposal(
-    conn: Connection,
-    *,
-    meeting_id: int,
-    proposer: str,
-    resolution: str,
-    generation: int,
-    now: int,
+    conn: Connection, *, meeting_id: int, proposer: str, resolution: str, generation: int, now: int
 ) -> int | None:
     """A new open proposal, or None when one is already open (``meeting_proposals_open``)."""
     row = conn.execute(
@@ -234,45 +209,30 @@ def confirmations(conn: Connection, proposal_ids: Sequence[int]) -> list[Confirm
 
 
 def insert_vote(
-    conn: Connection,
-    *,
-    proposal_id: int,
-    role: str,
-    vote: str,
-    reason: str | None,
-    now: int,
-) -> bool:
-    cur = conn.execute(
+    conn: Connection, *, proposal_id: int, role: str, vote: str, reason: str | None, now: int
+) -> int:
+    return conn.execute(
         "INSERT INTO meeting_votes (proposal_id, role, vote, reason, at) VALUES (?, ?, ?, ?, ?) "
         "ON CONFLICT DO NOTHING",
         (proposal_id, role, vote, reason, now),
-    )
-    return cur.rowcount == 1
+    ).rowcount
 
 
-def finish_proposal(conn: Connection, proposal_id: int, *, status: str, now: int) -> bool:
-    cur = conn.execute(
+def finish_proposal(conn: Connection, proposal_id: int, *, status: str, now: int) -> int:
+    return conn.execute(
         "UPDATE meeting_proposals SET status = ?, closed_at = ? WHERE id = ? AND status = 'open'",
         (status, now, proposal_id),
-    )
-    return cur.rowcount == 1
+    ).rowcount
 
 
 def reject_proposal(
-    conn: Connection,
-    proposal_id: int,
-    *,
-    by: str,
-    reason: str,
-    generation: int,
-    now: int,
-) -> bool:
-    cur = conn.execute(
+    conn: Connection, proposal_id: int, *, by: str, reason: str, generation: int, now: int
+) -> int:
+    return conn.execute(
         "UPDATE meeting_proposals SET status = 'rejected', closed_at = ?, rejected_by = ?, "
         "reject_reason = ?, reject_gen = ? WHERE id = ? AND status = 'open'",
         (now, by, reason, generation, proposal_id),
-    )
-    return cur.rowcount == 1
+    ).rowcount
 
 
 def set_reject_item(conn: Connection, proposal_id: int, item_id: int) -> None:

@@ -8,17 +8,12 @@ partial index ``meetings_live`` so their cost follows open meetings, not history
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from deskd.core.meetings import Attendee, Meeting
-from deskd.store.dialect import Sql
+from deskd.store.dialect import Connection, Sql
 from deskd.store.query import marks, select_where
 from deskd.store.records import maybe_record, records_of
-from deskd.store.records.inbox import Item, MeetingItem
-from deskd.store.records.meetings import MeetingEvent
-
-if TYPE_CHECKING:
-    from deskd.store.dialect import Connection
+from deskd.store.records.inbox import Item, MeetingEvent, MeetingItem
 
 LIVE_MEETINGS = "SELECT id FROM meetings WHERE state != 'closed'"
 
@@ -122,55 +117,44 @@ def spend(conn: Connection, meeting_id: int) -> int:
 def next_generation(conn: Connection, meeting_id: int) -> int:
     """Hand out the meeting's next wake generation (a re-armed request, lesson 14)."""
     row = conn.execute(
-        "UPDATE meetings SET wake_gen = wake_gen + 1 WHERE id = ? RETURNING wake_gen",
-        (meeting_id,),
+        "UPDATE meetings SET wake_gen = wake_gen + 1 WHERE id = ? RETURNING wake_gen", (meeting_id,)
     ).fetchone()
     return int(row[0])
 
 
 def pause(
-    conn: Connection,
-    meeting_id: int,
-    *,
-    kind: str,
-    reason: str,
-    by: str | None,
-    now: int,
-) -> bool:
-    cur = conn.execute(
+    conn: Connection, meeting_id: int, *, kind: str, reason: str, by: str | None, now: int
+) -> int:
+    return conn.execute(
         "UPDATE meetings SET paused_kind = ?, pause_reason = ?, paused_by = ?, paused_at = ? "
         "WHERE id = ? AND paused_kind IS NULL AND closed_at IS NULL",
         (kind, reason, by, now, meeting_id),
-    )
-    return cur.rowcount == 1
+    ).rowcount
 
 
-def unpause(conn: Connection, meeting_id: int, *, now: int) -> bool:
-    cur = conn.execute(
+def unpause(conn: Connection, meeting_id: int, *, now: int) -> int:
+    return conn.execute(
         "UPDATE meetings SET paused_kind = NULL, pause_reason = NULL, paused_by = NULL, "
         "paused_at = NULL, last_activity_at = ? "
         "WHERE id = ? AND paused_kind IN ('idle', 'manual') AND closed_at IS NULL",
         (now, meeting_id),
-    )
-    return cur.rowcount == 1
+    ).rowcount
 
 
-def close(conn: Connection, meeting_id: int, *, resolution: str, now: int) -> bool:
-    cur = conn.execute(
+def close(conn: Connection, meeting_id: int, *, resolution: str, now: int) -> int:
+    return conn.execute(
         "UPDATE meetings SET state = 'closed', closed_at = ?, resolution = ? "
         "WHERE id = ? AND closed_at IS NULL",
         (now, resolution, meeting_id),
-    )
-    return cur.rowcount == 1
+    ).rowcount
 
 
-def mark_escalated(conn: Connection, meeting_id: int, *, generation: int, now: int) -> bool:
-    cur = conn.execute(
+def mark_escalated(conn: Connection, meeting_id: int, *, generation: int, now: int) -> int:
+    return conn.execute(
         "UPDATE meetings SET escalated_at = ?, wake_gen = ? "
         "WHERE id = ? AND escalated_at IS NULL AND closed_at IS NULL",
         (now, generation, meeting_id),
-    )
-    return cur.rowcount == 1
+    ).rowcount
 
 
 # --- attendees --------------------------------------------------------------------------------
@@ -188,14 +172,7 @@ def insert_attendee(
     conn.execute(
         "INSERT INTO meeting_attendees (meeting_id, role, status, invited_at, invite_item_id, "
         "checked_in_at) VALUES (?, ?, ?, ?, ?, ?)",
-        (
-            meeting_id,
-            role,
-            status,
-            now,
-            invite_item_id,
-            now if status == "present" else None,
-        ),
+        (meeting_id, role, status, now, invite_item_id, now if status == "present" else None),
     )
 
 
@@ -215,13 +192,12 @@ def live_attendees(conn: Connection) -> list[Attendee]:
     return records_of(Attendee, rows)
 
 
-def check_in(conn: Connection, meeting_id: int, role: str, *, now: int) -> bool:
-    cur = conn.execute(
+def check_in(conn: Connection, meeting_id: int, role: str, *, now: int) -> int:
+    return conn.execute(
         "UPDATE meeting_attendees SET status = 'present', checked_in_at = ? "
         "WHERE meeting_id = ? AND role = ? AND status = 'invited'",
         (now, meeting_id, role),
-    )
-    return cur.rowcount == 1
+    ).rowcount
 
 
 def rearm_invitations(
@@ -236,13 +212,12 @@ def rearm_invitations(
     ).rowcount
 
 
-def leave(conn: Connection, meeting_id: int, role: str, *, reason: str, now: int) -> bool:
-    cur = conn.execute(
+def leave(conn: Connection, meeting_id: int, role: str, *, reason: str, now: int) -> int:
+    return conn.execute(
         "UPDATE meeting_attendees SET status = 'left', left_at = ?, left_reason = ? "
         "WHERE meeting_id = ? AND role = ? AND status != 'left'",
         (now, reason, meeting_id, role),
-    )
-    return cur.rowcount == 1
+    ).rowcount
 
 
 _EVENTS_READ = Sql(
@@ -261,13 +236,7 @@ def set_events_read(conn: Connection, meeting_id: int, role: str, event_id: int)
 
 
 def add_meeting_event(
-    conn: Connection,
-    *,
-    meeting_id: int,
-    at: int,
-    kind: str,
-    role: str | None,
-    text: str,
+    conn: Connection, *, meeting_id: int, at: int, kind: str, role: str | None, text: str
 ) -> int:
     cur = conn.execute(
         "INSERT INTO meeting_events (meeting_id, at, kind, role, text) VALUES (?, ?, ?, ?, ?) RETURNING id",

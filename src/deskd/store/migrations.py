@@ -7,7 +7,9 @@ new one; no comments inside its statements.
 One registry serves both backends. A column's type is a slot (``$ID``, ``$INT``, ``$REAL``,
 ``$TEXT``) that ``TYPES`` fills per dialect; everything else in a migration is SQL both
 accept. The SQLite text of every released migration is what it always was
-(tests/store/test_store_migrations.py keeps its digest).
+(tests/store/test_store_migrations.py keeps its digest). PostgreSQL keeps the version in
+``deskd_schema(version)``, one row, and runs the migrations under an advisory lock
+(``MIGRATE_LOCK``), so hosts opening a fresh database at once run each exactly once.
 """
 
 from __future__ import annotations
@@ -200,6 +202,10 @@ CREATE INDEX pauses_live ON pauses(id, role) WHERE ended_at IS NULL;
 from deskd.store import schema  # noqa: E402
 from deskd.store.dialect import Connection  # noqa: E402
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
+if TYPE_CHECKING:
+    from typing import Any
+
 # Each migration keeps its place for ever: a released database records only its version
 # number, so dropping or emptying an entry would silently renumber the ones after it.
 # tests/store asserts every entry creates something.
@@ -228,6 +234,8 @@ MIGRATIONS: tuple[str, ...] = (
 """Index i holds the migration that takes the schema from version i to version i + 1."""
 
 LATEST = len(MIGRATIONS)
+MIGRATE_LOCK = 2
+"""Advisory-lock number (in deskd's lock class) that serializes migrations on PostgreSQL."""
 
 TYPES: dict[str, dict[str, str]] = {
     "sqlite": {
@@ -257,12 +265,20 @@ class SchemaTooNew(Exception):
         )
 
 
-def schema_version(conn: Connection) -> int:
-    if conn.dialect == "postgresql":
-        from deskd.store import pg_schema
+def schema_version(conn: Any) -> int:
+    """``PRAGMA user_version`` on SQLite; on PostgreSQL the one row of ``deskd_schema``, 0 for
+    a database deskd never touched.
 
-        return pg_schema.schema_version(conn)
-    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+    On PostgreSQL one round trip when the table is there (every open but a desk's first): the
+    statement is tried and a missing table answers 0. Inside a transaction an error would
+    abort it, so there the catalog is asked first.
+    """
+    if conn.dialect == "sqlite":
+        return int(conn.execute("PRAGMA user_version").fetchone()[0])
+    found = "SELECT to_regclass('deskd_schema') IS NOT NULL"
+    if conn.in_transaction and not conn.raw_execute(found).fetchone()[0]:
+        return 0
+    return int(conn.stored_version())
 
 
 def ensure_current(conn: Connection, *, target: int = LATEST, found: int | None = None) -> int:
@@ -283,10 +299,15 @@ def ensure_current(conn: Connection, *, target: int = LATEST, found: int | None 
     try:
         if sqlite:
             conn.begin(write=True)
-        else:
-            from deskd.store import pg_schema
-
-            pg_schema.begin(conn)
+        else:  # under the migration lock, with a version row
+            pg: Any = conn
+            pg.raw_execute("BEGIN")
+            pg.raw_execute(f"SELECT pg_advisory_xact_lock({pg.lock_class}, {MIGRATE_LOCK})")
+            pg.raw_execute("CREATE TABLE IF NOT EXISTS deskd_schema (version BIGINT NOT NULL)")
+            pg.raw_execute(
+                "INSERT INTO deskd_schema (version) "
+                "SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM deskd_schema)"
+            )
         version = schema_version(conn)  # again, under the lock: a racing opener may have run
         while version < target:
             # executescript() would COMMIT first; run the statements one by one instead.

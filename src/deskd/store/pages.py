@@ -3,14 +3,10 @@ the missed-tick alarm's ledger (``tick_alarms``), kept the same way."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from deskd.store.dialect import Connection
 from deskd.store.query import select_where
 from deskd.store.records import records_of
 from deskd.store.records.wakes import Page, TickAlarm
-
-if TYPE_CHECKING:
-    from deskd.store.dialect import Connection
 
 
 def insert_page(
@@ -139,8 +135,7 @@ def unsettled_pages(conn: Connection) -> list[Page]:
 
 def mark_settled(conn: Connection, page_id: int, *, settled_id: int) -> None:
     conn.execute(
-        "UPDATE pages SET settled_id = ? WHERE id = ? AND settled_id IS NULL",
-        (settled_id, page_id),
+        "UPDATE pages SET settled_id = ? WHERE id = ? AND settled_id IS NULL", (settled_id, page_id)
     )
 
 
@@ -153,14 +148,13 @@ def release_held_pages(conn: Connection, role: str, *, now: int) -> int:
     ).rowcount
 
 
-def use_page_link(conn: Connection, signature: str, *, page_id: int, action: str, now: int) -> bool:
-    """Record a page link as used; False when it was used before (a replay)."""
-    cur = conn.execute(
+def use_page_link(conn: Connection, signature: str, *, page_id: int, action: str, now: int) -> int:
+    """Record a page link as used; 0 when it was used before (a replay)."""
+    return conn.execute(
         "INSERT INTO page_links_used (signature, page_id, action, used_at) VALUES (?, ?, ?, ?) "
         "ON CONFLICT(signature) DO NOTHING",
         (signature, page_id, action, now),
-    )
-    return cur.rowcount == 1
+    ).rowcount
 
 
 def get_page(conn: Connection, page_id: int) -> Page | None:
@@ -188,23 +182,13 @@ def insert_alarm(
     now: int,
 ) -> int | None:
     """The row's id; None when this host's silence already has its ``kind`` row."""
-    cur = conn.execute(
+    status, next_try = ("queued", now) if due else ("resolved", None)
+    row = conn.execute(
         "INSERT INTO tick_alarms (host, kind, last_tick_at, title, body, status, created_at, "
         "next_try_at, results) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT (host, kind, last_tick_at) DO NOTHING RETURNING id",
-        (
-            host,
-            kind,
-            last_tick_at,
-            title,
-            body,
-            "queued" if due else "resolved",
-            now,
-            now if due else None,
-            results,
-        ),
-    )
-    row = cur.fetchone()
+        (host, kind, last_tick_at, title, body, status, now, next_try, results),
+    ).fetchone()
     return None if row is None else int(row[0])
 
 
@@ -238,14 +222,13 @@ def due_alarms(conn: Connection, *, now: int, limit: int) -> list[TickAlarm]:
     return records_of(TickAlarm, rows)
 
 
-def claim_alarm(conn: Connection, alarm_id: int, *, tries: int, lease_until: int) -> bool:
+def claim_alarm(conn: Connection, alarm_id: int, *, tries: int, lease_until: int) -> int:
     """Take a row for one send (compare-and-set on ``tries``); the lease moves its next try."""
-    cur = conn.execute(
+    return conn.execute(
         "UPDATE tick_alarms SET tries = tries + 1, next_try_at = ? "
         "WHERE id = ? AND tries = ? AND next_try_at IS NOT NULL",
         (lease_until, alarm_id, tries),
-    )
-    return cur.rowcount == 1
+    ).rowcount
 
 
 def finish_alarm(

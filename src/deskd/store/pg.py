@@ -147,7 +147,7 @@ class PgConnection:
 
     def stored_version(self) -> int:
         """``deskd_schema``'s version, 0 when there is no such table (outside a transaction:
-        the failed read would abort one). See ``pg_schema.schema_version``."""
+        the failed read would abort one). See ``migrations.schema_version``."""
         try:
             row = self.raw.execute("SELECT version FROM deskd_schema").fetchone()
         except pg_errors.UndefinedTable:

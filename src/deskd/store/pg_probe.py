@@ -31,7 +31,7 @@ def probe(url: str, *, busy_ms: int = 2000) -> Probe:
     """Connect twice: the server's version, the schema version, a lease round trip (taken
     here, seen held and refused there, released, seen free) on a lock no tick uses, and
     whether a pooler sits in between."""
-    from deskd.store.pg_schema import schema_version
+    from deskd.store.migrations import schema_version
 
     first, second = open_pg(url, busy_ms=busy_ms), open_pg(url, busy_ms=busy_ms)
     try:
@@ -55,18 +55,17 @@ def probe(url: str, *, busy_ms: int = 2000) -> Probe:
 def _lease_round_trip(first: PgConnection, second: PgConnection) -> str | None:
     from deskd.store import locks
 
-    a, b = first, second
     owner, token = "deskd-doctor", 1
-    if not locks.take(a, PROBE_LOCK, owner=owner, token=token, ttl_ms=10_000):
+    if not locks.take(first, PROBE_LOCK, owner=owner, token=token, ttl_ms=10_000):
         return "another process holds the probe lease (a doctor running elsewhere?)"
     try:
-        seen = locks.holder(b, PROBE_LOCK)
-        refused = not locks.take(b, PROBE_LOCK, owner="other", token=2, ttl_ms=10_000)
+        seen = locks.holder(second, PROBE_LOCK)
+        refused = not locks.take(second, PROBE_LOCK, owner="other", token=2, ttl_ms=10_000)
     finally:
-        locks.release(a, PROBE_LOCK, token=token)
+        locks.release(first, PROBE_LOCK, token=token)
     if seen is None or seen.token != token or not refused:
         return "a lease taken on one connection was not seen and refused on another"
-    if locks.holder(b, PROBE_LOCK) is not None:
+    if locks.holder(second, PROBE_LOCK) is not None:
         return "a released lease still shows as held"
     return None
 

@@ -14,6 +14,9 @@ if TYPE_CHECKING:
 
     from deskd.store.dialect import Connection, Cursor
 
+OPEN_SQL = "('pending', 'in_progress', 'blocked')"
+"""The statuses of an open task, for ``status IN …`` (the partial index ``tasks_open``)."""
+
 
 def marks(values: Sized) -> str:
     """``?, ?, ?``: one placeholder per value, for ``IN (…)``."""

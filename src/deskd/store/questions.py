@@ -72,16 +72,13 @@ def expired_questions(conn: Connection, *, now: int) -> list[Question]:
 
 def answer_question(
     conn: Connection, question_id: int, *, answer: str, by: str, item_id: int, now: int
-) -> bool:
-    """Record the answer once; False when the question was answered (or expired) already."""
-    return (
-        conn.execute(
-            "UPDATE questions SET answer = ?, answered_by = ?, answered_at = ?, "
-            "answer_item_id = ? WHERE id = ? AND answered_at IS NULL",
-            (answer, by, now, item_id, question_id),
-        ).rowcount
-        == 1
-    )
+) -> int:
+    """Record the answer once; 0 when the question was answered (or expired) already."""
+    return conn.execute(
+        "UPDATE questions SET answer = ?, answered_by = ?, answered_at = ?, "
+        "answer_item_id = ? WHERE id = ? AND answered_at IS NULL",
+        (answer, by, now, item_id, question_id),
+    ).rowcount
 
 
 # --- help requests: the items agents created with deskd page --from R -----------------------------

@@ -377,7 +377,7 @@ CREATE INDEX tick_alarms_due ON tick_alarms(next_try_at) WHERE next_try_at IS NO
 # One open silence per role, enforced by the store.
 #
 # Racing ``deskd silence add`` calls once left a role with dozens of silences in force. A new
-# silence now replaces the role's open one (``store.silences.close_open``), and the unique
+# silence now replaces the role's open one (``store.pauses.close_open``), and the unique
 # partial index ``silences_one_open`` makes a second open row per role impossible, on SQLite
 # and PostgreSQL alike. Before it is built, every role's open rows but the one that holds
 # longest (the one ``silence_hold`` already obeyed) are closed at their own ``until_at``: what

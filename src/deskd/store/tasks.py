@@ -9,17 +9,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from deskd.core.tasks import Task
-from deskd.store.query import marks, select_where
+from deskd.store.dialect import Connection, Row
+from deskd.store.query import OPEN_SQL, marks, select_where
 from deskd.store.records import maybe_record, records_of
 from deskd.store.records.work import IdleWake, TaskCheck, TaskNote
-
-if TYPE_CHECKING:
-    from deskd.store.dialect import Connection, Row
-
-OPEN_SQL = "('pending', 'in_progress', 'blocked')"
 
 
 def insert_task(
@@ -68,13 +64,7 @@ def update_task(
 
 
 def add_task_note(
-    conn: Connection,
-    *,
-    task_id: int,
-    at: int,
-    by: str,
-    change: Mapping[str, Any],
-    note: str,
+    conn: Connection, *, task_id: int, at: int, by: str, change: Mapping[str, Any], note: str
 ) -> int:
     cur = conn.execute(
         "INSERT INTO task_notes (task_id, at, by, change, note) VALUES (?, ?, ?, ?, ?) RETURNING id",

@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 from deskd.core.govern import HELD
 from deskd.core.records import BudgetUse
 from deskd.core.timeparse import from_ms, iso_utc, to_ms
-from deskd.store.usage import usage_since
+from deskd.store.metrics import usage_since
 
 if TYPE_CHECKING:
     from deskd.config.desk import BudgetSection, Desk

@@ -25,7 +25,7 @@ from deskd.service.desk.context import DeskContext
 from deskd.service.engine.wake import ACK_TIMEOUT_S, act_on_page
 from deskd.service.paging.links import link_key, reply_tag
 from deskd.store.attempts import attempts_for_key
-from deskd.store.deliveries import claim_delivery
+from deskd.store.items import claim_delivery
 from deskd.store.pages import get_page
 
 SOURCE = "reply-mail"

@@ -22,11 +22,11 @@ from deskd.store import attempts as attempt_rows
 from deskd.store import items as item_rows
 from deskd.store.db import read_transaction
 from deskd.store.handoffs import live_sessions_started_before, rollover_tries
+from deskd.store.metrics import in_flight_by_host
 from deskd.store.pages import notice_keys_since, open_page_keys
 from deskd.store.pauses import live_pauses
 from deskd.store.questions import open_help_requests
 from deskd.store.sessions import LIVE_STATES, current_sessions
-from deskd.store.usage import in_flight_by_host
 
 if TYPE_CHECKING:
     from deskd.service.engine.hook_fire import Fired

@@ -20,7 +20,7 @@ from deskd.service.desk import inbox
 from deskd.service.desk.context import DeskContext
 from deskd.service.ops.console import bearer_matches
 from deskd.service.paging.channels import var_values
-from deskd.store.deliveries import claim_delivery, unread_by_dedup_key
+from deskd.store.items import claim_delivery, unread_by_dedup_key
 
 MAX_EVENT_BYTES = 1024 * 1024
 """The largest body accepted (GitHub's issue and pull request payloads are tens of KB)."""

@@ -28,7 +28,7 @@ from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
 from deskd.store import items as item_rows
 from deskd.store import metrics as agg
 from deskd.store.hosts import list_hosts
-from deskd.store.usage import usage_by_role
+from deskd.store.metrics import usage_by_role
 
 if TYPE_CHECKING:
     from deskd.service.desk.context import DeskContext

@@ -215,8 +215,8 @@ def _create_database(path: Path, *, marker: Path) -> bool:
 def _create_tables(url: str, *, shown: str) -> bool:
     """Migrate the PostgreSQL database at ``url``; whether it held no deskd tables before."""
     from deskd.store.db import connect
+    from deskd.store.migrations import schema_version
     from deskd.store.pg import open_pg
-    from deskd.store.pg_schema import schema_version
 
     try:
         probe = open_pg(url, busy_ms=5000)

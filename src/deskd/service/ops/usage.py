@@ -10,7 +10,7 @@ from typing import Any
 from deskd.core.timeparse import from_ms, iso_utc, local_day_start, parse_duration, parse_instant
 from deskd.errors import InvalidValue
 from deskd.service.desk.context import DeskContext
-from deskd.store import usage as usage_rows
+from deskd.store import metrics as usage_rows
 
 BY = ("role", "day", "model")
 DEFAULT_DAYS = 7

@@ -11,15 +11,15 @@ from deskd.core.timeparse import from_ms, iso_utc, local_text, parse_duration, t
 from deskd.errors import InvalidValue, PeopleOnly, SilenceOver, UnknownSilence
 from deskd.service.desk.context import DeskContext
 from deskd.store.pages import release_held_pages
-from deskd.store.records import JSON, shown
-from deskd.store.silences import (
+from deskd.store.pauses import (
     close_open,
     end_silence,
     get_silence,
     insert_silence,
     list_silences,
 )
-from deskd.store.silences import live_silences as live_silence_rows
+from deskd.store.pauses import live_silences as live_silence_rows
+from deskd.store.records import JSON, shown
 
 if TYPE_CHECKING:
     from deskd.store.dialect import Connection

@@ -106,7 +106,7 @@ def _settle(conn: Connection, row: Attempt, *, output_tail: str, landed: bool, n
     if session is None or session.state not in LIVE_STATES:
         return
     started = int(row.launched_at or row.planned_at or row.attempted_at)
-    handoff = handoff_rows.latest_handoff(conn, row.role)
+    handoff = handoff_rows.latest_handoffs(conn, [row.role]).get(row.role)
     handed_off = handoff is not None and handoff.created_at >= started
     done = sentinel_seen(output_tail)
     if done and handed_off:

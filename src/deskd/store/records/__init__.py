@@ -1,8 +1,8 @@
 """The records store functions return instead of ``sqlite3.Row``, and how rows fill them.
 
 A record is a ``typing.NamedTuple`` naming the columns its readers use, each typed: the
-records only services read are here, grouped by table (``roles``, ``inbox``, ``work``,
-``wakes``, ``meetings``); a stored thing the planner's rules read has its one record in
+records only services read are here, grouped by table (``roles``, ``inbox`` with the
+meetings', ``work``, ``wakes``); a stored thing the planner's rules read has its one record in
 ``core/`` (docs/architecture.md, "Each stored thing is declared twice"). ``record_of`` fills
 one from a row by field name, so a column added by a later migration changes nothing until a
 record asks for it, and a field the query did not select falls back to the field's default

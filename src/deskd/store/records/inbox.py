@@ -1,4 +1,6 @@
-"""Inbox items, as each reader selects them (store/items.py, help.py, routing.py)."""
+"""Inbox items, as each reader selects them (store/items.py, help.py, routing.py); meeting
+timelines and votes (store/meetings.py, meeting_messages.py). Meetings, attendees, replies owed
+and proposals are the rules' records (core/meetings.py, core/meeting_owed.py)."""
 
 from __future__ import annotations
 
@@ -47,3 +49,21 @@ class Routed(NamedTuple):
     title: str
     capability: str
     routed_why: str | None
+
+
+class MeetingEvent(NamedTuple):
+    """A line of a meeting's timeline."""
+
+    id: int
+    meeting_id: int
+    at: int
+    kind: str
+    role: str | None
+    text: str
+
+
+class Confirmation(NamedTuple):
+    """A role's confirm vote on a proposal."""
+
+    proposal_id: int
+    role: str

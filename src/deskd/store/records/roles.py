@@ -1,5 +1,5 @@
 """Roles and what serves them: the roles table, sessions, pauses, silences, handoffs
-(store/roles.py, sessions.py, pauses.py, silences.py, handoffs.py)."""
+(store/roles.py, sessions.py, pauses.py, handoffs.py)."""
 
 from __future__ import annotations
 
