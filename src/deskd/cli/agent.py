@@ -121,16 +121,12 @@ def logs(role: str, attempt_id: int | None, follow: bool) -> None:
         running = pid_path(ctx.settings.run_path, number)
     with path.open("r", encoding="utf-8", errors="replace") as log:
         while True:
-            chunk = log.read()
-            if chunk:
-                sys.stdout.write(chunk)
-                sys.stdout.flush()
-            if not follow or not running.exists():
-                # The executor removes the pid file after the process ends and the
-                # transcript is complete: one more read takes what came meanwhile.
-                rest = log.read()
-                if rest:
-                    sys.stdout.write(rest)
+            # The executor removes the pid file after the process ends and the transcript
+            # is complete: a read after it is gone takes all the process wrote.
+            ended = not follow or not running.exists()
+            sys.stdout.write(log.read())
+            sys.stdout.flush()
+            if ended:
                 return
             time.sleep(POLL_S)
 

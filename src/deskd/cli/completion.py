@@ -67,13 +67,6 @@ BY_COMMAND: dict[tuple[str, ...], dict[str, Source]] = {
 }
 
 
-def source_for(path: tuple[str, ...], param: click.Parameter) -> Source | None:
-    """Where ``param`` of the command at ``path`` takes its values from, or None."""
-    by_command = BY_COMMAND.get(path, {})
-    name = param.name or ""
-    return by_command.get(name) or BY_NAME.get(name)
-
-
 def desk_values(source: Source, _ctx: click.Context, incomplete: str) -> list[CompletionItem]:
     """The desk's values from ``source`` that start with ``incomplete``; none when the desk
     cannot be read: a completion never prints an error into the user's prompt."""
@@ -105,21 +98,13 @@ def attach(
                 attach(sub, (*path, name), ctx)
         return
     for param in command.params:
-        source = source_for(path, param)
+        name = param.name or ""
+        source = BY_COMMAND.get(path, {}).get(name) or BY_NAME.get(name)
         if source is None or isinstance(param.type, click.Choice):
             continue
         # The instance's shell_complete shadows the class's: what click calls for this
         # parameter's values, as a shell_complete= declaration would.
         param.shell_complete = functools.partial(desk_values, source)  # type: ignore[method-assign]
-
-
-def script(group: click.Command, shell: str) -> str:
-    """The completion script for ``shell``, the one click's ``_DESKD_COMPLETE=<shell>_source``
-    prints."""
-    cls = get_completion_class(shell)
-    if cls is None:  # click.Choice already refused anything else
-        raise click.BadParameter(f"{shell!r} is not one of {', '.join(SHELLS)}")
-    return cls(group, {}, "deskd", COMPLETE_VAR).source()
 
 
 @click.command("completion", cls=Command, json=False)
@@ -135,5 +120,8 @@ def completion(shell: str) -> None:
     capabilities, inbox sources, open meeting, task, wake hook and silence ids, channel
     names and time zones (read from the desk in DESKD_HOME when you press TAB).
     """
+    cls = get_completion_class(shell)  # what click's _DESKD_COMPLETE=<shell>_source prints
+    if cls is None:  # click.Choice already refused anything else
+        raise click.BadParameter(f"{shell!r} is not one of {', '.join(SHELLS)}")
     root = click.get_current_context().find_root().command  # deskd's group: no import of it
-    click.echo(script(root, shell), nl=False)
+    click.echo(cls(root, {}, "deskd", COMPLETE_VAR).source(), nl=False)

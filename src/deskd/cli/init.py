@@ -95,6 +95,8 @@ def init(yes: bool, force: bool, new_db: bool, as_json: bool, **flags: Any) -> N
     A desk that had a database and lost it (deleted, or 0 bytes) is refused by every
     command (exit 3) rather than silently recreated empty; --new-db is the way to start over.
     """
+    from dataclasses import asdict
+
     from deskd.adapters.clock import now_ms
     from deskd.config.settings_model import validate_settings
     from deskd.errors import OptionsConflict
@@ -120,14 +122,7 @@ def init(yes: bool, force: bool, new_db: bool, as_json: bool, **flags: Any) -> N
     done = init_desk(
         settings, force=force, new_db=new_db, now=now_ms(settings.now), answers=answers
     )
-    data: dict[str, Any] = {
-        "home": str(done.home),
-        "desk": str(done.desk),
-        "db": str(done.db),
-        "written": [str(p) for p in done.written],
-        "db_created": done.db_created,
-        "backups": [str(p) for p in done.backups],
-    }
+    data: dict[str, Any] = asdict(done)  # its paths are printed as text (emit's default=str)
     if tested is not None:
         data["channel_test"] = tested
 
@@ -191,8 +186,9 @@ def _test_or_refuse(settings: Settings, answers: DeskAnswers) -> ChannelTest | N
     return result
 
 
-def _checked(check: Callable[[str], Any]) -> Callable[[str], Any]:
-    """A prompt's ``value_proc``: a refused answer is asked again with its reason."""
+def _prompt(text: str, check: Callable[[str], Any], **kw: Any) -> Any:
+    """``click.prompt`` whose answer ``check`` reads: a refused one is asked again with its
+    reason."""
     from deskd.errors import DeskdError
 
     def proc(value: str) -> Any:
@@ -201,7 +197,7 @@ def _checked(check: Callable[[str], Any]) -> Callable[[str], Any]:
         except DeskdError as exc:
             raise click.UsageError(exc.message) from None
 
-    return proc
+    return click.prompt(text, value_proc=proc, **kw)
 
 
 def _ask(settings: Settings) -> tuple[DeskAnswers, ChannelTest | None]:
@@ -213,14 +209,8 @@ def _ask(settings: Settings) -> tuple[DeskAnswers, ChannelTest | None]:
         f"A new desk in {home}. Enter takes the [default]; Ctrl-C stops (nothing is written "
         "until the last answer)."
     )
-    name = click.prompt(
-        "Desk name", default=ia.desk_name(home), value_proc=_checked(ia.check_desk_name)
-    )
-    zone = click.prompt(
-        "Time zone (IANA name)",
-        default=ia.system_timezone(),
-        value_proc=_checked(ia.check_timezone),
-    )
+    name = _prompt("Desk name", ia.check_desk_name, default=ia.desk_name(home))
+    zone = _prompt("Time zone (IANA name)", ia.check_timezone, default=ia.system_timezone())
     found = ia.agents_on_path(os.environ.get("PATH", os.defpath))
     if found:
         click.echo(f"Agent CLIs on PATH: {', '.join(found)}")
@@ -250,24 +240,20 @@ def _ask_role(
 
     taken = [r.name for r in roles]
     number = len(roles) + 1
-    name = click.prompt(
+    name = _prompt(
         f"Role {number} name",
+        lambda v: ia.check_role_name(v, taken),
         default=None if roles else "researcher",
-        value_proc=_checked(lambda v: ia.check_role_name(v, taken)),
     )
-    title = click.prompt(
-        "  title", default=ia.default_title(name), value_proc=_checked(ia.check_title)
-    )
-    workdir = click.prompt(
+    title = _prompt("  title", ia.check_title, default=ia.default_title(name))
+    workdir = _prompt(
         "  workdir, the folder its agent works in (empty: the desk folder)",
+        lambda v: ia.check_workdir(v, home),
         default="",
         show_default=False,
-        value_proc=_checked(lambda v: ia.check_workdir(v, home)),
     )
-    choice = click.prompt(
-        f"  agent CLI ({', '.join(kinds)})",
-        default=agent,
-        value_proc=_checked(lambda v: ia.check_agent(v, kinds)),
+    choice = _prompt(
+        f"  agent CLI ({', '.join(kinds)})", lambda v: ia.check_agent(v, kinds), default=agent
     )
     role = ia.RoleAnswer(name=name, title=title, workdir=workdir, agent=choice)
     return role, choice
@@ -280,11 +266,11 @@ def _ask_channel(
     from deskd.service.ops import init_answers as ia
 
     while True:
-        url = click.prompt(
+        url = _prompt(
             "Channel URL to page a person (an apprise URL like discord://ID/TOKEN; empty: none)",
+            ia.check_channel,
             default="",
             show_default=False,
-            value_proc=_checked(ia.check_channel),
         )
         if url is None:
             return answers._replace(channel=None), None

@@ -57,16 +57,13 @@ def _act(
     """Run one attendee's action on the meeting and say what it now waits on."""
     with desk_context() as ctx:
         data = do(ctx, parse_meeting_id(meeting_id), acting(ctx, "--role", role), *args)
-    emit(data, as_json, _waiting(data))
 
-
-def _waiting(data: Mapping[str, Any]) -> Callable[[], None]:
     def human() -> None:
         click.echo(f"meeting {data['meeting_id']}: {data['state']}")
         for w in data.get("waiting_on", []):
             click.echo(f"  waiting on {w['role']}: {w['why']}")
 
-    return human
+    emit(data, as_json, human)
 
 
 @meeting.command("call")

@@ -82,17 +82,23 @@ def table(rows: Sequence[Sequence[Any]], headers: Sequence[str], *, empty: str =
 
 
 def cells(
-    rows: Sequence[Mapping[str, Any]], keys: str, *, missing: str = ""
+    rows: Sequence[Mapping[str, Any]],
+    keys: str,
+    *,
+    missing: str = "",
+    **computed: Callable[[Mapping[str, Any]], Any],
 ) -> list[tuple[Any, ...]]:
     """A ``table``'s rows from JSON rows: each row's values under ``keys`` (names separated
-    by spaces), in order; a list joined by commas, ``missing`` for None or an empty list."""
+    by spaces), in order, or a ``computed`` key's function of the row; a list joined by
+    commas, ``missing`` for None or an empty list."""
 
-    def cell(value: Any) -> Any:
+    def cell(row: Mapping[str, Any], key: str) -> Any:
+        value = computed[key](row) if key in computed else row[key]
         if value is None or value == []:
             return missing
         return ",".join(map(str, value)) if isinstance(value, list) else value
 
-    return [tuple(cell(row[key]) for key in keys.split()) for row in rows]
+    return [tuple(cell(row, key) for key in keys.split()) for row in rows]
 
 
 def emit_table(

@@ -73,10 +73,7 @@ def pages(open_only: bool, limit: int, as_json: bool) -> None:
     emit_table(
         rows,
         as_json,
-        [
-            (r["id"], r["role"], r["kind"], r["status"], _where(r), r["created_at"], r["title"])
-            for r in rows
-        ],
+        cells(rows, "id role kind status where created_at title", where=_where),
         ["id", "role", "kind", "status", "channels / why", "created", "title"],
         empty="no pages",
     )
@@ -138,10 +135,11 @@ def list_(all_rows: bool, limit: int, as_json: bool) -> None:
     emit_table(
         rows,
         as_json,
-        [
-            (r["id"], r["role"], r["until_local"], "live" if r["live"] else "over", r["reason"])
-            for r in rows
-        ],
+        cells(
+            rows,
+            "id role until_local state reason",
+            state=lambda r: "live" if r["live"] else "over",
+        ),
         ["id", "role", "until", "state", "reason"],
         empty="no silences in force" if not all_rows else "no silences",
     )
@@ -181,12 +179,6 @@ def channels(ctx: click.Context, no_check: bool, as_json: bool) -> None:
         rows = channel_views(dctx.settings, dctx.desk, check=not no_check)
 
     def human() -> None:
-        if not rows:
-            click.echo(
-                "no channels: pages wait in the outbox (`deskd pages`); add [[channels]] to "
-                "deskd.toml or set DESKD_NOTIFY_URLS"
-            )
-            return
         lines = []
         for r in rows:
             for u in r["urls"] or [{"url": f"config {r['apprise_config']}", "missing": []}]:
@@ -195,7 +187,11 @@ def channels(ctx: click.Context, no_check: bool, as_json: bool) -> None:
                     check = "not set: " + ", ".join(u["missing"])
                 url = u["url"] or "(not shown to agents)"
                 lines.append((r["name"], url, ",".join(r["roles"]) or "-", check))
-        table(lines, ["channel", "url", "roles", "check"])
+        empty = (
+            "no channels: pages wait in the outbox (`deskd pages`); add [[channels]] to "
+            "deskd.toml or set DESKD_NOTIFY_URLS"
+        )
+        table(lines, ["channel", "url", "roles", "check"], empty=empty)
 
     emit(rows, as_json, human)
 

@@ -116,32 +116,20 @@ def timer_install(user: bool, execute: bool, dry_run: bool, as_json: bool) -> No
     target, units = _units(user=user, execute=execute)
     commands = s.systemctl_commands(user=user)
     if dry_run:
-        data = {
-            "dry_run": True,
-            "files": [
-                {"path": str(u.path), "status": "would write", "text": u.text} for u in units
-            ],
-            "commands": commands,
-        }
+        files = [{"path": str(u.path), "status": "would write", "text": u.text} for u in units]
+    else:
+        written = s.install_units(units, sudo_hint=s.sudo_command(target))
+        files = [{"path": str(w.path), "status": w.status} for w in written]
 
-        def show() -> None:
+    def human() -> None:
+        if dry_run:
             _print_units(units)
             click.echo("# dry run: nothing written. To enable after installing:")
             for command in commands:
                 click.echo(f"#   {command}")
-
-        emit(data, as_json, show)
-        return
-    written = s.install_units(units, sudo_hint=s.sudo_command(target))
-    data = {
-        "dry_run": False,
-        "files": [{"path": str(w.path), "status": w.status} for w in written],
-        "commands": commands,
-    }
-
-    def human() -> None:
-        for w in written:
-            click.echo(f"{w.status}: {w.path}")
+            return
+        for f in files:
+            click.echo(f"{f['status']}: {f['path']}")
         mode = "execute" if execute else "dry run (re-install with --execute when ready)"
         click.echo(f"tick mode: {mode}; each tick logs one line to {target.log_file}")
         click.echo("now enable it:")
@@ -152,7 +140,7 @@ def timer_install(user: bool, execute: bool, dry_run: bool, as_json: bool) -> No
                 "  loginctl enable-linger $USER   # keep user timers running while logged out"
             )
 
-    emit(data, as_json, human)
+    emit({"dry_run": dry_run, "files": files, "commands": commands}, as_json, human)
 
 
 @timer.command("print")

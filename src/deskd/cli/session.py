@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -9,7 +10,7 @@ import click
 
 from deskd.cli.common import Group, Number, on_desk
 from deskd.cli.options import role_option
-from deskd.cli.output import emit, emit_table, table
+from deskd.cli.output import cells, emit, emit_table, table
 from deskd.service.work.sessions import handoff as store_handoff
 from deskd.service.work.sessions import list_sessions
 
@@ -52,17 +53,9 @@ def rollover(execute: bool, as_json: bool) -> None:
         if not out["due"]:
             click.echo("no session is due to wind down")
             return
+        state = functools.partial(_state, dry_run=out["dry_run"])
         table(
-            [
-                (
-                    d["role"],
-                    d["session"],
-                    d["started_local"],
-                    d["tries"],
-                    _state(d, dry_run=out["dry_run"]),
-                )
-                for d in out["due"]
-            ],
+            cells(out["due"], "role session started_local tries state", state=state),
             ["role", "session", "started", "tries", "state" if out["dry_run"] else "outcome"],
         )
         if out["dry_run"]:
@@ -109,22 +102,16 @@ def list_(role: str, limit: int, as_json: bool) -> None:
     emit_table(
         rows,
         as_json,
-        [_row(r) for r in rows],
+        cells(rows, "id state started_local ended wakes cost native_id", ended=_ended, cost=_cost),
         ["id", "state", "started", "ended", "wakes", "cost", "native id"],
         empty=f"{role}: no sessions yet",
     )
 
 
-def _row(r: Mapping[str, Any]) -> tuple[Any, ...]:
-    ended = r["ended_local"] or ""
-    if r["end_reason"]:
-        ended = f"{ended} ({r['end_reason']})"
-    return (
-        r["id"],
-        r["state"],
-        r["started_local"],
-        ended,
-        r["wakes"],
-        f"${r['cost_usd']:.4f}",
-        r["native_id"] or "",
-    )
+def _ended(r: Mapping[str, Any]) -> str:
+    reason = f" ({r['end_reason']})" if r["end_reason"] else ""
+    return f"{r['ended_local'] or ''}{reason}"
+
+
+def _cost(r: Mapping[str, Any]) -> str:
+    return f"${r['cost_usd']:.4f}"

@@ -11,7 +11,7 @@ import click
 
 from deskd.cli.common import Command, Group, acting, desk_context, json_option, on_desk
 from deskd.cli.options import role_option, session_id_option
-from deskd.cli.output import echo, emit, secho, style, table
+from deskd.cli.output import cells, echo, emit, secho, style, table
 from deskd.service.desk.presence import end_status, role_presences, set_status
 from deskd.service.desk.presence import heartbeat as beat
 
@@ -163,23 +163,23 @@ def _clip(text: str | None, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def print_roles(rows: Sequence[Mapping[str, Any]]) -> None:
-    table(
-        [
-            (
-                r["role"],
-                _clip(r["title"], 24),
-                _presence_cell(r),
-                _clip(r["session_id"], 12),
-                _clip(r["activity"], 40),
-                _age(r["heartbeat_age_s"]),
-                str(r["unread"]),
-            )
-            for r in rows
-        ],
-        ["role", "title", "presence", "session", "activity", "heartbeat", "unread"],
-        empty=NO_ROLES,
-    )
+ROLE_CELLS: dict[str, Any] = {
+    "title": lambda r: _clip(r["title"], 24),
+    "presence": _presence_cell,
+    "session": lambda r: _clip(r["session_id"], 12),
+    "activity": lambda r: _clip(r["activity"], 40),
+    "heartbeat": lambda r: _age(r["heartbeat_age_s"]),
+    "past_sla": lambda r: (str(r["overdue"]), "red" if r["overdue"] else None),
+}
+"""A role's cells in ``deskd roles`` and on the board that are not its row's value as it is
+(``cells``' computed columns)."""
+
+
+def print_roles(rows: Sequence[Mapping[str, Any]], keys: str = "") -> None:
+    """The roles table: ``keys`` its columns (headers: ``_`` read as a space)."""
+    keys = keys or "role title presence session activity heartbeat unread"
+    headers = [key.replace("_", " ") for key in keys.split()]
+    table(cells(rows, keys, **ROLE_CELLS), headers, empty=NO_ROLES)
 
 
 def print_board(data: Mapping[str, Any], *, now: int, tz: str) -> None:
@@ -188,7 +188,7 @@ def print_board(data: Mapping[str, Any], *, now: int, tz: str) -> None:
     health = data["health"]
     echo(style(f"desk {health['desk_name']}", bold=True) + f" · {local_text(now, tz)}")
     echo()
-    _print_board_roles(data["roles"])
+    print_roles(data["roles"], "role presence activity heartbeat unread past_sla")
     echo()
     overdue = data["overdue"]
     if overdue:
@@ -199,17 +199,12 @@ def print_board(data: Mapping[str, Any], *, now: int, tz: str) -> None:
         shown = "" if data["overdue_total"] == len(overdue) else f" in the first {len(overdue)}"
         secho(f"past their SLA ({data['overdue_total']}): {split}{shown}", fg="red", bold=True)
         table(
-            [
-                (
-                    str(i["item_id"]),
-                    i["to"],
-                    i["priority"],
-                    i["state"],
-                    (f"{human_age(i['overdue_s'])} over", "red"),
-                    _clip(i["title"], 60),
-                )
-                for i in overdue
-            ],
+            cells(
+                overdue,
+                "item_id to priority state sla title",
+                sla=lambda i: (f"{human_age(i['overdue_s'])} over", "red"),
+                title=lambda i: _clip(i["title"], 60),
+            ),
             ["item", "to", "priority", "state", "sla", "title"],
         )
         if data["overdue_total"] > len(overdue):
@@ -258,17 +253,12 @@ def _print_wakes(data: Mapping[str, Any]) -> None:
     if data["attempts"]:
         secho("live wakes", bold=True)
         table(
-            [
-                (
-                    str(a["id"]),
-                    a["role"],
-                    a["key"],
-                    (a["rung"], "red" if a["badge"] else None),
-                    a["launch_status"] or "",
-                    _clip(a["detail"], 50),
-                )
-                for a in data["attempts"]
-            ],
+            cells(
+                data["attempts"],
+                "id role key rung launch_status detail",
+                rung=lambda a: (a["rung"], "red" if a["badge"] else None),
+                detail=lambda a: _clip(a["detail"], 50),
+            ),
             ["id", "role", "key", "rung", "launch", "detail"],
         )
     else:
@@ -289,21 +279,3 @@ def _print_wakes(data: Mapping[str, Any]) -> None:
     for pause in data["paused"]:
         who = f"role {pause['role']}" if pause["role"] else "the desk"
         secho(f"paused: {who} — {pause['reason']} (deskd resume)", fg="yellow")
-
-
-def _print_board_roles(rows: list[dict[str, Any]]) -> None:
-    table(
-        [
-            (
-                r["role"],
-                _presence_cell(r),
-                _clip(r["activity"], 40),
-                _age(r["heartbeat_age_s"]),
-                str(r["unread"]),
-                (str(r["overdue"]), "red" if r["overdue"] else None),
-            )
-            for r in rows
-        ],
-        ["role", "presence", "activity", "heartbeat", "unread", "past sla"],
-        empty=NO_ROLES,
-    )

@@ -10,7 +10,7 @@ import click
 from deskd.cli.common import ID, Group, desk_context, on_desk
 from deskd.cli.inbox import check_target, routed_sentence
 from deskd.cli.options import capability_option
-from deskd.cli.output import emit, emit_table
+from deskd.cli.output import cells, emit, emit_table
 from deskd.errors import OptionsConflict
 from deskd.service.work.tasks import TaskUpdate, add_task, list_tasks, task_history, update_task
 
@@ -119,18 +119,7 @@ def list_(role: str | None, status: str | None, include_closed: bool, as_json: b
     emit_table(
         rows,
         as_json,
-        [
-            (
-                t["id"],
-                t["role"],
-                t["priority"],
-                t["status"],
-                t["due_local"] or "",
-                _flags(t),
-                t["title"],
-            )
-            for t in rows
-        ],
+        cells(rows, "id role priority status due_local flags title", flags=_flags),
         ["id", "role", "priority", "status", "due", "flags", "title"],
         empty="no tasks" if include_closed else "no open tasks",
     )
@@ -160,8 +149,12 @@ def update(task_id: int, by: str | None, as_json: bool, **change: str | None) ->
     emit(out, as_json, task_said(out))
 
 
+def _arrows(change: Mapping[str, Any]) -> list[str]:
+    return [f"{k} → {v}" for k, v in change.items()]
+
+
 def task_said(out: Mapping[str, Any]) -> str:
-    parts = [f"{k} → {v}" for k, v in out["changed"].items()]
+    parts = _arrows(out["changed"])
     if out["note"]:
         parts.append("note added")
     return f"task {out['id']}: " + (", ".join(parts) or "unchanged")
@@ -209,9 +202,6 @@ def history(task_id: int, as_json: bool) -> None:
     emit_table(
         rows,
         as_json,
-        [
-            (r["at"], r["by"], ", ".join(f"{k} → {v}" for k, v in r["change"].items()), r["note"])
-            for r in rows
-        ],
+        cells(rows, "at by change note", change=lambda r: ", ".join(_arrows(r["change"]))),
         ["at", "by", "change", "note"],
     )
