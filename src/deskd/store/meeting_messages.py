@@ -8,7 +8,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from deskd.core.meeting_owed import Obligation, Proposal
+from deskd.core.meetings import Obligation, Proposal
 from deskd.store.dialect import Sql
 from deskd.store.meetings import LIVE_MEETINGS as _LIVE
 from deskd.store.query import marks as _marks

@@ -1,5 +1,5 @@
 """Meeting timelines and votes (store/meetings.py, meeting_messages.py); meetings, attendees,
-replies owed and proposals are the rules' records (core/meetings.py, core/meeting_owed.py)."""
+replies owed and proposals are the rules' records (core/meetings.py)."""
 
 from __future__ import annotations
 
