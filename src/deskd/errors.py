@@ -75,9 +75,15 @@ def refusal_class(
     code: str, says: str = "", *, base: type[DeskdError] | None = None, **defaults: object
 ) -> type[DeskdError]:
     """A refusal declared by its words alone: its ``code``, its ``says`` template (without
-    one it is given its message whole) and its fields' defaults. Named after the name it is
-    assigned to, at the end of this module."""
+    one it is given its message whole) and its fields' defaults; ``name_refusals`` names it."""
     return type("Refusal", (base or DeskdError,), {"code": code, "says": says, **defaults})
+
+
+def name_refusals(namespace: dict[str, object]) -> None:
+    """Name each ``refusal_class`` of a module after its name there, for tracebacks."""
+    for name, refusal in list(namespace.items()):
+        if isinstance(refusal, type) and refusal.__name__ == "Refusal":
+            refusal.__name__ = refusal.__qualname__ = name
 
 
 class UnknownRole(DeskdError):
@@ -485,7 +491,4 @@ NothingToChange = refusal_class(
 TaskChanged = refusal_class("conflict", "task {task_id} changed meanwhile; try again")
 
 
-for _name, _refusal in list(globals().items()):  # so a traceback names the refusal it shows
-    if isinstance(_refusal, type) and _refusal.__name__ == "Refusal":
-        _refusal.__name__ = _refusal.__qualname__ = _name
-del _name, _refusal
+name_refusals(globals())

@@ -25,10 +25,7 @@ UUID = shape(
     r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", "a UUID"
 )
 WORD = shape(r"[0-9A-Za-z][0-9A-Za-z._:-]{0,199}", "letters, digits and ._:- not starting with -")
-ANY_KIND = (
-    WORD[0],
-    "a UUID, ses_… or a word of letters, digits and ._:- not starting with -",
-)
+ANY_KIND = (WORD[0], "a UUID, ses_… or a word of letters, digits and ._:- not starting with -")
 """Where the agent's kind is not known (the session hook, which Claude Code and a desk's own
 ``command`` agent both call): a word, the shape every CLI's ids fit. The adapters check the
 id against their own CLI's shape again before passing it back."""

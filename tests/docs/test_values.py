@@ -17,7 +17,7 @@ from deskd.adapters.agents.base import FAILURE_CLASSES, PERMANENT, TASK, TRANSIE
 from deskd.adapters.agents.base import USAGE_LIMIT as ADAPTER_USAGE_LIMIT
 from deskd.config import desk
 from deskd.config.settings import Settings
-from deskd.core import ladder, meetings, presence, records, tasks, values
+from deskd.core import ladder, meetings, records, sessions, tasks, values
 from deskd.service.meetings import lifecycle
 from deskd.service.ops import init_answers
 from deskd.service.ops.console import CODE_MODES, KEY_MODES
@@ -40,7 +40,7 @@ def contract_values(what: str) -> tuple[str, ...]:
     [
         ("priority (items, tasks, pages)", values.PRIORITIES),
         ("rung", tuple(ladder.RUNGS)),
-        ("presence", presence.PRESENCES),
+        ("presence", sessions.PRESENCES),
         ("task status", tasks.STATUSES),
         ("meeting message kind", meetings.KINDS),
     ],

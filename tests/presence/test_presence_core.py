@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deskd.core.presence import BUSY, PRESENCES, is_busy, presence_of
+from deskd.core.sessions import BUSY, PRESENCES, is_busy, presence_of
 
 NOW = 1_796_133_600_000  # 2026-12-01T14:00:00Z
 S = 1000

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Desk
-from deskd.core.tasks import STATUSES, TRANSITIONS, transition_table_markdown
+from deskd.core.tasks import STATUSES, TRANSITIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,6 +19,15 @@ def add(desk: Desk, title: str, *args: str, role: str | None = None) -> int:
 
 def listed(desk: Desk, *args: str) -> list[dict[str, object]]:
     return list(desk.json("task", "list", *args))
+
+
+def transition_table_markdown() -> str:
+    """The transition table as docs/cli.md prints it."""
+    lines = ["| from | may move to |", "|---|---|"]
+    for status in STATUSES:
+        targets = ", ".join(f"`{s}`" for s in STATUSES if s in TRANSITIONS[status])
+        lines.append(f"| `{status}` | {targets or '— (closed)'} |")
+    return "\n".join(lines)
 
 
 def test_docs_print_the_one_transition_table() -> None:

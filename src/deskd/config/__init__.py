@@ -8,20 +8,9 @@ imports only the host API (stdlib, cheap to define).
 
 from __future__ import annotations
 
-from deskd.config.host import (
-    ChannelSender,
-    PageMessage,
-    PromptBuilder,
-    RoleSpec,
-    configure,
-    register_channel,
-)
-
-__all__ = [
-    "ChannelSender",
-    "PageMessage",
-    "PromptBuilder",
-    "RoleSpec",
-    "configure",
-    "register_channel",
-]
+from deskd.config.host import ChannelSender as ChannelSender
+from deskd.config.host import PageMessage as PageMessage
+from deskd.config.host import PromptBuilder as PromptBuilder
+from deskd.config.host import RoleSpec as RoleSpec
+from deskd.config.host import configure as configure
+from deskd.config.host import register_channel as register_channel

@@ -6,7 +6,7 @@ declaration of each. ``deskd.config.desk_file`` builds its pydantic models from 
 and adds only the checks; the validated data (``model_dump``) becomes the records again, and
 the same data is kept in the desk cache (``deskd.config.cache``) so a command whose desk file
 has not changed builds its ``Desk`` from the cache without importing pydantic. Both ways give
-the same records. Floor 2 of deskd.config: stdlib (and ``deskd.core.presence``'s defaults and
+the same records. Floor 2 of deskd.config: stdlib (and ``deskd.core.sessions``'s defaults and
 ``deskd.core.values``' closed sets, ``deskd.core.ladder``'s rungs).
 """
 
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from deskd.core.ladder import DEFAULT_LADDER
 from deskd.core.ladder import RungName as Rung
-from deskd.core.presence import DEFAULT_ONLINE_S, DEFAULT_SUSPECT_S
+from deskd.core.sessions import DEFAULT_ONLINE_S, DEFAULT_SUSPECT_S
 from deskd.core.values import AGENT_KINDS as AGENT_KINDS
 from deskd.core.values import AgentKind as AgentKind
 from deskd.core.values import EventKind
@@ -241,34 +241,13 @@ class Desk:
         self.path = path
         self.host = host
         self.roles: dict[str, RoleConfig] = {r.name: r for r in self.data.roles}
-
-    @property
-    def name(self) -> str:
-        return self.data.desk.name
-
-    @property
-    def timezone(self) -> str:
-        return self.data.desk.timezone
-
-    @property
-    def section(self) -> DeskSection:
-        return self.data.desk
-
-    @property
-    def presence(self) -> PresenceSection:
-        return self.data.presence
-
-    @property
-    def role_names(self) -> list[str]:
-        return sorted(self.roles)
-
-    @property
-    def enabled_roles(self) -> list[str]:
-        return sorted(n for n, r in self.roles.items() if r.enabled)
-
-    @property
-    def ladder(self) -> list[tuple[str, int | None]]:
-        return [(r.rung, r.sla) for r in self.data.ladder] or list(DEFAULT_LADDER)
+        self.section: DeskSection = self.data.desk
+        self.presence: PresenceSection = self.data.presence
+        self.name, self.timezone = self.section.name, self.section.timezone
+        self.role_names: list[str] = sorted(self.roles)
+        self.enabled_roles: list[str] = sorted(n for n, r in self.roles.items() if r.enabled)
+        ladder = [(r.rung, r.sla) for r in self.data.ladder]
+        self.ladder: list[tuple[str, int | None]] = ladder or list(DEFAULT_LADDER)
 
     def host_of(self, role: str) -> str | None:
         """The host a role is bound to, or None when any host may run it."""

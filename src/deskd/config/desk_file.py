@@ -15,6 +15,7 @@ import operator
 import re
 import tomllib
 import typing
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Self
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -42,6 +43,8 @@ from deskd.core.values import RESERVED_SOURCES, role_name_problem
 from deskd.errors import ConfigConflict, DeskdError, DeskFileError
 
 _HHMM = re.compile(r"([01]\d|2[0-3]):([0-5]\d)")
+_QUIET = re.compile(rf"\s*{_HHMM.pattern}\s*-\s*{_HHMM.pattern}\s*")
+_BRANCH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._/-]{0,99}(?<![/.])(?<!\.lock)")
 
 
 class _Strict(BaseModel):
@@ -66,56 +69,60 @@ def _duration_fields(*fields: str) -> Any:
     return field_validator(*fields, mode="before", check_fields=False)(_seconds)
 
 
-def _source(source: str) -> str:
+def _checked(field: str, problem: Callable[[Any], str | None]) -> Any:
+    """A validator refusing ``field``'s value (when given) with the sentence ``problem`` says."""
+
+    def check(value: Any) -> Any:
+        said = problem(value) if value is not None else None
+        if said:
+            raise ValueError(said)
+        return value
+
+    return field_validator(field, check_fields=False)(check)
+
+
+def _unless(ok: Callable[[Any], object], says: str) -> Callable[[Any], str | None]:
+    return lambda value: None if ok(value) else says
+
+
+def _source_problem(source: str) -> str | None:
     if source in RESERVED_SOURCES:
-        raise ValueError(
-            f"{source!r} is reserved for deskd itself (reserved: {', '.join(RESERVED_SOURCES)})"
-        )
+        return f"{source!r} is reserved for deskd itself (reserved: {', '.join(RESERVED_SOURCES)})"
     if not re.fullmatch(r"[a-z][a-z0-9_.-]{0,31}", source):
-        raise ValueError(f"source {source!r} must match [a-z][a-z0-9_.-]{{0,31}}")
-    return source
+        return f"source {source!r} must match [a-z][a-z0-9_.-]{{0,31}}"
+    return None
 
 
-# The checks of each table beyond its fields' types; the fields come from ``deskd.config.desk``.
+def _timezone_problem(value: str) -> str | None:
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        from zoneinfo import available_timezones
+
+        from deskd.errors import meant
+
+        return (
+            f"unknown timezone {value!r}{meant(value, available_timezones())} (an IANA "
+            "name like America/New_York or UTC)"
+        )
+    return None
 
 
-class _DeskChecks(_Strict):
-    _durations = _duration_fields("inbox_batch", "probe_timeout", "probe_budget", "stuck_after")
+_HOST_PROBLEM = _unless(
+    lambda v: v and v == v.strip(),
+    "must be a host name (DESKD_HOST_NAME of that host), like gpu-box",
+)
+_BRANCH_PROBLEM = _unless(
+    lambda v: not isinstance(v, str) or (".." not in v and _BRANCH.fullmatch(v)),
+    "must be true, false or a branch name like deskd/alpha",
+)
 
-    @field_validator("timezone", check_fields=False)
-    @classmethod
-    def _tz(cls, value: str) -> str:
-        try:
-            ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError):
-            from zoneinfo import available_timezones
 
-            from deskd.errors import meant
-
-            raise ValueError(
-                f"unknown timezone {value!r}{meant(value, available_timezones())} (an IANA "
-                "name like America/New_York or UTC)"
-            ) from None
-        return value
-
-    @field_validator("inbox_sources", check_fields=False)
-    @classmethod
-    def _sources(cls, value: list[str]) -> list[str]:
-        for source in value:
-            _source(source)
-        return value
-
-    @field_validator("rollover_at", check_fields=False)
-    @classmethod
-    def _hhmm(cls, value: str) -> str:
-        if not _HHMM.fullmatch(value):
-            raise ValueError("must be a local time HH:MM, like 04:00")
-        return value
+# The checks of a table that read more than one field; the fields come from
+# ``deskd.config.desk``, the checks of one field are given to ``_model`` below.
 
 
 class _PresenceChecks(_Strict):
-    _durations = _duration_fields("online", "suspect")
-
     @model_validator(mode="after")
     def _ordered(self) -> Self:
         presence = records.PresenceSection(**self.model_dump())
@@ -124,40 +131,7 @@ class _PresenceChecks(_Strict):
         return self
 
 
-class _AgentChecks(_Strict):
-    _durations = _duration_fields("timeout", "retry_wait")
-
-
-class _RoleChecks(_Strict):
-    _durations = _duration_fields("stuck_after")
-
-    @field_validator("worktree", check_fields=False)
-    @classmethod
-    def _branch(cls, value: bool | str) -> bool | str:
-        branch = r"[A-Za-z0-9_][A-Za-z0-9._/-]{0,99}(?<![/.])(?<!\.lock)"
-        if isinstance(value, str) and (".." in value or not re.fullmatch(branch, value)):
-            raise ValueError("must be true, false or a branch name like deskd/alpha")
-        return value
-
-    @field_validator("host", check_fields=False)
-    @classmethod
-    def _host(cls, value: str | None) -> str | None:
-        if value is not None and (not value.strip() or value != value.strip()):
-            raise ValueError("must be a host name (DESKD_HOST_NAME of that host), like gpu-box")
-        return value
-
-    @field_validator("name", check_fields=False)
-    @classmethod
-    def _name(cls, value: str) -> str:
-        problem = role_name_problem(value)
-        if problem:
-            raise ValueError(problem)
-        return value
-
-
 class _BudgetChecks(_Strict):
-    _durations = _duration_fields("window")
-
     @model_validator(mode="after")
     def _windowed(self) -> Self:
         budget = records.BudgetSection(**self.model_dump())
@@ -169,32 +143,7 @@ class _BudgetChecks(_Strict):
         return self
 
 
-class _RungChecks(_Strict):
-    _durations = _duration_fields("sla")
-
-
-class _ChannelChecks(_Strict):
-    @field_validator("quiet", check_fields=False)
-    @classmethod
-    def _quiet(cls, value: str | None) -> str | None:
-        if value is not None:
-            parts = value.split("-")
-            if len(parts) != 2 or not all(_HHMM.fullmatch(p.strip()) for p in parts):
-                raise ValueError("must be local hours like 22:00-07:00")
-        return value
-
-
 class _EventChecks(_Strict):
-    _source = field_validator("source", check_fields=False)(_source)
-
-    @field_validator("title", check_fields=False)
-    @classmethod
-    def _title(cls, value: str | None) -> str | None:
-        problem = template_problem(value) if value is not None else None
-        if problem:
-            raise ValueError(problem)
-        return value
-
     @model_validator(mode="after")
     def _whole(self) -> Self:
         event = records.EventSource(**self.model_dump())
@@ -248,10 +197,17 @@ _MODELS: dict[Any, type[BaseModel]] = {}
 """Each record of ``deskd.config.desk`` and the model built from it."""
 
 
-def _model(record: type[Any], checks: type[_Strict], **limits: dict[str, Any]) -> type[BaseModel]:
+def _model(
+    record: type[Any],
+    checks: type[_Strict] = _Strict,
+    *,
+    durations: tuple[str, ...] = (),
+    problems: dict[str, Callable[[Any], str | None]] | None = None,
+    **limits: dict[str, Any],
+) -> type[BaseModel]:
     """The model validating ``record``'s table: its fields (name, type, default) as the record
-    declares them, a record inside as that record's model, plus ``limits`` (``ge=1``…) and
-    the validators of ``checks``."""
+    declares them, a record inside as that record's model, plus ``limits`` (``ge=1``…), the
+    ``durations`` read as seconds, each field's ``problems`` and the validators of ``checks``."""
     types = typing.get_type_hints(record)
     fields: dict[str, Any] = {}
     for name in record._fields:
@@ -265,7 +221,12 @@ def _model(record: type[Any], checks: type[_Strict], **limits: dict[str, Any]) -
             else:
                 spec["default"] = default
         fields[name] = (_as_model(types[name]), Field(**spec))
-    model = create_model(record.__name__, __base__=checks, __module__=__name__, **fields)
+    checked = {f"_{name}": _checked(name, problem) for name, problem in (problems or {}).items()}
+    if durations:
+        checked["_durations"] = _duration_fields(*durations)
+    model = create_model(
+        record.__name__, __base__=checks, __module__=__name__, __validators__=checked, **fields
+    )
     _MODELS[record] = model
     return model
 
@@ -285,7 +246,12 @@ def _as_model(annotation: Any) -> Any:
 
 DeskSection = _model(
     records.DeskSection,
-    _DeskChecks,
+    durations=("inbox_batch", "probe_timeout", "probe_budget", "stuck_after"),
+    problems={
+        "timezone": _timezone_problem,
+        "inbox_sources": lambda v: next(filter(None, map(_source_problem, v)), None),
+        "rollover_at": _unless(_HHMM.fullmatch, "must be a local time HH:MM, like 04:00"),
+    },
     stall_after={"ge": 1},
     reopen_after={"ge": 1},
     stuck_after={"ge": 60},
@@ -296,21 +262,40 @@ DeskSection = _model(
     max_running={"ge": 0},
     max_running_per_host={"ge": 0},
 )
-_LIMITS = [f"{u}_per_{p}" for u in ("tokens", "usd") for p in ("day", "week", "month", "window")]
+_LIMITS: dict[str, Any] = {
+    f"{u}_per_{p}": {"gt": 0} for u in ("tokens", "usd") for p in ("day", "week", "month", "window")
+}
 BudgetSection = _model(
     records.BudgetSection,
     _BudgetChecks,
+    durations=("window",),
     reserve={"ge": 0, "le": 1},
     expected_tokens={"ge": 0},
-    **{name: {"gt": 0} for name in _LIMITS},
+    **_LIMITS,
 )
-PresenceSection = _model(records.PresenceSection, _PresenceChecks)
-AgentSection = _model(records.AgentSection, _AgentChecks, retry_wait={"ge": 0})
-RoleConfig = _model(records.RoleConfig, _RoleChecks, reopen_after={"ge": 1}, stuck_after={"ge": 60})
-LadderRung = _model(records.LadderRung, _RungChecks)
-ChannelConfig = _model(records.ChannelConfig, _ChannelChecks)
-EventSource = _model(records.EventSource, _EventChecks, for_={"alias": "for"})
-ReplySection = _model(records.ReplySection, _Strict, from_={"alias": "from"})
+PresenceSection = _model(records.PresenceSection, _PresenceChecks, durations=("online", "suspect"))
+AgentSection = _model(
+    records.AgentSection, durations=("timeout", "retry_wait"), retry_wait={"ge": 0}
+)
+RoleConfig = _model(
+    records.RoleConfig,
+    durations=("stuck_after",),
+    problems={"worktree": _BRANCH_PROBLEM, "host": _HOST_PROBLEM, "name": role_name_problem},
+    reopen_after={"ge": 1},
+    stuck_after={"ge": 60},
+)
+LadderRung = _model(records.LadderRung, durations=("sla",))
+ChannelConfig = _model(
+    records.ChannelConfig,
+    problems={"quiet": _unless(_QUIET.fullmatch, "must be local hours like 22:00-07:00")},
+)
+EventSource = _model(
+    records.EventSource,
+    _EventChecks,
+    problems={"source": _source_problem, "title": template_problem},
+    for_={"alias": "for"},
+)
+ReplySection = _model(records.ReplySection, from_={"alias": "from"})
 DeskFile = _model(records.DeskFile, _DeskFileChecks)
 
 
@@ -348,26 +333,18 @@ def _explain(err: dict[str, Any], model: type[BaseModel]) -> tuple[str, str]:
 
 
 def _model_at(model: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] | None:
-    current: Any = model
-    for part in loc:
-        if isinstance(part, int):
-            continue
-        field = current.model_fields.get(part)
-        if field is None:
-            return None
-        annotation = field.annotation
-        for candidate in getattr(annotation, "__args__", ()) or (annotation,):
-            inner = getattr(candidate, "__args__", None)
-            target = inner[0] if inner else candidate
-            if isinstance(target, type) and issubclass(target, BaseModel):
-                current = target
-                break
-        else:
-            if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-                current = annotation
-            else:
-                return None
-    return current if isinstance(current, type) else None
+    """The model of the table at ``loc`` (list indexes skipped), or None when it is no table."""
+    current: type[BaseModel] | None = model
+    for part in (p for p in loc if not isinstance(p, int)):
+        field = current.model_fields.get(part) if current is not None else None
+        inside = _inside(field.annotation) if field is not None else []
+        current = next((t for t in inside if t in _MODELS.values()), None)
+    return current
+
+
+def _inside(annotation: Any) -> list[Any]:
+    """``annotation`` and every type named inside it (``list[RoleConfig] | None``…)."""
+    return [annotation, *(t for arg in typing.get_args(annotation) for t in _inside(arg))]
 
 
 def parse_desk(text: str, *, path: Path, host: HostConfig | None = None) -> Desk:

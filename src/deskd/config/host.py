@@ -6,6 +6,7 @@ a plain class, which cost less to define than dataclasses (docs/performance.md).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 import sys
@@ -31,16 +32,8 @@ class RoleSpec(NamedTuple):
 
     def as_table(self) -> dict[str, Any]:
         """The ``[[roles]]`` table this spec stands for (validated like the file's)."""
-        table: dict[str, Any] = {
-            "name": self.name,
-            "title": self.title,
-            "capabilities": list(self.capabilities),
-            "enabled": self.enabled,
-            "prompt": self.prompt,
-            "channels": list(self.channels),
-        }
-        if self.workdir is not None:
-            table["workdir"] = self.workdir
+        table = {k: v for k, v in self._asdict().items() if v is not None}
+        table.update(capabilities=list(self.capabilities), channels=list(self.channels))
         if self.agent is not None:
             table["agent"] = dict(self.agent)
         return table
@@ -115,7 +108,7 @@ def configure(
     _host.channels += [dict(c) for c in channels or ()]
     if prompt_builder is not None:
         if not callable(prompt_builder):
-            raise SettingsError("DESKD_CONFIG_MODULE", "prompt_builder must be callable")
+            raise _refused("prompt_builder must be callable")
         _host.prompt_builder = prompt_builder
 
 
@@ -126,18 +119,17 @@ def register_channel(name: str, send: ChannelSender) -> None:
     retries a failure with backoff and sends it the "settled" follow-up.
     """
     if not isinstance(name, str) or not _CHANNEL_NAME.fullmatch(name):
-        raise SettingsError(
-            "DESKD_CONFIG_MODULE", f"channel name {name!r} must match {_CHANNEL_NAME.pattern}"
-        )
+        raise _refused(f"channel name {name!r} must match {_CHANNEL_NAME.pattern}")
     if not callable(send):
-        raise SettingsError("DESKD_CONFIG_MODULE", f"channel {name!r}: send must be callable")
+        raise _refused(f"channel {name!r}: send must be callable")
     if name in _host.senders:
-        raise SettingsError("DESKD_CONFIG_MODULE", f"channel {name!r} is registered twice")
+        raise _refused(f"channel {name!r} is registered twice")
     _host.senders[name] = send
     _host.channels.append({"name": name, "urls": [PYTHON_CHANNEL_SCHEME + name]})
 
 
 _CHANNEL_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")
+_refused = functools.partial(SettingsError, "DESKD_CONFIG_MODULE")
 
 
 def host_config() -> HostConfig:
@@ -156,20 +148,16 @@ def load_config_module(name: str | None, *, desk_home: Path) -> HostConfig:
     try:
         module = importlib.import_module(name)
     except Exception as exc:
-        raise SettingsError(
-            "DESKD_CONFIG_MODULE", f"cannot import {name!r}: {_one_line(exc)}"
-        ) from None
+        raise _refused(f"cannot import {name!r}: {_one_line(exc)}") from None
     hook = getattr(module, "configure_deskd", None)
     if not callable(hook):
-        raise SettingsError("DESKD_CONFIG_MODULE", f"{name!r} has no configure_deskd() function")
+        raise _refused(f"{name!r} has no configure_deskd() function")
     try:
         hook()
     except DeskdError:
         raise
     except Exception as exc:
-        raise SettingsError(
-            "DESKD_CONFIG_MODULE", f"{name}.configure_deskd() failed: {_one_line(exc)}"
-        ) from None
+        raise _refused(f"{name}.configure_deskd() failed: {_one_line(exc)}") from None
     return _host
 
 

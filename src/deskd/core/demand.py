@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from deskd.core.ladder import LAST_MACHINE_RUNG, PAGE_RUNG, RESUME_RUNG
-from deskd.core.presence import is_busy
 from deskd.core.records import (
     LAUNCH_FAILED,
     Attempt,
@@ -23,7 +22,7 @@ from deskd.core.records import (
     Snapshot,
     Task,
 )
-from deskd.core.sessions import MAX_TRIES
+from deskd.core.sessions import MAX_TRIES, is_busy
 from deskd.core.tasks import ACTIONABLE
 from deskd.core.tasks import sort_key as task_sort_key
 from deskd.core.timeparse import iso_utc

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
-from deskd.core.presence import is_busy
+from deskd.core.sessions import is_busy
 
 if TYPE_CHECKING:  # core/records.py stays out of the agent commands that read the desk file
     from deskd.core.records import Attempt, Demand, Policy, RoleView

@@ -18,7 +18,7 @@ from deskd.quoting import quoted
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from deskd.core.meeting_owed import Obligation
+    from deskd.core.meetings import Obligation
 
 
 # Defined with its rules; core/records.py re-exports it for the planner.
@@ -82,37 +82,25 @@ def wakes(facts: MeetingFacts, *, now: int) -> tuple[MeetingWake, ...]:
     if p is not None:
         owed = votes_owed(facts)
         for role in owed:
-            rest = [r for r in owed if r != role]
-            closes_it = (
-                "Your vote closes it."
-                if not rest
-                else f"Your vote closes it once {', '.join(rest)} also confirm."
-            )
-            wake(
-                role,
-                "meeting",
-                p.generation,
-                p.opened_at,
-                p.opened_at + sla,
-                f"{p.proposer} proposes to end {_title(m)}: {quoted(p.resolution)}",
-                closes_it,
+            rest = ", ".join(r for r in owed if r != role)
+            closes_it = "Your vote closes it" + (f" once {rest} also confirm." if rest else ".")
+            ask = f"{p.proposer} proposes to end {_title(m)}: {quoted(p.resolution)}"
+            how = (
                 f"Confirm with `deskd meeting confirm-end {m.id} --role {role}` or object with "
-                f'`deskd meeting reject-end {m.id} --role {role} --reason "…"`.',
+                f'`deskd meeting reject-end {m.id} --role {role} --reason "…"`.'
             )
+            wake(role, "meeting", p.generation, p.opened_at, p.opened_at + sla, ask, closes_it, how)
     for r in facts.rejections:
         if r.proposer not in facts.present:
             continue  # it left: nobody to tell
-        wake(
-            r.proposer,
-            "meeting",
-            r.reject_gen or 0,
-            r.closed_at or 0,
-            (r.closed_at or 0) + sla,
-            f"{r.rejected_by} rejected your proposal to end {_title(m)}: "
-            + quoted(r.reject_reason or ""),
+        why = quoted(r.reject_reason or "")
+        said = f"{r.rejected_by} rejected your proposal to end {_title(m)}: {why}"
+        how = (
             f"Read it with `deskd meeting updates {m.id} --role {r.proposer} --mark-read`; "
-            "answer with `deskd meeting send`, or propose again with a new resolution.",
+            "answer with `deskd meeting send`, or propose again with a new resolution."
         )
+        at = r.closed_at or 0
+        wake(r.proposer, "meeting", r.reject_gen or 0, at, at + sla, said, how)
     if m.paused_kind is None:
         _owed_replies(facts, wake, now=now)
     return tuple(out)

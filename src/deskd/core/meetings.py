@@ -1,5 +1,5 @@
-"""Meeting rules: bounded by construction, pure (time is an argument). What a meeting owes
-(its wakes, who it waits on) is in core/meeting_wakes.py.
+"""Meeting rules and records: bounded by construction, pure (time is an argument). The wakes a
+meeting owes are in core/meeting_wakes.py.
 
 A meeting is *waiting* until every invited role has checked in, then *active*; when the
 remaining message budget reaches the consensus threshold it is in *consensus* (only one
@@ -22,12 +22,9 @@ that the ladder climbs to a person as for any wake.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from deskd.core.timeparse import human_age, iso_utc
-
-if TYPE_CHECKING:
-    from deskd.core.meeting_owed import Obligation, Proposal
 
 KINDS: tuple[str, ...] = ("evidence", "question", "answer", "proposal", "decision")
 """What `meeting send --kind` accepts; a ``position`` has its own command."""
@@ -95,6 +92,45 @@ class Attendee(NamedTuple):
     events_read_id: int = 0
 
 
+class Obligation(NamedTuple):
+    """An open reply obligation: ``debtor`` owes ``creditor`` a reply to ``message_id``, with
+    the first 200 characters of the message."""
+
+    id: int
+    message_id: int
+    debtor: str
+    creditor: str
+    due_at: int
+    body: str = ""
+    meeting_id: int = 0
+    created_at: int = 0
+
+    @property
+    def excerpt(self) -> str:
+        """The message's first line, cut at 80 characters."""
+        first = self.body.strip().splitlines()[0] if (self.body or "").strip() else ""
+        return first[:80] + ("…" if len(first) > 80 else "")
+
+
+class Proposal(NamedTuple):
+    """A proposal to end a meeting with a resolution, with the roles that confirmed it."""
+
+    id: int
+    proposer: str
+    resolution: str
+    generation: int
+    opened_at: int
+    confirmed: frozenset[str] = frozenset()
+    """Read from the votes (the store leaves it empty)."""
+    meeting_id: int = 0
+    status: str = "open"
+    closed_at: int | None = None
+    rejected_by: str | None = None
+    reject_reason: str | None = None
+    reject_gen: int | None = None
+    reject_item_id: int | None = None
+
+
 class MeetingFacts(NamedTuple):
     """Everything the rules read about one meeting: the meeting, its attendees and what it owes."""
 
@@ -105,16 +141,13 @@ class MeetingFacts(NamedTuple):
     rejections: tuple[Proposal, ...] = ()
     """Rejected proposals whose notice the proposer has not read yet."""
 
-    def with_status(self, status: str) -> tuple[str, ...]:
-        return tuple(a.role for a in self.attendees if a.status == status)
-
     @property
     def present(self) -> tuple[str, ...]:
-        return self.with_status("present")
+        return tuple(a.role for a in self.attendees if a.status == "present")
 
     @property
     def invited(self) -> tuple[str, ...]:
-        return self.with_status("invited")
+        return tuple(a.role for a in self.attendees if a.status == "invited")
 
     def attendee(self, role: str) -> Attendee | None:
         return next((a for a in self.attendees if a.role == role), None)
@@ -124,9 +157,6 @@ def normalize_body(text: str) -> str:
     """The duplicate-detection form of a message or an agenda: case and whitespace folded
     (lesson 21: only the key is normalized; the stored text keeps its lines)."""
     return " ".join(text.split()).casefold()
-
-
-# --- state -------------------------------------------------------------------------------
 
 
 def underlying_state(facts: MeetingFacts) -> str:
@@ -149,16 +179,12 @@ def state_of(facts: MeetingFacts) -> str:
     return underlying_state(facts)
 
 
-def handshake_live(facts: MeetingFacts) -> bool:
-    """An open end proposal or an unread rejection: its wakes run even in a paused meeting
-    (a paused meeting can still end by the handshake)."""
-    return facts.proposal is not None or bool(facts.rejections)
-
-
 def is_inactive(facts: MeetingFacts) -> bool:
-    """Closed, or paused with no handshake under way: raises no demand (lessons 5–7)."""
+    """Closed, or paused with no handshake under way: raises no demand (lessons 5–7). An open
+    end proposal or an unread rejection wakes even a paused meeting: it can still end."""
     m = facts.meeting
-    return m.closed_at is not None or (m.paused_kind is not None and not handshake_live(facts))
+    handshake = facts.proposal is not None or bool(facts.rejections)
+    return m.closed_at is not None or (m.paused_kind is not None and not handshake)
 
 
 # --- what each action may do ---------------------------------------------------------------
@@ -277,9 +303,6 @@ def resume_refusal(facts: MeetingFacts, role: str) -> str | None:
     return f"meeting {m.id} is not paused (it is {state_of(facts)})"
 
 
-# --- consequences -----------------------------------------------------------------------------
-
-
 def recipients_of(facts: MeetingFacts, sender: str) -> tuple[str, ...]:
     """Everyone still in the meeting but the sender (checked in or still invited)."""
     return tuple(sorted(a.role for a in facts.attendees if a.status != "left" and a.role != sender))
@@ -304,9 +327,6 @@ def closes(facts: MeetingFacts) -> bool:
 def votes_owed(facts: MeetingFacts) -> tuple[str, ...]:
     p = facts.proposal
     return () if p is None else tuple(r for r in facts.present if r not in p.confirmed)
-
-
-# --- the tick's sweep -------------------------------------------------------------------------
 
 
 class Sweep(NamedTuple):

@@ -92,11 +92,7 @@ def mark(entry: Entry, *, ok: bool, error: str | None, now: int) -> Entry:
 
 
 def triage(
-    entries: Sequence[Entry],
-    *,
-    quiet: Mapping[str, tuple[int, str]],
-    now: int,
-    created_at: int,
+    entries: Sequence[Entry], *, quiet: Mapping[str, tuple[int, str]], now: int, created_at: int
 ) -> tuple[tuple[Entry, ...], tuple[int, ...]]:
     """The entries after this look, and the indexes of those to send now.
 
@@ -163,11 +159,7 @@ def outcome(
     # A one-shot message (a notice, a "settled") is closed once nothing is left to try.
     closed = next_try is None and kind in ("notice", "settled")
     return Outcome(
-        status=status,
-        next_try_at=next_try,
-        held_until=held_until,
-        held_why=held_why,
-        closed=closed,
+        status=status, next_try_at=next_try, held_until=held_until, held_why=held_why, closed=closed
     )
 
 

@@ -12,7 +12,7 @@ order, which applies); the ladder's own arithmetic lives in core/ladder.py.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from deskd.core.demand import closure_for, inbox_due_at
 from deskd.core.demand import demand as generate_demand
@@ -77,21 +77,19 @@ def plan(snapshot: Snapshot, *, now: int, policy: Policy) -> Plan:
     ]
     attempts: list[NewAttempt] = []
     pages: list[PageAction] = []
-
+    steps: dict[type, list[Any]] = {
+        NewAttempt: attempts,
+        Closure: closures,
+        PageAction: pages,
+        Note: notes,
+    }
     for key in sorted(demanded):
         d = demanded[key]
         role = snapshot.role(d.role)
         if role is None or d.role in broken:
             continue
         for step in _step(_Climb(snapshot, policy, role, d, items, now), live.get(key)):
-            if isinstance(step, NewAttempt):
-                attempts.append(step)
-            elif isinstance(step, Closure):
-                closures.append(step)
-            elif isinstance(step, PageAction):
-                pages.append(step)
-            else:
-                notes.append(step)
+            steps[type(step)].append(step)
 
     governed = govern(snapshot, policy, demanded, attempts, closures)
     attempts, closures = governed.attempts, governed.closures

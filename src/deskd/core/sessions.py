@@ -1,4 +1,6 @@
-"""Session lifecycle rules: the desk day, which sessions must wind down, the wind-down sentinel.
+"""Session rules: a role's presence, derived at read time from its latest session row
+(docs/architecture.md "Presence"); the desk day, which sessions must wind down, the wind-down
+sentinel.
 
 The desk day starts at ``rollover_at`` local in the desk timezone, not at midnight and not in
 UTC (lesson 26), so overnight work is not cut (docs/architecture.md "Sessions across desk
@@ -15,9 +17,47 @@ from zoneinfo import ZoneInfo
 from deskd.core.timeparse import from_ms, to_ms
 from deskd.errors import InvalidValue
 
+PRESENCES: tuple[str, ...] = ("online", "suspect", "idle", "dead", "offline", "never")
+BUSY: frozenset[str] = frozenset({"online", "suspect"})
+
+DEFAULT_ONLINE_S = 120
+DEFAULT_SUSPECT_S = 600
+
 SENTINEL = "SESSION_DONE"
 MAX_TRIES = 3
 """A wind-down that failed this many times stops launching and pages a person once."""
+
+
+def presence_of(
+    state: str | None,
+    last_heartbeat_at: int | None,
+    *,
+    now: int,
+    online_s: int = DEFAULT_ONLINE_S,
+    suspect_s: int = DEFAULT_SUSPECT_S,
+) -> str:
+    """The presence of a role whose latest session is (``state``, ``last_heartbeat_at``).
+
+    ``state`` is the session row's state (``working``, ``resting``, ``ended``,
+    ``superseded``) or None when the role never had a session. Resting is not dying: a
+    session that ended its turn stays ``idle`` however old its heartbeat.
+    """
+    if state is None or last_heartbeat_at is None:
+        return "never"
+    if state in ("ended", "superseded"):
+        return "offline"
+    if state == "resting":
+        return "idle"
+    age_ms = now - last_heartbeat_at
+    if age_ms < online_s * 1000:
+        return "online"
+    if age_ms < suspect_s * 1000:
+        return "suspect"
+    return "dead"
+
+
+def is_busy(presence: str) -> bool:
+    return presence in BUSY
 
 
 def parse_hhmm(text: str) -> time:

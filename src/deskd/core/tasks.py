@@ -1,17 +1,31 @@
-"""Task rules: the one transition table and the order tasks sort in (who may change a task,
-and what a change gives, are core/task_changes.py's).
+"""Task rules: the one transition table, who may change a task and what a change gives, the
+order tasks sort in, and postconditions (``--done-when``).
 
-The CLI, the console and the tests all read ``TRANSITIONS``; ``docs/cli.md`` prints it
-(``transition_table_markdown``). ``due_at`` is a soft deadline: it sorts and flags, and never
-wakes anyone (docs/architecture.md).
+The CLI, the console and the tests all read ``TRANSITIONS``; ``docs/cli.md`` prints it (a test
+pins the two together). ``due_at`` is a soft deadline: it sorts and flags, and never wakes
+anyone (docs/architecture.md).
+
+A check is ``probe:MODULE:FUNC`` (an allowlisted probe: it passes when it returns a truthy
+value) or a command line, split as a shell would split it and run without a shell in the
+role's workdir (it passes when it exits 0). A run that cannot finish (a timeout, a crash, a
+command that will not start) is neither pass nor fail: it is retried and shown, and never
+closes the task (docs/contract.md, "Postconditions").
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import shlex
+from typing import Any, NamedTuple
 
-from deskd.core.values import URGENT
-from deskd.errors import InvalidValue
+from deskd.core.values import SUPERVISOR, URGENT
+from deskd.errors import (
+    BadTransition,
+    BlockedNeedsDependency,
+    BlockedOnWithoutBlocked,
+    InvalidValue,
+    NotTaskParty,
+    TaskClosed,
+)
 
 STATUSES: tuple[str, ...] = ("pending", "in_progress", "blocked", "done", "cancelled")
 OPEN: frozenset[str] = frozenset({"pending", "in_progress", "blocked"})
@@ -28,6 +42,14 @@ TRANSITIONS: dict[str, frozenset[str]] = {
     "cancelled": frozenset(),
 }
 """``TRANSITIONS[old]`` is every status a task in ``old`` may move to."""
+
+PROBE = "probe:"
+DEFAULT_TIMEOUT_S = 300
+OUTPUT_CAP = 2000
+"""A failed check's output as the prompt and the task's history show it: its last characters,
+where a build or a test run says what broke."""
+RETRY_S = (60, 120, 300, 600)
+"""Waits before running again a check that could not run (the last one repeats)."""
 
 OPERATOR = "operator"
 """The ``by`` of a change made at the shell without ``DESKD_ROLE``: may change any task."""
@@ -54,7 +76,7 @@ class Task(NamedTuple):
     stalled: bool = False
     idle_wakes: int = 0
     check_failed: str | None = None
-    """The output of its check's last failure, while reopened by it (core/checks.py)."""
+    """The output of its check's last failure, while reopened by it (core/tasks.py)."""
 
     @property
     def wakes_urgently(self) -> bool:
@@ -85,10 +107,90 @@ def sort_key(task: Task, *, now: int) -> tuple[int, int, int, int, int, int]:
     )
 
 
-def transition_table_markdown() -> str:
-    """The transition table as docs/cli.md prints it (a test pins the two together)."""
-    lines = ["| from | may move to |", "|---|---|"]
-    for status in STATUSES:
-        targets = ", ".join(f"`{s}`" for s in STATUSES if s in TRANSITIONS[status])
-        lines.append(f"| `{status}` | {targets or '— (closed)'} |")
-    return "\n".join(lines)
+class Change(NamedTuple):
+    """What a caller asked to change (None: leave as is)."""
+
+    status: str | None = None
+    blocked_on: str | None = None
+    role: str | None = None
+
+
+def check_party(task: Task, *, by: str) -> None:
+    """The assignee, the creator, or the operator may change a task; any other role may not."""
+    # The supervisor is a person too (the console): it may change any task.
+    if by not in (OPERATOR, SUPERVISOR, task.role, task.created_by):
+        raise NotTaskParty(by, task.id, role=task.role, created_by=task.created_by)
+
+
+def next_state(task: Task, change: Change) -> Task:
+    """The task after ``change``, or a refusal naming the rule it breaks.
+
+    ``blocked`` needs a dependency (``--blocked-on``); leaving ``blocked`` clears it; a
+    dependency given for any other status is refused rather than silently dropped.
+    """
+    if task.status in CLOSED:
+        raise TaskClosed(task.id, task.status)
+    status = task.status if change.status is None else check_status(change.status)
+    if status != task.status and status not in TRANSITIONS[task.status]:
+        raise BadTransition(task.id, task.status, status, TRANSITIONS[task.status])
+    blocked_on = task.blocked_on
+    if change.blocked_on is not None:
+        if status != "blocked":
+            raise BlockedOnWithoutBlocked(task.id)
+        if not change.blocked_on.strip():
+            raise InvalidValue("--blocked-on", change.blocked_on, "name the dependency")
+        blocked_on = change.blocked_on.strip()
+    if status == "blocked" and not blocked_on:
+        raise BlockedNeedsDependency(task.id)
+    if status != "blocked":
+        blocked_on = None
+    return task._replace(role=change.role or task.role, status=status, blocked_on=blocked_on)
+
+
+class CheckRun(NamedTuple):
+    """One run's verdict: ``passed`` True or False, or None when it could not run."""
+
+    passed: bool | None
+    output: str
+
+
+def parse_check(spec: str, allowlist: list[str]) -> tuple[str, list[str]]:
+    """(``probe``, [MODULE:FUNC]) or (``command``, argv); refused with what is wrong."""
+    text = spec.strip()
+    if text.startswith(PROBE):
+        from deskd.core.wakehooks import check_probe_target  # its cron rules: only for a probe
+
+        return "probe", [check_probe_target(text[len(PROBE) :], allowlist, what="--done-when")]
+    try:
+        argv = shlex.split(text)
+    except ValueError as exc:
+        raise InvalidValue(
+            "--done-when", spec, f"a command line a shell could split: {exc}"
+        ) from None
+    if not argv:
+        raise InvalidValue("--done-when", spec, "probe:MODULE:FUNC or a command, like 'make test'")
+    return "command", argv
+
+
+def probe_verdict(value: Any, error: str | None) -> CheckRun:
+    """A probe check: its value truthy passes, falsy fails; an error means it did not run."""
+    if error is not None:
+        return CheckRun(None, error)
+    return CheckRun(bool(value), f"the probe returned {value!r}")
+
+
+def command_verdict(exit_code: int | None, output: str, error: str | None) -> CheckRun:
+    if error is not None or exit_code is None:
+        return CheckRun(None, error or "it did not finish")
+    return CheckRun(exit_code == 0, f"exit {exit_code}\n{output}".rstrip())
+
+
+def trimmed(output: str) -> str:
+    """The end of ``output``, at most ``OUTPUT_CAP`` characters, marked when cut."""
+    text = output.strip()
+    return text if len(text) <= OUTPUT_CAP else "…" + text[-OUTPUT_CAP:]
+
+
+def retry_after_s(errors: int) -> int:
+    """How long to wait before the ``errors``-th run that could not run is tried again."""
+    return RETRY_S[min(errors, len(RETRY_S)) - 1]

@@ -27,10 +27,5 @@ class Usage(NamedTuple):
         def add(a: int | None, b: int | None) -> int | None:
             return None if a is None and b is None else (a or 0) + (b or 0)
 
-        return Usage(
-            add(self.input_tokens, other.input_tokens),
-            add(self.output_tokens, other.output_tokens),
-            add(self.cache_read_tokens, other.cache_read_tokens),
-            add(self.cache_write_tokens, other.cache_write_tokens),
-            self.model or other.model,
-        )
+        tokens = (add(a, b) for a, b in zip(self[:4], other[:4], strict=True))
+        return Usage._make((*tokens, self.model or other.model))

@@ -12,6 +12,8 @@ from deskd.schedule.rules import AtSpec, CronSpec, EverySpec, Spec, due, next_fi
 PROBE_DEFAULT_EVERY_S = 600
 PROBE_ERRORS_TO_DISABLE = 3
 PROBE_KEYS = frozenset({"title", "body", "priority", "ref", "dedup_key"})
+SPECS: dict[str, type[Spec]] = {"at": AtSpec, "every": EverySpec, "probe": EverySpec}
+"""The spec record a hook kind stores (``cron`` is the rest)."""
 
 
 class FireDecision(NamedTuple):
@@ -30,28 +32,15 @@ def spec_json(
     timeout_s: int | None = None,
     done_when: str | None = None,
 ) -> str:
-    if isinstance(spec, AtSpec):
-        data: dict[str, Any] = {"at_ms": spec.at_ms}
-    elif isinstance(spec, EverySpec):
-        data = {"every_s": spec.every_s, "anchor_ms": spec.anchor_ms}
-    else:
-        data = {"expr": spec.expr, "tz": spec.tz}
-    if target is not None:
-        data["target"] = target
-    if timeout_s is not None:
-        data["timeout_s"] = timeout_s
-    if done_when is not None:
-        data["done_when"] = done_when.strip()
+    extra = {"target": target, "timeout_s": timeout_s, "done_when": done_when and done_when.strip()}
+    data = spec._asdict() | {k: v for k, v in extra.items() if v is not None}
     return json.dumps(data, sort_keys=True)
 
 
 def spec_from_json(kind: str, text: str) -> Spec:
     data = json.loads(text)
-    if kind == "at":
-        return AtSpec(at_ms=int(data["at_ms"]))
-    if kind in ("every", "probe"):
-        return EverySpec(every_s=int(data["every_s"]), anchor_ms=int(data["anchor_ms"]))
-    return CronSpec(expr=str(data["expr"]), tz=str(data["tz"]))
+    record = SPECS.get(kind, CronSpec)
+    return record._make(data[field] for field in record._fields)
 
 
 def probe_target(text: str) -> str:

@@ -45,7 +45,7 @@ from functools import lru_cache
 from typing import NamedTuple, NoReturn
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from deskd.core.timeparse import local_text
+from deskd.core.timeparse import iso_utc, local_text
 from deskd.errors import InvalidValue
 
 MIN_EVERY_S = 60
@@ -97,7 +97,9 @@ def validate_timezone(tz: str) -> str:
 def validate_at(at_ms: int, *, now: int) -> AtSpec:
     """An ``at`` spec for a time after ``now``; a time in the past would never fire."""
     if at_ms <= now:
-        raise InvalidValue("--at time", _iso(at_ms), f"it must be later than now ({_iso(now)})")
+        raise InvalidValue(
+            "--at time", iso_utc(at_ms), f"it must be later than now ({iso_utc(now)})"
+        )
     return AtSpec(at_ms=at_ms)
 
 
@@ -321,10 +323,6 @@ def _naive_ms(wall: datetime) -> int:
     return (wall - _EPOCH_NAIVE) // _MS
 
 
-def _iso(ms: int) -> str:
-    return _aware(ms, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 @lru_cache(maxsize=64)
 def _zone(tz: str) -> ZoneInfo:
     try:
@@ -388,15 +386,8 @@ class _Fields(NamedTuple):
         def listed(values: frozenset[int], restricted: bool = True) -> str:
             return ",".join(map(str, sorted(values))) if restricted else "*"
 
-        return " ".join(
-            (
-                listed(self.minutes),
-                listed(self.hours),
-                listed(self.days, self.days_restricted),
-                listed(self.months),
-                listed(self.weekdays, self.weekdays_restricted),
-            )
-        )
+        restricted = (True, True, self.days_restricted, True, self.weekdays_restricted)
+        return " ".join(map(listed, self[:5], restricted))
 
 
 @lru_cache(maxsize=256)
@@ -408,7 +399,10 @@ def parse(expr: str) -> _Fields:
     if len(parts) != 5:
         extra = " (seconds and year fields are not supported)" if len(parts) in (6, 7) else ""
         _refuse(expr, f"it has {len(parts)} fields, deskd takes exactly 5{extra}")
-    sets = [_parse_field(expr, index, part) for index, part in enumerate(parts)]
+    sets = [
+        frozenset(v for item in part.split(",") for v in _parse_item(expr, index, item))
+        for index, part in enumerate(parts)
+    ]
     fields = _Fields(
         minutes=sets[0],
         hours=sets[1],
@@ -429,10 +423,6 @@ def parse(expr: str) -> _Fields:
                 f"it can never fire: no month in {months} has day {min(fields.days)}",
             )
     return fields
-
-
-def _parse_field(expr: str, index: int, part: str) -> frozenset[int]:
-    return frozenset(v for item in part.split(",") for v in _parse_item(expr, index, item))
 
 
 def _parse_item(expr: str, index: int, item: str) -> range:

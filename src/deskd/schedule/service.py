@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 from deskd import paths
 from deskd.config.settings import database_problem
-from deskd.errors import DeskdError, InvalidValue
+from deskd.errors import InvalidValue, name_refusals, refusal_class
 from deskd.store.db import is_url, redact
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
@@ -42,38 +42,25 @@ _PATH_VARIABLES = ("DESKD_DESK", "DESKD_DB", "DESKD_LOG_DIR")
 _PLAIN_VARIABLES = ("DESKD_CONFIG_MODULE",)
 
 
-class NoExecutable(DeskdError):
-    code = "no_executable"
-    says = (
-        "cannot find the deskd executable of this environment (searched {searched}); "
-        "reinstall deskd with pip into this interpreter"
-    )
-
-
-class NoDesk(DeskdError):
-    """A schedule asked for a folder without a desk file: it would tick an empty database."""
-
-    code = "no_desk"
-    says = (
-        "no desk file at {desk_file} (desk folder {home}, from {origin}): "
-        "run `deskd init` there first, or set DESKD_HOME to the desk folder"
-    )
-
-
-class UnitPermissionDenied(DeskdError):
-    code = "permission_denied"
-    says = (
-        "cannot write {path}: permission denied (use --user for a timer of "
-        "your own, or run it as root: {sudo_hint})"
-    )
-
-
-class UnitNotWritten(DeskdError):
-    """A schedule unit file could not be written. Exit 1 like any refusal (not 3): the
-    database is fine, the operator picked a folder deskd cannot write."""
-
-    code = "unavailable"
-    says = "cannot write {path}: {reason}"
+NoExecutable = refusal_class(
+    "no_executable",
+    "cannot find the deskd executable of this environment (searched {searched}); "
+    "reinstall deskd with pip into this interpreter",
+)
+# A schedule for a folder without a desk file would tick an empty database.
+NoDesk = refusal_class(
+    "no_desk",
+    "no desk file at {desk_file} (desk folder {home}, from {origin}): "
+    "run `deskd init` there first, or set DESKD_HOME to the desk folder",
+)
+UnitPermissionDenied = refusal_class(
+    "permission_denied",
+    "cannot write {path}: permission denied (use --user for a timer of "
+    "your own, or run it as root: {sudo_hint})",
+)
+# Exit 1 like any refusal (not 3): the database is fine, the operator picked a folder deskd
+# cannot write.
+UnitNotWritten = refusal_class("unavailable", "cannot write {path}: {reason}")
 
 
 def template_path(name: str) -> Path:
@@ -381,3 +368,6 @@ def driver_lines(crontab: str | None) -> Iterator[tuple[str, list[str]]]:
         except ValueError:
             words = stripped.split()
         yield stripped, words
+
+
+name_refusals(globals())

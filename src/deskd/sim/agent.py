@@ -322,11 +322,14 @@ class Session:
             "terminal_reason": terminal_reason,
             **extra,
         }
-        write_line(str(result or "") if self.args.output_format == "text" else json.dumps(doc))
+        text = self.args.output_format == "text"
+        self.emit(str(result or "") if text else doc, final=True)
 
-    def emit(self, doc: dict[str, Any]) -> None:
-        if self.stream:
-            write_line(json.dumps(doc))
+    def emit(self, doc: dict[str, Any] | str, *, final: bool = False) -> None:
+        """A stream line (the result, ``final``, is printed in every output format)."""
+        if self.stream or final:
+            sys.stdout.write((doc if isinstance(doc, str) else json.dumps(doc)) + "\n")
+            sys.stdout.flush()
 
     # Hooks, the way Claude Code runs command hooks.
 
@@ -379,11 +382,6 @@ def resets_at() -> int:
     except Exception:  # an unreadable DESKD_NOW: the wall clock, as without one
         now = time.time()
     return int(now) + 3600
-
-
-def write_line(text: str) -> None:
-    sys.stdout.write(text + "\n")
-    sys.stdout.flush()
 
 
 def write_launcher(path: Path, env: dict[str, str] | None = None) -> Path:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from deskd.core.meeting_owed import Obligation, Proposal
+from deskd.core.meetings import Obligation, Proposal
 from deskd.store.dialect import Connection, Sql
 from deskd.store.meetings import LIVE_MEETINGS as _LIVE
 from deskd.store.query import marks as _marks

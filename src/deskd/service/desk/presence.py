@@ -1,7 +1,7 @@
 """Presence: declare it (``status set``), end it (``status end``), beat by hand (``heartbeat``),
 and read every role's presence for ``deskd roles`` and the board.
 
-Presence is never stored: ``core.presence.presence_of`` derives it at read time from each
+Presence is never stored: ``core.sessions.presence_of`` derives it at read time from each
 role's current session row — its live one, else its newest (docs/architecture.md,
 "Presence") — so a dead agent needs nobody to notice it: its heartbeat simply ages. The read
 functions here never open a write transaction.
@@ -13,7 +13,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from deskd.adapters.agents import session_id_problem
-from deskd.core.presence import presence_of
+from deskd.core.sessions import presence_of
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import SESSION_STATES, check_text
 from deskd.errors import InvalidValue, NoLiveSession

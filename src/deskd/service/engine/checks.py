@@ -14,7 +14,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from deskd.core.checks import (
+from deskd.core.tasks import (
     CheckRun,
     command_verdict,
     parse_check,

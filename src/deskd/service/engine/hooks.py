@@ -55,7 +55,7 @@ class HookRequest(NamedTuple):
     timeout: str | None = None
     until: str | None = None
     done_when: str | None = None
-    """Each fire also opens a task for the owner carrying this check (core/checks.py)."""
+    """Each fire also opens a task for the owner carrying this check (core/tasks.py)."""
 
 
 def add_hook(ctx: DeskContext, req: HookRequest) -> JSON:
@@ -67,7 +67,7 @@ def add_hook(ctx: DeskContext, req: HookRequest) -> JSON:
     kind, spec, target = _spec(ctx, req)
     timeout_s = _probe_timeout(req, budget_s=ctx.desk.section.probe_budget)
     if req.done_when is not None:
-        from deskd.core.checks import parse_check
+        from deskd.core.tasks import parse_check
 
         parse_check(req.done_when, ctx.desk.section.probe_allowlist)
     until_at = parse_instant(req.until, tz=ctx.tz, what="--until") if req.until else None

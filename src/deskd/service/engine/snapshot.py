@@ -10,9 +10,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from deskd.config.desk import Desk
-from deskd.core.presence import presence_of
 from deskd.core.records import ItemView, Policy, RoleView, RolloverDue, Rung, Snapshot
-from deskd.core.sessions import latest_boundary
+from deskd.core.sessions import latest_boundary, presence_of
 from deskd.core.timeparse import local_day_start, local_text
 from deskd.core.values import DEFAULT_SLA_S, priority_rank
 from deskd.service.engine.budgets import load_budgets

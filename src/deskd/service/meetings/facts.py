@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from deskd.core.meeting_owed import Obligation, Proposal
-from deskd.core.meetings import Attendee, MeetingFacts
+from deskd.core.meetings import Attendee, MeetingFacts, Obligation, Proposal
 from deskd.errors import UnknownMeeting
 from deskd.store import meeting_messages as msg_rows
 from deskd.store import meetings as rows

@@ -20,8 +20,8 @@ from deskd.store.records import JSON, shown
 from deskd.store.records.inbox import Item
 
 if TYPE_CHECKING:
-    from deskd.core.meeting_owed import Obligation
     from deskd.core.meeting_wakes import MeetingWake
+    from deskd.core.meetings import Obligation
     from deskd.core.records import Snapshot
     from deskd.store.dialect import Connection
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from deskd.config.desk import Desk
-from deskd.core.presence import is_busy
+from deskd.core.sessions import is_busy
 from deskd.core.tasks import ACTIONABLE, OPEN, Task, is_overdue, sort_key
 from deskd.core.timeparse import iso_utc, local_text
 from deskd.core.values import priority_name

@@ -10,8 +10,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, NamedTuple, TypedDict
 
-from deskd.core.task_changes import Change, check_party, next_state
-from deskd.core.tasks import CLOSED, check_status
+from deskd.core.tasks import CLOSED, Change, check_party, check_status, next_state
 from deskd.core.timeparse import iso_utc, parse_duration, parse_instant
 from deskd.core.values import priority_name, priority_rank
 from deskd.errors import InvalidValue, NothingToChange, TaskChanged, UnknownTask
@@ -73,7 +72,7 @@ def add_task(
     check_timeout: str | None = None,
 ) -> JSON:
     """Assign a task; ``routed`` is (capability, why) when capability routing chose ``role``;
-    ``done_when`` its postcondition (core/checks.py), run with ``check_timeout``."""
+    ``done_when`` its postcondition (core/tasks.py), run with ``check_timeout``."""
     who = actor(ctx, by)
     known_role(ctx, role)
     validate_text(title, detail)
@@ -119,7 +118,7 @@ def add_task(
 
 def check_timeout_s(ctx: DeskContext, done_when: str | None, timeout: str | None) -> int:
     """``--check-timeout`` in seconds, after ``--done-when`` is checked; refused without one."""
-    from deskd.core.checks import DEFAULT_TIMEOUT_S, parse_check
+    from deskd.core.tasks import DEFAULT_TIMEOUT_S, parse_check
 
     if done_when is None:
         if timeout is not None:
