@@ -210,7 +210,7 @@ def live(home: Path) -> None:
     from deskd.service.desk.context import open_context
     from deskd.service.desk.inbox import NewItem, enqueue
     from deskd.service.engine.hooks import HookRequest, add_hook
-    from deskd.service.meetings.calling import Call, call_meeting
+    from deskd.service.meetings.lifecycle import Call, call_meeting
     from deskd.service.work.tasks import add_task
     from deskd.store.sessions import record_heartbeat
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from deskd.adapters.agents.base import SESSION, TURN
-from deskd.service.engine.launch_result import (
+from deskd.service.engine.executor import (
     HEARTBEAT_EVERY_MS,
     TAIL_LINES,
     LaunchResult,

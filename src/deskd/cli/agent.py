@@ -14,8 +14,13 @@ from deskd.cli.output import emit
 from deskd.core.timeparse import DURATION_HINT, parse_duration
 from deskd.errors import InvalidValue, WaitTimedOut
 from deskd.service.engine.launch_command import describe_launch
-from deskd.service.engine.launch_control import agent_logs, pid_path, stop_role
-from deskd.service.engine.waiting import check_state, reached
+from deskd.service.engine.launch_control import (
+    agent_logs,
+    check_state,
+    pid_path,
+    reached,
+    stop_role,
+)
 from deskd.service.ops.worktrees import role_diff
 
 

@@ -14,7 +14,7 @@ from deskd.cli.output import cells, echo, emit, emit_table, table
 from deskd.core.timeparse import local_text, parse_instant
 from deskd.ids import parse_ids
 from deskd.service.meetings import end, lifecycle
-from deskd.service.meetings.calling import Call, call_meeting
+from deskd.service.meetings.lifecycle import Call, call_meeting
 from deskd.service.meetings.talk import position as do_position
 from deskd.service.meetings.talk import send as do_send
 from deskd.service.meetings.talk import updates as do_updates
@@ -153,7 +153,7 @@ def send(
     """
     reply = parse_ids([reply_to], "--reply-to") if reply_to else []
     with desk_context() as ctx:
-        said = do_send(
+        data = do_send(
             ctx,
             parse_meeting_id(meeting_id),
             acting(ctx, "--role", role),
@@ -162,7 +162,6 @@ def send(
             reply_to=reply[0] if reply else None,
             resolves=parse_ids(resolves, "--resolves"),
         )
-    data = said.to_json()
 
     def human() -> None:
         echo(
@@ -222,8 +221,7 @@ def position(meeting_id: str, role: str | None, body: str, as_json: bool) -> Non
       deskd meeting position 3 --role gamma --body "Roll back now, fix in 119."
     """
     with desk_context() as ctx:
-        said = do_position(ctx, parse_meeting_id(meeting_id), acting(ctx, "--role", role), body)
-    data = said.to_json()
+        data = do_position(ctx, parse_meeting_id(meeting_id), acting(ctx, "--role", role), body)
     emit(data, as_json, f"position recorded as message {data['message_id']} ({data['state']})")
 
 

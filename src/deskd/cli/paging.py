@@ -34,7 +34,7 @@ def page(role: str | None, title: str, body: str, as_json: bool) -> None:
       deskd page --from researcher --title "need prod DB credentials" --body "migration blocked"
       deskd page --title "tests need a human decision"      # inside a session: DESKD_ROLE
     """
-    from deskd.service.engine.help import ask_for_help
+    from deskd.service.engine.questions import ask_for_help
 
     out = on_desk(ask_for_help, role=role, title=title, body=body)
 

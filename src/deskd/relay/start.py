@@ -13,12 +13,12 @@ import sys
 from deskd.adapters.private import open_private, private_dir
 from deskd.paths import run_dir
 from deskd.service.desk.context import DeskContext
-from deskd.service.engine.launch_env import agent_env
+from deskd.service.engine.launch_command import agent_env
 
 
 def relay_env(ctx: DeskContext) -> dict[str, str]:
     """What an agent's hook would see, without a role: the relay serves every role's hook,
-    and holds no supervisor or channel secret (launch_env scrubs them as for an agent)."""
+    and holds no supervisor or channel secret (``agent_env`` scrubs them as for an agent)."""
     from deskd.service.paging.channels import secret_names
 
     env = agent_env(

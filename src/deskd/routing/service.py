@@ -1,7 +1,4 @@
-"""Capability routing's use cases: rank the enabled roles for a capability (``rules.choose``),
-enqueue an item or assign a task to the most available one, page a person when no enabled
-role has it (the work is held with the help request, never dropped), route held work once a
-role gains the capability, and say why routed work went where it did.
+"""Capability routing's use cases (routing/__init__.py says what they are).
 
 The board (``deskd status``) and every tick import this module: what only the writing needs
 (the inbox, the tasks, help requests and through them the pager) is imported where it is used.
@@ -28,11 +25,6 @@ from deskd.store.questions import held_work
 
 if TYPE_CHECKING:
     from deskd.service.desk.inbox import NewItem
-
-
-def declared_capabilities(ctx: DeskContext) -> list[str]:
-    """Every capability an enabled role of the desk declares, sorted."""
-    return sorted({c for r in ctx.desk.roles.values() if r.enabled for c in r.capabilities})
 
 
 def candidates(ctx: DeskContext, capability: str | None) -> list[Candidate]:
@@ -86,15 +78,6 @@ def route(ctx: DeskContext, capability: str) -> Routing:
     if not ctx.desk.roles:
         raise NoRoles()
     return choose(capability, candidates(ctx, capability))
-
-
-def holder_for_unroutable(ctx: DeskContext) -> str:
-    """The enabled role whose ledger holds an unroutable request (the most available one):
-    a help request needs a role for its channels and silences; it never wakes that role."""
-    found = choose("any", candidates(ctx, None))
-    if found.role is None:
-        raise NoRoles()
-    return found.role
 
 
 class RoutedWork(TypedDict):
@@ -158,10 +141,14 @@ def page_unroutable(
     the request: the first executing tick after a role gains the capability routes it there
     (``route_held_work``)."""
     from deskd.service.desk.inbox import MAX_BODY
-    from deskd.service.engine.help import raise_help
+    from deskd.service.engine.questions import raise_help
 
-    holder = holder_for_unroutable(ctx)
-    known = declared_capabilities(ctx)
+    # The most available enabled role holds the request: a help request needs a role for its
+    # channels and silences; it never wakes that role.
+    holder = choose("any", candidates(ctx, None)).role
+    if holder is None:
+        raise NoRoles()
+    known = sorted({c for r in ctx.desk.roles.values() if r.enabled for c in r.capabilities})
     lines = [
         f"No enabled role declares the capability {routing.capability!r} "
         f"(declared: {', '.join(known) or 'none'}).",
@@ -226,7 +213,6 @@ def enqueue_by_capability(ctx: DeskContext, item: NewItem, capability: str) -> d
 
 
 def passed_over(routing: Routing) -> list[dict[str, str]]:
-    """Each capable role routing passed over because it cannot work now, and why."""
     return [{"role": role, "why": why} for role, why in routing.passed_over]
 
 
@@ -301,7 +287,6 @@ def route_held_work(ctx: DeskContext) -> int:
 
 
 def _place(ctx: DeskContext, work: dict[str, Any], routing: Routing) -> str:
-    """Enqueue or assign held ``work`` to the role ``routing`` chose; its subject."""
     if work["what"] == "task":
         return f"task:{_add_task(ctx, work, routing)['id']}"
     from deskd.service.desk.inbox import NewItem, enqueue
@@ -319,7 +304,6 @@ def _place(ctx: DeskContext, work: dict[str, Any], routing: Routing) -> str:
 
 
 def _add_task(ctx: DeskContext, work: dict[str, Any], routing: Routing) -> dict[str, Any]:
-    """Assign the task ``work`` describes (as held for a person) to the role ``routing`` chose."""
     from deskd.service.work.tasks import add_task
 
     added = add_task(

@@ -29,16 +29,13 @@ def period_bounds(period: str, now: int, tz: str, window_s: int | None) -> tuple
     if period == "window":
         return now - (window_s or 0) * 1000, None
     local = from_ms(now, tz).date()
-    if period == "week":
-        local -= timedelta(days=local.weekday())
-    elif period == "month":
+    if period == "month":
         local = local.replace(day=1)
-    if period == "day":
-        end = local + timedelta(days=1)
-    elif period == "week":
-        end = local + timedelta(days=7)
-    else:
         end = (local.replace(day=28) + timedelta(days=4)).replace(day=1)
+    else:
+        week = period == "week"
+        local -= timedelta(days=local.weekday() if week else 0)
+        end = local + timedelta(days=7 if week else 1)
     zone = ZoneInfo(tz)
     start = datetime(local.year, local.month, local.day, tzinfo=zone)
     return to_ms(start), to_ms(datetime(end.year, end.month, end.day, tzinfo=zone))

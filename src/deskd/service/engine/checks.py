@@ -23,7 +23,6 @@ from deskd.core.tasks import (
     trimmed,
 )
 from deskd.core.timeparse import iso_utc
-from deskd.store import tasks as check_rows
 from deskd.store import tasks as task_rows
 from deskd.store.records import JSON
 
@@ -41,14 +40,14 @@ ACTOR = "deskd"
 
 def run_due_checks(ctx: DeskContext) -> list[JSON]:
     """Run every due check once; returns what each gave (`tick --json` ``checks``)."""
-    due = check_rows.due_checks(ctx.conn, now=ctx.now)
+    due = task_rows.due_checks(ctx.conn, now=ctx.now)
     if not due:
         return []
     with ctx.write() as conn:
         started = [
             c
             for c in due
-            if check_rows.start_run(conn, c.task_id, now=ctx.now, claimed_at=c.claimed_at or 0)
+            if task_rows.start_run(conn, c.task_id, now=ctx.now, claimed_at=c.claimed_at or 0)
         ]
         tasks = {c.task_id: task_rows.get_task(conn, c.task_id) for c in started}
     from deskd.adapters.process import run_children
@@ -67,8 +66,7 @@ def _child(ctx: DeskContext, check: TaskCheck, task: Task | None) -> Child | Che
     """What runs the check, or why it cannot run now."""
     from deskd.adapters.process import Child
     from deskd.errors import DeskdError
-    from deskd.service.engine.launch_command import role_workdir
-    from deskd.service.engine.launch_env import scrubbed
+    from deskd.service.engine.launch_command import role_workdir, scrubbed
     from deskd.service.paging.channels import secret_names
 
     if task is None or task.status in ("done", "cancelled"):
@@ -113,7 +111,7 @@ def _record(conn: Connection, ctx: DeskContext, check: TaskCheck, run: CheckRun)
     else:
         failures += 0 if run.passed else 1
         outcome, state = ("passed", "passed") if run.passed else ("failed", "idle")
-    if not check_rows.finish_run(
+    if not task_rows.finish_run(
         conn,
         check.task_id,
         state=state,
@@ -164,7 +162,7 @@ def _settle_task(
 
     if passed or failures < reopen_after(ctx.desk, task.role):
         return
-    from deskd.service.engine.help import insert_help
+    from deskd.service.engine.questions import insert_help
 
     insert_help(
         conn,

@@ -44,8 +44,6 @@ class Dispatched(NamedTuple):
 
 
 class Launch(NamedTuple):
-    """A launch to hand to an executor: its primary attempt and the role it runs as."""
-
     attempt_id: int
     role: str
 
@@ -182,13 +180,8 @@ def _fail_dead(ctx: DeskContext, conn: Connection, row: Attempt) -> bool:
     ctx.event(conn, "launch.died", f"attempt:{row.id}", role=row.role)
     session = _served(conn, row)
     if session is not None and park_session(conn, session, now=ctx.now, event="launch.died"):
-        ctx.event(
-            conn,
-            "session.parked",
-            f"session:{session}",
-            role=row.role,
-            detail={"attempt_id": row.id, "why": EXECUTOR_DIED},
-        )
+        detail = {"attempt_id": row.id, "why": EXECUTOR_DIED}
+        ctx.event(conn, "session.parked", f"session:{session}", role=row.role, detail=detail)
     return True
 
 

@@ -21,15 +21,12 @@ id when no session was reported. Every run of the CLI is counted (``launch_runs`
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING, NamedTuple
 
 from tenacity import Retrying, retry_if_result, stop_after_attempt, wait_exponential
 
-from deskd.adapters.agents.base import (
-    TRANSIENT,
-    RunOutcome,
-    RunState,
-)
+from deskd.adapters.agents.base import SESSION, TRANSIENT, TURN, RunOutcome, RunState
 from deskd.adapters.clock import now_ms
 from deskd.adapters.locks import LockBusy
 from deskd.adapters.private import open_private, private_dir
@@ -40,7 +37,6 @@ from deskd.service.desk import locks
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.launch_command import mode_of_try, prepare, runs_left
 from deskd.service.engine.launch_control import clear_pid, still_running, write_pid
-from deskd.service.engine.launch_result import LaunchResult, LineEffects, read_line
 from deskd.store import attempts as attempt_rows
 from deskd.store.events import add_event
 from deskd.store.sessions import record_heartbeat
@@ -50,6 +46,68 @@ if TYPE_CHECKING:
 
 USAGE_LIMIT_HOLD_MS = 60 * 60_000
 """How long a usage limit holds the role when the CLI gives no reset time."""
+HEARTBEAT_EVERY_MS = 15_000
+TAIL_LINES = 50
+
+
+class LaunchResult(NamedTuple):
+    """How one launch went; built up try by try and line by line, never changed in place."""
+
+    attempt_id: int
+    status: str
+    landed: bool = False
+    session_id: str | None = None
+    failure_class: str | None = None
+    detail: str = ""
+    tries: int = 0
+    exit_code: int | None = None
+    timed_out: bool = False
+    output_tail: tuple[str, ...] = ()
+    last_beat: int = 0  # when this try last recorded a stream heartbeat (they are throttled)
+    reported_session: str | None = None  # a failed try's resumable session: the next resumes it
+    assigned_session: str | None = None  # the first spawn's pre-assigned id: a retry reuses it
+    # What the tries so far reported using: a retry's run adds to it.
+    usage: Usage = Usage()
+    cost_usd: float | None = None
+
+    def to_json(self) -> dict[str, object]:
+        """What its ``launch.finished`` event and `deskd agent run --json` show: the fields up
+        to ``exit_code`` (the rest is the executor's bookkeeping)."""
+        shown = self._fields[: self._fields.index("exit_code") + 1]
+        return {name: getattr(self, name) for name in shown}
+
+
+class LineEffects(NamedTuple):
+    """What one output line asks of the database: bind a session, land, or a heartbeat."""
+
+    bind: str | None = None
+    land: bool = False
+    beat: bool = False
+
+
+def read_line(
+    result: LaunchResult,
+    line: str,
+    *,
+    signals: Collection[str],
+    native_id: str | None,
+    streaming: bool,
+    now: int,
+) -> tuple[LaunchResult, LineEffects]:
+    """The launch after one output line, and the writes it calls for.
+
+    ``signals`` are what the adapter read in the line, ``native_id`` the session id it has
+    seen so far and ``streaming`` whether structured events have arrived. A model turn lands
+    the launch once; otherwise each event counts as a heartbeat, one per HEARTBEAT_EVERY_MS.
+    """
+    tail = (*result.output_tail, line)[-TAIL_LINES:]
+    bind = native_id if SESSION in signals and native_id != result.session_id else None
+    after = result._replace(output_tail=tail, session_id=bind or result.session_id)
+    if TURN in signals and not result.landed:
+        return after._replace(landed=True), LineEffects(bind=bind, land=True)
+    if streaming and now - result.last_beat >= HEARTBEAT_EVERY_MS:
+        return after._replace(last_beat=now), LineEffects(bind=bind, beat=True)
+    return after, LineEffects(bind=bind)
 
 
 class RetryPolicy(NamedTuple):
@@ -60,16 +118,13 @@ class RetryPolicy(NamedTuple):
     wait_max_s: float = 20.0
 
 
-DEFAULT_RETRY = RetryPolicy()
-
-
 def retry_policy(ctx: DeskContext, role: str) -> RetryPolicy:
     """The role's ``retry_wait`` (desk file, ``[agent]`` or the role's own), doubling to 10×."""
     try:
         wait = float(ctx.desk.agent_for(role).retry_wait)
     except DeskdError:
-        return DEFAULT_RETRY
-    return RetryPolicy(attempts=DEFAULT_RETRY.attempts, wait_min_s=wait, wait_max_s=10 * wait)
+        return RetryPolicy()
+    return RetryPolicy(wait_min_s=wait, wait_max_s=10 * wait)
 
 
 def run_launch(
@@ -115,12 +170,11 @@ def _now(ctx: DeskContext) -> int:
 
 def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> LaunchResult:
     attempt_id, role = attempt.id, attempt.role
+    subject = f"attempt:{attempt_id}"
     with ctx.write(role) as conn:
         if not attempt_rows.claim_launch(conn, attempt_id, now=_now(ctx)):
             raise LaunchRefused(attempt_id, "was claimed by another executor")
-        add_event(
-            conn, at=_now(ctx), kind="launch.started", role=role, subject=f"attempt:{attempt_id}"
-        )
+        add_event(conn, at=_now(ctx), kind="launch.started", role=role, subject=subject)
     result = LaunchResult(attempt_id=attempt_id, status="running")
     hold: int | None = None
     cost: float | None = None
@@ -138,10 +192,8 @@ def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> Launc
             # Claude Code with an API key prints no reset time for a 429; without a hold
             # every tick would launch into the same limit.
             hold = _now(ctx) + USAGE_LIMIT_HOLD_MS
-            minutes = USAGE_LIMIT_HOLD_MS // 60_000
-            result = result._replace(
-                detail=f"{result.detail} (no reset time given: held {minutes} min)"
-            )
+            held = f"(no reset time given: held {USAGE_LIMIT_HOLD_MS // 60_000} min)"
+            result = result._replace(detail=f"{result.detail} {held}")
         cost, usage = outcome.cost_usd, outcome.usage
     except DeskdError as exc:  # cannot even start: executable missing, bad workdir …
         result = result._replace(status="failed", failure_class="permanent", detail=exc.message)
@@ -149,11 +201,8 @@ def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> Launc
         # A full disk (the agent's log, a settings file): record why while the database can
         # still take it; if it cannot, the healing tick names the full disk (dispatch.py).
         where = f" ({exc.filename})" if exc.filename else ""
-        result = result._replace(
-            status="failed",
-            failure_class="transient",
-            detail=f"executor stopped: {exc.strerror or exc}{where}",
-        )
+        stopped = f"executor stopped: {exc.strerror or exc}{where}"
+        result = result._replace(status="failed", failure_class="transient", detail=stopped)
     with ctx.write(role) as conn:
         attempt_rows.finish_launch(
             conn,
@@ -182,13 +231,9 @@ def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> Launc
                 state="resting",
                 event="launch.finished",
             )
+        shown = result.to_json()
         add_event(
-            conn,
-            at=_now(ctx),
-            kind="launch.finished",
-            role=role,
-            subject=f"attempt:{attempt_id}",
-            detail=result.to_json(),
+            conn, at=_now(ctx), kind="launch.finished", role=role, subject=subject, detail=shown
         )
     # A rollover attempt may ride along with another kind's launch: after_launch looks at
     # every attempt the launch carried (one read when none is a rollover).
@@ -202,8 +247,6 @@ def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> Launc
 def _run_with_retries(
     ctx: DeskContext, attempt: Attempt, result: LaunchResult, *, retry: RetryPolicy
 ) -> tuple[LaunchResult, RunOutcome]:
-    """Run, and run again while the failure is transient and the model never took a turn."""
-
     def transient_unlanded(tried: tuple[LaunchResult, RunOutcome] | None) -> bool:
         # A timeout is transient too, but retrying a 30-minute hang inside the rung would
         # hold the role for hours: only quick failures (overload, network) are retried here.
@@ -238,7 +281,6 @@ def _run_with_retries(
 def _run_once(
     ctx: DeskContext, attempt: Attempt, result: LaunchResult
 ) -> tuple[LaunchResult, RunOutcome]:
-    """One try: run the agent, read its output line by line, and say how it ended."""
     attempt_id, role = attempt.id, attempt.role
     logs = ctx.settings.log_path / "agents" / role
     private_dir(logs)
@@ -269,11 +311,10 @@ def _run_once(
 
     def on_line(line: str) -> None:
         nonlocal result
-        signals = adapter.feed(state, line)
         result, effects = read_line(
             result,
             line,
-            signals=signals,
+            signals=adapter.feed(state, line),
             native_id=state.session_id,
             streaming=bool(state.events),
             now=_now(ctx),

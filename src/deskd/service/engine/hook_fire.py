@@ -11,7 +11,7 @@ the inbox's writer imported only when a hook is due: a tick that finds none load
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict, cast
 
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import priority_name
@@ -55,19 +55,10 @@ class Fired(NamedTuple):
     priority: str = "normal"
 
     def to_json(self) -> FiredJson:
-        return {
-            "hook_id": self.hook_id,
-            "owner": self.owner,
-            "kind": self.kind,
-            "title": self.title,
-            "fire_at": iso_utc(self.fire_at),
-            "missed": self.missed,
-            "item_id": self.item_id,
-            "error": self.error,
-            "would": "run"
-            if self.would and self.kind == "probe"
-            else ("fire" if self.would else None),
-        }
+        would = ("run" if self.kind == "probe" else "fire") if self.would else None
+        shown = {**self._asdict(), "fire_at": iso_utc(self.fire_at), "would": would}
+        del shown["priority"]
+        return cast("FiredJson", shown)
 
 
 def fire_due_hooks(ctx: DeskContext, *, execute: bool) -> list[Fired]:
@@ -96,13 +87,7 @@ def fire_due_hooks(ctx: DeskContext, *, execute: bool) -> list[Fired]:
 
 def _fired(row: Hook, **kw: Any) -> Fired:
     kw.setdefault("priority", priority_name(row.priority))
-    return Fired(
-        hook_id=row.id,
-        owner=row.owner,
-        kind=row.kind,
-        title=row.title,
-        **kw,
-    )
+    return Fired(hook_id=row.id, owner=row.owner, kind=row.kind, title=row.title, **kw)
 
 
 def _decide(ctx: DeskContext, row: Hook) -> FireDecision:
@@ -152,7 +137,6 @@ def _fire_timer(ctx: DeskContext, row: Hook, *, execute: bool) -> Fired:
 def _record_fire(
     conn: Connection, ctx: DeskContext, row: Hook, decision: FireDecision, item_id: int | None
 ) -> Fired:
-    """Record that ``row`` fired (enqueueing ``item_id``, if any) and when it fires next."""
     hook_rows.record_fire(
         conn,
         row.id,
@@ -193,11 +177,8 @@ def _enqueue_fire(
             done_when=done_when,
         )
         ref = f"task:{task['id']}"
-    note = (
-        f"\n\n(coalesced {missed} missed fire{'s' if missed != 1 else ''} during downtime)"
-        if missed
-        else ""
-    )
+    plural = "s" if missed != 1 else ""
+    note = f"\n\n(coalesced {missed} missed fire{plural} during downtime)" if missed else ""
     item_id, _ = insert(
         conn,
         NewItem(
@@ -211,13 +192,8 @@ def _enqueue_fire(
         ),
         now=ctx.now,
     )
-    ctx.event(
-        conn,
-        "hook.fired",
-        f"hook:{row.id}",
-        role=row.owner,
-        detail={"item": item_id, "missed": missed},
-    )
+    detail = {"item": item_id, "missed": missed}
+    ctx.event(conn, "hook.fired", f"hook:{row.id}", role=row.owner, detail=detail)
     return item_id
 
 

@@ -41,8 +41,6 @@ if TYPE_CHECKING:
 
 
 class HookRequest(NamedTuple):
-    """A hook to add, as given on the command line (validated by ``add_hook``)."""
-
     owner: str
     title: str
     body: str = ""
@@ -89,13 +87,8 @@ def add_hook(ctx: DeskContext, req: HookRequest) -> JSON:
             next_fire_at=decision.next_fire_at,
             now=ctx.now,
         )
-        ctx.event(
-            conn,
-            "hook.added",
-            f"hook:{hook_id}",
-            role=req.owner,
-            detail={"kind": kind, "spec": describe(spec, tz=ctx.tz)},
-        )
+        detail = {"kind": kind, "spec": describe(spec, tz=ctx.tz)}
+        ctx.event(conn, "hook.added", f"hook:{hook_id}", role=req.owner, detail=detail)
     return {"id": hook_id, "kind": kind, "next_fire_at": iso_utc(decision.next_fire_at)}
 
 
@@ -116,18 +109,9 @@ def _probe_timeout(req: HookRequest, *, budget_s: int) -> int | None:
 
 
 def _spec(ctx: DeskContext, req: HookRequest) -> tuple[str, Spec, str | None]:
-    chosen = [
-        n
-        for n, v in (
-            ("--at", req.at),
-            ("--every", req.every),
-            ("--cron", req.cron),
-            ("--probe", req.probe),
-        )
-        if v
-    ]
-    if req.probe and req.every:
-        chosen.remove("--every")
+    given = {"--at": req.at, "--every": req.every, "--cron": req.cron, "--probe": req.probe}
+    # A probe's --every is how often it runs, not a schedule of its own.
+    chosen = [n for n, v in given.items() if v and not (n == "--every" and req.probe)]
     if len(chosen) != 1:
         raise InvalidValue(
             "schedule",
@@ -149,7 +133,6 @@ def _spec(ctx: DeskContext, req: HookRequest) -> tuple[str, Spec, str | None]:
 
 
 def hook_view(row: Hook) -> JSON:
-    """A hook as `hook list --json` shows it."""
     return {
         **shown(row, "id owner kind"),
         "spec": spec_text(row.kind, row.spec),
@@ -184,11 +167,8 @@ def next_fires(ctx: DeskContext, hook_id: int, *, count: int) -> JSON:
     fires: list[int] = []
     if row.status == "active":
         after = ctx.now if not isinstance(spec, AtSpec) else ctx.now - 1
-        fires = [
-            f
-            for f in upcoming(spec, after=after, count=count)
-            if row.until_at is None or f < row.until_at
-        ]
+        found = upcoming(spec, after=after, count=count)
+        fires = [f for f in found if row.until_at is None or f < row.until_at]
     return {
         "id": hook_id,
         "spec": describe(spec, tz=ctx.tz),

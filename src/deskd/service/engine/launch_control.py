@@ -1,4 +1,5 @@
-"""Operator verbs on launches: stop a role's running agent, read its transcripts.
+"""Operator verbs on launches: stop a role's running agent, read its transcripts, wait for a
+role to reach a state.
 
 The executor writes the agent's process-group id to ``run/agents/<attempt>.pid`` while the
 agent runs (``write_pid`` / ``clear_pid``); ``stop_role`` records the stop on the attempt
@@ -13,11 +14,14 @@ import os
 import signal
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
+from deskd.core.sessions import is_busy
 from deskd.errors import InvalidValue, NoTranscript, NotRunning, PeopleCommand
 from deskd.service.desk.context import DeskContext
+from deskd.service.desk.presence import derive
 from deskd.store import attempts as attempt_rows
+from deskd.store.sessions import current_session
 
 if TYPE_CHECKING:
     from deskd.core.records import Attempt
@@ -57,7 +61,6 @@ def still_running(ctx: DeskContext, attempt_id: int) -> bool:
 
 
 def running_launch(ctx: DeskContext, role: str) -> Attempt | None:
-    """The role's running launch (its primary attempt), or None."""
     return next((r for r in attempt_rows.running_launches(ctx.conn) if r.role == role), None)
 
 
@@ -95,14 +98,8 @@ def stop_role(
             cost_usd=None,
             hold_until=None,
         )
-        ctx.event(
-            conn,
-            "launch.stopped",
-            f"attempt:{attempt_id}",
-            role=role,
-            actor=by,
-            detail={"pid": pid},
-        )
+        subject = f"attempt:{attempt_id}"
+        ctx.event(conn, "launch.stopped", subject, role=role, actor=by, detail={"pid": pid})
     first = (signal.SIGINT, signal.SIGTERM) if interrupt else (signal.SIGTERM,)
     signalled = (
         _end_group(pid, first, grace_s=grace_s) if pid is not None else "no process recorded"
@@ -157,11 +154,7 @@ def agent_logs(ctx: DeskContext, role: str, attempt_id: int | None) -> tuple[int
     """(attempt id, transcript path) of the role's launch ``attempt_id`` (default: latest)."""
     ctx.desk.role(role)
     folder = ctx.settings.log_path / "agents" / role
-    found = (
-        sorted((int(p.stem), p) for p in folder.glob("*.log") if p.stem.isdigit())
-        if folder.is_dir()
-        else []
-    )
+    found = sorted((int(p.stem), p) for p in folder.glob("*.log") if p.stem.isdigit())
     if attempt_id is None:
         if not found:
             raise NoTranscript(role, folder)
@@ -175,3 +168,47 @@ def agent_logs(ctx: DeskContext, role: str, attempt_id: int | None) -> tuple[int
         f"{role} has transcripts for attempts: "
         + (", ".join(str(n) for n, _ in found[-10:]) or "none"),
     )
+
+
+# -- waiting (`deskd wait --until STATE`) ---------------------------------------------------
+# The loop that asks again until a deadline lives in the CLI (the one place that reads the
+# wall clock); ``reached`` reads the database once, at the context's ``now``.
+
+STATES = ("resting", "landed", "idle")
+"""resting: its session ended its turn; landed: its newest launch took a model turn;
+idle: nothing runs for it (no launch in flight, presence not online or suspect)."""
+
+
+class Check(NamedTuple):
+    reached: bool
+    detail: str
+
+
+def check_state(state: str) -> str:
+    if state not in STATES:
+        raise InvalidValue("--until", state, "choose one of: " + ", ".join(STATES))
+    return state
+
+
+def reached(ctx: DeskContext, role: str, state: str) -> Check:
+    """Whether ``role`` is in ``state`` now, and what it is instead when not."""
+    ctx.desk.role(role)
+    check_state(state)
+    session = current_session(ctx.conn, role)
+    presence = derive(ctx, session)
+    if state == "resting":
+        resting = session is not None and session.state == "resting"
+        return Check(reached=resting, detail=f"presence {presence}")
+    if state == "landed":
+        launch = attempt_rows.newest_launch(ctx.conn, role)
+        if launch is None:
+            return Check(reached=False, detail="no launch yet")
+        landed = launch.landed_at is not None
+        status = launch.launch_status
+        return Check(
+            reached=landed,
+            detail=f"attempt {launch.id} {'landed' if landed else 'not landed'} ({status})",
+        )
+    flying = attempt_rows.launches_in_flight(ctx.conn, role)
+    idle = flying == 0 and not is_busy(presence)
+    return Check(reached=idle, detail=f"presence {presence}, {flying} launch(es) in flight")

@@ -108,12 +108,8 @@ def act_on_reply(ctx: DeskContext, message: EmailMessage) -> str:
                 snooze_s=reply.seconds or ACK_TIMEOUT_S,
             )
             outcome = f"{reply.action} attempt {attempt.id}"
+        detail = {"action": reply.action, "outcome": outcome}
         ctx.event(
-            conn,
-            "page.replied",
-            f"page:{page.id}",
-            role=page.role,
-            actor=ctx.actor,
-            detail={"action": reply.action, "outcome": outcome},
+            conn, "page.replied", f"page:{page.id}", role=page.role, actor=ctx.actor, detail=detail
         )
     return "acted"

@@ -16,8 +16,10 @@ from deskd.core.timeparse import iso_utc, local_text
 from deskd.errors import TickBusy
 from deskd.service.desk import locks
 from deskd.service.desk.context import DeskContext
+from deskd.service.engine.record import record_plan
 from deskd.service.engine.snapshot import load_snapshot, policy_of, rollover_key
 from deskd.store import handoffs as handoff_rows
+from deskd.store.attempts import get_attempt
 from deskd.store.records import JSON
 
 
@@ -51,8 +53,6 @@ def _outcome(ctx: DeskContext, attempt_id: int | None) -> str | None:
     """What the wind-down launch did, read back after it ran (None when none ran)."""
     if attempt_id is None:
         return None
-    from deskd.store.attempts import get_attempt
-
     row = get_attempt(ctx.conn, attempt_id)
     if row is None:
         return None
@@ -64,7 +64,6 @@ def _outcome(ctx: DeskContext, attempt_id: int | None) -> str | None:
 
 def _rollover_step(ctx: DeskContext, *, boundary: int, execute: bool) -> Rollover:
     from deskd.service.engine.dispatch import start_executor
-    from deskd.service.engine.record import record_plan
 
     snapshot = load_snapshot(ctx.conn, ctx.desk, now=ctx.now)
     only = snapshot._replace(

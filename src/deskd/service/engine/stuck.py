@@ -42,7 +42,6 @@ class StuckJson(TypedDict):
 
 
 def handle_stuck(ctx: DeskContext) -> list[StuckJson]:
-    """Nudge or stop every running launch silent for long enough."""
     out: list[StuckJson] = []
     for launch in attempt_rows.running_launches(ctx.conn):
         if launch.launch_host not in (None, ctx.settings.host_id):
@@ -117,7 +116,7 @@ def _stop(ctx: DeskContext, launch: Attempt, silent_s: int) -> StuckJson:
         time.sleep(0.05)  # real time: the executor's own exit, not the desk's clock
     again = RELAUNCHED in launch.reason
     if again:
-        from deskd.service.engine.help import insert_help
+        from deskd.service.engine.questions import insert_help
 
         with ctx.write() as conn:
             insert_help(

@@ -18,8 +18,7 @@ from deskd.core.timeparse import iso_utc
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.checks import run_due_checks
 from deskd.service.engine.hook_fire import FiredJson, fire_due_hooks
-from deskd.service.engine.prompting import previewed
-from deskd.service.engine.record import record_plan
+from deskd.service.engine.record import previewed, record_plan
 from deskd.service.engine.snapshot import load_snapshot, policy_of, with_would_fire
 from deskd.service.paging.tickping import ping
 from deskd.store import attempts as attempt_rows

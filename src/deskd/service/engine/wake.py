@@ -13,7 +13,10 @@ from deskd.errors import AttemptClosed, InvalidValue, PeopleCommand, UnknownAtte
 from deskd.service.desk.context import DeskContext
 from deskd.service.engine.attempt_views import attempt_view
 from deskd.service.engine.snapshot import load_snapshot, policy_of
+from deskd.service.meetings.views import meeting_sources
+from deskd.service.work.task_views import explain_tasks, task_sources
 from deskd.store import attempts as attempt_rows
+from deskd.store.items import ack_items, unread_items
 from deskd.store.records import JSON
 
 if TYPE_CHECKING:
@@ -73,17 +76,11 @@ def ack(
         if row.kind == "help" and settle:
             # A person has the agent's request for help: its item is read, so the help
             # demand resolves on the next tick (and its delivered page gets "settled").
-            from deskd.store.items import ack_items
-
             item_id = int(row.key.split(":", 1)[1])
             ack_items(conn, row.role, [item_id], now=ctx.now, by=ctx.actor)
+        subject = f"attempt:{attempt_id}"
         ctx.event(
-            conn,
-            "attempt.acked",
-            f"attempt:{attempt_id}",
-            role=row.role,
-            actor=ctx.actor,
-            detail={"note": note},
+            conn, "attempt.acked", subject, role=row.role, actor=ctx.actor, detail={"note": note}
         )
     return {"id": attempt_id, "ack_until": iso_utc(until), "note": note}
 
@@ -102,8 +99,6 @@ def act_on_page(
         until = ack(ctx, attempt_id, note=f"acknowledged {how}")["ack_until"]
         return f"acknowledged: no more pages about this until {until} (UTC)"
     ack(ctx, attempt_id, note=f"resolved {how}")
-    from deskd.store.items import ack_items, unread_items
-
     row = attempt_rows.get_attempt(ctx.conn, attempt_id)
     ids = list(row.item_ids) if row else []
     if not ids and page.key.startswith("inbox:"):
@@ -138,7 +133,6 @@ def explain_role(ctx: DeskContext, role: str) -> list[str]:
     else:
         lines.append(f"inbox: {len(items)} unread — demanded now")
     from deskd.routing.service import explain_lines
-    from deskd.service.work.task_views import explain_tasks
 
     lines.extend(explain_tasks(snapshot, role, now=ctx.now, tz=ctx.tz))
     lines.extend(explain_lines(ctx, role))
@@ -152,9 +146,7 @@ def explain_role(ctx: DeskContext, role: str) -> list[str]:
             lines.append(f"live attempt {a.id}: {a.key} on {a.rung}{sla}{status}{waits}")
             if a.ack_until and a.ack_until > ctx.now:
                 lines.append(f"  acknowledged until {local_text(a.ack_until, ctx.tz)}")
-    for note in plan.notes:
-        if note.role == role:
-            lines.append(f"this tick: {note.text}")
+    lines += [f"this tick: {note.text}" for note in plan.notes if note.role == role]
     for c in plan.closures:
         if any(a.id == c.attempt_id and a.role == role for a in snapshot.attempts):
             lines.append(f"this tick: attempt {c.attempt_id} would be {c.outcome} ({c.reason})")
@@ -187,8 +179,6 @@ def explain_attempt(ctx: DeskContext, attempt_id: int) -> list[str]:
 def sources(ctx: DeskContext, role: str) -> JSON:
     """Everything that can wake ``role``, and how to change each (`deskd wake sources`)."""
     from deskd.service.engine.hooks import list_hooks
-    from deskd.service.meetings.views import meeting_sources
-    from deskd.service.work.task_views import task_sources
 
     ctx.desk.role(role)
     snapshot = load_snapshot(ctx.conn, ctx.desk, now=ctx.now)

@@ -108,14 +108,8 @@ def reject_end(ctx: DeskContext, meeting_id: int, role: str, reason: str) -> Out
         read_items(conn, role, [f"p{p.id}"], meeting_id=meeting_id, now=now)
         if role == p.proposer:
             msg_rows.finish_proposal(conn, p.id, status="withdrawn", now=now)
-            event(
-                conn,
-                meeting_id,
-                "withdrew_end",
-                role,
-                f"{role} withdrew the proposal: {reason}",
-                now=now,
-            )
+            said = f"{role} withdrew the proposal: {reason}"
+            event(conn, meeting_id, "withdrew_end", role, said, now=now)
         else:
             generation = rows.next_generation(conn, meeting_id)
             msg_rows.insert_vote(

@@ -1,6 +1,5 @@
-"""Meeting use cases: check in, leave, pause, resume, the tick's sweep, and the steps they
-share. Calling is in calling.py, speaking and reading in talk.py, the termination handshake
-in end.py.
+"""Meeting use cases: call, check in, leave, pause, resume, the tick's sweep, and the steps
+they share. Speaking and reading are in talk.py, the termination handshake in end.py.
 
 Every function acts for the role it is given; the CLI resolves that role with
 ``acting_role`` (an agent acts only as itself). Each runs in one write transaction: it first
@@ -12,11 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import NamedTuple
 
 from deskd.core.meetings import (
+    DEFAULT_CONSENSUS_AT,
+    DEFAULT_IDLE_S,
+    DEFAULT_MAX_MESSAGES,
+    DEFAULT_REPLY_SLA_S,
     MeetingFacts,
     closes,
     due_sweep,
+    normalize_body,
     resume_refusal,
     standing_refusal,
     state_of,
@@ -25,7 +30,8 @@ from deskd.core.timeparse import human_age
 from deskd.core.values import PRIORITIES as ITEM_PRIORITIES
 from deskd.errors import InvalidValue, MeetingRefused
 from deskd.service.desk.context import DeskContext
-from deskd.service.desk.inbox import MAX_TITLE, NewItem, insert
+from deskd.service.desk.identity import known_role
+from deskd.service.desk.inbox import MAX_TITLE, NewItem, check_length, insert, positive_seconds
 from deskd.service.meetings.facts import facts_of, live_facts
 from deskd.service.meetings.views import Outcome, outcome_view
 from deskd.store import items as item_rows
@@ -134,14 +140,8 @@ def read_items(
 def waive(conn: Connection, meeting_id: int, reason: str, *, now: int) -> int:
     count = msg_rows.waive_obligations(conn, meeting_id, reason=reason, now=now)
     if count:
-        event(
-            conn,
-            meeting_id,
-            "obligations.waived",
-            None,
-            f"{count} owed repl{'ies' if count != 1 else 'y'} waived: {reason}",
-            now=now,
-        )
+        said = f"{count} owed repl{'ies' if count != 1 else 'y'} waived: {reason}"
+        event(conn, meeting_id, "obligations.waived", None, said, now=now)
     return count
 
 
@@ -177,22 +177,14 @@ def apply_sweep(conn: Connection, facts: MeetingFacts, *, now: int) -> bool:
     if sweep.idle_pause:
         reason = f"idle for {human_age(m.idle_s)}"
         if rows.pause(conn, m.id, kind="idle", reason=reason, by=None, now=now):
-            event(
-                conn, m.id, "paused", None, f"paused: {reason}; any attendee may resume it", now=now
-            )
+            said = f"paused: {reason}; any attendee may resume it"
+            event(conn, m.id, "paused", None, said, now=now)
             sync_state(conn, m.id)
         return True
     if rows.mark_escalated(conn, m.id, generation=sweep.generation, now=now):
         rows.rearm_invitations(conn, m.id, sweep.escalate, generation=sweep.generation)
-        late = ", ".join(sweep.escalate)
-        event(
-            conn,
-            m.id,
-            "escalated",
-            None,
-            f"attendance overdue: waking {late} again (once)",
-            now=now,
-        )
+        said = f"attendance overdue: waking {', '.join(sweep.escalate)} again (once)"
+        event(conn, m.id, "escalated", None, said, now=now)
     return True
 
 
@@ -209,6 +201,99 @@ def sweep_meetings(ctx: DeskContext) -> int:
 
 
 # --- calling and attending --------------------------------------------------------------------
+
+
+class Call(NamedTuple):
+    caller: str
+    agenda: str
+    attendees: Sequence[str]
+    priority: str = "normal"
+    max_messages: int = DEFAULT_MAX_MESSAGES
+    idle: str | int = DEFAULT_IDLE_S
+    reply_sla: str | int = DEFAULT_REPLY_SLA_S
+    consensus_at: int = DEFAULT_CONSENSUS_AT
+
+
+def _validate_call(ctx: DeskContext, call: Call) -> tuple[list[str], int, int]:
+    agenda = call.agenda.strip()
+    if not agenda:
+        raise InvalidValue("agenda", call.agenda, "must not be empty")
+    check_length("agenda", agenda, 300)
+    if call.priority not in PRIORITIES:
+        raise InvalidValue("priority", call.priority, "a meeting is normal or urgent")
+    invited = [a for a in dict.fromkeys(call.attendees) if a and a != call.caller]
+    if not invited:
+        raise InvalidValue(
+            "--attendees",
+            ",".join(call.attendees),
+            "name the roles to invite (other than the caller), e.g. --attendees beta,gamma",
+        )
+    for name in invited:
+        known_role(ctx, name)
+    if call.max_messages < 1:
+        raise InvalidValue("--max-messages", call.max_messages, "at least 1")
+    if not 0 <= call.consensus_at < call.max_messages:
+        raise InvalidValue(
+            "--consensus-at",
+            call.consensus_at,
+            f"from 0 to {call.max_messages - 1} (below --max-messages)",
+        )
+    idle_s = positive_seconds(call.idle, "--idle")
+    return invited, idle_s, positive_seconds(call.reply_sla, "--reply-sla")
+
+
+def call_meeting(ctx: DeskContext, call: Call) -> tuple[int, str, bool]:
+    """Open a meeting, or return the open (or paused) one with the same agenda.
+
+    Returns (meeting id, state, existing). Every invited role but the caller (checked in at
+    once) gets an invitation item and a ``meeting`` wake until it checks in.
+    """
+    invited, idle_s, reply_sla_s = _validate_call(ctx, call)
+    key = normalize_body(call.agenda)
+    now = ctx.now
+    with ctx.write() as conn:
+        meeting_id = rows.insert_meeting(
+            conn,
+            agenda=call.agenda.strip(),
+            agenda_key=key,
+            caller=call.caller,
+            priority=call.priority,
+            state="waiting",
+            max_messages=call.max_messages,
+            consensus_at=call.consensus_at,
+            idle_s=idle_s,
+            reply_sla_s=reply_sla_s,
+            now=now,
+        )
+        if meeting_id is None:
+            existing = rows.open_meeting_by_agenda(conn, key)
+            assert existing is not None
+            return int(existing.id), str(existing.state), True
+        rows.insert_attendee(
+            conn, meeting_id=meeting_id, role=call.caller, status="present", now=now
+        )
+        for role in invited:
+            rows.insert_attendee(conn, meeting_id=meeting_id, role=role, status="invited", now=now)
+        facts = facts_of(conn, meeting_id)
+        for role in invited:
+            meeting_item(
+                conn,
+                facts,
+                to=role,
+                sender=call.caller,
+                title=f"{call.caller} invites you: {facts.meeting.agenda}",
+                body=(
+                    f"Attendees: {call.caller} (caller), {', '.join(invited)}.\n"
+                    f"Check in: deskd meeting check-in {meeting_id} --role {role}\n"
+                    f'Cannot attend: deskd meeting leave {meeting_id} --role {role} --reason "…"'
+                ),
+                key="invite",
+                now=now,
+            )
+        said = f"{call.caller} called it; invited {', '.join(invited)}"
+        event(conn, meeting_id, "called", call.caller, said, now=now)
+        state = state_of(sync_state(conn, meeting_id))
+    return meeting_id, state, False
 
 
 def _may_attend(role: str) -> Callable[[MeetingFacts], str | None]:

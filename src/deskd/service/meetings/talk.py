@@ -8,7 +8,7 @@ never refused because someone owes a reply (lesson 34); a position never spends 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from deskd.core.meetings import (
     MeetingFacts,
@@ -47,15 +47,14 @@ if TYPE_CHECKING:
 
 
 class OwedReply(TypedDict):
-    """A reply the speaker still owes: to whom, by when."""
-
     message_id: int
     to: str
     due_at: str | None
 
 
-class SaidJSON(TypedDict):
-    """What ``meeting send`` and ``meeting position`` print."""
+class Said(TypedDict):
+    """What ``meeting send`` and ``meeting position`` print: the message's id, the meeting's
+    state and budget, what it settled, and what is still owed."""
 
     meeting_id: int
     message_id: int
@@ -65,31 +64,6 @@ class SaidJSON(TypedDict):
     owed_by_you: list[OwedReply]
     reply_owed_by: str | None
     warning: str | None
-
-
-class Said(NamedTuple):
-    """What a message in a meeting did: its id, the meeting's state and budget, what it settled."""
-
-    meeting_id: int
-    message_id: int
-    state: str
-    budget_left: int
-    settled: Sequence[int] = ()
-    owed_by_you: Sequence[OwedReply] = ()
-    owed_to_you: str | None = None
-    warnings: Sequence[str] = ()
-
-    def to_json(self) -> SaidJSON:
-        return {
-            "meeting_id": self.meeting_id,
-            "message_id": self.message_id,
-            "state": self.state,
-            "budget_left": self.budget_left,
-            "settled": list(self.settled),
-            "owed_by_you": list(self.owed_by_you),
-            "reply_owed_by": self.owed_to_you,
-            "warning": "; ".join(self.warnings) or None,
-        }
 
 
 def check_body(body: str, what: str = "--body") -> None:
@@ -112,7 +86,6 @@ def send(
     reply_to: int | None = None,
     resolves: Sequence[int] = (),
 ) -> Said:
-    """Speak (the module docstring says what a message does); what it did."""
     check_body(body)
     now = ctx.now
     answered = list(dict.fromkeys([*([reply_to] if reply_to is not None else []), *resolves]))
@@ -156,20 +129,28 @@ def send(
         warnings.insert(
             0, f"you still owe a reply to message {ids} (--reply-to / --resolves {ids})"
         )
-    return _said(facts, message_id, settled)._replace(
-        owed_by_you=owed, owed_to_you=debtor, warnings=warnings
-    )
+    return _said(facts, message_id, settled, owed=owed, debtor=debtor, warnings=warnings)
 
 
-def _said(facts: MeetingFacts, message_id: int, settled: Sequence[int]) -> Said:
-    """What a message did, read from the meeting's facts after it."""
-    return Said(
-        meeting_id=facts.meeting.id,
-        message_id=message_id,
-        state=state_of(facts),
-        budget_left=facts.meeting.budget_left,
-        settled=settled,
-    )
+def _said(
+    facts: MeetingFacts,
+    message_id: int,
+    settled: Sequence[int],
+    *,
+    owed: list[OwedReply] | None = None,
+    debtor: str | None = None,
+    warnings: Sequence[str] = (),
+) -> Said:
+    return {
+        "meeting_id": facts.meeting.id,
+        "message_id": message_id,
+        "state": state_of(facts),
+        "budget_left": facts.meeting.budget_left,
+        "settled": list(settled),
+        "owed_by_you": owed or [],
+        "reply_owed_by": debtor,
+        "warning": "; ".join(warnings) or None,
+    }
 
 
 def say(
@@ -237,28 +218,15 @@ def _budget_step(
     left = max(0, m.max_messages - spent)
     if left == 0:
         rows.pause(conn, m.id, kind="budget", reason="message budget spent", by=None, now=now)
-        event(
-            conn,
-            m.id,
-            "paused",
-            role,
-            "paused: the message budget is spent; it can only end",
-            now=now,
-        )
+        said = "paused: the message budget is spent; it can only end"
+        event(conn, m.id, "paused", role, said, now=now)
         return [
             f"this message spent the budget: meeting {m.id} is paused and can only end "
             f'(`deskd meeting propose-end {m.id} --role {role} --resolution "…"`)'
         ]
     if left == m.consensus_at:
-        event(
-            conn,
-            m.id,
-            "consensus",
-            role,
-            f"consensus: {left} message{'s' if left != 1 else ''} left; one position each, or "
-            "a decision",
-            now=now,
-        )
+        said = f"consensus: {left} message{'s' if left != 1 else ''} left"
+        event(conn, m.id, "consensus", role, f"{said}; one position each, or a decision", now=now)
         return [
             f"meeting {m.id} is in consensus: one position each (`deskd meeting position`), or --kind decision"
         ]
@@ -273,14 +241,8 @@ def position(ctx: DeskContext, meeting_id: int, role: str, body: str) -> Said:
     with acting(ctx, meeting_id, lambda f: position_refusal(f, role)) as (conn, facts):
         message_id = say(conn, facts, role, "position", body, None, (), now=now)
         settled = msg_rows.settle_all_of(conn, meeting_id, role, reason="position stated", now=now)
-        event(
-            conn,
-            meeting_id,
-            "position",
-            role,
-            f"{role} stated a position (message {message_id})",
-            now=now,
-        )
+        said = f"{role} stated a position (message {message_id})"
+        event(conn, meeting_id, "position", role, said, now=now)
         facts = sync_state(conn, meeting_id)
     return _said(facts, message_id, settled)
 

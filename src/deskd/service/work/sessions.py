@@ -43,14 +43,9 @@ def handoff(ctx: DeskContext, *, role: str | None, note: str) -> JSON:
         handoff_id = handoff_rows.insert_handoff(
             conn, role=who, session_id=session, note=text, by=by, now=ctx.now
         )
-        ctx.event(
-            conn,
-            "session.handoff",
-            f"session:{session}" if session else None,
-            role=who,
-            actor=by,
-            detail={"handoff_id": handoff_id},
-        )
+        subject = f"session:{session}" if session else None
+        detail = {"handoff_id": handoff_id}
+        ctx.event(conn, "session.handoff", subject, role=who, actor=by, detail=detail)
     return {"id": handoff_id, "role": who, "session": session, "created_at": iso_utc(ctx.now)}
 
 
@@ -90,7 +85,6 @@ def list_sessions(ctx: DeskContext, role: str, *, limit: int = 50) -> list[JSON]
 def after_launch(
     ctx: DeskContext, attempt: Attempt, *, output_tail: str, landed: bool, now: int
 ) -> None:
-    """Called by the executor when a launch has finished, with the last stdout lines."""
     carried = handoff_rows.launch_attempts(ctx.conn, attempt.id)
     if not any(r.kind == "rollover" for r in carried):
         return

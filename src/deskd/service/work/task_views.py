@@ -17,7 +17,6 @@ from deskd.core.sessions import is_busy
 from deskd.core.tasks import ACTIONABLE, OPEN, Task, is_overdue, sort_key
 from deskd.core.timeparse import iso_utc, local_text
 from deskd.core.values import priority_name
-from deskd.store import tasks as check_rows
 from deskd.store import tasks as task_rows
 from deskd.store.records import JSON, shown
 
@@ -87,7 +86,7 @@ def load_task_views(
     check has not passed yet wakes no one: the tick runs the check first.
     """
     rows = task_rows.open_tasks(conn)
-    checks = {c.task_id: c for c in check_rows.checks_of(conn, [r.id for r in rows])}
+    checks = {c.task_id: c for c in task_rows.checks_of(conn, [r.id for r in rows])}
     counts = idle_wake_counts(conn, rows)
     views = tuple(
         _view(r, wakes=counts.get(r.id, 0), check=c, desk=desk)
@@ -132,7 +131,6 @@ def sorted_rows(rows: Sequence[Task], *, now: int) -> list[Task]:
 
 
 def _tasks_of(snapshot: Snapshot, role: str, *, now: int) -> list[Task]:
-    """``role``'s open tasks, sorted by the task rules."""
     return sorted((t for t in snapshot.tasks if t.role == role), key=lambda t: sort_key(t, now=now))
 
 

@@ -18,12 +18,7 @@ from deskd.routing.store import mark_task_routed
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.identity import acting_role, known_role
 from deskd.service.desk.inbox import validate_text
-from deskd.service.work.task_views import (
-    idle_wake_counts,
-    sorted_rows,
-    task_json,
-)
-from deskd.store import tasks as check_rows
+from deskd.service.work.task_views import idle_wake_counts, sorted_rows, task_json
 from deskd.store import tasks as task_rows
 from deskd.store.records import JSON, shown
 
@@ -95,19 +90,13 @@ def add_task(
             mark_task_routed(conn, task_id, capability=routed[0], why=routed[1])
             change["routed"] = routed[1]
         if done_when is not None:
-            check_rows.insert_check(
+            task_rows.insert_check(
                 conn, task_id=task_id, spec=done_when.strip(), timeout_s=timeout_s
             )
             change["check"] = done_when.strip()
         task_rows.add_task_note(conn, task_id=task_id, at=ctx.now, by=who, change=change, note="")
-        ctx.event(
-            conn,
-            "task.added",
-            f"task:{task_id}",
-            role=role,
-            actor=who,
-            detail={"title": title, "priority": priority, "due_at": iso_utc(due_at)},
-        )
+        added = {"title": title, "priority": priority, "due_at": iso_utc(due_at)}
+        ctx.event(conn, "task.added", f"task:{task_id}", role=role, actor=who, detail=added)
     out: JSON = {"id": task_id, "role": role, "status": "pending", "priority": priority}
     if routed is not None:
         out["routed"] = routed[1]
@@ -167,7 +156,7 @@ def update_task(ctx: DeskContext, task_id: int, update: TaskUpdate, *, by: str |
         )
         # A task with a postcondition is done when its check passes, not when it is said to
         # be: the claim stays open (in progress) and the next tick runs the check.
-        claimed = new.status == "done" and check_rows.claim_done(conn, task_id, by=who, now=ctx.now)
+        claimed = new.status == "done" and task_rows.claim_done(conn, task_id, by=who, now=ctx.now)
         if claimed:
             new = new._replace(status="in_progress")
         priority = int(row.priority) if rank is None else rank
@@ -243,7 +232,7 @@ def list_tasks(
     if status is not None:
         rows = [r for r in rows if r.status == status]
     counts = idle_wake_counts(ctx.conn, rows)
-    checks = {c.task_id: c for c in check_rows.checks_of(ctx.conn, [r.id for r in rows])}
+    checks = {c.task_id: c for c in task_rows.checks_of(ctx.conn, [r.id for r in rows])}
     return [
         task_json(
             r,

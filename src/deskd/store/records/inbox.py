@@ -1,6 +1,6 @@
 """Inbox items, as each reader selects them (store/items.py, help.py, routing.py); meeting
 timelines and votes (store/meetings.py, meeting_messages.py). Meetings, attendees, replies owed
-and proposals are the rules' records (core/meetings.py, core/meeting_owed.py)."""
+and proposals are the rules' records (core/meetings.py)."""
 
 from __future__ import annotations
 
