@@ -167,7 +167,7 @@ class Desk:
             return
         import os
 
-        from deskd.adapters.lease_owner import me
+        from deskd.adapters.locks import me
         from deskd.store import locks
 
         conn = self.db()

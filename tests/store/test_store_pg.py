@@ -175,13 +175,13 @@ def test_the_busy_timeout_is_the_write_transactions_own_and_the_urls_options_are
 def test_a_lease_is_refused_while_live_and_freed_when_its_process_dies(pg_database: str) -> None:
     """A lease held by a process is refused to others; once that process is gone (kill -9),
     a holder on the same machine is seen gone at once, without waiting for the lapse."""
-    from deskd.adapters.lease_owner import gone, me
+    from deskd.adapters.locks import gone, me
     from deskd.store import locks
 
     connect(pg_database).close()  # migrated
     code = (
         "import sys, time; from deskd.store.db import connect; from deskd.store import locks; "
-        "from deskd.adapters.lease_owner import me; "
+        "from deskd.adapters.locks import me; "
         f"c = connect({pg_database!r}); "
         "assert locks.take(c, 'role-alpha', owner=me('h1'), token=7, ttl_ms=600000); "
         "print('held', flush=True); time.sleep(60)"

@@ -55,7 +55,7 @@ def page_params() -> list[tuple[str, str, str]]:
     """(path template, parameter, where) of every GET route, from the app itself."""
     from fastapi.routing import APIRoute
 
-    from deskd.web.auth import routes as auth
+    from deskd.web.auth import guard as auth
     from deskd.web.routes import actions, desk_pages
 
     found = []

@@ -15,7 +15,7 @@ from conftest import Desk
 def get_routes(app: object) -> set[str]:
     """Every GET route the console's routers declare (static files aside; the login link,
     which needs a link `deskd serve --open-link` printed, is test_console_login_link.py's)."""
-    from deskd.web.auth import routes as auth
+    from deskd.web.auth import guard as auth
     from deskd.web.routes import actions, desk_pages
 
     return {

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
@@ -52,17 +52,18 @@ def create_app(
     """The console for the desk ``settings`` names. ``clock`` (Unix ms) defaults to the
     system clock or ``DESKD_NOW``; ``host`` is the bind address (cookies are ``Secure`` off
     loopback); ``poll_s``/``stream_polls`` pace the live-refresh stream."""
-    from deskd.web.auth import routes as auth
+    from deskd.web.auth import guard as auth
     from deskd.web.routes import actions, desk_pages, outside
 
     app = FastAPI(title="deskd console", docs_url=None, redoc_url=None, openapi_url=None)
     bind = host or settings.host
+    url_host = urlsplit(settings.console_url or "").hostname or ""
     app.state.console = Console(
         settings=settings,
         clock=clock or (lambda: now_ms(settings.now)),
         sessions=SessionCodec(session_secret(settings)),
         # The name in DESKD_CONSOLE_URL is one people reach the console by (its links do).
-        hosts=allowed_hosts(bind, f"{settings.console_hosts or ''} {_url_host(settings)}"),
+        hosts=allowed_hosts(bind, f"{settings.console_hosts or ''} {url_host}"),
         # Off loopback the console sits behind TLS (docs/operations.md): a cookie that
         # could travel in clear text would hand the session to anyone on the path.
         secure_cookies=not is_loopback(bind),
@@ -92,12 +93,6 @@ def create_app(
     for module in (auth, desk_pages, actions, outside):
         app.include_router(module.router)
     return app
-
-
-def _url_host(settings: Settings) -> str:
-    from urllib.parse import urlsplit
-
-    return urlsplit(settings.console_url or "").hostname or ""
 
 
 def _wrong_host(request: Request, console: Console) -> str | None:

@@ -170,6 +170,5 @@ def as_int(value: Any, what: str) -> int:
 
 
 def console_of(request: Any) -> Console:
-    """The console a request belongs to (``app.state.console``)."""
     console: Console = request.app.state.console
     return console

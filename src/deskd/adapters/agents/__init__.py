@@ -61,7 +61,6 @@ def kind_of(kind: str) -> Kind:
 
 
 def adapter_for(kind: str) -> AgentAdapter:
-    """The adapter of an ``[agent] kind``."""
     line = kind_of(kind)
     module, name = line.adapter.rsplit(".", 1)
     adapter: type[AgentAdapter] = getattr(import_module(module, __name__), name)

@@ -45,8 +45,6 @@ MAX_DETAIL = 300
 
 
 class LaunchSpec(NamedTuple):
-    """Everything an adapter needs to build one launch's argv."""
-
     kind: str  # claude | codex | gemini | opencode | command
     command: str  # executable (absolute path or name resolved by the executor)
     args: tuple[str, ...]  # kind=command: the argv template; others: extra args
@@ -293,6 +291,17 @@ def one_line(text: str, limit: int = MAX_DETAIL) -> str:
 def last_line(text: str) -> str:
     lines = [ln.strip() for ln in plain(text).splitlines() if ln.strip()]
     return one_line(lines[-1], 160) if lines else ""
+
+
+def error_text(error: object, kind: str) -> str:
+    """An error object a CLI printed as one text: its ``kind`` (``type``, ``name``) and its
+    message (``data.message`` first, where the CLI nests it)."""
+    if not isinstance(error, dict):
+        return str(error or "error")
+    data = error.get("data")
+    message = data.get("message") if isinstance(data, dict) else None
+    parts = [str(error.get(kind) or ""), str(message or error.get("message") or "")]
+    return ": ".join(p for p in parts if p) or "error"
 
 
 # Error texts the CLIs print, most specific first. Used on error messages inside structured

@@ -85,8 +85,8 @@ class GeminiAdapter(AgentAdapter):
         _count(state, doc.get("stats"))
         error = doc.get("error")
         if error:
-            state.errors.append(_error_text(error))
-            wait = _RETRY_AFTER.search(_error_text(error))
+            state.errors.append(base.error_text(error, "type"))
+            wait = _RETRY_AFTER.search(state.errors[-1])
             if wait is not None and state.reset_at_ms is None:
                 state.reset_at_ms = state.started_at_ms + int(float(wait.group(1)) * 1000)
         elif str(doc.get("response") or "").strip() or _tool_calls(doc) > 0:
@@ -118,7 +118,7 @@ class GeminiAdapter(AgentAdapter):
         return self.without_result(state, exit_code=exit_code, stderr_tail=stderr_tail)
 
     def _classify_error(self, error: object, exit_code: int | None) -> tuple[str, str]:
-        text = _error_text(error)
+        text = base.error_text(error, "type")
         code = base.number(error.get("code")) if isinstance(error, dict) else None
         said = base.last_line(text)
         if code == 429.0:
@@ -138,13 +138,6 @@ class GeminiAdapter(AgentAdapter):
         if code is not None and 400 <= code < 500:
             return PERMANENT, f"request refused ({int(code)}): {said}"
         return TRANSIENT, f"error: {said}"
-
-
-def _error_text(error: object) -> str:
-    if isinstance(error, dict):
-        parts = [str(error.get("type") or ""), str(error.get("message") or "")]
-        return ": ".join(p for p in parts if p) or "error"
-    return str(error)
 
 
 def _count(state: RunState, stats: object) -> None:

@@ -52,7 +52,7 @@ class OpencodeAdapter(AgentAdapter):
                 state.result = event
         elif kind == "error":
             state.result = event
-            state.errors.append(_error_text(event.get("error")))
+            state.errors.append(base.error_text(event.get("error"), "name"))
         return signals
 
     def ended(self, state: RunState, *, exit_code: int | None, stderr_tail: str) -> RunOutcome:
@@ -64,7 +64,7 @@ class OpencodeAdapter(AgentAdapter):
         return self.without_result(state, exit_code=exit_code, stderr_tail=stderr_tail)
 
     def _classify_error(self, error: object) -> tuple[str, str]:
-        text = _error_text(error)
+        text = base.error_text(error, "name")
         said = base.last_line(text)
         name = error.get("name") if isinstance(error, dict) else None
         data: dict[str, Any] = {}
@@ -104,12 +104,3 @@ def _count(state: RunState, tokens: object) -> None:
         cache_read=cache.get("read"),
         cache_write=cache.get("write"),
     )
-
-
-def _error_text(error: object) -> str:
-    if not isinstance(error, dict):
-        return str(error or "error")
-    data = error.get("data")
-    message = data.get("message") if isinstance(data, dict) else None
-    parts = [str(error.get("name") or ""), str(message or error.get("message") or "")]
-    return ": ".join(p for p in parts if p) or "error"

@@ -11,8 +11,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from deskd.adapters.lease_owner import gone, me
-from deskd.adapters.locks import LockBusy
+from deskd.adapters.locks import LockBusy, gone, me
 from deskd.errors import StoreError
 from deskd.service.desk.context import DeskContext
 from deskd.store import locks as db_locks

@@ -19,8 +19,7 @@ from deskd.service.ops import supervisor
 from deskd.service.paging import silences
 from deskd.service.paging.channels import send_test
 from deskd.service.work import tasks
-from deskd.web.auth.guard import Principal, actor, desk_of, wants_json
-from deskd.web.auth.routes import safe_next
+from deskd.web.auth.guard import Principal, actor, desk_of, safe_next, wants_json
 from deskd.web.console import as_int
 
 router = APIRouter(prefix="/actions")
