@@ -145,8 +145,8 @@ class DeskContext:
 
     @contextmanager
     def _stamping(self, conn: Connection) -> Iterator[None]:
-        """Stamp ``auth`` on this transaction's events: writers take the write lock one at a
-        time, so every event after the mark read under it is this transaction's own."""
+        """Stamp ``auth`` on this transaction's events: a stamped write is desk-wide (no other
+        writer runs beside it), so every event after the mark read under it is its own."""
         from deskd.store.console import last_event_id, stamp_auth
 
         mark = last_event_id(conn)
