@@ -33,6 +33,7 @@ import sys
 import threading
 import time
 from collections.abc import Mapping
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
@@ -74,8 +75,9 @@ class Relay:
         relay alive)."""
         self.writers = Writers(self.db, size, REFUSED)
 
-    def answer(self, client: socket.socket) -> None:
-        """Serve one connection: one request, answered as ``hook.relayed`` reads it."""
+    def answer(self, client: socket.socket, deadline: float) -> None:
+        """Serve one connection: one request, answered as ``hook.relayed`` reads it, refused
+        when not done by ``deadline`` (``ANSWER_BY_S`` after it was accepted)."""
         client.settimeout(READ_S)
         reader = client.makefile("rb")
         try:
@@ -84,7 +86,7 @@ class Relay:
                 return  # a probe (``answering``), or a request cut off: nothing to do
             self.touch()
             request = json.loads(text)
-            for said in self.serve(request, client, deadline=self.last + ANSWER_BY_S):
+            for said in self.serve(request, client, deadline=deadline):
                 client.sendall(line(said))
         except (OSError, ValueError):
             pass  # the hook is gone; anything not yet answered with ``out`` was rolled back
@@ -176,16 +178,19 @@ def serve(env: Mapping[str, str], *, size: int = POOL_SIZE, idle_s: float = IDLE
     server.settimeout(1.0)
     relay.writers.start()
     uid = os.getuid()
-    workers: set[threading.Thread] = set()
+    # One thread a pooled connection, started once: a thread started for every call cost
+    # the relay a fifth of its CPU (docs/performance.md, "The hook relay on psycopg_pool").
+    threads = ThreadPoolExecutor(size, thread_name_prefix="relay")
+    calls: set[Future[None]] = set()
     sys.stderr.write(f"relay pid={os.getpid()} serving {path}\n")
     sys.stderr.flush()
     try:
         while not stopping.is_set():
-            workers = {t for t in workers if t.is_alive()}
+            calls = {call for call in calls if not call.done()}
             try:
                 client, _ = server.accept()
             except TimeoutError:
-                if not workers and time.monotonic() - relay.last > idle_s:
+                if not calls and time.monotonic() - relay.last > idle_s:
                     break
                 if not _still_ours(path, mine):
                     break  # the desk folder went away, or another relay took over
@@ -193,15 +198,13 @@ def serve(env: Mapping[str, str], *, size: int = POOL_SIZE, idle_s: float = IDLE
             if peer_uid(client) != uid:
                 client.close()
                 continue
-            worker = threading.Thread(target=relay.answer, args=(client,), daemon=True)
-            worker.start()
-            workers.add(worker)
+            calls.add(threads.submit(relay.answer, client, time.monotonic() + ANSWER_BY_S))
     finally:
         server.close()
         if _still_ours(path, mine):
             os.unlink(path)
-        for worker in workers:
-            worker.join(ANSWER_BY_S)
+        threads.shutdown(wait=False, cancel_futures=True)  # a call not begun: its hook works alone
+        wait(calls, timeout=ANSWER_BY_S)
         relay.writers.stop()
         os.close(lock_fd)
     return 0
