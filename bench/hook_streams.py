@@ -12,7 +12,8 @@ costs the streams no interpreter lock and spins no CPU, see harness/delay_proxy.
 for every write transaction before the hook's named its role), ``--lock role`` as they run now.
 ``--via relay`` sends each call as the hook does to a ``deskd relay`` (its default writers)
 instead of writing it in-process (``direct``). Printed: calls a second, p50 and p99 latency,
-failures, per stream count.
+failures, the CPU a call cost the streams and the relay (from ``/proc``), and the load
+average, per stream count.
 
     .venv/bin/python bench/hook_streams.py [--seconds 10] [--streams 1 4 16 64] \
         [--lock role desk] [--via direct relay] [--relay-connections N]
@@ -34,6 +35,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness.delay_proxy import DelayProxy
 from harness.pgcluster import server
+from hook_relay import process_cpu_ms
 
 from deskd import hook
 from deskd.store import db as store_db
@@ -107,11 +109,14 @@ def call_for(url: str, env: dict[str, str], via: str) -> Callable[[Any, int], No
 
 
 @contextlib.contextmanager
-def relay_running(env: dict[str, str], on: bool, connections: int | None = None) -> Iterator[None]:
+def relay_running(
+    env: dict[str, str], on: bool, connections: int | None = None
+) -> Iterator[int | None]:
+    """The relay's pid while it serves (None when ``on`` is false)."""
     from deskd.relay.server import answering, stop
 
     if not on:
-        yield
+        yield None
         return
     run_dir = os.path.join(env["DESKD_HOME"], "run")
     relay_env = {k: v for k, v in {**os.environ, **env}.items() if k != "DESKD_NOW"}
@@ -122,13 +127,15 @@ def relay_running(env: dict[str, str], on: bool, connections: int | None = None)
             if proc.poll() is not None:
                 raise SystemExit("the relay did not start")
             time.sleep(0.05)
-        yield
+        yield proc.pid
     finally:
         stop(run_dir)
         proc.wait()
 
 
-def run(url: str, env: dict[str, str], streams: int, seconds: float, via: str) -> dict[str, float]:
+def run(
+    url: str, env: dict[str, str], streams: int, seconds: float, via: str, relay: int | None
+) -> dict[str, float]:
     """Each stream in a process of its own, as each agent's hook is (forked: it keeps the
     desk's environment and ``desk_wide``'s patch): no interpreter lock shared between them."""
     import multiprocessing
@@ -150,20 +157,24 @@ def run(url: str, env: dict[str, str], streams: int, seconds: float, via: str) -
                 continue
             mine.append(time.perf_counter() - started)
         conn.close()
-        answers.put((mine, failed))
+        answers.put((mine, failed, time.process_time()))
 
     procs = [
         multiprocessing.get_context("fork").Process(target=stream, args=(n,))
         for n in range(streams)
     ]
+    relay_cpu = process_cpu_ms(relay) if relay else 0.0
     for proc in procs:
         proc.start()
     latencies: list[float] = []
     failures = [0]
+    client_s = 0.0
     for _ in procs:
-        mine, failed = answers.get()
+        mine, failed, cpu_s = answers.get()
         latencies.extend(mine)
         failures[0] += failed
+        client_s += cpu_s
+    relay_cpu = process_cpu_ms(relay) - relay_cpu if relay else 0.0
     for proc in procs:
         proc.join()
     latencies.sort()
@@ -171,8 +182,10 @@ def run(url: str, env: dict[str, str], streams: int, seconds: float, via: str) -
     def pct(p: float) -> float:
         return latencies[min(len(latencies) - 1, int(p * len(latencies)))] * 1000
 
+    calls = max(1, len(latencies))
     return {"per_s": len(latencies) / seconds, "p50_ms": pct(0.5), "p99_ms": pct(0.99),
-            "failures": failures[0]}  # fmt: skip
+            "failures": failures[0], "client_ms": client_s * 1000 / calls,
+            "relay_ms": relay_cpu / calls}  # fmt: skip
 
 
 def main() -> None:
@@ -185,17 +198,20 @@ def main() -> None:
     args = parser.parse_args()
     with delayed_database("bench_streams") as url, tempfile.TemporaryDirectory() as tmp:
         env = make_desk(Path(tmp), url, max(args.streams))
-        print("| via | lock | streams | hooks/s | p50 ms | p99 ms | failures |")
-        print("|---|---|---|---|---|---|---|")
+        print("| via | lock | streams | hooks/s | p50 ms | p99 ms | failures | CPU ms a call: "
+              "streams, relay | load average |")  # fmt: skip
+        print("|---|---|---|---|---|---|---|---|---|")
         for via, lock in [(v, k) for v in args.via for k in args.lock]:
             if via == "relay" and lock == "desk":
                 continue  # the relay's writers run the code as it is: no desk-wide variant
             relay = relay_running(env, via == "relay", args.relay_connections)
-            with relay, desk_wide(lock == "desk"):
+            with relay as pid, desk_wide(lock == "desk"):
                 for streams in args.streams:
-                    got = run(url, env, streams, args.seconds, via)
+                    got = run(url, env, streams, args.seconds, via, pid)
+                    load = " / ".join(f"{n:.0f}" for n in os.getloadavg())
                     print(f"| {via} | {lock} | {streams} | {got['per_s']:.0f} | {got['p50_ms']:.1f} | "
-                          f"{got['p99_ms']:.1f} | {got['failures']:.0f} |", flush=True)  # fmt: skip
+                          f"{got['p99_ms']:.1f} | {got['failures']:.0f} | {got['client_ms']:.2f}, "
+                          f"{got['relay_ms']:.2f} | {load} |", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -77,7 +77,6 @@ def _ids(paths: list[Path]) -> list[str]:
 # "service/<floor>" in that floor of service/.
 FEATURES = {
     "relay/server.py": "adapters",
-    "relay/writers.py": "adapters",
     "relay/start.py": "service/engine",
     "routing/rules.py": "core",
     "routing/store.py": "store",

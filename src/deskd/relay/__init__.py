@@ -5,19 +5,17 @@ imports psycopg nor opens a connection of its own. SQLite desks need none.
 How a call flows: an agent's tool call runs ``deskd-session-hook``; on a PostgreSQL desk
 ``hook.relayed`` sends one JSON line to ``run/relay.sock``; ``server`` checks it (same uid,
 same desk and database, same deskd version: another version is refused and the relay exits)
-and, in the thread that read it, ``writers`` runs ``hook.surface`` (the very function the hook
-runs alone) in a transaction of its own on a pooled connection and sends the hook's output
-just before COMMIT. A hook that finds no relay, or is refused, does the work itself.
+and runs ``hook.surface`` (the very function the hook runs alone) in a transaction of its own
+on a pooled connection (``psycopg_pool``), sending the hook's output just before COMMIT. A
+hook that finds no relay, or is refused, does the work itself.
 
 Its one switch is ``DESKD_HOOK_RELAY`` (``auto``: the executing tick starts a relay when
 agents run and none answers; ``off``: the operator runs ``deskd relay`` or goes without).
 
 Its modules, by floor (``tests/test_layering.py`` holds each to its floor's rules):
 
-- ``server.py`` (adapters: may import the hook, store, paths, ``writers``): the socket, the
-  request checks, the idle exit, ``stop``;
-- ``writers.py`` (adapters): the pool (``psycopg_pool``, imported by the relay alone), each
-  call in its own transaction;
+- ``server.py`` (adapters: may import the hook, store, paths): the socket, the request
+  checks, the pool and each call in its own transaction, the idle exit, ``stop``;
 - ``start.py`` (service, engine floor: may import the desk, paging and engine services, and
   ``server``): the executing tick starting a relay, with an agent's environment and no secret.
 

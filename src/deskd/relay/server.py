@@ -5,7 +5,7 @@ process would import psycopg (most of its CPU) and open a server connection. The
 one long-lived process per desk folder on a host: it listens on ``run/relay.sock`` (0600, in
 the desk's 0700 ``run/``), keeps a small bounded pool of connections, and runs for each
 request ``deskd.hook.surface`` — the function the hook runs itself when no relay answers —
-on a pooled connection, each call in its own transaction (``relay.writers``). So the hook
+on a pooled connection, each call in its own transaction (``Relay.write``). So the hook
 stays a standard-library script and a host opens at most ``size`` connections for all its
 agents' hooks (docs/performance.md). ``{"status": true}`` answers its counters.
 
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import socket
 import struct
@@ -33,19 +34,26 @@ import sys
 import threading
 import time
 from collections.abc import Mapping
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deskd import __version__, hook
+from deskd.errors import StoreBusy
 from deskd.paths import db_file_str, home_str
-from deskd.relay.writers import Call, Writers, line
+
+if TYPE_CHECKING:
+    import psycopg
+    from psycopg_pool import ConnectionPool
 
 SOCKET = hook.RELAY_SOCKET
 LOCK = "relay.lock"
 """``run/relay.lock``: held (flock) by the serving relay, and holds its pid for ``stop``."""
 POOL_SIZE = 4
-"""Server connections a relay opens at most (``relay.writers``' pool): each writes one call at
-a time, and calls of different roles do not wait for each other."""
+"""Server connections a relay opens at most (a ``psycopg_pool`` pool), and threads answering
+calls: each writes one call at a time, and calls of different roles do not wait for each
+other."""
 IDLE_S = 600.0
 """A relay with no request for this long exits (the next executing tick starts another)."""
 ANSWER_BY_S = 6.0
@@ -59,10 +67,43 @@ MAX_REQUEST = 1 << 20
 REFUSED = f"not done within {ANSWER_BY_S:g} s (the write lock or the pool was busy)"
 
 
+class TooLate(Exception):
+    """The call is past its deadline: rolled back, no ``out``."""
+
+
+def line(said: object) -> bytes:
+    """One line of the relay's protocol, either way: a JSON value and a newline (the session
+    hook writes its own, not to import this module on every tool call)."""
+    return json.dumps(said).encode() + b"\n"
+
+
+@dataclass
+class Call:
+    """One hook call's client and deadline, and what ``hook.surface`` printed and noted."""
+
+    client: socket.socket
+    deadline: float
+    said: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    sent: bool = False
+    """``out`` went: the call is the relay's (a failure now is an error, never a refusal)."""
+
+    def send_out(self) -> None:
+        # Last thing before the COMMIT, as the hook alone prints before its COMMIT.
+        if time.monotonic() > self.deadline:
+            raise TooLate
+        self.client.sendall(line({"out": self.said[-1] if self.said else None}))
+        self.sent = True
+
+
 class Relay:
-    """One desk folder's relay: its desk file, database and pool."""
+    """One desk folder's relay: its desk file, database, pool and counters."""
 
     def __init__(self, env: Mapping[str, str], *, size: int = POOL_SIZE) -> None:
+        from psycopg_pool import ConnectionPool
+
+        from deskd.store.pg import connect_settings
+
         self.env = dict(env)
         self.db = db_file_str(self.env)
         self.desk = hook.desk_path(self.env)
@@ -72,10 +113,22 @@ class Relay:
         self.last = time.monotonic()
         """When the last request came (a tick's probe is not one: it does not keep an idle
         relay alive)."""
-        self.writers = Writers(self.db, size, REFUSED)
+        # Opened lazily past the first; a broken connection given back is dropped and
+        # replaced, one past an hour is replaced, those past the first close when idle.
+        self.pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
+            self.db,
+            kwargs=connect_settings(hook.BUSY_MS),
+            min_size=1,
+            max_size=size,
+            open=False,
+            name="deskd-relay",
+        )
+        self.lock = threading.Lock()
+        self.counts = {"calls": 0, "transactions": 0, "waiting": 0}
 
-    def answer(self, client: socket.socket) -> None:
-        """Serve one connection: one request, answered as ``hook.relayed`` reads it."""
+    def answer(self, client: socket.socket, deadline: float) -> None:
+        """Serve one connection: one request, answered as ``hook.relayed`` reads it, refused
+        when not done by ``deadline`` (``ANSWER_BY_S`` after it was accepted)."""
         client.settimeout(READ_S)
         reader = client.makefile("rb")
         try:
@@ -83,38 +136,35 @@ class Relay:
             if not text.endswith(b"\n"):
                 return  # a probe (``answering``), or a request cut off: nothing to do
             self.last = time.monotonic()
-            request = json.loads(text)
-            for said in self.serve(request, client, deadline=self.last + ANSWER_BY_S):
-                client.sendall(line(said))
+            client.sendall(line(self.serve(json.loads(text), client, deadline=deadline)))
         except (OSError, ValueError):
             pass  # the hook is gone; anything not yet answered with ``out`` was rolled back
         finally:
             reader.close()
             client.close()
 
-    def serve(
-        self, request: Any, client: socket.socket, *, deadline: float
-    ) -> list[dict[str, Any]]:
-        """The lines after ``out`` (which the writer sends inside the transaction)."""
+    def serve(self, request: Any, client: socket.socket, *, deadline: float) -> dict[str, Any]:
+        """The line after ``out`` (sent by ``Call.send_out`` inside the transaction), or
+        instead of it."""
         if request == {"status": True}:
-            return [self.writers.status()]
+            with self.lock:
+                return dict(self.counts)
         problem = self.refusal(request)
         if problem is not None:
-            return [{"refused": problem}]
+            return {"refused": problem}
         env = dict(self.env)
-        for key, field in (("DESKD_WAKE_TOKEN", "token"), ("DESKD_SESSION_ID", "session")):
+        for key, name in (("DESKD_WAKE_TOKEN", "token"), ("DESKD_SESSION_ID", "session")):
             env.pop(key, None)
-            if request.get(field):
-                env[key] = str(request[field])
+            if request.get(name):
+                env[key] = str(request[name])
         env["DESKD_ROLE"] = role = request["role"]
         event = request["event"]
         try:
             native = hook.session_of(request["payload"], event=event, env=env)
         except hook.Skip as exc:
-            return [{"skip": str(exc)}]
-        answer = self.writers.write(Call(client, deadline), request["payload"], event=event,
-                                    role=role, native=native, now=request["now"], env=env)  # fmt: skip
-        return [answer]
+            return {"skip": str(exc)}
+        return self.write(Call(client, deadline), request["payload"], event=event, role=role,
+                          native=native, now=request["now"], env=env)  # fmt: skip
 
     def refusal(self, request: Any) -> str | None:
         """Why this request is not one the relay serves (then the hook works alone)."""
@@ -133,6 +183,61 @@ class Relay:
             self.stopping.set()  # started before an upgrade: exit, the next tick starts anew
             return f"deskd {request['version']} called a relay of deskd {__version__}"
         return None
+
+    def take(self, deadline: float) -> psycopg.Connection[Any]:
+        """A pooled connection the server has not ended while it sat idle (then its last
+        words, a FATAL message, wait unread on the socket: a select, no round trip)."""
+        while True:
+            raw = self.pool.getconn(timeout=max(0.0, deadline - time.monotonic()))
+            if not select.select([raw], [], [], 0)[0]:
+                return raw
+            raw.close()  # given back closed: the pool opens another in its place
+            self.pool.putconn(raw)
+
+    def write(self, call: Call, payload: Mapping[str, Any], **surface: Any) -> dict[str, Any]:
+        """Run ``hook.surface`` for ``call`` in a transaction of its own, on a pooled
+        connection: the same round trips as the hook going direct, waiting only for its
+        role's other writes and the desk-wide ones (docs/architecture.md, "What is
+        serialized"). ``refused`` when nothing of it was kept and the hook may work alone."""
+        from psycopg_pool import PoolTimeout
+
+        from deskd.store.pg import PgConnection
+
+        with self.lock:
+            self.counts["waiting"] += 1
+        try:
+            raw = self.take(call.deadline)
+        except PoolTimeout:
+            return self.done({"refused": REFUSED})
+        try:
+            hook.surface(PgConnection(raw, url=self.db, busy_ms=hook.BUSY_MS), payload,
+                         out=lambda _event, text: call.said.append(text),
+                         note=call.notes.append, confirm=call.send_out, **surface)  # fmt: skip
+        except hook.Skip as exc:
+            answer: dict[str, Any] = {"skip": str(exc)}
+        except (TooLate, StoreBusy):
+            answer = {"refused": REFUSED}
+        except Exception as exc:
+            said = f"{type(exc).__name__}: {exc}"
+            if call.sent:  # said, not committed: never done twice
+                answer = {"error": f"commit failed: {said}"}
+            elif raw.broken or raw.closed:  # nothing of it can have been kept: the hook works alone
+                answer = {"refused": said}
+            else:
+                answer = {"error": said}
+        else:
+            answer = {"done": True, "notes": call.notes}
+        finally:
+            self.pool.putconn(raw)  # rolled back if the call failed inside its transaction
+        return self.done(answer)
+
+    def done(self, answer: dict[str, Any]) -> dict[str, Any]:
+        """``answer``, counted (``{"status": true}`` answers the counts)."""
+        with self.lock:
+            self.counts["calls"] += 1
+            self.counts["waiting"] -= 1
+            self.counts["transactions"] += "done" in answer
+        return answer
 
 
 def peer_uid(client: socket.socket) -> int:
@@ -171,18 +276,21 @@ def serve(env: Mapping[str, str], *, size: int = POOL_SIZE, idle_s: float = IDLE
     mine = os.stat(path).st_ino
     server.listen(128)
     server.settimeout(1.0)
-    relay.writers.start()
+    relay.pool.open()
     uid = os.getuid()
-    workers: set[threading.Thread] = set()
+    # One thread a pooled connection, started once: a thread started for every call cost
+    # the relay a fifth of its CPU (docs/performance.md, "The hook relay on psycopg_pool").
+    threads = ThreadPoolExecutor(size, thread_name_prefix="relay")
+    calls: set[Future[None]] = set()
     sys.stderr.write(f"relay pid={os.getpid()} serving {path}\n")
     sys.stderr.flush()
     try:
         while not stopping.is_set():
-            workers = {t for t in workers if t.is_alive()}
+            calls = {call for call in calls if not call.done()}
             try:
                 client, _ = server.accept()
             except TimeoutError:
-                if not workers and time.monotonic() - relay.last > idle_s:
+                if not calls and time.monotonic() - relay.last > idle_s:
                     break
                 if not _still_ours(path, mine):
                     break  # the desk folder went away, or another relay took over
@@ -190,16 +298,14 @@ def serve(env: Mapping[str, str], *, size: int = POOL_SIZE, idle_s: float = IDLE
             if peer_uid(client) != uid:
                 client.close()
                 continue
-            worker = threading.Thread(target=relay.answer, args=(client,), daemon=True)
-            worker.start()
-            workers.add(worker)
+            calls.add(threads.submit(relay.answer, client, time.monotonic() + ANSWER_BY_S))
     finally:
         server.close()
         if _still_ours(path, mine):
             os.unlink(path)
-        for worker in workers:
-            worker.join(ANSWER_BY_S)
-        relay.writers.stop()
+        threads.shutdown(wait=False, cancel_futures=True)  # a call not begun: its hook works alone
+        wait(calls, timeout=ANSWER_BY_S)
+        relay.pool.close()
         os.close(lock_fd)
     return 0
 
