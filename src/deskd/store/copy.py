@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
+from graphlib import TopologicalSorter
 from typing import Any, cast
 
 from deskd.store.db import SqliteConnection
@@ -55,17 +56,10 @@ def _parents(src: SqliteConnection, table: str) -> tuple[set[str], list[str]]:
 
 
 def _ordered(src: SqliteConnection, tables: Iterable[str]) -> list[tuple[str, list[str]]]:
-    pending = {t: _parents(src, t) for t in tables}
-    out: list[tuple[str, list[str]]] = []
-    done: set[str] = set()
-    while pending:
-        ready = sorted(t for t, (parents, _) in pending.items() if parents <= done)
-        if not ready:
-            raise ValueError(f"foreign keys form a cycle among {sorted(pending)}")
-        for t in ready:
-            out.append((t, pending.pop(t)[1]))
-            done.add(t)
-    return out
+    """Each table after the tables it references, with its columns that reference itself."""
+    refs = {t: _parents(src, t) for t in tables}
+    order = TopologicalSorter({t: parents for t, (parents, _) in refs.items()}).static_order()
+    return [(t, refs[t][1]) for t in order]
 
 
 def copy_desk(src: SqliteConnection, dst: Connection) -> dict[str, int]:

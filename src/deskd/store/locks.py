@@ -34,14 +34,10 @@ def in_database(conn: Connection) -> bool:
     return conn.dialect == "postgresql"
 
 
-def _pg(conn: Connection) -> PgConnection:
+def _run(conn: Connection, sql: str, params: tuple[Any, ...]) -> Any:
     if not in_database(conn):
         raise TypeError("database locks need a PostgreSQL desk; a SQLite desk locks in run/")
-    return cast("PgConnection", conn)
-
-
-def _run(conn: Connection, sql: str, params: tuple[Any, ...]) -> Any:
-    return _pg(conn).raw_execute(sql, params)
+    return cast("PgConnection", conn).raw_execute(sql, params)
 
 
 def take(conn: Connection, name: str, *, owner: str, token: int, ttl_ms: int) -> bool:

@@ -203,12 +203,5 @@ def usage_since(conn: Connection, since: int) -> list[tuple[str, int | None, flo
         "ORDER BY finished_at",
         (since,),
     ).fetchall()
-    return [
-        (
-            str(r[0]),
-            None if r[1] is None else int(r[1]),
-            None if r[2] is None else float(r[2]),
-            int(r[3]),
-        )
-        for r in rows
-    ]
+    # Plain columns, typed alike on both backends (an int sum, a float cost): no conversion.
+    return [(str(r[0]), r[1], r[2], int(r[3])) for r in rows]

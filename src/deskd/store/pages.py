@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from deskd.store.dialect import Connection
 from deskd.store.query import select_where
-from deskd.store.records import records_of
+from deskd.store.records import maybe_record, records_of
 from deskd.store.records.wakes import Page, TickAlarm
 
 
@@ -159,9 +159,8 @@ def use_page_link(conn: Connection, signature: str, *, page_id: int, action: str
 
 def get_page(conn: Connection, page_id: int) -> Page | None:
     """One page with its attempt's ``ref`` (an emailed reply names it)."""
-    rows = select_where(conn, _WITH_REF, ("pages.id = ?", page_id), order="pages.id", limit=1)
-    found = records_of(Page, rows)
-    return found[0] if found else None
+    row = select_where(conn, _WITH_REF, ("pages.id = ?", page_id), order="pages.id").fetchone()
+    return maybe_record(Page, row)
 
 
 # --- the missed-tick alarm's ledger (tick_alarms) -------------------------------------------------

@@ -38,15 +38,9 @@ def probe(url: str, *, busy_ms: int = 2000) -> Probe:
         version = str(first.raw_execute("SHOW server_version").fetchone()[0])
         number = int(first.raw_execute("SHOW server_version_num").fetchone()[0])
         schema = schema_version(first)
-        pooler, pooler_problem = _pooler(first)
-        return Probe(
-            server_version=version,
-            server_version_num=number,
-            schema=schema,
-            lock_round_trip=_lease_round_trip(first, second) if schema else None,
-            pooler=pooler,
-            pooler_problem=pooler_problem,
-        )
+        pooler = _pooler(first)
+        trip = _lease_round_trip(first, second) if schema else None
+        return Probe(version, number, schema, trip, *pooler)
     finally:
         first.close()
         second.close()

@@ -61,26 +61,6 @@ def bind_native_id(conn: Connection, session_id: int, native_id: str) -> None:
     conn.execute("UPDATE sessions SET native_id = ? WHERE id = ?", (native_id, session_id))
 
 
-def touch_session(
-    conn: Connection,
-    session_id: int,
-    *,
-    now: int,
-    state: str,
-    event: str | None,
-    tool: str | None,
-    activity: str | None,
-    token: str | None,
-) -> None:
-    """Stamp a heartbeat; ``tool``, ``activity`` and ``token`` keep their old value when None."""
-    conn.execute(
-        "UPDATE sessions SET last_heartbeat_at = ?, state = ?, ended_at = NULL, end_reason = NULL, "
-        "heartbeats = heartbeats + 1, last_event = ?, last_tool = COALESCE(?, last_tool), "
-        "activity = COALESCE(?, activity), wake_token = COALESCE(?, wake_token) WHERE id = ?",
-        (now, state, event, tool, activity, token, session_id),
-    )
-
-
 def end_session(conn: Connection, session_id: int, *, now: int, reason: str) -> int:
     return conn.execute(
         "UPDATE sessions SET state = 'ended', ended_at = ?, end_reason = ? "
@@ -146,15 +126,12 @@ def record_heartbeat(
     if session_id is None:
         session_id = insert_session(conn, role=role, native_id=native_id, agent=agent, now=now)
         supersede_live_sessions(conn, role, keep=session_id, now=now)
-    touch_session(
-        conn,
-        session_id,
-        now=now,
-        state=state,
-        event=event,
-        tool=tool,
-        activity=activity,
-        token=token,
+    # The stamp: ``tool``, ``activity`` and ``token`` keep their old value when None.
+    conn.execute(
+        "UPDATE sessions SET last_heartbeat_at = ?, state = ?, ended_at = NULL, end_reason = NULL, "
+        "heartbeats = heartbeats + 1, last_event = ?, last_tool = COALESCE(?, last_tool), "
+        "activity = COALESCE(?, activity), wake_token = COALESCE(?, wake_token) WHERE id = ?",
+        (now, state, event, tool, activity, token, session_id),
     )
     return session_id
 
