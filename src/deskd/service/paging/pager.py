@@ -155,7 +155,9 @@ def send_one_page(
     if not due:
         _finish(ctx, page, entries)
         return None
-    if not _claim(ctx, page):
+    with ctx.write() as conn:
+        claimed = page_rows.claim_page(conn, page.id, tries=page.tries, lease_until=now + LEASE_MS)
+    if not claimed:
         return None  # another pager took it
 
     # The side effect: send the due entries, and say how each went (errors scrubbed).
@@ -297,11 +299,6 @@ def due_targets(
             continue
         found.append((Target(key=f"e{index}", url=match.url, masked=match.masked), index))
     return found, missing
-
-
-def _claim(ctx: DeskContext, page: Page) -> bool:
-    with ctx.write() as conn:
-        return page_rows.claim_page(conn, page.id, tries=page.tries, lease_until=ctx.now + LEASE_MS)
 
 
 def _finish(
