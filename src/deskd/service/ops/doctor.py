@@ -65,7 +65,7 @@ def run_checks(env: Mapping[str, str] | None = None) -> list[Check]:
         from deskd.adapters.clock import now_ms
         from deskd.service.ops.console import access_checks  # the supervisor console
 
-        checks += tick_checks(settings, where.db, now=now_ms(settings.now))  # each host's
+        checks += tick_checks(settings, where.db, now=now_ms(settings.now))  # hosts' last ticks
         checks += access_checks(settings)
     return checks
 
