@@ -15,8 +15,7 @@ from deskd.errors import DeskdError, InvalidValue, NoRoles
 from deskd.routing.rules import Candidate, Routing, capability_problem, choose
 from deskd.routing.store import open_tasks_by_role, routed_open_tasks, routed_unread_items
 from deskd.service.desk.context import DeskContext
-from deskd.service.desk.presence import derive
-from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
+from deskd.service.desk.presence import derive, is_overdue, overdue_after_s
 from deskd.store import items as item_rows
 from deskd.store import sessions as session_rows
 from deskd.store.hosts import list_hosts

@@ -125,13 +125,9 @@ def enqueue(
         item_id, deduped = insert(conn, item, now=ctx.now)
         if routed is not None and not deduped:
             mark_item_routed(conn, item_id, capability=routed[0], why=routed[1])
-        ctx.event(
-            conn,
-            "item.deduped" if deduped else "item.enqueued",
-            f"item:{item_id}",
-            role=item.role,
-            detail={"source": item.source, "priority": item.priority},
-        )
+        kind = "item.deduped" if deduped else "item.enqueued"
+        detail = {"source": item.source, "priority": item.priority}
+        ctx.event(conn, kind, f"item:{item_id}", role=item.role, detail=detail)
     return item_id, deduped
 
 
@@ -196,13 +192,8 @@ def ack(
         else:
             count = item_rows.ack_seen_items(conn, role, now=ctx.now, by=by)
         if count:
-            ctx.event(
-                conn,
-                "item.acked",
-                role=role,
-                actor=by,
-                detail={"count": count, "ids": sorted(set(ids)) if ids else "seen"},
-            )
+            detail = {"count": count, "ids": sorted(set(ids)) if ids else "seen"}
+            ctx.event(conn, "item.acked", role=role, actor=by, detail=detail)
     return count
 
 

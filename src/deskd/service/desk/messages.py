@@ -31,18 +31,9 @@ def send(
     if recipients == [sender]:
         raise InvalidValue("--to", sender, "a role cannot send a message to itself")
     recipients = [r for r in recipients if r != sender]
+    message = NewItem("", "message", subject, body, priority=priority, sla=sla, sender=sender)
     message_id, inserted = deliver(
-        ctx,
-        recipients,
-        id_prefix="msg-",
-        source="message",
-        sender=sender,
-        title=subject,
-        body=body,
-        priority=priority,
-        sla=sla,
-        event="message.sent",
-        event_role=sender,
+        ctx, recipients, message, id_prefix="msg-", event="message.sent", event_role=sender
     )
     return message_id, [(item_id, name) for item_id, name, _ in inserted]
 
@@ -60,46 +51,26 @@ def known_recipients(ctx: DeskContext, to: Sequence[str], what: str, hint: str) 
 def deliver(
     ctx: DeskContext,
     recipients: Sequence[str],
+    message: NewItem,
     *,
     id_prefix: str,
-    source: str,
-    sender: str,
-    title: str,
-    body: str,
-    priority: str,
-    sla: str | None,
     event: str,
     event_role: str | None,
     detail: Mapping[str, object] | None = None,
 ) -> tuple[str, list[tuple[int, str, bool]]]:
-    """Check a message, then write one item per (known) recipient sharing a new message id,
-    and its ``event``, in one transaction; returns (message id, [(item id, to, deduped)])."""
-    priority_rank(priority)
-    sla_seconds(priority, sla)
-    validate_text(title, body)
+    """Check a ``message`` (an item for no role yet), then write one item per (known)
+    recipient sharing a new message id, and its ``event``, in one transaction; returns
+    (message id, [(item id, to, deduped)])."""
+    priority_rank(message.priority)
+    sla_seconds(message.priority, message.sla)
+    validate_text(message.title, message.body)
     message_id = id_prefix + uuid.uuid4().hex[:16]
+    sent = message._replace(ref=f"message:{message_id}", message_id=message_id)
     with ctx.write() as conn:
         inserted = []
         for name in recipients:
-            item = NewItem(
-                role=name,
-                source=source,
-                title=title,
-                body=body,
-                ref=f"message:{message_id}",
-                priority=priority,
-                sla=sla,
-                sender=sender,
-                message_id=message_id,
-            )
-            item_id, deduped = insert(conn, item, now=ctx.now)
+            item_id, deduped = insert(conn, sent._replace(role=name), now=ctx.now)
             inserted.append((item_id, name, deduped))
-        ctx.event(
-            conn,
-            event,
-            message_id,
-            role=event_role,
-            actor=sender,
-            detail={"to": list(recipients), "items": [i for i, _, _ in inserted], **(detail or {})},
-        )
+        said = {"to": list(recipients), "items": [i for i, _, _ in inserted], **(detail or {})}
+        ctx.event(conn, event, message_id, role=event_role, actor=message.sender, detail=said)
     return message_id, inserted

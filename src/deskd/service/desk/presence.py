@@ -1,5 +1,6 @@
 """Presence: declare it (``status set``), end it (``status end``), beat by hand (``heartbeat``),
-and read every role's presence for ``deskd roles`` and the board.
+and read every role's presence for ``deskd roles`` and the board; and a host's, overdue once
+its executing ticks stop.
 
 Presence is never stored: ``core.sessions.presence_of`` derives it at read time from each
 role's current session row — its live one, else its newest (docs/architecture.md,
@@ -10,7 +11,7 @@ functions here never open a write transaction.
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any
 
 from deskd.adapters.agents import session_id_problem
 from deskd.core.sessions import presence_of
@@ -24,18 +25,10 @@ from deskd.store.records import JSON
 from deskd.store.roles import list_roles
 
 if TYPE_CHECKING:
+    from deskd.config.settings import Settings
     from deskd.store.records.roles import Session
 
 END_REASON = "ended by status end"
-
-
-class Presence(TypedDict):
-    """What ``status set``, ``status end`` and ``heartbeat`` answer: the role's presence after
-    the write, and the native id of the session the command touched."""
-
-    role: str
-    presence: str
-    session_id: str | None
 
 
 def derive(ctx: DeskContext, session: Session | None) -> str:
@@ -78,7 +71,7 @@ def set_status(
     state: str = "working",
     activity: str | None = None,
     native_id: str | None = None,
-) -> Presence:
+) -> JSON:
     """Record a heartbeat now with the declared state; returns the role's presence after it."""
     check_state(state)
     check_text("--activity", activity)
@@ -87,12 +80,12 @@ def set_status(
 
 def heartbeat(
     ctx: DeskContext, role: str, *, native_id: str | None = None, token: str | None = None
-) -> Presence:
+) -> JSON:
     """What the session hook does on a tool call, by hand: the role's session is working now."""
     return _beat(ctx, role, native_id, state="working", event="heartbeat", token=token or None)
 
 
-def end_status(ctx: DeskContext, role: str, *, by: str) -> Presence:
+def end_status(ctx: DeskContext, role: str, *, by: str) -> JSON:
     """End the role's live session (not resumable); refuses when it has none."""
     ctx.desk.role(role)
     with ctx.write(role) as conn:
@@ -100,18 +93,14 @@ def end_status(ctx: DeskContext, role: str, *, by: str) -> Presence:
         if current is None or current.state not in session_rows.LIVE_STATES:
             raise NoLiveSession(role, derive(ctx, current))
         session_rows.end_session(conn, current.id, now=ctx.now, reason=END_REASON)
+        detail = {"reason": END_REASON, "native_id": current.native_id}
         ctx.event(
-            conn,
-            "session.ended",
-            f"session:{current.id}",
-            role=role,
-            actor=by,
-            detail={"reason": END_REASON, "native_id": current.native_id},
+            conn, "session.ended", f"session:{current.id}", role=role, actor=by, detail=detail
         )
     return {**_after_write(ctx, role, current.id), "session_id": current.native_id}
 
 
-def _beat(ctx: DeskContext, role: str, native_id: str | None, **beat: Any) -> Presence:
+def _beat(ctx: DeskContext, role: str, native_id: str | None, **beat: Any) -> JSON:
     """Record a heartbeat of ``role`` (``beat``: its state, event, activity or token)."""
     check_session_id(ctx, role, native_id)
     with ctx.write(role) as conn:
@@ -121,8 +110,9 @@ def _beat(ctx: DeskContext, role: str, native_id: str | None, **beat: Any) -> Pr
     return _after_write(ctx, role, session_id)
 
 
-def _after_write(ctx: DeskContext, role: str, session_id: int) -> Presence:
-    """The role's presence now, and the native id of the session the command touched."""
+def _after_write(ctx: DeskContext, role: str, session_id: int) -> JSON:
+    """What ``status set``, ``status end`` and ``heartbeat`` answer: the role's presence after
+    the write, and the native id of the session the command touched."""
     row = session_rows.current_session(ctx.conn, role)
     native = row.native_id if row is not None and row.id == session_id else None
     return {"role": role, "presence": derive(ctx, row), "session_id": native}
@@ -173,3 +163,30 @@ def _view(
         "unread": unread.get(name, 0),
         "overdue": overdue.get(name, 0),
     }
+
+
+# -- hosts: when one has stopped ticking ------------------------------------------------------
+
+DEFAULT_OVERDUE_S = 180
+"""A tick runs every minute; three missed minutes is a stopped schedule, not a slow tick."""
+
+
+def overdue_after_s(settings: Settings) -> int:
+    """Seconds without an executing tick after which a host is overdue: ``DESKD_TICK_OVERDUE``,
+    the one threshold every reader of host ticks asks here (exit 2 when the setting is not a
+    duration of at least a minute)."""
+    text = (settings.tick_overdue or "").strip()
+    if not text:
+        return DEFAULT_OVERDUE_S
+    from deskd.core.timeparse import parse_duration
+
+    seconds = parse_duration(text, what="DESKD_TICK_OVERDUE")
+    if seconds < 60:
+        raise InvalidValue("DESKD_TICK_OVERDUE", text, "a duration of at least 1m, like 3m or 10m")
+    return seconds
+
+
+def is_overdue(last_tick_at: int | None, *, now: int, after_s: int) -> bool:
+    """Whether a host whose last executing tick was at ``last_tick_at`` (ms) is overdue: no
+    tick for ``after_s`` or longer (a never-ticked host is)."""
+    return last_tick_at is None or now - last_tick_at >= after_s * 1000

@@ -18,7 +18,7 @@ from deskd.adapters.private import open_private, private_dir
 from deskd.core.records import EXECUTOR_DIED, HOST_DOWN
 from deskd.service.desk import locks
 from deskd.service.desk.context import DeskContext
-from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
+from deskd.service.desk.presence import is_overdue, overdue_after_s
 from deskd.service.engine.launch_control import clear_pid, read_pid
 from deskd.store import attempts as attempt_rows
 from deskd.store import hosts as desk_hosts
@@ -122,7 +122,7 @@ def heal_launches(ctx: DeskContext) -> Healed:
     conn = ctx.conn
     here = ctx.settings.host_id
     # A launch handed to another host, not started within the threshold, on a host with no
-    # tick within it either: that host stopped ticking (service/desk/tick_overdue.py).
+    # tick within it either: that host stopped ticking (service/desk/presence.py).
     after_s = overdue_after_s(ctx.settings)
     elsewhere = [
         r

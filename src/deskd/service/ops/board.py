@@ -7,14 +7,13 @@ stalled every writer).
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import Any
 
 from deskd.core.ladder import RUNGS
 from deskd.core.timeparse import iso_utc, to_ms
 from deskd.service.desk.context import DeskContext
 from deskd.service.desk.inbox import ledger_entry
-from deskd.service.desk.presence import role_presences
-from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
+from deskd.service.desk.presence import is_overdue, overdue_after_s, role_presences
 from deskd.service.engine.attempt_views import attempt_view
 from deskd.store.attempts import covered_item_ids, list_attempts
 from deskd.store.events import get_meta
@@ -22,57 +21,16 @@ from deskd.store.hosts import list_hosts
 from deskd.store.items import overdue_unread
 from deskd.store.pages import list_pages
 from deskd.store.pauses import live_pauses
-
-if TYPE_CHECKING:
-    from deskd.routing.service import RoutedWork
+from deskd.store.records import JSON, shown
 
 LAST_TICK_KEY = "last_tick_at"
 NO_TICK_HINT = "no tick has run yet: see `deskd cron-line`"
-# The tick runs every minute; three missed minutes means the timer or cron line is not running.
 OVERDUE_SHOWN = 50
 
 
-class Health(TypedDict):
-    """Which desk and database this is, and when a tick last ran (dry or executing)."""
-
-    last_tick_mode: str | None
-    desk: str
-    desk_name: str
-    timezone: str
-    db: str
-    last_tick_at: str | None
-    last_tick_age_s: int | None
-    tick_stale: bool
-    message: str | None
-    last_execute_at: str | None
-    last_execute_age_s: int | None
-
-
-class Paused(TypedDict):
-    role: str | None
-    reason: str
-    since: str | None
-
-
-class Board(TypedDict):
-    """`status --json` (docs/contract.md)."""
-
-    now: str | None
-    roles: list[dict[str, Any]]
-    attempts: list[dict[str, Any]]
-    pages: list[dict[str, Any]]
-    paused: list[Paused]
-    stalled_tasks: list[dict[str, Any]]
-    stuck: list[dict[str, Any]]
-    routed: list[RoutedWork]
-    health: Health
-    hosts: list[dict[str, Any]]
-    overdue: list[dict[str, Any]]
-    overdue_total: int
-
-
-def board(ctx: DeskContext) -> Board:
-    """The board as the contract's JSON: roles, attempts, pages, health, overdue."""
+def board(ctx: DeskContext) -> JSON:
+    """The board as `status --json` prints it (docs/contract.md): roles, attempts, pages,
+    health, overdue."""
     from deskd.routing.service import routed_work  # capability routing: its own reads
 
     overdue = overdue_items(ctx)
@@ -97,17 +55,7 @@ def stalled_tasks(ctx: DeskContext) -> list[dict[str, Any]]:
     from deskd.service.work.task_views import load_task_views
 
     tasks, _, _ = load_task_views(ctx.conn, ctx.desk, now=ctx.now)
-    return [
-        {
-            "id": t.id,
-            "role": t.role,
-            "title": t.title,
-            "status": t.status,
-            "idle_wakes": t.idle_wakes,
-        }
-        for t in tasks
-        if t.stalled
-    ]
+    return [shown(t, "id role title status idle_wakes") for t in tasks if t.stalled]
 
 
 def stuck(ctx: DeskContext) -> list[dict[str, Any]]:
@@ -140,7 +88,7 @@ def open_pages(ctx: DeskContext) -> list[dict[str, Any]]:
     return [page_view(r, urls=shown) for r in rows]
 
 
-def paused(ctx: DeskContext) -> list[Paused]:
+def paused(ctx: DeskContext) -> list[JSON]:
     return [
         {"role": r.role, "reason": r.reason, "since": iso_utc(r.started_at)}
         for r in live_pauses(ctx.conn)
@@ -187,8 +135,8 @@ def hosts(ctx: DeskContext) -> list[dict[str, Any]]:
     ]
 
 
-def health(ctx: DeskContext) -> Health:
-    """Which desk and database this is, and how long ago the last tick ran."""
+def health(ctx: DeskContext) -> JSON:
+    """Which desk and database this is, and when a tick last ran (dry or executing)."""
     executed = parse_tick_instant(get_meta(ctx.conn, LAST_TICK_KEY))
     logged, mode = last_logged_tick(ctx)
     # A dry-run tick writes nothing to the database (that is its promise), so a desk whose

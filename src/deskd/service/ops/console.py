@@ -232,9 +232,8 @@ def access_checks(settings: Settings, *, host: str | None = None) -> list[Check]
             ok, detail = False, weak
         checks.append(Check("console access code", "ok" if ok else "fail", detail))
     where = "loopback only" if is_loopback(host) else "reachable from the network"
-    checks.append(
-        Check("console bind", "ok", f"{host}:{settings.port} ({where}; auth mode {mode})")
-    )
+    bind = f"{host}:{settings.port} ({where}; auth mode {mode})"
+    checks.append(Check("console bind", "ok", bind))
     return checks
 
 

@@ -77,10 +77,7 @@ def meeting_detail(ctx: DeskContext, meeting_id: int) -> JSON:
     transcript = [
         {
             "id": int(m["id"]),
-            "sender": m["sender"],
-            "kind": m["kind"],
-            "body": m["body"],
-            "reply_to": m["reply_to"],
+            **_columns(m, "sender kind body reply_to"),
             "spent": bool(m["spent"]),
             "at": iso_utc(m["sent_at"]),
         }
@@ -89,9 +86,7 @@ def meeting_detail(ctx: DeskContext, meeting_id: int) -> JSON:
     obligations = [
         {
             "message_id": int(o["message_id"]),
-            "debtor": o["debtor"],
-            "creditor": o["creditor"],
-            "status": o["status"],
+            **_columns(o, "debtor creditor status"),
             "due_at": int(o["due_at"]),
             "overdue": o["status"] == "open" and int(o["due_at"]) <= ctx.now,
             "close_reason": o["close_reason"],
@@ -120,19 +115,15 @@ def recent_events(
             detail = json.loads(r["detail"] or "{}")
         except ValueError:
             detail = {}
-        out.append(
-            {
-                "id": int(r["id"]),
-                "at": iso_utc(r["at"]),
-                "kind": r["kind"],
-                "role": r["role"],
-                "actor": r["actor"],
-                "auth": r["auth"],
-                "subject": r["subject"],
-                "detail": detail,
-            }
-        )
+        at = iso_utc(r["at"])
+        columns = _columns(r, "kind role actor auth subject")
+        out.append({"id": int(r["id"]), "at": at, **columns, "detail": detail})
     return out
+
+
+def _columns(row: Any, names: str) -> JSON:
+    """The columns ``names`` (space-separated) of ``row``, in that order."""
+    return {name: row[name] for name in names.split()}
 
 
 def change_mark(settings: Settings) -> tuple[int, ...]:

@@ -22,7 +22,7 @@ from deskd.config.settings import Settings, database_problem
 from deskd.config.settings_model import validate_settings
 from deskd.core.ladder import RUNGS
 from deskd.errors import DeskdError
-from deskd.service.ops.doctor_db import Check, postgres_checks, sqlite_checks, tick_checks
+from deskd.service.ops.doctor_db import Check, database_checks, role_checks, tick_checks
 
 
 class Where(NamedTuple):
@@ -48,11 +48,9 @@ def run_checks(env: Mapping[str, str] | None = None) -> list[Check]:
     ]
     host = _host(settings, where, checks)
     desk = _desk(where, host, checks)
-    found = _database_checks(where)
+    found = database_checks(where.db, where.home)
     checks += found
     if desk is not None:
-        from deskd.service.ops.doctor_agents import role_checks
-
         opens = all(c.ok for c in found)  # else do not try (and wait for) it a second time
         checks += role_checks(desk, settings, where.home, search, db=where.db if opens else None)
         checks += channel_checks(settings, desk) + ways_in_checks(settings, desk)
@@ -67,19 +65,9 @@ def run_checks(env: Mapping[str, str] | None = None) -> list[Check]:
         from deskd.adapters.clock import now_ms
         from deskd.service.ops.console import access_checks  # the supervisor console
 
-        checks += tick_checks(settings, where.db, now=now_ms(settings.now))  # each host's
+        checks += tick_checks(settings, where.db, now=now_ms(settings.now))  # hosts' last ticks
         checks += access_checks(settings)
     return checks
-
-
-def _database_checks(where: Where) -> list[Check]:
-    from deskd.store.db import is_url
-
-    if not where.db:
-        return [Check("database", "fail", "not checked: DESKD_DB is invalid (see settings)")]
-    if is_url(where.db):
-        return postgres_checks(str(where.db))
-    return sqlite_checks(Path(where.db), where.home)
 
 
 MIN_FREE_BYTES = 1024 * 1024

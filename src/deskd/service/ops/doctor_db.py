@@ -1,20 +1,21 @@
-"""Doctor's report line (``Check``) and its checks of the database: of a SQLite file (it
-opens, the full integrity check, the damage deskd remembered (``run/damaged``), a write lock
-someone is holding, the schema version and WAL mode), or of a PostgreSQL server in its place;
-and each host's last executing tick."""
+"""Doctor's report line (``Check``) and its checks that read the database: of a SQLite file
+(it opens, the full integrity check, the damage deskd remembered (``run/damaged``), a write
+lock someone is holding, the schema version and WAL mode), or of a PostgreSQL server in its
+place; each host's last executing tick; and each role's agent, workdir and worktree (a
+missing agent CLI fails only once the database says ticks execute)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
-from typing import Literal, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Literal, NamedTuple, TypeVar
 
 from deskd import paths
 from deskd.config.settings import Settings
 from deskd.core.timeparse import human_age
 from deskd.errors import StoreError
-from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
 from deskd.store.db import (
     clear_damage,
     damage_noted,
@@ -23,6 +24,9 @@ from deskd.store.db import (
     write_locked,
 )
 from deskd.store.dialect import Connection
+
+if TYPE_CHECKING:
+    from deskd.config.desk import Desk
 
 Level = Literal["ok", "warn", "fail"]
 T = TypeVar("T")
@@ -48,6 +52,16 @@ class Check(NamedTuple):
         return cls(name, level, problem) if problem else cls(name, "ok", fine)
 
 
+def database_checks(db: Path | str, home: Path) -> list[Check]:
+    """The database's checks: a PostgreSQL server's, or a SQLite file's (``db`` empty: the
+    setting is invalid)."""
+    from deskd.store.db import is_url
+
+    if not db:
+        return [Check("database", "fail", "not checked: DESKD_DB is invalid (see settings)")]
+    return postgres_checks(str(db)) if is_url(db) else sqlite_checks(Path(db), home)
+
+
 def integrity_checks(conn: Connection, db: Path, run: Path) -> list[Check]:
     """``PRAGMA integrity_check`` (not ``quick_check``, which misses an index that lost rows
     of its table): damage is remembered (``run/damaged``) so no command writes into the file
@@ -55,25 +69,19 @@ def integrity_checks(conn: Connection, db: Path, run: Path) -> list[Check]:
     damaged = integrity_problem(conn)
     if damaged is not None:
         note_damage(run, str(db), damaged)
-        return [
-            Check(
-                "integrity",
-                "fail",
-                f"{db}: {damaged}; stop the tick (timer or cron), restore the file from a "
-                f"backup, or salvage rows with `sqlite3 {db} .recover`",
-            )
-        ]
+        advice = (
+            f"{db}: {damaged}; stop the tick (timer or cron), restore the file from a "
+            f"backup, or salvage rows with `sqlite3 {db} .recover`"
+        )
+        return [Check("integrity", "fail", advice)]
     checks = [Check("integrity", "ok", "integrity_check: ok")]
     noted = damage_noted(run, str(db))
     if noted is not None and clear_damage(run, str(db)):
-        checks.append(
-            Check(
-                "damage marker",
-                "ok",
-                f"{run}/damaged removed: the file passes integrity_check now (earlier: "
-                f"{noted}); commands use it again",
-            )
+        cleared = (
+            f"{run}/damaged removed: the file passes integrity_check now (earlier: "
+            f"{noted}); commands use it again"
         )
+        checks.append(Check("damage marker", "ok", cleared))
     return checks
 
 
@@ -227,6 +235,7 @@ def tick_checks(settings: Settings, db: Path | str, *, now: int) -> list[Check]:
     is opened without creating or migrating it, and one the other checks already found
     wanting adds no line here."""
     from deskd.errors import DeskdError
+    from deskd.service.desk.presence import is_overdue, overdue_after_s
     from deskd.store.hosts import list_hosts
 
     try:
@@ -251,4 +260,129 @@ def tick_checks(settings: Settings, db: Path | str, *, now: int) -> list[Check]:
         checks.append(
             Check.unless(f"ticks on {name}", overdue if late else None, fine, level="warn")
         )
+    return checks
+
+
+def role_checks(
+    desk: Desk, settings: Settings | None, home: Path, search_path: str, *, db: Path | str | None
+) -> list[Check]:
+    """Each enabled role's agent executable, workdir and worktree (``db``: the database, None
+    when it does not open)."""
+    due = launching(settings, db)
+    return [
+        *agent_checks(desk, settings, search_path, launching=due),
+        *workdir_checks(desk, home),
+        *worktree_checks(desk, home),
+    ]
+
+
+def agent_checks(
+    desk: Desk, settings: Settings | None, search_path: str, *, launching: bool = True
+) -> list[Check]:
+    """Each enabled role's agent executable, found on PATH the way a launch would find it;
+    a missing one is a warning with the install hint until ``launching`` (ticks execute)."""
+    import shutil
+
+    from deskd.adapters.agents import KINDS
+
+    checks = []
+    missing_level: Level = "fail" if launching else "warn"
+    for role in desk.enabled_roles:
+        agent = desk.agent_for(role, settings)
+        command = agent.command
+        name = f"agent {role}"
+        if not command:
+            needs = (
+                f'kind = "{agent.kind}" needs a command: set command in [agent] '
+                "(or the role's agent table, or DESKD_AGENT_CMD)"
+            )
+            checks.append(Check(name, "fail", needs))
+            continue
+        found = shutil.which(command, path=search_path)
+        if found:
+            checks.append(Check(name, "ok", f"{agent.kind}: {command} → {found}"))
+            continue
+        hint = KINDS[agent.kind].install
+        install = f"install the {agent.kind} CLI ({hint})" if hint else "install it"
+        when = "" if launching else " (needed before its first launch: ticks run dry now)"
+        if os.sep in command:
+            detail = (
+                f"{command} is missing or not executable{when}; {install}, or fix command "
+                "in deskd.toml or DESKD_AGENT_CMD"
+            )
+        else:
+            detail = (
+                f"{command!r} not found on PATH ({search_path}){when}; {install}, or set "
+                "command in [agent] (or DESKD_AGENT_CMD) to its absolute path"
+            )
+        checks.append(Check(name, missing_level, detail))
+    return checks
+
+
+def launching(settings: Settings | None, db: Path | str | None) -> bool:
+    """Whether this desk's roles are due to launch: ticks execute (DESKD_WAKE_EXECUTE=1), or
+    an executing tick has run against its database (None: one that does not open)."""
+    if settings is not None and settings.execute:
+        return True
+    if db is None:
+        return False
+    from deskd.store.db import is_url
+    from deskd.store.events import get_meta
+
+    if not is_url(db) and (not Path(db).exists() or Path(db).stat().st_size == 0):
+        return False
+    return read_db(db, lambda conn: get_meta(conn, "last_tick_at") is not None, False)
+
+
+def workdir_checks(desk: Desk, home: Path) -> list[Check]:
+    """Each enabled role's workdir exists (resolved as a launch resolves it): a missing one
+    fails every launch of that role."""
+    from deskd.service.engine.launch_command import resolve_workdir
+
+    checks = []
+    for role in desk.enabled_roles:
+        configured = desk.roles[role].workdir
+        if configured is None:
+            continue
+        folder, problem = resolve_workdir(configured, home)
+        fix = (
+            f"{folder} {problem}: every launch of {role} would fail; create it or fix "
+            f'workdir under [[roles]] name = "{role}" in deskd.toml'
+        )
+        checks.append(Check.unless(f"workdir {role}", problem and fix, str(folder)))
+    return checks
+
+
+def worktree_checks(desk: Desk, home: Path) -> list[Check]:
+    """Each role with ``worktree`` set: its workdir is in a git repository, and its worktree
+    (once made) is a checkout of its branch; uncommitted work is reported, never touched."""
+    from deskd.adapters.process import GitFailed, git
+    from deskd.errors import DeskdError
+    from deskd.service.engine.launch_command import role_worktree
+    from deskd.service.engine.worktrees import uncommitted
+
+    checks = []
+    for role in desk.enabled_roles:
+        name = f"worktree {role}"
+        try:
+            tree = role_worktree(desk, home, role)
+        except DeskdError as exc:
+            fine = "no worktree yet" in exc.message  # made at the role's first launch
+            checks.append(Check(name, "ok" if fine else "fail", exc.message))
+            continue
+        if tree is None:
+            continue
+        try:
+            branch = git(tree.path, "branch", "--show-current").strip()
+            dirty = uncommitted(tree.path)
+        except GitFailed as exc:
+            checks.append(Check(name, "fail", f"{tree.path}: {exc}"))
+            continue
+        if branch != tree.branch:
+            checks.append(
+                Check(name, "warn", f"{tree.path} is on {branch or 'no branch'}, not {tree.branch}")
+            )
+            continue
+        held = f", {len(dirty)} uncommitted" if dirty else ""
+        checks.append(Check(name, "ok", f"{tree.path} on {tree.branch}{held}"))
     return checks

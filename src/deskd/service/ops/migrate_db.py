@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import TypedDict
+from typing import Any
 
 from deskd.errors import (
     InvalidValue,
@@ -15,16 +15,11 @@ from deskd.errors import (
     database_unavailable,
 )
 
-Migrated = TypedDict(
-    "Migrated", {"from": str, "to": str, "schema": int, "rows": dict[str, int], "total": int}
-)
-"""`migrate-db --json`: what was copied where, per table (``from`` is a keyword: the
-functional form)."""
 
-
-def migrate_db(source: str, target: str) -> Migrated:
+def migrate_db(source: str, target: str) -> dict[str, Any]:
     """Copy the desk at ``source`` (a SQLite file) into ``target`` (an empty PostgreSQL
-    database, created by its owner beforehand); the source is read, never changed."""
+    database, created by its owner beforehand); the source is read, never changed. Returns
+    `migrate-db --json`: what was copied where, per table."""
     from deskd.store.db import DatabaseMissing, connect, integrity_problem, is_url, redact
 
     if is_url(source):

@@ -49,7 +49,8 @@ def act_by_link(ctx: DeskContext, token: str) -> tuple[str, JSON]:
     view = link_view(ctx, token)
     page = get_page(ctx.conn, view["page_id"])
     assert page is not None
-    how = f"via link from page {page.id}" + _sent_to(page)
+    names = sorted({e["name"] for e in json.loads(page.results or "[]") if e.get("name")})
+    how = f"via link from page {page.id}" + (f", sent to {', '.join(names)}" if names else "")
     ctx.auth = how.removeprefix("via ")
     with ctx.write() as conn:
         if not use_page_link(
@@ -80,8 +81,3 @@ def _option(ctx: DeskContext, page: Page, action: str) -> tuple[int, str]:
     if asked is None or int(action[1:]) >= len(options):
         raise LinkRefused("its page asks no such question")
     return asked.id, options[int(action[1:])]
-
-
-def _sent_to(page: Page) -> str:
-    names = sorted({e["name"] for e in json.loads(page.results or "[]") if e.get("name")})
-    return f", sent to {', '.join(names)}" if names else ""

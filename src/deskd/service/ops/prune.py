@@ -3,15 +3,16 @@ one write transaction; live rows are never touched (see ``deskd.store.prune``)."
 
 from __future__ import annotations
 
-from typing import NamedTuple, TypedDict
+from typing import NamedTuple
 
 from deskd.core.timeparse import duration_text, iso_utc, parse_duration
 from deskd.errors import OperatorOnly, StoreCorrupt, TooRecent
 from deskd.service.desk.context import DeskContext
-from deskd.service.ops.worktrees import PrunedTree, prune_worktrees
+from deskd.service.ops.worktrees import prune_worktrees
 from deskd.store import prune as rows
 from deskd.store.attempts import running_launches
 from deskd.store.db import integrity_problem
+from deskd.store.records import JSON, shown
 
 MIN_AGE_S = 86400
 """Below one day only with ``--force``: ``--older-than 0`` must not empty the history."""
@@ -21,14 +22,7 @@ class _Rollback(Exception):
     pass
 
 
-class PruneJson(TypedDict):
-    """`prune --json`: rows deleted (or, dry, that would be) per table."""
-
-    older_than: int
-    cutoff: str | None
-    dry_run: bool
-    deleted: dict[str, int]
-    worktrees: list[PrunedTree]
+_SHOWN = "cutoff dry_run deleted worktrees"
 
 
 class PruneResult(NamedTuple):
@@ -37,21 +31,16 @@ class PruneResult(NamedTuple):
     dry_run: bool
     deleted: dict[str, int]
     """Rows per table, in ``store.prune.STEPS`` order (filled as each step runs)."""
-    worktrees: tuple[PrunedTree, ...] = ()
+    worktrees: tuple[JSON, ...] = ()
     """The worktrees of roles that left the desk: removed when clean, else kept."""
 
     @property
     def total(self) -> int:
         return sum(self.deleted.values())
 
-    def to_json(self) -> PruneJson:
-        return {
-            "older_than": self.older_than_s,
-            "cutoff": iso_utc(self.cutoff),
-            "dry_run": self.dry_run,
-            "deleted": dict(self.deleted),
-            "worktrees": list(self.worktrees),
-        }
+    def to_json(self) -> JSON:
+        """`prune --json`: rows deleted (or, dry, that would be) per table."""
+        return {"older_than": self.older_than_s, **shown(self, _SHOWN, iso="cutoff")}
 
 
 def check_prune(ctx: DeskContext, *, older_than: str, force: bool) -> int:
@@ -86,16 +75,12 @@ def prune(
             result.deleted.update(rows.delete_before(conn, before=result.cutoff))
             if dry_run:
                 raise _Rollback
-            ctx.event(
-                conn,
-                "pruned",
-                actor="operator",
-                detail={
-                    "older_than": duration_text(seconds),
-                    "cutoff": iso_utc(result.cutoff),
-                    "deleted": result.deleted,
-                },
-            )
+            detail = {
+                "older_than": duration_text(seconds),
+                "cutoff": iso_utc(result.cutoff),
+                "deleted": result.deleted,
+            }
+            ctx.event(conn, "pruned", actor="operator", detail=detail)
     except _Rollback:
         pass
     running = {a.role for a in running_launches(ctx.conn)}

@@ -129,7 +129,8 @@ def init_desk(
         # project folder) keeps its mode.
         mine = () if home.exists() else (home,)
         for folder in (*mine, *(home / f for f in FOLDERS), settings.log_path, *data):
-            private_folder(folder)
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            folder.chmod(0o700)  # an existing one too
         desk_path.parent.mkdir(parents=True, exist_ok=True)
         answers = answers or default_answers(home)
         desk_path.write_text(render_desk(answers), encoding="utf-8")
@@ -159,7 +160,9 @@ def refuse_existing(settings: Settings, *, force: bool) -> list[Path]:
     home = settings.home
     existing = [p for p in (settings.desk_path, home / ".env.example") if p.exists()]
     if existing and not force:
-        names = ", ".join(_shown(p, home) for p in existing)
+        names = ", ".join(
+            str(p.relative_to(home)) if p.is_relative_to(home) else str(p) for p in existing
+        )
         raise AlreadyExists(
             f"{names} already exist{'s' if len(existing) == 1 else ''} in {home} "
             "(use --force to rewrite them; the database is never touched)"
@@ -177,12 +180,6 @@ def _set_env(path: Path, name: str, value: str) -> Path:
     path.touch(mode=0o600, exist_ok=True)
     path.write_text("\n".join(kept) + "\n", encoding="utf-8")
     return path
-
-
-def private_folder(folder: Path) -> None:
-    """Create ``folder`` 0700 (or take an existing one to 0700)."""
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    folder.chmod(0o700)
 
 
 def _backup(path: Path, *, now: int) -> Path:
@@ -246,10 +243,3 @@ def _new_database(settings: Settings) -> Scaffold:
     forget_created(settings.db_marker, str(path))
     _create_database(path, marker=settings.db_marker)
     return Scaffold(home=settings.home, desk=settings.desk_path, db=str(path), db_created=True)
-
-
-def _shown(path: Path, home: Path) -> str:
-    try:
-        return str(path.relative_to(home))
-    except ValueError:
-        return str(path)

@@ -15,9 +15,11 @@ from deskd.core.meetings import open_refusal, recipients_of, state_of
 from deskd.core.values import SUPERVISOR
 from deskd.errors import InvalidValue, MeetingRefused
 from deskd.service.desk.context import DeskContext
+from deskd.service.desk.inbox import NewItem
 from deskd.service.desk.messages import deliver, known_recipients
 from deskd.service.meetings.lifecycle import acting, close_meeting, event, sync_state
 from deskd.service.meetings.talk import check_body, first_line, say
+from deskd.store.dialect import Connection
 from deskd.store.records import JSON
 
 
@@ -33,16 +35,12 @@ def send(
     """One item (source ``supervisor``) per recipient, sharing a message id: the console's
     answer is that id and each recipient's item."""
     recipients = known_recipients(ctx, [r for r in to if r], "to", "name at least one role")
+    message = NewItem("", SUPERVISOR, title, body, priority=priority, sla=sla, sender=SUPERVISOR)
     message_id, inserted = deliver(
         ctx,
         recipients,
+        message,
         id_prefix="sup-",
-        source=SUPERVISOR,
-        sender=SUPERVISOR,
-        title=title,
-        body=body,
-        priority=priority,
-        sla=sla,
         event="supervisor.sent",
         event_role=recipients[0] if len(recipients) == 1 else None,
         detail={"title": title},
@@ -63,13 +61,8 @@ def meeting_post(ctx: DeskContext, meeting_id: int, body: str) -> JSON:
         message_id = say(conn, facts, SUPERVISOR, "evidence", body, None, (), now=now)
         line = first_line(body)
         event(conn, meeting_id, "supervisor", None, f"the supervisor said: {line}", now=now)
-        ctx.event(
-            conn,
-            "meeting.supervisor_said",
-            f"meeting:{meeting_id}",
-            actor=SUPERVISOR,
-            detail={"message_id": message_id, "to": list(recipients)},
-        )
+        detail = {"message_id": message_id, "to": list(recipients)}
+        _event(ctx, conn, "meeting.supervisor_said", meeting_id, detail)
         facts = sync_state(conn, meeting_id)
     return {"meeting_id": meeting_id, "message_id": message_id, "state": state_of(facts)}
 
@@ -80,11 +73,9 @@ def meeting_close(ctx: DeskContext, meeting_id: int, resolution: str) -> JSON:
         raise InvalidValue("resolution", resolution, "say why it is closed")
     with acting(ctx, meeting_id, open_refusal) as (conn, facts):
         close_meeting(conn, facts, f"closed by the supervisor: {resolution}", now=ctx.now)
-        ctx.event(
-            conn,
-            "meeting.force_closed",
-            f"meeting:{meeting_id}",
-            actor=SUPERVISOR,
-            detail={"resolution": resolution},
-        )
+        _event(ctx, conn, "meeting.force_closed", meeting_id, {"resolution": resolution})
     return {"meeting_id": meeting_id, "state": "closed", "resolution": resolution}
+
+
+def _event(ctx: DeskContext, conn: Connection, kind: str, meeting_id: int, detail: JSON) -> None:
+    ctx.event(conn, kind, f"meeting:{meeting_id}", actor=SUPERVISOR, detail=detail)

@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from deskd.adapters.channels.base import Transport
-from deskd.core.paging import Entry, entries_of, mark, outcome, results_of, triage
+from deskd.core.paging import Entry, entries_of, outcome, results_of, triage
 from deskd.core.timeparse import human_age, iso_utc, local_text
 from deskd.service.desk.context import DeskContext
-from deskd.service.desk.tick_overdue import is_overdue, overdue_after_s
+from deskd.service.desk.presence import is_overdue, overdue_after_s
 from deskd.store import pages as rows
 from deskd.store.hosts import list_hosts
 from deskd.store.pauses import live_pauses
@@ -130,14 +130,11 @@ def send_one_alarm(
             return None  # another console took it
     # The side effect: the due URLs, found again by channel and masked URL, sent once.
     kind = "notice" if alarm.kind == "stopped" else "settled"
-    results = send_due(
+    after, sent_now = send_due(
         ctx.settings, entries_now, due, channels, title=alarm.title, body=alarm.body, kind=kind,
-        transport=transport,
+        transport=transport, now=now,
     )  # fmt: skip
-    after = list(entries_now)
-    for index, result in results.items():
-        after[index] = mark(entries_now[index], ok=result.ok, error=result.error, now=now)
-    status = _finish(ctx, alarm, after, sent_now=any(r.ok for r in results.values()))
+    status = _finish(ctx, alarm, after, sent_now=sent_now)
     return {
         "alarm_id": alarm.id,
         "host": alarm.host,

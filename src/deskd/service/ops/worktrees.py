@@ -1,20 +1,20 @@
-"""The roles' worktrees for people: `deskd diff`, `deskd doctor`'s checks, `deskd prune`'s
-clean-up (the layout and the rules are service/engine/worktrees.py's)."""
+"""The roles' worktrees for people: `deskd diff` and `deskd prune`'s clean-up (the layout and
+the rules are service/engine/worktrees.py's; doctor's checks, service/ops/doctor_db.py's)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING
 
 from deskd.adapters.process import GitFailed, git
-from deskd.errors import DeskdError, WorktreeRefused
+from deskd.errors import WorktreeRefused
 from deskd.service.engine.launch_command import role_worktree
 from deskd.service.engine.worktrees import FOLDER, DiffJson, diff_of, uncommitted
+from deskd.store.records import JSON
 
 if TYPE_CHECKING:
     from deskd.config.desk import Desk
     from deskd.service.desk.context import DeskContext
-    from deskd.service.ops.doctor_db import Check
 
 
 def role_diff(ctx: DeskContext, role: str, *, stat: bool) -> DiffJson:
@@ -25,54 +25,15 @@ def role_diff(ctx: DeskContext, role: str, *, stat: bool) -> DiffJson:
     return diff_of(tree, stat=stat)
 
 
-def worktree_checks(desk: Desk, home: Path) -> list[Check]:
-    """Each role with ``worktree`` set: its workdir is in a git repository, and its worktree
-    (once made) is a checkout of its branch; uncommitted work is reported, never touched."""
-    from deskd.service.ops.doctor_db import Check
-
-    checks = []
-    for role in desk.enabled_roles:
-        name = f"worktree {role}"
-        try:
-            tree = role_worktree(desk, home, role)
-        except DeskdError as exc:
-            fine = "no worktree yet" in exc.message  # made at the role's first launch
-            checks.append(Check(name, "ok" if fine else "fail", exc.message))
-            continue
-        if tree is None:
-            continue
-        try:
-            branch = git(tree.path, "branch", "--show-current").strip()
-            dirty = uncommitted(tree.path)
-        except GitFailed as exc:
-            checks.append(Check(name, "fail", f"{tree.path}: {exc}"))
-            continue
-        if branch != tree.branch:
-            checks.append(
-                Check(name, "warn", f"{tree.path} is on {branch or 'no branch'}, not {tree.branch}")
-            )
-            continue
-        held = f", {len(dirty)} uncommitted" if dirty else ""
-        checks.append(Check(name, "ok", f"{tree.path} on {tree.branch}{held}"))
-    return checks
-
-
-class PrunedTree(TypedDict):
-    """A worktree `deskd prune` looked at: ``removed``, or kept and why."""
-
-    path: str
-    removed: bool
-    why: str
-
-
-def prune_worktrees(ctx: DeskContext, *, dry_run: bool, running: set[str]) -> list[PrunedTree]:
+def prune_worktrees(ctx: DeskContext, *, dry_run: bool, running: set[str]) -> list[JSON]:
     """Remove the worktrees of roles no longer on the desk (or disabled) that hold no
     uncommitted or untracked file and no running launch; keep the rest, saying why. The
-    branch stays: what the role committed is never lost."""
+    branch stays: what the role committed is never lost. One ``path``, ``removed``, ``why``
+    each."""
     folder = ctx.settings.home / FOLDER
     if not folder.is_dir():
         return []
-    out: list[PrunedTree] = []
+    out: list[JSON] = []
     for path in sorted(p for p in folder.iterdir() if (p / ".git").exists()):
         why = _kept_because(ctx.desk, path, running)
         if why is None and not dry_run:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import socket
-from typing import NamedTuple, NotRequired, TypedDict
+from typing import NamedTuple
 
 from deskd import paths
 from deskd.adapters.channels.base import SEND_BUDGET_S, Target, Transport
@@ -23,6 +23,7 @@ from deskd.config.host import PYTHON_CHANNEL_SCHEME
 from deskd.config.settings import Settings
 from deskd.core.values import PRIORITIES
 from deskd.errors import EmptyChannel, UnknownChannel
+from deskd.store.records import JSON
 
 ENV_CHANNEL = "DESKD_NOTIFY_URLS"
 SECRET_SETTINGS = ("DESKD_NOTIFY_URLS", "DESKD_TICK_PING_URL")
@@ -158,59 +159,31 @@ def secrets_of(url: str, values: dict[str, str]) -> list[str]:
 # -- `deskd channels` -----------------------------------------------------------------
 
 
-class ChannelURL(TypedDict):
-    url: str | None
-    missing: list[str]
-    check: NotRequired[str]
+ChannelTest = JSON
+"""What ``deskd channels test`` answers: the channel's ``name``, its ``status`` (sent, partial,
+failed) and one result per URL (``channels``)."""
 
 
-class ChannelView(TypedDict):
-    """One channel as ``deskd channels`` shows it (``*_check`` with ``--check`` only)."""
-
-    name: str
-    source: str
-    urls: list[ChannelURL]
-    severity: list[str]
-    quiet: str | None
-    apprise_config: str | None
-    roles: list[str]
-    config_check: NotRequired[str]
-
-
-class TestedURL(TypedDict):
-    name: str
-    url: str | None
-    status: str
-    error: str | None
-
-
-class ChannelTest(TypedDict):
-    """What ``deskd channels test`` answers: one result per URL, and the whole."""
-
-    name: str
-    status: str
-    channels: list[TestedURL]
-
-
-def channel_views(settings: Settings, desk: Desk, *, check: bool) -> list[ChannelView]:
-    """Every channel with masked URLs, who it serves, and (``check``) a reachability probe.
+def channel_views(settings: Settings, desk: Desk, *, check: bool) -> list[JSON]:
+    """Every channel as ``deskd channels`` shows it: masked URLs, who it serves, and with
+    ``check`` a reachability probe (``check``, ``config_check``).
 
     An agent (``DESKD_ROLE`` set) gets every URL as None: channel names and results only."""
     values = var_values(settings)
     agent = settings.role is not None
-    views: list[ChannelView] = []
+    views: list[JSON] = []
     for channel in all_channels(settings, desk).values():
         serves = [r for r in desk.role_names if channel in routes(settings, desk, r)]
-        urls: list[ChannelURL] = []
+        urls: list[JSON] = []
         for url in channel.urls:
-            entry: ChannelURL = {
+            entry: JSON = {
                 "url": None if agent else shown_url(url, values),
                 "missing": missing_vars(url, values),
             }
             if check:
                 entry["check"] = _probe(url, values)
             urls.append(entry)
-        view: ChannelView = {
+        view: JSON = {
             "name": channel.name,
             "source": channel.source,
             "urls": urls,
@@ -292,7 +265,7 @@ def send_test(settings: Settings, desk: Desk, name: str) -> ChannelTest:
         kind="notice",
         budget_s=SEND_BUDGET_S,
     )
-    results: list[TestedURL] = [
+    results = [
         {
             "name": name,
             "url": None if settings.role is not None else t.masked,

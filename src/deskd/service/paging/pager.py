@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING
 
 from deskd.adapters.channels.base import (
     SEND_BUDGET_S,
@@ -46,13 +46,13 @@ from deskd.service.paging.channels import (
     var_values,
 )
 from deskd.service.paging.links import action_lines, link_key, reply_tag
-from deskd.service.paging.pages import ChannelResult, channel_view
+from deskd.service.paging.pages import channel_view
 from deskd.service.paging.silences import quiet_until, silence_hold
 from deskd.store import pages as page_rows
 from deskd.store.attempts import attempts_for_key
-from deskd.store.events import add_event
 from deskd.store.pauses import live_pauses
 from deskd.store.questions import options_of, question_for_key
+from deskd.store.records import JSON, shown
 
 if TYPE_CHECKING:
     from deskd.config.settings import Settings
@@ -64,20 +64,10 @@ RUN_BUDGET_S = 40.0
 MAX_PAGES_PER_RUN = 50
 
 
-class SentChannel(ChannelResult):
-    """A channel URL's result as the pager reports it: whether its retries ran out."""
-
-    gave_up: bool
-
-
-class PageReport(TypedDict):
-    """What the pager sent for one page (URLs masked): the tick report's ``pages_sent``."""
-
-    page_id: int
-    kind: str
-    role: str
-    status: str
-    channels: list[SentChannel]
+PageReport = JSON
+"""What the pager sent for one page (URLs masked), the tick report's ``pages_sent``: its
+``page_id``, ``kind``, ``role``, ``status`` and each of its ``channels`` (``channel_view``
+and whether its retries ran out, ``gave_up``)."""
 
 
 def deliver_pages(
@@ -165,36 +155,29 @@ def send_one_page(
     if not due:
         _finish(ctx, page, entries)
         return None
-    if not _claim(ctx, page):
+    with ctx.write() as conn:
+        claimed = page_rows.claim_page(conn, page.id, tries=page.tries, lease_until=now + LEASE_MS)
+    if not claimed:
         return None  # another pager took it
 
     # The side effect: send the due entries, and say how each went (errors scrubbed).
     body = _body(ctx, page)
-    results = send_due(
+    after, sent_now = send_due(
         ctx.settings, entries, due, channels, title=_title(ctx, page), body=body, kind=page.kind,
-        transport=transport,
+        transport=transport, now=now,
     )  # fmt: skip
-    after = list(entries)
-    for index, result in results.items():
-        after[index] = mark(entries[index], ok=result.ok, error=result.error, now=now)
-    sent_now = any(r.ok for r in results.values())
     status = _finish(ctx, page, after, sent_now=sent_now)
+    # As `deskd pages` shows a channel URL (already masked), and whether its retries ran out.
+    channels_json = [{**channel_view(e._asdict()), "gave_up": e.gave_up} for e in after]
     report: PageReport = {
         "page_id": page.id,
-        "kind": page.kind,
-        "role": page.role,
+        **shown(page, "kind role"),
         "status": status,
-        "channels": [_public(e) for e in after],
+        "channels": channels_json,
     }
     with ctx.write() as conn:
-        add_event(
-            conn,
-            at=now,
-            kind=f"page.{status}",
-            role=page.role,
-            subject=f"page:{page.id}",
-            detail={"channels": report["channels"]},
-        )
+        detail = {"channels": channels_json}
+        ctx.event(conn, f"page.{status}", f"page:{page.id}", role=page.role, detail=detail)
     return report
 
 
@@ -208,9 +191,11 @@ def send_due(
     body: str,
     kind: str,
     transport: Transport | None,
-) -> dict[int, Delivery]:
-    """Send one message to the due entries (by channel and masked URL), once, and say how
-    each went, errors scrubbed of the URLs' secrets: a page's, or the tick alarm's."""
+    now: int,
+) -> tuple[list[Entry], bool]:
+    """Send one message to the due entries (by channel and masked URL), once: the entries
+    marked with how each went (errors scrubbed of the URLs' secrets), and whether any was
+    sent. A page's message, or the tick alarm's."""
     values = var_values(settings)
     targets, unresolved = due_targets(entries, due, channels, values)
     results = {
@@ -228,7 +213,10 @@ def send_due(
             error = scrub(result.error, secrets_of(target.url, values))
             result = Delivery(key=result.key, ok=False, error=error)
         results[index] = result
-    return results
+    after = list(entries)
+    for index, result in results.items():
+        after[index] = mark(entries[index], ok=result.ok, error=result.error, now=now)
+    return after, any(r.ok for r in results.values())
 
 
 def _route(ctx: DeskContext, page: Page) -> tuple[tuple[Entry, ...], str]:
@@ -313,11 +301,6 @@ def due_targets(
     return found, missing
 
 
-def _claim(ctx: DeskContext, page: Page) -> bool:
-    with ctx.write() as conn:
-        return page_rows.claim_page(conn, page.id, tries=page.tries, lease_until=ctx.now + LEASE_MS)
-
-
 def _finish(
     ctx: DeskContext,
     page: Page,
@@ -345,11 +328,6 @@ def _finish(
             resolved_at=now if after.closed else None,
         )
     return after.status
-
-
-def _public(entry: Entry) -> SentChannel:
-    """An entry as `deskd pages` and the tick report show it (the URL is already masked)."""
-    return {**channel_view(entry._asdict()), "gave_up": entry.gave_up}
 
 
 def _body(ctx: DeskContext, page: Page) -> str:

@@ -6,7 +6,7 @@ Read-only: listing pages never sends or writes (lesson 43).
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any
 
 from deskd.core.timeparse import iso_utc, local_text
 from deskd.core.values import priority_name
@@ -18,22 +18,8 @@ if TYPE_CHECKING:
     from deskd.store.records.wakes import Page
 
 
-class ChannelResult(TypedDict):
-    """How one channel URL of a page went."""
-
-    name: str | None
-    url: str | None
-    status: str | None
-    error: str | None
-    tries: int
-    at: str | None
-    retry_at: str | None
-    until: str | None
-    why: str | None
-
-
-def channel_view(entry: dict[str, Any], *, urls: bool = True) -> ChannelResult:
-    """One channel URL's result; the URL was masked before it was stored, and is left out
+def channel_view(entry: dict[str, Any], *, urls: bool = True) -> JSON:
+    """How one channel URL of a page went; the URL was masked before it was stored, and is left out
     (``urls=False``) for an agent, which sees channel names and results only."""
     return {
         "name": entry.get("name"),

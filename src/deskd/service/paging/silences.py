@@ -4,6 +4,7 @@ hours (a channel holds non-urgent pages in its local night). Urgent pages always
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from functools import partial
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
@@ -61,21 +62,12 @@ def add(ctx: DeskContext, *, role: str, duration: str, reason: str) -> JSON:
         # the role's silence in force, whether it ends sooner or later.
         replaced = close_open(conn, role, by=by, now=ctx.now)
         silence_id = insert_silence(conn, role=role, reason=reason, until=until, by=by, now=ctx.now)
+        said = partial(ctx.event, conn, role=role, actor=by)
         for old in replaced:
-            ctx.event(
-                conn,
-                "silence.ended",
-                f"silence:{old}",
-                role=role,
-                actor=by,
-                detail={"replaced_by": silence_id},
-            )
-        ctx.event(
-            conn,
+            said("silence.ended", f"silence:{old}", detail={"replaced_by": silence_id})
+        said(
             "silence.added",
             f"silence:{silence_id}",
-            role=role,
-            actor=by,
             detail={"reason": reason, "until": iso_utc(until)},
         )
         row = get_silence(conn, silence_id)
