@@ -78,10 +78,6 @@ def outbox_reason(role: str, priority: str, *, filtered: bool) -> str:
     )
 
 
-def is_python(url: str) -> bool:
-    return url.startswith(PYTHON_CHANNEL_SCHEME)
-
-
 class PythonTransport:
     """Calls each target's registered sender, bounded by the send budget."""
 
@@ -138,8 +134,8 @@ class SplitTransport:
     def send(
         self, targets: list[Target], *, title: str, body: str, kind: str, budget_s: float
     ) -> dict[str, Delivery]:
-        mine = [t for t in targets if is_python(t.url)]
-        rest = [t for t in targets if not is_python(t.url)]
+        mine = [t for t in targets if t.url.startswith(PYTHON_CHANNEL_SCHEME)]
+        rest = [t for t in targets if t not in mine]
         results: dict[str, Delivery] = {}
         if mine:
             results.update(
