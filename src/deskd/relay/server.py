@@ -286,7 +286,6 @@ def serve(env: Mapping[str, str], *, size: int = POOL_SIZE, idle_s: float = IDLE
     sys.stderr.flush()
     try:
         while not stopping.is_set():
-            calls = {call for call in calls if not call.done()}
             try:
                 client, _ = server.accept()
             except TimeoutError:
@@ -298,13 +297,15 @@ def serve(env: Mapping[str, str], *, size: int = POOL_SIZE, idle_s: float = IDLE
             if peer_uid(client) != uid:
                 client.close()
                 continue
-            calls.add(threads.submit(relay.answer, client, time.monotonic() + ANSWER_BY_S))
+            call = threads.submit(relay.answer, client, time.monotonic() + ANSWER_BY_S)
+            calls.add(call)
+            call.add_done_callback(calls.discard)  # no scan of the calls on every accept
     finally:
         server.close()
         if _still_ours(path, mine):
             os.unlink(path)
         threads.shutdown(wait=False, cancel_futures=True)  # a call not begun: its hook works alone
-        wait(calls, timeout=ANSWER_BY_S)
+        wait(set(calls), timeout=ANSWER_BY_S)  # a copy: a call ending leaves the set
         relay.pool.close()
         os.close(lock_fd)
     return 0
