@@ -57,7 +57,7 @@ other."""
 IDLE_S = 600.0
 """A relay with no request for this long exits (the next executing tick starts another)."""
 ANSWER_BY_S = 6.0
-"""A request not answered this long after it came is refused and rolled back (the hook then
+"""A request not answered this long after its accept is refused and rolled back (the hook then
 works alone). 8 s inside the hook's own wait (``hook.RELAY_WAIT_S``): the relay's ``out``
 line reaches a hook still listening, so a call is never done by both. A call waits for a
 pooled connection, then for its lock as long as the hook alone would (``hook.BUSY_MS``)."""
