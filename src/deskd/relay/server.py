@@ -57,7 +57,7 @@ other."""
 IDLE_S = 600.0
 """A relay with no request for this long exits (the next executing tick starts another)."""
 ANSWER_BY_S = 6.0
-"""A request not answered this long after it came is refused and rolled back (the hook then
+"""A request not answered this long after its accept is refused and rolled back (the hook then
 works alone). 8 s inside the hook's own wait (``hook.RELAY_WAIT_S``): the relay's ``out``
 line reaches a hook still listening, so a call is never done by both. A call waits for a
 pooled connection, then for its lock as long as the hook alone would (``hook.BUSY_MS``)."""
@@ -286,7 +286,6 @@ def serve(env: Mapping[str, str], *, size: int = POOL_SIZE, idle_s: float = IDLE
     sys.stderr.flush()
     try:
         while not stopping.is_set():
-            calls = {call for call in calls if not call.done()}
             try:
                 client, _ = server.accept()
             except TimeoutError:
@@ -298,13 +297,15 @@ def serve(env: Mapping[str, str], *, size: int = POOL_SIZE, idle_s: float = IDLE
             if peer_uid(client) != uid:
                 client.close()
                 continue
-            calls.add(threads.submit(relay.answer, client, time.monotonic() + ANSWER_BY_S))
+            call = threads.submit(relay.answer, client, time.monotonic() + ANSWER_BY_S)
+            calls.add(call)
+            call.add_done_callback(calls.discard)  # no scan of the calls on every accept
     finally:
         server.close()
         if _still_ours(path, mine):
             os.unlink(path)
         threads.shutdown(wait=False, cancel_futures=True)  # a call not begun: its hook works alone
-        wait(calls, timeout=ANSWER_BY_S)
+        wait(set(calls), timeout=ANSWER_BY_S)  # a copy: a call ending leaves the set
         relay.pool.close()
         os.close(lock_fd)
     return 0
