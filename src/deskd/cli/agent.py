@@ -48,10 +48,9 @@ def run(attempt_id: int, as_json: bool) -> None:
     from deskd.service.engine.executor import run_launch
 
     result = on_desk(run_launch, attempt_id)
-    data = result.to_json()
     landed = "landed" if result.landed else "did not land"
     detail = f" — {result.detail}" if result.detail else ""
-    emit(data, as_json, f"attempt {attempt_id}: {result.status}, {landed}{detail}")
+    emit(result.to_json(), as_json, f"attempt {attempt_id}: {result.status}, {landed}{detail}")
 
 
 @agent.command("command")

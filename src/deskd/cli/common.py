@@ -1,10 +1,8 @@
-"""What every command shares: ``--json``, output, the desk context, and the error boundary.
-
-A refusal prints one ``deskd: …`` line (or ``{"error": {...}}`` with ``--json``) to stderr
-and exits with the error's code: 1 refused, 2 usage (click's own), 3 unavailable. Any
-database error (``StoreError``) is exit 3 naming the database and ``deskd doctor``. When
-SQLite reports the file itself damaged, mid-query as well as at open, the damage is
-remembered in ``run/damaged`` so that every later command refuses before opening the file
+"""What every command shares: its class (``--json``, Examples), the desk context, and the
+error boundary: a refusal exits with its code as docs/contract.md says, any database error
+(``StoreError``) with 3 naming the database and ``deskd doctor``. When SQLite reports the
+file itself damaged, mid-query as well as at open, the damage is remembered in
+``run/damaged`` so that every later command refuses before opening the file
 (``deskd.service.desk.context``): nothing more is written into it.
 """
 

@@ -54,11 +54,8 @@ def add(owner: str | None, as_json: bool, **request: Any) -> None:
     with desk_context() as ctx:
         who = acting(ctx, "--for", owner)
         data = add_hook(ctx, HookRequest(owner=who, **request))
-    emit(
-        data,
-        as_json,
-        f"hook {data['id']} ({data['kind']}) for {who}: next fire {data['next_fire_at']}",
-    )
+    said = f"hook {data['id']} ({data['kind']}) for {who}: next fire {data['next_fire_at']}"
+    emit(data, as_json, said)
 
 
 @hook.command("list")

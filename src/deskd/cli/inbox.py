@@ -106,7 +106,6 @@ def list_(role: str | None, include_read: bool, limit: int, as_json: bool) -> No
         who = acting(ctx, "--for", role)
         rows = list_inbox(ctx, who, include_read=include_read, limit=limit)
         views = [item_view(r, now=ctx.now) for r in rows]
-        full = [item_view(r, now=ctx.now, full=True) for r in rows]
 
     def human() -> None:
         if not views:
@@ -118,12 +117,12 @@ def list_(role: str | None, include_read: bool, limit: int, as_json: bool) -> No
                     v["id"],
                     v["priority"],
                     v["source"],
-                    f["from"] or "",
+                    r.sender or "",
                     v["state"],
                     local_text(r.enqueued_at, ctx.tz),
                     v["title"],
                 )
-                for v, f, r in zip(views, full, rows, strict=True)
+                for v, r in zip(views, rows, strict=True)
             ],
             ["id", "priority", "source", "from", "state", "queued", "title"],
         )

@@ -1,9 +1,5 @@
-"""``deskd init``: create a working, annotated desk in DESKD_HOME (default: this folder).
-
-On a terminal with no flags it asks for the desk's name, time zone, roles, agent CLI and a
-channel; ``--role``/``--agent``/``--channel``/``--yes`` give the same answers to a script;
-with stdin not a terminal nothing is asked and the example desk is written.
-"""
+"""``deskd init``: create a working, annotated desk in DESKD_HOME (default: this folder),
+from a person's answers, a script's flags or the example (the command's help says when)."""
 
 from __future__ import annotations
 

@@ -13,11 +13,8 @@ from deskd.cli.options import params
 from deskd.cli.output import cells, echo, emit, emit_table, table
 from deskd.core.timeparse import local_text, parse_instant
 from deskd.ids import parse_ids
-from deskd.service.meetings import end, lifecycle
+from deskd.service.meetings import end, lifecycle, talk
 from deskd.service.meetings.lifecycle import Call, call_meeting
-from deskd.service.meetings.talk import position as do_position
-from deskd.service.meetings.talk import send as do_send
-from deskd.service.meetings.talk import updates as do_updates
 from deskd.service.meetings.views import meeting_list, meeting_status, parse_meeting_id
 
 
@@ -99,12 +96,9 @@ def call(by: str | None, attendees: tuple[str, ...], as_json: bool, **call: Any)
     with desk_context() as ctx:
         caller = acting(ctx, "--by", by)
         meeting_id, state, existing = call_meeting(ctx, Call(caller, attendees=names, **call))
+    data = {"meeting_id": meeting_id, "state": state, "existing": existing}
     verb = "already open as" if existing else "called"
-    emit(
-        {"meeting_id": meeting_id, "state": state, "existing": existing},
-        as_json,
-        f"{verb} meeting {meeting_id} ({state})",
-    )
+    emit(data, as_json, f"{verb} meeting {meeting_id} ({state})")
 
 
 @_attendee("check-in")
@@ -153,7 +147,7 @@ def send(
     """
     reply = parse_ids([reply_to], "--reply-to") if reply_to else []
     with desk_context() as ctx:
-        data = do_send(
+        data = talk.send(
             ctx,
             parse_meeting_id(meeting_id),
             acting(ctx, "--role", role),
@@ -193,7 +187,7 @@ def updates(meeting_id: str, role: str | None, mark_read: bool, as_json: bool) -
     """
     with desk_context() as ctx:
         who = acting(ctx, "--role", role)
-        data = do_updates(ctx, parse_meeting_id(meeting_id), who, mark_read=mark_read)
+        data = talk.updates(ctx, parse_meeting_id(meeting_id), who, mark_read=mark_read)
 
     def human() -> None:
         echo(f"meeting {data['meeting_id']}: {data['state']}, {data['budget_left']} left")
@@ -221,7 +215,7 @@ def position(meeting_id: str, role: str | None, body: str, as_json: bool) -> Non
       deskd meeting position 3 --role gamma --body "Roll back now, fix in 119."
     """
     with desk_context() as ctx:
-        data = do_position(ctx, parse_meeting_id(meeting_id), acting(ctx, "--role", role), body)
+        data = talk.position(ctx, parse_meeting_id(meeting_id), acting(ctx, "--role", role), body)
     emit(data, as_json, f"position recorded as message {data['message_id']} ({data['state']})")
 
 

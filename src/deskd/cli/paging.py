@@ -12,11 +12,9 @@ import click
 from deskd.cli.common import ID, Command, Group, Number, desk_context, json_option, on_desk
 from deskd.cli.output import cells, emit, emit_table, table
 from deskd.errors import PeopleCommand
+from deskd.service.paging import silences
 from deskd.service.paging.channels import channel_views, send_test
 from deskd.service.paging.pages import pages as list_pages
-from deskd.service.paging.silences import add as add_silence
-from deskd.service.paging.silences import end as end_silence
-from deskd.service.paging.silences import listing
 
 
 @click.command(cls=Command)
@@ -114,7 +112,7 @@ def add(role: str, duration: str, reason: str, as_json: bool) -> None:
     Examples:
       deskd silence add --role researcher --for 2h --reason "deploy window"
     """
-    out = on_desk(add_silence, role=role, duration=duration, reason=reason)
+    out = on_desk(silences.add, role=role, duration=duration, reason=reason)
     said = f"silence {out['id']}: {role}'s non-urgent pages held until {out['until_local']}"
     if out["replaced"]:
         said += " (replaces silence " + ", ".join(map(str, out["replaced"])) + ")"
@@ -131,7 +129,7 @@ def list_(all_rows: bool, limit: int, as_json: bool) -> None:
       deskd silence list
       deskd silence list --all --json
     """
-    rows = on_desk(listing, all_rows=all_rows, limit=limit)
+    rows = on_desk(silences.listing, all_rows=all_rows, limit=limit)
     emit_table(
         rows,
         as_json,
@@ -153,7 +151,7 @@ def end(silence_id: int, as_json: bool) -> None:
     Examples:
       deskd silence end 3
     """
-    out = on_desk(end_silence, silence_id)
+    out = on_desk(silences.end, silence_id)
     emit(out, as_json, f"silence {silence_id} ended; {out['pages_released']} held page(s) released")
 
 

@@ -1,11 +1,7 @@
 """``deskd session-hook print|install``: wire the session hook into Claude Code sessions
-started by hand (``deskd hook`` is another thing: wake hooks).
-
-Sessions deskd launches get the same settings per run (``--settings FILE``); these commands
-are for a person's own ``claude`` in a project. ``install`` edits only the file it names, only
-when asked, after a backup (docs/contract.md "The agent CLIs"). ``deskd relay`` serves this
-host's session-hook calls for a PostgreSQL desk.
-"""
+started by hand (sessions deskd launches get the same settings per run, ``--settings FILE``);
+``deskd relay``: serve this host's session-hook calls for a PostgreSQL desk. (``deskd hook``
+is another thing: wake hooks.)"""
 
 from __future__ import annotations
 

@@ -66,8 +66,7 @@ def set_(role: str | None, session_id: str | None, as_json: bool, **status: Any)
     """
     with desk_context() as ctx:
         who = acting(ctx, "--role", role)
-        native_id = session_id or ctx.settings.session_id
-        result = set_status(ctx, who, native_id=native_id, **status)
+        result = set_status(ctx, who, native_id=session_id or ctx.settings.session_id, **status)
     emit(result, as_json, presence_sentence(result))
 
 

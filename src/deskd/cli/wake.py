@@ -9,8 +9,7 @@ from deskd.cli.common import ID, Command, Group, Number, desk_context, on_desk
 from deskd.cli.options import role_option
 from deskd.cli.output import cells, emit, emit_table
 from deskd.errors import InvalidValue, MissingRole
-from deskd.service.desk.pauses import pause as do_pause
-from deskd.service.desk.pauses import resume as do_resume
+from deskd.service.desk import pauses
 
 
 @click.group(cls=Group)
@@ -128,7 +127,7 @@ def pause(role: str | None, reason: str, as_json: bool) -> None:
       deskd pause --reason "deploy freeze"
       deskd pause --role researcher --reason "rate limited"
     """
-    pause_id = on_desk(do_pause, role=role, reason=reason)
+    pause_id = on_desk(pauses.pause, role=role, reason=reason)
     where = f"role {role}" if role else "the desk"
     emit({"id": pause_id, "role": role, "reason": reason}, as_json, f"paused {where}: {reason}")
 
@@ -142,10 +141,7 @@ def resume(role: str | None, as_json: bool) -> None:
       deskd resume
       deskd resume --role researcher
     """
-    ended = on_desk(do_resume, role=role)
+    ended = on_desk(pauses.resume, role=role)
     where = f"role {role}" if role else "the desk"
-    emit(
-        {"resumed": ended, "role": role},
-        as_json,
-        f"resumed {where}" if ended else f"{where} was not paused",
-    )
+    said = f"resumed {where}" if ended else f"{where} was not paused"
+    emit({"resumed": ended, "role": role}, as_json, said)
