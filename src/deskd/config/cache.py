@@ -57,9 +57,7 @@ def _read(home: str | Path) -> dict[str, Any]:
             data = json.load(f)
     except (OSError, ValueError):
         return {}
-    if not isinstance(data, dict) or data.get("schema") != _schema():
-        return {}
-    return data
+    return data if isinstance(data, dict) and data.get("schema") == _schema() else {}
 
 
 def _write(home: str | Path, section: str, entry: dict[str, Any]) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -198,15 +198,12 @@ class DeskFile(NamedTuple):
     budget: BudgetSection = BudgetSection()
 
 
+_ROLE_TABLES: dict[str, Callable[..., object]] = {"agent": AgentSection, "budget": BudgetSection}
+
+
 def _role(table: dict[str, Any]) -> RoleConfig:
-    agent, budget = table["agent"], table["budget"]
-    return RoleConfig(
-        **{
-            **table,
-            "agent": AgentSection(**agent) if agent is not None else None,
-            "budget": BudgetSection(**budget) if budget is not None else None,
-        }
-    )
+    nested = {k: record(**table[k]) for k, record in _ROLE_TABLES.items() if table[k] is not None}
+    return RoleConfig(**(table | nested))
 
 
 def desk_file(data: dict[str, Any]) -> DeskFile:

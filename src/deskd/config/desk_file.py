@@ -55,9 +55,7 @@ def _seconds(value: Any) -> int:
     if isinstance(value, bool):
         raise ValueError("must be a duration like 90s, 5m, 2h, 1d")
     try:
-        if isinstance(value, int):
-            return check_duration(value)
-        return parse_duration(str(value))
+        return check_duration(value) if isinstance(value, int) else parse_duration(str(value))
     except DeskdError as exc:
         if "at most" in exc.message:
             raise ValueError(f"must be at most {MAX_DURATION_S // 86400}d") from None

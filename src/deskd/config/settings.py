@@ -77,9 +77,7 @@ class Settings(NamedTuple):
     @property
     def database(self) -> str:
         """What the store connects to: the SQLite file's path, or the PostgreSQL URL."""
-        if self.db is not None and is_url(self.db):
-            return self.db
-        return str(self.db_path)
+        return self.db if self.db is not None and is_url(self.db) else str(self.db_path)
 
     @property
     def database_shown(self) -> str:
@@ -94,11 +92,9 @@ class Settings(NamedTuple):
     @property
     def host_id(self) -> str:
         """This host's name (``DESKD_HOST_NAME``, default: the machine's hostname)."""
-        if self.host_name:
-            return self.host_name
-        # The kernel's node name, which gethostname(2) returns: without importing socket
+        # Else the kernel's node name, which gethostname(2) returns: without importing socket
         # (selectors, select, array), which a tick that opens no connection does not need.
-        return os.uname().nodename
+        return self.host_name or os.uname().nodename
 
     @property
     def log_path(self) -> Path:

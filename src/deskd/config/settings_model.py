@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,40 +23,36 @@ from deskd.config.settings import PROBLEMS, Settings, deskd_variables, settings_
 from deskd.errors import DeskdError, SettingsError
 
 
+def _duration_problem(value: str) -> str | None:
+    # Checked at load so a bad value stops every command now, not a launch at 3 am.
+    from deskd.core.timeparse import DURATION_HINT, parse_duration
+
+    try:
+        seconds = parse_duration(value)
+    except DeskdError:
+        return f"must be {DURATION_HINT}"
+    return None if seconds > 0 else "must be longer than zero"
+
+
+_PROBLEMS: dict[str, Callable[[Any], str | None]] = {
+    **PROBLEMS,
+    "port": lambda port: None if 0 < port < 65536 else "must be a TCP port between 1 and 65535",
+    "wake_timeout": _duration_problem,
+    "link_ttl": _duration_problem,
+}
+
+
 class _Checks(BaseSettings):
     """The checks beyond a field's type; the fields come from ``Settings``."""
 
     model_config = SettingsConfigDict(env_prefix="DESKD_", extra="ignore")
 
-    @field_validator("port", check_fields=False)
+    @field_validator(*_PROBLEMS, check_fields=False)
     @classmethod
-    def _port_range(cls, value: int) -> int:
-        if not 0 < value < 65536:
-            raise ValueError("must be a TCP port between 1 and 65535")
-        return value
-
-    @field_validator(*PROBLEMS, check_fields=False)
-    @classmethod
-    def _problem(cls, value: str | None, info: ValidationInfo) -> str | None:
-        problem = PROBLEMS[str(info.field_name)](value) if value is not None else None
+    def _problem(cls, value: Any, info: ValidationInfo) -> Any:
+        problem = _PROBLEMS[str(info.field_name)](value) if value is not None else None
         if problem:
             raise ValueError(problem)
-        return value
-
-    @field_validator("wake_timeout", "link_ttl", check_fields=False)
-    @classmethod
-    def _timeout(cls, value: str | None) -> str | None:
-        # Checked at load so a bad value stops every command now, not a launch at 3 am.
-        if value is None:
-            return value
-        from deskd.core.timeparse import DURATION_HINT, parse_duration
-
-        try:
-            seconds = parse_duration(value)
-        except DeskdError:
-            raise ValueError(f"must be {DURATION_HINT}") from None
-        if seconds <= 0:
-            raise ValueError("must be longer than zero")
         return value
 
 

@@ -8,7 +8,7 @@ whether it went.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from deskd.core.ladder import LAST_MACHINE_RUNG, PAGE_RUNG, RESUME_RUNG
 from deskd.core.records import (
@@ -41,16 +41,11 @@ def inbox_due_at(items: Iterable[ItemView], *, batch_s: int) -> int | None:
     if not live:
         return None
     urgent = [i.enqueued_at for i in live if i.priority >= URGENT]
-    if urgent:
-        return min(urgent)
-    return min(i.enqueued_at for i in live) + batch_s * 1000
+    return min(urgent) if urgent else min(i.enqueued_at for i in live) + batch_s * 1000
 
 
 def inbox_key(role: str) -> str:
     return f"inbox:{role}"
-
-
-Generator = Callable[[Snapshot, int, Policy], list[Demand]]
 
 
 def demand(snapshot: Snapshot, *, now: int, policy: Policy) -> dict[str, Demand]:
@@ -293,14 +288,7 @@ def _rollovers(snapshot: Snapshot, now: int, policy: Policy) -> list[Demand]:
     return out
 
 
-GENERATORS: tuple[Generator, ...] = (
-    _inbox,
-    _urgent_tasks,
-    _idle_tasks,
-    _meetings,
-    _help,
-    _rollovers,
-)
+GENERATORS = (_inbox, _urgent_tasks, _idle_tasks, _meetings, _help, _rollovers)
 
 
 def closure_for(snapshot: Snapshot, attempt: Attempt) -> Closure:

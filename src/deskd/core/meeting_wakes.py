@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from deskd.core.meetings import Meeting, MeetingFacts, is_inactive, votes_owed
 from deskd.core.timeparse import human_age, iso_utc
-from deskd.quoting import quoted
+from deskd.quoting import plural, quoted
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -114,7 +114,7 @@ def _owed_replies(facts: MeetingFacts, wake: Callable[..., None], *, now: int) -
             by_debtor.setdefault(o.debtor, []).append(o)
     for debtor in sorted(by_debtor):
         owed = sorted(by_debtor[debtor], key=lambda o: (o.due_at, o.message_id))
-        lines = [f"You owe {len(owed)} repl{'ies' if len(owed) != 1 else 'y'} in {_title(m)}:"]
+        lines = [f"You owe {plural(len(owed), 'reply', 'replies')} in {_title(m)}:"]
         lines += [
             f"- to {o.creditor}: message #{o.message_id} {quoted(o.excerpt)} (due {iso_utc(o.due_at)})"
             for o in owed

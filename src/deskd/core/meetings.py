@@ -77,8 +77,6 @@ class Meeting(NamedTuple):
 
 
 class Attendee(NamedTuple):
-    """One role's place in one meeting."""
-
     role: str
     status: str
     """``invited`` (not checked in), ``present`` (checked in) or ``left``."""

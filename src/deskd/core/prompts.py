@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from deskd.core.records import Attempt, Demand, ItemView
 from deskd.core.timeparse import iso_utc
 from deskd.core.values import priority_name
-from deskd.quoting import one_line, quoted, safe_name
+from deskd.quoting import one_line, plural, quoted, safe_name
 
 PROMPT_CAP_BYTES = 32 * 1024
 WHY_CAP = 300
@@ -24,9 +24,8 @@ def _item_line(item: ItemView) -> str:
 def demand_lines(demand: Demand, items: Mapping[int, ItemView]) -> list[str]:
     """The lines that say what one demand owes."""
     if demand.kind == "inbox":
-        count = len(demand.item_ids)
         return [
-            f"Your inbox has {count} unread item{'s' if count != 1 else ''}:",
+            f"Your inbox has {plural(len(demand.item_ids), 'unread item')}:",
             *(_item_line(items[i]) for i in demand.item_ids if i in items),
             f"Read them with `deskd inbox list --for {demand.role}`; when handled, "
             f"`deskd inbox ack --for {demand.role} --seen` (or --id N).",

@@ -89,9 +89,7 @@ def iso_utc(ms: int | None) -> str | None:
 
 def local_text(ms: int | None, tz: str) -> str:
     """A readable local time for tables: ``2026-12-01 09:30 EST``."""
-    if ms is None:
-        return "-"
-    return from_ms(ms, tz).strftime("%Y-%m-%d %H:%M %Z")
+    return "-" if ms is None else from_ms(ms, tz).strftime("%Y-%m-%d %H:%M %Z")
 
 
 def human_age(seconds: float) -> str:
@@ -114,6 +112,4 @@ def duration_text(seconds: int) -> str:
 
 def local_day_start(ms: int, tz: str) -> int:
     """Unix ms of local midnight (in ``tz``) of the day containing ``ms`` (lesson 26)."""
-    local = from_ms(ms, tz)
-    midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
-    return to_ms(midnight)
+    return to_ms(from_ms(ms, tz).replace(hour=0, minute=0, second=0, microsecond=0))

@@ -222,9 +222,7 @@ class _CronClock:
 
     def next(self, after: int) -> int:
         """The first fire strictly after ``after``."""
-        if self._fixed_time:
-            return self._next_fixed_time(after)
-        return self._next_real_time(after)
+        return self._next_fixed_time(after) if self._fixed_time else self._next_real_time(after)
 
     def latest(self, *, floor: int, now: int) -> int:
         """The last fire in [``floor``, ``now``], ``floor`` being a fire: widening windows back

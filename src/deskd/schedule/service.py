@@ -353,7 +353,6 @@ def run_quietly(argv: Sequence[str]) -> str | None:
 
 
 def read_crontab() -> str | None:
-    """This user's crontab (``crontab -l``), or None when there is none."""
     return run_quietly(["crontab", "-l"])
 
 

@@ -173,9 +173,7 @@ def _timer_state(timer: Mapping[str, str]) -> str:
 
 def _systemd_time(value: str | None) -> str | None:
     """systemd's own rendering of a time (``Tue 2026-12-01 14:00:00 UTC``); None when unset."""
-    if not value or value in ("n/a", "0"):
-        return None
-    return value
+    return None if not value or value in ("n/a", "0") else value
 
 
 def _int(value: str | None) -> int | None:

@@ -162,8 +162,6 @@ def load_settings(value: str | None) -> dict[str, Any]:
 
 
 class Session:
-    """One simulated ``claude -p`` run."""
-
     def __init__(self, args: argparse.Namespace, settings: dict[str, Any], mode: str) -> None:
         self.args = args
         self.settings = settings
@@ -407,7 +405,9 @@ def run_hooks(settings: dict[str, Any], payload: dict[str, Any], *, cwd: str) ->
     value = str(payload.get(key, "")) if key else None
     seen: set[str] = set()
     context: list[str] = []
-    for group in hook_groups(settings, event):
+    hooks = settings.get("hooks")
+    groups = hooks.get(event) if isinstance(hooks, dict) else None
+    for group in [g for g in groups if isinstance(g, dict)] if isinstance(groups, list) else []:
         if value is not None and not matches(group.get("matcher"), value):
             continue
         for entry in group.get("hooks") or []:
@@ -455,12 +455,6 @@ def run_one(
     if isinstance(specific, dict) and isinstance(specific.get("additionalContext"), str):
         return str(specific["additionalContext"])
     return None
-
-
-def hook_groups(settings: dict[str, Any], event: str) -> list[dict[str, Any]]:
-    hooks = settings.get("hooks")
-    groups = hooks.get(event) if isinstance(hooks, dict) else None
-    return [g for g in groups if isinstance(g, dict)] if isinstance(groups, list) else []
 
 
 def matches(matcher: object, value: str) -> bool:
