@@ -11,14 +11,14 @@ import os
 import sqlite3
 import stat
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 from deskd.store.dialect import Sql
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection
+    from collections.abc import Callable, Collection, Iterable
     from typing import Any, TypeVar
 
     from deskd.errors import StoreError
