@@ -10,7 +10,7 @@ costs the streams no interpreter lock and spins no CPU, see harness/delay_proxy.
 
 ``--lock desk`` runs the same calls as the whole desk's one writer (the write lock deskd took
 for every write transaction before the hook's named its role), ``--lock role`` as they run now.
-``--via relay`` sends each call as the hook does to a ``deskd relay`` (its default writers)
+``--via relay`` sends each call as the hook does to a ``deskd relay`` (its default connections)
 instead of writing it in-process (``direct``). Printed: calls a second, p50 and p99 latency,
 failures, the CPU a call cost the streams and the relay (from ``/proc``), and the load
 average, per stream count.
@@ -194,7 +194,9 @@ def main() -> None:
     parser.add_argument("--streams", type=int, nargs="+", default=[1, 4, 16, 64])
     parser.add_argument("--lock", nargs="+", choices=("role", "desk"), default=["role", "desk"])
     parser.add_argument("--via", nargs="+", choices=("direct", "relay"), default=["direct"])
-    parser.add_argument("--relay-connections", type=int, help="the relay's writers (its default)")
+    parser.add_argument(
+        "--relay-connections", type=int, help="the relay's connections (its default)"
+    )
     args = parser.parse_args()
     with delayed_database("bench_streams") as url, tempfile.TemporaryDirectory() as tmp:
         env = make_desk(Path(tmp), url, max(args.streams))
