@@ -1,4 +1,4 @@
-"""Inbox items, as each reader selects them (store/items.py, help.py, routing.py); meeting
+"""Inbox items, as each reader selects them (store/items.py, routing/store.py); meeting
 timelines and votes (store/meetings.py, meeting_messages.py). Meetings, attendees, replies owed
 and proposals are the rules' records (core/meetings.py)."""
 
