@@ -32,9 +32,10 @@ BOUND_S = 120.0
 """A bound for waits on another process (a real hang only), never a timing assertion."""
 
 
-def start_relay(desk: Desk, *args: str) -> subprocess.Popen[bytes]:
-    """``deskd relay`` for ``desk``, once its socket answers."""
-    env = HookDesk(desk).env(role=None)
+def start_relay(desk: Desk, *args: str, **extra: str) -> subprocess.Popen[bytes]:
+    """``deskd relay`` for ``desk`` (``extra`` added to its environment), once its socket
+    answers."""
+    env = HookDesk(desk).env(role=None, **extra)
     env.pop("DESKD_NOW")
     proc = subprocess.Popen(
         [sys.executable, "-m", "deskd", "relay", *args],

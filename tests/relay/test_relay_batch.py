@@ -20,6 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from hook_helpers import HookDesk, fixture
 from test_relay import BOUND_S, ended, hook_request, relay, send, start_relay
 
+from deskd.relay.server import DOWN, REFUSED
+
 pytestmark = pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
 __all__ = ["relay"]  # the fixture, used by name
 
@@ -98,3 +100,24 @@ def test_a_pooled_connection_the_server_ended_is_replaced_and_the_next_call_is_r
     finally:
         ended(proc, desk.home / "run")
     assert len(hd.sessions("alpha")) == 1 and len(hd.sessions("beta")) == 1
+
+
+def test_a_relay_whose_server_does_not_answer_refuses_and_the_hook_works_alone(
+    desk: Desk,
+) -> None:
+    """No connection to wait for (none in use, none made): the call is refused as "server
+    down", not "busy", and so is the next at once, each hook working alone as with no relay."""
+    import socket
+
+    with socket.socket() as free:  # a port nothing listens on: refused at once
+        free.bind(("127.0.0.1", 0))
+        dead = f"postgresql://deskd@127.0.0.1:{free.getsockname()[1]}/deskd"
+    proc = start_relay(desk, DESKD_DB=dead)
+    try:
+        for role in ("alpha", "beta"):
+            answers = send(desk, dict(hook_request(desk, role, fixture("post_tool_use")), db=dead))
+            assert answers == [{"refused": DOWN}] and DOWN != REFUSED
+        status = relay_status(desk)
+        assert (status["calls"], status["transactions"], status["waiting"]) == (2, 0, 0)
+    finally:
+        ended(proc, desk.home / "run")

@@ -65,6 +65,11 @@ READ_S = 10.0
 """How long a connection may take to send its request line."""
 MAX_REQUEST = 1 << 20
 REFUSED = f"not done within {ANSWER_BY_S:g} s (the write lock or the pool was busy)"
+DOWN_S = 30.0
+"""After a call found no connection while none was in use (the server did not answer the
+pool), calls are refused at once for this long, so each hook works alone at once, as with no
+relay, instead of first waiting ``ANSWER_BY_S``; then a call tries the pool again."""
+DOWN = "the database server did not answer the relay's pool"
 
 
 class TooLate(Exception):
@@ -125,6 +130,8 @@ class Relay:
         )
         self.lock = threading.Lock()
         self.counts = {"calls": 0, "transactions": 0, "waiting": 0}
+        self.in_use = 0
+        self.down_until = 0.0
 
     def answer(self, client: socket.socket, deadline: float) -> None:
         """Serve one connection: one request, answered as ``hook.relayed`` reads it, refused
@@ -205,10 +212,19 @@ class Relay:
 
         with self.lock:
             self.counts["waiting"] += 1
+            down = time.monotonic() < self.down_until
+        if down:
+            return self.done({"refused": DOWN})
         try:
             raw = self.take(call.deadline)
         except PoolTimeout:
-            return self.done({"refused": REFUSED})
+            with self.lock:
+                down = self.in_use == 0  # none to wait for: the server did not answer
+                if down:
+                    self.down_until = time.monotonic() + DOWN_S
+            return self.done({"refused": DOWN if down else REFUSED})
+        with self.lock:
+            self.in_use += 1
         try:
             hook.surface(PgConnection(raw, url=self.db, busy_ms=hook.BUSY_MS), payload,
                          out=lambda _event, text: call.said.append(text),
@@ -229,6 +245,8 @@ class Relay:
             answer = {"done": True, "notes": call.notes}
         finally:
             self.pool.putconn(raw)  # rolled back if the call failed inside its transaction
+            with self.lock:
+                self.in_use -= 1
         return self.done(answer)
 
     def done(self, answer: dict[str, Any]) -> dict[str, Any]:

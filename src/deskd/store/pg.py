@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import psycopg
 from psycopg import errors as pg_errors
-from psycopg.pq import TransactionStatus
+from psycopg.pq import ExecStatus, TransactionStatus
 
 from deskd.store.dialect import Sql, Statement, placeholders
 from deskd.store.rows import Row, row_class
@@ -44,10 +44,18 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _has_rows(cursor: Any) -> bool:
+    # From the result itself: psycopg's ``description`` builds a Column per field on every
+    # read, which was a sixth of the relay's CPU a call (docs/performance.md).
+    res = cursor.pgresult
+    return res is not None and bool(res.nfields or res.status == ExecStatus.TUPLES_OK)
+
+
 def _row_factory(cursor: Any) -> Any:
-    if cursor.description is None:
+    if not _has_rows(cursor):
         return tuple
-    cls = row_class(tuple(d.name for d in cursor.description))
+    res = cursor.pgresult
+    cls = row_class(tuple(res.fname(i).decode() for i in range(res.nfields)))
 
     def make(values: Sequence[Any]) -> Row:
         return cls(_plain(v) for v in values)
@@ -63,10 +71,10 @@ class Cursor:
         self.rowcount: int = cur.rowcount
 
     def fetchone(self) -> Any:
-        return None if self._cur.description is None else self._cur.fetchone()
+        return self._cur.fetchone() if _has_rows(self._cur) else None
 
     def fetchall(self) -> list[Any]:
-        return [] if self._cur.description is None else list(self._cur.fetchall())
+        return list(self._cur.fetchall()) if _has_rows(self._cur) else []
 
     def __iter__(self) -> Iterator[Any]:
         return iter(self.fetchall())
