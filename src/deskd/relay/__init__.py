@@ -21,5 +21,6 @@ Its modules, by floor (``tests/test_layering.py`` holds each to its floor's rule
 
 The hook's half (``relayed``, ``RELAY_SOCKET``, ``RELAY_WAIT_S``) stays in ``deskd/hook.py``:
 the hook is stdlib-only and imports nothing it does not need on every call. The command is
-``cli/relay.py`` (``deskd relay``), as every command module stays in ``cli/``.
+``cli/session_hook.py`` (``deskd relay``), as every command module stays in ``cli/``;
+``{"status": true}`` sent to the socket answers the relay's counters.
 """

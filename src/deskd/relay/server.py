@@ -1,25 +1,14 @@
-"""The host's relay for the session hook on a PostgreSQL desk (``deskd relay``).
+"""The host's relay for the session hook on a PostgreSQL desk (``deskd relay``); how a call
+flows, and why there is one, is the package's docstring (``deskd/relay/__init__.py``).
 
-Every tool call of every agent runs the session hook, a new process; on PostgreSQL that
-process would import psycopg (most of its CPU) and open a server connection. The relay is
-one long-lived process per desk folder on a host: it listens on ``run/relay.sock`` (0600, in
-the desk's 0700 ``run/``), keeps a small bounded pool of connections, and runs for each
-request ``deskd.hook.surface`` — the function the hook runs itself when no relay answers —
-on a pooled connection, each call in its own transaction (``Relay.write``). So the hook
-stays a standard-library script and a host opens at most ``size`` connections for all its
-agents' hooks (docs/performance.md). ``{"status": true}`` answers its counters.
-
-Every call names the deskd version of its hook: a relay of another version (started before
-an upgrade) refuses it — the hook works alone — and exits, so the next executing tick starts
-one of the new version and an upgrade takes effect at the next tool call.
-
-It grants nothing the hook lacks: only the desk's own user reaches the socket (its mode,
-and the peer's uid is checked), a request names its role, event and payload as the hook
-would read them, and the same checks run on them (session id, role enabled). The relay's
-environment is an agent's, without a role (``relay.start``): no supervisor
-or channel secret. As the hook alone prints before its COMMIT, the relay sends what to print
-before its COMMIT; a request it cannot do within ``ANSWER_BY_S`` is rolled back and refused,
-well before the hook stops waiting, so a hook that works alone never repeats a relayed call.
+It listens on ``run/relay.sock`` (0600, in the desk's 0700 ``run/``) and grants nothing the
+hook lacks: only the desk's own user reaches the socket (its mode, and the peer's uid is
+checked), a request names its role, event and payload as the hook would read them, and the
+same checks run on them (session id, role enabled). Its environment is an agent's, without
+a role (``relay.start``): no supervisor or channel secret. As the hook alone prints before
+its COMMIT, the relay sends what to print before its COMMIT; a call not done within
+``ANSWER_BY_S`` of its accept is rolled back and refused (one still queued for a thread,
+when a thread reaches it), so a hook that works alone never repeats a relayed call.
 """
 
 from __future__ import annotations
@@ -164,21 +153,18 @@ class Relay:
             env.pop(key, None)
             if request.get(name):
                 env[key] = str(request[name])
-        env["DESKD_ROLE"] = role = request["role"]
-        event = request["event"]
+        env["DESKD_ROLE"] = request["role"]
         try:
-            native = hook.session_of(request["payload"], event=event, env=env)
+            native = hook.session_of(request["payload"], event=request["event"], env=env)
         except hook.Skip as exc:
             return {"skip": str(exc)}
-        return self.write(Call(client, deadline), request["payload"], event=event, role=role,
-                          native=native, now=request["now"], env=env)  # fmt: skip
+        return self.write(Call(client, deadline), request, native=native, env=env)
 
     def refusal(self, request: Any) -> str | None:
         """Why this request is not one the relay serves (then the hook works alone)."""
         if not isinstance(request, dict):
             return "not a JSON object"
-        kinds = {"role": str, "event": str, "now": int, "payload": dict, "db": str, "desk": str,
-                 "version": str}  # fmt: skip
+        kinds = dict(role=str, event=str, now=int, payload=dict, db=str, desk=str, version=str)
         for key, kind in kinds.items():
             if not isinstance(request.get(key), kind):
                 return f"{key} missing or not a {kind.__name__}"
@@ -201,7 +187,7 @@ class Relay:
             raw.close()  # given back closed: the pool opens another in its place
             self.pool.putconn(raw)
 
-    def write(self, call: Call, payload: Mapping[str, Any], **surface: Any) -> dict[str, Any]:
+    def write(self, call: Call, request: Mapping[str, Any], **surface: Any) -> dict[str, Any]:
         """Run ``hook.surface`` for ``call`` in a transaction of its own, on a pooled
         connection: the same round trips as the hook going direct, waiting only for its
         role's other writes and the desk-wide ones (docs/architecture.md, "What is
@@ -226,9 +212,17 @@ class Relay:
         with self.lock:
             self.in_use += 1
         try:
-            hook.surface(PgConnection(raw, url=self.db, busy_ms=hook.BUSY_MS), payload,
-                         out=lambda _event, text: call.said.append(text),
-                         note=call.notes.append, confirm=call.send_out, **surface)  # fmt: skip
+            hook.surface(
+                PgConnection(raw, url=self.db, busy_ms=hook.BUSY_MS),
+                request["payload"],
+                event=request["event"],
+                role=request["role"],
+                now=request["now"],
+                out=lambda _event, text: call.said.append(text),
+                note=call.notes.append,
+                confirm=call.send_out,
+                **surface,
+            )
         except hook.Skip as exc:
             answer: dict[str, Any] = {"skip": str(exc)}
         except (TooLate, StoreBusy):

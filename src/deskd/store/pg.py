@@ -252,9 +252,15 @@ def open_pg(url: str, *, busy_ms: int, retry_s: float = CONNECT_RETRY_S) -> PgCo
 def connect_settings(busy_ms: int) -> dict[str, Any]:
     """``psycopg.connect``'s keywords for every deskd connection (the hook relay's pool too)."""
     # A client-side cursor never prepares: no statement is counted toward preparing it.
-    return {"autocommit": True, "cursor_factory": psycopg.ClientCursor, "prepare_threshold": None,
-            "row_factory": _row_factory, "connect_timeout": max(2, busy_ms // 1000),
-            "application_name": "deskd", **KEEPALIVES}  # fmt: skip
+    return {
+        "autocommit": True,
+        "cursor_factory": psycopg.ClientCursor,
+        "prepare_threshold": None,
+        "row_factory": _row_factory,
+        "connect_timeout": max(2, busy_ms // 1000),
+        "application_name": "deskd",
+        **KEEPALIVES,
+    }
 
 
 def _open(url: str, *, busy_ms: int) -> PgConnection:
