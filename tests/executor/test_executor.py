@@ -226,6 +226,28 @@ def test_racing_executors_start_one_agent_process(desk: Desk, fake: Path) -> Non
     assert len(launches(fake)) == 1
 
 
+def test_a_racer_holding_the_role_lock_before_its_claim_does_not_cost_the_launch(
+    desk: Desk, fake: Path
+) -> None:
+    # The racer that took the role lock first has not claimed yet: a loser that skipped the
+    # launch as "role busy" then left the winner nothing to claim, and no agent ran at all.
+    urgent(desk)
+    with desk.holding("role-alpha"):
+        attempt_id = desk.json("tick", "--execute")["launched"][0]["attempt_id"]
+        lost = desk.json("agent", "run", "--attempt", str(attempt_id))
+        assert (lost["status"], lost["detail"]) == ("refused", "role busy")
+        assert attempt(desk, attempt_id)["launch_status"] == "planned"
+    desk.run("agent", "run", "--attempt", str(attempt_id))  # or the tick's executor runs it
+    import time
+
+    for _ in range(1200):  # the tick's own executor may be the one running it (2 min: a hang)
+        if attempt(desk, attempt_id)["launch_status"] not in ("planned", "running"):
+            break
+        time.sleep(0.1)
+    assert attempt(desk, attempt_id)["launch_status"] == "finished"
+    assert len(launches(fake)) == 1
+
+
 def test_an_executor_killed_mid_run_is_healed_by_the_next_tick(desk: Desk, fake: Path) -> None:
     desk.monkeypatch.setenv("FAKE_AGENT_MODE", "hang")
     urgent(desk)

@@ -1,7 +1,7 @@
 """``deskd agent run --attempt ID``: carry out one planned launch and prove whether it landed.
 
-1. the role lock, without blocking (held → the launch is recorded ``skipped: role busy`` and
-   the attempt stays live); taking it *before* the claim means a ``running`` launch always
+1. the role lock, without blocking (held by another launch → this one is recorded ``skipped:
+   role busy`` and the attempt stays live); taking it *before* the claim means a ``running`` launch always
    holds its lock while its executor lives, so a free lock proves the executor died;
 2. claim ``planned → running`` by compare-and-set (racing executors start it once);
 3. build argv with the role's adapter and a scrubbed environment (launch_command.py); run it
@@ -154,9 +154,10 @@ def run_launch(
     try:
         with locks.hold(ctx, locks.role_lock(attempt.role)):
             return _claimed(ctx, attempt, retry=retry or retry_policy(ctx, attempt.role))
-    except LockBusy:
-        with ctx.write(attempt.role) as conn:
-            skipped = attempt_rows.skip_planned_launch(
+    except LockBusy:  # held by another launch of the role, or by a racer about to claim this one
+        with ctx.write(attempt.role) as conn:  # (left planned, the tick restarts it in a minute)
+            busy = any(r.role == attempt.role for r in attempt_rows.running_launches(conn))
+            skipped = busy and attempt_rows.skip_planned_launch(
                 conn, attempt_id, reason="role busy", now=_now(ctx)
             )
         return LaunchResult(
