@@ -84,9 +84,11 @@ def test_not_logged_in_is_permanent_and_climbs_at_once(real: Real) -> None:
 @each_cli
 def test_usage_limit_parks_the_role_until_the_reset_with_one_page(real: Real) -> None:
     real.api.mode = "429"
-    # The CLIs see the reset on the real clock (Codex prints only its time of day), deskd
-    # reads it against the pinned one: two hours past the later of both holds either way.
-    real.api.reset_at = max(int(time.time()), real.desk.now_ms // 1000) + 7200
+    # The CLIs see the reset on the real clock; Codex prints only its time of day, which deskd
+    # reads as the next such time after the pinned clock. The pinned clock is moved to the
+    # real one's time of day, so the reset is two hours on either, whatever the hour now.
+    real.desk.advance(seconds=(int(time.time()) - real.desk.now_ms // 1000) % 86400)
+    real.api.reset_at = int(time.time()) + 7200
     waits = waits_it_out(real)  # OpenCode waits out a 429 by itself (retry-after)
     urgent(real.desk)
     failed = real.launched(real.tick())
