@@ -6,7 +6,7 @@ has not been shown, in one transaction. The streams reach a throwaway cluster (o
 ``DESKD_BENCH_PG_URL``'s server through its unix socket) through ``DelayProxy``: a loopback TCP
 proxy holding each chunk 0.5 ms each way (``tc netem`` is not in every kernel), so every
 round trip costs what one to a nearby database server does (in a process of its own: it
-costs the streams no interpreter lock and spins no CPU, see harness/delay_proxy.py).
+costs the streams no interpreter lock; its own CPU is printed, see harness/delay_proxy.py).
 
 ``--lock desk`` runs the same calls as the whole desk's one writer (the write lock deskd took
 for every write transaction before the hook's named its role), ``--lock role`` as they run now.
@@ -76,20 +76,32 @@ def delayed_database(name: str) -> Iterator[Delayed]:
             proxy.close()
 
 
-def tree_cpu_ms(pid: int) -> float:
-    """CPU a process, its live children and the children it has reaped used so far: the
-    server's, from its postmaster (each backend is a child process)."""
+def tree_cpu_ms(pid: int) -> tuple[float, int]:
+    """CPU a process, its live children and the children it has reaped used so far, and
+    how many children it has: the server's, from its postmaster (a backend is a child)."""
 
     def stat(p: str) -> list[str]:
         return Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
 
-    own = stat(str(pid))
-    ticks = sum(int(t) for t in own[11:15])  # utime, stime, cutime, cstime
+    ticks, children = sum(int(t) for t in stat(str(pid))[11:15]), 0  # utime … cstime
     for entry in os.listdir("/proc"):
         with contextlib.suppress(OSError, IndexError):
             if entry.isdigit() and int((fields := stat(entry))[1]) == pid:
-                ticks += int(fields[11]) + int(fields[12])
-    return ticks * 1000 / os.sysconf("SC_CLK_TCK")
+                ticks, children = ticks + int(fields[11]) + int(fields[12]), children + 1
+    return ticks * 1000 / os.sysconf("SC_CLK_TCK"), children
+
+
+def settled_cpu_ms(pid: int, children: int) -> float:
+    """``tree_cpu_ms`` once the run's backends have exited and their CPU shows in the
+    postmaster's reaped total (a reaped backend leaves ``/proc`` some milliseconds before its
+    CPU shows there: a read in between missed it); within 5 s."""
+    deadline, last = time.monotonic() + 5, None
+    while (got := tree_cpu_ms(pid)) != last or got[1] > children:
+        if time.monotonic() > deadline:
+            break
+        last = got
+        time.sleep(0.05)
+    return got[0]
 
 
 def busy_cores() -> tuple[float, float]:
@@ -202,7 +214,8 @@ def run(
     ]
     # Every process's CPU over the run: the relay, the server, the proxy, the machine.
     pids = {"relay": relay, "server": db.server_pid, "proxy": db.proxy.proc.pid}
-    cpu = {k: tree_cpu_ms(pid) for k, pid in pids.items() if pid}
+    before = {k: tree_cpu_ms(pid) for k, pid in pids.items() if pid}
+    cpu = {k: ms for k, (ms, _) in before.items()}
     machine, trips = busy_cores(), db.proxy.round_trips()
     for proc in procs:
         proc.start()
@@ -216,8 +229,8 @@ def run(
         cpu["streams"] += cpu_s * 1000
     for proc in procs:
         proc.join()
-    cpu.update({k: tree_cpu_ms(pid) - cpu[k] for k, pid in pids.items() if pid})
-    busy, total = (after - before for after, before in zip(busy_cores(), machine, strict=True))
+    cpu.update({k: settled_cpu_ms(pid, before[k][1]) - cpu[k] for k, pid in pids.items() if pid})
+    busy, total = (end - start for end, start in zip(busy_cores(), machine, strict=True))
     latencies.sort()
 
     def pct(p: float) -> float:

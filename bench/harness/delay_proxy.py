@@ -2,10 +2,11 @@
 
 It stands in for the network between deskd and a PostgreSQL server (``tc netem`` is not in
 every kernel). It runs in a process of its own, one thread, sleeping in ``epoll`` until the
-next chunk is due: the proxy takes no interpreter lock of the benchmarked process and spins
-no CPU, so what it costs the machine is the forwarding alone. ``epoll`` waits whole
-milliseconds, so the last one before a chunk is due is slept in 0.2 ms steps, checking the
-sockets between them (``select``'s microseconds would cap it at 1,024 sockets).
+next chunk is due: the proxy takes no interpreter lock of the benchmarked process. ``epoll``
+waits whole milliseconds, so the last one before a chunk is due is slept in 0.2 ms steps,
+checking the sockets between them (``select``'s microseconds would cap it at 1,024
+sockets): about 1 ms of CPU a hook call at one stream, 0.2 ms at 32, where many chunks share
+each step (docs/performance.md).
 
 It counts round trips: a client's chunk after the server's last answer (or the first) starts
 one, however many chunks it takes. ``SIGUSR1`` prints the count so far.
