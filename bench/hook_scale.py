@@ -87,17 +87,17 @@ def main() -> None:
     args = parser.parse_args()
     if args.host:
         return host(args)
-    with delayed_database("bench_scale") as url, tempfile.TemporaryDirectory() as tmp:
+    with delayed_database("bench_scale") as db, tempfile.TemporaryDirectory() as tmp:
         homes = [Path(tmp, f"host{h}") for h in range(args.hosts)]
         for home in homes:
             home.mkdir()
-        make_desk(homes[0], url, args.hosts * args.agents)
+        make_desk(homes[0], db.url, args.hosts * args.agents)
         for home in homes[1:]:
             (home / "deskd.toml").write_text((homes[0] / "deskd.toml").read_text())
         print("| via | hosts × agents | hooks/s | p50 ms | p99 ms | failures | load avg |")
         print("|---|---|---|---|---|---|---|")
         for via in args.via:
-            each = ["--via", via, "--url", url, "--agents", str(args.agents)]
+            each = ["--via", via, "--url", db.url, "--agents", str(args.agents)]
             each += ["--seconds", str(args.seconds), "--rate", str(args.rate / args.hosts)]
             argv = [sys.executable, __file__, "--host", *each, "--first"]
             procs = [

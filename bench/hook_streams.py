@@ -6,14 +6,16 @@ has not been shown, in one transaction. The streams reach a throwaway cluster (o
 ``DESKD_BENCH_PG_URL``'s server through its unix socket) through ``DelayProxy``: a loopback TCP
 proxy holding each chunk 0.5 ms each way (``tc netem`` is not in every kernel), so every
 round trip costs what one to a nearby database server does (in a process of its own: it
-costs the streams no interpreter lock and spins no CPU, see harness/delay_proxy.py).
+costs the streams no interpreter lock; its own CPU is printed, see harness/delay_proxy.py).
 
 ``--lock desk`` runs the same calls as the whole desk's one writer (the write lock deskd took
 for every write transaction before the hook's named its role), ``--lock role`` as they run now.
 ``--via relay`` sends each call as the hook does to a ``deskd relay`` (its default connections)
 instead of writing it in-process (``direct``). Printed: calls a second, p50 and p99 latency,
-failures, the CPU a call cost the streams and the relay (from ``/proc``), and the load
-average, per stream count.
+failures, the round trips a call made (counted by the proxy), the CPU a call cost the
+streams, the relay, the server (its postmaster and backends) and the proxy (from ``/proc``),
+how many of the machine's cores were busy over the run (every process, the bench's or not),
+and the load average, per stream count.
 
     .venv/bin/python bench/hook_streams.py [--seconds 10] [--streams 1 4 16 64] \
         [--lock role desk] [--via direct relay] [--relay-connections N]
@@ -35,7 +37,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness.delay_proxy import DelayProxy
 from harness.pgcluster import server
-from hook_relay import process_cpu_ms
 
 from deskd import hook
 from deskd.store import db as store_db
@@ -45,21 +46,69 @@ DELAY_S = 0.0005
 """Each chunk is held this long each way: a 1 ms round trip."""
 
 
+class Delayed:
+    """A database behind the proxy: its ``url``, the ``proxy``, the server's postmaster pid
+    (None when the server is not ours to read: its CPU is then not counted)."""
+
+    def __init__(self, url: str, proxy: DelayProxy, server_pid: int | None) -> None:
+        self.url, self.proxy, self.server_pid = url, proxy, server_pid
+
+
 @contextlib.contextmanager
-def delayed_database(name: str) -> Iterator[str]:
+def delayed_database(name: str) -> Iterator[Delayed]:
     """A fresh database ``name`` on a throwaway cluster (or ``DESKD_BENCH_PG_URL``'s server),
-    reached through a ``DelayProxy``: its URL."""
+    reached through a ``DelayProxy``."""
     import psycopg
 
     with server(os.environ.get("DESKD_BENCH_PG_URL")) as admin:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f"CREATE DATABASE {name}")
+            try:  # the postmaster's pid, first in its pid file (a superuser's read)
+                text = conn.execute("SELECT pg_read_file('postmaster.pid')").fetchone()
+                pid: int | None = int(text[0].split()[0]) if text else None
+            except psycopg.Error:
+                pid = None
         folder = admin.split("host=", 1)[1].split("&", 1)[0]
         proxy = DelayProxy(os.path.join(folder, ".s.PGSQL.5432"), DELAY_S)
         try:
-            yield f"postgresql://deskd@127.0.0.1:{proxy.port}/{name}"
+            yield Delayed(f"postgresql://deskd@127.0.0.1:{proxy.port}/{name}", proxy, pid)
         finally:
             proxy.close()
+
+
+def tree_cpu_ms(pid: int) -> tuple[float, int]:
+    """CPU a process, its live children and the children it has reaped used so far, and
+    how many children it has: the server's, from its postmaster (a backend is a child)."""
+
+    def stat(p: str) -> list[str]:
+        return Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+
+    ticks, children = sum(int(t) for t in stat(str(pid))[11:15]), 0  # utime … cstime
+    for entry in os.listdir("/proc"):
+        with contextlib.suppress(OSError, IndexError):
+            if entry.isdigit() and int((fields := stat(entry))[1]) == pid:
+                ticks, children = ticks + int(fields[11]) + int(fields[12]), children + 1
+    return ticks * 1000 / os.sysconf("SC_CLK_TCK"), children
+
+
+def settled_cpu_ms(pid: int, children: int) -> float:
+    """``tree_cpu_ms`` once the run's backends have exited and their CPU shows in the
+    postmaster's reaped total (a reaped backend leaves ``/proc`` some milliseconds before its
+    CPU shows there: a read in between missed it); within 5 s."""
+    deadline, last = time.monotonic() + 5, None
+    while (got := tree_cpu_ms(pid)) != last or got[1] > children:
+        if time.monotonic() > deadline:
+            break
+        last = got
+        time.sleep(0.05)
+    return got[0]
+
+
+def busy_cores() -> tuple[float, float]:
+    """The machine's busy and total CPU time so far (seconds, every core: ``/proc/stat``)."""
+    ticks = [int(t) for t in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    hz = os.sysconf("SC_CLK_TCK")
+    return (sum(ticks) - ticks[3] - ticks[4]) / hz, sum(ticks) / hz
 
 
 def make_desk(home: Path, url: str, roles: int) -> dict[str, str]:
@@ -134,18 +183,18 @@ def relay_running(
 
 
 def run(
-    url: str, env: dict[str, str], streams: int, seconds: float, via: str, relay: int | None
+    db: Delayed, env: dict[str, str], streams: int, seconds: float, via: str, relay: int | None
 ) -> dict[str, float]:
     """Each stream in a process of its own, as each agent's hook is (forked: it keeps the
     desk's environment and ``desk_wide``'s patch): no interpreter lock shared between them."""
     import multiprocessing
 
     stop = time.monotonic() + seconds
-    call = call_for(url, env, via)
+    call = call_for(db.url, env, via)
     answers: Any = multiprocessing.get_context("fork").SimpleQueue()
 
     def stream(n: int) -> None:
-        conn = store_db.connect(url, busy_ms=hook.BUSY_MS, create=False)
+        conn = store_db.connect(db.url, busy_ms=hook.BUSY_MS, create=False)
         mine: list[float] = []
         failed = 0
         while time.monotonic() < stop:
@@ -163,29 +212,45 @@ def run(
         multiprocessing.get_context("fork").Process(target=stream, args=(n,))
         for n in range(streams)
     ]
-    relay_cpu = process_cpu_ms(relay) if relay else 0.0
+    # Every process's CPU over the run: the relay, the server, the proxy, the machine.
+    pids = {"relay": relay, "server": db.server_pid, "proxy": db.proxy.proc.pid}
+    before = {k: tree_cpu_ms(pid) for k, pid in pids.items() if pid}
+    cpu = {k: ms for k, (ms, _) in before.items()}
+    machine, trips = busy_cores(), db.proxy.round_trips()
     for proc in procs:
         proc.start()
     latencies: list[float] = []
-    failures = [0]
-    client_s = 0.0
+    failures = 0
+    cpu["streams"] = 0.0
     for _ in procs:
         mine, failed, cpu_s = answers.get()
         latencies.extend(mine)
-        failures[0] += failed
-        client_s += cpu_s
-    relay_cpu = process_cpu_ms(relay) - relay_cpu if relay else 0.0
+        failures += failed
+        cpu["streams"] += cpu_s * 1000
     for proc in procs:
         proc.join()
+    cpu.update({k: settled_cpu_ms(pid, before[k][1]) - cpu[k] for k, pid in pids.items() if pid})
+    busy, total = (end - start for end, start in zip(busy_cores(), machine, strict=True))
     latencies.sort()
 
     def pct(p: float) -> float:
+        if not latencies:  # no call answered in the run (a machine too loaded to connect)
+            return float("nan")
         return latencies[min(len(latencies) - 1, int(p * len(latencies)))] * 1000
 
     calls = max(1, len(latencies))
-    return {"per_s": len(latencies) / seconds, "p50_ms": pct(0.5), "p99_ms": pct(0.99),
-            "failures": failures[0], "client_ms": client_s * 1000 / calls,
-            "relay_ms": relay_cpu / calls}  # fmt: skip
+    return {
+        "per_s": len(latencies) / seconds,
+        "p50_ms": pct(0.5),
+        "p99_ms": pct(0.99),
+        "failures": failures,
+        "trips": (db.proxy.round_trips() - trips) / calls,
+        **{
+            f"{k}_ms": cpu.get(k, float("nan")) / calls
+            for k in ("streams", "relay", "server", "proxy")
+        },
+        "cores": busy / total * (os.cpu_count() or 1),
+    }
 
 
 def main() -> None:
@@ -198,22 +263,30 @@ def main() -> None:
         "--relay-connections", type=int, help="the relay's connections (its default)"
     )
     args = parser.parse_args()
-    with delayed_database("bench_streams") as url, tempfile.TemporaryDirectory() as tmp:
-        env = make_desk(Path(tmp), url, max(args.streams))
-        print("| via | lock | streams | hooks/s | p50 ms | p99 ms | failures | CPU ms a call: "
-              "streams, relay | load average |")  # fmt: skip
-        print("|---|---|---|---|---|---|---|---|---|")
+    with delayed_database("bench_streams") as db, tempfile.TemporaryDirectory() as tmp:
+        env = make_desk(Path(tmp), db.url, max(args.streams))
+        print(
+            "| via | lock | streams | hooks/s | p50 ms | p99 ms | failures | round trips a call "
+            "| CPU ms a call: streams, relay, server, proxy | cores busy | load average |"
+        )
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
         for via, lock in [(v, k) for v in args.via for k in args.lock]:
             if via == "relay" and lock == "desk":
                 continue  # the relay's writers run the code as it is: no desk-wide variant
             relay = relay_running(env, via == "relay", args.relay_connections)
             with relay as pid, desk_wide(lock == "desk"):
                 for streams in args.streams:
-                    got = run(url, env, streams, args.seconds, via, pid)
+                    got = run(db, env, streams, args.seconds, via, pid)
                     load = " / ".join(f"{n:.0f}" for n in os.getloadavg())
-                    print(f"| {via} | {lock} | {streams} | {got['per_s']:.0f} | {got['p50_ms']:.1f} | "
-                          f"{got['p99_ms']:.1f} | {got['failures']:.0f} | {got['client_ms']:.2f}, "
-                          f"{got['relay_ms']:.2f} | {load} |", flush=True)  # fmt: skip
+                    cpu = ", ".join(
+                        f"{got[k + '_ms']:.2f}" for k in ("streams", "relay", "server", "proxy")
+                    )
+                    print(
+                        f"| {via} | {lock} | {streams} | {got['per_s']:.0f} | {got['p50_ms']:.1f} "
+                        f"| {got['p99_ms']:.1f} | {got['failures']:.0f} | {got['trips']:.1f} "
+                        f"| {cpu} | {got['cores']:.2f} | {load} |",
+                        flush=True,
+                    )
 
 
 if __name__ == "__main__":

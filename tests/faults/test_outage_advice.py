@@ -11,7 +11,7 @@ import socket
 import sqlite3
 import subprocess
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 import pytest
@@ -108,7 +108,10 @@ def _pg_failures(server: str) -> dict[str, StoreError]:
 
     with database(server, prefix="outage") as name:
         url = with_dbname(server, name)
-        with open_pg(url, busy_ms=100, retry_s=0) as a, open_pg(url, busy_ms=100) as b:
+        with (
+            closing(open_pg(url, busy_ms=100, retry_s=0)) as a,
+            closing(open_pg(url, busy_ms=100)) as b,
+        ):
             a.raw_execute("CREATE TABLE t (x int)")
             a.begin(write=True)  # holds the desk's write lock
             fails("pg lock timeout", lambda: b.begin(write=True))

@@ -20,7 +20,7 @@ from psycopg import errors as pg_errors
 from psycopg.pq import ExecStatus, TransactionStatus
 
 from deskd.store.dialect import Sql, Statement, placeholders
-from deskd.store.rows import Row, row_class
+from deskd.store.rows import row_class
 
 if TYPE_CHECKING:
     from deskd.errors import StoreError, StoreUnreachable
@@ -37,8 +37,11 @@ pooler gives it cannot split notifier and listener; hashed, as a channel's name 
 bytes); delivered in that database only."""
 
 
+NUMERIC = 1700
+"""PostgreSQL's type id of NUMERIC: what SUM over BIGINT gives, where SQLite gives an int."""
+
+
 def _plain(value: Any) -> Any:
-    # SUM over BIGINT is NUMERIC in PostgreSQL; SQLite gives an int (or a float).
     if isinstance(value, Decimal):
         return int(value) if value == value.to_integral_value() else float(value)
     return value
@@ -55,29 +58,29 @@ def _row_factory(cursor: Any) -> Any:
     if not _has_rows(cursor):
         return tuple
     res = cursor.pgresult
-    cls = row_class(tuple(res.fname(i).decode() for i in range(res.nfields)))
-
-    def make(values: Sequence[Any]) -> Row:
-        return cls(_plain(v) for v in values)
-
-    return make
+    fields = range(res.nfields)
+    cls = row_class(tuple([res.fname(i).decode() for i in fields]))
+    if NUMERIC not in [res.ftype(i) for i in fields]:
+        return cls  # no value to convert: each row is built in C, not value by value
+    return lambda values: cls([_plain(v) for v in values])
 
 
 class Cursor:
-    """What ``execute`` returns: rows and ``rowcount``."""
+    """What ``execute`` returns: its rows, read at once (the connection's one psycopg cursor
+    runs the next statement), and ``rowcount``."""
 
     def __init__(self, cur: Any) -> None:
-        self._cur = cur
         self.rowcount: int = cur.rowcount
+        self._rows = iter(cur.fetchall() if _has_rows(cur) else ())
 
     def fetchone(self) -> Any:
-        return self._cur.fetchone() if _has_rows(self._cur) else None
+        return next(self._rows, None)
 
     def fetchall(self) -> list[Any]:
-        return list(self._cur.fetchall()) if _has_rows(self._cur) else []
+        return list(self._rows)
 
     def __iter__(self) -> Iterator[Any]:
-        return iter(self.fetchall())
+        return self._rows
 
 
 _BUSY = (pg_errors.LockNotAvailable, pg_errors.SerializationFailure, pg_errors.DeadlockDetected)
@@ -108,6 +111,7 @@ class PgConnection:
 
     def __init__(self, raw: psycopg.Connection[Any], *, url: str, busy_ms: int) -> None:
         self.raw = raw
+        self._cursor = raw.cursor()  # one for every statement: psycopg's makes one a call
         self.url = url
         self.busy_ms = busy_ms
 
@@ -119,7 +123,7 @@ class PgConnection:
         text = placeholders(sql.postgresql if isinstance(sql, Sql) else sql)
         values = tuple(int(p) if isinstance(p, bool) else p for p in params)
         try:
-            return Cursor(self.raw.execute(text, values))
+            return Cursor(self._cursor.execute(text, values))
         except psycopg.Error as exc:
             raise store_error(exc) from exc
 
@@ -147,10 +151,10 @@ class PgConnection:
             if notify:
                 sql += f"; SELECT pg_notify({CHANNEL}, '')"
         try:
-            self.raw.execute(sql, tuple(roles) if write and roles else None)
+            self._cursor.execute(sql, tuple(roles) if write and roles else None)
         except psycopg.Error as exc:
             if self.in_transaction:
-                self.raw.execute("ROLLBACK")
+                self._cursor.execute("ROLLBACK")
             raise store_error(exc) from exc
 
     def stored_version(self) -> int:
@@ -174,12 +178,6 @@ class PgConnection:
 
     def close(self) -> None:
         self.raw.close()
-
-    def __enter__(self) -> PgConnection:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 KEEPALIVES: dict[str, Any] = {
