@@ -40,6 +40,9 @@ def main() -> None:
     parser.add_argument("--max-connections", type=int, default=40)
     parser.add_argument("--pooler", nargs="+", default=["none", "transaction"])
     parser.add_argument("--pool-size", type=int, default=20)
+    # docs/operations.md's PgBouncer configuration ("A large desk behind PgBouncer")
+    parser.add_argument("--reserve-pool-size", type=int, default=5)
+    parser.add_argument("--query-wait-timeout", type=int, default=30)
     parser.add_argument("--tools", type=int, default=4)
     parser.add_argument("--every", type=float, default=5.0)
     parser.add_argument("--tick-every", type=float, default=10.0)
@@ -60,6 +63,8 @@ def main() -> None:
             max_connections=args.max_connections,
             pooler=pooler,
             pool_size=args.pool_size,
+            reserve_pool_size=args.reserve_pool_size,
+            query_wait_timeout=args.query_wait_timeout,
             tools=args.tools,
             tool_every_s=args.every,
             tick_every_s=args.tick_every,
@@ -92,6 +97,9 @@ def main() -> None:
             print(f"  refused: {line}")
         for line in r["hook_samples"]:
             print(f"  hook: {line}")
+        for kind, n in sorted(r["hook_failure_kinds"].items(), key=lambda kv: -kv[1]):
+            print(f"  hook failures ({n}): {kind}")
+        print(f"  waits: {json.dumps(r['waits'])}")
 
 
 def race(args: argparse.Namespace) -> None:

@@ -64,6 +64,9 @@ class Bouncer:
     pool_mode: str = "transaction"
     pool_size: int = 10
     max_client_conn: int = 2000
+    reserve_pool_size: int = 0
+    query_wait_timeout: int = 120
+    """PgBouncer's defaults; docs/operations.md's configuration sets 5 and 30."""
     root: str = ""
     _proc: subprocess.Popen[bytes] | None = field(default=None, repr=False)
 
@@ -91,10 +94,13 @@ class Bouncer:
                 f"listen_port = {PORT}\n"
                 f"unix_socket_dir = {self.root}\n"
                 "auth_type = trust\n"
+                f"stats_users = {USER}\n"  # SHOW POOLS for the scale bench
                 f"auth_file = {users}\n"
                 f"pool_mode = {self.pool_mode}\n"
                 f"default_pool_size = {self.pool_size}\n"
                 f"max_client_conn = {self.max_client_conn}\n"
+                f"reserve_pool_size = {self.reserve_pool_size}\n"
+                f"query_wait_timeout = {self.query_wait_timeout}\n"
                 "server_reset_query = DISCARD ALL\n"
                 f"logfile = {os.path.join(self.root, 'pgbouncer.log')}\n"
             )

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -28,6 +29,8 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from harness.waits import OBSERVER, Waits
 
 SEED = """
 import sys
@@ -43,9 +46,6 @@ ctx.close()
 """
 """Every role's urgent item, through the service layer (what ``inbox enqueue`` calls)."""
 
-OBSERVER = "deskd-scale-observer"
-"""The bench's own connections: not counted in the peak."""
-
 
 @dataclass(frozen=True)
 class Scale:
@@ -55,6 +55,9 @@ class Scale:
     pooler: str = "none"
     """``none`` (straight to the server) or a PgBouncer pool mode: ``transaction``."""
     pool_size: int = 20
+    reserve_pool_size: int = 0
+    query_wait_timeout: int = 120
+    """PgBouncer's own defaults; ``bench/scale.py`` passes docs/operations.md's (5 and 30)."""
     tools: int = 4
     tool_every_s: float = 5.0
     tick_every_s: float = 10.0
@@ -81,6 +84,11 @@ class Report:
     """Hosts whose tick started the session-hook relay (stopped at the end)."""
     peak_running: int = 0
     """The most launches running at once (polled every 2 s)."""
+    waits: dict[str, Any] = field(default_factory=dict)
+    """Where a hook's time went (``_Waits``): the peaks of the server's lock waits and
+    transaction ages, the pooler's queue, and the relays' last counters."""
+    hook_failure_kinds: dict[str, int] = field(default_factory=dict)
+    """The hook log's lines by what they say (times, pids and roles left out)."""
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -106,7 +114,11 @@ def _database(scale: Scale) -> Iterator[tuple[str, str]]:
         direct = cluster.url("desk")
         if scale.pooler != "none":
             bouncer = Bouncer(
-                cluster.socket_dir, pool_mode=scale.pooler, pool_size=scale.pool_size
+                cluster.socket_dir,
+                pool_mode=scale.pooler,
+                pool_size=scale.pool_size,
+                reserve_pool_size=scale.reserve_pool_size,
+                query_wait_timeout=scale.query_wait_timeout,
             ).start()
             yield bouncer.url("desk"), direct
         else:
@@ -246,6 +258,9 @@ def run(scale: Scale, *, root: Path | None = None) -> Report:
             raise RuntimeError(f"enqueue failed: {seed.stderr.strip()[-300:]}")
         peak = _Peak(desk.direct)
         peak.start()
+        pooler = desk.url.replace("/desk?", "/pgbouncer?") if scale.pooler != "none" else None
+        waits = Waits(desk.direct, desk.homes, pooler)
+        waits.start()
         started = time.monotonic()
         tick_ms: list[float] = []
         lock = threading.Lock()
@@ -311,6 +326,9 @@ def run(scale: Scale, *, root: Path | None = None) -> Report:
                 t.join()
             peak.stopping.set()
             peak.join()
+            waits.stopping.set()
+            waits.join()
+            report.waits = waits.summary()
             report.relays = desk.stop_relays()
         report.seconds = round(time.monotonic() - started, 1)
         with psycopg.connect(desk.direct, autocommit=True) as conn:
@@ -333,6 +351,9 @@ def run(scale: Scale, *, root: Path | None = None) -> Report:
         for home in desk.homes:
             lines = _hook_failures(home)
             report.hook_failures += len(lines)
+            for line in lines:
+                kind = re.sub(r"\d+", "N", line.split(" ", 4)[-1])[:120]
+                report.hook_failure_kinds[kind] = report.hook_failure_kinds.get(kind, 0) + 1
             report.hook_samples.extend(lines[: max(0, 5 - len(report.hook_samples))])
     return report
 

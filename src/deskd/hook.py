@@ -329,11 +329,9 @@ def unseen(
 RELAY_SOCKET = "relay.sock"
 """The host's relay listens on ``run/relay.sock`` of the desk folder (``deskd relay``)."""
 RELAY_WAIT_S = 14.0
-"""How long the hook waits for the relay's answer before working alone: the relay's own
-bound on a request (``relay.ANSWER_BY_S``) and 8 s more for a relay that accepted late, so
-a slow relay answers or refuses first, and one that hangs costs a call this much once.
-Inside the 30 s Claude Code gives a hook (``HOOK_TIMEOUT_S``), leaving the hook time to
-work alone after it."""
+"""How long the hook waits for the relay's answer before working alone: the relay refuses
+by its ``ANSWER_BY_S``, 8 s sooner; one that hangs costs a call this much once, inside the
+30 s Claude Code gives a hook (``HOOK_TIMEOUT_S``), which leaves time to work alone."""
 
 
 def relayed(
@@ -347,12 +345,11 @@ def relayed(
     db: str,
 ) -> bool:
     """Hand the call to the host's relay; False when there is none, or it refused or
-    failed before its ``out`` line (then it rolled back and nothing was recorded: the hook
-    works alone). After ``out`` the call is the relay's, never done twice.
+    failed before its ``out`` line (then nothing was recorded: the hook works alone). After
+    ``out`` the call is the relay's, never done twice.
 
     One JSON line out; the relay answers ``{"out": text-or-null}`` just before its COMMIT,
-    then ``done`` (with notes to log) or ``error``; or ``skip``/``error``/``refused`` instead
-    of ``out``. It refuses anything it could not answer well within ``RELAY_WAIT_S``."""
+    then ``done`` (with notes to log) or ``error``; or ``skip``/``error``/``refused`` instead."""
     import socket
 
     from deskd import __version__

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from hook_helpers import HookDesk, fixture
 from test_relay import BOUND_S, ended, hook_request, relay, send, start_relay
 
-from deskd.relay.server import DOWN, REFUSED
+from deskd.relay.server import REFUSED
 
 pytestmark = pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
 __all__ = ["relay"]  # the fixture, used by name
@@ -105,8 +105,9 @@ def test_a_pooled_connection_the_server_ended_is_replaced_and_the_next_call_is_r
 def test_a_relay_whose_server_does_not_answer_refuses_and_the_hook_works_alone(
     desk: Desk,
 ) -> None:
-    """No connection to wait for (none in use, none made): the call is refused as "server
-    down", not "busy", and so is the next at once, each hook working alone as with no relay."""
+    """No connection made: each call is refused at its deadline, and the hook works alone.
+    (Calls were refused at once for 30 s after one found the server "down": in a busy wave
+    a connect that timed out under load sent every hook of the host to work alone.)"""
     import socket
 
     with socket.socket() as free:  # a port nothing listens on: refused at once
@@ -116,8 +117,7 @@ def test_a_relay_whose_server_does_not_answer_refuses_and_the_hook_works_alone(
     try:
         for role in ("alpha", "beta"):
             answers = send(desk, dict(hook_request(desk, role, fixture("post_tool_use")), db=dead))
-            assert answers == [{"refused": DOWN}] and DOWN != REFUSED
-        status = relay_status(desk)
-        assert (status["calls"], status["transactions"], status["waiting"]) == (2, 0, 0)
+            assert answers == [{"refused": REFUSED}]
+        assert relay_status(desk)["transactions"] == 0
     finally:
         ended(proc, desk.home / "run")

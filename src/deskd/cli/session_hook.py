@@ -18,7 +18,7 @@ from deskd.cli.common import Command, Group, acting, desk_context
 from deskd.cli.output import emit
 from deskd.core.timeparse import from_ms
 from deskd.errors import MissingRole
-from deskd.relay.server import IDLE_S, POOL_SIZE
+from deskd.relay import server
 from deskd.schedule.service import require_url_in_env_file
 
 
@@ -117,15 +117,15 @@ def install(project: Path, role: str | None, as_json: bool) -> None:
 @click.option(
     "--connections",
     type=click.IntRange(1, 64),
-    default=POOL_SIZE,
+    default=server.POOL_SIZE,
     show_default=True,
-    help="Server connections the relay opens at most (one a writer; each writes one hook call "
+    help="Server connections the relay opens and keeps (one a writer; each writes one hook call "
     "at a time, in its own transaction).",
 )
 @click.option(
     "--idle-minutes",
     type=click.IntRange(0, 24 * 60),
-    default=int(IDLE_S // 60),
+    default=int(server.IDLE_S // 60),
     show_default=True,
     help="Exit after this long without a hook call (0: never, for a systemd service).",
 )
@@ -144,11 +144,9 @@ def relay(connections: int, idle_minutes: int, stop: bool) -> None:
       deskd relay --idle-minutes 0      # never idle out (a systemd service)
       deskd relay --stop
     """
-    import os
 
     from deskd.errors import RelayNeedsPostgres
     from deskd.paths import db_file_str, home_str
-    from deskd.relay import server
     from deskd.store.db import is_url
 
     run = os.path.join(home_str(), "run")

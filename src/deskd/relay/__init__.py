@@ -7,7 +7,7 @@ How a call flows: an agent's tool call runs ``deskd-session-hook``; on a Postgre
 same desk and database, same deskd version: another version is refused and the relay exits)
 and runs ``hook.surface`` (the very function the hook runs alone) in a transaction of its own
 on a pooled connection (``psycopg_pool``), sending the hook's output just before COMMIT. A
-hook that finds no relay, or is refused, does the work itself.
+hook that finds no relay, or is refused (by its deadline at the latest), works alone.
 
 Its one switch is ``DESKD_HOOK_RELAY`` (``auto``: the executing tick starts a relay when
 agents run and none answers; ``off``: the operator runs ``deskd relay`` or goes without).
@@ -19,8 +19,7 @@ Its modules, by floor (``tests/test_layering.py`` holds each to its floor's rule
 - ``start.py`` (service, engine floor: may import the desk, paging and engine services, and
   ``server``): the executing tick starting a relay, with an agent's environment and no secret.
 
-The hook's half (``relayed``, ``RELAY_SOCKET``, ``RELAY_WAIT_S``) stays in ``deskd/hook.py``:
-the hook is stdlib-only and imports nothing it does not need on every call. The command is
-``cli/session_hook.py`` (``deskd relay``), as every command module stays in ``cli/``;
-``{"status": true}`` sent to the socket answers the relay's counters.
+The hook's half (``relayed``, ``RELAY_WAIT_S``) stays in the stdlib-only ``deskd/hook.py``;
+the command, ``deskd relay``, in ``cli/session_hook.py``. ``{"status": true}`` sent to the
+socket answers the relay's counters.
 """

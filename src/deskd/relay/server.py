@@ -1,14 +1,11 @@
 """The host's relay for the session hook on a PostgreSQL desk (``deskd relay``); how a call
 flows, and why there is one, is the package's docstring (``deskd/relay/__init__.py``).
 
-It listens on ``run/relay.sock`` (0600, in the desk's 0700 ``run/``) and grants nothing the
-hook lacks: only the desk's own user reaches the socket (its mode, and the peer's uid is
-checked), a request names its role, event and payload as the hook would read them, and the
-same checks run on them (session id, role enabled). Its environment is an agent's, without
-a role (``relay.start``): no supervisor or channel secret. As the hook alone prints before
-its COMMIT, the relay sends what to print before its COMMIT; a call not done within
-``ANSWER_BY_S`` of its accept is rolled back and refused (one still queued for a thread,
-when a thread reaches it), so a hook that works alone never repeats a relayed call.
+It grants nothing the hook lacks: only the desk's user reaches ``run/relay.sock`` (0600 in
+the 0700 ``run/``, and the peer's uid is checked), and a request passes the hook's own checks
+(session id, role enabled). A call without its ``out`` line by ``ANSWER_BY_S`` after its
+accept is refused then by the accept loop (still queued, or waiting on the server: rolled
+back), so a hook never waits on the relay past that, nor repeats a relayed call.
 """
 
 from __future__ import annotations
@@ -22,6 +19,7 @@ import struct
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -40,25 +38,18 @@ SOCKET = hook.RELAY_SOCKET
 LOCK = "relay.lock"
 """``run/relay.lock``: held (flock) by the serving relay, and holds its pid for ``stop``."""
 POOL_SIZE = 4
-"""Server connections a relay opens at most (a ``psycopg_pool`` pool), and threads answering
-calls: each writes one call at a time, and calls of different roles do not wait for each
-other."""
+"""Server connections a relay keeps (a ``psycopg_pool`` pool), and threads answering calls:
+each writes one call at a time; calls of different roles do not wait for each other."""
 IDLE_S = 600.0
 """A relay with no request for this long exits (the next executing tick starts another)."""
 ANSWER_BY_S = 6.0
 """A request not answered this long after its accept is refused and rolled back (the hook then
 works alone). 8 s inside the hook's own wait (``hook.RELAY_WAIT_S``): the relay's ``out``
-line reaches a hook still listening, so a call is never done by both. A call waits for a
-pooled connection, then for its lock as long as the hook alone would (``hook.BUSY_MS``)."""
+line reaches a hook still listening, so a call is never done by both."""
 READ_S = 10.0
 """How long a connection may take to send its request line."""
 MAX_REQUEST = 1 << 20
 REFUSED = f"not done within {ANSWER_BY_S:g} s (the write lock or the pool was busy)"
-DOWN_S = 30.0
-"""After a call found no connection while none was in use (the server did not answer the
-pool), calls are refused at once for this long, so each hook works alone at once, as with no
-relay, instead of first waiting ``ANSWER_BY_S``; then a call tries the pool again."""
-DOWN = "the database server did not answer the relay's pool"
 
 
 class TooLate(Exception):
@@ -66,8 +57,7 @@ class TooLate(Exception):
 
 
 def line(said: object) -> bytes:
-    """One line of the relay's protocol, either way: a JSON value and a newline (the session
-    hook writes its own, not to import this module on every tool call)."""
+    """One line of the relay's protocol: a JSON value and a newline (the hook writes its own)."""
     return json.dumps(said).encode() + b"\n"
 
 
@@ -81,13 +71,28 @@ class Call:
     notes: list[str] = field(default_factory=list)
     sent: bool = False
     """``out`` went: the call is the relay's (a failure now is an error, never a refusal)."""
+    late: bool = False  # refused at its deadline (``refuse``): nothing of it commits
+    settled: threading.Lock = field(default_factory=threading.Lock)
 
     def send_out(self) -> None:
         # Last thing before the COMMIT, as the hook alone prints before its COMMIT.
-        if time.monotonic() > self.deadline:
-            raise TooLate
-        self.client.sendall(line({"out": self.said[-1] if self.said else None}))
-        self.sent = True
+        with self.settled:
+            if self.late or time.monotonic() > self.deadline:  # its loop may be descheduled
+                raise TooLate
+            self.client.sendall(line({"out": self.said[-1] if self.said else None}))
+            self.sent = True
+
+    def refuse(self) -> bool:
+        """Refuse the call at its deadline unless its ``out`` went; whether it was refused."""
+        with self.settled:
+            if self.sent:
+                return False
+            self.late = True
+        try:
+            self.client.send(line({"refused": REFUSED}))  # nothing sent before: never blocks
+        except OSError:
+            pass  # the hook is gone
+        return True
 
 
 class Relay:
@@ -105,41 +110,42 @@ class Relay:
         self.stopping = threading.Event()
         """Set by SIGTERM, or by a call of another deskd version: the relay exits."""
         self.last = time.monotonic()
-        """When the last request came (a tick's probe is not one: it does not keep an idle
-        relay alive)."""
-        # Opened lazily past the first; a broken connection given back is dropped and
-        # replaced, one past an hour is replaced, those past the first close when idle.
+        """When the last request came (a tick's probe is not one: it keeps no relay alive)."""
+        # All opened at the start and kept, each connect given a call's whole wait (not the
+        # hook's 2 s): a wave's executors take the free slots, and slow the server's connects,
+        # just when its hooks need more (docs/performance.md, "The relay's deadline"). One
+        # broken, or past an hour, is replaced.
         self.pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
             self.db,
-            kwargs=connect_settings(hook.BUSY_MS),
-            min_size=1,
+            kwargs={**connect_settings(hook.BUSY_MS), "connect_timeout": int(ANSWER_BY_S)},
+            min_size=size,
             max_size=size,
             open=False,
             name="deskd-relay",
         )
         self.lock = threading.Lock()
-        self.counts = {"calls": 0, "transactions": 0, "waiting": 0}
-        self.in_use = 0
-        self.down_until = 0.0
+        self.counts = {"calls": 0, "transactions": 0, "waiting": 0, "late": 0}
 
-    def answer(self, client: socket.socket, deadline: float) -> None:
-        """Serve one connection: one request, answered as ``hook.relayed`` reads it, refused
-        when not done by ``deadline`` (``ANSWER_BY_S`` after it was accepted)."""
-        client.settimeout(READ_S)
-        reader = client.makefile("rb")
+    def answer(self, call: Call) -> None:
+        """Serve one connection: one request, answered as ``hook.relayed`` reads it (the
+        accept loop refuses it at its deadline, ``ANSWER_BY_S`` after its accept)."""
+        call.client.settimeout(READ_S)
+        reader = call.client.makefile("rb")
         try:
             text = reader.readline(MAX_REQUEST)
             if not text.endswith(b"\n"):
                 return  # a probe (``answering``), or a request cut off: nothing to do
             self.last = time.monotonic()
-            client.sendall(line(self.serve(json.loads(text), client, deadline=deadline)))
+            answer = line(self.serve(json.loads(text), call))
+            if not call.late:
+                call.client.sendall(answer)
         except (OSError, ValueError):
             pass  # the hook is gone; anything not yet answered with ``out`` was rolled back
         finally:
             reader.close()
-            client.close()
+            call.client.close()
 
-    def serve(self, request: Any, client: socket.socket, *, deadline: float) -> dict[str, Any]:
+    def serve(self, request: Any, call: Call) -> dict[str, Any]:
         """The line after ``out`` (sent by ``Call.send_out`` inside the transaction), or
         instead of it."""
         if request == {"status": True}:
@@ -158,7 +164,7 @@ class Relay:
             native = hook.session_of(request["payload"], event=request["event"], env=env)
         except hook.Skip as exc:
             return {"skip": str(exc)}
-        return self.write(Call(client, deadline), request, native=native, env=env)
+        return self.write(call, request, native=native, env=env)
 
     def refusal(self, request: Any) -> str | None:
         """Why this request is not one the relay serves (then the hook works alone)."""
@@ -188,29 +194,19 @@ class Relay:
             self.pool.putconn(raw)
 
     def write(self, call: Call, request: Mapping[str, Any], **surface: Any) -> dict[str, Any]:
-        """Run ``hook.surface`` for ``call`` in a transaction of its own, on a pooled
-        connection: the same round trips as the hook going direct, waiting only for its
-        role's other writes and the desk-wide ones (docs/architecture.md, "What is
-        serialized"). ``refused`` when nothing of it was kept and the hook may work alone."""
+        """Run ``hook.surface`` for ``call`` in a transaction of its own on a pooled connection
+        (the hook's own round trips and locks: docs/architecture.md, "What is serialized");
+        ``refused`` when nothing of it was kept and the hook may work alone."""
         from psycopg_pool import PoolTimeout
 
         from deskd.store.pg import PgConnection
 
         with self.lock:
             self.counts["waiting"] += 1
-            down = time.monotonic() < self.down_until
-        if down:
-            return self.done({"refused": DOWN})
         try:
             raw = self.take(call.deadline)
         except PoolTimeout:
-            with self.lock:
-                down = self.in_use == 0  # none to wait for: the server did not answer
-                if down:
-                    self.down_until = time.monotonic() + DOWN_S
-            return self.done({"refused": DOWN if down else REFUSED})
-        with self.lock:
-            self.in_use += 1
+            return self.done({"refused": REFUSED})
         try:
             hook.surface(
                 PgConnection(raw, url=self.db, busy_ms=hook.BUSY_MS),
@@ -239,8 +235,6 @@ class Relay:
             answer = {"done": True, "notes": call.notes}
         finally:
             self.pool.putconn(raw)  # rolled back if the call failed inside its transaction
-            with self.lock:
-                self.in_use -= 1
         return self.done(answer)
 
     def done(self, answer: dict[str, Any]) -> dict[str, Any]:
@@ -287,21 +281,21 @@ def serve(env: Mapping[str, str], *, size: int = POOL_SIZE, idle_s: float = IDLE
     os.chmod(path, 0o600)
     mine = os.stat(path).st_ino
     server.listen(128)
-    server.settimeout(1.0)
     relay.pool.open()
     uid = os.getuid()
     # One thread a pooled connection, started once: a thread started for every call cost
     # the relay a fifth of its CPU (docs/performance.md, "The hook relay on psycopg_pool").
     threads = ThreadPoolExecutor(size, thread_name_prefix="relay")
-    calls: set[Future[None]] = set()
+    queued: deque[tuple[Call, Future[None]]] = deque()
     sys.stderr.write(f"relay pid={os.getpid()} serving {path}\n")
     sys.stderr.flush()
     try:
         while not stopping.is_set():
+            server.settimeout(refuse_late(queued, relay, now=time.monotonic()))
             try:
                 client, _ = server.accept()
             except TimeoutError:
-                if not calls and time.monotonic() - relay.last > idle_s:
+                if not queued and time.monotonic() - relay.last > idle_s:
                     break
                 if not _still_ours(path, mine):
                     break  # the desk folder went away, or another relay took over
@@ -309,18 +303,30 @@ def serve(env: Mapping[str, str], *, size: int = POOL_SIZE, idle_s: float = IDLE
             if peer_uid(client) != uid:
                 client.close()
                 continue
-            call = threads.submit(relay.answer, client, time.monotonic() + ANSWER_BY_S)
-            calls.add(call)
-            call.add_done_callback(calls.discard)  # no scan of the calls on every accept
+            call = Call(client, time.monotonic() + ANSWER_BY_S)
+            queued.append((call, threads.submit(relay.answer, call)))
     finally:
         server.close()
         if _still_ours(path, mine):
             os.unlink(path)
         threads.shutdown(wait=False, cancel_futures=True)  # a call not begun: its hook works alone
-        wait(set(calls), timeout=ANSWER_BY_S)  # a copy: a call ending leaves the set
+        wait([answered for _, answered in queued], timeout=ANSWER_BY_S)  # accepted within it
         relay.pool.close()
         os.close(lock_fd)
     return 0
+
+
+def refuse_late(queued: deque[tuple[Call, Future[None]]], relay: Relay, *, now: float) -> float:
+    """Refuse each call past its deadline whose ``out`` has not gone (queued, or waiting on the
+    server: docs/performance.md, "The relay's deadline"); the seconds to the next, at most 1."""
+    while queued and queued[0][0].deadline <= now:
+        call, answered = queued.popleft()
+        if not answered.done() and call.refuse():
+            with relay.lock:
+                relay.counts["late"] += 1
+        if answered.cancel():  # no thread took it: none will
+            call.client.close()
+    return min(1.0, max(0.01, queued[0][0].deadline - now)) if queued else 1.0
 
 
 def _still_ours(path: str, inode: int) -> bool:
