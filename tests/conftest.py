@@ -148,7 +148,7 @@ class Desk:
 
             conn = connect(self.url)
             self._opened.append(conn)
-            return conn
+            return _Closing(conn)
         from deskd.store.db import SqliteConnection
 
         conn = sqlite3.connect(self.db_path, factory=SqliteConnection)
@@ -235,6 +235,23 @@ def _pg_dump(url: str) -> dict[str, list[tuple[Any, ...]]]:
         return out
     finally:
         conn.close()
+
+
+class _Closing:
+    """A test's PostgreSQL connection: ``with desk.db() as conn`` closes it at the block's end
+    (deskd's own connection is no context manager); any other use reaches the connection."""
+
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._conn, name)
+
+    def __enter__(self) -> Any:
+        return self._conn
+
+    def __exit__(self, *exc: object) -> None:
+        self._conn.close()
 
 
 def urgent(desk: Desk, role: str = "alpha", title: str = "disk 91%") -> int:
