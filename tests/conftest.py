@@ -242,10 +242,13 @@ class _Closing:
     (deskd's own connection is no context manager); any other use reaches the connection."""
 
     def __init__(self, conn: Any) -> None:
-        self._conn = conn
+        object.__setattr__(self, "_conn", conn)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._conn, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._conn, name, value)  # a test's ``conn.busy_ms = …`` is the connection's
 
     def __enter__(self) -> Any:
         return self._conn
