@@ -47,6 +47,12 @@ def main() -> None:
     parser.add_argument("--every", type=float, default=5.0)
     parser.add_argument("--tick-every", type=float, default=10.0)
     parser.add_argument("--give-up", type=float, default=900.0, help="seconds per wave")
+    parser.add_argument(
+        "--server-nice",
+        type=int,
+        default=0,
+        help="nice value of the server and the pooler (e.g. -10: as on a machine of their own)",
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--race", action="store_true", help="racing ticks instead of a wave")
     parser.add_argument("--ticks", type=int, default=24)
@@ -69,6 +75,7 @@ def main() -> None:
             tool_every_s=args.every,
             tick_every_s=args.tick_every,
             give_up_s=args.give_up,
+            server_nice=args.server_nice,
         )
         reports.append(asdict(run(scale)))
     if args.json:

@@ -62,6 +62,9 @@ class Scale:
     tool_every_s: float = 5.0
     tick_every_s: float = 10.0
     give_up_s: float = 900.0
+    server_nice: int = 0
+    """The server's and the pooler's nice value: below 0 they run ahead of the simulated
+    hosts' processes, as on a machine of their own (one machine plays every part here)."""
 
 
 @dataclass
@@ -98,6 +101,11 @@ def _pct(values: list[float], q: float) -> float:
     return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 1)
 
 
+def _nice(pid: int, value: int) -> None:
+    if value:
+        os.setpriority(os.PRIO_PROCESS, pid, value)
+
+
 @contextmanager
 def _database(scale: Scale) -> Iterator[tuple[str, str]]:
     """(the URL deskd uses, a direct admin URL for the observer)."""
@@ -105,6 +113,8 @@ def _database(scale: Scale) -> Iterator[tuple[str, str]]:
     from harness.pgcluster import Cluster
 
     cluster = Cluster(settings={"max_connections": str(scale.max_connections)}).start()
+    with open(os.path.join(cluster.root, "data", "postmaster.pid")) as fh:
+        _nice(int(fh.readline()), scale.server_nice)  # its backends, forked later, inherit it
     bouncer = None
     try:
         import psycopg
@@ -120,6 +130,8 @@ def _database(scale: Scale) -> Iterator[tuple[str, str]]:
                 reserve_pool_size=scale.reserve_pool_size,
                 query_wait_timeout=scale.query_wait_timeout,
             ).start()
+            assert bouncer._proc is not None
+            _nice(bouncer._proc.pid, scale.server_nice)
             yield bouncer.url("desk"), direct
         else:
             yield direct, direct
