@@ -37,8 +37,8 @@ pooler gives it cannot split notifier and listener; hashed, as a channel's name 
 bytes); delivered in that database only."""
 
 
-NUMERIC = 1700
-"""PostgreSQL's type id of NUMERIC: what SUM over BIGINT gives, where SQLite gives an int."""
+NUMERIC = psycopg.postgres.types["numeric"].oid
+"""The type id of NUMERIC: what SUM over BIGINT gives, where SQLite gives an int."""
 
 
 def _plain(value: Any) -> Any:

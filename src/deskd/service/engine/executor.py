@@ -156,7 +156,8 @@ def run_launch(
             return _claimed(ctx, attempt, retry=retry or retry_policy(ctx, attempt.role))
     except LockBusy:  # held by another launch of the role, or by a racer about to claim this one
         with ctx.write(attempt.role) as conn:  # (left planned, the tick restarts it in a minute)
-            busy = any(r.role == attempt.role for r in attempt_rows.running_launches(conn))
+            newest = attempt_rows.newest_launch(conn, attempt.role)  # the running one, if any
+            busy = newest is not None and newest.launch_status == "running"
             skipped = busy and attempt_rows.skip_planned_launch(
                 conn, attempt_id, reason="role busy", now=_now(ctx)
             )
