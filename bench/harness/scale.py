@@ -10,7 +10,9 @@ each host runs ``deskd status`` and ``deskd inbox enqueue`` now and then, as peo
 scripts would. It reports what a desk of that size needs to hold: launches, duplicates,
 refused commands, hook failures, the peak of server connections, and tick and hook times.
 
-The real clock runs here (agents take real time), not a pinned one.
+The real clock runs here (agents take real time), not a pinned one. It runs past 400 lines
+because the wave, its samplers (the peak of server connections and what they were then) and
+its report are read together.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -230,11 +233,13 @@ def hosts(
 
 
 class _Peak(threading.Thread):
-    """The most server connections to the desk's database seen at once (polled)."""
+    """The most server connections to the desk's database seen at once (polled), and what
+    they were then: by state, age (``old``: opened over 10 s before) and last statement."""
 
     def __init__(self, direct: str) -> None:
         super().__init__(daemon=True)
         self.direct, self.peak = direct, 0
+        self.at_peak: Counter[str] = Counter()
         self.stopping = threading.Event()
 
     def run(self) -> None:
@@ -242,12 +247,17 @@ class _Peak(threading.Thread):
 
         with psycopg.connect(self.direct, autocommit=True, application_name=OBSERVER) as conn:
             while not self.stopping.wait(0.2):
-                row = conn.execute(
-                    "SELECT count(*) FROM pg_stat_activity WHERE datname = 'desk' "
-                    "AND application_name <> %s",
+                rows = conn.execute(
+                    "SELECT state, left(regexp_replace(query, '\\s+', ' ', 'g'), 50), "
+                    "now() - backend_start > interval '10 seconds' FROM pg_stat_activity "
+                    "WHERE datname = 'desk' AND application_name <> %s",
                     (OBSERVER,),
-                ).fetchone()
-                self.peak = max(self.peak, int(row[0]) if row else 0)
+                ).fetchall()
+                if len(rows) > self.peak:
+                    self.peak = len(rows)
+                    self.at_peak = Counter(
+                        f"{s} | {'old' if o else 'new'} | {q}" for s, q, o in rows
+                    )
 
 
 def run(scale: Scale, *, root: Path | None = None) -> Report:
@@ -354,6 +364,7 @@ def run(scale: Scale, *, root: Path | None = None) -> Report:
         # is the ladder or the later items (one at a time, by the role lock).
         report.duplicates = _overlaps(desk.direct)
         report.peak_connections = peak.peak
+        report.waits["at peak"] = dict(peak.at_peak.most_common())
         report.tick_ms_p50, report.tick_ms_p99 = _pct(tick_ms, 0.5), _pct(tick_ms, 0.99)
         hooks = []
         timings = desk.base / "hooks.jsonl"

@@ -59,6 +59,7 @@ class Settings(NamedTuple):
     wake_token: str | None = None
     session_id: str | None = None
     hook_relay: Literal["auto", "off"] = "auto"
+    executor_connections: str = "4"  # a PostgreSQL desk's executors connected at once, a host
 
     @property
     def execute(self) -> bool:
@@ -199,6 +200,9 @@ PROBLEMS: dict[str, Callable[[str], str | None]] = {
     "database_url": database_problem,
     "tick_ping_url": ping_url_problem,
     "console_url": lambda value: ping_url_problem(value, "https://deskd.example.com"),
+    "executor_connections": lambda n: (
+        None if n.isdigit() else "must be a whole number (0: no bound)"
+    ),
 }
 """The text variables both readers check with the same function: the fast reader leaves a
 value that fails to pydantic, whose validator refuses it naming the variable."""

@@ -8,6 +8,8 @@ import pydantic only when something needs validating.
 
 from __future__ import annotations
 
+import fcntl
+import os
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -42,7 +44,7 @@ class DeskContext:
     """What one unit of work runs against: settings, the desk, the clock read once, the
     database."""
 
-    __slots__ = ("_conn", "actor", "auth", "desk", "fences", "now", "settings", "transient")
+    __slots__ = ("_conn", "_slot", "actor", "auth", "desk", "fences", "now", "settings", "slots")
 
     def __init__(
         self,
@@ -51,7 +53,6 @@ class DeskContext:
         desk: Desk,
         now: int,
         actor: str = "operator",
-        transient: bool = False,
         auth: str | None = None,
     ) -> None:
         self.settings = settings
@@ -62,13 +63,12 @@ class DeskContext:
         # Locks this unit of work holds as leases (name -> token, a PostgreSQL desk's): every
         # write checks they are still its own, so a holder taken for dead writes nothing more.
         self.fences: dict[str, int] = {}
-        # Close the connection after each write: an executor on a shared desk holds none
-        # while its agent runs (one server connection per running agent would cap the desk).
-        self.transient = transient
         # How the acting person was authenticated (the console: "access code, session N" or
         # "signed, key ID"): stamped on the events this unit of work writes as ``actor``.
         self.auth = auth
+        self.slots = 0  # an executor's on a shared desk: of the host's N connections (_take_slot)
         self._conn: Connection | None = None
+        self._slot: int | None = None
 
     @property
     def tz(self) -> str:
@@ -85,6 +85,8 @@ class DeskContext:
                 if damage is not None:
                     raise DatabaseDamaged(path, damage)
             try:
+                if self.slots and self._slot is None:
+                    self._slot = self._take_slot()
                 self._conn = connect(self.settings.database, marker=self.settings.db_marker)
             except SchemaTooNew as exc:
                 raise Unavailable(str(exc)) from None
@@ -139,9 +141,6 @@ class DeskContext:
                         yield conn
         except StoreError as exc:
             raise self.failed(exc) from None
-        finally:
-            if self.transient and self._conn is not None and not self._conn.in_transaction:
-                self.close()
 
     @contextmanager
     def _stamping(self, conn: Connection) -> Iterator[None]:
@@ -164,6 +163,18 @@ class DeskContext:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+        if self._slot is not None:
+            os.close(self._slot)  # its flock goes with it
+            self._slot = None
+
+    def _take_slot(self) -> int:
+        """Slot ``pid % slots``, waited for: an exclusive ``flock`` on ``run/connection-K.lock``,
+        freed by the kernel if its holder dies (docs/operations.md, "Executors' connections")."""
+        self.settings.run_path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path = self.settings.run_path / f"connection-{os.getpid() % self.slots}.lock"
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return fd
 
 
 _FINGERPRINT = "desk_roles"

@@ -43,6 +43,7 @@ from deskd.store.sessions import record_heartbeat
 
 if TYPE_CHECKING:
     from deskd.core.records import Attempt
+    from deskd.store.dialect import Connection
 
 USAGE_LIMIT_HOLD_MS = 60 * 60_000
 """How long a usage limit holds the role when the CLI gives no reset time."""
@@ -130,8 +131,7 @@ def retry_policy(ctx: DeskContext, role: str) -> RetryPolicy:
 def run_launch(
     ctx: DeskContext, attempt_id: int, *, retry: RetryPolicy | None = None
 ) -> LaunchResult:
-    # On a shared desk an executor connects only to write: a run holds no server connection.
-    ctx.transient = ctx.settings.shared_database
+    ctx.slots = int(ctx.settings.executor_connections) if ctx.settings.shared_database else 0
     attempt = attempt_rows.get_attempt(ctx.conn, attempt_id)
     if attempt is None:
         raise LaunchRefused(attempt_id)
@@ -179,8 +179,6 @@ def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> Launc
         add_event(conn, at=_now(ctx), kind="launch.started", role=role, subject=subject)
     result = LaunchResult(attempt_id=attempt_id, status="running")
     hold: int | None = None
-    cost: float | None = None
-    usage = Usage()
     try:
         result, outcome = _run_with_retries(ctx, attempt, result, retry=retry)
         status = "finished" if outcome.failure_class is None else "failed"
@@ -196,7 +194,6 @@ def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> Launc
             hold = _now(ctx) + USAGE_LIMIT_HOLD_MS
             held = f"(no reset time given: held {USAGE_LIMIT_HOLD_MS // 60_000} min)"
             result = result._replace(detail=f"{result.detail} {held}")
-        cost, usage = outcome.cost_usd, outcome.usage
     except DeskdError as exc:  # cannot even start: executable missing, bad workdir …
         result = result._replace(status="failed", failure_class="permanent", detail=exc.message)
     except OSError as exc:
@@ -214,10 +211,10 @@ def _claimed(ctx: DeskContext, attempt: Attempt, *, retry: RetryPolicy) -> Launc
             exit_code=result.exit_code,
             failure_class=result.failure_class,
             detail=result.detail,
-            cost_usd=cost,
+            cost_usd=result.cost_usd,
             hold_until=hold,
         )
-        attempt_rows.record_usage(conn, attempt_id, usage)
+        attempt_rows.record_usage(conn, attempt_id, result.usage)
         if not result.landed:
             # The session hook lands a launch too (a command agent's only proof): the log,
             # the event and `wake list` say what the ledger says, not what the stream showed.
@@ -269,6 +266,7 @@ def _run_with_retries(
         wait=wait_exponential(multiplier=wait_min, min=wait_min, max=retry.wait_max_s),
         retry=retry_if_result(transient_unlanded),
         retry_error_callback=lambda state: None,  # out of tries: keep the last one
+        before_sleep=lambda state: ctx.close(),
     )
     tried: tuple[LaunchResult, RunOutcome] | None = None
     for one in retrying:
@@ -305,10 +303,11 @@ def _run_once(
     result = result._replace(tries=result.tries + 1, last_beat=0)
     if mode == "spawn" and result.assigned_session is None:
         result = result._replace(assigned_session=session_id)
-    if session_id:
-        result = _bind_session(ctx, attempt, session_id, result)
     with ctx.write(role) as conn:  # counted before it runs: a crash mid-run still used a launch
         attempt_rows.count_launch_run(conn, attempt_id)
+        if session_id and session_id != result.session_id:
+            _record_session(ctx, conn, attempt, session_id)
+    result = result._replace(session_id=session_id or result.session_id)
     state = RunState(started_at_ms=_now(ctx), usage=result.usage, cost_usd=result.cost_usd)
 
     def on_line(line: str) -> None:
@@ -327,7 +326,7 @@ def _run_once(
         log.write(
             f"# deskd launch attempt {attempt_id} role {role} mode {mode}\n# argv[0] {argv[0]}\n"
         )
-        run_dir = ctx.settings.run_path
+        ctx.close()  # none held while the agent runs: each write it calls for connects anew
         try:
             finished = stream_process(
                 argv,
@@ -337,10 +336,10 @@ def _run_once(
                 on_line=on_line,
                 log=log,
                 # `deskd agent stop` finds the agent's process group here.
-                on_start=lambda pid: write_pid(run_dir, attempt_id, pid),
+                on_start=lambda pid: write_pid(ctx.settings.run_path, attempt_id, pid),
             )
         finally:
-            clear_pid(run_dir, attempt_id)
+            clear_pid(ctx.settings.run_path, attempt_id)
     outcome = adapter.outcome(
         state,
         exit_code=finished.exit_code,
@@ -354,7 +353,9 @@ def _run_once(
         cost_usd=outcome.cost_usd,
     )
     if outcome.session_id and not result.session_id:
-        result = _bind_session(ctx, attempt, outcome.session_id, result)
+        with ctx.write(role) as conn:
+            _record_session(ctx, conn, attempt, outcome.session_id)
+        result = result._replace(session_id=outcome.session_id)
     reported = state.session_id or outcome.session_id
     if reported and (result.landed or adapter.keeps_unanswered_session):
         result = result._replace(reported_session=reported)
@@ -364,36 +365,20 @@ def _run_once(
 def _apply(
     ctx: DeskContext, attempt: Attempt, effects: LineEffects, *, native_id: str | None, now: int
 ) -> None:
-    """The edge of ``read_line``: write what one output line called for."""
-    if effects.bind:
-        _record_session(ctx, attempt, effects.bind)
-    if effects.land:
-        _land(ctx, attempt.id, attempt.role, native_id)
-    elif effects.beat:
-        with ctx.write(attempt.role) as conn:
-            record_heartbeat(conn, role=attempt.role, now=now, native_id=native_id, event="stream")
-
-
-def _bind_session(
-    ctx: DeskContext, attempt: Attempt, session_id: str, result: LaunchResult
-) -> LaunchResult:
-    if result.session_id == session_id:
-        return result
-    _record_session(ctx, attempt, session_id)
-    return result._replace(session_id=session_id)
-
-
-def _record_session(ctx: DeskContext, attempt: Attempt, session_id: str) -> None:
+    """The edge of ``read_line``: what one output line called for, in one write."""
+    if not (effects.bind or effects.land or effects.beat):
+        return
     with ctx.write(attempt.role) as conn:
-        attempt_rows.record_launch_session(conn, attempt.id, session_id=session_id)
-        record_heartbeat(
-            conn, role=attempt.role, now=_now(ctx), native_id=session_id, event="launch"
-        )
+        if effects.bind:
+            _record_session(ctx, conn, attempt, effects.bind)
+        if effects.land:  # the model took a turn: landed, the prompt's items seen (lesson 8)
+            if attempt_rows.land_with_items(conn, attempt.id, now=now, session=native_id):
+                add_event(conn, at=now, kind="launch.landed", subject=f"attempt:{attempt.id}")
+        elif effects.beat:
+            record_heartbeat(conn, role=attempt.role, now=now, native_id=native_id, event="stream")
+    ctx.close()
 
 
-def _land(ctx: DeskContext, attempt_id: int, role: str, session_id: str | None) -> None:
-    """The model took a turn: stamp ``landed_at`` and mark the prompt's items seen (lesson 8)."""
-    now = _now(ctx)
-    with ctx.write(role) as conn:
-        if attempt_rows.land_with_items(conn, attempt_id, now=now, session=session_id):
-            add_event(conn, at=now, kind="launch.landed", subject=f"attempt:{attempt_id}")
+def _record_session(ctx: DeskContext, conn: Connection, attempt: Attempt, session_id: str) -> None:
+    attempt_rows.record_launch_session(conn, attempt.id, session_id=session_id)
+    record_heartbeat(conn, role=attempt.role, now=_now(ctx), native_id=session_id, event="launch")
