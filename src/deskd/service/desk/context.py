@@ -168,8 +168,7 @@ class DeskContext:
             self._slot = None
 
     def _take_slot(self) -> int:
-        """Slot ``pid % slots``, waited for: an exclusive ``flock`` on ``run/connection-K.lock``,
-        freed by the kernel if its holder dies (docs/operations.md, "Executors' connections")."""
+        """Slot ``pid % slots``, waited for: a flock on run/connection-K.lock (docs/operations.md)."""
         self.settings.run_path.mkdir(mode=0o700, parents=True, exist_ok=True)
         path = self.settings.run_path / f"connection-{os.getpid() % self.slots}.lock"
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)

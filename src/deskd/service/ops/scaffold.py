@@ -44,6 +44,7 @@ ENV_TEMPLATE = """\
 # DESKD_TICK_PING_URL=                 # dead-man's switch: /start before a tick, the URL after, /fail on error
 # DESKD_TICK_OVERDUE=3m               # a host with no executing tick for this long is overdue
 # DESKD_HOOK_RELAY=auto               # PostgreSQL: "off" keeps ticks from starting the session-hook relay
+# DESKD_EXECUTOR_CONNECTIONS=4       # PostgreSQL: this host's executors connected at once (0: no bound)
 
 # The supervisor console.
 # DESKD_HOST=127.0.0.1
