@@ -59,7 +59,7 @@ class Settings(NamedTuple):
     wake_token: str | None = None
     session_id: str | None = None
     hook_relay: Literal["auto", "off"] = "auto"
-    executor_connections: str = "4"  # a PostgreSQL desk's executors connected at once, a host
+    executor_connections: str = "4"  # a PostgreSQL desk's executors connected at once, per host
 
     @property
     def execute(self) -> bool:

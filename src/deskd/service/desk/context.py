@@ -66,7 +66,7 @@ class DeskContext:
         # How the acting person was authenticated (the console: "access code, session N" or
         # "signed, key ID"): stamped on the events this unit of work writes as ``actor``.
         self.auth = auth
-        self.slots = 0  # an executor's on a shared desk: of the host's N connections (_take_slot)
+        self.slots = 0  # N > 0: an executor on a shared desk, one of N connected at once a host
         self._conn: Connection | None = None
         self._slot: int | None = None
 
