@@ -53,6 +53,9 @@ def main() -> None:
         default=0,
         help="nice value of the server and the pooler (e.g. -10: as on a machine of their own)",
     )
+    parser.add_argument(
+        "--executor-connections", default="", help="each host's DESKD_EXECUTOR_CONNECTIONS"
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--race", action="store_true", help="racing ticks instead of a wave")
     parser.add_argument("--ticks", type=int, default=24)
@@ -76,6 +79,7 @@ def main() -> None:
             tick_every_s=args.tick_every,
             give_up_s=args.give_up,
             server_nice=args.server_nice,
+            executor_connections=args.executor_connections,
         )
         reports.append(asdict(run(scale)))
     if args.json:

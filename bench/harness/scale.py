@@ -68,6 +68,8 @@ class Scale:
     server_nice: int = 0
     """The server's and the pooler's nice value: below 0 they run ahead of the simulated
     hosts' processes, as on a machine of their own (one machine plays every part here)."""
+    executor_connections: str = ""
+    """Each host's ``DESKD_EXECUTOR_CONNECTIONS`` (empty: deskd's default)."""
 
 
 @dataclass
@@ -266,6 +268,8 @@ def run(scale: Scale, *, root: Path | None = None) -> Report:
     roles = [(f"r{i:04d}", f"h{i % scale.hosts}") for i in range(scale.roles)]
     sim_env = {"DESKD_SIM_TOOLS": str(scale.tools), "DESKD_SIM_TOOL_EVERY": str(scale.tool_every_s)}
     execute = {"DESKD_WAKE_EXECUTE": "1"}
+    if scale.executor_connections:
+        execute["DESKD_EXECUTOR_CONNECTIONS"] = scale.executor_connections
     with hosts(scale, "scale", roles, sim_env, root=root, extra_env=execute, timings=True) as desk:
         # Every role's urgent item from one process (a process per item is minutes here).
         seed = subprocess.run(
