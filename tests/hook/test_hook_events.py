@@ -75,6 +75,19 @@ def test_a_heartbeat_of_the_live_session_is_four_statements(hd: HookDesk) -> Non
     assert [r["heartbeats"] for r in hd.sessions()] == [2]
 
 
+def test_a_role_disabled_while_its_session_is_live_writes_nothing(hd: HookDesk) -> None:
+    """The one-statement heartbeat stamps a live session only while its role is enabled."""
+    hd.enqueue("gamma", "seed the roles")
+    hd.hook(fixture("post_tool_use"), role="gamma")  # gamma's session, live
+    text = (hd.desk.home / "deskd.toml").read_text(encoding="utf-8")
+    hd.desk.write_desk(text.replace('[[roles]]\nname = "gamma"\ntitle = "Gamma"\n', ""))
+    hd.enqueue("alpha", "a write syncs the roles")
+    before = hd.desk.dump()
+    assert hd.hook(fixture("post_tool_use"), role="gamma").code == 0
+    assert hd.desk.dump() == before
+    assert "role 'gamma' is disabled" in hd.log_text()
+
+
 def test_a_new_native_session_opens_a_new_row(hd: HookDesk) -> None:
     hd.enqueue("alpha", "seed the roles")
     hd.hook(fixture("post_tool_use"))
