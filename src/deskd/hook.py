@@ -188,14 +188,19 @@ def handle(
         run, payload, event=event, role=role, now=now, env=env, db=path
     ):
         return
-    from deskd.store.db import damage_noted, is_corruption, note_damage
+    from deskd.store.db import DatabaseMissing, connect, damage_noted, is_corruption, note_damage
 
     damaged = damage_noted(run, path)
     if damaged is not None:
         # A command found the file damaged: nothing more is written into it until doctor
         # sees it pass integrity_check (the agent goes on; the log says why).
         raise Skip(f"database {path} is damaged ({damaged}): nothing written; run `deskd doctor`")
-    conn = open_db(path)
+    try:
+        conn = connect(path, busy_ms=BUSY_MS, create=False)  # never created here
+    except DatabaseMissing:
+        raise Skip(
+            f"no desk database at {path} (set DESKD_DB or DESKD_HOME for this session)"
+        ) from None
 
     def note(message: str) -> None:
         log(env, now, role, event, message)
@@ -210,18 +215,6 @@ def handle(
     finally:
         if close:
             conn.close()
-
-
-def open_db(path: str) -> Connection:
-    """The desk's database, never created here (Skip when deskd never set it up)."""
-    from deskd.store.db import DatabaseMissing, connect
-
-    try:
-        return connect(path, busy_ms=BUSY_MS, create=False)
-    except DatabaseMissing:
-        raise Skip(
-            f"no desk database at {path} (set DESKD_DB or DESKD_HOME for this session)"
-        ) from None
 
 
 def session_of(payload: Mapping[str, object], *, event: str, env: Mapping[str, str]) -> str | None:
@@ -256,20 +249,19 @@ def surface(
     note: Callable[[str], None],
     confirm: Callable[[], None] | None = None,
 ) -> None:
-    """The hook's database work, direct or through the relay: check the role, then in one
-    transaction beat the heartbeat, land the wake, and surface what the role has not been
-    shown. ``out`` prints (before COMMIT), ``note`` logs; ``confirm``, when given, runs last
-    before COMMIT (the relay sends what ``out`` got; failing, it rolls the work back)."""
+    """The hook's database work, direct or through the relay, in one transaction: check the
+    role and beat the heartbeat (one statement in the common case), land the wake, surface
+    what the role has not been shown. ``out`` prints (before COMMIT), ``note`` logs; ``confirm``
+    runs last before COMMIT (the relay sends what ``out`` got; failing, it rolls all back)."""
     from deskd.store.attempts import land_by_token, note_hook_failure
     from deskd.store.db import transaction
     from deskd.store.items import mark_shown
     from deskd.store.sessions import record_heartbeat, record_session_failure
 
-    check_role(conn, role, env=env, now=now)
     token = env.get("DESKD_WAKE_TOKEN") or None
-    # Only this role's rows change (its sessions, the attempt its token names, its items):
-    # on PostgreSQL other roles' hooks write at the same time (docs/architecture.md). No
-    # console cue: a notifying commit takes a server-wide lock, and this runs on every call.
+    # Only this role's rows change (its sessions, the attempt its token names, its items, its
+    # row when seeded): on PostgreSQL other roles' hooks write at the same time
+    # (docs/architecture.md). No console cue: a notifying commit takes a server-wide lock.
     with transaction(conn, roles=role, notify=False):
         session_row = record_heartbeat(
             conn,
@@ -281,6 +273,7 @@ def surface(
             tool=text_field(payload, "tool_name"),
             token=token,
             agent="claude",
+            check=lambda: check_role(conn, role, env=env, now=now),
         )
         if token and event in LANDING_EVENTS:
             # A model turn in the launched session: the wake landed (SessionStart only binds).
@@ -410,11 +403,10 @@ def desk_path(env: Mapping[str, str]) -> str:
 
 
 def check_role(conn: Connection, role: str, *, env: Mapping[str, str], now: int) -> None:
-    """Refuse (into the log) a role the desk does not hold enabled.
-
-    The roles table answers in one indexed read. A role missing from it (no deskd write has
-    run since the desk file named it) is looked up in the desk file itself with ``tomllib``
-    — only on that rare path, which is why tomllib is not imported up front — and seeded.
+    """Refuse (into the log) a role the desk does not hold enabled: run in the hook's
+    transaction when its heartbeat's first statement stamped nothing. A role missing from the
+    roles table (no deskd write has run since the desk file named it) is looked up in the desk
+    file with ``tomllib`` (imported only on that rare path) and seeded.
     """
     from deskd.store.roles import role_enabled
 
@@ -428,11 +420,9 @@ def check_role(conn: Connection, role: str, *, env: Mapping[str, str], now: int)
         raise Skip(f"unknown role {role!r}: not in this desk's roles table nor in its desk file")
     if not declared:
         raise Skip(f"role {role!r} is disabled in the desk file (enabled = false)")
-    from deskd.store.db import transaction
     from deskd.store.roles import upsert_role
 
-    with transaction(conn):
-        upsert_role(conn, name=role, title="", enabled=True, now=now)
+    upsert_role(conn, name=role, title="", enabled=True, now=now)
 
 
 def declared_in_desk_file(role: str, env: Mapping[str, str]) -> bool | None:

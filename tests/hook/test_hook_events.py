@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from hook_helpers import SESSION, HookDesk, both_backends, fixture
@@ -41,6 +42,50 @@ def test_heartbeats_update_one_session_row(hd: HookDesk) -> None:
     assert (row["last_event"], row["last_tool"]) == ("PostToolUse", "Bash")
     assert row["wake_token"] == "tok-1"
     assert presence(hd, "alpha") == "online"
+
+
+def test_a_heartbeat_of_the_live_session_is_four_statements(hd: HookDesk) -> None:
+    """Begin, the stamp (the role checked in it), the role's unseen items, commit: one
+    round trip each on PostgreSQL (it was seven: the role check, and the role's current
+    and native sessions read before the stamp)."""
+    from deskd import hook
+    from deskd.store.db import connect
+
+    hd.enqueue("alpha", "seed the roles")
+    hd.hook(fixture("post_tool_use"))  # the session opened, the item shown
+    conn, sent = connect(hd.desk.db_target), []
+
+    class Counted:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(conn, name)
+
+        def execute(self, sql: Any, params: Any = ()) -> Any:
+            sent.append(sql)
+            return conn.execute(sql, params)
+
+        def begin(self, **how: Any) -> None:
+            sent.append("BEGIN")
+            conn.begin(**how)
+
+    call = {"event": "PostToolUse", "role": "alpha", "native": SESSION, "now": hd.desk.now_ms}
+    hook.surface(Counted(), fixture("post_tool_use"), env=hd.env(), out=print, note=print, **call)
+    conn.close()
+    assert len(sent) == 4, sent
+    assert sent[0] == "BEGIN" and sent[-1] == "COMMIT"
+    assert [r["heartbeats"] for r in hd.sessions()] == [2]
+
+
+def test_a_role_disabled_while_its_session_is_live_writes_nothing(hd: HookDesk) -> None:
+    """The one-statement heartbeat stamps a live session only while its role is enabled."""
+    hd.enqueue("gamma", "seed the roles")
+    hd.hook(fixture("post_tool_use"), role="gamma")  # gamma's session, live
+    text = (hd.desk.home / "deskd.toml").read_text(encoding="utf-8")
+    hd.desk.write_desk(text.replace('[[roles]]\nname = "gamma"\ntitle = "Gamma"\n', ""))
+    hd.enqueue("alpha", "a write syncs the roles")
+    before = hd.desk.dump()
+    assert hd.hook(fixture("post_tool_use"), role="gamma").code == 0
+    assert hd.desk.dump() == before
+    assert "role 'gamma' is disabled" in hd.log_text()
 
 
 def test_a_new_native_session_opens_a_new_row(hd: HookDesk) -> None:

@@ -11,6 +11,8 @@ from deskd.store.query import lazy_record, lazy_records, marks
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads it as True
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from deskd.store.dialect import Connection, Row
     from deskd.store.records.roles import Session
 
@@ -99,41 +101,48 @@ def record_heartbeat(
     activity: str | None = None,
     token: str | None = None,
     agent: str = "",
+    check: Callable[[], object] = lambda: None,
 ) -> int:
     """Find or open the session this heartbeat belongs to and stamp it; returns its row id.
 
-    With a native id, that session becomes (or stays) the role's current one; a new native
-    id opens a new row and supersedes the older live sessions. Without one, the role's live
-    session is stamped, or a new row opened when it has none.
+        With a native id, that session becomes (or stays) the role's current one; a new native
+        id opens a new row and supersedes the older live sessions. Without one, the role's live
+        session is stamped, or a new row opened when it has none.
+    One statement when the role's current session is live with this native id (any, without
+        one) and the role enabled; otherwise ``check`` (the session hook's role check) runs first.
     """
-    current = _current_row(conn, role)
-    session_id: int | None = None
-    if native_id:
-        known = _native_row(conn, role, native_id)
-        if known is not None:
-            session_id = int(known["id"])
-            if known["state"] not in LIVE_STATES or (
-                current is not None and current["id"] != known["id"]
-            ):
-                supersede_live_sessions(conn, role, keep=session_id, now=now)
-        elif (
-            current is not None and current["native_id"] is None and current["state"] in LIVE_STATES
-        ):
-            session_id = int(current["id"])
-            bind_native_id(conn, session_id, native_id)
-    elif current is not None and current["state"] in LIVE_STATES:
+    stamp = (now, state, event, tool, activity, token)
+    row = conn.execute(
+        _STAMP + "id = " + _CURRENT_ID.format(role="?") + " AND state IN ('working', 'resting') "
+        "AND (native_id = ? OR ? IS NULL) "
+        "AND EXISTS (SELECT 1 FROM roles WHERE name = ? AND enabled = 1) RETURNING id",
+        (*stamp, *(role,) * 4, native_id, native_id, role),
+    ).fetchone()
+    if row is not None:
+        return int(row[0])
+    check()
+    known = _native_row(conn, role, native_id) if native_id else None
+    current = None if known else _current_row(conn, role)
+    if known is not None:  # resumed, ended, or the current one of a role not enabled
+        session_id = int(known["id"])
+        supersede_live_sessions(conn, role, keep=session_id, now=now)
+    elif current and current["state"] in LIVE_STATES and not (native_id and current["native_id"]):
         session_id = int(current["id"])
-    if session_id is None:
+        if native_id:
+            bind_native_id(conn, session_id, native_id)
+    else:
         session_id = insert_session(conn, role=role, native_id=native_id, agent=agent, now=now)
         supersede_live_sessions(conn, role, keep=session_id, now=now)
-    # The stamp: ``tool``, ``activity`` and ``token`` keep their old value when None.
-    conn.execute(
-        "UPDATE sessions SET last_heartbeat_at = ?, state = ?, ended_at = NULL, end_reason = NULL, "
-        "heartbeats = heartbeats + 1, last_event = ?, last_tool = COALESCE(?, last_tool), "
-        "activity = COALESCE(?, activity), wake_token = COALESCE(?, wake_token) WHERE id = ?",
-        (now, state, event, tool, activity, token, session_id),
-    )
+    conn.execute(_STAMP + "id = ?", (*stamp, session_id))
     return session_id
+
+
+# The stamp: ``tool``, ``activity`` and ``token`` keep their old value when None.
+_STAMP = (
+    "UPDATE sessions SET last_heartbeat_at = ?, state = ?, ended_at = NULL, end_reason = NULL, "
+    "heartbeats = heartbeats + 1, last_event = ?, last_tool = COALESCE(?, last_tool), "
+    "activity = COALESCE(?, activity), wake_token = COALESCE(?, wake_token) WHERE "
+)
 
 
 # The role's live session, else its newest: two indexed lookups (sessions_role_live,
