@@ -134,3 +134,42 @@ def test_a_negative_bound_is_refused_naming_the_variable(desk: Desk) -> None:
     assert (
         "DESKD_EXECUTOR_CONNECTIONS" in out.stderr and "a whole number (0: no bound)" in out.stderr
     )
+
+
+def test_an_executor_whose_own_slot_is_held_takes_a_free_one(
+    desk: Desk, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Slot ``pid % N`` held by another executor and another slot free: it connects at once
+    on the free one, not after the holder (no slot idles while an executor waits)."""
+    import threading
+
+    from deskd.service.desk.context import open_context
+
+    for name, value in desk.env().items():
+        monkeypatch.setenv(name, value)
+    run = desk.home / "run"
+    run.mkdir(mode=0o700, exist_ok=True)
+    held = os.open(run / f"connection-{os.getpid() % 2}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    ctx = open_context()
+    ctx.slots = 2
+    connected, checked = threading.Event(), threading.Event()
+
+    def connect() -> None:  # the connection is the thread's own (SQLite's rule)
+        assert ctx.conn is not None
+        connected.set()
+        checked.wait(BOUND_S)
+        ctx.close()
+
+    thread = threading.Thread(target=connect, daemon=True)
+    thread.start()
+    try:
+        assert connected.wait(BOUND_S), "it waited for its own slot while the other was free"
+        other = os.open(run / f"connection-{(os.getpid() + 1) % 2}.lock", os.O_RDWR)
+        with pytest.raises(BlockingIOError):  # the free slot is the one it holds
+            fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.close(other)
+    finally:
+        os.close(held)
+        checked.set()
+        thread.join(BOUND_S)

@@ -4,11 +4,15 @@ browses (a meeting's transcript, the event log)."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from deskd.core.records import Attempt
 from deskd.store.dialect import Connection, Row
 from deskd.store.query import select_where
 from deskd.store.records import records_of
 from deskd.store.records.wakes import Page
+
+MeetingTable = Literal["meeting_messages", "meeting_obligations"]
 
 
 def burn_nonce(conn: Connection, nonce: str, *, key_id: str, now: int) -> bool:
@@ -118,18 +122,10 @@ def stamp_auth(conn: Connection, *, after: int, actor: str, auth: str) -> int:
     ).rowcount
 
 
-def meeting_messages(conn: Connection, meeting_id: int) -> list[Row]:
-    """Every message of a meeting, oldest first (its transcript)."""
-    return conn.execute(
-        "SELECT * FROM meeting_messages WHERE meeting_id = ? ORDER BY id", (meeting_id,)
-    ).fetchall()
-
-
-def meeting_obligations(conn: Connection, meeting_id: int) -> list[Row]:
-    """Every reply obligation of a meeting, open and closed, oldest first."""
-    return conn.execute(
-        "SELECT * FROM meeting_obligations WHERE meeting_id = ? ORDER BY id", (meeting_id,)
-    ).fetchall()
+def meeting_rows(conn: Connection, table: MeetingTable, meeting_id: int) -> list[Row]:
+    """Every message of a meeting (its transcript) or reply obligation, oldest first."""
+    sql = f"SELECT * FROM {table} WHERE meeting_id = ? ORDER BY id"  # table: never input
+    return conn.execute(sql, (meeting_id,)).fetchall()
 
 
 def recent_events(

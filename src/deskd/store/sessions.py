@@ -105,11 +105,11 @@ def record_heartbeat(
 ) -> int:
     """Find or open the session this heartbeat belongs to and stamp it; returns its row id.
 
-        With a native id, that session becomes (or stays) the role's current one; a new native
-        id opens a new row and supersedes the older live sessions. Without one, the role's live
-        session is stamped, or a new row opened when it has none.
-    One statement when the role's current session is live with this native id (any, without
-        one) and the role enabled; otherwise ``check`` (the session hook's role check) runs first.
+    With a native id, that session becomes (or stays) the role's current one; a new native
+    id opens a new row and supersedes the older live sessions. Without one, the role's live
+    session is stamped, or a new row opened when it has none. One statement when the role's
+    current session is live with this native id (any, without one) and the role enabled;
+    otherwise ``check`` (the session hook's role check) runs first.
     """
     stamp = (now, state, event, tool, activity, token)
     row = conn.execute(

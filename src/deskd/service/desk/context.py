@@ -168,12 +168,18 @@ class DeskContext:
             self._slot = None
 
     def _take_slot(self) -> int:
-        """Slot ``pid % slots``, waited for: a flock on run/connection-K.lock (docs/operations.md)."""
+        """A free one of the host's ``slots`` (a flock on run/connection-K.lock), else slot
+        ``pid % slots`` waited for: no slot idles while an executor waits (docs/operations.md)."""
         self.settings.run_path.mkdir(mode=0o700, parents=True, exist_ok=True)
-        path = self.settings.run_path / f"connection-{os.getpid() % self.slots}.lock"
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        return fd
+        for turn in range(self.slots + 1):  # each from one's own at once; the last turn waits
+            path = self.settings.run_path / f"connection-{(os.getpid() + turn) % self.slots}.lock"
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | (0 if turn == self.slots else fcntl.LOCK_NB))
+                return fd
+            except BlockingIOError:
+                os.close(fd)
+        raise AssertionError("the last turn waits")
 
 
 _FINGERPRINT = "desk_roles"

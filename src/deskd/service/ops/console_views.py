@@ -81,7 +81,7 @@ def meeting_detail(ctx: DeskContext, meeting_id: int) -> JSON:
             "spent": bool(m["spent"]),
             "at": iso_utc(m["sent_at"]),
         }
-        for m in console_rows.meeting_messages(ctx.conn, meeting_id)
+        for m in console_rows.meeting_rows(ctx.conn, "meeting_messages", meeting_id)
     ]
     obligations = [
         {
@@ -91,7 +91,7 @@ def meeting_detail(ctx: DeskContext, meeting_id: int) -> JSON:
             "overdue": o["status"] == "open" and int(o["due_at"]) <= ctx.now,
             "close_reason": o["close_reason"],
         }
-        for o in console_rows.meeting_obligations(ctx.conn, meeting_id)
+        for o in console_rows.meeting_rows(ctx.conn, "meeting_obligations", meeting_id)
     ]
     return {
         **status,
