@@ -1,4 +1,4 @@
-"""Role and tick locks: non-blocking ``flock(2)`` locks, kernel-released when a process dies.
+"""Role and tick locks, executors' connection slots: ``flock(2)``, kernel-released at death.
 
 Lock files live in ``run/`` under the desk folder (never a world-writable /tmp, where
 another user could pre-create them). ``is_held`` lets a later tick tell whether the
@@ -29,7 +29,7 @@ from __future__ import annotations
 import errno
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -71,15 +71,12 @@ def try_lock(path: Path) -> Iterator[FileLock]:
 _BUSY = frozenset({errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES})
 
 
-@contextmanager
-def try_flock(path: Path) -> Iterator[None]:
-    """Hold the lock at ``path`` for the block, or raise ``LockBusy`` at once (stdlib).
-
-    The same lock ``try_lock`` takes: an exclusive ``flock`` on the file, opened without
-    following a symlink, created ``0600``; the file stays when released (a later taker locks
-    the same inode). A filesystem without ``flock`` raises ``OSError``, as filelock does
-    when told never to fall back to an existence-based lock.
-    """
+def flock(path: Path, *, wait: bool = False) -> int:
+    """An exclusive ``flock`` on ``path`` (opened without following a symlink, created
+    ``0600``; the file stays when released, so a later taker locks the same inode): the
+    descriptor holding it, closed to release it. ``LockBusy`` at once unless ``wait``. A
+    filesystem without ``flock`` raises ``OSError``, as filelock does when told never to fall
+    back to an existence-based lock. The same lock ``try_lock`` takes."""
     import fcntl
 
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -87,18 +84,34 @@ def try_flock(path: Path) -> Iterator[None]:
     # its lock does not keep the lock after the tick exits.
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            if exc.errno in _BUSY:
-                raise LockBusy(path) from None
-            raise
-        try:
-            yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
+        fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+    except OSError as exc:
+        os.close(fd)
+        if exc.errno in _BUSY:
+            raise LockBusy(path) from None
+        raise
+    return fd
+
+
+@contextmanager
+def try_flock(path: Path) -> Iterator[None]:
+    """Hold the lock at ``path`` for the block, or raise ``LockBusy`` at once (stdlib)."""
+    fd = flock(path)
+    try:
+        yield
     finally:
         os.close(fd)
+
+
+def take_slot(run: Path, name: str, slots: int) -> int:
+    """One of ``slots`` locks ``run/NAME-K.lock``: the first free one looking from ``pid %
+    slots``, else that one waited for (no slot idles while a taker waits). The descriptor
+    holding it: closing it, or the holder's death, frees the slot."""
+    paths = [run / f"{name}-{(os.getpid() + k) % slots}.lock" for k in range(slots)]
+    for path in paths:
+        with suppress(LockBusy):
+            return flock(path)
+    return flock(paths[0], wait=True)
 
 
 def is_held(path: Path) -> bool:

@@ -8,13 +8,13 @@ import pydantic only when something needs validating.
 
 from __future__ import annotations
 
-import fcntl
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
 from deskd.adapters.clock import now_ms
+from deskd.adapters.locks import take_slot
 from deskd.config.desk import Desk
 from deskd.config.load import load_desk, load_settings
 from deskd.config.settings import Settings
@@ -86,7 +86,8 @@ class DeskContext:
                     raise DatabaseDamaged(path, damage)
             try:
                 if self.slots and self._slot is None:
-                    self._slot = self._take_slot()
+                    # One of the host's N (docs/operations.md, "Executors' connections").
+                    self._slot = take_slot(self.settings.run_path, "connection", self.slots)
                 self._conn = connect(self.settings.database, marker=self.settings.db_marker)
             except SchemaTooNew as exc:
                 raise Unavailable(str(exc)) from None
@@ -166,20 +167,6 @@ class DeskContext:
         if self._slot is not None:
             os.close(self._slot)  # its flock goes with it
             self._slot = None
-
-    def _take_slot(self) -> int:
-        """A free one of the host's ``slots`` (a flock on run/connection-K.lock), else slot
-        ``pid % slots`` waited for: no slot idles while an executor waits (docs/operations.md)."""
-        self.settings.run_path.mkdir(mode=0o700, parents=True, exist_ok=True)
-        for turn in range(self.slots + 1):  # each from one's own at once; the last turn waits
-            path = self.settings.run_path / f"connection-{(os.getpid() + turn) % self.slots}.lock"
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | (0 if turn == self.slots else fcntl.LOCK_NB))
-                return fd
-            except BlockingIOError:
-                os.close(fd)
-        raise AssertionError("the last turn waits")
 
 
 _FINGERPRINT = "desk_roles"
